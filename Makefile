@@ -1,0 +1,26 @@
+# ledgercheck: the two commands of the README are `make check` and `make test`; both run
+# `make setup` first, which installs PostgreSQL 15 and pgvector when missing (Debian, as root).
+GO ?= go
+BIN := bin/ledgercheck
+
+.PHONY: setup build check test vet bench fuzz clean
+
+setup:
+	@bash scripts/setup.sh
+
+build:
+	$(GO) build -o $(BIN) ./cmd/ledgercheck
+
+check: setup build
+	./$(BIN) check
+
+vet:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+
+test: setup vet
+	$(GO) test -count=1 ./...
+
+clean:
+	rm -rf bin

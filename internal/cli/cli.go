@@ -1,0 +1,136 @@
+// Package cli implements the ledgercheck command line. [Run] is the whole program, callable
+// in-process by tests; cmd/ledgercheck only calls it.
+//
+// Each command lives in its own file and registers itself with register() from an init function.
+// Commands write their report to stdout only; progress and logs go to stderr.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"ledgercheck/internal/fault"
+)
+
+// Exit codes, as documented in README.md and design.md.
+const (
+	ExitOK       = 0 // passed
+	ExitFindings = 1 // lint error, unreviewed difference, stale allowlist entry, failed rerun
+	ExitInput    = 2 // usage, configuration or input error
+	ExitEnv      = 3 // environment error: no Postgres, no pgvector, unreachable server
+)
+
+// Version is the ledgercheck version, set at build time with -ldflags "-X ledgercheck/internal/cli.Version=...".
+var Version = "0.1.0-dev"
+
+// globals holds what every command shares: the I/O streams and the global flags.
+type globals struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	quiet          bool
+}
+
+// logf writes a progress line to stderr unless --quiet is set.
+func (g *globals) logf(format string, args ...any) {
+	if g.quiet {
+		return
+	}
+	fmt.Fprintf(g.stderr, format+"\n", args...)
+}
+
+type commandFactory struct {
+	order int
+	new   func(*globals) *cobra.Command
+}
+
+var factories []commandFactory
+
+// register adds a command to the root command. order sorts the commands in --help.
+func register(order int, f func(*globals) *cobra.Command) {
+	factories = append(factories, commandFactory{order, f})
+}
+
+func newRoot(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ledgercheck",
+		Short: "Schema parity and lint checker for Supabase sidecar migrations",
+		Long: `ledgercheck checks a Supabase "sidecar" migration (first of all the Open Brain decision
+ledger) before it is merged: it lints the migration for the sidecar rules, installs it and a port
+of it into throwaway Postgres databases that look like Supabase, diffs the two installs through a
+reviewed allowlist, and proves that running the migration again changes nothing and loses nothing.
+
+Exit codes: 0 passed; 1 findings; 2 usage, configuration or input error; 3 environment error
+(no Postgres, no pgvector, unreachable server).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(g.stdin)
+	root.SetOut(g.stdout)
+	root.SetErr(g.stderr)
+	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print no progress on stderr")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return fault.Input(err) })
+	sort.SliceStable(factories, func(i, j int) bool { return factories[i].order < factories[j].order })
+	for _, f := range factories {
+		root.AddCommand(f.new(g))
+	}
+	return root
+}
+
+// Run runs ledgercheck with args (without the program name) and returns the exit code.
+// SIGINT and SIGTERM cancel the context given to commands, which then clean up and return.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRoot(g)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	return exitCode(err, stderr)
+}
+
+// exitCode maps err to an exit code and prints it as one line on stderr.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	if errors.Is(err, fault.ErrFindings) {
+		return ExitFindings
+	}
+	msg := strings.TrimSpace(err.Error())
+	code := ExitEnv
+	switch fault.KindOf(err) {
+	case fault.KindInput:
+		code = ExitInput
+	case fault.KindEnv:
+		code = ExitEnv
+	default:
+		// cobra's own usage errors (unknown command, bad args) are not classified.
+		if isCobraUsage(msg) {
+			code = ExitInput
+		}
+	}
+	fmt.Fprintf(stderr, "ledgercheck: %s\n", oneLine(msg))
+	return code
+}
+
+func isCobraUsage(msg string) bool {
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine folds a multi-line message into one line, as every error ledgercheck prints is one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}

@@ -1,0 +1,213 @@
+package pgsql
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"unicode/utf8"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"github.com/pganalyze/pg_query_go/v5/parser"
+)
+
+// Position is a 1-based line and column (in Unicode code points) in a named file.
+type Position struct {
+	File string `json:"file,omitempty"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+}
+
+// String renders the position as file:line:col, the form editors and CI annotations understand.
+func (p Position) String() string {
+	if p.File == "" {
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Statement is one top-level statement of a [File].
+type Statement struct {
+	// Index is the 0-based index of the statement in the file.
+	Index int
+	// Start and End are byte offsets into the file's source: Start is the first byte of the
+	// statement's first token (leading comments and white space excluded), End is one past its
+	// last byte, not counting the terminating semicolon.
+	Start, End int
+	// Text is Src[Start:End].
+	Text string
+	// Pos is the position of Start.
+	Pos Position
+
+	raw *pg_query.RawStmt
+}
+
+// File is a parsed migration file.
+type File struct {
+	// Name is the path the user passed, used in every position.
+	Name string
+	// Src is the file's content.
+	Src string
+	// Stmts are the top-level statements in source order.
+	Stmts []Statement
+
+	lineStarts []int
+	comments   []comment
+}
+
+type comment struct{ start, end int }
+
+// SyntaxError is a parse error at an exact position in the file.
+type SyntaxError struct {
+	Pos Position
+	Msg string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%s: syntax error: %s", e.Pos, e.Msg) }
+
+// Parse parses src, the content of the file called name. A file that is not valid UTF-8 or that
+// contains a NUL byte is rejected with an error at the first offending byte, since the server
+// would reject it too.
+func Parse(name string, src []byte) (*File, error) {
+	f := &File{Name: name, Src: string(src)}
+	f.indexLines()
+	if i := indexInvalid(f.Src); i >= 0 {
+		what := "invalid UTF-8"
+		if f.Src[i] == 0 {
+			what = "a NUL byte"
+		}
+		return nil, &SyntaxError{Pos: f.Pos(i), Msg: "the file contains " + what + "; migrations must be UTF-8 text"}
+	}
+	tree, err := pg_query.Parse(f.Src)
+	if err != nil {
+		return nil, f.syntaxError(err)
+	}
+	scan, err := pg_query.Scan(f.Src)
+	if err != nil {
+		return nil, f.syntaxError(err)
+	}
+	for _, tok := range scan.GetTokens() {
+		if tok.Token == pg_query.Token_SQL_COMMENT || tok.Token == pg_query.Token_C_COMMENT {
+			f.comments = append(f.comments, comment{int(tok.Start), int(tok.End)})
+		}
+	}
+	for i, rs := range tree.GetStmts() {
+		start := int(rs.GetStmtLocation())
+		end := len(f.Src)
+		if n := int(rs.GetStmtLen()); n > 0 {
+			end = start + n
+		}
+		start = f.skipTrivia(start, end)
+		end = trimRightSpace(f.Src, start, end)
+		f.Stmts = append(f.Stmts, Statement{
+			Index: i, Start: start, End: end, Text: f.Src[start:end], Pos: f.Pos(start), raw: rs,
+		})
+	}
+	return f, nil
+}
+
+// Pos converts a byte offset in the file to a position.
+func (f *File) Pos(off int) Position {
+	if off < 0 {
+		off = 0
+	}
+	if off > len(f.Src) {
+		off = len(f.Src)
+	}
+	line := sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStarts[i] > off }) - 1
+	col := utf8.RuneCountInString(f.Src[f.lineStarts[line]:off]) + 1
+	return Position{File: f.Name, Line: line + 1, Col: col}
+}
+
+// CharPos converts a 1-based character position in the file (the unit of PostgreSQL's error
+// cursor positions) to a position.
+func (f *File) CharPos(char int) Position {
+	return f.Pos(ByteOffset(f.Src, char))
+}
+
+// ByteOffset converts a 1-based character position in s to a byte offset.
+func ByteOffset(s string, char int) int {
+	if char <= 1 {
+		return 0
+	}
+	n := 0
+	for i := range s {
+		if n == char-1 {
+			return i
+		}
+		n++
+	}
+	return len(s)
+}
+
+func (f *File) syntaxError(err error) error {
+	var pe *parser.Error
+	if errors.As(err, &pe) {
+		pos := f.Pos(len(f.Src))
+		if pe.Cursorpos > 0 {
+			pos = f.CharPos(pe.Cursorpos)
+		}
+		return &SyntaxError{Pos: pos, Msg: pe.Message}
+	}
+	return &SyntaxError{Pos: f.Pos(0), Msg: err.Error()}
+}
+
+func (f *File) indexLines() {
+	f.lineStarts = []int{0}
+	for i := 0; i < len(f.Src); i++ {
+		if f.Src[i] == '\n' {
+			f.lineStarts = append(f.lineStarts, i+1)
+		}
+	}
+}
+
+// skipTrivia moves off past white space and comments, staying below end.
+func (f *File) skipTrivia(off, end int) int {
+	for off < end {
+		switch c := f.Src[off]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			off++
+		default:
+			if c, ok := f.commentAt(off); ok {
+				off = c.end
+				continue
+			}
+			return off
+		}
+	}
+	return off
+}
+
+func (f *File) commentAt(off int) (comment, bool) {
+	i := sort.Search(len(f.comments), func(i int) bool { return f.comments[i].end > off })
+	if i < len(f.comments) && f.comments[i].start == off {
+		return f.comments[i], true
+	}
+	return comment{}, false
+}
+
+func trimRightSpace(s string, start, end int) int {
+	for end > start {
+		switch s[end-1] {
+		case ' ', '\t', '\n', '\r', '\f', '\v':
+			end--
+		default:
+			return end
+		}
+	}
+	return end
+}
+
+// indexInvalid returns the byte offset of the first NUL byte or invalid UTF-8 sequence, or -1.
+func indexInvalid(s string) int {
+	for i, r := range s {
+		if r == 0 || r == utf8.RuneError {
+			if r == 0 {
+				return i
+			}
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return i
+			}
+		}
+	}
+	return -1
+}
