@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ledgercheck/scratch"
+)
+
+// serverFlags are the flags of every command that needs Postgres.
+type serverFlags struct {
+	pgBin            string
+	dsn              string
+	statementTimeout time.Duration
+	lockTimeout      time.Duration
+}
+
+func addServerFlags(cmd *cobra.Command, f *serverFlags) {
+	cmd.Flags().StringVar(&f.pgBin, "pg-bin", "", "directory of the PostgreSQL 15 server binaries (default: pg_config --bindir, else /usr/lib/postgresql/15/bin)")
+	cmd.Flags().StringVar(&f.dsn, "dsn", "", "use this existing server instead of an embedded cluster; only databases named ledgercheck_* that this run creates are touched, and all are dropped afterwards")
+	cmd.Flags().DurationVar(&f.statementTimeout, "statement-timeout", 60*time.Second, "statement_timeout for every statement of user SQL")
+	cmd.Flags().DurationVar(&f.lockTimeout, "lock-timeout", 10*time.Second, "lock_timeout for every statement of user SQL")
+}
+
+// startServer starts the scratch server the flags describe, logging progress to stderr.
+func (g *globals) startServer(ctx context.Context, f *serverFlags) (*scratch.Server, error) {
+	opts := scratch.Options{PGBin: f.pgBin, DSN: f.dsn, StatementTimeout: f.statementTimeout, LockTimeout: f.lockTimeout}
+	if !g.quiet {
+		opts.Log = g.stderr
+	}
+	return scratch.Start(ctx, opts)
+}

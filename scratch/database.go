@@ -1,0 +1,117 @@
+package scratch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"ledgercheck/internal/fault"
+	"ledgercheck/pgsql"
+)
+
+// Database is one scratch database created by a [Server].
+type Database struct {
+	srv *Server
+	// Name is the database name (prefix [NamePrefix]).
+	Name string
+	// Dim is the vector dimension the prerequisites were installed at (0: environment only).
+	Dim int
+}
+
+// ConnConfig returns the configuration for connecting as the install role (the role user SQL
+// runs as), with extensions on the search_path and the statement and lock timeouts set.
+func (d *Database) ConnConfig() *pgx.ConnConfig { return d.srv.userConfig(d.Name) }
+
+// URI returns a connection URI for the install role that psql accepts.
+func (d *Database) URI() string { return uri(d.ConnConfig()) }
+
+// Connect opens a connection as the install role.
+func (d *Database) Connect(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, d.ConnConfig())
+	if err != nil {
+		return nil, fault.Env(fmt.Errorf("connecting to %s: %s", d.Name, serverMessage(err)))
+	}
+	return conn, nil
+}
+
+// Drop drops the database.
+func (d *Database) Drop(ctx context.Context) error { return d.srv.drop(ctx, d.Name) }
+
+// ScriptError is a statement of a script that failed on the server.
+type ScriptError struct {
+	// Pos is where the failing statement starts or, when the server gave an error position,
+	// that position, in the file as named by the caller.
+	Pos pgsql.Position
+	// Stmt is the 0-based index of the failing statement.
+	Stmt int
+	// Err is the server's error (a *pgconn.PgError unless the connection failed).
+	Err error
+}
+
+func (e *ScriptError) Error() string {
+	return fmt.Sprintf("%s: %s", e.Pos, serverMessage(e.Err))
+}
+
+func (e *ScriptError) Unwrap() error { return e.Err }
+
+// PgError returns the server's error, or nil if the failure was not the server's.
+func (e *ScriptError) PgError() *pgconn.PgError {
+	var pe *pgconn.PgError
+	if errors.As(e.Err, &pe) {
+		return pe
+	}
+	return nil
+}
+
+var dimVar = regexp.MustCompile(`(^|[^:]):dim\b`)
+
+// SubstituteDim replaces the psql-style variable `:dim` in sql with dim. A dimension of four
+// digits keeps every position in the file unchanged.
+func SubstituteDim(sql string, dim int) string {
+	return dimVar.ReplaceAllString(sql, "${1}"+strconv.Itoa(dim))
+}
+
+// ExecFile runs the script src, named file in positions, statement by statement on one
+// connection as the install role, the way `psql -v ON_ERROR_STOP=1 -f` would: session state such
+// as SET search_path carries from one statement to the next, and explicit BEGIN/COMMIT in the
+// file are honoured. `:dim` is replaced by the database's dimension first. A syntax error is a
+// [*pgsql.SyntaxError]; a statement the server rejects is a [*ScriptError].
+func (d *Database) ExecFile(ctx context.Context, file string, src []byte) error {
+	conn, err := d.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return ExecFile(ctx, conn, file, src, d.Dim)
+}
+
+// ExecFile runs src on conn as [Database.ExecFile] does, substituting `:dim` with dim when dim > 0.
+func ExecFile(ctx context.Context, conn *pgx.Conn, file string, src []byte, dim int) error {
+	text := string(src)
+	if dim > 0 {
+		text = SubstituteDim(text, dim)
+	}
+	f, err := pgsql.Parse(file, []byte(text))
+	if err != nil {
+		return err
+	}
+	for _, st := range f.Stmts {
+		if _, err := conn.Exec(ctx, st.Text); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			pos := st.Pos
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Position > 0 {
+				pos = f.Pos(st.Start + pgsql.ByteOffset(st.Text, int(pe.Position)))
+			}
+			return &ScriptError{Pos: pos, Stmt: st.Index, Err: err}
+		}
+	}
+	return nil
+}
