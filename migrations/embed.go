@@ -29,7 +29,9 @@ type Script struct {
 func Roles() Script { return mustRead("env/00_roles.sql") }
 
 // Environment returns the per-database Supabase environment, applied as a superuser.
-func Environment() []Script { return readDir("env", func(n string) bool { return n != "00_roles.sql" }) }
+func Environment() []Script {
+	return readDir("env", func(n string) bool { return n != "00_roles.sql" })
+}
 
 // Prerequisites returns the Open Brain core and agent-memory scripts in install order, applied as
 // the install role after the environment.
