@@ -22,6 +22,12 @@ import (
 // bootstrapUser is the superuser initdb creates in the embedded cluster, as on Supabase.
 const bootstrapUser = "supabase_admin"
 
+// dirPrefix starts the name of every embedded cluster's directory in the temp dir.
+const dirPrefix = "ledgercheck-"
+
+// ownerFile holds the PID of the ledgercheck process that owns a cluster directory.
+const ownerFile = "ledgercheck.pid"
+
 // clusterPort only names the socket file; the cluster listens on no TCP port.
 const clusterPort = 5432
 
@@ -38,8 +44,13 @@ type cluster struct {
 // private temp dir. When ledgercheck runs as root, both run as the `postgres` OS user (initdb
 // refuses root), or as `nobody` where there is no such user.
 func startCluster(ctx context.Context, binDir string) (c *cluster, err error) {
-	dir, err := os.MkdirTemp("", "ledgercheck-")
+	sweepStale(os.TempDir())
+	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
+		return nil, fault.Env(fmt.Errorf("creating the scratch cluster directory: %w", err))
+	}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		os.RemoveAll(dir)
 		return nil, fault.Env(fmt.Errorf("creating the scratch cluster directory: %w", err))
 	}
 	c = &cluster{dir: dir, exited: make(chan struct{}), logBuf: &bytes.Buffer{}}
@@ -193,4 +204,41 @@ func lastLine(b []byte) string {
 		}
 	}
 	return "(no output)"
+}
+
+// sweepStale removes cluster directories whose owning ledgercheck process no longer exists: what
+// a run killed with SIGKILL leaves (its postmaster has already died of the parent-death signal).
+// Directories of live runs, and anything without an owner file, are left alone.
+func sweepStale(tmp string) {
+	dirs, _ := filepath.Glob(filepath.Join(tmp, dirPrefix+"*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(string(bytes.TrimSpace(b)))
+		if err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		if pm := postmasterPID(dir); pm > 0 && processAlive(pm) {
+			continue // the server outlived its owner; never remove a running server's files
+		}
+		os.RemoveAll(dir)
+	}
+}
+
+// postmasterPID reads the postmaster's PID from a cluster directory, or returns 0.
+func postmasterPID(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	pid, _ := strconv.Atoi(string(bytes.TrimSpace(line)))
+	return pid
+}
+
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

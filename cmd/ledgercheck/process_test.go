@@ -1,0 +1,234 @@
+package main
+
+// Tests on the built binary: signals, process lifetimes and what is left on disk.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/scratch"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds ledgercheck once per test run into a directory any user can read.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ledgercheck-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		os.Chmod(dir, 0o755)
+		binPath = filepath.Join(dir, "ledgercheck")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building ledgercheck: %v", buildErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+func needPostgres(t *testing.T) {
+	t.Helper()
+	if _, err := scratch.FindBinDir(""); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Postgres is required (CI=true): %v", err)
+		}
+		t.Skip(err)
+	}
+}
+
+var clusterDirRE = regexp.MustCompile(`embedded cluster in (\S+) ready`)
+
+// envUp starts `ledgercheck env up` and returns the process, the URI it printed and the
+// cluster directory it logged.
+func envUp(t *testing.T, cmd *exec.Cmd) (uri, dir string) {
+	t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dirc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			if m := clusterDirRE.FindStringSubmatch(sc.Text()); m != nil && !sent {
+				dirc <- m[1]
+				sent = true
+			}
+		}
+		if !sent {
+			close(dirc)
+		}
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("env up printed no URI: %v", err)
+	}
+	go io.Copy(io.Discard, stdout)
+	select {
+	case dir = <-dirc:
+	case <-time.After(10 * time.Second):
+	}
+	if dir == "" {
+		t.Fatal("env up did not log its cluster directory")
+	}
+	return strings.TrimSpace(line), dir
+}
+
+func checkThoughtsDim(t *testing.T, uri string, want int) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), uri)
+	if err != nil {
+		t.Fatalf("psql-style URI %q does not connect: %v", uri, err)
+	}
+	defer conn.Close(context.Background())
+	var typ string
+	if err := conn.QueryRow(context.Background(), `SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'public.thoughts'::regclass AND attname = 'embedding'`).Scan(&typ); err != nil {
+		t.Fatal(err)
+	}
+	if typ != "vector("+strconv.Itoa(want)+")" {
+		t.Errorf("thoughts.embedding is %s, want vector(%d)", typ, want)
+	}
+}
+
+func postmasterOf(t *testing.T, dir string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
+	if err != nil {
+		t.Fatalf("reading postmaster.pid: %v", err)
+	}
+	pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	return pid
+}
+
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("postmaster %d is still running", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestEnvUpSIGTERMRemovesEverything(t *testing.T) {
+	needPostgres(t)
+	cmd := exec.Command(binary(t), "env", "up", "--dim", "1024")
+	uri, dir := envUp(t, cmd)
+	checkThoughtsDim(t, uri, 1024)
+	pm := postmasterOf(t, dir)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("env up after SIGTERM: %v, want exit 0", err)
+	}
+	waitGone(t, pm)
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("cluster directory %s remains after SIGTERM", dir)
+	}
+}
+
+// TestEnvUpSIGKILLLeavesNoServer kills ledgercheck without a chance to clean up: the
+// postmaster must die with it (parent-death signal) and the next run sweeps the directory.
+func TestEnvUpSIGKILLLeavesNoServer(t *testing.T) {
+	needPostgres(t)
+	cmd := exec.Command(binary(t), "env", "up", "--dim", "1536")
+	_, dir := envUp(t, cmd)
+	pm := postmasterOf(t, dir)
+	cmd.Process.Kill()
+	cmd.Wait()
+	waitGone(t, pm)
+	s, err := scratch.Start(context.Background(), scratch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the next run did not sweep %s, left by a killed run", dir)
+		os.RemoveAll(dir)
+	}
+}
+
+// TestEnvUpAsUnprivilegedUser runs the binary as an ordinary OS user (when the tests run as
+// root): the cluster must boot without any of root's privileges.
+func TestEnvUpAsUnprivilegedUser(t *testing.T) {
+	needPostgres(t)
+	if os.Geteuid() != 0 {
+		t.Skip("already unprivileged: every other test covers this case")
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		t.Skip("no postgres OS user")
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	cmd := exec.Command(binary(t), "env", "up", "--dim", "1536")
+	cmd.Dir = os.TempDir()
+	cmd.Env = append(os.Environ(), "HOME="+os.TempDir())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	uri, dir := envUp(t, cmd)
+	checkThoughtsDim(t, uri, 1536)
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("env up as %s after SIGINT: %v, want exit 0", u.Username, err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("cluster directory %s remains", dir)
+	}
+}
+
+func TestMissingBinariesExit3(t *testing.T) {
+	cmd := exec.Command(binary(t), "env", "up", "--pg-bin", t.TempDir())
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit = %v, want 3; output %s", err, out)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "--pg-bin") {
+		t.Errorf("want one line naming --pg-bin, got %q", out)
+	}
+}
