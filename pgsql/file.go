@@ -49,9 +49,19 @@ type File struct {
 	Src string
 	// Stmts are the top-level statements in source order.
 	Stmts []Statement
+	// Ops are the statements as lint sees them, in file order: each top-level statement, followed
+	// by the statements inside its function body, DO block or literal EXECUTE strings.
+	Ops []Op
+	// VectorTypes are the pgvector types with a dimension anywhere in the file, bodies included.
+	VectorTypes []VectorType
+	// Problems are the parts of the file that could not be analysed (see [Problem]).
+	Problems []Problem
+	// MetaCommands are psql meta-commands and COPY FROM STDIN data that Parse blanked out.
+	MetaCommands []MetaCommand
 
 	lineStarts []int
 	comments   []comment
+	parsed     string // Src with meta-commands blanked out: what the parser saw
 }
 
 type comment struct{ start, end int }
@@ -77,13 +87,23 @@ func Parse(name string, src []byte) (*File, error) {
 		}
 		return nil, &SyntaxError{Pos: f.Pos(i), Msg: "the file contains " + what + "; migrations must be UTF-8 text"}
 	}
-	tree, err := pg_query.Parse(f.Src)
-	if err != nil {
-		return nil, f.syntaxError(err)
+	text := f.Src
+	tree, err := pg_query.Parse(text)
+	for tries := 0; err != nil && tries < maxMetaCommands; tries++ {
+		blanked, ok := f.blankMeta(text, err)
+		if !ok {
+			break
+		}
+		text = blanked
+		tree, err = pg_query.Parse(text)
 	}
-	scan, err := pg_query.Scan(f.Src)
 	if err != nil {
-		return nil, f.syntaxError(err)
+		return nil, f.syntaxError(text, err)
+	}
+	f.parsed = text
+	scan, err := pg_query.Scan(text)
+	if err != nil {
+		return nil, f.syntaxError(text, err)
 	}
 	for _, tok := range scan.GetTokens() {
 		if tok.Token == pg_query.Token_SQL_COMMENT || tok.Token == pg_query.Token_C_COMMENT {
@@ -97,11 +117,12 @@ func Parse(name string, src []byte) (*File, error) {
 			end = start + n
 		}
 		start = f.skipTrivia(start, end)
-		end = trimRightSpace(f.Src, start, end)
+		end = trimRightSpace(f.parsed, start, end)
 		f.Stmts = append(f.Stmts, Statement{
 			Index: i, Start: start, End: end, Text: f.Src[start:end], Pos: f.Pos(start), raw: rs,
 		})
 	}
+	f.analyze()
 	return f, nil
 }
 
@@ -139,12 +160,14 @@ func ByteOffset(s string, char int) int {
 	return len(s)
 }
 
-func (f *File) syntaxError(err error) error {
+// syntaxError converts a parser error on text (f.Src with meta-commands blanked out, byte
+// offsets unchanged) to a *SyntaxError.
+func (f *File) syntaxError(text string, err error) error {
 	var pe *parser.Error
 	if errors.As(err, &pe) {
 		pos := f.Pos(len(f.Src))
 		if pe.Cursorpos > 0 {
-			pos = f.CharPos(pe.Cursorpos)
+			pos = f.Pos(ByteOffset(text, pe.Cursorpos))
 		}
 		return &SyntaxError{Pos: pos, Msg: pe.Message}
 	}
@@ -163,7 +186,7 @@ func (f *File) indexLines() {
 // skipTrivia moves off past white space and comments, staying below end.
 func (f *File) skipTrivia(off, end int) int {
 	for off < end {
-		switch c := f.Src[off]; {
+		switch c := f.parsed[off]; {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			off++
 		default:
@@ -175,6 +198,15 @@ func (f *File) skipTrivia(off, end int) int {
 		}
 	}
 	return off
+}
+
+// Comments returns the file's comments in source order.
+func (f *File) Comments() []Comment {
+	out := make([]Comment, len(f.comments))
+	for i, c := range f.comments {
+		out[i] = Comment{Start: c.start, End: c.end, Pos: f.Pos(c.start), Text: f.Src[c.start:c.end]}
+	}
+	return out
 }
 
 func (f *File) commentAt(off int) (comment, bool) {

@@ -1,0 +1,449 @@
+package pgsql
+
+import (
+	"encoding/json"
+	"errors"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"github.com/pganalyze/pg_query_go/v5/parser"
+)
+
+func (a *analyzer) createFunction(sc *scope, x *pg_query.CreateFunctionStmt, op *Op, start, end int) func() {
+	fn := &Function{Language: "sql", Procedure: x.IsProcedure}
+	kind := KindFunction
+	op.Tag = "CREATE FUNCTION"
+	if x.IsProcedure {
+		kind, op.Tag = KindProcedure, "CREATE PROCEDURE"
+	}
+	op.Verb, op.OrReplace = VerbCreate, x.Replace
+	obj := a.listObj(kind, strs(x.Funcname), op.Pos)
+	op.Objects = []Object{obj}
+	if rt := x.ReturnType; rt != nil {
+		if n := strs(rt.Names); len(n) > 0 && (n[len(n)-1] == "trigger" || n[len(n)-1] == "event_trigger") {
+			fn.ReturnsTrigger = true
+		}
+	}
+	asLoc := -1
+	for _, o := range x.Options {
+		d := o.GetDefElem()
+		if d == nil {
+			continue
+		}
+		switch d.Defname {
+		case "language":
+			fn.Language = strings.ToLower(d.Arg.GetString_().GetSval())
+		case "security":
+			fn.SecurityDefiner = d.Arg.GetBoolean().GetBoolval()
+		case "set":
+			if vs := d.Arg.GetVariableSetStmt(); vs != nil && strings.EqualFold(vs.Name, "search_path") {
+				fn.PinnedPath = vs.Kind == pg_query.VariableSetKind_VAR_SET_VALUE
+				fn.SearchPath = searchPath(setValues(vs))
+			}
+		case "as":
+			if items := d.Arg.GetList().GetItems(); len(items) > 0 {
+				fn.Body = items[0].GetString_().GetSval()
+			}
+			asLoc = int(d.Location)
+		}
+	}
+	op.Func = fn
+	return func() {
+		if fn.PinnedPath && len(fn.SearchPath) > 0 {
+			a.path = fn.SearchPath
+		}
+		if x.SqlBody != nil {
+			inner := &scope{src: sc.src, m: sc.m, ctx: InFunction, stmt: sc.stmt, fn: obj.Name, depth: sc.depth + 1}
+			var walk func(n *pg_query.Node)
+			walk = func(n *pg_query.Node) {
+				if l := n.GetList(); l != nil {
+					for _, it := range l.Items {
+						walk(it)
+					}
+					return
+				}
+				a.stmt(inner, n, start, end)
+			}
+			walk(x.SqlBody)
+			return
+		}
+		if asLoc < 0 {
+			return
+		}
+		lit, bm := a.bodyLiteral(sc, asLoc, fn.Body)
+		fn.BodyPos = a.f.Pos(bm(0))
+		switch fn.Language {
+		case "plpgsql":
+			a.plpgsql(sc, sc.src[start:end], lit.value, bm, InFunction, obj.Name)
+		case "sql":
+			if p := a.parseNested(sc, lit.value, bm, InFunction, obj.Name, true); p != nil {
+				p.Msg = "in the body of function " + obj.Name.String() + ": " + p.Msg
+				a.probs = append(a.probs, *p)
+			}
+		default:
+			a.probs = append(a.probs, Problem{Pos: fn.BodyPos, Msg: "the body of function " + obj.Name.String() + " is in language " + fn.Language + ", which ledgercheck does not analyse"})
+		}
+	}
+}
+
+func (a *analyzer) doBlock(sc *scope, x *pg_query.DoStmt, op *Op, start, end int) func() {
+	lang, body, loc := "plpgsql", "", -1
+	for _, arg := range x.Args {
+		d := arg.GetDefElem()
+		if d == nil {
+			continue
+		}
+		switch d.Defname {
+		case "as":
+			body, loc = d.Arg.GetString_().GetSval(), int(d.Location)
+		case "language":
+			lang = strings.ToLower(d.Arg.GetString_().GetSval())
+		}
+	}
+	return func() {
+		if loc < 0 {
+			return
+		}
+		lit, bm := a.bodyLiteral(sc, loc, body)
+		if lang != "plpgsql" {
+			a.probs = append(a.probs, Problem{Pos: a.f.Pos(bm(0)), Msg: "a DO block in language " + lang + " is not analysed"})
+			return
+		}
+		a.plpgsql(sc, sc.src[start:end], lit.value, bm, InDo, Name{})
+	}
+}
+
+// bodyLiteral finds the string literal holding a body whose AS clause (or the literal itself)
+// starts at loc in sc.src, and returns it with a map from body offsets to file offsets.
+func (a *analyzer) bodyLiteral(sc *scope, loc int, value string) (*literal, offsetMap) {
+	src := sc.src
+	off := loc
+	if off+2 <= len(src) && strings.EqualFold(src[off:off+2], "as") && (off+2 == len(src) || !isIdentByte(src[off+2])) {
+		off += 2
+	}
+	off = skipSpaceAndComments(src, off)
+	lit, ok := readLiteral(src, off)
+	if !ok || lit.value != value {
+		if i := strings.Index(src[loc:], value); value != "" && i >= 0 {
+			lit = &literal{value: value, base: loc + i, end: loc + i + len(value)}
+		} else {
+			lit = &literal{value: value, idx: []int{}, end: loc}
+		}
+	}
+	return lit, func(i int) int { return sc.m(lit.pos(i)) }
+}
+
+var nearLineRE = regexp.MustCompile(`near line (\d+)`)
+
+// plpgsql compiles a function or DO statement with PL/pgSQL and analyses the SQL inside it.
+// body is the AS string, bm maps its offsets to the file.
+func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx Context, fn Name) {
+	js, err := pg_query.ParsePlPgSqlToJSON(stmtText)
+	if err != nil {
+		p := Problem{Pos: a.f.Pos(bm(0)), Msg: err.Error()}
+		var pe *parser.Error
+		if errors.As(err, &pe) {
+			p.Msg = pe.Message
+			p.Syntax = strings.Contains(pe.Message, "syntax error")
+			if m := nearLineRE.FindStringSubmatch(pe.Context); m != nil {
+				line, _ := strconv.Atoi(m[1])
+				p.Pos = a.f.Pos(bm(firstNonSpace(body, lineStart(body, line))))
+			}
+		}
+		where := "DO block"
+		if ctx == InFunction {
+			where = "body of function " + fn.String()
+		}
+		p.Msg = "in the PL/pgSQL " + where + ": " + p.Msg
+		a.probs = append(a.probs, p)
+		return
+	}
+	var fns []map[string]any
+	if err := json.Unmarshal([]byte(js), &fns); err != nil {
+		a.probs = append(a.probs, Problem{Pos: a.f.Pos(bm(0)), Msg: "unexpected PL/pgSQL parse tree: " + err.Error()})
+		return
+	}
+	w := &plWalker{a: a, sc: sc, body: body, bm: bm, ctx: ctx, fn: fn}
+	for _, f := range fns {
+		w.walk(f["PLpgSQL_function"], 1)
+	}
+}
+
+// plWalker walks the JSON parse tree of one PL/pgSQL function or DO block.
+type plWalker struct {
+	a    *analyzer
+	sc   *scope
+	body string
+	bm   offsetMap
+	ctx  Context
+	fn   Name
+}
+
+func (w *plWalker) walk(v any, line int) {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			w.walk(e, line)
+		}
+	case map[string]any:
+		if l, ok := x["lineno"].(float64); ok && l > 0 {
+			line = int(l)
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			val := x[k]
+			switch k {
+			case "PLpgSQL_expr":
+				if e, ok := val.(map[string]any); ok {
+					q, _ := e["query"].(string)
+					mode, _ := e["parseMode"].(float64)
+					w.expr(q, int(mode), line)
+				}
+				continue
+			case "PLpgSQL_stmt_dynexecute", "PLpgSQL_stmt_dynfors":
+				if s, ok := val.(map[string]any); ok {
+					w.dynamic(s, "query", line)
+				}
+			case "PLpgSQL_stmt_return_query", "PLpgSQL_stmt_open":
+				if s, ok := val.(map[string]any); ok && s["dynquery"] != nil {
+					w.dynamic(s, "dynquery", line)
+				}
+			case "PLpgSQL_var":
+				if s, ok := val.(map[string]any); ok {
+					w.variable(s, line)
+				}
+			}
+			w.walk(val, line)
+		}
+	}
+}
+
+// expr re-parses the SQL of one PLpgSQL_expr. mode is PostgreSQL's RawParseMode: 0 a whole
+// statement, 2 an expression, 3-5 an assignment.
+func (w *plWalker) expr(q string, mode, line int) {
+	off := locate(w.body, q, line)
+	text, delta := q, 0 // byte i of text sits at body offset off+i-delta
+	switch mode {
+	case 0:
+		if off < 0 && strings.HasPrefix(q, "SELECT ") { // PERFORM x is compiled as SELECT x
+			if o := locate(w.body, q[7:], line); o >= 0 {
+				off, delta = o, 7
+			}
+		}
+	case 2:
+		text, delta = "SELECT "+q, 7
+	case 3, 4, 5:
+		i, n := strings.Index(q, ":="), 2
+		if i < 0 {
+			i, n = strings.Index(q, "="), 1
+		}
+		if i < 0 {
+			return
+		}
+		text, delta = "SELECT "+q[i+n:], 7-(i+n)
+	default:
+		return
+	}
+	m := w.exprMap(off, delta, line)
+	// The PL/pgSQL compiler has already checked the syntax of every expression; a failure here
+	// comes from splitting an assignment and is not the file's fault.
+	_ = w.a.parseNested(w.sc, text, m, w.ctx, w.fn, true)
+}
+
+func (w *plWalker) exprMap(off, delta, line int) offsetMap {
+	if off < 0 {
+		ls := firstNonSpace(w.body, lineStart(w.body, line))
+		return func(int) int { return w.bm(ls) }
+	}
+	return func(i int) int {
+		j := off + i - delta
+		if j < off {
+			j = off
+		}
+		return w.bm(j)
+	}
+}
+
+// dynamic records a dynamic EXECUTE; when its SQL is a string literal (or a concatenation of
+// literals) that SQL is parsed and analysed too.
+func (w *plWalker) dynamic(s map[string]any, key string, line int) {
+	if l, ok := s["lineno"].(float64); ok && l > 0 {
+		line = int(l)
+	}
+	q := ""
+	if e, ok := s[key].(map[string]any); ok {
+		if pe, ok := e["PLpgSQL_expr"].(map[string]any); ok {
+			q, _ = pe["query"].(string)
+		}
+	}
+	ls := lineStart(w.body, line)
+	at := firstNonSpace(w.body, ls)
+	if i := indexFold(w.body[ls:], "execute"); i >= 0 {
+		at = ls + i
+	}
+	a := w.a
+	op := Op{Stmt: w.sc.stmt, Context: w.ctx, Function: w.fn, Verb: VerbExecute, Tag: "EXECUTE", Start: w.bm(at), SearchPath: a.path}
+	op.Pos = a.f.Pos(op.Start)
+	op.At = op.Pos
+	op.Dynamic = &Dynamic{SQL: q}
+	off := locate(w.body, q, line)
+	value, idx, ok := literalSQL(q)
+	if !ok {
+		a.ops = append(a.ops, op)
+		return
+	}
+	op.Dynamic.Literal, op.Dynamic.SQL = true, value
+	a.ops = append(a.ops, op)
+	exprM := w.exprMap(off, 7, line)
+	m := func(i int) int {
+		switch {
+		case len(idx) == 0:
+			return exprM(0)
+		case i < 0:
+			i = 0
+		case i >= len(idx):
+			i = len(idx) - 1
+		}
+		return exprM(idx[i])
+	}
+	if p := a.parseNested(w.sc, value, m, InExecute, w.fn, true); p != nil {
+		p.Syntax = false
+		p.Msg = "the SQL string passed to EXECUTE does not parse: " + p.Msg
+		a.probs = append(a.probs, *p)
+	}
+}
+
+// literalSQL returns the value of an EXECUTE argument made only of string literals, with the
+// offset of each value byte in "SELECT "+q.
+func literalSQL(q string) (string, []int, bool) {
+	text := "SELECT " + q
+	tree, err := pg_query.Parse(text)
+	if err != nil || len(tree.GetStmts()) != 1 {
+		return "", nil, false
+	}
+	sel := tree.GetStmts()[0].GetStmt().GetSelectStmt()
+	if sel == nil || len(sel.TargetList) != 1 || sel.FromClause != nil {
+		return "", nil, false
+	}
+	return concatLiteral(text, sel.TargetList[0].GetResTarget().GetVal())
+}
+
+func concatLiteral(text string, n *pg_query.Node) (string, []int, bool) {
+	if n == nil {
+		return "", nil, false
+	}
+	if c := n.GetAConst(); c != nil && c.GetSval() != nil {
+		lit, ok := readLiteral(text, int(c.Location))
+		if !ok || lit.value != c.GetSval().Sval {
+			return "", nil, false
+		}
+		return lit.value, lit.offsets(), true
+	}
+	if tc := n.GetTypeCast(); tc != nil {
+		return concatLiteral(text, tc.Arg)
+	}
+	if e := n.GetAExpr(); e != nil && e.Kind == pg_query.A_Expr_Kind_AEXPR_OP {
+		if names := strs(e.Name); len(names) == 1 && names[0] == "||" {
+			l, li, ok := concatLiteral(text, e.Lexpr)
+			if !ok {
+				return "", nil, false
+			}
+			r, ri, ok := concatLiteral(text, e.Rexpr)
+			if !ok {
+				return "", nil, false
+			}
+			return l + r, append(append([]int{}, li...), ri...), true
+		}
+	}
+	return "", nil, false
+}
+
+var vectorVarRE = regexp.MustCompile(`(?i)^\s*(?:[a-z_]+\.)?(vector|halfvec|sparsevec)\s*\(\s*(\d+)\s*\)`)
+
+// variable records a pgvector type with a dimension in a PL/pgSQL declaration.
+func (w *plWalker) variable(v map[string]any, line int) {
+	if l, ok := v["lineno"].(float64); ok && l > 0 {
+		line = int(l)
+	}
+	dt, _ := v["datatype"].(map[string]any)
+	t, _ := dt["PLpgSQL_type"].(map[string]any)
+	name, _ := t["typname"].(string)
+	m := vectorVarRE.FindStringSubmatch(name)
+	if m == nil {
+		return
+	}
+	dim, err := strconv.Atoi(m[2])
+	if err != nil {
+		return
+	}
+	ls := lineStart(w.body, line)
+	le := strings.IndexByte(w.body[ls:], '\n')
+	if le < 0 {
+		le = len(w.body) - ls
+	}
+	lineText := w.body[ls : ls+le]
+	at := firstNonSpace(w.body, ls)
+	if loc := regexp.MustCompile(`(?i)\b` + m[1] + `\s*\(\s*(` + m[2] + `)`).FindStringSubmatchIndex(lineText); loc != nil {
+		at = ls + loc[2]
+	}
+	w.a.vecs = append(w.a.vecs, VectorType{Type: strings.ToLower(m[1]), Dim: dim, Pos: w.a.f.Pos(w.bm(at))})
+}
+
+// locate finds q in body at or after the start of the 1-based line, else anywhere; -1 if absent.
+func locate(body, q string, line int) int {
+	if q == "" {
+		return -1
+	}
+	ls := lineStart(body, line)
+	if i := strings.Index(body[ls:], q); i >= 0 {
+		return ls + i
+	}
+	return strings.Index(body, q)
+}
+
+// lineStart returns the offset of the 1-based line in s (len(s) past the last line).
+func lineStart(s string, line int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(s[off:], '\n')
+		if i < 0 {
+			return len(s)
+		}
+		off += i + 1
+	}
+	return off
+}
+
+func firstNonSpace(s string, off int) int {
+	for off < len(s) && (s[off] == ' ' || s[off] == '\t' || s[off] == '\r' || s[off] == '\n') {
+		off++
+	}
+	return off
+}
+
+// indexFold returns the index of the first case-insensitive occurrence of the lower-case word
+// in s on its first line, or -1.
+func indexFold(s, word string) int {
+	if nl := strings.IndexByte(s, '\n'); nl >= 0 {
+		s = s[:nl]
+	}
+	return strings.Index(asciiLower(s), word)
+}
+
+// asciiLower lowers ASCII letters only, so byte offsets stay valid.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

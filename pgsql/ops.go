@@ -1,0 +1,325 @@
+package pgsql
+
+import "strings"
+
+// Context says where an [Op] runs: at the top level of the file, or inside a function body, a DO
+// block or a string passed to EXECUTE.
+type Context int
+
+// The contexts of an [Op].
+const (
+	// TopLevel is a statement of the file itself.
+	TopLevel Context = iota
+	// InFunction is a statement inside a function body (PL/pgSQL or SQL).
+	InFunction
+	// InDo is a statement inside a DO block.
+	InDo
+	// InExecute is a statement inside a string literal passed to EXECUTE.
+	InExecute
+)
+
+// String names the context as messages use it.
+func (c Context) String() string {
+	switch c {
+	case InFunction:
+		return "in a function body"
+	case InDo:
+		return "in a DO block"
+	case InExecute:
+		return "in dynamic SQL"
+	}
+	return "at top level"
+}
+
+// Verb is what a statement does to its target objects.
+type Verb string
+
+// The verbs of an [Op].
+const (
+	VerbCreate      Verb = "create"
+	VerbAlter       Verb = "alter"
+	VerbDrop        Verb = "drop"
+	VerbRename      Verb = "rename"
+	VerbTruncate    Verb = "truncate"
+	VerbComment     Verb = "comment"
+	VerbGrant       Verb = "grant"
+	VerbRevoke      Verb = "revoke"
+	VerbInsert      Verb = "insert"
+	VerbUpdate      Verb = "update"
+	VerbDelete      Verb = "delete"
+	VerbSelect      Verb = "select"
+	VerbNotify      Verb = "notify"
+	VerbSet         Verb = "set"
+	VerbBegin       Verb = "begin"
+	VerbCommit      Verb = "commit"
+	VerbRollback    Verb = "rollback"
+	VerbDo          Verb = "do"
+	VerbCopy        Verb = "copy"
+	VerbAlterSystem Verb = "alter system"
+	VerbExecute     Verb = "execute" // dynamic EXECUTE in PL/pgSQL
+	VerbCall        Verb = "call"
+	VerbOther       Verb = "other"
+)
+
+// ObjKind is the kind of a database object.
+type ObjKind string
+
+// The object kinds lint distinguishes. Other kinds use the lower-case PostgreSQL object type name.
+const (
+	KindTable      ObjKind = "table"
+	KindView       ObjKind = "view"
+	KindMatView    ObjKind = "materialized view"
+	KindIndex      ObjKind = "index"
+	KindSequence   ObjKind = "sequence"
+	KindFunction   ObjKind = "function"
+	KindProcedure  ObjKind = "procedure"
+	KindSchema     ObjKind = "schema"
+	KindExtension  ObjKind = "extension"
+	KindPolicy     ObjKind = "policy"
+	KindTrigger    ObjKind = "trigger"
+	KindRule       ObjKind = "rule"
+	KindType       ObjKind = "type"
+	KindColumn     ObjKind = "column"
+	KindConstraint ObjKind = "constraint"
+	KindLanguage   ObjKind = "language"
+	KindRole       ObjKind = "role"
+)
+
+// OnTable reports whether objects of kind k are named within a table (policy, trigger, rule,
+// column, constraint), so that their identity includes [Object.Table].
+func (k ObjKind) OnTable() bool {
+	switch k {
+	case KindPolicy, KindTrigger, KindRule, KindColumn, KindConstraint:
+		return true
+	}
+	return false
+}
+
+// Name is a possibly schema-qualified object name, folded as PostgreSQL folds it: unquoted
+// identifiers in lower case, quoted ones as written. Schema is empty only for objects that live
+// outside schemas (schemas, extensions, roles, languages) and for objects named within a table.
+type Name struct {
+	Schema string `json:"schema,omitempty"`
+	Name   string `json:"name"`
+}
+
+// String renders the name as SQL would need it, quoting identifiers that are not plain lower case.
+func (n Name) String() string {
+	if n.Schema == "" {
+		return QuoteIdent(n.Name)
+	}
+	return QuoteIdent(n.Schema) + "." + QuoteIdent(n.Name)
+}
+
+// QuoteIdent quotes s as an SQL identifier when it is not a plain lower-case identifier.
+func QuoteIdent(s string) string {
+	plain := s != ""
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || i > 0 && (r >= '0' && r <= '9' || r == '$')) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// Object identifies a database object that a statement creates or acts on.
+type Object struct {
+	Kind ObjKind `json:"kind"`
+	// Name is the object's name. For objects named within a table ([ObjKind.OnTable]) Name.Schema
+	// is empty and Table is set; an index's Name carries its table's schema.
+	Name Name `json:"name"`
+	// Table is the table a policy, trigger, rule, column, constraint or index belongs to.
+	Table Name `json:"table,omitzero"`
+	// Qualified is false when the SQL did not qualify the name and its schema was resolved through
+	// the search_path in effect (see [Op.SearchPath]).
+	Qualified bool `json:"qualified"`
+	// Pos is where the name appears, when the parser records it; else the statement's position.
+	Pos Position `json:"pos"`
+}
+
+// String renders the object as "kind name" (e.g. "table public.thoughts",
+// "policy p on public.t").
+func (o Object) String() string {
+	s := string(o.Kind) + " " + o.Name.String()
+	if o.Kind.OnTable() && o.Table.Name != "" {
+		s += " on " + o.Table.String()
+	}
+	return s
+}
+
+// Key is a comparable identity of the object, ignoring where it appears.
+type Key struct {
+	Kind  ObjKind
+	Name  Name
+	Table Name
+}
+
+// Key returns the object's identity. Functions and procedures share one kind, and so do tables
+// and the relations that share their namespace only where lint needs it (it does not).
+func (o Object) Key() Key {
+	k := o.Kind
+	if k == KindProcedure {
+		k = KindFunction
+	}
+	return Key{Kind: k, Name: o.Name, Table: o.Table}
+}
+
+// AlterCmd is one subcommand of ALTER TABLE.
+type AlterCmd struct {
+	// Action is PostgreSQL's name of the subcommand without its AT_ prefix: "AddColumn",
+	// "DropColumn", "AlterColumnType", "AddConstraint", "DropConstraint", "EnableRowSecurity",
+	// "ForceRowSecurity", "ChangeOwner", ...
+	Action string `json:"action"`
+	// Name is the column or constraint concerned, if any.
+	Name string `json:"name,omitempty"`
+	// IfExists and IfNotExists are the subcommand's own guards (DROP COLUMN IF EXISTS,
+	// ADD COLUMN IF NOT EXISTS).
+	IfExists    bool `json:"if_exists,omitempty"`
+	IfNotExists bool `json:"if_not_exists,omitempty"`
+	// Pos is the subcommand's column or constraint definition when the parser records it, else
+	// the table name.
+	Pos Position `json:"pos"`
+}
+
+// Grant is the content of GRANT or REVOKE on objects (or ALTER DEFAULT PRIVILEGES).
+type Grant struct {
+	// Privileges are lower case ("select", "execute"); "all" for ALL [PRIVILEGES].
+	Privileges []string `json:"privileges"`
+	// Grantees are role names as folded; PUBLIC is "public".
+	Grantees []string `json:"grantees"`
+	// AllInSchema is set for ... ON ALL TABLES|FUNCTIONS|SEQUENCES IN SCHEMA; the objects are then
+	// the schemas.
+	AllInSchema bool `json:"all_in_schema,omitempty"`
+	// Defaults is set for ALTER DEFAULT PRIVILEGES.
+	Defaults bool `json:"defaults,omitempty"`
+	// Role is set for GRANT role TO role (membership); the objects are the granted roles.
+	Role bool `json:"role,omitempty"`
+}
+
+// Function describes CREATE FUNCTION or CREATE PROCEDURE.
+type Function struct {
+	Language        string `json:"language"`
+	SecurityDefiner bool   `json:"security_definer"`
+	// SearchPath is the function's pinned search_path (SET search_path = ...), nil if not pinned.
+	SearchPath     []string `json:"search_path"`
+	PinnedPath     bool     `json:"pinned_path"`
+	ReturnsTrigger bool     `json:"returns_trigger"`
+	Procedure      bool     `json:"procedure"`
+	// Body is the function's source text (the AS string), empty for BEGIN ATOMIC bodies.
+	Body string `json:"body,omitempty"`
+	// BodyPos is where the body starts in the file.
+	BodyPos Position `json:"body_pos"`
+}
+
+// Copy describes a COPY statement.
+type Copy struct {
+	From    bool   `json:"from"`
+	Program bool   `json:"program"`
+	File    string `json:"file,omitempty"` // server-side file or program; empty for STDIN/STDOUT
+}
+
+// Call is a function call in an expression.
+type Call struct {
+	// Name is the called function, lower case as folded, schema-qualified only if the SQL was.
+	Name Name     `json:"name"`
+	Pos  Position `json:"pos"`
+}
+
+// Op is one SQL statement as lint sees it: a top-level statement of the file or a statement
+// inside a function body, a DO block or a literal EXECUTE string, with its positions mapped back
+// to the file.
+type Op struct {
+	// Stmt is the index of the enclosing top-level statement in [File.Stmts].
+	Stmt    int     `json:"stmt"`
+	Context Context `json:"context"`
+	// Function is the function whose body holds the statement (Context == InFunction).
+	Function Name `json:"function,omitzero"`
+	Verb     Verb `json:"verb"`
+	// Tag is a short human name of the statement, as PostgreSQL's command tags: "CREATE TABLE".
+	Tag string `json:"tag"`
+	// Objects are the objects the statement creates or acts on; the first is the main one.
+	Objects []Object `json:"objects,omitempty"`
+	// Pos is the start of the statement; At is the clause a finding should point at (the target
+	// name, the offending subcommand), Pos when the parser records nothing better.
+	Pos Position `json:"pos"`
+	At  Position `json:"at"`
+	// Start is the statement's byte offset in the file.
+	Start int `json:"start"`
+
+	IfExists     bool `json:"if_exists,omitempty"`
+	IfNotExists  bool `json:"if_not_exists,omitempty"`
+	OrReplace    bool `json:"or_replace,omitempty"`
+	Concurrently bool `json:"concurrently,omitempty"`
+	// HasWhere is set for UPDATE and DELETE with a WHERE clause.
+	HasWhere bool `json:"has_where,omitempty"`
+	// Roles are a policy's TO roles (folded; PUBLIC is "public"; empty means PUBLIC).
+	Roles     []string   `json:"roles,omitempty"`
+	AlterCmds []AlterCmd `json:"alter_cmds,omitempty"`
+	Grant     *Grant     `json:"grant,omitempty"`
+	Func      *Function  `json:"func,omitempty"`
+	Copy      *Copy      `json:"copy,omitempty"`
+	// Channel and Payload are NOTIFY's.
+	Channel string `json:"channel,omitempty"`
+	Payload string `json:"payload,omitempty"`
+	// Setting and Values are SET's (Values nil for RESET or SET ... TO DEFAULT).
+	Setting string   `json:"setting,omitempty"`
+	Values  []string `json:"values,omitempty"`
+	// Dynamic is set on a PL/pgSQL EXECUTE: Literal reports whether its SQL was a string literal
+	// (or a concatenation of literals), whose statements then appear as Ops of their own.
+	Dynamic *Dynamic `json:"dynamic,omitempty"`
+	// Calls are the function calls in the statement's expressions.
+	Calls []Call `json:"calls,omitempty"`
+	// SearchPath is the search_path used to resolve unqualified names in the statement.
+	SearchPath []string `json:"search_path"`
+}
+
+// Dynamic describes a PL/pgSQL EXECUTE (or FOR ... EXECUTE, RETURN QUERY EXECUTE, OPEN ...
+// FOR EXECUTE).
+type Dynamic struct {
+	Literal bool   `json:"literal"`
+	SQL     string `json:"sql,omitempty"`
+}
+
+// Object returns the op's main object, or the zero Object.
+func (o *Op) Object() Object {
+	if len(o.Objects) == 0 {
+		return Object{}
+	}
+	return o.Objects[0]
+}
+
+// VectorType is a pgvector type with a dimension: vector(N), halfvec(N) or sparsevec(N).
+type VectorType struct {
+	Type string `json:"type"`
+	Dim  int    `json:"dim"`
+	// Pos is the position of the dimension.
+	Pos Position `json:"pos"`
+}
+
+// Problem is something in the file that pgsql could not analyse: a function body or DO block
+// that does not compile, a dynamic SQL string that does not parse.
+type Problem struct {
+	Pos Position `json:"pos"`
+	Msg string   `json:"msg"`
+	// Syntax is set when PostgreSQL would reject the file too (a syntax error in a body).
+	Syntax bool `json:"syntax"`
+}
+
+// MetaCommand is a psql meta-command (\i, \set, ...) or a COPY ... FROM STDIN data block: not
+// SQL, so the server would reject it. [Parse] blanks them out and records them here.
+type MetaCommand struct {
+	Pos  Position `json:"pos"`
+	Text string   `json:"text"`
+}
+
+// Comment is an SQL comment (-- or /* */) in the file.
+type Comment struct {
+	Start, End int
+	Pos        Position
+	// Text is the comment as written, markers included.
+	Text string
+}
