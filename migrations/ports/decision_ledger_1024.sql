@@ -1,0 +1,573 @@
+-- Decision ledger, PRODUCTION PORT at vector(1024) (migrations/decision_ledger.sql is the 1536-dim
+-- artifact contributed upstream). Same tables, enrollment, triggers, ranking code, bookkeeping and
+-- view; what differs is this deployment's own policy, deliberately and nowhere else:
+--
+--   [D1] vector(1024) in match_decision_ledger's p_query_embedding: the local agent brain embeds
+--        with a 1024-dim model (mxbai-embed-large class), and thoughts.embedding is vector(1024).
+--   [D2] Pins live in a sidecar table, public.agent_decision_pins, instead of the ledger's
+--        pinned column: a pin is an operator decision with its own who/when/why, and keeping it
+--        out of the ledger row means re-enrollment or counter updates never touch it. Recall
+--        still returns a pinned boolean (true when a pin row exists) and still orders pins first.
+--   [D3] A recall gate: match_decision_ledger only returns decisions the agent-memory review
+--        process allows as evidence (can_use_as_evidence, review_status not rejected or
+--        restricted). Gated rows do not take part in ranking at all (nor in the stream anchor).
+--   [D4] A role model instead of RLS: the ledger is reached by the agent brain through a dedicated
+--        role, ledger_agent (NOLOGIN, created here if missing), not through PostgREST with JWT
+--        roles. The ledger tables have no RLS and no policies; ledger_agent holds the grants,
+--        and service_role is made a member so the Supabase write path (service_role inserting
+--        into agent_memories, which enrolls through the trigger) keeps working.
+--
+-- Everything else, including the five ranking fixes and their rationale below, is the artifact's
+-- text unchanged; ledgercheck's parity check diffs the two installs and the differences above are
+-- its reviewed allowlist (see migrations/README.md).
+--
+-- Run by hand as the database owner, after the prerequisites at dimension 1024:
+--   psql -v ON_ERROR_STOP=1 -f migrations/ports/decision_ledger_1024.sql
+
+BEGIN;
+
+-- vector lives in schema extensions on Supabase. SET LOCAL keeps this to the transaction instead
+-- of leaking into the caller's session; every function below pins its own search_path.
+SET LOCAL search_path = public, extensions;
+
+-- The ledger hangs off agent_memories and reads thoughts. information_schema only shows tables
+-- the installing role can see, so this also catches a role without privileges on them.
+DO $preflight$
+BEGIN
+  IF NOT EXISTS (
+    SELECT 1 FROM information_schema.tables
+    WHERE table_schema = 'public' AND table_name = 'agent_memories'
+  ) THEN
+    RAISE EXCEPTION 'decision ledger needs public.agent_memories: apply the agent-memory schema (schemas/agent-memory) first';
+  END IF;
+  IF NOT EXISTS (
+    SELECT 1 FROM information_schema.tables
+    WHERE table_schema = 'public' AND table_name = 'thoughts'
+  ) THEN
+    RAISE EXCEPTION 'decision ledger needs public.thoughts: run the Open Brain getting-started guide (core capture path) first';
+  END IF;
+END
+$preflight$;
+
+------------------------------------------------------------------------------------------------
+-- 1. Tables
+------------------------------------------------------------------------------------------------
+
+CREATE TABLE IF NOT EXISTS public.agent_decision_ledger (
+  id               uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  memory_id        uuid NOT NULL UNIQUE REFERENCES public.agent_memories (id) ON DELETE CASCADE,
+  workspace_id     text NOT NULL,
+  project_id       text,
+  task_id          text,
+  flow_id          text,
+  step_index       integer NOT NULL CHECK (step_index >= 0),
+  rationale        text,
+  importance       numeric(3,2) NOT NULL DEFAULT 0.50 CHECK (importance >= 0 AND importance <= 1),
+  recall_count     integer NOT NULL DEFAULT 0,
+  used_count       integer NOT NULL DEFAULT 0,
+  last_recalled_at timestamptz,
+  metadata         jsonb NOT NULL DEFAULT '{}'::jsonb,
+  created_at       timestamptz NOT NULL DEFAULT now(),
+  updated_at       timestamptz NOT NULL DEFAULT now(),
+  search_document  tsvector
+);
+
+-- search_document is the 'english' tsvector of the memory's content and the rationale, kept by
+-- triggers (section 2) so that recall does not re-parse every candidate's text on every call
+-- (that alone cost about 220 ms over 10,000 rows). It is derived data: NULL means "not computed",
+-- and recall then computes it on the fly. Added separately so that an install of the first cut
+-- (which has no such column) gets it too, in the same column position.
+ALTER TABLE public.agent_decision_ledger ADD COLUMN IF NOT EXISTS search_document tsvector;
+
+-- The (workspace, task) stream, newest step first: enrollment's max+1 and recall's filters.
+CREATE INDEX IF NOT EXISTS idx_agent_decision_ledger_stream
+  ON public.agent_decision_ledger (workspace_id, task_id, step_index DESC);
+CREATE INDEX IF NOT EXISTS idx_agent_decision_ledger_scope
+  ON public.agent_decision_ledger (workspace_id, project_id, created_at DESC);
+
+CREATE TABLE IF NOT EXISTS public.agent_decision_edges (
+  id             uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  from_memory_id uuid NOT NULL REFERENCES public.agent_memories (id) ON DELETE CASCADE,
+  to_memory_id   uuid NOT NULL REFERENCES public.agent_memories (id) ON DELETE CASCADE,
+  relation       text NOT NULL CHECK (relation IN ('depends_on', 'informs', 'blocks')),
+  metadata       jsonb NOT NULL DEFAULT '{}'::jsonb,
+  created_at     timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (from_memory_id, to_memory_id, relation),
+  CHECK (from_memory_id <> to_memory_id)
+);
+
+-- In-degree lookups by recall: "how many decisions depend on this one".
+CREATE INDEX IF NOT EXISTS idx_agent_decision_edges_to
+  ON public.agent_decision_edges (to_memory_id, relation);
+
+-- [D2] Pins: one row per pinned decision, with who pinned it, when and why. Unpinning deletes
+-- the row. Cascades with the ledger row (and so with the memory).
+CREATE TABLE IF NOT EXISTS public.agent_decision_pins (
+  memory_id  uuid PRIMARY KEY REFERENCES public.agent_decision_ledger (memory_id) ON DELETE CASCADE,
+  pinned_by  text,
+  reason     text,
+  pinned_at  timestamptz NOT NULL DEFAULT now()
+);
+
+------------------------------------------------------------------------------------------------
+-- 2. Enrollment: every decision written to agent_memories gets a ledger row
+------------------------------------------------------------------------------------------------
+
+-- step_index comes from the first of: metadata.agent_memory.step_index, metadata.step_index, or
+-- one past the newest step of the same (workspace, task) stream (0 for a new stream). A value
+-- that is present but not a non-negative integer aborts the write with SQLSTATE 22P02 and a
+-- message that names the field, rather than a bare integer-cast error. importance starts as the
+-- memory's confidence; rationale is metadata.rationale (empty string = none).
+CREATE OR REPLACE FUNCTION public.agent_decision_ledger_enroll()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = public, extensions
+AS $fn$
+DECLARE
+  v_source   text;
+  v_raw      text;
+  v_step     integer;
+BEGIN
+  IF NEW.memory_type IS DISTINCT FROM 'decision' THEN
+    RETURN NULL;
+  END IF;
+
+  IF NEW.metadata #>> '{agent_memory,step_index}' IS NOT NULL THEN
+    v_source := 'metadata.agent_memory.step_index';
+    v_raw := NEW.metadata #>> '{agent_memory,step_index}';
+  ELSIF NEW.metadata ->> 'step_index' IS NOT NULL THEN
+    v_source := 'metadata.step_index';
+    v_raw := NEW.metadata ->> 'step_index';
+  END IF;
+
+  IF v_raw IS NOT NULL THEN
+    IF btrim(v_raw) !~ '^[0-9]{1,9}$' THEN
+      RAISE EXCEPTION 'decision ledger: % must be a non-negative integer, got %', v_source, quote_literal(v_raw)
+        USING ERRCODE = 'invalid_text_representation',
+              HINT = 'Write the step as a JSON integer (e.g. 3), or leave it out to append to the (workspace_id, task_id) stream.';
+    END IF;
+    v_step := btrim(v_raw)::integer;
+  ELSIF NEW.task_id IS NULL THEN
+    SELECT coalesce(max(l.step_index) + 1, 0) INTO v_step
+    FROM public.agent_decision_ledger AS l
+    WHERE l.workspace_id = NEW.workspace_id AND l.task_id IS NULL;
+  ELSE
+    SELECT coalesce(max(l.step_index) + 1, 0) INTO v_step
+    FROM public.agent_decision_ledger AS l
+    WHERE l.workspace_id = NEW.workspace_id AND l.task_id = NEW.task_id;
+  END IF;
+
+  INSERT INTO public.agent_decision_ledger
+    (memory_id, workspace_id, project_id, task_id, flow_id, step_index, rationale, importance)
+  VALUES
+    (NEW.id, NEW.workspace_id, NEW.project_id, NEW.task_id, NEW.flow_id, v_step,
+     nullif(NEW.metadata ->> 'rationale', ''), coalesce(NEW.confidence, 0.50))
+  ON CONFLICT (memory_id) DO NOTHING;
+
+  RETURN NULL;
+END;
+$fn$;
+
+DROP TRIGGER IF EXISTS trg_agent_decision_ledger_enroll ON public.agent_memories;
+CREATE TRIGGER trg_agent_decision_ledger_enroll
+  AFTER INSERT ON public.agent_memories
+  FOR EACH ROW EXECUTE FUNCTION public.agent_decision_ledger_enroll();
+
+-- The search document of a ledger row: computed on insert, and again on update when the
+-- rationale changed or the document was reset to NULL (which is how a content edit in
+-- agent_memories asks for a refresh, below). BEFORE triggers fire in name order, so this one runs
+-- before the updated_at trigger and that one sees the final row.
+CREATE OR REPLACE FUNCTION public.agent_decision_ledger_search_document()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = public, extensions
+AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' OR NEW.search_document IS NULL
+     OR NEW.rationale IS DISTINCT FROM OLD.rationale THEN
+    SELECT to_tsvector('english', coalesce(m.content, '') || ' ' || coalesce(NEW.rationale, ''))
+      INTO NEW.search_document
+    FROM public.agent_memories AS m
+    WHERE m.id = NEW.memory_id;
+  END IF;
+  RETURN NEW;
+END;
+$fn$;
+
+DROP TRIGGER IF EXISTS trg_agent_decision_ledger_search_document ON public.agent_decision_ledger;
+CREATE TRIGGER trg_agent_decision_ledger_search_document
+  BEFORE INSERT OR UPDATE OF rationale, search_document ON public.agent_decision_ledger
+  FOR EACH ROW EXECUTE FUNCTION public.agent_decision_ledger_search_document();
+
+-- A decision's content edited in agent_memories (the review action 'edit') resets the ledger's
+-- document, and the trigger above recomputes it from the new content. The ledger reads
+-- agent_memories; it never writes to it.
+CREATE OR REPLACE FUNCTION public.agent_decision_ledger_content_changed()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = public, extensions
+AS $fn$
+BEGIN
+  UPDATE public.agent_decision_ledger AS l
+     SET search_document = NULL
+   WHERE l.memory_id = NEW.id;
+  RETURN NULL;
+END;
+$fn$;
+
+DROP TRIGGER IF EXISTS trg_agent_decision_ledger_content_changed ON public.agent_memories;
+CREATE TRIGGER trg_agent_decision_ledger_content_changed
+  AFTER UPDATE OF content ON public.agent_memories
+  FOR EACH ROW
+  WHEN (NEW.memory_type = 'decision' AND NEW.content IS DISTINCT FROM OLD.content)
+  EXECUTE FUNCTION public.agent_decision_ledger_content_changed();
+
+-- updated_at tracks changes to the decision, not maintenance of its derived search document.
+CREATE OR REPLACE FUNCTION public.agent_decision_ledger_set_updated_at()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = public, extensions
+AS $fn$
+BEGIN
+  IF NEW.search_document IS DISTINCT FROM OLD.search_document
+     AND to_jsonb(NEW) - 'search_document' - 'updated_at'
+       = to_jsonb(OLD) - 'search_document' - 'updated_at' THEN
+    RETURN NEW;
+  END IF;
+  NEW.updated_at := now();
+  RETURN NEW;
+END;
+$fn$;
+
+DROP TRIGGER IF EXISTS trg_agent_decision_ledger_updated_at ON public.agent_decision_ledger;
+CREATE TRIGGER trg_agent_decision_ledger_updated_at
+  BEFORE UPDATE ON public.agent_decision_ledger
+  FOR EACH ROW EXECUTE FUNCTION public.agent_decision_ledger_set_updated_at();
+
+-- Rows enrolled before search_document existed (a first-cut install) get theirs now; on a rerun
+-- this matches nothing. Their updated_at is left alone (see above).
+UPDATE public.agent_decision_ledger AS l
+   SET search_document = to_tsvector('english', coalesce(m.content, '') || ' ' || coalesce(l.rationale, ''))
+  FROM public.agent_memories AS m
+ WHERE m.id = l.memory_id
+   AND l.search_document IS NULL;
+
+------------------------------------------------------------------------------------------------
+-- 3. Ranked recall
+------------------------------------------------------------------------------------------------
+
+-- Replace, don't overload. CREATE OR REPLACE cannot change the result columns ("cannot change
+-- return type of existing function"), and with changed parameters it silently adds a second
+-- overload, after which named-argument calls fail as "not unique" (PostgREST: PGRST203). So every
+-- existing public.match_decision_ledger, whatever its signature (the first cut's included), is
+-- dropped by its exact regprocedure and the current one is created fresh below. Nothing in this
+-- schema depends on the function, and its grants are re-issued further down.
+DO $drop_overloads$
+DECLARE
+  v_fn regprocedure;
+BEGIN
+  FOR v_fn IN
+    SELECT p.oid::regprocedure
+    FROM pg_catalog.pg_proc AS p
+    JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
+    WHERE n.nspname = 'public' AND p.proname = 'match_decision_ledger'
+  LOOP
+    EXECUTE format('DROP FUNCTION %s', v_fn);
+  END LOOP;
+END
+$drop_overloads$;
+
+-- match_decision_ledger: ranked recall over one workspace's decisions.
+--
+--   ranking_score = w_sim * relevance + w_imp * importance + w_rec * recency + w_dep * dependency
+--                   - 0.30 if the memory is not active (only reachable with p_include_superseded)
+--   ordered pinned first, then by ranking_score, then newest step.
+--
+-- Why the ranking differs from the first cut (each fix was measured on a 1024-dim port running
+-- under a local agent brain):
+--
+--  1. The full-text query ORs the question's lexemes. websearch_to_tsquery and plainto_tsquery
+--     AND their terms, so a natural-language question matched a row only if that single row held
+--     every content word of the question: 0 of 15 rows matched, which left the FTS arm (45% of the
+--     score) dead in exactly the no-embedding setup it exists for. The lexemes come from the same
+--     'english' to_tsvector (same stemming and stopwords); each is quote_literal-ed, so quotes or
+--     backslashes in the question cannot break the tsquery, and it is built once per call. An
+--     all-stopword question yields the empty tsquery: relevance 0, no error.
+--  2. The full-text rank saturates as x / (1 + x), x = 10 * ts_rank_cd. LEAST(x, 1) pinned every
+--     non-trivial match to exactly 1.0, after which recency alone decided the order; x / (1 + x)
+--     is monotone over the whole range and stays below 1.
+--  3. Every component is clamped into [0,1] before it is weighted. Cosine similarity is -1 on
+--     opposed vectors, not 0, and used to subtract from the score. Each row reports
+--     relevance_source (cosine / fts / none), so a partly embedded corpus shows in the trace
+--     instead of silently ranking on structure alone.
+--  4. The dependency normaliser is a frozen parameter, p_dependency_saturation (default 3): the
+--     term is min(in-degree / saturation, 1). A normaliser taken from the candidate set (its
+--     maximum degree) made a row's score depend on what else matched: the same decision scored
+--     0.333 and 0.5 in two queries.
+--  5. Step recency uses an e-folding distance of 30 steps, not 120: exp(-d/120) moved the score
+--     by 0.0165 across 15 steps, inert at session scale (30 gives about 0.06). Distance is
+--     measured from GREATEST(p_current_step, the newest step of the row's task stream among the
+--     filtered candidates), which is defined for every row: a stale or missing p_current_step no
+--     longer floors every row to recency 1.0, and the wall-clock branch (p_half_life_days) is
+--     gone.
+--
+-- All weights, the half-life and the saturation point are parameters; these are the defaults. A
+-- NULL or non-positive half-life or saturation falls back to its default; a NULL weight counts
+-- as 0; a NULL or < 1 match count means 10.
+CREATE FUNCTION public.match_decision_ledger(
+  p_workspace_id          text,
+  p_query                 text DEFAULT NULL,
+  p_query_embedding       vector(1024) DEFAULT NULL,  -- [D1]
+  p_project_id            text DEFAULT NULL,
+  p_task_id               text DEFAULT NULL,
+  p_current_step          integer DEFAULT NULL,
+  p_match_count           integer DEFAULT 10,
+  p_w_similarity          float DEFAULT 0.45,
+  p_w_importance          float DEFAULT 0.25,
+  p_w_recency             float DEFAULT 0.15,
+  p_w_dependency          float DEFAULT 0.15,
+  p_half_life_steps       float DEFAULT 30.0,
+  p_dependency_saturation float DEFAULT 3.0,
+  p_include_superseded    boolean DEFAULT false
+)
+RETURNS TABLE (
+  memory_id        uuid,
+  summary          text,
+  content          text,
+  rationale        text,
+  step_index       integer,
+  importance       numeric,
+  pinned           boolean,
+  lifecycle_status text,
+  relevance        float,
+  relevance_source text,
+  recency          float,
+  dependency_boost float,
+  ranking_score    float
+)
+LANGUAGE plpgsql
+STABLE
+SET search_path = public, extensions
+SET jit = off
+AS $fn$
+DECLARE
+  v_tsquery    tsquery;
+  v_half_life  float := CASE WHEN p_half_life_steps > 0 THEN p_half_life_steps ELSE 30.0 END;
+  v_saturation float := CASE WHEN p_dependency_saturation > 0 THEN p_dependency_saturation ELSE 3.0 END;
+  v_limit      integer := CASE WHEN p_match_count >= 1 THEN p_match_count ELSE 10 END;
+BEGIN
+  -- Fix 1: OR the question's own lexemes, once per call.
+  IF p_query IS NOT NULL AND btrim(p_query) <> '' THEN
+    SELECT coalesce(string_agg(quote_literal(q.lexeme), ' | '), '')::tsquery
+      INTO v_tsquery
+    FROM unnest(tsvector_to_array(to_tsvector('english', p_query))) AS q(lexeme);
+  END IF;
+
+  RETURN QUERY
+  WITH candidate AS MATERIALIZED (
+    -- Narrow rows, computed once: text, documents and embeddings are not carried through the
+    -- sorts; the winners are joined back to their text at the end.
+    SELECT l.memory_id         AS c_memory_id,
+           l.task_id           AS c_task_id,
+           l.step_index        AS c_step_index,
+           l.importance        AS c_importance,
+           EXISTS (SELECT 1 FROM public.agent_decision_pins AS pin
+                    WHERE pin.memory_id = l.memory_id) AS c_pinned,  -- [D2]
+           m.lifecycle_status  AS c_lifecycle_status,
+           -- Fix 3 (a): the cosine arm applies only when both sides have an embedding.
+           CASE WHEN p_query_embedding IS NOT NULL AND t.embedding IS NOT NULL THEN
+             1 - (t.embedding <=> p_query_embedding)
+           END                 AS c_cosine,
+           -- Fix 2: the scaled rank x = 10 * ts_rank_cd, saturated below. A row that does not
+           -- match the query ranks 0 by definition, so ts_rank_cd runs only on matches.
+           CASE WHEN v_tsquery IS NOT NULL THEN
+             CASE WHEN d.document @@ v_tsquery THEN 10.0 * ts_rank_cd(d.document, v_tsquery) ELSE 0 END
+           END                 AS c_scaled_fts_rank,
+           coalesce(g.in_degree, 0) AS c_in_degree
+    FROM public.agent_decision_ledger AS l
+    JOIN public.agent_memories AS m ON m.id = l.memory_id
+    LEFT JOIN public.thoughts AS t ON t.id = m.thought_id
+    -- The stored document; computed here only for a row that has none yet.
+    CROSS JOIN LATERAL (
+      SELECT coalesce(l.search_document,
+                      to_tsvector('english', coalesce(m.content, '') || ' ' || coalesce(l.rationale, '')))
+               AS document
+    ) AS d
+    -- In-degree: active decisions that depend on this one.
+    LEFT JOIN (
+      SELECT e.to_memory_id, count(*) AS in_degree
+      FROM public.agent_decision_edges AS e
+      JOIN public.agent_memories AS fm ON fm.id = e.from_memory_id
+      WHERE e.relation = 'depends_on' AND fm.lifecycle_status = 'active'
+      GROUP BY e.to_memory_id
+    ) AS g ON g.to_memory_id = l.memory_id
+    WHERE l.workspace_id = p_workspace_id
+      AND (p_project_id IS NULL OR l.project_id = p_project_id)
+      AND (p_task_id IS NULL OR l.task_id = p_task_id)
+      AND (coalesce(p_include_superseded, false) OR m.lifecycle_status = 'active')
+      -- [D3] recall gate: only what review allows as evidence.
+      AND m.can_use_as_evidence
+      AND m.review_status NOT IN ('rejected', 'restricted')
+  ),
+  component AS (
+    SELECT c.c_memory_id,
+           c.c_step_index,
+           c.c_importance,
+           c.c_pinned,
+           c.c_lifecycle_status,
+           CASE
+             WHEN c.c_cosine IS NOT NULL THEN 'cosine'
+             WHEN v_tsquery IS NOT NULL THEN 'fts'
+             ELSE 'none'
+           END AS s_source,
+           -- Fix 3: each component clamped into [0,1]. GREATEST also maps a NULL to 0, and NULLIF
+           -- the NaN of a zero vector.
+           CASE
+             WHEN c.c_cosine IS NOT NULL THEN LEAST(GREATEST(nullif(c.c_cosine, 'NaN'), 0), 1)
+             WHEN v_tsquery IS NOT NULL THEN
+               LEAST(GREATEST(c.c_scaled_fts_rank / (1 + c.c_scaled_fts_rank), 0), 1)
+             ELSE 0
+           END::float AS s_relevance,
+           LEAST(GREATEST(c.c_importance::float, 0), 1) AS s_importance,
+           -- Fix 5: distance from the newest step of this row's task stream among the filtered
+           -- candidates, or from p_current_step when that is newer.
+           LEAST(GREATEST(exp(-GREATEST(GREATEST(p_current_step,
+                                                 max(c.c_step_index) OVER (PARTITION BY c.c_task_id))
+                                        - c.c_step_index, 0)
+                              / v_half_life), 0), 1)::float AS s_recency,
+           -- Fix 4: a frozen saturation point, independent of the candidate set.
+           LEAST(GREATEST(c.c_in_degree / v_saturation, 0), 1)::float AS s_dependency
+    FROM candidate AS c
+  ),
+  scored AS (
+    SELECT k.*,
+           (coalesce(p_w_similarity, 0) * k.s_relevance
+            + coalesce(p_w_importance, 0) * k.s_importance
+            + coalesce(p_w_recency, 0) * k.s_recency
+            + coalesce(p_w_dependency, 0) * k.s_dependency
+            - CASE WHEN k.c_lifecycle_status = 'active' THEN 0 ELSE 0.30 END)::float AS s_score
+    FROM component AS k
+  ),
+  top AS (
+    SELECT s.*
+    FROM scored AS s
+    ORDER BY s.c_pinned DESC, s.s_score DESC, s.c_step_index DESC, s.c_memory_id
+    LIMIT v_limit
+  )
+  SELECT top.c_memory_id, m.summary, m.content, l.rationale, top.c_step_index, top.c_importance,
+         top.c_pinned, top.c_lifecycle_status, top.s_relevance, top.s_source, top.s_recency,
+         top.s_dependency, top.s_score
+  FROM top
+  JOIN public.agent_memories AS m ON m.id = top.c_memory_id
+  JOIN public.agent_decision_ledger AS l ON l.memory_id = top.c_memory_id
+  ORDER BY top.c_pinned DESC, top.s_score DESC, top.c_step_index DESC, top.c_memory_id;
+END;
+$fn$;
+
+COMMENT ON FUNCTION public.match_decision_ledger(text, text, vector, text, text, integer, integer,
+  float, float, float, float, float, float, boolean) IS
+  'Ranked decision recall: 0.45 relevance (cosine, else OR-ed full-text rank saturated as x/(1+x)) '
+  '+ 0.25 importance + 0.15 step recency exp(-d/30), d from max(p_current_step, stream newest step) '
+  '+ 0.15 dependency in-degree saturating at 3; each component clamped to [0,1]; -0.30 if not active; '
+  'pinned first. relevance_source says which arm scored the row.';
+
+------------------------------------------------------------------------------------------------
+-- 4. Recall bookkeeping
+------------------------------------------------------------------------------------------------
+
+-- Count one recall of each listed decision (and one use when p_used); returns the rows touched.
+CREATE OR REPLACE FUNCTION public.touch_decision_recall(p_memory_ids uuid[], p_used boolean DEFAULT false)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = public, extensions
+AS $fn$
+DECLARE
+  v_touched integer;
+BEGIN
+  UPDATE public.agent_decision_ledger AS l
+     SET recall_count     = l.recall_count + 1,
+         used_count       = l.used_count + CASE WHEN p_used THEN 1 ELSE 0 END,
+         last_recalled_at = now()
+   WHERE l.memory_id = ANY (p_memory_ids);
+  GET DIAGNOSTICS v_touched = ROW_COUNT;
+  RETURN v_touched;
+END;
+$fn$;
+
+-- Recall policies side by side. A trace without recall_policy in its response_policy is the
+-- agent-memory API's plain vector recall. Traces with no items still count as requests; the
+-- rates are NULL until some item has usage feedback. security_invoker: the reader's own
+-- privileges (and RLS) on the agent-memory tables apply, not the view owner's.
+CREATE OR REPLACE VIEW public.agent_recall_policy_stats
+WITH (security_invoker = true)
+AS
+SELECT coalesce(tr.response_policy ->> 'recall_policy', 'vector')         AS recall_policy,
+       count(DISTINCT tr.id)                                               AS recall_requests,
+       count(it.id)                                                        AS items_returned,
+       round(avg(it.similarity), 4)                                        AS avg_similarity,
+       round(avg(it.ranking_score), 4)                                     AS avg_ranking_score,
+       round(count(it.id) FILTER (WHERE it.used)::numeric
+             / nullif(count(it.id) FILTER (WHERE it.used IS NOT NULL), 0), 4) AS used_rate,
+       round(count(it.id) FILTER (WHERE NOT it.used)::numeric
+             / nullif(count(it.id) FILTER (WHERE it.used IS NOT NULL), 0), 4) AS ignored_rate
+FROM public.agent_memory_recall_traces AS tr
+LEFT JOIN public.agent_memory_recall_items AS it ON it.trace_id = tr.id
+GROUP BY 1;
+
+COMMENT ON VIEW public.agent_recall_policy_stats IS
+  'Per recall policy (response_policy.recall_policy, default vector): requests, items, average similarity and ranking score, used and ignored rates over items with usage feedback.';
+
+------------------------------------------------------------------------------------------------
+-- 5. [D4] Role model, grants
+------------------------------------------------------------------------------------------------
+
+-- Roles are cluster-wide: create ledger_agent only if it is missing, and tolerate a concurrent
+-- install creating it first. NOLOGIN: a deployment grants it to its own login role.
+DO $role$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'ledger_agent') THEN
+    CREATE ROLE ledger_agent NOLOGIN;
+  END IF;
+EXCEPTION
+  WHEN duplicate_object OR unique_violation THEN
+    NULL;
+END
+$role$;
+
+-- No RLS on the ledger tables: access is decided by grants alone, and only ledger_agent (and its
+-- members) and the owner hold any.
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE
+  public.agent_decision_ledger,
+  public.agent_decision_edges,
+  public.agent_decision_pins
+TO ledger_agent;
+
+GRANT SELECT ON TABLE public.agent_recall_policy_stats TO ledger_agent;
+
+-- The Supabase write path inserts into agent_memories as service_role, and enrollment writes the
+-- ledger with the writer's privileges: service_role inherits ledger_agent's.
+GRANT ledger_agent TO service_role;
+
+-- EXECUTE: revoked from PUBLIC, anon and authenticated (PostgreSQL's and Supabase's defaults
+-- would otherwise let every API role call the RPCs) and granted to ledger_agent only. The
+-- trigger functions get no grant: a trigger runs its function without an EXECUTE check.
+REVOKE ALL ON FUNCTION
+  public.match_decision_ledger(text, text, vector, text, text, integer, integer,
+                               float, float, float, float, float, float, boolean),
+  public.touch_decision_recall(uuid[], boolean),
+  public.agent_decision_ledger_enroll(),
+  public.agent_decision_ledger_search_document(),
+  public.agent_decision_ledger_content_changed(),
+  public.agent_decision_ledger_set_updated_at()
+FROM PUBLIC, anon, authenticated;
+
+GRANT EXECUTE ON FUNCTION
+  public.match_decision_ledger(text, text, vector, text, text, integer, integer,
+                               float, float, float, float, float, float, boolean),
+  public.touch_decision_recall(uuid[], boolean)
+TO ledger_agent;
+
+-- Delivered at COMMIT.
+NOTIFY pgrst, 'reload schema';
+
+COMMIT;
