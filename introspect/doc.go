@@ -1,0 +1,66 @@
+// Package introspect reads the catalog of one PostgreSQL database into a [Snapshot]: a complete,
+// deterministic model of the user schemas, including the whole authorization surface (RLS enabled
+// and forced, policies with their roles as a set, the ACL of every object class and of columns,
+// default privileges, owners, SECURITY DEFINER and proconfig), and derives a [Footprint], what
+// installing a migration created, changed or dropped.
+//
+// # Taking a snapshot
+//
+// [Take] runs every catalog query (queries/*.sql, one named and commented file per object kind)
+// in one REPEATABLE READ READ ONLY transaction and one round trip (a pgx batch), with
+// search_path set to '' so that every expression Postgres deparses (defaults, constraints,
+// index, view, trigger and policy definitions, function signatures) comes out schema-qualified,
+// and with the output-affecting settings (DateStyle, IntervalStyle, TimeZone,
+// extra_float_digits) pinned. The result is sorted by stable keys ([Snapshot.Normalize]);
+// ACL items and role lists are sets and the grantor is ignored. The same database gives
+// byte-identical JSON every time.
+//
+// The environment's own schemas ([EnvironmentSchemas]) and extension-owned objects are left out
+// unless [Options] asks for them; triggers and policies on environment tables (auth.users, say)
+// are kept, because a sidecar migration may create them. System schemas are always left out.
+//
+// # Facts and identities
+//
+// [Snapshot.Facts] flattens a snapshot into [Fact] values (kind, object, attribute, value), so
+// that comparing two snapshots, or two footprints, is generic and covers every attribute by
+// construction. Object identities:
+//
+//	schema            public
+//	extension         vector
+//	type              public.mood
+//	table, view,
+//	materialized view,
+//	sequence, index   public.thoughts
+//	column            public.thoughts.embedding
+//	constraint        thoughts_pkey on public.thoughts
+//	trigger           thoughts_updated_at on public.thoughts
+//	policy            "Service role full access" on public.thoughts
+//	function,
+//	procedure,
+//	aggregate         public.match_thoughts(extensions.vector, double precision, integer, jsonb)
+//	default privileges for role postgres in schema public on tables
+//	                  (for role postgres on functions, when not limited to a schema)
+//
+// Names are double-quoted when they are not plain lower-case identifiers. Functions are
+// identified by schema, name and argument types (pg_proc keeps no typmod, so vector(1536) and
+// vector(1024) arguments have the same identity; parity checks the bodies and the source).
+//
+// ACLs become one fact per grantee, attribute "acl:<grantee>" (PUBLIC for the pseudo-role),
+// value the sorted privileges, "*" marking WITH GRANT OPTION; a NULL ACL is expanded to the
+// built-in default (acldefault), so the implicit EXECUTE to PUBLIC on functions is visible.
+//
+// # Function bodies
+//
+// Each function keeps its raw body for display and a normalized form from
+// [ledgercheck/pgsql.NormalizeFunctionBody] (parsed with pg_query; comments and layout gone, every
+// literal, identifier and typmod kept). The "body" fact compares the normalized form and carries
+// the raw text in [Fact.Display], so a difference in the raw text alone is [Cosmetic] and one in
+// the normalized form is [Semantic].
+//
+// # Footprint
+//
+// [Diff] compares two snapshots (before and after installing a migration) into a [Footprint]:
+// the objects created and dropped, with their facts, and every changed attribute of an object
+// that existed before (a new grant on thoughts, a changed search_path). [FootprintOf] does the
+// whole round: snapshot, install, snapshot.
+package introspect

@@ -1,0 +1,99 @@
+package introspect
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+	"text/template"
+)
+
+// The catalog queries, one file per object kind. Each returns a single JSON array of objects
+// whose keys are the JSON names of the model's fields, so that scanning is plain decoding; each
+// is a text/template expanded by [renderQueries] with the helpers below, which filter schemas
+// and extension members the same way everywhere and explode ACLs the same way everywhere.
+//
+//go:embed queries/*.sql
+var queryFS embed.FS
+
+// queryNames lists the queries in the order they are sent in the batch.
+var queryNames = []string{
+	"schemas", "extensions", "types", "tables", "columns", "constraints", "indexes",
+	"sequences", "views", "functions", "triggers", "policies", "default_privileges",
+}
+
+// EnvironmentSchemas are the schemas a Supabase database has before any user SQL, left out of a
+// snapshot unless [Options.IncludeEnvironment] is set (triggers and policies on their tables are
+// kept regardless).
+var EnvironmentSchemas = []string{
+	"_analytics", "_realtime", "auth", "extensions", "graphql", "graphql_public", "net",
+	"pgbouncer", "pgsodium", "pgsodium_masks", "pgtle", "realtime", "storage",
+	"supabase_functions", "supabase_migrations", "vault", "cron",
+}
+
+// systemSchemaFilter is true for every schema but PostgreSQL's own.
+const systemSchemaFilter = `(%[1]s.nspname NOT IN ('pg_catalog', 'information_schema') AND %[1]s.nspname !~ '^pg_(toast|temp_|toast_temp_)')`
+
+// aclTemplate explodes an aclitem[] into a JSON array of {grantee, privileges}: one element per
+// grantee, the grantor ignored, privileges de-duplicated with "*" for WITH GRANT OPTION.
+const aclTemplate = `(SELECT json_agg(json_build_object('grantee', g.grantee, 'privileges', g.privileges) ORDER BY g.grantee)
+   FROM (SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_get_userbyid(a.grantee) END AS grantee,
+                array_agg(DISTINCT a.privilege_type || CASE WHEN a.is_grantable THEN '*' ELSE '' END) AS privileges
+           FROM aclexplode(%s) a GROUP BY 1) g)`
+
+// extensionMemberTemplate is true unless the object is a member of an extension.
+const extensionMemberTemplate = `NOT EXISTS (SELECT 1 FROM pg_depend dep WHERE dep.classid = '%s'::regclass AND dep.objid = %s AND dep.deptype = 'e')`
+
+// renderQueries expands every query for opts.
+func renderQueries(opts Options) (map[string]string, error) {
+	funcs := template.FuncMap{
+		"acl": func(expr string) string { return fmt.Sprintf(aclTemplate, expr) },
+		"nonSystemSchema": func(alias string) string {
+			return fmt.Sprintf(systemSchemaFilter, alias)
+		},
+		"userSchema": func(alias string) string {
+			conds := []string{fmt.Sprintf(systemSchemaFilter, alias)}
+			if !opts.IncludeEnvironment {
+				conds = append(conds, fmt.Sprintf("%s.nspname <> ALL (%s)", alias, textArray(EnvironmentSchemas)))
+			}
+			if len(opts.Schemas) > 0 {
+				conds = append(conds, fmt.Sprintf("%s.nspname = ANY (%s)", alias, textArray(opts.Schemas)))
+			}
+			return "(" + strings.Join(conds, " AND ") + ")"
+		},
+		"notExtensionMember": func(catalog, oid string) string {
+			if opts.IncludeExtensionObjects {
+				return "true"
+			}
+			return fmt.Sprintf(extensionMemberTemplate, catalog, oid)
+		},
+	}
+	out := make(map[string]string, len(queryNames))
+	for _, name := range queryNames {
+		src, err := queryFS.ReadFile("queries/" + name + ".sql")
+		if err != nil {
+			return nil, fmt.Errorf("reading query %s: %w", name, err)
+		}
+		t, err := template.New(name).Funcs(funcs).Parse(string(src))
+		if err != nil {
+			return nil, fmt.Errorf("parsing query %s: %w", name, err)
+		}
+		var b strings.Builder
+		if err := t.Execute(&b, nil); err != nil {
+			return nil, fmt.Errorf("expanding query %s: %w", name, err)
+		}
+		out[name] = b.String()
+	}
+	return out, nil
+}
+
+// textArray renders names as a SQL text[] literal.
+func textArray(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "'" + strings.ReplaceAll(n, "'", "''") + "'"
+	}
+	if len(q) == 0 {
+		return "ARRAY[]::text[]"
+	}
+	return "ARRAY[" + strings.Join(q, ", ") + "]::text[]"
+}

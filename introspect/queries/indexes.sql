@@ -1,0 +1,26 @@
+-- name: indexes
+-- Indexes of tables and materialized views: the whole pg_get_indexdef (method, opclasses,
+-- predicate, INCLUDE, storage parameters such as hnsw m), plus method, predicate and options as
+-- their own attributes, the constraint an index implements, comment.
+SELECT coalesce(json_agg(x), '[]') FROM (
+  SELECT tn.nspname AS rel_schema,
+         t.relname AS rel_name,
+         n.nspname AS schema,
+         c.relname AS name,
+         pg_get_indexdef(i.indexrelid) AS definition,
+         am.amname AS method,
+         i.indisunique AS unique,
+         i.indisprimary AS primary,
+         pg_get_expr(i.indpred, i.indrelid) AS predicate,
+         c.reloptions AS options,
+         (SELECT co.conname FROM pg_constraint co WHERE co.conindid = i.indexrelid AND co.conrelid = i.indrelid AND co.contype IN ('p', 'u', 'x')) AS constraint,
+         obj_description(c.oid, 'pg_class') AS comment
+  FROM pg_index i
+  JOIN pg_class c ON c.oid = i.indexrelid
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+  JOIN pg_class t ON t.oid = i.indrelid
+  JOIN pg_namespace tn ON tn.oid = t.relnamespace
+  JOIN pg_am am ON am.oid = c.relam
+  WHERE {{userSchema "tn"}}
+    AND {{notExtensionMember "pg_class" "t.oid"}}
+) x

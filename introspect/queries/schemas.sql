@@ -1,0 +1,11 @@
+-- name: schemas
+-- The user schemas: owner, ACL (NULL expanded to the built-in default), comment.
+SELECT coalesce(json_agg(x), '[]') FROM (
+  SELECT n.nspname AS name,
+         pg_get_userbyid(n.nspowner) AS owner,
+         {{acl "coalesce(n.nspacl, acldefault('n', n.nspowner))"}} AS acl,
+         obj_description(n.oid, 'pg_namespace') AS comment
+  FROM pg_namespace n
+  WHERE {{userSchema "n"}}
+    AND {{notExtensionMember "pg_namespace" "n.oid"}}
+) x

@@ -1,0 +1,19 @@
+-- name: views
+-- Views and materialized views: definition (pg_get_viewdef, pretty), options such as
+-- security_invoker, whether a materialized view is populated, owner, ACL, comment.
+SELECT coalesce(json_agg(x), '[]') FROM (
+  SELECT n.nspname AS schema,
+         c.relname AS name,
+         CASE c.relkind WHEN 'v' THEN 'view' ELSE 'materialized view' END AS kind,
+         pg_get_userbyid(c.relowner) AS owner,
+         pg_get_viewdef(c.oid, true) AS definition,
+         c.reloptions AS options,
+         c.relkind = 'm' AND c.relispopulated AS populated,
+         {{acl "coalesce(c.relacl, acldefault('r', c.relowner))"}} AS acl,
+         obj_description(c.oid, 'pg_class') AS comment
+  FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.relkind IN ('v', 'm')
+    AND {{userSchema "n"}}
+    AND {{notExtensionMember "pg_class" "c.oid"}}
+) x

@@ -1,0 +1,226 @@
+package introspect
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/pgsql"
+)
+
+// Options select what a snapshot includes.
+type Options struct {
+	// IncludeEnvironment includes the [EnvironmentSchemas] (auth, extensions, storage, ...).
+	IncludeEnvironment bool
+	// IncludeExtensionObjects includes objects that belong to an extension (pg_depend deptype
+	// 'e'), such as pgvector's functions and operators' support functions.
+	IncludeExtensionObjects bool
+	// Schemas, when not empty, limits the snapshot to these schemas (extensions, triggers and
+	// policies aside).
+	Schemas []string
+}
+
+// Beginner starts a transaction; *pgx.Conn, pgx.Tx and *pgxpool.Pool are Beginners.
+type Beginner interface {
+	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
+}
+
+// settings pin everything that affects how the server prints what the queries read: an empty
+// search_path qualifies every name outside pg_catalog; the others fix the text of constants in
+// defaults and expressions (dates, intervals, floats).
+var settings = []string{
+	`SET LOCAL search_path = ''`,
+	`SET LOCAL DateStyle = 'ISO, MDY'`,
+	`SET LOCAL IntervalStyle = 'postgres'`,
+	`SET LOCAL TimeZone = 'UTC'`,
+	`SET LOCAL extra_float_digits = 1`,
+	`SET LOCAL bytea_output = 'hex'`,
+}
+
+// Take reads a snapshot of the database db is connected to, in one REPEATABLE READ READ ONLY
+// transaction and one round trip. It changes nothing in the database.
+func Take(ctx context.Context, db Beginner, opts Options) (*Snapshot, error) {
+	queries, err := renderQueries(opts)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := db.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, fmt.Errorf("starting the snapshot transaction: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only; nothing to keep
+
+	b := &pgx.Batch{}
+	for _, s := range settings {
+		b.Queue(s)
+	}
+	for _, name := range queryNames {
+		b.Queue(queries[name])
+	}
+	res := tx.SendBatch(ctx, b)
+	for _, s := range settings {
+		if _, err := res.Exec(); err != nil {
+			res.Close()
+			return nil, fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	raw := make(map[string][]byte, len(queryNames))
+	for _, name := range queryNames {
+		var js []byte
+		if err := res.QueryRow().Scan(&js); err != nil {
+			res.Close()
+			return nil, fmt.Errorf("querying %s: %w", name, err)
+		}
+		raw[name] = js
+	}
+	if err := res.Close(); err != nil {
+		return nil, fmt.Errorf("reading the catalog: %w", err)
+	}
+	s, err := assemble(raw)
+	if err != nil {
+		return nil, err
+	}
+	s.Normalize()
+	return s, nil
+}
+
+// relKey identifies a relation by schema and name.
+type relKey struct{ schema, name string }
+
+type columnRow struct {
+	RelSchema string `json:"rel_schema"`
+	RelName   string `json:"rel_name"`
+	Column
+}
+
+type constraintRow struct {
+	OnSchema string `json:"on_schema"`
+	OnName   string `json:"on_name"`
+	OnKind   string `json:"on_kind"`
+	Constraint
+}
+
+type indexRow struct {
+	RelSchema string `json:"rel_schema"`
+	RelName   string `json:"rel_name"`
+	Index
+}
+
+type sequenceRow struct {
+	Sequence
+	OwnedByParts []string `json:"owned_by"`
+}
+
+type triggerRow struct {
+	RelSchema string `json:"rel_schema"`
+	RelName   string `json:"rel_name"`
+	Trigger
+}
+
+type policyRow struct {
+	RelSchema string `json:"rel_schema"`
+	RelName   string `json:"rel_name"`
+	Policy
+}
+
+// assemble decodes the query results and attaches columns, constraints and indexes to their
+// relations and types.
+func assemble(raw map[string][]byte) (*Snapshot, error) {
+	s := &Snapshot{}
+	var (
+		columns     []columnRow
+		constraints []constraintRow
+		indexes     []indexRow
+		sequences   []sequenceRow
+		triggers    []triggerRow
+		policies    []policyRow
+	)
+	targets := map[string]any{
+		"schemas": &s.Schemas, "extensions": &s.Extensions, "types": &s.Types, "tables": &s.Tables,
+		"columns": &columns, "constraints": &constraints, "indexes": &indexes,
+		"sequences": &sequences, "views": &s.Views, "functions": &s.Functions,
+		"triggers": &triggers, "policies": &policies, "default_privileges": &s.DefaultPrivileges,
+	}
+	for _, name := range queryNames {
+		if err := json.Unmarshal(raw[name], targets[name]); err != nil {
+			return nil, fmt.Errorf("decoding %s: %w", name, err)
+		}
+	}
+
+	tables := make(map[relKey]*Table, len(s.Tables))
+	for i := range s.Tables {
+		t := &s.Tables[i]
+		t.Columns = []Column{}
+		tables[relKey{t.Schema, t.Name}] = t
+	}
+	views := make(map[relKey]*View, len(s.Views))
+	for i := range s.Views {
+		v := &s.Views[i]
+		v.Columns = []Column{}
+		views[relKey{v.Schema, v.Name}] = v
+	}
+	types := make(map[relKey]*Type, len(s.Types))
+	for i := range s.Types {
+		types[relKey{s.Types[i].Schema, s.Types[i].Name}] = &s.Types[i]
+	}
+	for _, c := range columns {
+		k := relKey{c.RelSchema, c.RelName}
+		switch {
+		case tables[k] != nil:
+			tables[k].Columns = append(tables[k].Columns, c.Column)
+		case views[k] != nil:
+			views[k].Columns = append(views[k].Columns, c.Column)
+		case types[k] != nil:
+			types[k].Attributes = append(types[k].Attributes, c.Column)
+		}
+	}
+	for _, c := range constraints {
+		k := relKey{c.OnSchema, c.OnName}
+		if c.OnKind == "domain" {
+			if t := types[k]; t != nil {
+				t.Constraints = append(t.Constraints, c.Constraint)
+			}
+		} else if t := tables[k]; t != nil {
+			t.Constraints = append(t.Constraints, c.Constraint)
+		}
+	}
+	for _, ix := range indexes {
+		k := relKey{ix.RelSchema, ix.RelName}
+		if t := tables[k]; t != nil {
+			t.Indexes = append(t.Indexes, ix.Index)
+		} else if v := views[k]; v != nil {
+			v.Indexes = append(v.Indexes, ix.Index)
+		}
+	}
+	for _, sq := range sequences {
+		if len(sq.OwnedByParts) == 3 {
+			sq.OwnedBy = qualify(sq.OwnedByParts...)
+		}
+		s.Sequences = append(s.Sequences, sq.Sequence)
+	}
+	for _, tg := range triggers {
+		tg.Table = qualify(tg.RelSchema, tg.RelName)
+		s.Triggers = append(s.Triggers, tg.Trigger)
+	}
+	for _, p := range policies {
+		p.Table = qualify(p.RelSchema, p.RelName)
+		if len(p.Roles) == 0 {
+			p.Roles = []string{"PUBLIC"}
+		}
+		s.Policies = append(s.Policies, p.Policy)
+	}
+	for i := range s.Functions {
+		f := &s.Functions[i]
+		norm, method, err := pgsql.NormalizeFunctionBody(pgsql.FunctionBody{
+			Language: f.Language, Arguments: f.Arguments, Result: f.Result, Body: f.Body,
+		})
+		f.BodyNormalized, f.BodyParse = norm, method
+		if err != nil {
+			f.BodyParse = method + " (" + err.Error() + ")"
+		}
+	}
+	nonNil(s)
+	return s, nil
+}
