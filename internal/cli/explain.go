@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"ledgercheck/internal/fault"
+	"ledgercheck/lint"
+)
+
+func init() { register(80, newExplainCmd) }
+
+func newExplainCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "explain [RULE]",
+		Short: "Explain a lint rule, or list all rules",
+		Long: `explain prints why a lint rule exists and a corrected example. Without an argument it lists
+every rule with its default severity.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+				for _, r := range lint.Rules() {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Summary)
+				}
+				return tw.Flush()
+			}
+			r, ok := lint.Lookup(args[0])
+			if !ok {
+				return fault.Input(fmt.Errorf("unknown rule %q; valid rules: %s", args[0], strings.Join(lint.IDs(), ", ")))
+			}
+			_, err := fmt.Fprintf(g.stdout, "%s (%s): %s\n\n%s\n", r.ID, r.Severity, r.Summary, r.Explain)
+			return err
+		},
+	}
+}

@@ -1,0 +1,21 @@
+// Package lint checks a parsed migration ([pgsql.File]) against the sidecar contract: the file
+// may create objects, but must not alter, drop, rename, truncate, comment on or change privileges
+// of objects it did not create; every new table carries RLS, a service_role policy and explicit
+// grants; the file ends with NOTIFY pgrst, 'reload schema'; and it is safe to run twice.
+//
+// Each rule lives in its own file and registers a [Rule] with a stable kebab-case id, a default
+// severity and explain text (the reason and a corrected example). [Run] applies every rule and
+// returns the findings sorted by position; [Source] parses a file first and turns a syntax error
+// into a parse-error finding. [Rules] and [Lookup] give the registry to `ledgercheck explain`.
+//
+// Suppression: a comment "-- ledgercheck:ignore RULE-ID reason" on the line before a top-level
+// statement suppresses that rule's findings within that statement only. The reason is required;
+// a suppression naming an unknown rule, lacking a reason, not followed by a statement, or
+// suppressing nothing is itself an error finding.
+//
+// Policy lives in [Config] (the `lint:` section of ledgercheck.yaml): the objects assumed to
+// exist before the file runs, the exceptions allowed on them (the ledger's enroll trigger on
+// public.agent_memories), allowed grantees and severity overrides. [ExistingTouches] exposes
+// what the file does to objects it did not create, and whether configuration allows it, for the
+// dynamic cross-check against an installed footprint.
+package lint
