@@ -129,7 +129,9 @@ func DiffFacts(before, after []Fact) *Footprint {
 		}
 		fp.Changed = append(fp.Changed, c)
 	}
-	byRef := func(a, b ObjectFacts) int { return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Object, b.Object)) }
+	byRef := func(a, b ObjectFacts) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Object, b.Object))
+	}
 	slices.SortFunc(fp.Created, byRef)
 	slices.SortFunc(fp.Dropped, byRef)
 	slices.SortFunc(fp.Changed, func(a, b Change) int {
