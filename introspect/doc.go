@@ -8,7 +8,7 @@
 //
 // [Take] runs every catalog query (queries/*.sql, one named and commented file per object kind)
 // in one REPEATABLE READ READ ONLY transaction and one round trip (a pgx batch), with
-// search_path set to ” so that every expression Postgres deparses (defaults, constraints,
+// search_path set to the empty string so that every expression Postgres deparses (defaults, constraints,
 // index, view, trigger and policy definitions, function signatures) comes out schema-qualified,
 // and with the output-affecting settings (DateStyle, IntervalStyle, TimeZone,
 // extra_float_digits) pinned. The result is sorted by stable keys ([Snapshot.Normalize]);

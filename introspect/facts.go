@@ -12,7 +12,8 @@ import (
 // by (Kind, Object, Attr); a fact missing on one side is the same as an empty Value.
 type Fact struct {
 	// Kind is the object kind: schema, extension, type, attribute (of a composite type), table,
-	// column, constraint, index, view, sequence, function, trigger, policy, default privileges.
+	// column, constraint, index, view, sequence, function, trigger, policy, default privileges,
+	// role.
 	// Finer kinds (partitioned table, materialized view, procedure, enum, ...) are the "kind"
 	// attribute.
 	Kind string `json:"kind"`
@@ -68,6 +69,7 @@ const (
 	KindTrigger           = "trigger"
 	KindPolicy            = "policy"
 	KindDefaultPrivileges = "default privileges"
+	KindRole              = "role"
 )
 
 // Facts flattens s into facts sorted by (Kind, Object, Attr). Every attribute of every object
@@ -211,6 +213,22 @@ func (s *Snapshot) Facts() []Fact {
 		o.add("object_type", x.ObjectType)
 		o.acl(x.ACL)
 	}
+	for _, x := range s.Roles {
+		o := fb.obj(KindRole, ident(x.Name))
+		o.add("superuser", strconv.FormatBool(x.Superuser))
+		o.add("inherit", strconv.FormatBool(x.Inherit))
+		o.add("createrole", strconv.FormatBool(x.CreateRole))
+		o.add("createdb", strconv.FormatBool(x.CreateDB))
+		o.add("login", strconv.FormatBool(x.Login))
+		o.add("replication", strconv.FormatBool(x.Replication))
+		o.add("bypassrls", strconv.FormatBool(x.BypassRLS))
+		o.add("connection_limit", strconv.Itoa(x.ConnectionLimit))
+		o.add("member_of", strings.Join(x.MemberOf, ", "))
+		for _, c := range x.Config {
+			k, v, _ := strings.Cut(c, "=")
+			o.add("config:"+k, v)
+		}
+	}
 	slices.SortFunc(fb.facts, compareFacts)
 	return fb.facts
 }
@@ -341,6 +359,9 @@ func nonNil(s *Snapshot) {
 	}
 	if s.Policies == nil {
 		s.Policies = []Policy{}
+	}
+	if s.Roles == nil {
+		s.Roles = []Role{}
 	}
 	if s.DefaultPrivileges == nil {
 		s.DefaultPrivileges = []DefaultPrivilege{}

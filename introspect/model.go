@@ -18,6 +18,27 @@ type Snapshot struct {
 	Triggers          []Trigger          `json:"triggers"`
 	Policies          []Policy           `json:"policies"`
 	DefaultPrivileges []DefaultPrivilege `json:"default_privileges"`
+	// Roles are the cluster's roles (PostgreSQL's pg_* roles aside): a migration may create
+	// roles and grant memberships, which changes who holds which privileges.
+	Roles []Role `json:"roles"`
+}
+
+// Role is a role with its attributes, memberships and settings.
+type Role struct {
+	Name            string `json:"name"`
+	Superuser       bool   `json:"superuser,omitempty"`
+	Inherit         bool   `json:"inherit,omitempty"`
+	CreateRole      bool   `json:"createrole,omitempty"`
+	CreateDB        bool   `json:"createdb,omitempty"`
+	Login           bool   `json:"login,omitempty"`
+	Replication     bool   `json:"replication,omitempty"`
+	BypassRLS       bool   `json:"bypassrls,omitempty"`
+	ConnectionLimit int    `json:"connection_limit"`
+	// MemberOf are the roles this role is a member of, sorted; "*" marks ADMIN OPTION.
+	MemberOf []string `json:"member_of,omitempty"`
+	// Config are the role's settings (ALTER ROLE ... SET), for all databases or, prefixed
+	// "database: ", for this one; sorted.
+	Config []string `json:"config,omitempty"`
 }
 
 // Grant is one grantee's privileges on an object: the ACL items for that grantee with the
@@ -276,6 +297,11 @@ func (s *Snapshot) Normalize() {
 	slices.SortFunc(s.DefaultPrivileges, func(a, b DefaultPrivilege) int {
 		return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.Schema, b.Schema), cmp.Compare(a.ObjectType, b.ObjectType))
 	})
+	slices.SortFunc(s.Roles, func(a, b Role) int { return cmp.Compare(a.Name, b.Name) })
+	for i := range s.Roles {
+		slices.Sort(s.Roles[i].MemberOf)
+		slices.Sort(s.Roles[i].Config)
+	}
 	for i := range s.Schemas {
 		normACL(s.Schemas[i].ACL)
 	}

@@ -18,7 +18,7 @@ var queryFS embed.FS
 // queryNames lists the queries in the order they are sent in the batch.
 var queryNames = []string{
 	"schemas", "extensions", "types", "tables", "columns", "constraints", "indexes",
-	"sequences", "views", "functions", "triggers", "policies", "default_privileges",
+	"sequences", "views", "functions", "triggers", "policies", "default_privileges", "roles",
 }
 
 // EnvironmentSchemas are the schemas a Supabase database has before any user SQL, left out of a

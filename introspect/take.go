@@ -142,6 +142,7 @@ func assemble(raw map[string][]byte) (*Snapshot, error) {
 		"columns": &columns, "constraints": &constraints, "indexes": &indexes,
 		"sequences": &sequences, "views": &s.Views, "functions": &s.Functions,
 		"triggers": &triggers, "policies": &policies, "default_privileges": &s.DefaultPrivileges,
+		"roles": &s.Roles,
 	}
 	for _, name := range queryNames {
 		if err := json.Unmarshal(raw[name], targets[name]); err != nil {
