@@ -59,7 +59,7 @@ func checkIdempotency(p *Pass) {
 			switch obj.Kind {
 			case pgsql.KindIndex:
 				if obj.Name.Name == "" {
-					p.Report(op.Pos, obj.String(), "CREATE INDEX without a name creates another index on every run; name it and add IF NOT EXISTS")
+					p.Report(op.Pos, "index on "+obj.Table.String(), "CREATE INDEX without a name creates another index on every run; name it and add IF NOT EXISTS")
 				} else if !op.IfNotExists && !guarded {
 					p.Report(op.Pos, obj.String(), "CREATE INDEX %s without IF NOT EXISTS fails on the second run", obj.Name.Name)
 				}

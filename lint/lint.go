@@ -22,7 +22,7 @@ func Source(name string, src []byte, cfg Config, opts Options) []report.Finding 
 		sev, _ := cfg.severity(ruleParseError)
 		return []report.Finding{{
 			Phase: report.PhaseLint, Rule: ruleParseError.ID, Severity: sev, Pos: se.Pos,
-			Message: "syntax error: " + se.Msg + " (PostgreSQL would reject the file)",
+			Message: se.Msg + " (PostgreSQL would reject the file)",
 		}}
 	}
 	return Run(f, cfg, opts)

@@ -173,6 +173,10 @@ func existingTouches(f *pgsql.File, cfg Config, own *Ownership) []Touch {
 			t.Attach = true
 			out = append(out, t)
 		case pgsql.VerbAlter, pgsql.VerbDrop, pgsql.VerbRename, pgsql.VerbTruncate, pgsql.VerbComment, pgsql.VerbGrant, pgsql.VerbRevoke:
+			if op.Grant != nil && op.Grant.Role {
+				out = append(out, roleTouches(cfg, own, op)...)
+				continue
+			}
 			detail := ""
 			if op.Grant != nil {
 				detail = strings.Join(op.Grant.Privileges, ", ") + " to " + strings.Join(op.Grant.Grantees, ", ")
@@ -191,7 +195,7 @@ func existingTouches(f *pgsql.File, cfg Config, own *Ownership) []Touch {
 				if obj.Name.Name == "" && obj.Kind != "default privileges" {
 					continue
 				}
-				if op.Grant != nil && op.Grant.Defaults || op.Grant != nil && op.Grant.Role || !own.Owns(obj, op.SearchPath) {
+				if op.Grant != nil && op.Grant.Defaults || !own.Owns(obj, op.SearchPath) {
 					out = append(out, touch(cfg, op, obj, detail))
 				}
 			}
@@ -202,4 +206,24 @@ func existingTouches(f *pgsql.File, cfg Config, own *Ownership) []Touch {
 
 func touch(cfg Config, op *pgsql.Op, obj pgsql.Object, detail string) Touch {
 	return Touch{Object: obj, Verb: op.Verb, Detail: detail, Op: op, Allowed: cfg.allows(obj.String(), string(op.Verb))}
+}
+
+// roleTouches reports GRANT/REVOKE of role membership: it changes the grantee roles (and the
+// granted roles, when the file did not create them).
+func roleTouches(cfg Config, own *Ownership, op *pgsql.Op) []Touch {
+	var granted []string
+	var out []Touch
+	for _, r := range op.Objects {
+		granted = append(granted, r.Name.Name)
+		if !own.Owns(r, op.SearchPath) {
+			out = append(out, touch(cfg, op, r, "membership granted to "+strings.Join(op.Grant.Grantees, ", ")))
+		}
+	}
+	for _, g := range op.Grant.Grantees {
+		obj := pgsql.Object{Kind: pgsql.KindRole, Name: pgsql.Name{Name: g}, Qualified: true, Pos: op.At}
+		if !own.Owns(obj, op.SearchPath) {
+			out = append(out, touch(cfg, op, obj, "made a member of "+strings.Join(granted, ", ")))
+		}
+	}
+	return out
 }

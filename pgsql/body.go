@@ -136,7 +136,10 @@ func (a *analyzer) bodyLiteral(sc *scope, loc int, value string) (*literal, offs
 	return lit, func(i int) int { return sc.m(lit.pos(i)) }
 }
 
-var nearLineRE = regexp.MustCompile(`near line (\d+)`)
+var (
+	nearLineRE  = regexp.MustCompile(`near line (\d+)`)
+	nearTokenRE = regexp.MustCompile(`at or near "(.+)"$`)
+)
 
 // plpgsql compiles a function or DO statement with PL/pgSQL and analyses the SQL inside it.
 // body is the AS string, bm maps its offsets to the file.
@@ -150,7 +153,15 @@ func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx C
 			p.Syntax = strings.Contains(pe.Message, "syntax error")
 			if m := nearLineRE.FindStringSubmatch(pe.Context); m != nil {
 				line, _ := strconv.Atoi(m[1])
-				p.Pos = a.f.Pos(bm(firstNonSpace(body, lineStart(body, line))))
+				at := firstNonSpace(body, lineStart(body, line))
+				// "near line N" is where the statement began; the token the message names is
+				// more precise.
+				if t := nearTokenRE.FindStringSubmatch(pe.Message); t != nil {
+					if i := locate(body, t[1], line); i >= 0 {
+						at = i
+					}
+				}
+				p.Pos = a.f.Pos(bm(at))
 			}
 		}
 		where := "DO block"

@@ -60,7 +60,7 @@ func (l *literal) offsets() []int {
 	return idx
 }
 
-// readLiteral reads the SQL string literal starting at src[off]: '...' (with '' escapes),
+// readLiteral reads the SQL string literal starting at src[off]: '...' (with ” escapes),
 // E'...' (backslash escapes kept approximately: one source byte per value byte), or $tag$...$tag$.
 func readLiteral(src string, off int) (*literal, bool) {
 	if off < 0 || off >= len(src) {

@@ -1,0 +1,2 @@
+DO LANGUAGE plperl $$ return 1; $$;
+NOTIFY pgrst, 'reload schema';

@@ -1,0 +1,11 @@
+CREATE TABLE IF NOT EXISTS public.ledger (id uuid PRIMARY KEY, step int);
+ALTER TABLE public.ledger ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS ledger_service_role_all ON public.ledger;
+CREATE POLICY ledger_service_role_all ON public.ledger
+  FOR ALL TO service_role USING (true) WITH CHECK (true);
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.ledger TO service_role;
+ALTER TABLE public.ledger ENABLE ROW LEVEL SECURITY;
+COMMENT ON TABLE public.ledger IS 'decisions';
+REVOKE ALL ON public.ledger FROM anon;
+SET search_path TO public, extensions;
+NOTIFY pgrst, 'reload schema';

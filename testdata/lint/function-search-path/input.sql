@@ -1,0 +1,4 @@
+CREATE OR REPLACE FUNCTION public.ledger_now() RETURNS timestamptz
+LANGUAGE sql STABLE AS $$ SELECT now() $$;
+GRANT EXECUTE ON FUNCTION public.ledger_now() TO service_role;
+NOTIFY pgrst, 'reload schema';

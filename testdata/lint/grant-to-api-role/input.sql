@@ -1,0 +1,9 @@
+CREATE TABLE IF NOT EXISTS public.ledger (id uuid PRIMARY KEY, step int);
+ALTER TABLE public.ledger ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS ledger_service_role_all ON public.ledger;
+CREATE POLICY ledger_service_role_all ON public.ledger
+  FOR ALL TO service_role USING (true) WITH CHECK (true);
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.ledger TO service_role;
+GRANT SELECT ON public.ledger TO anon;
+GRANT SELECT ON public.ledger TO PUBLIC;
+NOTIFY pgrst, 'reload schema';

@@ -1,0 +1,3 @@
+SELECT 'ü';
+CREATE TABLE IF NOT EXISTS t (id int,,);
+NOTIFY pgrst, 'reload schema';

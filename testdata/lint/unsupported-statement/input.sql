@@ -1,0 +1,11 @@
+\set ON_ERROR_STOP on
+CREATE TABLE IF NOT EXISTS public.ledger (id uuid PRIMARY KEY, step int);
+ALTER TABLE public.ledger ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS ledger_service_role_all ON public.ledger;
+CREATE POLICY ledger_service_role_all ON public.ledger
+  FOR ALL TO service_role USING (true) WITH CHECK (true);
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.ledger TO service_role;
+COPY public.ledger (id, step) FROM STDIN;
+00000000-0000-0000-0000-000000000001	1
+\.
+NOTIFY pgrst, 'reload schema';
