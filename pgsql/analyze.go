@@ -529,23 +529,16 @@ func setValues(x *pg_query.VariableSetStmt) []string {
 	return vals
 }
 
-// searchPath turns SET search_path values into the schemas that resolve names: a quoted list
-// given as one string ('public, extensions') is split, "$user" and empty entries dropped.
+// searchPath turns SET search_path values into the schemas that resolve names. Each value is one
+// schema, as the parser folded it: PostgreSQL quotes every element of a list setting, so even
+// SET search_path = 'a, b' names a single schema "a, b". "$user" and empty entries are dropped.
 func searchPath(vals []string) []string {
 	var path []string
 	for _, v := range vals {
-		for _, p := range strings.Split(v, ",") {
-			p = strings.TrimSpace(p)
-			if strings.HasPrefix(p, `"`) && strings.HasSuffix(p, `"`) && len(p) >= 2 {
-				p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
-			} else if len(vals) > 1 || strings.Contains(v, ",") {
-				p = strings.ToLower(p)
-			}
-			if p == "" || p == "$user" {
-				continue
-			}
-			path = append(path, p)
+		if v == "" || v == "$user" {
+			continue
 		}
+		path = append(path, v)
 	}
 	return path
 }
