@@ -67,6 +67,7 @@ becomes
 (splinter 0028/0029 flag the exposure of SECURITY DEFINER functions after the fact.)`,
 	Check: func(p *Pass) {
 		seen := map[pgsql.Name]bool{}
+		privs := p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbGrant || op.Verb == pgsql.VerbRevoke })
 		for _, op := range p.Ops() {
 			if op.Verb != pgsql.VerbCreate || len(op.Objects) == 0 {
 				continue
@@ -85,17 +86,17 @@ becomes
 				continue
 			}
 			seen[obj.Name] = true
-			if !hasPrivilegeStmt(p, obj) {
+			if !hasPrivilegeStmt(privs[obj.Name.Name], obj) {
 				p.Report(obj.Pos, obj.String(), "%s %s has no explicit GRANT or REVOKE", obj.Kind, obj.Name)
 			}
 		}
 	},
 })
 
-// hasPrivilegeStmt reports whether the file grants or revokes anything on obj.
-func hasPrivilegeStmt(p *Pass, obj pgsql.Object) bool {
+// hasPrivilegeStmt reports whether one of ops (the GRANTs and REVOKEs naming obj) is on obj.
+func hasPrivilegeStmt(ops []*pgsql.Op, obj pgsql.Object) bool {
 	fn := obj.Kind == pgsql.KindFunction || obj.Kind == pgsql.KindProcedure
-	for _, op := range p.Ops() {
+	for _, op := range ops {
 		if (op.Verb != pgsql.VerbGrant && op.Verb != pgsql.VerbRevoke) || op.Grant == nil || op.Grant.Role || op.Grant.Defaults {
 			continue
 		}

@@ -96,6 +96,8 @@ type Pass struct {
 
 	rule     *Rule
 	findings *[]report.Finding
+	ops, top []*pgsql.Op
+	alterFns map[string][]*pgsql.Op
 }
 
 // Report records a finding of the current rule at pos. obj names the object concerned (may be
@@ -109,22 +111,46 @@ func (p *Pass) Report(pos pgsql.Position, obj string, format string, args ...any
 
 // TopLevel returns the file's top-level ops.
 func (p *Pass) TopLevel() []*pgsql.Op {
-	var out []*pgsql.Op
-	for i := range p.File.Ops {
-		if p.File.Ops[i].Context == pgsql.TopLevel {
-			out = append(out, &p.File.Ops[i])
+	if p.top == nil {
+		for i := range p.File.Ops {
+			if p.File.Ops[i].Context == pgsql.TopLevel {
+				p.top = append(p.top, &p.File.Ops[i])
+			}
 		}
 	}
-	return out
+	return p.top
 }
 
 // Ops returns all ops, nested ones included.
 func (p *Pass) Ops() []*pgsql.Op {
-	out := make([]*pgsql.Op, len(p.File.Ops))
-	for i := range p.File.Ops {
-		out[i] = &p.File.Ops[i]
+	if p.ops == nil {
+		p.ops = make([]*pgsql.Op, len(p.File.Ops))
+		for i := range p.File.Ops {
+			p.ops[i] = &p.File.Ops[i]
+		}
 	}
-	return out
+	return p.ops
+}
+
+// byName indexes ops by the bare names (without schema) of the objects they act on, and of the
+// tables of policies, so that rules looking for "the GRANT on this table" are not quadratic.
+func (p *Pass) byName(keep func(op *pgsql.Op) bool) map[string][]*pgsql.Op {
+	idx := map[string][]*pgsql.Op{}
+	for _, op := range p.Ops() {
+		if !keep(op) {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, o := range op.Objects {
+			for _, n := range []string{o.Name.Name, o.Table.Name} {
+				if n != "" && !seen[n] {
+					seen[n] = true
+					idx[n] = append(idx[n], op)
+				}
+			}
+		}
+	}
+	return idx
 }
 
 // where describes the context of an op for messages ("", " in a function body", ...).

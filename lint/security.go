@@ -24,7 +24,10 @@ func pinned(p *Pass, def *pgsql.Op) bool {
 	if def.Func.PinnedPath {
 		return true
 	}
-	for _, op := range p.Ops() {
+	if p.alterFns == nil {
+		p.alterFns = p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbAlter && op.Func != nil })
+	}
+	for _, op := range p.alterFns[def.Objects[0].Name.Name] {
 		if op.Verb == pgsql.VerbAlter && op.Func != nil && op.Func.PinnedPath && len(op.Objects) > 0 && sameRelation(op.Objects[0], op.SearchPath, def.Objects[0].Name) {
 			return true
 		}

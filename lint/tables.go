@@ -57,10 +57,11 @@ becomes
 
 (ENABLE ROW LEVEL SECURITY is idempotent, so it is safe on a rerun.)`,
 	Check: func(p *Pass) {
+		alters := p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbAlter })
 		for _, t := range newTables(p) {
 			name := t.Objects[0].Name
 			ok := false
-			for _, op := range p.Ops() {
+			for _, op := range alters[name.Name] {
 				if op.Verb != pgsql.VerbAlter || len(op.Objects) == 0 || !sameRelation(op.Objects[0], op.SearchPath, name) {
 					continue
 				}
@@ -94,10 +95,11 @@ becomes
     CREATE POLICY agent_decision_edges_service_role_all ON public.agent_decision_edges
       FOR ALL TO service_role USING (true) WITH CHECK (true);`,
 	Check: func(p *Pass) {
+		policies := p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbCreate && op.Object().Kind == pgsql.KindPolicy })
 		for _, t := range newTables(p) {
 			name := t.Objects[0].Name
 			ok := false
-			for _, op := range p.Ops() {
+			for _, op := range policies[name.Name] {
 				if op.Verb != pgsql.VerbCreate || op.Object().Kind != pgsql.KindPolicy {
 					continue
 				}
@@ -127,9 +129,10 @@ becomes
     CREATE TABLE IF NOT EXISTS public.agent_decision_ledger (...);
     GRANT SELECT, INSERT, UPDATE, DELETE ON public.agent_decision_ledger TO service_role;`,
 	Check: func(p *Pass) {
+		grants := p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbGrant })
 		for _, t := range newTables(p) {
 			name := t.Objects[0].Name
-			if !granted(p, name, "service_role") {
+			if !granted(p, grants, name, "service_role") {
 				p.Report(t.Objects[0].Pos, t.Objects[0].String(), "table %s has no GRANT ... TO service_role", name)
 			}
 		}
@@ -137,8 +140,8 @@ becomes
 })
 
 // granted reports whether the file grants something on relation n to role.
-func granted(p *Pass, n pgsql.Name, role string) bool {
-	for _, op := range p.Ops() {
+func granted(p *Pass, grants map[string][]*pgsql.Op, n pgsql.Name, role string) bool {
+	for _, op := range append(grants[n.Name], grants[n.Schema]...) {
 		if op.Verb != pgsql.VerbGrant || op.Grant == nil || op.Grant.Defaults || op.Grant.Role || !slices.Contains(op.Grant.Grantees, role) {
 			continue
 		}
