@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeSQL(t *testing.T, name, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const cleanSQL = `CREATE TABLE IF NOT EXISTS public.ledger (id uuid PRIMARY KEY);
+ALTER TABLE public.ledger ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS ledger_all ON public.ledger;
+CREATE POLICY ledger_all ON public.ledger FOR ALL TO service_role USING (true);
+GRANT SELECT ON public.ledger TO service_role;
+NOTIFY pgrst, 'reload schema';
+`
+
+func TestLintExitCodesAndText(t *testing.T) {
+	clean := writeSQL(t, "clean.sql", cleanSQL)
+	if code, out, errs := runCLI(t, "lint", "-q", clean); code != ExitOK || out != "" {
+		t.Errorf("clean file: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	bad := writeSQL(t, "bad.sql", cleanSQL+"ALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS x int;\nNOTIFY pgrst, 'reload schema';\n")
+	code, out, _ := runCLI(t, "lint", "-q", bad)
+	want := bad + ":7:13: error: ALTER TABLE changes table public.thoughts, which this file did not create: alter (AddColumn) (table public.thoughts) [modifies-existing-object]\n"
+	if code != ExitFindings || out != want {
+		t.Errorf("bad file: exit %d, stdout\n%s\nwant exit 1 and\n%s", code, out, want)
+	}
+	// Warnings alone do not fail.
+	warn := writeSQL(t, "warn.sql", strings.Replace(cleanSQL, "NOTIFY", "CREATE OR REPLACE FUNCTION public.n() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\nGRANT EXECUTE ON FUNCTION public.n() TO service_role;\nNOTIFY", 1))
+	if code, out, _ := runCLI(t, "lint", "-q", warn); code != ExitOK || !strings.Contains(out, "warning:") {
+		t.Errorf("warnings only: exit %d, stdout %q; want exit 0 with a warning", code, out)
+	}
+}
+
+func TestLintJSONAndDim(t *testing.T) {
+	p := writeSQL(t, "v.sql", strings.Replace(cleanSQL, "id uuid PRIMARY KEY", "id uuid PRIMARY KEY, e vector(1536)", 1))
+	code, out, _ := runCLI(t, "lint", "-q", "--dim", "1024", "--format", "json", p)
+	var doc struct {
+		Version  int
+		Findings []struct {
+			Rule     string
+			Severity string
+			Position struct{ Line, Col int }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("json output: %v\n%s", err, out)
+	}
+	if code != ExitFindings || doc.Version != 1 || len(doc.Findings) != 1 || doc.Findings[0].Rule != "vector-dimension" || doc.Findings[0].Position.Line != 1 || doc.Findings[0].Position.Col != 73 {
+		t.Errorf("exit %d, report %+v", code, doc)
+	}
+	if code, _, _ := runCLI(t, "lint", "-q", "--dim", "1536", p); code != ExitOK {
+		t.Errorf("--dim 1536: exit %d, want 0", code)
+	}
+}
+
+func TestLintInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lint", filepath.Join(dir, "missing.sql")}, "missing.sql: no such file"},
+		{[]string{"lint", dir}, "is a directory"},
+		{[]string{"lint", "--format", "xml", writeSQL(t, "a.sql", cleanSQL)}, "--format"},
+		{[]string{"lint", "--config", filepath.Join(dir, "nope.yaml"), writeSQL(t, "b.sql", cleanSQL)}, "--config"},
+		{[]string{"lint", "--config", writeSQL(t, "c.yaml", "severity:\n  no-such-rule: off\n"), writeSQL(t, "d.sql", cleanSQL)}, "unknown rule"},
+		{[]string{"lint", "--config", writeSQL(t, "e.yaml", "unknown_key: 1\n"), writeSQL(t, "f.sql", cleanSQL)}, "unknown_key"},
+		{[]string{"lint"}, "requires at least 1 arg"},
+	} {
+		code, out, errs := runCLI(t, tc.args...)
+		if code != ExitInput || out != "" || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line containing %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+}
+
+func TestLintConfigSeverityOverride(t *testing.T) {
+	cfg := writeSQL(t, "c.yaml", "severity:\n  missing-notify-reload: warning\n")
+	p := writeSQL(t, "n.sql", strings.Replace(cleanSQL, "NOTIFY pgrst, 'reload schema';\n", "", 1))
+	code, out, _ := runCLI(t, "lint", "-q", "--config", cfg, p)
+	if code != ExitOK || !strings.Contains(out, "warning: the last statement is GRANT") {
+		t.Errorf("exit %d, stdout %q", code, out)
+	}
+}
+
+func TestExplain(t *testing.T) {
+	code, out, _ := runCLI(t, "explain")
+	if code != ExitOK || !strings.Contains(out, "modifies-existing-object") || !strings.Contains(out, "vector-dimension") {
+		t.Errorf("explain: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "explain", "security-definer-public-execute")
+	if code != ExitOK || !strings.Contains(out, "0028") || !strings.Contains(out, "REVOKE EXECUTE") {
+		t.Errorf("explain RULE: exit %d\n%s", code, out)
+	}
+	code, out, errs := runCLI(t, "explain", "no-such-rule")
+	if code != ExitInput || out != "" || !strings.Contains(errs, "parse-error") {
+		t.Errorf("explain unknown: exit %d, stderr %q", code, errs)
+	}
+}
