@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"ledgercheck/internal/fault"
 	"ledgercheck/pgsql"
 )
 
@@ -224,4 +225,19 @@ func assemble(raw map[string][]byte) (*Snapshot, error) {
 	}
 	nonNil(s)
 	return s, nil
+}
+
+// TakeURL connects to the database named by a connection URI or DSN and takes a snapshot of it
+// with [Take], read-only. A connection failure is a [fault.Env] error.
+func TakeURL(ctx context.Context, dsn string, opts Options) (*Snapshot, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fault.Input(fmt.Errorf("parsing the connection string: %w", err))
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fault.Env(fmt.Errorf("connecting to %s: %w", cfg.Database, err))
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return Take(ctx, conn, opts)
 }
