@@ -277,6 +277,11 @@ BEGIN
 END
 $drop_overloads$;
 
+-- Already gone after the loop above; stated for readers (and static checkers) who cannot see
+-- into the DO block: the CREATE below never meets an existing function of its signature.
+DROP FUNCTION IF EXISTS public.match_decision_ledger(text, text, vector, text, text, integer, integer,
+  float, float, float, float, float, float, boolean);
+
 -- match_decision_ledger: ranked recall over one workspace's decisions.
 --
 --   ranking_score = w_sim * relevance + w_imp * importance + w_rec * recency + w_dep * dependency
