@@ -23,9 +23,6 @@ func TestShippedFiles(t *testing.T) {
 			// A second trigger on public.agent_memories that the default configuration does not
 			// allow (only the enroll trigger is): it needs a reviewed lint.allow entry.
 			"attaches-to-existing-table trigger trg_agent_decision_ledger_content_changed on public.agent_memories",
-			// CREATE FUNCTION without OR REPLACE; the preceding DO block drops every overload
-			// with a dynamic EXECUTE that lint cannot see. Needs a ledgercheck:ignore with reason.
-			"not-idempotent function public.match_decision_ledger",
 		}},
 		{"../migrations/ports/decision_ledger_1024.sql", 1024, []string{
 			// [D4] the port's role model instead of RLS: no RLS, no policies, grants to
@@ -41,7 +38,6 @@ func TestShippedFiles(t *testing.T) {
 			"table-no-service-role-grant table public.agent_decision_pins",
 			"modifies-existing-object role service_role",
 			"attaches-to-existing-table trigger trg_agent_decision_ledger_content_changed on public.agent_memories",
-			"not-idempotent function public.match_decision_ledger",
 		}},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
