@@ -1,0 +1,282 @@
+package introspect
+
+import (
+	"cmp"
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Digest is the content of every user table of one database: for each table its row count and an
+// order-independent hash of its rows. Two digests of the same data are equal whatever the
+// physical row order; a lost, duplicated or changed row changes the table's hash.
+type Digest struct {
+	// Tables are sorted by name.
+	Tables []TableDigest `json:"tables"`
+}
+
+// TableDigest is the content digest of one table.
+type TableDigest struct {
+	// Table is the schema-qualified table name, as in a [Snapshot]'s table identities.
+	Table string `json:"table"`
+	// Rows is the row count.
+	Rows int64 `json:"rows"`
+	// Hash is the md5 (hex) of the concatenated, sorted per-row hashes. Each row hash is the md5
+	// of the row's text form (ROW(t.*)::text) under the snapshot's pinned output settings.
+	Hash string `json:"hash"`
+	// RowHashes are the per-row hashes, sorted; kept so that [CompareRows] can say which rows
+	// were lost, duplicated or changed. Not part of the JSON form.
+	RowHashes []RowHash `json:"-"`
+}
+
+// RowHash identifies one row's content.
+type RowHash struct {
+	// Full is the md5 of the whole row's text form.
+	Full string
+	// Content is the md5 of the row without the columns that have a default, an identity or a
+	// generation expression (ids, created_at, updated_at): two rows with the same Content and a
+	// different Full are the same record inserted twice, or one record whose bookkeeping columns
+	// changed.
+	Content string
+}
+
+// Table returns the digest of the table named name (schema-qualified), if d has it.
+func (d *Digest) Table(name string) (TableDigest, bool) {
+	i, ok := slices.BinarySearchFunc(d.Tables, name, func(t TableDigest, n string) int { return cmp.Compare(t.Table, n) })
+	if !ok {
+		return TableDigest{}, false
+	}
+	return d.Tables[i], true
+}
+
+// digestTablesQuery lists the ordinary tables of the user schemas, with the table quoted for use
+// in SQL and, for the content hash, the columns without a default, identity or generation
+// expression as a select list over the alias r (empty when there are none). The schema filter
+// is appended by [digestTables]; it matches the one [Take] applies.
+const digestTablesQuery = `
+SELECT n.nspname, c.relname, format('%I.%I', n.nspname, c.relname),
+       coalesce((SELECT string_agg(format('r.%I', a.attname), ', ' ORDER BY a.attnum)
+                   FROM pg_attribute a
+                  WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                    AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''), '')
+  FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE c.relkind = 'r'
+   AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+   AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'`
+
+// digestRowsQuery reads one hash pair per row of a table; %[1]s is the quoted table name and
+// %[2]s the content columns' select list.
+const digestRowsQuery = `SELECT md5(ROW(r.*)::text), md5(ROW(%[2]s)::text) FROM %[1]s AS r`
+
+type digestTable struct {
+	schema, name, quoted, contentCols string
+}
+
+// TakeDigest reads the content digest of every ordinary table of the user schemas that opts
+// selects (the schemas a [Snapshot] with the same options covers: the environment's schemas and
+// extension-owned tables are left out unless asked for), in one REPEATABLE READ READ ONLY
+// transaction with row security off, so that a table whose rows a policy would hide fails
+// loudly instead of digesting part of the table. It changes nothing in the database.
+func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error) {
+	tx, err := db.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, fmt.Errorf("digest: starting the transaction: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only; nothing to keep
+
+	for _, s := range append(slices.Clone(settings), `SET LOCAL row_security = off`) {
+		if _, err := tx.Exec(ctx, s); err != nil {
+			return nil, fmt.Errorf("digest: %s: %w", s, err)
+		}
+	}
+	tables, err := digestTables(ctx, tx, opts)
+	if err != nil {
+		return nil, err
+	}
+	d := &Digest{Tables: make([]TableDigest, 0, len(tables))}
+	if len(tables) == 0 {
+		return d, nil
+	}
+	b := &pgx.Batch{}
+	for _, t := range tables {
+		b.Queue(fmt.Sprintf(digestRowsQuery, t.quoted, t.contentCols))
+	}
+	res := tx.SendBatch(ctx, b)
+	for _, t := range tables {
+		td, err := readRows(res, t)
+		if err != nil {
+			res.Close()
+			return nil, err
+		}
+		d.Tables = append(d.Tables, td)
+	}
+	if err := res.Close(); err != nil {
+		return nil, fmt.Errorf("digest: reading table contents: %w", err)
+	}
+	slices.SortFunc(d.Tables, func(a, b TableDigest) int { return cmp.Compare(a.Table, b.Table) })
+	return d, nil
+}
+
+func digestTables(ctx context.Context, tx pgx.Tx, opts Options) ([]digestTable, error) {
+	q := digestTablesQuery
+	if !opts.IncludeEnvironment {
+		q += "\n   AND n.nspname <> ALL (" + textArray(EnvironmentSchemas) + ")"
+	}
+	if len(opts.Schemas) > 0 {
+		q += "\n   AND n.nspname = ANY (" + textArray(opts.Schemas) + ")"
+	}
+	if !opts.IncludeExtensionObjects {
+		q += "\n   AND c.oid NOT IN (SELECT dep.objid FROM pg_depend dep WHERE dep.classid = 'pg_class'::regclass AND dep.deptype = 'e')"
+	}
+	rows, err := tx.Query(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("digest: listing tables: %w", err)
+	}
+	var out []digestTable
+	for rows.Next() {
+		var t digestTable
+		if err := rows.Scan(&t.schema, &t.name, &t.quoted, &t.contentCols); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("digest: listing tables: %w", err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("digest: listing tables: %w", err)
+	}
+	return out, nil
+}
+
+func readRows(res pgx.BatchResults, t digestTable) (TableDigest, error) {
+	name := qualify(t.schema, t.name)
+	rows, err := res.Query()
+	if err != nil {
+		return TableDigest{}, fmt.Errorf("digest: reading table %s: %w", name, err)
+	}
+	td := TableDigest{Table: name}
+	for rows.Next() {
+		var h RowHash
+		if err := rows.Scan(&h.Full, &h.Content); err != nil {
+			rows.Close()
+			return TableDigest{}, fmt.Errorf("digest: reading table %s: %w", name, err)
+		}
+		td.RowHashes = append(td.RowHashes, h)
+	}
+	if err := rows.Err(); err != nil {
+		return TableDigest{}, fmt.Errorf("digest: reading table %s: %w", name, err)
+	}
+	slices.SortFunc(td.RowHashes, func(a, b RowHash) int {
+		return cmp.Or(cmp.Compare(a.Full, b.Full), cmp.Compare(a.Content, b.Content))
+	})
+	td.Rows = int64(len(td.RowHashes))
+	sum := md5.New()
+	for _, h := range td.RowHashes {
+		sum.Write([]byte(h.Full))
+	}
+	td.Hash = hex.EncodeToString(sum.Sum(nil))
+	return td, nil
+}
+
+// RowDelta says how a table's rows differ between two digests of it. Rows present on both
+// sides are not counted. Classification, in this order: an extra row whose content (see
+// [RowHash.Content]) equals a missing row's is that row, changed; an extra row whose content
+// equals any row of before is a duplicate; the remaining extra and missing rows pair up as
+// changed rows; what is left is lost (missing) or added (extra).
+type RowDelta struct {
+	// Before and After are the row counts.
+	Before, After int64
+	// Lost are rows of before that are gone.
+	Lost int64
+	// Duplicated are extra rows that repeat a row of before.
+	Duplicated int64
+	// Changed are rows of before whose values changed.
+	Changed int64
+	// Added are other extra rows.
+	Added int64
+}
+
+// Zero reports whether the rows are the same on both sides.
+func (d RowDelta) Zero() bool { return d.Lost == 0 && d.Duplicated == 0 && d.Changed == 0 && d.Added == 0 }
+
+// String says what happened, e.g. "lost 3 rows, changed 2 rows (5 rows before, 2 after)".
+func (d RowDelta) String() string {
+	var parts []string
+	add := func(n int64, verb string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", verb, rowsWord(n)))
+		}
+	}
+	add(d.Lost, "lost")
+	add(d.Duplicated, "duplicated")
+	add(d.Changed, "changed")
+	add(d.Added, "added")
+	if len(parts) == 0 {
+		parts = append(parts, "no change")
+	}
+	return fmt.Sprintf("%s (%s before, %d after)", strings.Join(parts, ", "), rowsWord(d.Before), d.After)
+}
+
+func rowsWord(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
+}
+
+// CompareRows classifies how the rows of a table changed from before to after (see [RowDelta]).
+func CompareRows(before, after TableDigest) RowDelta {
+	d := RowDelta{Before: before.Rows, After: after.Rows}
+	if before.Hash == after.Hash && before.Rows == after.Rows {
+		return d
+	}
+	// Multiset difference on full hashes.
+	count := map[string]int{}
+	for _, h := range before.RowHashes {
+		count[h.Full]++
+	}
+	var extra []RowHash
+	for _, h := range after.RowHashes {
+		if count[h.Full] > 0 {
+			count[h.Full]--
+			continue
+		}
+		extra = append(extra, h)
+	}
+	missingContent := map[string]int{}
+	var missing int64
+	for _, h := range before.RowHashes {
+		if count[h.Full] > 0 {
+			count[h.Full]--
+			missingContent[h.Content]++
+			missing++
+		}
+	}
+	beforeContent := map[string]bool{}
+	for _, h := range before.RowHashes {
+		beforeContent[h.Content] = true
+	}
+	var rest int64
+	for _, h := range extra {
+		switch {
+		case missingContent[h.Content] > 0:
+			missingContent[h.Content]--
+			missing--
+			d.Changed++
+		case beforeContent[h.Content]:
+			d.Duplicated++
+		default:
+			rest++
+		}
+	}
+	paired := min(rest, missing)
+	d.Changed += paired
+	d.Lost = missing - paired
+	d.Added = rest - paired
+	return d
+}
