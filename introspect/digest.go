@@ -202,7 +202,9 @@ type RowDelta struct {
 }
 
 // Zero reports whether the rows are the same on both sides.
-func (d RowDelta) Zero() bool { return d.Lost == 0 && d.Duplicated == 0 && d.Changed == 0 && d.Added == 0 }
+func (d RowDelta) Zero() bool {
+	return d.Lost == 0 && d.Duplicated == 0 && d.Changed == 0 && d.Added == 0
+}
 
 // String says what happened, e.g. "lost 3 rows, changed 2 rows (5 rows before, 2 after)".
 func (d RowDelta) String() string {
