@@ -1,0 +1,444 @@
+package diff
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"strings"
+
+	"ledgercheck/introspect"
+	"ledgercheck/pgsql"
+)
+
+// Side is one install: what the migration created and changed, where it came from, and the
+// variant's vector dimension.
+type Side struct {
+	// Label names the side in reports: "left" or "right".
+	Label string
+	// File is the migration file as the user named it.
+	File string
+	// Dim is the variant's vector dimension (0: unknown, no normalization).
+	Dim int
+	// Footprint is what installing File changed in the catalog.
+	Footprint *introspect.Footprint
+	// Source is the parsed File, for the declared signatures and the dimension scan; nil skips
+	// both.
+	Source *pgsql.File
+}
+
+// Difference is one attribute of one object that differs between the two sides, or an object
+// present on one side only (Attr "").
+type Difference struct {
+	// ID is the stable readable identity: "kind object attr #digest12".
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`
+	Object string `json:"object"`
+	// Attr is the attribute; "" for an object present on one side only.
+	Attr string `json:"attr"`
+	// Left and Right are the normalized compared values; "" is absent. For an object present on
+	// one side only, the value is the listing of its facts (and its one-sided children's), one
+	// "attr: value" line each.
+	Left  string `json:"left"`
+	Right string `json:"right"`
+	// LeftText and RightText are the displayed texts when they differ from the values (a
+	// function's raw body).
+	LeftText  string `json:"left_text,omitempty"`
+	RightText string `json:"right_text,omitempty"`
+	// Class is semantic, or cosmetic when only the displayed text differs.
+	Class introspect.Class `json:"class"`
+	// Pos is where the difference is in a source file, when it comes from the source (a
+	// declared type, a dimension).
+	Pos *pgsql.Position `json:"pos,omitempty"`
+	// Note explains a difference that is not a plain value comparison (kind "dimension").
+	Note string `json:"note,omitempty"`
+}
+
+// Digest is "sha256:" and the hex SHA-256 of the left value, a NUL byte and the right value: an
+// allowlist entry that pins it accepts exactly this pair.
+func (d Difference) Digest() string { return Digest(d.Left, d.Right) }
+
+// Digest returns the digest [Difference.Digest] computes for a pair of values.
+func Digest(left, right string) string {
+	h := sha256.New()
+	h.Write([]byte(left))
+	h.Write([]byte{0})
+	h.Write([]byte(right))
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// Presence says which side has the object of a one-sided difference: "left only", "right only",
+// or "" for an attribute difference.
+func (d Difference) Presence() string {
+	if d.Attr != "" {
+		return ""
+	}
+	if d.Right == "" {
+		return "left only"
+	}
+	if d.Left == "" {
+		return "right only"
+	}
+	return ""
+}
+
+// Shown returns the texts to display for the two sides.
+func (d Difference) Shown() (left, right string) {
+	left, right = d.Left, d.Right
+	if d.LeftText != "" || d.RightText != "" {
+		left, right = d.LeftText, d.RightText
+	}
+	return left, right
+}
+
+// IsText reports whether the values are texts best shown as a unified diff (bodies, view
+// definitions, policy expressions, object listings, anything multi-line).
+func (d Difference) IsText() bool {
+	switch d.Attr {
+	case "", "body", "definition", "using", "with_check":
+		return true
+	}
+	l, r := d.Shown()
+	return strings.Contains(l, "\n") || strings.Contains(r, "\n")
+}
+
+// Result is the outcome of [Compare].
+type Result struct {
+	// Left and Right are the sides' labels, files and dimensions.
+	Left  SideInfo `json:"left"`
+	Right SideInfo `json:"right"`
+	// Differences are sorted by (kind, object, attr).
+	Differences []Difference `json:"differences"`
+	// Sites are the places where dimension normalization rewrote a value (see [Site]).
+	Sites []Site `json:"dimension_sites"`
+}
+
+// SideInfo describes a side in a [Result].
+type SideInfo struct {
+	Label string `json:"label"`
+	File  string `json:"file"`
+	Dim   int    `json:"dim"`
+}
+
+// Semantic returns the semantic differences.
+func (r *Result) Semantic() []Difference {
+	var out []Difference
+	for _, d := range r.Differences {
+		if d.Class != introspect.Cosmetic {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// fact is a normalized fact with where it was declared (source facts only).
+type fact struct {
+	introspect.Fact
+	// raw is the fact before dimension normalization.
+	raw introspect.Fact
+	pos *pgsql.Position
+}
+
+// sideFacts is a side flattened for comparison.
+type sideFacts struct {
+	side    Side
+	facts   map[introspect.FactKey]fact
+	created map[introspect.ObjectRef][]introspect.FactKey // objects the migration created
+	parent  map[introspect.ObjectRef]introspect.ObjectRef
+}
+
+// Compare compares two sides. It never fails: a nil footprint is an empty one.
+func Compare(left, right Side) *Result {
+	res := &Result{
+		Left:        SideInfo{left.Label, left.File, left.Dim},
+		Right:       SideInfo{right.Label, right.File, right.Dim},
+		Differences: []Difference{},
+		Sites:       []Site{},
+	}
+	norm := left.Dim > 0 && right.Dim > 0 && left.Dim != right.Dim
+	l := flatten(left, norm)
+	r := flatten(right, norm)
+	res.Sites = sites(l, r)
+	renumberColumns(l, r)
+
+	// Objects present on one side only, folded into their one-sided parent.
+	oneSided := map[introspect.ObjectRef]*sideFacts{}
+	for ref := range l.created {
+		if _, ok := r.created[ref]; !ok && !r.hasObject(ref) {
+			oneSided[ref] = l
+		}
+	}
+	for ref := range r.created {
+		if _, ok := l.created[ref]; !ok && !l.hasObject(ref) {
+			oneSided[ref] = r
+		}
+	}
+	root := func(ref introspect.ObjectRef) introspect.ObjectRef {
+		sf := oneSided[ref]
+		for {
+			p, ok := sf.parent[ref]
+			if !ok || oneSided[p] != sf {
+				return ref
+			}
+			ref = p
+		}
+	}
+	groups := map[introspect.ObjectRef][]introspect.ObjectRef{}
+	for ref := range oneSided {
+		rt := root(ref)
+		groups[rt] = append(groups[rt], ref)
+	}
+	for rt, members := range groups {
+		sf := oneSided[rt]
+		slices.SortFunc(members, func(a, b introspect.ObjectRef) int {
+			if a == rt {
+				return -1
+			}
+			if b == rt {
+				return 1
+			}
+			return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Object, b.Object))
+		})
+		listing := sf.listing(rt, members)
+		d := Difference{Kind: rt.Kind, Object: rt.Object, Class: introspect.Semantic}
+		if sf == l {
+			d.Left = listing
+		} else {
+			d.Right = listing
+		}
+		res.Differences = append(res.Differences, d)
+	}
+
+	// Attributes: every key of an object that is not one-sided.
+	keys := map[introspect.FactKey]bool{}
+	for k := range l.facts {
+		keys[k] = true
+	}
+	for k := range r.facts {
+		keys[k] = true
+	}
+	for k := range keys {
+		if _, ok := oneSided[introspect.ObjectRef{Kind: k.Kind, Object: k.Object}]; ok {
+			continue
+		}
+		a, b := l.facts[k], r.facts[k]
+		if a.Value == b.Value && a.Shown() == b.Shown() {
+			continue
+		}
+		d := Difference{Kind: k.Kind, Object: k.Object, Attr: k.Attr, Left: a.Value, Right: b.Value, Class: introspect.Semantic}
+		if a.Display != "" || b.Display != "" {
+			d.LeftText, d.RightText = a.Shown(), b.Shown()
+		}
+		if a.Value == b.Value {
+			d.Class = introspect.Cosmetic
+		}
+		if b.pos != nil {
+			d.Pos = b.pos
+		} else if a.pos != nil {
+			d.Pos = a.pos
+		}
+		res.Differences = append(res.Differences, d)
+	}
+
+	res.Differences = append(res.Differences, mismatches(l, res.Differences)...)
+	res.Differences = append(res.Differences, mismatches(r, res.Differences)...)
+	for i := range res.Differences {
+		res.Differences[i].ID = makeID(res.Differences[i])
+	}
+	slices.SortFunc(res.Differences, compareDiffs)
+	return res
+}
+
+func compareDiffs(a, b Difference) int {
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Object, b.Object), cmp.Compare(a.Attr, b.Attr),
+		cmp.Compare(a.Left, b.Left), cmp.Compare(a.Right, b.Right))
+}
+
+func makeID(d Difference) string {
+	id := d.Kind + " " + d.Object
+	if d.Attr != "" {
+		id += " " + d.Attr
+	}
+	return id + " #" + strings.TrimPrefix(d.Digest(), "sha256:")[:12]
+}
+
+// hasObject reports whether the side has any fact of ref (it changed the object, which existed
+// before, or created it).
+func (s *sideFacts) hasObject(ref introspect.ObjectRef) bool {
+	if _, ok := s.created[ref]; ok {
+		return true
+	}
+	for k := range s.facts {
+		if k.Kind == ref.Kind && k.Object == ref.Object {
+			return true
+		}
+	}
+	return false
+}
+
+// listing renders the facts of a one-sided object and its one-sided children.
+func (s *sideFacts) listing(root introspect.ObjectRef, members []introspect.ObjectRef) string {
+	var b strings.Builder
+	for _, ref := range members {
+		prefix := ""
+		if ref != root {
+			b.WriteString(ref.String() + "\n")
+			prefix = "  "
+		}
+		for _, k := range s.created[ref] {
+			f := s.facts[k]
+			if f.Value == "" && f.Display == "" {
+				continue
+			}
+			v := strings.ReplaceAll(f.Value, "\n", "\n"+prefix+"    ")
+			b.WriteString(prefix + k.Attr + ": " + v + "\n")
+		}
+	}
+	return b.String()
+}
+
+// flatten turns a side into normalized facts keyed by (kind, object, attr).
+func flatten(s Side, norm bool) *sideFacts {
+	sf := &sideFacts{
+		side:    s,
+		facts:   map[introspect.FactKey]fact{},
+		created: map[introspect.ObjectRef][]introspect.FactKey{},
+		parent:  map[introspect.ObjectRef]introspect.ObjectRef{},
+	}
+	add := func(f introspect.Fact, pos *pgsql.Position, created bool) {
+		raw := f
+		if norm {
+			f.Value = normalizeDims(f.Value, s.Dim)
+			f.Display = normalizeDims(f.Display, s.Dim)
+		}
+		sf.facts[f.Key()] = fact{f, raw, pos}
+		if created {
+			sf.created[f.Ref()] = append(sf.created[f.Ref()], f.Key())
+		}
+	}
+	fp := s.Footprint
+	if fp == nil {
+		fp = &introspect.Footprint{}
+	}
+	for _, o := range fp.Created {
+		for _, f := range o.Facts {
+			add(f, nil, true)
+			if f.Kind == introspect.KindIndex && f.Attr == "table" {
+				sf.parent[f.Ref()] = introspect.ObjectRef{Kind: introspect.KindTable, Object: f.Value}
+			}
+		}
+		if p, ok := parentOf(o.ObjectRef); ok {
+			sf.parent[o.ObjectRef] = p
+		}
+	}
+	for _, c := range fp.Changed {
+		add(introspect.Fact{Kind: c.Kind, Object: c.Object, Attr: c.Attr, Value: c.After, Display: c.AfterDisplay}, nil, false)
+	}
+	for _, o := range fp.Dropped {
+		add(introspect.Fact{Kind: o.Kind, Object: o.Object, Attr: "dropped", Value: "true"}, nil, false)
+	}
+	if s.Source != nil {
+		for _, df := range declaredFacts(s.Source, sf) {
+			_, created := sf.created[df.Ref()]
+			add(df.Fact, df.pos, created)
+		}
+	}
+	// A column's parent is a view when the side created a view of that name.
+	for ref, p := range sf.parent {
+		if _, ok := sf.created[p]; ok || p.Kind != introspect.KindTable {
+			continue
+		}
+		if v := (introspect.ObjectRef{Kind: introspect.KindView, Object: p.Object}); sf.created[v] != nil {
+			sf.parent[ref] = v
+		}
+	}
+	for ref, keys := range sf.created {
+		slices.SortFunc(keys, func(a, b introspect.FactKey) int { return cmp.Compare(a.Attr, b.Attr) })
+		sf.created[ref] = keys
+	}
+	return sf
+}
+
+// parentOf returns the object a child object belongs to: a column's relation, a constraint's,
+// trigger's or policy's table. The relation kind is not known from the identity alone, so a
+// column's parent is looked up as a table (views fold their columns too, see flatten).
+func parentOf(ref introspect.ObjectRef) (introspect.ObjectRef, bool) {
+	switch ref.Kind {
+	case introspect.KindConstraint, introspect.KindTrigger, introspect.KindPolicy:
+		if i := strings.LastIndex(ref.Object, " on "); i >= 0 {
+			return introspect.ObjectRef{Kind: introspect.KindTable, Object: ref.Object[i+4:]}, true
+		}
+	case introspect.KindColumn:
+		if i := strings.LastIndex(ref.Object, "."); i >= 0 {
+			return introspect.ObjectRef{Kind: introspect.KindTable, Object: ref.Object[:i]}, true
+		}
+	case introspect.KindAttribute:
+		if i := strings.LastIndex(ref.Object, "."); i >= 0 {
+			return introspect.ObjectRef{Kind: introspect.KindType, Object: ref.Object[:i]}, true
+		}
+	}
+	return introspect.ObjectRef{}, false
+}
+
+// renumberColumns rewrites the "position" of the columns of a relation that has columns on one
+// side only as their rank among the columns both sides have: the one-sided column is reported
+// itself, and the columns after it are not moved by it.
+func renumberColumns(l, r *sideFacts) {
+	cols := func(sf *sideFacts) map[introspect.ObjectRef]map[string]int {
+		out := map[introspect.ObjectRef]map[string]int{}
+		for k, f := range sf.facts {
+			if k.Kind != introspect.KindColumn || k.Attr != "position" {
+				continue
+			}
+			ref := introspect.ObjectRef{Kind: k.Kind, Object: k.Object}
+			p, ok := sf.parent[ref]
+			if !ok {
+				continue
+			}
+			if out[p] == nil {
+				out[p] = map[string]int{}
+			}
+			n, _ := strconv.Atoi(f.Value)
+			out[p][k.Object] = n
+		}
+		return out
+	}
+	lc, rc := cols(l), cols(r)
+	for rel, lcols := range lc {
+		rcols, ok := rc[rel]
+		if !ok {
+			continue
+		}
+		shared := 0
+		for c := range lcols {
+			if _, ok := rcols[c]; ok {
+				shared++
+			}
+		}
+		if shared == len(lcols) && shared == len(rcols) {
+			continue
+		}
+		for _, side := range []struct {
+			sf   *sideFacts
+			cols map[string]int
+			peer map[string]int
+		}{{l, lcols, rcols}, {r, rcols, lcols}} {
+			var names []string
+			for c := range side.cols {
+				if _, ok := side.peer[c]; ok {
+					names = append(names, c)
+				}
+			}
+			slices.SortFunc(names, func(a, b string) int { return cmp.Compare(side.cols[a], side.cols[b]) })
+			for i, c := range names {
+				k := introspect.FactKey{Kind: introspect.KindColumn, Object: c, Attr: "position"}
+				f := side.sf.facts[k]
+				if want := strconv.Itoa(i + 1); f.Value != want {
+					f.Value = want
+					side.sf.facts[k] = f
+				}
+			}
+		}
+	}
+}

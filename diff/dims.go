@@ -1,0 +1,269 @@
+package diff
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"ledgercheck/introspect"
+	"ledgercheck/pgsql"
+)
+
+// DimPlaceholder replaces a side's own dimension in normalized values: vector(1536) on the
+// 1536 side and vector(1024) on the 1024 side both read vector(:dim), the psql variable the
+// repository's :dim convention uses.
+const DimPlaceholder = ":dim"
+
+var typmods = regexp.MustCompile(`\([^)]*\)`)
+
+var dimType = regexp.MustCompile(`(?i)\b(vector|halfvec|sparsevec)\s*\(\s*(\d+)\s*\)`)
+
+// normalizeDims rewrites every pgvector typmod equal to dim into the placeholder.
+func normalizeDims(s string, dim int) string {
+	if s == "" || !strings.Contains(strings.ToLower(s), "vec") {
+		return s
+	}
+	want := strconv.Itoa(dim)
+	return dimType.ReplaceAllStringFunc(s, func(m string) string {
+		sub := dimType.FindStringSubmatch(m)
+		if sub[2] != want {
+			return m
+		}
+		return strings.ToLower(sub[1]) + "(" + DimPlaceholder + ")"
+	})
+}
+
+// countDims counts the pgvector typmods equal to dim in s.
+func countDims(s string, dim int) int {
+	n := 0
+	want := strconv.Itoa(dim)
+	for _, sub := range dimType.FindAllStringSubmatch(s, -1) {
+		if sub[2] == want {
+			n++
+		}
+	}
+	return n
+}
+
+// Site is one attribute where dimension normalization rewrote a value on at least one side:
+// vector(LeftDim) on the left and vector(RightDim) on the right are taken as the same type.
+type Site struct {
+	Kind   string `json:"kind"`
+	Object string `json:"object"`
+	Attr   string `json:"attr"`
+	// Left and Right count the typmods rewritten on each side.
+	Left  int `json:"left"`
+	Right int `json:"right"`
+	// LeftPos and RightPos are where a declared type is written, for sites from the source.
+	LeftPos  *pgsql.Position `json:"left_pos,omitempty"`
+	RightPos *pgsql.Position `json:"right_pos,omitempty"`
+}
+
+// String renders the site as "kind object attr".
+func (s Site) String() string { return s.Kind + " " + s.Object + " " + s.Attr }
+
+// sites lists the attributes either side rewrote.
+func sites(l, r *sideFacts) []Site {
+	byKey := map[introspect.FactKey]*Site{}
+	collect := func(sf *sideFacts, left bool) {
+		for k, f := range sf.facts {
+			raw := f.raw
+			n := max(countDims(raw.Value, sf.side.Dim), countDims(raw.Display, sf.side.Dim))
+			if n == 0 {
+				continue
+			}
+			s := byKey[k]
+			if s == nil {
+				s = &Site{Kind: k.Kind, Object: k.Object, Attr: k.Attr}
+				byKey[k] = s
+			}
+			if left {
+				s.Left, s.LeftPos = n, f.pos
+			} else {
+				s.Right, s.RightPos = n, f.pos
+			}
+		}
+	}
+	if l.side.Dim <= 0 || r.side.Dim <= 0 || l.side.Dim == r.side.Dim {
+		return []Site{}
+	}
+	collect(l, true)
+	collect(r, false)
+	out := make([]Site, 0, len(byKey))
+	for _, s := range byKey {
+		out = append(out, *s)
+	}
+	slices.SortFunc(out, func(a, b Site) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Object, b.Object), cmp.Compare(a.Attr, b.Attr))
+	})
+	return out
+}
+
+type declared struct {
+	introspect.Fact
+	pos *pgsql.Position
+}
+
+// declaredFacts turns the source's signatures into "declared ..." attributes of the function
+// objects the catalog knows (matched by schema, name and number of identity arguments), so that
+// typmods pg_proc drops are compared too. A later definition of the same function replaces an
+// earlier one, as it does in the database.
+func declaredFacts(src *pgsql.File, sf *sideFacts) []declared {
+	funcs := map[string][]string{} // "schema.name(" -> catalog identities
+	for k := range sf.facts {
+		if k.Kind != introspect.KindFunction {
+			continue
+		}
+		if i := strings.IndexByte(k.Object, '('); i >= 0 {
+			p := k.Object[:i+1]
+			if !slices.Contains(funcs[p], k.Object) {
+				funcs[p] = append(funcs[p], k.Object)
+			}
+		}
+	}
+	byObject := map[string][]declared{}
+	var order []string
+	for _, sig := range src.Signatures() {
+		in := sig.InputTypes()
+		prefix := sig.Name.String() + "("
+		// Without a catalog match, the identity is the declared types without typmods, as
+		// pg_proc would have it.
+		bare := make([]string, len(in))
+		for i, t := range in {
+			bare[i] = typmods.ReplaceAllString(t, "")
+		}
+		object := prefix + strings.Join(bare, ", ") + ")"
+		for _, id := range funcs[prefix] {
+			if argCount(id) == len(in) {
+				object = id
+				break
+			}
+		}
+		var facts []declared
+		for i, p := range sig.Params {
+			name := p.Name
+			if name == "" {
+				name = "$" + strconv.Itoa(i+1)
+			}
+			what := "argument"
+			switch p.Mode {
+			case "table":
+				what = "result column"
+			case "out", "inout", "variadic":
+				what = p.Mode + " argument"
+			}
+			pos := p.Pos
+			facts = append(facts, declared{introspect.Fact{Kind: introspect.KindFunction, Object: object, Attr: "declared " + what + " " + name, Value: p.Type}, &pos})
+		}
+		if sig.Returns != "" {
+			pos := sig.ReturnsPos
+			facts = append(facts, declared{introspect.Fact{Kind: introspect.KindFunction, Object: object, Attr: "declared result", Value: sig.Returns}, &pos})
+		}
+		if _, seen := byObject[object]; !seen {
+			order = append(order, object)
+		}
+		byObject[object] = facts
+	}
+	var out []declared
+	for _, o := range order {
+		out = append(out, byObject[o]...)
+	}
+	return out
+}
+
+// argCount counts the arguments of a function identity "schema.name(t1, t2)".
+func argCount(identity string) int {
+	i := strings.IndexByte(identity, '(')
+	args := strings.TrimSuffix(identity[i+1:], ")")
+	if strings.TrimSpace(args) == "" {
+		return 0
+	}
+	n, depth := 1, 0
+	for _, c := range args {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// mismatches scans a side's source for pgvector typmods that are not the side's dimension and
+// reports each one that no other difference already shows (on that side, the literal type(N)
+// appears in no difference's value).
+func mismatches(s *sideFacts, diffs []Difference) []Difference {
+	src, dim := s.side.Source, s.side.Dim
+	if src == nil || dim <= 0 {
+		return nil
+	}
+	var out []Difference
+	seen := map[string]bool{}
+	for _, v := range src.VectorTypes {
+		if v.Dim == dim {
+			continue
+		}
+		found := fmt.Sprintf("%s(%d)", strings.ToLower(v.Type), v.Dim)
+		if shownOnSide(diffs, s.side.Label == "left", found) {
+			continue
+		}
+		obj := enclosing(src, v.Pos)
+		if seen[obj+found] {
+			continue
+		}
+		seen[obj+found] = true
+		pos := v.Pos
+		out = append(out, Difference{
+			Kind: "dimension", Object: obj, Attr: s.side.Label,
+			Left: fmt.Sprintf("%s(%d)", strings.ToLower(v.Type), dim), Right: found,
+			Class: introspect.Semantic, Pos: &pos,
+			Note: fmt.Sprintf("%s declares %s but the %s variant is at dimension %d (left: what the dimension requires, right: what the file declares)", src.Name, found, s.side.Label, dim),
+		})
+	}
+	return out
+}
+
+func shownOnSide(diffs []Difference, left bool, literal string) bool {
+	for _, d := range diffs {
+		vals := []string{d.Right, d.RightText}
+		if left {
+			vals = []string{d.Left, d.LeftText}
+		}
+		for _, v := range vals {
+			if strings.Contains(strings.ToLower(strings.ReplaceAll(v, " ", "")), literal) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// enclosing names the object of the top-level statement that contains pos.
+func enclosing(f *pgsql.File, pos pgsql.Position) string {
+	idx := -1
+	for i, st := range f.Stmts {
+		if st.Pos.Line < pos.Line || (st.Pos.Line == pos.Line && st.Pos.Col <= pos.Col) {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return "file " + f.Name
+	}
+	for _, op := range f.Ops {
+		if op.Stmt == idx && op.Context == pgsql.TopLevel {
+			if o := op.Object(); o.Kind != "" {
+				return o.String()
+			}
+			return "statement " + op.Tag
+		}
+	}
+	return "statement " + strconv.Itoa(idx+1)
+}

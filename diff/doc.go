@@ -1,0 +1,37 @@
+// Package diff compares two installs of a migration (the artifact and a port, each a footprint in
+// its own scratch database) attribute by attribute, and renders the differences for people.
+//
+// # Model
+//
+// [Compare] takes two [Side] values (a footprint from ledgercheck/introspect, the parsed source
+// and the variant's vector dimension) and returns a [Result]: the [Difference] list, sorted by
+// (kind, object, attribute), and the dimension [Site] list.
+//
+// A [Difference] is one attribute of one object whose normalized values differ, or an object
+// present on one side only (Attr ""; its facts, and those of its one-sided children such as a
+// table's columns, constraints and indexes, are folded into one listing). Its identity is the
+// tuple (kind, object, attribute, left value, right value): [Difference.Digest] is the SHA-256 of
+// the two values, [Difference.ID] the readable key with a digest prefix. An allowlist entry pins
+// a difference by that tuple or digest (ledgercheck/allowlist).
+//
+// Function bodies are compared in their normalized form (comments and layout gone, every literal
+// and identifier kept); a body whose raw text alone differs is [introspect.Cosmetic]: reported,
+// never a failure. Everything else is [introspect.Semantic].
+//
+// # Dimensions
+//
+// When the two sides have different dimensions, every vector(N), halfvec(N) and sparsevec(N)
+// whose N is the side's own dimension is rewritten to type(:dim) before comparing, in catalog
+// values (column types, bodies, view definitions, ...) and in the declared signatures taken from
+// the source (pg_proc keeps no typmod, so [Side.Source] supplies "declared ..." attributes for
+// every parameter, result column and result type). Every rewrite is a [Site], listed in the
+// report, so the equivalence is never silent. A typmod that is not the side's dimension is left
+// alone, so it shows up as a difference; one that shows up in no difference (say, both files
+// declare vector(768)) is reported as a difference of kind "dimension" by the source scan.
+//
+// # Rendering
+//
+// [Unified] renders two texts as a unified diff (github.com/sergi/go-diff line mode), with ANSI
+// colors when asked; [Write] renders a difference with it. go-diff only presents differences; it
+// never decides whether there is one.
+package diff
