@@ -137,7 +137,7 @@ func TestFullTextOnlyPath(t *testing.T) {
 				t.Errorf("no query: source %v relevance %v", src, r.f("relevance"))
 			}
 		}
-		// A content edit in agent_memories refreshes the stored search document.
+		// A content edit in agent_memories is seen at once: recall recomputes a stale stored document.
 		l.exec(`UPDATE public.agent_memories SET content = 'Name webhooks after tickets' WHERE id = $1::uuid`, miss)
 		if r := byID(l.match("p_workspace_id => 'ws', p_query => 'webhook'"))[miss]; r.f("relevance") == 0 {
 			t.Errorf("after a content edit the row still does not match: stale search document")

@@ -16,7 +16,8 @@ var dataTables = []string{
 }
 
 // snapshot returns every row of the data tables (and the port's pins), as JSON text, keyed by table.
-// search_document is derived and left out, so a first-cut install (which lacks it) compares too.
+// search_document and search_content_hash are derived and left out, so a first-cut install (which
+// lacks them) compares too.
 func (l *ledgerDB) snapshot() map[string]string {
 	l.t.Helper()
 	tables := append([]string{}, dataTables...)
@@ -26,7 +27,7 @@ func (l *ledgerDB) snapshot() map[string]string {
 	out := map[string]string{}
 	for _, tbl := range tables {
 		var s string
-		l.queryRow(fmt.Sprintf(`SELECT coalesce(jsonb_agg(to_jsonb(x) - 'search_document' ORDER BY to_jsonb(x)::text)::text, '[]')
+		l.queryRow(fmt.Sprintf(`SELECT coalesce(jsonb_agg(to_jsonb(x) - 'search_document' - 'search_content_hash' ORDER BY to_jsonb(x)::text)::text, '[]')
 			FROM public.%s AS x`, tbl), nil, &s)
 		out[tbl] = s
 	}
