@@ -34,14 +34,21 @@ var EnvironmentSchemas = []string{
 const systemSchemaFilter = `(%[1]s.nspname NOT IN ('pg_catalog', 'information_schema') AND %[1]s.nspname !~ '^pg_(toast|temp_|toast_temp_)')`
 
 // aclTemplate explodes an aclitem[] into a JSON array of {grantee, privileges}: one element per
-// grantee, the grantor ignored, privileges de-duplicated with "*" for WITH GRANT OPTION.
-const aclTemplate = `(SELECT json_agg(json_build_object('grantee', g.grantee, 'privileges', g.privileges) ORDER BY g.grantee)
-   FROM (SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_get_userbyid(a.grantee) END AS grantee,
-                array_agg(DISTINCT a.privilege_type || CASE WHEN a.is_grantable THEN '*' ELSE '' END) AS privileges
-           FROM aclexplode(%s) a GROUP BY 1) g)`
+// grantee, the grantor ignored, privileges de-duplicated with "*" for WITH GRANT OPTION; NULL
+// (no ACL) stays NULL without running the subquery.
+const aclTemplate = `CASE WHEN %[1]s IS NOT NULL THEN
+  (SELECT json_agg(json_build_object('grantee', g.grantee, 'privileges', g.privileges) ORDER BY g.grantee)
+     FROM (SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_get_userbyid(a.grantee) END AS grantee,
+                  array_agg(DISTINCT a.privilege_type || CASE WHEN a.is_grantable THEN '*' ELSE '' END) AS privileges
+             FROM aclexplode(%[1]s) a GROUP BY 1) g) END`
 
-// extensionMemberTemplate is true unless the object is a member of an extension.
-const extensionMemberTemplate = `NOT EXISTS (SELECT 1 FROM pg_depend dep WHERE dep.classid = '%s'::regclass AND dep.objid = %s AND dep.deptype = 'e')`
+// extensionMemberTemplate is true unless the object is a member of an extension. NOT IN over
+// an uncorrelated subquery runs it once, as a hashed subplan, instead of a lookup per row.
+const extensionMemberTemplate = `%[2]s NOT IN (SELECT dep.objid FROM pg_depend dep WHERE dep.classid = '%[1]s'::regclass AND dep.deptype = 'e')`
+
+// commentTemplate reads an object's comment: pg_description by its index, without the SQL
+// function call obj_description and col_description make per row.
+const commentTemplate = `(SELECT ds.description FROM pg_description ds WHERE ds.objoid = %[2]s AND ds.classoid = '%[1]s'::regclass AND ds.objsubid = %[3]s)`
 
 // renderQueries expands every query for opts.
 func renderQueries(opts Options) (map[string]string, error) {
@@ -59,6 +66,9 @@ func renderQueries(opts Options) (map[string]string, error) {
 				conds = append(conds, fmt.Sprintf("%s.nspname = ANY (%s)", alias, textArray(opts.Schemas)))
 			}
 			return "(" + strings.Join(conds, " AND ") + ")"
+		},
+		"comment": func(catalog, oid, subid string) string {
+			return fmt.Sprintf(commentTemplate, catalog, oid, subid)
 		},
 		"notExtensionMember": func(catalog, oid string) string {
 			if opts.IncludeExtensionObjects {

@@ -3,7 +3,10 @@ package introspect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 
@@ -67,22 +70,29 @@ func Take(ctx context.Context, db Beginner, opts Options) (*Snapshot, error) {
 			return nil, fmt.Errorf("%s: %w", s, err)
 		}
 	}
-	raw := make(map[string][]byte, len(queryNames))
-	for _, name := range queryNames {
+	// Each result is decoded (and function bodies normalized) while the server produces the
+	// next one.
+	d := newDecoder()
+	var wg sync.WaitGroup
+	errs := make([]error, len(queryNames))
+	for i, name := range queryNames {
 		var js []byte
 		if err := res.QueryRow().Scan(&js); err != nil {
 			res.Close()
+			wg.Wait()
 			return nil, fmt.Errorf("querying %s: %w", name, err)
 		}
-		raw[name] = js
+		wg.Go(func() { errs[i] = d.decode(name, js) })
 	}
-	if err := res.Close(); err != nil {
-		return nil, fmt.Errorf("reading the catalog: %w", err)
+	cerr := res.Close()
+	wg.Wait()
+	if cerr != nil {
+		return nil, fmt.Errorf("reading the catalog: %w", cerr)
 	}
-	s, err := assemble(raw)
-	if err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	s := d.assemble()
 	s.Normalize()
 	return s, nil
 }
@@ -126,31 +136,66 @@ type policyRow struct {
 	Policy
 }
 
-// assemble decodes the query results and attaches columns, constraints and indexes to their
-// relations and types.
-func assemble(raw map[string][]byte) (*Snapshot, error) {
-	s := &Snapshot{}
-	var (
-		columns     []columnRow
-		constraints []constraintRow
-		indexes     []indexRow
-		sequences   []sequenceRow
-		triggers    []triggerRow
-		policies    []policyRow
-	)
+// decoder holds the decoded results of the catalog queries.
+type decoder struct {
+	s           *Snapshot
+	columns     []columnRow
+	constraints []constraintRow
+	indexes     []indexRow
+	sequences   []sequenceRow
+	triggers    []triggerRow
+	policies    []policyRow
+}
+
+func newDecoder() *decoder { return &decoder{s: &Snapshot{}} }
+
+// decode decodes the result of the query name. Calls for different names may run concurrently.
+func (d *decoder) decode(name string, js []byte) error {
+	s := d.s
 	targets := map[string]any{
 		"schemas": &s.Schemas, "extensions": &s.Extensions, "types": &s.Types, "tables": &s.Tables,
-		"columns": &columns, "constraints": &constraints, "indexes": &indexes,
-		"sequences": &sequences, "views": &s.Views, "functions": &s.Functions,
-		"triggers": &triggers, "policies": &policies, "default_privileges": &s.DefaultPrivileges,
+		"columns": &d.columns, "constraints": &d.constraints, "indexes": &d.indexes,
+		"sequences": &d.sequences, "views": &s.Views, "functions": &s.Functions,
+		"triggers": &d.triggers, "policies": &d.policies, "default_privileges": &s.DefaultPrivileges,
 		"roles": &s.Roles,
 	}
-	for _, name := range queryNames {
-		if err := json.Unmarshal(raw[name], targets[name]); err != nil {
-			return nil, fmt.Errorf("decoding %s: %w", name, err)
-		}
+	target, ok := targets[name]
+	if !ok {
+		return fmt.Errorf("decoding %s: no such query", name)
 	}
+	if err := json.Unmarshal(js, target); err != nil {
+		return fmt.Errorf("decoding %s: %w", name, err)
+	}
+	if name == "functions" {
+		normalizeBodies(s.Functions)
+	}
+	return nil
+}
 
+// normalizeBodies fills in BodyNormalized and BodyParse, spread over the CPUs.
+func normalizeBodies(fns []Function) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(fns)/16))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(fns); i += workers {
+				f := &fns[i]
+				norm, method, err := pgsql.NormalizeFunctionBody(pgsql.FunctionBody{
+					Language: f.Language, Arguments: f.Arguments, Result: f.Result, Body: f.Body,
+				})
+				f.BodyNormalized, f.BodyParse = norm, method
+				if err != nil {
+					f.BodyParse = method + " (" + err.Error() + ")"
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// assemble attaches columns, constraints and indexes to their relations and types.
+func (d *decoder) assemble() *Snapshot {
+	s := d.s
 	tables := make(map[relKey]*Table, len(s.Tables))
 	for i := range s.Tables {
 		t := &s.Tables[i]
@@ -167,7 +212,7 @@ func assemble(raw map[string][]byte) (*Snapshot, error) {
 	for i := range s.Types {
 		types[relKey{s.Types[i].Schema, s.Types[i].Name}] = &s.Types[i]
 	}
-	for _, c := range columns {
+	for _, c := range d.columns {
 		k := relKey{c.RelSchema, c.RelName}
 		switch {
 		case tables[k] != nil:
@@ -178,7 +223,7 @@ func assemble(raw map[string][]byte) (*Snapshot, error) {
 			types[k].Attributes = append(types[k].Attributes, c.Column)
 		}
 	}
-	for _, c := range constraints {
+	for _, c := range d.constraints {
 		k := relKey{c.OnSchema, c.OnName}
 		if c.OnKind == "domain" {
 			if t := types[k]; t != nil {
@@ -188,7 +233,7 @@ func assemble(raw map[string][]byte) (*Snapshot, error) {
 			t.Constraints = append(t.Constraints, c.Constraint)
 		}
 	}
-	for _, ix := range indexes {
+	for _, ix := range d.indexes {
 		k := relKey{ix.RelSchema, ix.RelName}
 		if t := tables[k]; t != nil {
 			t.Indexes = append(t.Indexes, ix.Index)
@@ -196,35 +241,25 @@ func assemble(raw map[string][]byte) (*Snapshot, error) {
 			v.Indexes = append(v.Indexes, ix.Index)
 		}
 	}
-	for _, sq := range sequences {
+	for _, sq := range d.sequences {
 		if len(sq.OwnedByParts) == 3 {
 			sq.OwnedBy = qualify(sq.OwnedByParts...)
 		}
 		s.Sequences = append(s.Sequences, sq.Sequence)
 	}
-	for _, tg := range triggers {
+	for _, tg := range d.triggers {
 		tg.Table = qualify(tg.RelSchema, tg.RelName)
 		s.Triggers = append(s.Triggers, tg.Trigger)
 	}
-	for _, p := range policies {
+	for _, p := range d.policies {
 		p.Table = qualify(p.RelSchema, p.RelName)
 		if len(p.Roles) == 0 {
 			p.Roles = []string{"PUBLIC"}
 		}
 		s.Policies = append(s.Policies, p.Policy)
 	}
-	for i := range s.Functions {
-		f := &s.Functions[i]
-		norm, method, err := pgsql.NormalizeFunctionBody(pgsql.FunctionBody{
-			Language: f.Language, Arguments: f.Arguments, Result: f.Result, Body: f.Body,
-		})
-		f.BodyNormalized, f.BodyParse = norm, method
-		if err != nil {
-			f.BodyParse = method + " (" + err.Error() + ")"
-		}
-	}
 	nonNil(s)
-	return s, nil
+	return s
 }
 
 // TakeURL connects to the database named by a connection URI or DSN and takes a snapshot of it

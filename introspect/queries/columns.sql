@@ -16,7 +16,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
            THEN (SELECT quote_ident(cn.nspname) || '.' || quote_ident(co.collname) FROM pg_collation co JOIN pg_namespace cn ON cn.oid = co.collnamespace WHERE co.oid = a.attcollation)
          END AS collation,
          {{acl "a.attacl"}} AS acl,
-         col_description(c.oid, a.attnum) AS comment
+         {{comment "pg_class" "c.oid" "a.attnum"}} AS comment
   FROM pg_attribute a
   JOIN pg_class c ON c.oid = a.attrelid
   JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -10,7 +10,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          CASE co.contype WHEN 'p' THEN 'primary key' WHEN 'u' THEN 'unique' WHEN 'f' THEN 'foreign key'
            WHEN 'c' THEN 'check' WHEN 'x' THEN 'exclusion' WHEN 't' THEN 'trigger' END AS type,
          pg_get_constraintdef(co.oid) AS definition,
-         obj_description(co.oid, 'pg_constraint') AS comment
+         {{comment "pg_constraint" "co.oid" "0"}} AS comment
   FROM pg_constraint co
   LEFT JOIN pg_class c ON c.oid = co.conrelid
   LEFT JOIN pg_type t ON t.oid = co.contypid

@@ -22,7 +22,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          p.proconfig AS config,
          pg_get_userbyid(p.proowner) AS owner,
          {{acl "coalesce(p.proacl, acldefault('f', p.proowner))"}} AS acl,
-         obj_description(p.oid, 'pg_proc') AS comment,
+         {{comment "pg_proc" "p.oid" "0"}} AS comment,
          CASE WHEN p.prosqlbody IS NOT NULL THEN pg_get_function_sqlbody(p.oid) ELSE p.prosrc END AS body
   FROM pg_proc p
   JOIN pg_namespace n ON n.oid = p.pronamespace

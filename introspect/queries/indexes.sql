@@ -13,14 +13,16 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          i.indisprimary AS primary,
          pg_get_expr(i.indpred, i.indrelid) AS predicate,
          c.reloptions AS options,
-         (SELECT co.conname FROM pg_constraint co WHERE co.conindid = i.indexrelid AND co.conrelid = i.indrelid AND co.contype IN ('p', 'u', 'x')) AS constraint,
-         obj_description(c.oid, 'pg_class') AS comment
+         co.conname AS constraint,
+         {{comment "pg_class" "c.oid" "0"}} AS comment
   FROM pg_index i
   JOIN pg_class c ON c.oid = i.indexrelid
   JOIN pg_namespace n ON n.oid = c.relnamespace
   JOIN pg_class t ON t.oid = i.indrelid
   JOIN pg_namespace tn ON tn.oid = t.relnamespace
   JOIN pg_am am ON am.oid = c.relam
+  -- pg_constraint has no index on conindid: a join, not a lookup per index.
+  LEFT JOIN pg_constraint co ON co.conindid = i.indexrelid AND co.conrelid = i.indrelid AND co.contype IN ('p', 'u', 'x')
   WHERE {{userSchema "tn"}}
     AND {{notExtensionMember "pg_class" "t.oid"}}
 ) x

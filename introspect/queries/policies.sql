@@ -11,7 +11,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          (SELECT json_agg(DISTINCT CASE WHEN r = 0 THEN 'PUBLIC' ELSE pg_get_userbyid(r) END) FROM unnest(p.polroles) r) AS roles,
          pg_get_expr(p.polqual, p.polrelid) AS using,
          pg_get_expr(p.polwithcheck, p.polrelid) AS with_check,
-         obj_description(p.oid, 'pg_policy') AS comment
+         {{comment "pg_policy" "p.oid" "0"}} AS comment
   FROM pg_policy p
   JOIN pg_class c ON c.oid = p.polrelid
   JOIN pg_namespace n ON n.oid = c.relnamespace

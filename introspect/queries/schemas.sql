@@ -4,7 +4,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
   SELECT n.nspname AS name,
          pg_get_userbyid(n.nspowner) AS owner,
          {{acl "coalesce(n.nspacl, acldefault('n', n.nspowner))"}} AS acl,
-         obj_description(n.oid, 'pg_namespace') AS comment
+         {{comment "pg_namespace" "n.oid" "0"}} AS comment
   FROM pg_namespace n
   WHERE {{userSchema "n"}}
     AND {{notExtensionMember "pg_namespace" "n.oid"}}

@@ -21,7 +21,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
            LIMIT 1) AS owned_by,
          pg_get_userbyid(c.relowner) AS owner,
          {{acl "coalesce(c.relacl, acldefault('s', c.relowner))"}} AS acl,
-         obj_description(c.oid, 'pg_class') AS comment
+         {{comment "pg_class" "c.oid" "0"}} AS comment
   FROM pg_sequence s
   JOIN pg_class c ON c.oid = s.seqrelid
   JOIN pg_namespace n ON n.oid = c.relnamespace

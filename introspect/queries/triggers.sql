@@ -7,7 +7,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          tg.tgname AS name,
          pg_get_triggerdef(tg.oid) AS definition,
          CASE tg.tgenabled WHEN 'O' THEN 'origin' WHEN 'D' THEN 'disabled' WHEN 'R' THEN 'replica' WHEN 'A' THEN 'always' END AS enabled,
-         obj_description(tg.oid, 'pg_trigger') AS comment
+         {{comment "pg_trigger" "tg.oid" "0"}} AS comment
   FROM pg_trigger tg
   JOIN pg_class c ON c.oid = tg.tgrelid
   JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -8,7 +8,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          CASE t.typtype WHEN 'e' THEN 'enum' WHEN 'd' THEN 'domain' WHEN 'c' THEN 'composite' WHEN 'r' THEN 'range' END AS kind,
          pg_get_userbyid(t.typowner) AS owner,
          {{acl "coalesce(t.typacl, acldefault('T', t.typowner))"}} AS acl,
-         obj_description(t.oid, 'pg_type') AS comment,
+         {{comment "pg_type" "t.oid" "0"}} AS comment,
          CASE WHEN t.typtype = 'e' THEN
            (SELECT json_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = t.oid)
          END AS labels,

@@ -10,7 +10,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          c.reloptions AS options,
          c.relkind = 'm' AND c.relispopulated AS populated,
          {{acl "coalesce(c.relacl, acldefault('r', c.relowner))"}} AS acl,
-         obj_description(c.oid, 'pg_class') AS comment
+         {{comment "pg_class" "c.oid" "0"}} AS comment
   FROM pg_class c
   JOIN pg_namespace n ON n.oid = c.relnamespace
   WHERE c.relkind IN ('v', 'm')
