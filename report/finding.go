@@ -1,5 +1,3 @@
-// Package report holds ledgercheck's finding model and is the only package that knows output
-// formats (text, json, sarif, github, html).
 package report
 
 import (
@@ -45,6 +43,10 @@ type Finding struct {
 	Object string `json:"object,omitempty"`
 	// Detail is optional extra text: a unified diff, the server's error detail.
 	Detail string `json:"detail,omitempty"`
+	// Left and Right are the two sides of a textual difference (a function body, a view
+	// definition), when the finding is one; the html format shows them side by side.
+	Left  string `json:"left,omitempty"`
+	Right string `json:"right,omitempty"`
 }
 
 // String renders the finding as one line: file:line:col: severity: message [rule].
@@ -58,4 +60,13 @@ func (f Finding) String() string {
 		obj = " (" + f.Object + ")"
 	}
 	return fmt.Sprintf("%s%s: %s%s [%s]", where, f.Severity, f.Message, obj, f.Rule)
+}
+
+// DiffText returns the finding's detail, or, when it has none and carries the two sides of a
+// textual difference, a unified diff of them.
+func (f Finding) DiffText() string {
+	if f.Detail == "" && (f.Left != "" || f.Right != "") {
+		return unifiedText(f.Left, f.Right)
+	}
+	return f.Detail
 }

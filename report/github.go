@@ -1,0 +1,204 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"strings"
+)
+
+// AnnotationCap is how many annotations of one kind (error, warning, notice) GitHub shows per
+// step; it drops the rest silently.
+const AnnotationCap = 10
+
+// StepSummaryLimit is the size GitHub accepts for one step's job summary (1 MiB).
+const StepSummaryLimit = 1 << 20
+
+// escapeData escapes a workflow command's message: %, CR and LF.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value: as the message, and also : and ,.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// annotationKind maps a severity to a workflow command.
+func annotationKind(s Severity) string {
+	switch s {
+	case SevError:
+		return "error"
+	case SevWarning:
+		return "warning"
+	}
+	return "notice"
+}
+
+// WriteGitHub writes the report for a GitHub Actions log: one workflow command per finding
+// (::error file=F,line=L,col=C,title=RULE::MESSAGE, ::warning, ::notice for infos), with
+// property values and messages escaped as the runner expects, at most [AnnotationCap] of each
+// kind as GitHub shows no more per step, then a line saying how many were left out, then the
+// plain text report, which lists every finding. Locations are relative to the report's root
+// (the workspace). The exit code stays the gate; annotations are only the display.
+func WriteGitHub(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	shown := map[string]int{}
+	left := map[string]int{}
+	for i := range r.Phases {
+		ph := &r.Phases[i]
+		for _, f := range ph.Findings {
+			kind := annotationKind(f.Severity)
+			if shown[kind] >= AnnotationCap {
+				left[kind]++
+				continue
+			}
+			shown[kind]++
+			var props []string
+			file, line, col := location(ph, f)
+			if rel, _ := RelPath(r.Root, file); rel != "" {
+				props = append(props, "file="+escapeProperty(rel), fmt.Sprintf("line=%d", line))
+				if f.Pos.Line > 0 {
+					props = append(props, fmt.Sprintf("col=%d", col))
+				}
+			}
+			props = append(props, "title="+escapeProperty(ph.Name+": "+f.Rule))
+			fmt.Fprintf(bw, "::%s %s::%s\n", kind, strings.Join(props, ","), escapeData(findingText(f)))
+		}
+	}
+	var parts []string
+	for _, kind := range []string{"error", "warning", "notice"} {
+		if left[kind] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", left[kind], kind))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(bw, "ledgercheck: %s annotations left out (GitHub shows %d of each kind per step); every finding is listed below and in the job summary\n",
+			strings.Join(parts, ", "), AnnotationCap)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return WriteReportText(w, r, false)
+}
+
+// WriteStepSummary writes the report as GitHub-flavoured markdown for $GITHUB_STEP_SUMMARY: the
+// verdict, the phase table, each phase's notes and a table of its findings, with diffs in
+// collapsible blocks. Text is escaped for markdown tables and inline HTML. Output is kept under
+// [StepSummaryLimit]; findings that do not fit are counted in a closing line.
+func WriteStepSummary(w io.Writer, r *Report) error {
+	var b bytes.Buffer
+	st := r.Status()
+	e, wn, in := r.Totals()
+	fmt.Fprintf(&b, "## %s %s: %s (%s) in %s\n\n", mdCell(r.Tool), mdCell(r.Version), strings.ToUpper(string(st)), severityCounts(e, wn, in), FormatDuration(r.Duration))
+	b.WriteString("| phase | status | findings | time |\n|---|---|---|---|\n")
+	for i := range r.Phases {
+		ph := &r.Phases[i]
+		fmt.Fprintf(&b, "| %s | %s %s | %s | %s |\n", mdCell(ph.Name), statusIcon(phaseStatus(ph)), phaseStatus(ph), findingsCell(ph), phaseTime(ph))
+	}
+	const reserve = 4 << 10 // room for the closing line
+	omitted := 0
+	for i := range r.Phases {
+		ph := &r.Phases[i]
+		if len(ph.Findings) == 0 && len(ph.Notes) == 0 {
+			continue
+		}
+		var sec bytes.Buffer
+		fmt.Fprintf(&sec, "\n### %s\n\n", mdCell(ph.Name))
+		for _, n := range ph.Notes {
+			fmt.Fprintf(&sec, "- %s\n", mdCell(n))
+		}
+		if len(ph.Notes) > 0 {
+			sec.WriteString("\n")
+		}
+		if b.Len()+sec.Len() > StepSummaryLimit-reserve {
+			omitted += len(ph.Findings)
+			continue
+		}
+		b.Write(sec.Bytes())
+		if len(ph.Findings) == 0 {
+			continue
+		}
+		b.WriteString("| severity | location | rule | message |\n|---|---|---|---|\n")
+		var details bytes.Buffer
+		for _, f := range ph.Findings {
+			where := ""
+			if f.Pos.Line > 0 {
+				rel, _ := RelPath(r.Root, f.Pos.File)
+				where = fmt.Sprintf("`%s:%d:%d`", mdCode(rel), f.Pos.Line, f.Pos.Col)
+			}
+			msg := f.Message
+			if f.Object != "" {
+				msg += " (" + f.Object + ")"
+			}
+			row := fmt.Sprintf("| %s | %s | `%s` | %s |\n", f.Severity, where, mdCode(f.Rule), mdCell(msg))
+			var det string
+			if d := f.DiffText(); d != "" {
+				fence := codeFence(d)
+				det = fmt.Sprintf("<details><summary>%s %s</summary>\n\n%sdiff\n%s\n%s\n\n</details>\n\n",
+					html.EscapeString(f.Rule), html.EscapeString(f.Object), fence, strings.TrimRight(d, "\n"), fence)
+			}
+			if b.Len()+details.Len()+len(row)+len(det) > StepSummaryLimit-reserve {
+				omitted++
+				continue
+			}
+			b.WriteString(row)
+			details.WriteString(det)
+		}
+		if details.Len() > 0 {
+			b.WriteString("\n")
+			b.Write(details.Bytes())
+		}
+	}
+	if omitted > 0 {
+		fmt.Fprintf(&b, "\n%d more findings do not fit in a job summary; run with --format json or sarif for all of them.\n", omitted)
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("writing the job summary: %w", err)
+	}
+	return nil
+}
+
+func statusIcon(s Status) string {
+	switch s {
+	case StatusFail:
+		return "❌"
+	case StatusWarn:
+		return "⚠️"
+	case StatusSkip:
+		return "⏭️"
+	}
+	return "✅"
+}
+
+// mdCell escapes text for a markdown table cell: HTML special characters, pipes, and line
+// breaks as <br>.
+func mdCell(s string) string {
+	s = html.EscapeString(s)
+	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.ReplaceAll(s, "\n", "<br>")
+}
+
+// mdCode escapes text inside a one-backtick code span in a table cell.
+func mdCode(s string) string {
+	s = strings.ReplaceAll(s, "`", "'")
+	s = strings.ReplaceAll(s, "|", "\\|")
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// codeFence returns a backtick fence longer than any backtick run in s (at least three).
+func codeFence(s string) string {
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}

@@ -1,0 +1,83 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// The JSON document of a gate run; docs/json-schema.md describes it field by field and
+// report/testdata/report.json is a sample pinned by a golden test.
+type (
+	jsonDoc struct {
+		SchemaVersion int         `json:"schema_version"`
+		Tool          jsonTool    `json:"tool"`
+		ColumnKind    string      `json:"column_kind"`
+		Status        Status      `json:"status"`
+		DurationMS    int64       `json:"duration_ms"`
+		Totals        jsonTotals  `json:"totals"`
+		Phases        []jsonPhase `json:"phases"`
+	}
+	jsonTool struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	jsonTotals struct {
+		Errors   int `json:"errors"`
+		Warnings int `json:"warnings"`
+		Infos    int `json:"infos"`
+	}
+	jsonPhase struct {
+		Name       string         `json:"name"`
+		Phase      Phase          `json:"phase"`
+		File       string         `json:"file,omitempty"`
+		Status     Status         `json:"status"`
+		DurationMS int64          `json:"duration_ms"`
+		Errors     int            `json:"errors"`
+		Warnings   int            `json:"warnings"`
+		Notes      []string       `json:"notes"`
+		Counts     map[string]int `json:"counts"`
+		Findings   []Finding      `json:"findings"`
+	}
+)
+
+// WriteReportJSON writes the report as one indented JSON document of schema version
+// [SchemaVersion] (docs/json-schema.md). Arrays and objects are never null, durations are whole
+// milliseconds and findings keep the order of the report.
+func WriteReportJSON(w io.Writer, r *Report) error {
+	e, wn, in := r.Totals()
+	doc := jsonDoc{
+		SchemaVersion: SchemaVersion,
+		Tool:          jsonTool{Name: r.Tool, Version: r.Version},
+		ColumnKind:    "unicodeCodePoints",
+		Status:        r.Status(),
+		DurationMS:    r.Duration.Milliseconds(),
+		Totals:        jsonTotals{Errors: e, Warnings: wn, Infos: in},
+		Phases:        make([]jsonPhase, 0, len(r.Phases)),
+	}
+	for i := range r.Phases {
+		ph := &r.Phases[i]
+		jp := jsonPhase{
+			Name: ph.Name, Phase: ph.Phase, File: ph.File, Status: phaseStatus(ph),
+			DurationMS: ph.Duration.Milliseconds(), Errors: ph.Errors(), Warnings: ph.Warnings(),
+			Notes: ph.Notes, Counts: ph.Counts, Findings: ph.Findings,
+		}
+		if jp.Notes == nil {
+			jp.Notes = []string{}
+		}
+		if jp.Counts == nil {
+			jp.Counts = map[string]int{}
+		}
+		if jp.Findings == nil {
+			jp.Findings = []Finding{}
+		}
+		doc.Phases = append(doc.Phases, jp)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
+}

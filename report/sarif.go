@@ -1,0 +1,258 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// SARIF 2.1.0, the subset GitHub code scanning reads (docs.github.com, "SARIF support for code
+// scanning").
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool       sarifTool     `json:"tool"`
+		ColumnKind string        `json:"columnKind"`
+		Results    []sarifResult `json:"results"`
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name            string      `json:"name"`
+		Version         string      `json:"version,omitempty"`
+		SemanticVersion string      `json:"semanticVersion,omitempty"`
+		Rules           []sarifRule `json:"rules"`
+	}
+	sarifRule struct {
+		ID                   string          `json:"id"`
+		Name                 string          `json:"name"`
+		ShortDescription     sarifText       `json:"shortDescription"`
+		FullDescription      sarifText       `json:"fullDescription"`
+		Help                 sarifHelp       `json:"help"`
+		DefaultConfiguration sarifRuleConfig `json:"defaultConfiguration"`
+	}
+	sarifText struct {
+		Text string `json:"text"`
+	}
+	sarifHelp struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown"`
+	}
+	sarifRuleConfig struct {
+		Level string `json:"level"`
+	}
+	sarifResult struct {
+		RuleID              string            `json:"ruleId"`
+		RuleIndex           int               `json:"ruleIndex"`
+		Level               string            `json:"level"`
+		Message             sarifText         `json:"message"`
+		Locations           []sarifLocation   `json:"locations,omitempty"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Properties          map[string]any    `json:"properties,omitempty"`
+	}
+	sarifLocation struct {
+		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	}
+	sarifPhysical struct {
+		ArtifactLocation sarifArtifact `json:"artifactLocation"`
+		Region           sarifRegion   `json:"region"`
+	}
+	sarifArtifact struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId,omitempty"`
+	}
+	sarifRegion struct {
+		StartLine   int `json:"startLine"`
+		StartColumn int `json:"startColumn"`
+	}
+)
+
+// sarifSchema is the schema URI GitHub's documentation uses.
+const sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
+
+// fingerprintKey names ledgercheck's partial fingerprint.
+const fingerprintKey = "ledgercheck/v1"
+
+// sarifLevel maps a severity to a SARIF level.
+func sarifLevel(s Severity) string {
+	switch s {
+	case SevError:
+		return "error"
+	case SevWarning:
+		return "warning"
+	}
+	return "note"
+}
+
+// WriteSARIF writes the report as a SARIF 2.1.0 log with one run, as GitHub code scanning
+// accepts it: every rule with its help text, and one result per finding with its rule id and
+// index, level, message, and a location relative to the repository root (uriBaseId %SRCROOT%)
+// with a 1-based start line and column counted in Unicode code points. A finding without a
+// position points at line 1 of its phase's file. Each result carries a partial fingerprint
+// (rule, file, object and message, numbered among equals) that does not depend on the line, so
+// code scanning can follow a finding when lines move.
+func WriteSARIF(w io.Writer, r *Report) error {
+	rules, idx := r.ruleIndex()
+	run := sarifRun{
+		Tool:       sarifTool{Driver: sarifDriver{Name: r.Tool, Version: r.Version, SemanticVersion: semver(r.Version), Rules: make([]sarifRule, 0, len(rules))}},
+		ColumnKind: "unicodeCodePoints",
+		Results:    []sarifResult{},
+	}
+	for _, ri := range rules {
+		full := ri.Summary
+		if para := firstParagraph(ri.Help); para != "" {
+			full = para
+		}
+		help := ri.Help
+		if help == "" {
+			help = ri.Summary
+		}
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{
+			ID:                   ri.ID,
+			Name:                 ri.ID,
+			ShortDescription:     sarifText{Text: ri.Summary},
+			FullDescription:      sarifText{Text: full},
+			Help:                 sarifHelp{Text: help, Markdown: "**" + ri.ID + "**: " + ri.Summary + "\n\n" + help},
+			DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(ri.Severity)},
+		})
+	}
+	seen := map[string]int{}
+	for i := range r.Phases {
+		ph := &r.Phases[i]
+		for _, f := range ph.Findings {
+			file, line, col := location(ph, f)
+			res := sarifResult{
+				RuleID:     f.Rule,
+				RuleIndex:  idx[f.Rule],
+				Level:      sarifLevel(f.Severity),
+				Message:    sarifText{Text: findingText(f)},
+				Properties: map[string]any{"phase": ph.Name},
+			}
+			uri, base := sarifURI(r.Root, file)
+			if uri != "" {
+				res.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical{
+					ArtifactLocation: sarifArtifact{URI: uri, URIBaseID: base},
+					Region:           sarifRegion{StartLine: line, StartColumn: col},
+				}}}
+			}
+			key := fingerprint(f.Rule, uri, f.Object, f.Message)
+			seen[key]++
+			res.PartialFingerprints = map[string]string{fingerprintKey: fmt.Sprintf("%s:%d", key, seen[key])}
+			run.Results = append(run.Results, res)
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}}); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
+}
+
+// location returns where a finding points: its position, else line 1 of its phase's file.
+// Lines and columns are at least 1.
+func location(ph *PhaseResult, f Finding) (file string, line, col int) {
+	file, line, col = f.Pos.File, f.Pos.Line, f.Pos.Col
+	if file == "" {
+		file, line, col = ph.File, 1, 1
+	}
+	return file, max(line, 1), max(col, 1)
+}
+
+// findingText is a finding's message for formats with one text field: the message, the object
+// in parentheses and the detail below.
+func findingText(f Finding) string {
+	s := f.Message
+	if f.Object != "" {
+		s += " (" + f.Object + ")"
+	}
+	if d := f.DiffText(); d != "" {
+		s += "\n\n" + strings.TrimRight(d, "\n")
+	}
+	return s
+}
+
+// RelPath returns file relative to root (the current directory when root is empty), with
+// forward slashes, and whether it is inside root. Files outside root are returned absolute.
+func RelPath(root, file string) (string, bool) {
+	if file == "" {
+		return "", false
+	}
+	wd, _ := os.Getwd()
+	abs := func(p string) string {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(wd, p)
+		}
+		return filepath.Clean(p)
+	}
+	if root == "" {
+		root = wd
+	}
+	a := abs(file)
+	rel, err := filepath.Rel(abs(root), a)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(a), false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// sarifURI returns the artifact URI of file: repo-relative with uriBaseId %SRCROOT%, or an
+// absolute file URI for a file outside the repository.
+func sarifURI(root, file string) (uri, base string) {
+	rel, inside := RelPath(root, file)
+	if rel == "" {
+		return "", ""
+	}
+	segs := strings.Split(rel, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	if !inside {
+		return "file://" + strings.Join(segs, "/"), ""
+	}
+	return strings.Join(segs, "/"), "%SRCROOT%"
+}
+
+func fingerprint(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// firstParagraph returns the text up to the first blank line, joined into one line.
+func firstParagraph(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\n\n"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// semver returns v when it looks like a semantic version (digits.digits.digits...), else "".
+func semver(v string) string {
+	parts := strings.SplitN(strings.SplitN(v, "-", 2)[0], ".", 3)
+	if len(parts) != 3 {
+		return ""
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return ""
+		}
+	}
+	return v
+}

@@ -1,0 +1,259 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// sbsRow is one row of a side-by-side diff. A zero line number means the side is empty.
+type sbsRow struct {
+	// Kind is "eq", "del", "add", "chg" (a deleted and an added line facing each other) or
+	// "hunk" (a hunk header, in Left).
+	Kind                string
+	LeftNo, RightNo     int
+	Left, Right         string
+	leftSide, rightSide bool
+}
+
+// sideBySide returns the rows of a side-by-side diff for a finding: from its Left and Right
+// texts when it has them, else from a unified diff in its Detail, else nil.
+func sideBySide(f Finding) []sbsRow {
+	if f.Left != "" || f.Right != "" {
+		return sideBySideTexts(f.Left, f.Right)
+	}
+	if looksUnified(f.Detail) {
+		return sideBySideUnified(f.Detail)
+	}
+	return nil
+}
+
+// looksUnified reports whether s is a unified diff: a hunk header, or lines that all start with
+// a space, - or +, some of them changes.
+func looksUnified(s string) bool {
+	if strings.TrimSpace(s) == "" {
+		return false
+	}
+	changes := 0
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			return true
+		case strings.HasPrefix(l, "+"), strings.HasPrefix(l, "-"):
+			changes++
+		case strings.HasPrefix(l, " "), l == "":
+		default:
+			return false
+		}
+	}
+	return changes > 0
+}
+
+// pairer accumulates deleted and added lines and emits them facing each other.
+type pairer struct {
+	rows     []sbsRow
+	dels     []string
+	adds     []string
+	ln, rn   int
+	delStart int
+	addStart int
+}
+
+func (p *pairer) del(s string) {
+	if len(p.dels) == 0 {
+		p.delStart = p.ln + 1
+	}
+	p.dels = append(p.dels, s)
+	p.ln++
+}
+
+func (p *pairer) add(s string) {
+	if len(p.adds) == 0 {
+		p.addStart = p.rn + 1
+	}
+	p.adds = append(p.adds, s)
+	p.rn++
+}
+
+func (p *pairer) flush() {
+	n := max(len(p.dels), len(p.adds))
+	for i := 0; i < n; i++ {
+		r := sbsRow{Kind: "chg"}
+		if i < len(p.dels) {
+			r.Left, r.LeftNo, r.leftSide = p.dels[i], p.delStart+i, true
+		}
+		if i < len(p.adds) {
+			r.Right, r.RightNo, r.rightSide = p.adds[i], p.addStart+i, true
+		}
+		switch {
+		case !r.rightSide:
+			r.Kind = "del"
+		case !r.leftSide:
+			r.Kind = "add"
+		}
+		p.rows = append(p.rows, r)
+	}
+	p.dels, p.adds = nil, nil
+}
+
+func (p *pairer) same(s string) {
+	p.flush()
+	p.ln++
+	p.rn++
+	p.rows = append(p.rows, sbsRow{Kind: "eq", Left: s, Right: s, LeftNo: p.ln, RightNo: p.rn, leftSide: true, rightSide: true})
+}
+
+// sideBySideTexts diffs two texts line by line.
+func sideBySideTexts(left, right string) []sbsRow {
+	// Both sides end with a newline, so that the last lines compare equal when they are.
+	if left != "" && !strings.HasSuffix(left, "\n") {
+		left += "\n"
+	}
+	if right != "" && !strings.HasSuffix(right, "\n") {
+		right += "\n"
+	}
+	dmp := diffmatchpatch.New()
+	a, b, lines := dmp.DiffLinesToChars(left, right)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMain(a, b, false), lines)
+	p := &pairer{}
+	for _, d := range diffs {
+		for _, l := range splitLines(d.Text) {
+			switch d.Type {
+			case diffmatchpatch.DiffEqual:
+				p.same(l)
+			case diffmatchpatch.DiffDelete:
+				p.del(l)
+			case diffmatchpatch.DiffInsert:
+				p.add(l)
+			}
+		}
+	}
+	p.flush()
+	return p.rows
+}
+
+// sideBySideUnified lays out a unified diff in two columns. Line numbers come from the hunk
+// headers when there are any, else count from 1.
+func sideBySideUnified(s string) []sbsRow {
+	p := &pairer{}
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "+++ "):
+			// file headers
+		case strings.HasPrefix(l, "@@"):
+			p.flush()
+			var l0, r0 int
+			parseHunk(l, &l0, &r0)
+			p.ln, p.rn = max(l0-1, 0), max(r0-1, 0)
+			p.rows = append(p.rows, sbsRow{Kind: "hunk", Left: l})
+		case strings.HasPrefix(l, "-"):
+			p.del(l[1:])
+		case strings.HasPrefix(l, "+"):
+			p.add(l[1:])
+		default:
+			p.same(strings.TrimPrefix(l, " "))
+		}
+	}
+	p.flush()
+	return p.rows
+}
+
+// parseHunk reads the start lines of "@@ -l,n +r,m @@".
+func parseHunk(h string, l, r *int) {
+	for _, f := range strings.Fields(h) {
+		if len(f) < 2 || (f[0] != '-' && f[0] != '+') {
+			continue
+		}
+		n := 0
+		for _, c := range f[1:] {
+			if c < '0' || c > '9' {
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if f[0] == '-' {
+			*l = n
+		} else {
+			*r = n
+		}
+	}
+}
+
+// splitLines splits text into lines without their newlines; a trailing newline ends the last
+// line rather than starting an empty one.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// unifiedText renders the difference of left and right as unified-diff lines with three lines
+// of context and hunk headers, for the formats that show text only.
+func unifiedText(left, right string) string {
+	rows := sideBySideTexts(left, right)
+	const context = 3
+	keep := make([]bool, len(rows))
+	for i, r := range rows {
+		if r.Kind == "eq" {
+			continue
+		}
+		for j := max(0, i-context); j <= min(len(rows)-1, i+context); j++ {
+			keep[j] = true
+		}
+	}
+	var b strings.Builder
+	for i := 0; i < len(rows); {
+		if !keep[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(rows) && keep[j] {
+			j++
+		}
+		var lStart, rStart, lN, rN int
+		for _, r := range rows[i:j] {
+			if r.leftSide {
+				if lStart == 0 {
+					lStart = r.LeftNo
+				}
+				lN++
+			}
+			if r.rightSide {
+				if rStart == 0 {
+					rStart = r.RightNo
+				}
+				rN++
+			}
+		}
+		b.WriteString("@@ -" + hunkRange(lStart, lN) + " +" + hunkRange(rStart, rN) + " @@\n")
+		var plus []string
+		for _, r := range rows[i:j] {
+			if r.Kind == "eq" {
+				for _, p := range plus {
+					b.WriteString("+" + p + "\n")
+				}
+				plus = plus[:0]
+				b.WriteString(" " + r.Left + "\n")
+				continue
+			}
+			if r.leftSide {
+				b.WriteString("-" + r.Left + "\n")
+			}
+			if r.rightSide {
+				plus = append(plus, r.Right)
+			}
+		}
+		for _, p := range plus {
+			b.WriteString("+" + p + "\n")
+		}
+		i = j
+	}
+	return b.String()
+}
+
+func hunkRange(start, n int) string {
+	return strconv.Itoa(start) + "," + strconv.Itoa(n)
+}
