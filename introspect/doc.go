@@ -18,6 +18,9 @@
 // The environment's own schemas ([EnvironmentSchemas]) and extension-owned objects are left out
 // unless [Options] asks for them; triggers and policies on environment tables (auth.users, say)
 // are kept, because a sidecar migration may create them. System schemas are always left out.
+// Roles (attributes, memberships, settings) are included: they are cluster-wide, but a migration
+// that runs CREATE ROLE or GRANT role TO role changes who holds which privileges
+// ([Options.SkipRoles] leaves them out). [TakeURL] snapshots an existing database by URI.
 //
 // # Facts and identities
 //
@@ -40,6 +43,7 @@
 //	aggregate         public.match_thoughts(extensions.vector, double precision, integer, jsonb)
 //	default privileges for role postgres in schema public on tables
 //	                  (for role postgres on functions, when not limited to a schema)
+//	role              service_role
 //
 // Names are double-quoted when they are not plain lower-case identifiers. Functions are
 // identified by schema, name and argument types (pg_proc keeps no typmod, so vector(1536) and

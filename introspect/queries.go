@@ -92,6 +92,9 @@ func renderQueries(opts Options) (map[string]string, error) {
 			return nil, fmt.Errorf("expanding query %s: %w", name, err)
 		}
 		out[name] = b.String()
+		if name == "roles" && opts.SkipRoles {
+			out[name] = "SELECT '[]'::json"
+		}
 	}
 	return out, nil
 }

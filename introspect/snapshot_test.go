@@ -244,6 +244,17 @@ func TestSnapshotScope(t *testing.T) {
 		t.Error("vector_dims missing with IncludeExtensionObjects")
 	}
 
+	if len(def.Roles) == 0 {
+		t.Error("no roles in the default snapshot")
+	}
+	noRoles, err := Take(ctx, conn, Options{SkipRoles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(noRoles.Roles) != 0 {
+		t.Errorf("SkipRoles gave %d roles", len(noRoles.Roles))
+	}
+
 	only, err := Take(ctx, conn, Options{IncludeEnvironment: true, Schemas: []string{"auth"}})
 	if err != nil {
 		t.Fatal(err)

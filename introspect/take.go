@@ -24,6 +24,10 @@ type Options struct {
 	// Schemas, when not empty, limits the snapshot to these schemas (extensions, triggers and
 	// policies aside).
 	Schemas []string
+	// SkipRoles leaves roles out. Roles are cluster-wide: when two migrations are installed
+	// concurrently into databases of one cluster, each footprint can see the other's CREATE
+	// ROLE and GRANT role TO role.
+	SkipRoles bool
 }
 
 // Beginner starts a transaction; *pgx.Conn, pgx.Tx and *pgxpool.Pool are Beginners.
