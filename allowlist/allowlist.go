@@ -1,0 +1,267 @@
+package allowlist
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"ledgercheck/diff"
+	"ledgercheck/internal/fault"
+	"ledgercheck/introspect"
+)
+
+// Version is the only allowlist format version this package reads.
+const Version = 1
+
+// File is a loaded allowlist.
+type File struct {
+	// Path is the file as named by the caller, used in every error and report.
+	Path string `yaml:"-"`
+	// Version must be [Version].
+	Version int `yaml:"version"`
+	// Entries are the reviewed differences, in file order.
+	Entries []Entry `yaml:"entries"`
+}
+
+// Entry is one reviewed difference. It names the difference by kind, object and attribute, and
+// pins its values: either Left and Right exactly, or Digest (see [diff.Difference.Digest]).
+type Entry struct {
+	// Kind is the object kind (table, column, function, policy, role, probe, dimension, ...).
+	Kind string `yaml:"kind"`
+	// Object is the object's identity, exactly as the report prints it.
+	Object string `yaml:"object,omitempty"`
+	// ObjectMatch, instead of Object, is a regular expression (RE2, anchored at both ends) that
+	// the identity must match, for one difference repeated on several objects.
+	ObjectMatch string `yaml:"object_match,omitempty"`
+	// Attr is the attribute; empty (or absent) means the object itself, present on one side only.
+	Attr string `yaml:"attr,omitempty"`
+	// Left and Right are the expected normalized values ("" for absent).
+	Left  *string `yaml:"left,omitempty"`
+	Right *string `yaml:"right,omitempty"`
+	// Digest is "sha256:<hex>" of the two values, for long values such as function bodies.
+	Digest string `yaml:"digest,omitempty"`
+	// Reason says why a reviewer accepted the difference. Required; "TODO" is not a reason.
+	Reason string `yaml:"reason"`
+
+	// Line is the entry's line in the file.
+	Line int `yaml:"-"`
+	re   *regexp.Regexp
+}
+
+// String names the entry for reports: "file:line: kind object attr".
+func (e *Entry) String() string {
+	obj := e.Object
+	if obj == "" {
+		obj = "~" + e.ObjectMatch
+	}
+	s := e.Kind + " " + obj
+	if e.Attr != "" {
+		s += " " + e.Attr
+	}
+	return s
+}
+
+// Matches reports whether the entry accepts d.
+func (e *Entry) Matches(d diff.Difference) bool {
+	if e.Kind != d.Kind || e.Attr != d.Attr {
+		return false
+	}
+	if e.re != nil {
+		if !e.re.MatchString(d.Object) {
+			return false
+		}
+	} else if e.Object != d.Object {
+		return false
+	}
+	if e.Digest != "" {
+		return e.Digest == d.Digest()
+	}
+	return *e.Left == d.Left && *e.Right == d.Right
+}
+
+// Load reads and validates the allowlist at path. Every error is a [fault.Input] error (exit 2)
+// of the form "path:line: what is wrong and what to do".
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fault.Input(fmt.Errorf("reading the allowlist: %w", err))
+	}
+	return Parse(path, data)
+}
+
+var lineMsg = regexp.MustCompile(`^line (\d+): (.*)$`)
+
+// Parse decodes and validates an allowlist read from the file called path. Unknown keys,
+// a missing or unknown version, entries without a kind, an object or pinned values, malformed
+// patterns, empty or TODO reasons and duplicate entries are errors with the file's line number.
+func Parse(path string, data []byte) (*File, error) {
+	f := &File{Path: path}
+	fail := func(line int, format string, args ...any) error {
+		return fault.Input(fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, args...)))
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fail(1, "the allowlist is empty; start it with \"version: %d\"", Version)
+		}
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			if m := lineMsg.FindStringSubmatch(te.Errors[0]); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				return nil, fail(n, "%s", strings.Replace(m[2], "field ", "unknown key ", 1))
+			}
+		}
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := lineMsg.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return nil, fail(n, "%s", m[2])
+		}
+		return nil, fault.Input(fmt.Errorf("%s: %s", path, msg))
+	}
+	// Lines: decode again as a node tree.
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err == nil && len(doc.Content) == 1 {
+		root := doc.Content[0]
+		versionLine := root.Line
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			switch root.Content[i].Value {
+			case "version":
+				versionLine = root.Content[i].Line
+			case "entries":
+				for j, n := range root.Content[i+1].Content {
+					if j < len(f.Entries) {
+						f.Entries[j].Line = n.Line
+					}
+				}
+			}
+		}
+		if f.Version != Version {
+			return nil, fail(versionLine, "version %d is not supported; this ledgercheck reads version: %d", f.Version, Version)
+		}
+	}
+	seen := map[string]int{}
+	for i := range f.Entries {
+		e := &f.Entries[i]
+		where := fmt.Sprintf("entry %d", i+1)
+		switch {
+		case e.Kind == "":
+			return nil, fail(e.Line, "%s has no kind; copy kind, object and attr from the report (or `ledgercheck allowlist suggest`)", where)
+		case e.Object == "" && e.ObjectMatch == "":
+			return nil, fail(e.Line, "%s (%s) has neither object nor object_match", where, e.Kind)
+		case e.Object != "" && e.ObjectMatch != "":
+			return nil, fail(e.Line, "%s (%s) has both object and object_match; use one", where, e.Kind)
+		}
+		if e.ObjectMatch != "" {
+			re, err := regexp.Compile(`^(?:` + e.ObjectMatch + `)$`)
+			if err != nil {
+				return nil, fail(e.Line, "%s: object_match %q is not a valid regular expression: %v", where, e.ObjectMatch, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+			}
+			e.re = re
+		}
+		where += " (" + e.String() + ")"
+		switch {
+		case e.Digest != "" && (e.Left != nil || e.Right != nil):
+			return nil, fail(e.Line, "%s has both digest and left/right values; pin the difference with one of them", where)
+		case e.Digest == "" && (e.Left == nil || e.Right == nil):
+			return nil, fail(e.Line, "%s does not pin the difference: give both left and right (\"\" for absent) or a digest", where)
+		case e.Digest != "" && !validDigest(e.Digest):
+			return nil, fail(e.Line, "%s: digest %q is malformed; want sha256: and 64 hex digits, as `ledgercheck allowlist suggest` prints", where, e.Digest)
+		}
+		reason := strings.TrimSpace(e.Reason)
+		switch {
+		case reason == "":
+			return nil, fail(e.Line, "%s has an empty reason; write why a reviewer accepted this difference", where)
+		case strings.EqualFold(strings.TrimRight(reason, ".:! "), "todo"):
+			return nil, fail(e.Line, "%s has reason TODO; a person must review the difference and write the reason", where)
+		}
+		key := e.key()
+		if prev, ok := seen[key]; ok {
+			return nil, fail(e.Line, "%s duplicates the entry at line %d; remove one", where, prev)
+		}
+		seen[key] = e.Line
+	}
+	return f, nil
+}
+
+var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+func validDigest(s string) bool { return digestRE.MatchString(s) }
+
+func (e *Entry) key() string {
+	deref := func(p *string) string {
+		if p == nil {
+			return "\x01"
+		}
+		return *p
+	}
+	return strings.Join([]string{e.Kind, e.Object, e.ObjectMatch, e.Attr, deref(e.Left), deref(e.Right), e.Digest}, "\x00")
+}
+
+// Match is a difference with the entries that accept it.
+type Match struct {
+	Difference diff.Difference `json:"difference"`
+	// Entries are the lines of the entries that accept it.
+	Entries []int `json:"entries"`
+	// Reason is the first accepting entry's reason.
+	Reason string `json:"reason"`
+}
+
+// Outcome sorts differences by review state.
+type Outcome struct {
+	// Accepted are the semantic differences an entry accepts.
+	Accepted []Match `json:"accepted"`
+	// Unreviewed are the semantic differences no entry accepts: they fail the gate.
+	Unreviewed []diff.Difference `json:"unreviewed"`
+	// Cosmetic are the cosmetic differences: reported, never a failure (an entry may still
+	// accept one, and then it is not stale).
+	Cosmetic []diff.Difference `json:"cosmetic"`
+	// Stale are the entries that accept no difference: they fail the gate.
+	Stale []*Entry `json:"-"`
+}
+
+// Passed reports whether the gate passes: no unreviewed difference and no stale entry.
+func (o *Outcome) Passed() bool { return len(o.Unreviewed) == 0 && len(o.Stale) == 0 }
+
+// Apply sorts diffs against the allowlist. A nil File accepts nothing and has no entries.
+func (f *File) Apply(diffs []diff.Difference) *Outcome {
+	o := &Outcome{Accepted: []Match{}, Unreviewed: []diff.Difference{}, Cosmetic: []diff.Difference{}}
+	var entries []Entry
+	if f != nil {
+		entries = f.Entries
+	}
+	used := make([]bool, len(entries))
+	for _, d := range diffs {
+		m := Match{Difference: d}
+		for i := range entries {
+			if entries[i].Matches(d) {
+				used[i] = true
+				m.Entries = append(m.Entries, entries[i].Line)
+				if m.Reason == "" {
+					m.Reason = entries[i].Reason
+				}
+			}
+		}
+		switch {
+		case d.Class == introspect.Cosmetic:
+			o.Cosmetic = append(o.Cosmetic, d)
+		case len(m.Entries) > 0:
+			o.Accepted = append(o.Accepted, m)
+		default:
+			o.Unreviewed = append(o.Unreviewed, d)
+		}
+	}
+	for i := range entries {
+		if !used[i] {
+			o.Stale = append(o.Stale, &entries[i])
+		}
+	}
+	return o
+}

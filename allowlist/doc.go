@@ -1,0 +1,36 @@
+// Package allowlist reads allowlist.yaml, the reviewed differences between two installs, and
+// sorts a comparison's differences into accepted, unreviewed and cosmetic ones.
+//
+// # Format
+//
+//	version: 1
+//	entries:
+//	  - kind: table                       # the difference's kind, object and attribute,
+//	    object: public.agent_decision_ledger  # as the parity report prints them
+//	    attr: rls
+//	    left: "true"                      # the expected values ("" for absent) ...
+//	    right: "false"
+//	    reason: the port uses a role model instead of RLS
+//	  - kind: function
+//	    object: public.match_decision_ledger(...)
+//	    attr: body
+//	    digest: sha256:...                # ... or the digest of both (bodies, listings)
+//	    reason: ...
+//
+// An entry without attr is an object present on one side only. object_match (an anchored RE2
+// regular expression) may replace object for one difference repeated on several objects.
+//
+// Decoding is strict ([Parse]): unknown keys, a version other than [Version], entries that do
+// not pin their values, malformed digests or patterns, empty or TODO reasons and duplicate
+// entries are errors with the file's line number (exit 2).
+//
+// Because every entry pins the values, an entry for a changed function body accepts that exact
+// pair of normalized bodies: any later change to either body is a new, unreviewed difference.
+//
+// # Applying
+//
+// [File.Apply] returns an [Outcome]: semantic differences an entry accepts, those none accepts
+// (they fail the gate), cosmetic differences (reported, never failing), and stale entries, which
+// accept nothing and also fail the gate, so the list cannot rot. [Suggest] prints candidate
+// entries, every reason TODO, for a person to review.
+package allowlist
