@@ -1,0 +1,51 @@
+// Package rerun proves that a migration is safe to run again, and safe to run over its previous
+// version, with no row lost: the ground truth behind the lint rule "not-idempotent".
+//
+// # The rerun audit
+//
+// [Audit] installs the prerequisites and the migration into a fresh scratch database, loads a
+// fixture (by default the project's ledger fixture, see [FindDefaultFixture]), and takes a
+// catalog snapshot and a content digest of every user table ([introspect.TakeDigest]: row count
+// and an order-independent hash of the rows). It then applies the migration again, Times-1
+// times. Each run must succeed, and after each the snapshot and every digest must equal the
+// first. Findings:
+//
+//   - rerun-failed: a run failed; the finding points at the statement (file:line:col) and carries
+//     the server's error, detail and hint. Later runs are not attempted.
+//   - rerun-catalog-changed: an object was created, dropped or changed by a run (a cosmetic
+//     change, a function body whose layout or comments alone differ, is a warning).
+//   - rerun-rows-lost, rerun-rows-duplicated, rerun-rows-changed, rerun-rows-added: a table's
+//     rows, classified by [introspect.CompareRows]; a table a run dropped lost all its rows.
+//
+// Each finding is reported once, at the first run that shows it.
+//
+// # The upgrade audit
+//
+// With [Options.Previous], Audit also installs the previous version into a second database,
+// loads the fixture, digests the tables and applies the migration over it; meanwhile a third
+// database gets a fresh install of the migration alone. The upgraded catalog must equal the
+// fresh one, and no table may have fewer rows than before the upgrade:
+//
+//   - upgrade-failed: the migration failed over the previous version (the finding says why: the
+//     server's error, say "cannot change return type of existing function", with its hint).
+//   - upgrade-stale-object: the upgrade left behind an object a fresh install does not have (an
+//     old overload, trigger, policy or column).
+//   - upgrade-missing-object: a fresh install has an object the upgrade does not.
+//   - upgrade-catalog-differs: an object differs between the upgrade and a fresh install.
+//   - upgrade-rows-lost: a table has fewer rows than before the upgrade, or was dropped.
+//
+// Roles are cluster-wide, shared by every database of the server (and changed by the other
+// audits running at the same time), so neither audit compares them.
+//
+// # Failures to set up
+//
+// When the migration, the previous version or the fixture does not install on a fresh database
+// the audit cannot run; that is a finding too (rerun-install-failed, rerun-fixture-failed,
+// upgrade-previous-failed, upgrade-fixture-failed), at the failing statement. Errors returned
+// by [Audit] are infrastructure failures (no server, a dropped connection).
+//
+// # Parallelism
+//
+// The rerun audit, the upgrade and the fresh install each run in their own scratch database,
+// concurrently. [Result.Timings] tells how long each took.
+package rerun
