@@ -174,7 +174,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 			break
 		}
 		installs[i], installPhases[i] = inst, ph
-		logf("check: install %s: %s in %s", v.Name, ph.Status, report.FormatDuration(ph.Duration))
+		logf("check: install %s: %d findings in %s", v.Name, len(ph.Findings), report.FormatDuration(ph.Duration))
 	}
 	wg.Wait()
 	if installErr != nil {

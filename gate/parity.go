@@ -54,7 +54,7 @@ reviewing the new difference.`},
 func CatalogParity(al *allowlist.File) ParityFunc {
 	return func(_ context.Context, left, right *Install) ([]report.PhaseResult, error) {
 		s0 := time.Now()
-		res := diff.Compare(side("left", left), side("right", right))
+		res := diff.Compare(side(left), side(right))
 		out := al.Apply(res.Differences)
 		par := report.PhaseResult{Phase: report.PhaseParity, Name: "parity", File: right.Variant.File,
 			Counts: map[string]int{
@@ -104,8 +104,8 @@ func CatalogParity(al *allowlist.File) ParityFunc {
 	}
 }
 
-func side(label string, in *Install) diff.Side {
-	return diff.Side{Label: label, File: in.Variant.File, Dim: in.Variant.Dim, Footprint: in.Footprint, Source: in.Source}
+func side(in *Install) diff.Side {
+	return diff.Side{Label: in.Variant.Name, File: in.Variant.File, Dim: in.Variant.Dim, Footprint: in.Footprint, Source: in.Source}
 }
 
 // heading is "kind object: attr", with which side has a one-sided object.
@@ -135,18 +135,17 @@ func differenceFinding(d diff.Difference, l, r diff.SideInfo) report.Finding {
 	}
 	switch {
 	case d.Presence() != "":
-		f.Message = fmt.Sprintf("%s only in %s", d.Kind+" "+d.Object, map[bool]string{true: l.File, false: r.File}[d.Presence() == "left only"])
+		f.Message = fmt.Sprintf("%s exists only in the %s", d.Kind+" "+d.Object, map[bool]string{true: l.Label, false: r.Label}[d.Presence() == "left only"])
 		f.Left, f.Right = left, right
 	case d.IsText():
 		f.Message = what
 		f.Left, f.Right = left, right
 	default:
-		f.Message = fmt.Sprintf("%s: %s (%s) vs %s (%s)", what, shown(left), l.File, shown(right), r.File)
+		f.Message = fmt.Sprintf("%s: %s in the %s, %s in the %s", what, shown(left), l.Label, shown(right), r.Label)
 	}
 	if d.Note != "" {
 		f.Message += "; " + d.Note
 	}
-	f.Message += fmt.Sprintf(" [allowlist: kind %s, attr %q, digest %s]", d.Kind, d.Attr, d.Digest())
 	return f
 }
 
