@@ -16,7 +16,7 @@ import (
 const (
 	// RuleParityDifference is a difference between the two installs that no allowlist entry
 	// accepts.
-	RuleParityDifference = "parity-difference"
+	RuleParityDifference = "unreviewed-difference"
 	// RuleStaleAllowlistEntry is an allowlist entry that accepts no difference.
 	RuleStaleAllowlistEntry = "stale-allowlist-entry"
 )
