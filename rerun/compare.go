@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sergi/go-diff/diffmatchpatch"
-
+	"ledgercheck/diff"
 	"ledgercheck/introspect"
 	"ledgercheck/report"
 )
@@ -109,13 +108,14 @@ func catalogFindings(fp *introspect.Footprint, p phrasing) []item {
 			sev = report.SevWarning
 			msg += " (whitespace or comments only)"
 		}
-		detail := ""
 		if strings.Contains(before, "\n") || strings.Contains(after, "\n") || len(before)+len(after) > 120 {
-			detail = unified(bName, aName, before, after)
-		} else {
-			msg += fmt.Sprintf(": %s %s, %s %s", bName, shown(before), aName, shown(after))
+			one(c.Ref(), c.Attr, sev, rule, msg, diff.Unified(before, after, bName, aName, false))
+			last := &out[len(out)-1].f
+			last.Left, last.Right = before, after
+			continue
 		}
-		one(c.Ref(), c.Attr, sev, rule, msg, detail)
+		msg += fmt.Sprintf(": %s %s, %s %s", bName, shown(before), aName, shown(after))
+		one(c.Ref(), c.Attr, sev, rule, msg, "")
 	}
 	return out
 }
@@ -190,81 +190,6 @@ func listing(o introspect.ObjectFacts, all []introspect.ObjectFacts) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-// unified renders a line diff of before and after with two lines of context around each change.
-func unified(bName, aName, before, after string) string {
-	dmp := diffmatchpatch.New()
-	ca, cb, lines := dmp.DiffLinesToChars(ensureNL(before), ensureNL(after))
-	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
-	type line struct {
-		op   diffmatchpatch.Operation
-		text string
-	}
-	var ls []line
-	for _, d := range diffs {
-		for _, t := range strings.SplitAfter(d.Text, "\n") {
-			if t != "" {
-				ls = append(ls, line{d.Type, strings.TrimSuffix(t, "\n")})
-			}
-		}
-	}
-	const context = 2
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- %s\n+++ %s\n", bName, aName)
-	keep := make([]bool, len(ls))
-	for i, l := range ls {
-		if l.op != diffmatchpatch.DiffEqual {
-			for j := max(0, i-context); j <= min(len(ls)-1, i+context); j++ {
-				keep[j] = true
-			}
-		}
-	}
-	bLine, aLine := 1, 1
-	for i := 0; i < len(ls); {
-		if !keep[i] {
-			bLine++
-			aLine++
-			i++
-			continue
-		}
-		j := i
-		var nb, na int
-		for j < len(ls) && keep[j] {
-			switch ls[j].op {
-			case diffmatchpatch.DiffEqual:
-				nb++
-				na++
-			case diffmatchpatch.DiffDelete:
-				nb++
-			case diffmatchpatch.DiffInsert:
-				na++
-			}
-			j++
-		}
-		fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", bLine, nb, aLine, na)
-		for _, l := range ls[i:j] {
-			prefix := " "
-			switch l.op {
-			case diffmatchpatch.DiffDelete:
-				prefix = "-"
-			case diffmatchpatch.DiffInsert:
-				prefix = "+"
-			}
-			b.WriteString(prefix + l.text + "\n")
-		}
-		bLine += nb
-		aLine += na
-		i = j
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-func ensureNL(s string) string {
-	if s != "" && !strings.HasSuffix(s, "\n") {
-		return s + "\n"
-	}
-	return s
 }
 
 // rerunRowFindings compares every table of the first digest with the digest after run `run`.

@@ -12,8 +12,20 @@ import (
 	"strings"
 	"testing"
 
+	"ledgercheck/diff"
+	"ledgercheck/report"
 	"ledgercheck/scratch/scratchtest"
 )
+
+// stableReport is the result's report with every duration zeroed, for goldens.
+func stableReport(res *Result) *report.Report {
+	rep := res.Report("ledgercheck", "test")
+	rep.Duration = 0
+	for i := range rep.Phases {
+		rep.Phases[i].Duration = 0
+	}
+	return rep
+}
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/rerun")
 
@@ -103,7 +115,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got bytes.Buffer
-			if err := WriteText(&got, res); err != nil {
+			if err := report.WriteReportText(&got, stableReport(res), false); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join(repo, dir, "want.txt")
@@ -119,11 +131,15 @@ func TestGolden(t *testing.T) {
 			}
 			if w := strings.ReplaceAll(string(want), "\r\n", "\n"); w != got.String() {
 				t.Errorf("report differs from %s (go test ./rerun -run Golden -update, then review):\n%s",
-					path, unified("want", "got", w, got.String()))
+					path, diff.Unified(w, got.String(), "want", "got", false))
 			}
-			// The verdict agrees with the report: a case passes exactly when it has no finding.
-			if res.Failed() != (len(res.Findings) > 0) {
-				t.Errorf("Failed() = %v with %d findings", res.Failed(), len(res.Findings))
+			// The verdict agrees with the findings, and the phases hold all of them.
+			var n int
+			for _, p := range res.Phases() {
+				n += len(p.Findings)
+			}
+			if res.Failed() != (len(res.Findings) > 0) || n != len(res.Findings) {
+				t.Errorf("Failed() = %v with %d findings, %d in the phases", res.Failed(), len(res.Findings), n)
 			}
 		})
 	}

@@ -66,7 +66,7 @@ type Timings struct {
 type Result struct {
 	// Findings are the problems, rerun audit first, each at the first run that shows it.
 	Findings []report.Finding `json:"findings"`
-	// Summary are one-line conclusions, one per audit, for the text report.
+	// Summary are one-line conclusions, one per audit.
 	Summary []string `json:"summary"`
 	// Runs is how many times File was applied successfully in the rerun audit.
 	Runs int `json:"runs"`
@@ -76,7 +76,15 @@ type Result struct {
 	Rows   int64 `json:"rows"`
 	// Timings are the durations of the parts.
 	Timings Timings `json:"timings"`
+
+	phases []report.PhaseResult
 }
+
+// Phases returns one phase result per audit, for a report that shows them apart: "rerun FILE"
+// (its findings, summary, duration and the counts runs, tables and rows) and, with
+// [Options.Previous], "upgrade from PREVIOUS" (its duration covers the upgrade and the fresh
+// install it is compared with, which run concurrently).
+func (r *Result) Phases() []report.PhaseResult { return slices.Clone(r.phases) }
 
 // Failed reports whether any finding is an error (warnings do not fail the audit).
 func (r *Result) Failed() bool {
@@ -143,9 +151,11 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 		return nil, err
 	}
 
-	res := &Result{Findings: rr.findings, Runs: rr.runs, Tables: rr.tables, Rows: rr.rows,
-		Timings: Timings{Rerun: tRerun, Upgrade: tUp, Fresh: tFresh}}
-	res.Summary = append(res.Summary, a.rerunSummary(rr))
+	rerunPhase := report.PhaseResult{Phase: report.PhaseRerun, Name: "rerun " + opts.File.Name, File: opts.File.Name,
+		Duration: tRerun, Findings: rr.findings, Notes: []string{a.rerunSummary(rr)},
+		Counts: map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}}
+	res := &Result{Runs: rr.runs, Tables: rr.tables, Rows: rr.rows,
+		Timings: Timings{Rerun: tRerun, Upgrade: tUp, Fresh: tFresh}, phases: []report.PhaseResult{rerunPhase}}
 	if opts.Previous != nil {
 		fs := up.findings
 		// Compare catalogs only when both installs succeeded; a failing fresh install is the
@@ -155,8 +165,14 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 				fs = append(fs, it.f)
 			}
 		}
-		res.Findings = append(res.Findings, fs...)
-		res.Summary = append(res.Summary, a.upgradeSummary(up, fresh != nil, fs))
+		res.phases = append(res.phases, report.PhaseResult{Phase: report.PhaseRerun,
+			Name: "upgrade from " + opts.Previous.Name, File: opts.File.Name, Duration: max(tUp, tFresh),
+			Findings: fs, Notes: []string{a.upgradeSummary(up, fresh != nil, fs)},
+			Counts: map[string]int{"tables": up.tables, "rows": int(up.rows)}})
+	}
+	for _, p := range res.phases {
+		res.Findings = append(res.Findings, p.Findings...)
+		res.Summary = append(res.Summary, p.Notes...)
 	}
 	res.Timings.Total = time.Since(start)
 	return res, nil
