@@ -59,6 +59,9 @@ func (e *ScriptError) Error() string {
 
 func (e *ScriptError) Unwrap() error { return e.Err }
 
+// Message is the server's message with its SQLSTATE, detail and hint, without the position.
+func (e *ScriptError) Message() string { return serverMessage(e.Err) }
+
 // PgError returns the server's error, or nil if the failure was not the server's.
 func (e *ScriptError) PgError() *pgconn.PgError {
 	var pe *pgconn.PgError

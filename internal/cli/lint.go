@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,9 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ledgercheck/crosscheck"
 	"ledgercheck/internal/fault"
+	"ledgercheck/introspect"
 	"ledgercheck/lint"
+	"ledgercheck/pgsql"
 	"ledgercheck/report"
+	"ledgercheck/scratch"
 )
 
 func init() { register(20, newLintCmd) }
@@ -20,6 +25,8 @@ func newLintCmd(g *globals) *cobra.Command {
 		dim        int
 		format     string
 		configPath string
+		install    bool
+		sf         serverFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "lint FILE...",
@@ -29,6 +36,11 @@ and reports every statement that breaks the sidecar contract: changes to objects
 create, new tables without RLS, service_role policy or grants, a missing trailing
 NOTIFY pgrst, 'reload schema', statements that fail on a second run, destructive statements, and
 more. ` + "`ledgercheck explain`" + ` lists the rules; ` + "`ledgercheck explain RULE`" + ` explains one.
+
+With --install, each file is also installed into a scratch database with the Open Brain
+prerequisites (at --dim, default 1536), and the catalog before and after is compared with what the
+statements visibly do: a change to a pre-existing object that only SQL built at run time explains
+is reported as undeclared-change.
 
 Findings are printed as file:line:col: severity: message [rule] (columns count characters).
 Exit 1 if any finding is an error.`,
@@ -53,6 +65,14 @@ Exit 1 if any finding is an error.`,
 				}
 			}
 			var all []report.Finding
+			var srv *scratch.Server
+			if install {
+				var err error
+				if srv, err = g.startServer(cmd.Context(), &sf); err != nil {
+					return err
+				}
+				defer srv.Close()
+			}
 			for _, path := range args {
 				src, err := readFile(path)
 				if err != nil {
@@ -60,6 +80,13 @@ Exit 1 if any finding is an error.`,
 				}
 				g.logf("linting %s", path)
 				all = append(all, lint.Source(path, src, cfg, lint.Options{Dim: dim})...)
+				if srv != nil {
+					fs, err := installCrossCheck(cmd, srv, path, src, dim, cfg)
+					if err != nil {
+						return err
+					}
+					all = append(all, fs...)
+				}
 			}
 			var err error
 			if format == "json" {
@@ -79,7 +106,37 @@ Exit 1 if any finding is an error.`,
 	cmd.Flags().IntVar(&dim, "dim", 0, "require every vector(N), halfvec(N) and sparsevec(N) to have this dimension")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML file with the lint configuration (default: the built-in one for the decision ledger)")
+	cmd.Flags().BoolVar(&install, "install", false, "also install each file into a scratch database and cross-check the catalog changes (needs Postgres)")
+	addServerFlags(cmd, &sf)
 	return cmd
+}
+
+// installCrossCheck installs src over the prerequisites and cross-checks its footprint. A file
+// that does not parse is left to the parse-error finding; one that fails to install is a finding.
+func installCrossCheck(cmd *cobra.Command, srv *scratch.Server, path string, src []byte, dim int, cfg lint.Config) ([]report.Finding, error) {
+	f, err := pgsql.Parse(path, src)
+	if err != nil {
+		return nil, nil
+	}
+	if dim == 0 {
+		dim = 1536
+	}
+	ctx := cmd.Context()
+	db, err := srv.NewDatabase(ctx, dim)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Drop(context.WithoutCancel(ctx))
+	fp, _, err := introspect.FootprintOf(ctx, db, path, src, introspect.Options{})
+	var se *scratch.ScriptError
+	if errors.As(err, &se) {
+		return []report.Finding{{Phase: report.PhaseInstall, Rule: "install-failed", Severity: report.SevError, Pos: se.Pos,
+			Message: "the migration does not install over the prerequisites: " + se.Message()}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return crosscheck.Check(f, cfg, fp), nil
 }
 
 // readFile reads a migration, with a one-line error naming the path.
