@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"ledgercheck/internal/fault"
+	"ledgercheck/report"
+	"ledgercheck/rerun"
+)
+
+func init() { register(40, newRerunCmd) }
+
+func newRerunCmd(g *globals) *cobra.Command {
+	var (
+		sf        serverFlags
+		dim       int
+		times     int
+		from      string
+		fixture   string
+		noFixture bool
+		format    string
+	)
+	cmd := &cobra.Command{
+		Use:   "rerun FILE",
+		Short: "Prove a migration is safe to run again, and over its previous version, with no row lost",
+		Long: `rerun installs the Supabase environment, the Open Brain prerequisites at dimension --dim and
+FILE into a scratch database, loads a fixture, and takes a catalog snapshot and a content digest of
+every user table (row count and an order-independent hash of the rows). It then applies FILE again
+--times minus one times. Each run must succeed, and after each the catalog and every table must be
+as they were after the first run. The report gives the first statement that failed
+(file:line:col and the server's error), every catalog difference, and every table whose rows were
+lost, duplicated, changed or added.
+
+With --from PREVIOUS it also installs PREVIOUS into a second database, loads the fixture and
+applies FILE over it: the result must have the catalog of a fresh install of FILE (no stale
+overload, trigger, policy or column left behind) and no table may have fewer rows than before
+(a table the new version drops counts as loss). The audits run in separate databases, in
+parallel.
+
+The fixture is, by default, the project's ledger fixture ` + rerun.DefaultFixture + `,
+looked up in the working directory and then in each parent directory (so rerun finds it from
+anywhere inside the repository). --fixture FILE loads another; --no-fixture loads none.
+Fixtures may use :dim like the migrations.
+
+Output: --format text (the phases, their findings and a conclusion for each), json, sarif or
+github. Exit 0 when both audits pass, 1 on findings, 2 for input errors (a missing file, a bad
+flag), 3 when Postgres cannot be started or reached.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			write, err := reportWriter(format)
+			if err != nil {
+				return err
+			}
+			if dim <= 0 {
+				return fault.Input(fmt.Errorf("--dim %d: want a positive dimension", dim))
+			}
+			if times < 1 {
+				return fault.Input(fmt.Errorf("--times %d: want at least 1 (the install)", times))
+			}
+			if noFixture && fixture != "" {
+				return fault.Input(errors.New("--fixture and --no-fixture exclude each other"))
+			}
+			opts := rerun.Options{Dim: dim, Times: times, Logf: g.logf}
+			src, err := readFile(args[0])
+			if err != nil {
+				return fault.Input(err)
+			}
+			opts.File = rerun.Script{Name: args[0], Src: src}
+			if from != "" {
+				src, err := readFile(from)
+				if err != nil {
+					return fault.Input(fmt.Errorf("--from: %w", err))
+				}
+				opts.Previous = &rerun.Script{Name: from, Src: src}
+			}
+			if !noFixture {
+				if fixture == "" {
+					wd, err := os.Getwd()
+					if err != nil {
+						return fault.Input(fmt.Errorf("finding the default fixture: %w", err))
+					}
+					if fixture, err = rerun.FindDefaultFixture(wd); err != nil {
+						return fault.Input(err)
+					}
+				}
+				src, err := readFile(fixture)
+				if err != nil {
+					return fault.Input(fmt.Errorf("--fixture: %w", err))
+				}
+				opts.Fixture = &rerun.Script{Name: fixture, Src: src}
+			}
+
+			srv, err := g.startServer(ctx, &sf)
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
+			res, err := rerun.Audit(ctx, srv, opts)
+			if err != nil {
+				return err
+			}
+			t := res.Timings
+			g.logf("rerun: done in %s (rerun audit %s, upgrade %s, fresh install %s)", report.FormatDuration(t.Total),
+				report.FormatDuration(t.Rerun), report.FormatDuration(t.Upgrade), report.FormatDuration(t.Fresh))
+			if err := write(g, res.Report("ledgercheck", Version)); err != nil {
+				return err
+			}
+			if res.Failed() {
+				return fault.ErrFindings
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&dim, "dim", 1536, "vector dimension of the prerequisites (and of :dim in the scripts)")
+	fl.IntVar(&times, "times", rerun.DefaultTimes, "how many times to apply FILE, the install included")
+	fl.StringVar(&from, "from", "", "previous version of FILE: also check the upgrade from it")
+	fl.StringVar(&fixture, "fixture", "", "SQL loaded after the install (default: "+rerun.DefaultFixture+", found from the working directory up)")
+	fl.BoolVar(&noFixture, "no-fixture", false, "load no fixture")
+	fl.StringVar(&format, "format", "text", "output format: text, json, sarif or github")
+	addServerFlags(cmd, &sf)
+	return cmd
+}
+
+// reportWriter returns the writer of a whole-report format.
+func reportWriter(format string) (func(*globals, *report.Report) error, error) {
+	switch format {
+	case "text":
+		return func(g *globals, r *report.Report) error { return report.WriteReportText(g.stdout, r, false) }, nil
+	case "json":
+		return func(g *globals, r *report.Report) error { return report.WriteReportJSON(g.stdout, r) }, nil
+	case "sarif":
+		return func(g *globals, r *report.Report) error { return report.WriteSARIF(g.stdout, r) }, nil
+	case "github":
+		return func(g *globals, r *report.Report) error { return report.WriteGitHub(g.stdout, r) }, nil
+	}
+	return nil, fault.Input(fmt.Errorf("--format %q: want text, json, sarif or github", format))
+}
