@@ -1,0 +1,262 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"ledgercheck/allowlist"
+	"ledgercheck/config"
+	"ledgercheck/internal/fault"
+	"ledgercheck/parity"
+)
+
+func init() { register(30, newParityCmd) }
+
+// parityFlags are the flags parity and allowlist suggest share: the configuration file and the
+// fields flags may override.
+type parityFlags struct {
+	sf         serverFlags
+	configPath string
+	left       string
+	leftDim    int
+	right      string
+	rightDim   int
+	allowlist  string
+	noAllow    bool
+}
+
+func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
+	cmd.Flags().StringVar(&pf.configPath, "config", "", "configuration file (default: "+config.DefaultFile+" in the working directory when present, else the shipped artifact and port)")
+	cmd.Flags().StringVar(&pf.left, "left", "", "left migration (the artifact), overriding variants.left.file")
+	cmd.Flags().IntVar(&pf.leftDim, "left-dim", 0, "vector dimension of the left install, overriding variants.left.dim")
+	cmd.Flags().StringVar(&pf.right, "right", "", "right migration (the port), overriding variants.right.file")
+	cmd.Flags().IntVar(&pf.rightDim, "right-dim", 0, "vector dimension of the right install, overriding variants.right.dim")
+	cmd.Flags().StringVar(&pf.allowlist, "allowlist", "", "allowlist file, overriding the configuration's allowlist")
+	addServerFlags(cmd, &pf.sf)
+}
+
+// loadConfig reads the configuration the flags name and applies the overrides.
+func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
+	var cfg *config.Config
+	switch {
+	case pf.configPath != "":
+		c, err := config.Load(pf.configPath)
+		if err != nil {
+			return nil, err
+		}
+		cfg = c
+	default:
+		if _, err := os.Stat(config.DefaultFile); err == nil {
+			c, err := config.Load(config.DefaultFile)
+			if err != nil {
+				return nil, err
+			}
+			cfg = c
+		} else {
+			cfg = config.Default()
+		}
+	}
+	if pf.left != "" {
+		cfg.Variants.Left.File = pf.left
+	}
+	if pf.right != "" {
+		cfg.Variants.Right.File = pf.right
+	}
+	if cmd.Flags().Changed("left-dim") {
+		cfg.Variants.Left.Dim = pf.leftDim
+	}
+	if cmd.Flags().Changed("right-dim") {
+		cfg.Variants.Right.Dim = pf.rightDim
+	}
+	if cmd.Flags().Changed("allowlist") {
+		cfg.Allowlist = pf.allowlist
+	}
+	for _, d := range []struct {
+		flag string
+		dim  int
+	}{{"--left-dim", cfg.Variants.Left.Dim}, {"--right-dim", cfg.Variants.Right.Dim}} {
+		if d.dim < 1 || d.dim > 16000 {
+			return nil, fault.Input(fmt.Errorf("%s %d: want a dimension from 1 to 16000", d.flag, d.dim))
+		}
+	}
+	if !cmd.Flags().Changed("statement-timeout") {
+		pf.sf.statementTimeout = cfg.Limits.StatementTimeout
+	}
+	if !cmd.Flags().Changed("lock-timeout") {
+		pf.sf.lockTimeout = cfg.Limits.LockTimeout
+	}
+	return cfg, nil
+}
+
+// parityOptions reads every file the configuration names into parity options.
+func parityOptions(cfg *config.Config, g *globals) (parity.Options, error) {
+	opts := parity.Options{
+		NoPrerequisites: cfg.Environment.Prerequisites == "none",
+		InstallTimeout:  cfg.Limits.InstallTimeout,
+	}
+	if !g.quiet {
+		opts.Log = g.stderr
+	}
+	read := func(path string) (parity.Script, error) {
+		src, err := readFile(path)
+		if err != nil {
+			return parity.Script{}, fault.Input(err)
+		}
+		return parity.Script{Name: path, Src: src}, nil
+	}
+	var err error
+	if opts.Left.Script, err = read(cfg.Variants.Left.File); err != nil {
+		return opts, err
+	}
+	if opts.Right.Script, err = read(cfg.Variants.Right.File); err != nil {
+		return opts, err
+	}
+	opts.Left.Dim, opts.Right.Dim = cfg.Variants.Left.Dim, cfg.Variants.Right.Dim
+	for _, x := range cfg.Environment.Extra {
+		s, err := read(x)
+		if err != nil {
+			return opts, err
+		}
+		opts.Extra = append(opts.Extra, s)
+	}
+	if cfg.Fixture != "" {
+		s, err := read(cfg.Fixture)
+		if err != nil {
+			return opts, err
+		}
+		opts.Fixture = &s
+	}
+	for _, p := range cfg.Probes {
+		opts.Probes = append(opts.Probes, parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
+	}
+	if cfg.Allowlist != "" {
+		if _, err := os.Stat(cfg.Allowlist); errors.Is(err, fs.ErrNotExist) {
+			return opts, fault.Input(fmt.Errorf("%s: no such allowlist file (create one with `ledgercheck allowlist suggest > %s`)", cfg.Allowlist, cfg.Allowlist))
+		}
+		a, err := allowlist.Load(cfg.Allowlist)
+		if err != nil {
+			return opts, err
+		}
+		opts.Allowlist = a
+	}
+	return opts, nil
+}
+
+func newParityCmd(g *globals) *cobra.Command {
+	var (
+		pf     parityFlags
+		format string
+		color  string
+	)
+	cmd := &cobra.Command{
+		Use:   "parity",
+		Short: "Install the artifact and a port side by side and diff them through the reviewed allowlist",
+		Long: `parity installs the left migration (the artifact) and the right one (a port) in parallel, each
+into its own scratch database with the Supabase environment and the prerequisites at its own
+vector dimension, and compares what each install created or changed, attribute by attribute:
+tables, columns (types with typmods), constraints, indexes, views, functions (signature, body,
+volatility, SECURITY DEFINER, search_path, grants), triggers, policies, RLS, roles and grants.
+Function signatures are also compared as declared in the source, since pg_proc keeps no typmod.
+vector(N) at each side's own dimension is taken as equal (the sites are listed in the summary);
+any other typmod is a difference.
+
+It then loads the same fixture into both installs and runs the same probe queries: the results
+must be identical row by row.
+
+Every semantic difference must be accepted by an entry of the allowlist (see
+` + "`ledgercheck allowlist suggest`" + `); cosmetic body differences (layout, comments) are reported
+and never fail. An allowlist entry that accepts no difference is stale and fails.
+
+The configuration (` + config.DefaultFile + `, or --config) names the variants, the allowlist, the
+fixture and the probes; --left, --left-dim, --right, --right-dim and --allowlist override it.
+
+Exit codes: 0 every difference allowlisted; 1 an unreviewed difference, a stale entry, or an
+install that failed; 2 a configuration or input error (with file:line); 3 no Postgres.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "text" && format != "json" {
+				return fault.Input(fmt.Errorf("--format %q: want text or json", format))
+			}
+			useColor, err := colorFor(color, g.stdout)
+			if err != nil {
+				return err
+			}
+			rep, err := runParity(cmd, g, &pf)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				err = rep.WriteJSON(g.stdout)
+			} else {
+				err = rep.WriteText(g.stdout, useColor)
+			}
+			if err != nil {
+				return err
+			}
+			g.logf("parity: installs %s, diff and allowlist %s, total %s", rep.Timings.Install.Round(1e6), rep.Timings.Diff.Round(1e5), rep.Timings.Total.Round(1e6))
+			if !rep.Passed() {
+				return fault.ErrFindings
+			}
+			return nil
+		},
+	}
+	addParityFlags(cmd, &pf)
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&color, "color", "auto", "color the text report: auto (on a terminal, unless NO_COLOR is set), always or never")
+	return cmd
+}
+
+// runParity loads the configuration, starts the server and runs the parity check. An install
+// that fails is printed on stderr and returned as findings.
+func runParity(cmd *cobra.Command, g *globals, pf *parityFlags) (*parity.Report, error) {
+	cfg, err := pf.loadConfig(cmd)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := parityOptions(cfg, g)
+	if err != nil {
+		return nil, err
+	}
+	ctx := cmd.Context()
+	srv, err := g.startServer(ctx, &pf.sf)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+	rep, err := parity.Run(ctx, srv, opts)
+	if err != nil {
+		var ie *parity.InstallError
+		if errors.As(err, &ie) {
+			fmt.Fprintf(g.stderr, "ledgercheck: %s\n", oneLine(ie.Error()))
+			return nil, fault.ErrFindings
+		}
+		return nil, err
+	}
+	return rep, nil
+}
+
+// colorFor decides whether to color output written to w.
+func colorFor(mode string, w io.Writer) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto":
+		if os.Getenv("NO_COLOR") != "" {
+			return false, nil
+		}
+		f, ok := w.(*os.File)
+		if !ok {
+			return false, nil
+		}
+		st, err := f.Stat()
+		return err == nil && st.Mode()&os.ModeCharDevice != 0, nil
+	}
+	return false, fault.Input(fmt.Errorf("--color %q: want auto, always or never", mode))
+}
