@@ -84,14 +84,27 @@ func SubstituteDim(sql string, dim int) string {
 // as SET search_path carries from one statement to the next, and explicit BEGIN/COMMIT in the
 // file are honoured. `:dim` is replaced by the database's dimension first. A syntax error is a
 // [*pgsql.SyntaxError]; a statement the server rejects is a [*ScriptError].
+//
+// The whole run is bounded by the server's install time limit (Options.InstallTimeout); when it
+// runs out, the error is a *ScriptError at the statement that was running.
 func (d *Database) ExecFile(ctx context.Context, file string, src []byte) error {
+	limit := d.srv.opts.InstallTimeout
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, errInstallTimeout)
+	defer cancel()
 	conn, err := d.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
-	return ExecFile(ctx, conn, file, src, d.Dim)
+	err = ExecFile(ctx, conn, file, src, d.Dim)
+	var se *ScriptError
+	if errors.As(err, &se) && errors.Is(context.Cause(ctx), errInstallTimeout) {
+		se.Err = fmt.Errorf("install time limit of %s exceeded (set with --install-timeout); the statement here was still running", limit)
+	}
+	return err
 }
+
+var errInstallTimeout = errors.New("install time limit exceeded")
 
 // ExecFile runs src on conn as [Database.ExecFile] does, substituting `:dim` with dim when dim > 0.
 func ExecFile(ctx context.Context, conn *pgx.Conn, file string, src []byte, dim int) error {
@@ -105,7 +118,7 @@ func ExecFile(ctx context.Context, conn *pgx.Conn, file string, src []byte, dim 
 	}
 	for _, st := range f.Stmts {
 		if _, err := conn.Exec(ctx, st.Text); err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil && !errors.Is(context.Cause(ctx), errInstallTimeout) {
 				return ctx.Err()
 			}
 			pos := st.Pos

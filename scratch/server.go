@@ -34,6 +34,9 @@ type Options struct {
 	Log io.Writer
 	// StatementTimeout and LockTimeout apply to every statement of user SQL (0: 60s and 10s).
 	StatementTimeout, LockTimeout time.Duration
+	// InstallTimeout bounds one script run by [Database.ExecFile] as a whole (0: 120s), so that
+	// a migration that keeps issuing statements cannot hold the gate either.
+	InstallTimeout time.Duration
 }
 
 // Server hands out scratch databases. It is safe for concurrent use.
@@ -67,6 +70,9 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	}
 	if opts.LockTimeout == 0 {
 		opts.LockTimeout = 10 * time.Second
+	}
+	if opts.InstallTimeout == 0 {
+		opts.InstallTimeout = 120 * time.Second
 	}
 	s = &Server{opts: opts, templates: map[int]*template{}}
 	t0 := time.Now()
@@ -267,6 +273,10 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl string) (*Data
 	}
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("creating scratch database: %s", serverMessage(err)))
+	}
+	// The mark lets `ledgercheck cleanup` tell a live run's databases from a killed run's.
+	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+pgx.Identifier{name}.Sanitize()+" IS "+quoteLiteral(runMark(time.Now()))); err != nil {
+		return nil, fault.Env(fmt.Errorf("marking scratch database %s: %s", name, serverMessage(err)))
 	}
 	return &Database{srv: s, Name: name, Dim: dim}, nil
 }

@@ -15,6 +15,7 @@ type serverFlags struct {
 	dsn              string
 	statementTimeout time.Duration
 	lockTimeout      time.Duration
+	installTimeout   time.Duration
 }
 
 func addServerFlags(cmd *cobra.Command, f *serverFlags) {
@@ -22,11 +23,12 @@ func addServerFlags(cmd *cobra.Command, f *serverFlags) {
 	cmd.Flags().StringVar(&f.dsn, "dsn", "", "use this existing server instead of an embedded cluster; only databases named ledgercheck_* that this run creates are touched, and all are dropped afterwards")
 	cmd.Flags().DurationVar(&f.statementTimeout, "statement-timeout", 60*time.Second, "statement_timeout for every statement of user SQL")
 	cmd.Flags().DurationVar(&f.lockTimeout, "lock-timeout", 10*time.Second, "lock_timeout for every statement of user SQL")
+	cmd.Flags().DurationVar(&f.installTimeout, "install-timeout", 120*time.Second, "time limit for installing one file (a migration, fixture or probe script) as a whole")
 }
 
 // startServer starts the scratch server the flags describe, logging progress to stderr.
 func (g *globals) startServer(ctx context.Context, f *serverFlags) (*scratch.Server, error) {
-	opts := scratch.Options{PGBin: f.pgBin, DSN: f.dsn, StatementTimeout: f.statementTimeout, LockTimeout: f.lockTimeout}
+	opts := scratch.Options{PGBin: f.pgBin, DSN: f.dsn, StatementTimeout: f.statementTimeout, LockTimeout: f.lockTimeout, InstallTimeout: f.installTimeout}
 	if !g.quiet {
 		opts.Log = g.stderr
 	}
