@@ -522,8 +522,9 @@ GRANT SELECT ON TABLE public.agent_recall_policy_stats TO service_role;
 -- EXECUTE: PostgreSQL grants it on every new function to PUBLIC, and Supabase's default
 -- privileges add anon and authenticated, which would list both RPCs in the anon/authenticated
 -- API (PostgREST exposes what the role may execute). The agent-memory pattern gives access to
--- service_role only, so EXECUTE is revoked from PUBLIC, anon and authenticated and granted to
--- service_role explicitly. The trigger functions get the same revoke and no grant: a trigger
+-- service_role only, so EXECUTE is revoked from PUBLIC and every API role (the default privileges
+-- give it to service_role too) and granted back to service_role explicitly on the two RPCs. The
+-- trigger functions get the same revoke and no grant: a trigger
 -- runs its function without an EXECUTE check (only CREATE TRIGGER checks it, as the owner), so
 -- enrollment keeps working for every role that may insert into agent_memories. All of them are
 -- SECURITY INVOKER: table privileges and RLS still decide what a caller can read or change.
@@ -534,7 +535,7 @@ REVOKE ALL ON FUNCTION
   public.agent_decision_ledger_enroll(),
   public.agent_decision_ledger_search_document(),
   public.agent_decision_ledger_set_updated_at()
-FROM PUBLIC, anon, authenticated;
+FROM PUBLIC, anon, authenticated, service_role;
 
 GRANT EXECUTE ON FUNCTION
   public.match_decision_ledger(text, text, vector, text, text, integer, integer,

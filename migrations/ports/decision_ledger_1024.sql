@@ -548,8 +548,8 @@ GRANT SELECT ON TABLE public.agent_recall_policy_stats TO ledger_agent;
 -- ledgercheck:ignore modifies-existing-object [D4] service_role joins ledger_agent so the Supabase write path keeps enrolling decisions
 GRANT ledger_agent TO service_role;
 
--- EXECUTE: revoked from PUBLIC, anon and authenticated (PostgreSQL's and Supabase's defaults
--- would otherwise let every API role call the RPCs) and granted to ledger_agent only. The
+-- EXECUTE: revoked from PUBLIC and every API role (PostgreSQL's and Supabase's defaults would
+-- otherwise let every API role call the RPCs) and granted to ledger_agent only. The
 -- trigger functions get no grant: a trigger runs its function without an EXECUTE check.
 REVOKE ALL ON FUNCTION
   public.match_decision_ledger(text, text, vector, text, text, integer, integer,
@@ -558,7 +558,7 @@ REVOKE ALL ON FUNCTION
   public.agent_decision_ledger_enroll(),
   public.agent_decision_ledger_search_document(),
   public.agent_decision_ledger_set_updated_at()
-FROM PUBLIC, anon, authenticated;
+FROM PUBLIC, anon, authenticated, service_role;
 
 GRANT EXECUTE ON FUNCTION
   public.match_decision_ledger(text, text, vector, text, text, integer, integer,
