@@ -22,5 +22,9 @@ vet:
 test: setup vet
 	$(GO) test -count=1 ./...
 
+# The whole gate cold and warm, per phase, beside pg_dump --schema-only + diff (bench/gate.sh).
+bench: setup build
+	@bash bench/gate.sh $(RUNS)
+
 clean:
 	rm -rf bin

@@ -8,8 +8,10 @@
 // owner. [CatalogParity] is the catalog step built on ledgercheck/diff and
 // ledgercheck/allowlist.
 //
-// What runs concurrently: the server boots while both variants are linted; the two installs run
-// one after the other (roles are cluster-wide, so a footprint must not see the other install's
-// roles) while the second dimension's template is built; then both rerun audits and parity run
-// together. Every phase is timed.
+// What runs concurrently: the server boots while both variants are linted. With a
+// [ServerParityFunc] (ledgercheck/parity, as `ledgercheck check` uses), parity installs, compares
+// and probes first, alone, since roles are cluster-wide and a footprint must not see another
+// install's roles; then both rerun audits run together. Without one, the gate installs the
+// variants one after the other and runs [CatalogParity] beside the rerun audits. Every phase is
+// timed.
 package gate

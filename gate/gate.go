@@ -50,6 +50,10 @@ type Install struct {
 // infrastructure failures only; differences are findings.
 type ParityFunc func(ctx context.Context, left, right *Install) ([]report.PhaseResult, error)
 
+// ServerParityFunc is a parity step that installs the variants itself (ledgercheck/parity): it
+// runs on srv concurrently with the rerun audits, and the gate installs nothing of its own.
+type ServerParityFunc func(ctx context.Context, srv *scratch.Server) ([]report.PhaseResult, error)
+
 // RerunFunc audits one variant for reruns (and the upgrade from its previous version) in
 // databases of its own on srv, and returns the phase result. The error is for infrastructure
 // failures only.
@@ -64,8 +68,12 @@ type Options struct {
 	// Start starts the scratch server; it runs while the variants are linted. Run closes the
 	// server before it returns.
 	Start func(ctx context.Context) (*scratch.Server, error)
-	// Parity compares the installs; nil reports parity as skipped.
+	// Parity compares the gate's own installs; nil reports parity as skipped, unless
+	// ServerParity is set.
 	Parity ParityFunc
+	// ServerParity, when set, replaces the gate's installs and Parity: it installs, compares
+	// and probes by itself.
+	ServerParity ServerParityFunc
 	// Rerun audits each variant; nil reports the rerun audit as skipped.
 	Rerun RerunFunc
 	// Snapshot selects what the install footprints cover.
@@ -155,8 +163,11 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	// 2. Install each variant, one after the other (roles are cluster-wide). The template of
 	// the second dimension is built meanwhile.
 	installs := make([]*Install, 2)
-	installPhases := make([]report.PhaseResult, 2)
-	if opts.Right.Dim != opts.Left.Dim {
+	var installPhases []report.PhaseResult
+	if opts.ServerParity == nil {
+		installPhases = make([]report.PhaseResult, 2)
+	}
+	if opts.ServerParity == nil && opts.Right.Dim != opts.Left.Dim {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -168,6 +179,9 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	var installErr error
 	for i, v := range []Variant{opts.Left, opts.Right} {
+		if opts.ServerParity != nil {
+			break
+		}
 		inst, ph, err := install(ctx, srv, v, sources[i], opts.Snapshot)
 		if err != nil {
 			installErr = err
@@ -196,6 +210,17 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 			firstErr = err
 		}
 		cancel()
+	}
+	if opts.ServerParity != nil {
+		// The parity step's installs come first and alone: roles are cluster-wide, and a rerun
+		// audit creating a role meanwhile would show up in a footprint.
+		s0 := time.Now()
+		phs, err := opts.ServerParity(ctx, srv)
+		if err != nil {
+			return nil, err
+		}
+		parity = phs
+		logf("check: parity: %d phases in %s", len(phs), report.FormatDuration(time.Since(s0)))
 	}
 	for i, v := range []Variant{opts.Left, opts.Right} {
 		if opts.Rerun == nil {
@@ -226,6 +251,8 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		}()
 	}
 	switch {
+	case opts.ServerParity != nil:
+		// Already run, before the reruns.
 	case opts.Parity == nil:
 		parity = []report.PhaseResult{skipped(report.PhaseParity, "parity", opts.Right.File, "the parity step is not available in this build")}
 	case installs[0] == nil || installs[1] == nil || installPhases[0].Errors() > 0 || installPhases[1].Errors() > 0:
@@ -276,7 +303,7 @@ func install(ctx context.Context, srv *scratch.Server, v Variant, src *pgsql.Fil
 	fp, snap, err := introspect.FootprintOf(ctx, db, v.File, v.Src, opts)
 	ph.Duration = time.Since(s0)
 	if err != nil {
-		if f, ok := installFinding(err); ok {
+		if f, ok := InstallFinding(err); ok {
 			ph.Findings = []report.Finding{f}
 			return &Install{Variant: v, DB: db, Source: src}, ph, nil
 		}
@@ -296,8 +323,9 @@ func install(ctx context.Context, srv *scratch.Server, v Variant, src *pgsql.Fil
 // RuleInstallFailed is the rule of a variant the server rejects.
 const RuleInstallFailed = "install-failed"
 
-// installFinding turns a rejected statement or a syntax error into a finding.
-func installFinding(err error) (report.Finding, bool) {
+// InstallFinding turns a rejected statement or a syntax error into an install-failed finding;
+// it reports false for any other error.
+func InstallFinding(err error) (report.Finding, bool) {
 	var se *scratch.ScriptError
 	if errors.As(err, &se) && se.PgError() != nil {
 		pe := se.PgError()

@@ -1,0 +1,390 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ledgercheck/config"
+	"ledgercheck/gate"
+	"ledgercheck/internal/fault"
+	"ledgercheck/lint"
+	"ledgercheck/parity"
+	"ledgercheck/report"
+	"ledgercheck/rerun"
+	"ledgercheck/scratch"
+)
+
+func init() { register(10, newCheckCmd) }
+
+// formatFlag is --format: a closed set whose error lists the choices.
+type formatFlag struct {
+	value   string
+	choices []string
+}
+
+func (f *formatFlag) String() string { return f.value }
+func (f *formatFlag) Type() string   { return "format" }
+func (f *formatFlag) Set(s string) error {
+	for _, c := range f.choices {
+		if s == c {
+			f.value = s
+			return nil
+		}
+	}
+	return fmt.Errorf("%q is not a format; want one of %s", s, strings.Join(f.choices, ", "))
+}
+
+// checkFlags are the flags of check that override ledgercheck.yaml.
+type checkFlags struct {
+	configPath       string
+	left, right      string
+	leftDim          int
+	rightDim         int
+	allowlist        string
+	noAllowlist      bool
+	fixture          string
+	from             string
+	times            int
+	format           formatFlag
+	color            string
+	server           serverFlags
+	githubSummaryEnv string
+}
+
+func newCheckCmd(g *globals) *cobra.Command {
+	f := &checkFlags{format: formatFlag{value: "text", choices: []string{"text", "json", "sarif", "github", "html"}}, githubSummaryEnv: "GITHUB_STEP_SUMMARY"}
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Run the whole gate: lint, install, rerun and parity of the artifact and its port",
+		Long: `check runs the whole pre-merge gate, as ledgercheck.yaml in the working directory describes it
+(or the file --config names; without one, the shipped artifact and port): it lints both variants,
+installs each into a throwaway Supabase-like database at its dimension, audits reruns (and the
+upgrade from rerun.from), compares the two installs attribute by attribute through the allowlist,
+and prints one report: a summary table (phase, status, findings, time), then the findings grouped
+by phase. Flags override the file, so a contributor can check a port without editing it:
+
+  ledgercheck check --right my_port.sql --right-dim 768
+
+Formats: text (colored on a terminal unless NO_COLOR is set), json (docs/json-schema.md), sarif
+(2.1.0, for GitHub code scanning), github (workflow-command annotations; with
+$GITHUB_STEP_SUMMARY set, the full report is appended to it as markdown) and html (one
+self-contained page with side-by-side diffs). Progress with step timings goes to stderr.
+
+Exit codes: 0 passed; 1 findings (a lint error, an unreviewed difference, a stale allowlist
+entry, a failed rerun or install); 2 usage, configuration or input error; 3 environment error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts, err := f.options(cmd, g)
+			if err != nil {
+				return err
+			}
+			rep, err := gate.Run(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			if err := writeReport(g, f, rep); err != nil {
+				return err
+			}
+			if rep.Failed() {
+				return fault.ErrFindings
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.configPath, "config", "", "gate configuration (default: "+config.DefaultFile+" in the working directory if there is one, else the shipped artifact and port)")
+	fl.StringVar(&f.left, "left", "", "the artifact's migration file (overrides variants.left.file)")
+	fl.IntVar(&f.leftDim, "left-dim", 0, "the artifact's vector dimension (overrides variants.left.dim)")
+	fl.StringVar(&f.right, "right", "", "the port's migration file (overrides variants.right.file)")
+	fl.IntVar(&f.rightDim, "right-dim", 0, "the port's vector dimension (overrides variants.right.dim)")
+	fl.StringVar(&f.allowlist, "allowlist", "", "reviewed differences file (overrides allowlist)")
+	fl.BoolVar(&f.noAllowlist, "no-allowlist", false, "use no allowlist: every semantic difference is a finding")
+	fl.StringVar(&f.fixture, "fixture", "", "SQL loaded after each install for the rerun audit and the probes (overrides fixture)")
+	fl.StringVar(&f.from, "from", "", "previous version of the migration, for the upgrade audit (overrides rerun.from)")
+	fl.IntVar(&f.times, "times", 0, "how many times the rerun audit applies each variant (overrides rerun.times)")
+	fl.Var(&f.format, "format", "output format: text, json, sarif, github or html")
+	fl.StringVar(&f.color, "color", "auto", "color the text format: auto (a terminal and NO_COLOR unset), always or never")
+	addServerFlags(cmd, &f.server)
+	return cmd
+}
+
+// options builds the gate's options from ledgercheck.yaml and the flags.
+func (f *checkFlags) options(cmd *cobra.Command, g *globals) (gate.Options, error) {
+	if f.color != "auto" && f.color != "always" && f.color != "never" {
+		return gate.Options{}, fault.Input(fmt.Errorf("--color %q: want auto, always or never", f.color))
+	}
+	cfg, err := loadConfig(f.configPath)
+	if err != nil {
+		return gate.Options{}, err
+	}
+	fl := cmd.Flags()
+	if f.left != "" {
+		cfg.Variants.Left.File = f.left
+	}
+	if f.right != "" {
+		cfg.Variants.Right.File = f.right
+	}
+	if fl.Changed("left-dim") {
+		cfg.Variants.Left.Dim = f.leftDim
+	}
+	if fl.Changed("right-dim") {
+		cfg.Variants.Right.Dim = f.rightDim
+	}
+	for _, d := range []struct {
+		flag string
+		dim  int
+	}{{"left-dim", cfg.Variants.Left.Dim}, {"right-dim", cfg.Variants.Right.Dim}} {
+		if d.dim < 1 || d.dim > 16000 {
+			return gate.Options{}, fault.Input(fmt.Errorf("--%s %d: want a vector dimension from 1 to 16000", d.flag, d.dim))
+		}
+	}
+	if f.allowlist != "" {
+		cfg.Allowlist = f.allowlist
+	}
+	if f.noAllowlist {
+		cfg.Allowlist = ""
+	}
+	if f.fixture != "" {
+		cfg.Fixture = f.fixture
+	}
+	if f.from != "" {
+		cfg.Rerun.From = f.from
+	}
+	if fl.Changed("times") {
+		if f.times < 1 {
+			return gate.Options{}, fault.Input(fmt.Errorf("--times %d: want at least 1", f.times))
+		}
+		cfg.Rerun.Times = f.times
+	}
+	if !fl.Changed("statement-timeout") && cfg.Limits.StatementTimeout > 0 {
+		f.server.statementTimeout = cfg.Limits.StatementTimeout
+	}
+	if !fl.Changed("lock-timeout") && cfg.Limits.LockTimeout > 0 {
+		f.server.lockTimeout = cfg.Limits.LockTimeout
+	}
+
+	left, err := variant("artifact", cfg.Variants.Left)
+	if err != nil {
+		return gate.Options{}, err
+	}
+	right, err := variant("port", cfg.Variants.Right)
+	if err != nil {
+		return gate.Options{}, err
+	}
+	popts, err := parityOptions(cfg, g)
+	if err != nil {
+		return gate.Options{}, err
+	}
+	popts.Log = nil // the gate logs its own step timings
+	var fixture, previous *rerun.Script
+	if popts.Fixture != nil {
+		fixture = &rerun.Script{Name: popts.Fixture.Name, Src: popts.Fixture.Src}
+	}
+	if cfg.Rerun.From != "" {
+		src, err := readFile(cfg.Rerun.From)
+		if err != nil {
+			return gate.Options{}, fault.Input(fmt.Errorf("rerun.from: %w", err))
+		}
+		previous = &rerun.Script{Name: cfg.Rerun.From, Src: src}
+	}
+
+	root := "."
+	if cfg.Path != "" {
+		root = filepath.Dir(cfg.Path)
+	}
+	rules := gate.Rules()
+	for _, r := range lint.Rules() {
+		rules = append(rules, report.RuleInfo{ID: r.ID, Severity: r.Severity, Summary: r.Summary, Help: r.Explain})
+	}
+	rules = append(rules, rerun.Rules()...)
+	rules = append(rules, parityRules()...)
+	times := cfg.Rerun.Times
+	return gate.Options{
+		Left: left, Right: right, Lint: cfg.Lint,
+		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &f.server) },
+		ServerParity: func(ctx context.Context, srv *scratch.Server) ([]report.PhaseResult, error) {
+			return runGateParity(ctx, srv, popts)
+		},
+		Rerun: func(ctx context.Context, srv *scratch.Server, v gate.Variant) (report.PhaseResult, error) {
+			res, err := rerun.Audit(ctx, srv, rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: times, Previous: previous, Fixture: fixture})
+			if err != nil {
+				return report.PhaseResult{}, err
+			}
+			// One phase per audit in rerun's own report; the gate shows one per variant.
+			ph := report.PhaseResult{Duration: res.Timings.Total, Counts: map[string]int{"runs": res.Runs, "tables": res.Tables, "rows": int(res.Rows)}}
+			for _, p := range res.Phases() {
+				ph.Findings = append(ph.Findings, p.Findings...)
+				ph.Notes = append(ph.Notes, p.Notes...)
+			}
+			return ph, nil
+		},
+		Logf:    func(format string, args ...any) { g.logf(format, args...) },
+		Tool:    "ledgercheck",
+		Version: Version,
+		Root:    root,
+		Rules:   rules,
+	}, nil
+}
+
+// parityRules describes the parity step's findings for SARIF.
+func parityRules() []report.RuleInfo {
+	help := func(s string) string {
+		return s + "\n\nRun `ledgercheck parity` for the parity report alone, and `ledgercheck allowlist suggest` for candidate allowlist entries (reason TODO until a person writes one)."
+	}
+	return []report.RuleInfo{
+		{ID: "unreviewed-difference", Severity: report.SevError, Summary: "the artifact and the port install different schemas, and no allowlist entry accepts the difference",
+			Help: help("Both variants are installed into their own scratch database and their footprints compared attribute by attribute, vector dimensions normalized. Fix the port, or add an allowlist entry that pins the difference with a reason.")},
+		{ID: "probe-difference", Severity: report.SevError, Summary: "a probe query returns different rows on the two installs",
+			Help: help("The same fixture is loaded into both installs and each probe of ledgercheck.yaml runs on both; the results must be identical row by row. A ranking that behaves differently is caught here even when the schemas agree.")},
+		{ID: "cosmetic-difference", Severity: report.SevInfo, Summary: "a function body or definition differs in layout or comments only",
+			Help: help("Reported so that a reviewer sees it; it never fails the gate.")},
+		{ID: "stale-allowlist-entry", Severity: report.SevError, Summary: "an allowlist entry accepts no difference",
+			Help: help("The difference the entry accepted is gone or changed; the entry would silently accept a future, different one. Remove or update it.")},
+	}
+}
+
+// runGateParity runs ledgercheck/parity on srv and splits its findings into the gate's parity,
+// probes and allowlist phases.
+func runGateParity(ctx context.Context, srv *scratch.Server, opts parity.Options) ([]report.PhaseResult, error) {
+	s0 := time.Now()
+	rep, err := parity.Run(ctx, srv, opts)
+	if err != nil {
+		var ie *parity.InstallError
+		if !errors.As(err, &ie) {
+			return nil, err
+		}
+		// The migration under review does not install: a finding, and nothing to compare.
+		f, ok := gate.InstallFinding(ie.Err)
+		if !ok {
+			return nil, err
+		}
+		return []report.PhaseResult{{Phase: report.PhaseInstall, Name: "install " + ie.Side, File: ie.File, Duration: time.Since(s0), Findings: []report.Finding{f}}}, nil
+	}
+	sum := rep.Summary()
+	par := report.PhaseResult{Phase: report.PhaseParity, Name: "parity", File: opts.Right.Name, Duration: rep.Timings.Total,
+		Counts: map[string]int{"differences": sum.Differences, "allowlisted": sum.Allowlisted, "unreviewed": sum.Unreviewed,
+			"cosmetic": sum.Cosmetic, "normalized": sum.DimensionSites},
+		Notes: []string{fmt.Sprintf("%d differences between %s (%d) and %s (%d): %d allowlisted, %d cosmetic, %d unreviewed; installs %s, diff %s",
+			sum.Differences, opts.Left.Name, opts.Left.Dim, opts.Right.Name, opts.Right.Dim, sum.Allowlisted, sum.Cosmetic, sum.Unreviewed,
+			report.FormatDuration(rep.Timings.Install), report.FormatDuration(rep.Timings.Diff))}}
+	if len(rep.Sites) > 0 {
+		var names []string
+		for _, st := range rep.Sites {
+			names = append(names, st.String())
+		}
+		par.Notes = append(par.Notes, fmt.Sprintf("%d dimension normalizations (vector(%d) on the left is vector(%d) on the right): %s",
+			len(rep.Sites), opts.Left.Dim, opts.Right.Dim, strings.Join(names, "; ")))
+	}
+	probes := report.PhaseResult{Phase: report.PhaseProbe, Name: "probes", File: opts.Right.Name,
+		Counts: map[string]int{"probes": sum.Probes, "differing": sum.ProbesDiffering},
+		Notes:  []string{fmt.Sprintf("%d probes on the fixture, %d return different rows", sum.Probes, sum.ProbesDiffering)}}
+	al := report.PhaseResult{Phase: report.PhaseAllow, Name: "allowlist", File: rep.Allowlist, Counts: map[string]int{"stale": sum.Stale}}
+	if rep.Allowlist == "" {
+		al.Notes = []string{"no allowlist: every semantic difference is a finding"}
+	} else {
+		al.Notes = []string{fmt.Sprintf("%s: %d differences accepted, %d stale entries", rep.Allowlist, sum.Allowlisted, sum.Stale)}
+	}
+	for _, f := range rep.Findings() {
+		switch f.Phase {
+		case report.PhaseProbe:
+			probes.Findings = append(probes.Findings, f)
+		case report.PhaseAllow:
+			al.Findings = append(al.Findings, f)
+		default:
+			par.Findings = append(par.Findings, f)
+		}
+	}
+	return []report.PhaseResult{par, probes, al}, nil
+}
+
+// loadConfig reads the configuration: the file named, else ledgercheck.yaml in the working
+// directory, else the defaults (the shipped artifact and port).
+func loadConfig(path string) (*config.Config, error) {
+	if path != "" {
+		return config.Load(path)
+	}
+	if _, err := os.Stat(config.DefaultFile); err == nil {
+		return config.Load(config.DefaultFile)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fault.Input(fmt.Errorf("%s: %w", config.DefaultFile, err))
+	}
+	return config.Default(), nil
+}
+
+// variant reads a variant's migration.
+func variant(name string, v config.Variant) (gate.Variant, error) {
+	if v.File == "" {
+		return gate.Variant{}, fault.Input(fmt.Errorf("the %s has no file; set variants.%s.file in %s or pass --%s", name, side(name), config.DefaultFile, side(name)))
+	}
+	src, err := readFile(v.File)
+	if err != nil {
+		return gate.Variant{}, fault.Input(err)
+	}
+	return gate.Variant{Name: name, File: v.File, Src: src, Dim: v.Dim}, nil
+}
+
+func side(name string) string {
+	if name == "artifact" {
+		return "left"
+	}
+	return "right"
+}
+
+// writeReport prints the report in the chosen format; for github it also appends the markdown
+// summary to $GITHUB_STEP_SUMMARY when that is set.
+func writeReport(g *globals, f *checkFlags, rep *report.Report) error {
+	switch f.format.value {
+	case "json":
+		return report.WriteReportJSON(g.stdout, rep)
+	case "sarif":
+		return report.WriteSARIF(g.stdout, rep)
+	case "html":
+		return report.WriteHTML(g.stdout, rep)
+	case "github":
+		if err := report.WriteGitHub(g.stdout, rep); err != nil {
+			return err
+		}
+		if path := os.Getenv(f.githubSummaryEnv); path != "" {
+			sf, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				return fault.Env(fmt.Errorf("$%s: %w", f.githubSummaryEnv, err))
+			}
+			werr := report.WriteStepSummary(sf, rep)
+			if cerr := sf.Close(); werr == nil {
+				werr = cerr
+			}
+			return werr
+		}
+		return nil
+	}
+	return report.WriteReportText(g.stdout, rep, useColor(f.color, g.stdout))
+}
+
+// useColor decides whether the text format is colored: always, never, or (auto) when w is a
+// terminal, NO_COLOR is unset or empty and TERM is not "dumb".
+func useColor(mode string, w io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	file, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := file.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
