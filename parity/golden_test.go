@@ -33,9 +33,9 @@ type edit struct {
 // testCase is testdata/parity/<case>/case.yaml: the shipped artifact, port and allowlist, with
 // edits. left.sql / right.sql in the case directory replace the shipped files.
 type testCase struct {
-	LeftEdits       []edit `yaml:"left_edits"`
-	RightEdits      []edit `yaml:"right_edits"`
-	AllowlistEdits  []edit `yaml:"allowlist_edits"`
+	LeftEdits      []edit `yaml:"left_edits"`
+	RightEdits     []edit `yaml:"right_edits"`
+	AllowlistEdits []edit `yaml:"allowlist_edits"`
 	// AllowlistAppend are entries (as written under entries:) appended to the allowlist.
 	AllowlistAppend string `yaml:"allowlist_append"`
 	Allowlist       string `yaml:"allowlist"`
