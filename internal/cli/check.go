@@ -61,6 +61,12 @@ type checkFlags struct {
 }
 
 func newCheckCmd(g *globals) *cobra.Command {
+	cmd, _ := buildCheckCmd(g)
+	return cmd
+}
+
+// buildCheckCmd returns the check command and the flags it fills in.
+func buildCheckCmd(g *globals) (*cobra.Command, *checkFlags) {
 	f := &checkFlags{format: formatFlag{value: "text", choices: []string{"text", "json", "sarif", "github", "html"}}, githubSummaryEnv: "GITHUB_STEP_SUMMARY"}
 	cmd := &cobra.Command{
 		Use:   "check",
@@ -114,7 +120,7 @@ entry, a failed rerun or install); 2 usage, configuration or input error; 3 envi
 	fl.Var(&f.format, "format", "output format: text, json, sarif, github or html")
 	fl.StringVar(&f.color, "color", "auto", "color the text format: auto (a terminal and NO_COLOR unset), always or never")
 	addServerFlags(cmd, &f.server)
-	return cmd
+	return cmd, f
 }
 
 // options builds the gate's options from ledgercheck.yaml and the flags.

@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"ledgercheck/gate"
+	"ledgercheck/report"
+	"ledgercheck/scratch"
+)
+
+// The repository's configuration, from this package's directory.
+const repoConfig = "../../ledgercheck.yaml"
+
+func TestCheckInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	badConfig := filepath.Join(dir, "ledgercheck.yaml")
+	os.WriteFile(badConfig, []byte("version: 1\nvariants:\n  left:\n    file: a.sql\n    dimm: 3\n"), 0o644)
+	badAllow := filepath.Join(dir, "allow.yaml")
+	os.WriteFile(badAllow, []byte("version: 1\nentries:\n  - kind: table\n    object: public.t\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: \"\"\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{"check", "--config", badConfig}, regexp.QuoteMeta(badConfig) + `:5:`},
+		{[]string{"check", "--config", repoConfig, "--allowlist", badAllow}, regexp.QuoteMeta(badAllow) + `:3:`},
+		{[]string{"check", "--config", repoConfig, "--format", "xml"}, `"xml" is not a format; want one of text, json, sarif, github, html`},
+		{[]string{"check", "--config", repoConfig, "--right-dim", "0"}, `--right-dim 0`},
+		{[]string{"check", "--config", repoConfig, "--left", filepath.Join(dir, "missing.sql")}, `missing.sql: no such file`},
+		{[]string{"check", "--config", filepath.Join(dir, "none.yaml")}, `none.yaml`},
+		{[]string{"check", "--config", repoConfig, "--color", "sometimes"}, `--color "sometimes"`},
+		{[]string{"check", "extra-arg"}, `unknown command|accepts 0 arg`},
+	} {
+		code, out, errs := runCLI(t, tc.args...)
+		if code != ExitInput || out != "" || !regexp.MustCompile(tc.want).MatchString(errs) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, one line matching %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+}
+
+func TestUseColor(t *testing.T) {
+	var b bytes.Buffer
+	if useColor("auto", &b) {
+		t.Error("a buffer is not a terminal")
+	}
+	if !useColor("always", &b) || useColor("never", os.Stdout) {
+		t.Error("--color always/never not obeyed")
+	}
+	t.Setenv("NO_COLOR", "1")
+	if useColor("auto", os.Stdout) {
+		t.Error("NO_COLOR set, still colored")
+	}
+}
+
+// checkReport runs the gate in-process with the given check flags and returns its report.
+func checkReport(t *testing.T, args ...string) *report.Report {
+	t.Helper()
+	if _, err := scratch.FindBinDir(""); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Postgres is required (CI=true): %v", err)
+		}
+		t.Skip(err)
+	}
+	g := &globals{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, quiet: true}
+	cmd, f := buildCheckCmd(g)
+	if err := cmd.ParseFlags(args); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := f.options(cmd, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := gate.Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// allFormats renders rep in every format, as check would print it.
+func allFormats(t *testing.T, rep *report.Report) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, format := range []string{"text", "json", "sarif", "github", "html"} {
+		var b bytes.Buffer
+		g := &globals{stdout: &b, stderr: io.Discard}
+		f := &checkFlags{format: formatFlag{value: format}, color: "never", githubSummaryEnv: "LEDGERCHECK_TEST_NO_SUMMARY"}
+		if err := writeReport(g, f, rep); err != nil {
+			t.Fatal(err)
+		}
+		out[format] = b.String()
+	}
+	return out
+}
+
+// ruleIDs returns the rule of every error finding, sorted.
+func errorRules(rep *report.Report) []string {
+	var ids []string
+	for _, f := range rep.Findings() {
+		if f.Severity == report.SevError {
+			ids = append(ids, f.Rule)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+func copyTo(t *testing.T, dir, src, name string, edit func(string) string) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(edit(string(b))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCheckScenarios runs the gate on the shipped set and on three broken variants of it, and
+// checks the exit status and that each finding shows in every format.
+func TestCheckScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster per scenario")
+	}
+	dir := t.TempDir()
+	port := "../../migrations/ports/decision_ledger_1024.sql"
+	artifact := "../../migrations/decision_ledger.sql"
+	drifted := copyTo(t, dir, port, "drifted_1024.sql", func(s string) string {
+		return strings.Replace(s, "importance       numeric(3,2) NOT NULL DEFAULT 0.50", "importance       numeric(3,2) NOT NULL DEFAULT 0.75", 1)
+	})
+	badLint := copyTo(t, dir, artifact, "bad_lint.sql", func(s string) string {
+		i := strings.LastIndex(s, "NOTIFY pgrst")
+		return s[:i] + "ALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS ledger_flag int;\n" + s[i:]
+	})
+	stale := copyTo(t, dir, "../../allowlist.yaml", "allowlist.yaml", func(s string) string {
+		return s + "  - kind: table\n    object: public.no_such_table\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: an entry that matches nothing\n"
+	})
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		fails bool
+		rule  string // a rule whose finding must be in every format
+		text  string // text of that finding
+	}{
+		{"drifted port", []string{"--right", drifted}, true, "unreviewed-difference", "importance"},
+		{"failing lint", []string{"--left", badLint}, true, "modifies-existing-object", "public.thoughts"},
+		{"stale allowlist entry", []string{"--allowlist", stale}, true, "stale-allowlist-entry", "public.no_such_table"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := checkReport(t, append([]string{"--config", repoConfig, "--times", "1"}, tc.args...)...)
+			if rep.Failed() != tc.fails {
+				t.Fatalf("failed %v, want %v; errors: %v", rep.Failed(), tc.fails, errorRules(rep))
+			}
+			if !slices.Contains(errorRules(rep), tc.rule) {
+				t.Fatalf("no %s finding; errors: %v", tc.rule, errorRules(rep))
+			}
+			for format, out := range allFormats(t, rep) {
+				if !strings.Contains(out, tc.rule) || !strings.Contains(out, tc.text) {
+					t.Errorf("%s output lacks the %s finding about %q", format, tc.rule, tc.text)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckShipped runs the gate on the shipped set and pins the errors it still has: the
+// issue wants none, and the ones listed are real findings reported to the lead; when they are
+// fixed the test fails until the list is emptied, so it cannot go stale.
+func TestCheckShipped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	rep := checkReport(t, "--config", repoConfig)
+	known := []string{ // "phase rule object"
+		// The port over the 1536 first cut (rerun.from) keeps the first cut's RLS, policies,
+		// service_role grants and pinned column, which a fresh install of the port does not have.
+		"rerun port upgrade-catalog-differs table public.agent_decision_edges",
+		"rerun port upgrade-catalog-differs table public.agent_decision_edges",
+		"rerun port upgrade-catalog-differs table public.agent_decision_ledger",
+		"rerun port upgrade-catalog-differs table public.agent_decision_ledger",
+		"rerun port upgrade-catalog-differs view public.agent_recall_policy_stats",
+		"rerun port upgrade-stale-object column public.agent_decision_ledger.pinned",
+		"rerun port upgrade-stale-object policy agent_decision_edges_service_role_all on public.agent_decision_edges",
+		"rerun port upgrade-stale-object policy agent_decision_ledger_service_role_all on public.agent_decision_ledger",
+	}
+	var got []string
+	for _, ph := range rep.Phases {
+		for _, f := range ph.Findings {
+			if f.Severity == report.SevError {
+				got = append(got, ph.Name+" "+f.Rule+" "+f.Object)
+			}
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(known)
+	if !slices.Equal(got, known) {
+		t.Errorf("the shipped set's errors changed.\n got: %s\nwant: %s", strings.Join(got, "\n      "), strings.Join(known, "\n      "))
+	}
+	outs := allFormats(t, rep)
+	var doc struct {
+		SchemaVersion int    `json:"schema_version"`
+		Status        string `json:"status"`
+		Phases        []struct {
+			Name   string `json:"name"`
+			Status string `json:"status"`
+		} `json:"phases"`
+	}
+	if err := json.Unmarshal([]byte(outs["json"]), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range doc.Phases {
+		names = append(names, p.Name)
+	}
+	want := []string{"lint artifact", "lint port", "parity", "probes", "allowlist", "rerun artifact", "rerun port"}
+	if !slices.Equal(names, want) || doc.SchemaVersion != report.SchemaVersion {
+		t.Errorf("json phases %v (schema %d), want %v", names, doc.SchemaVersion, want)
+	}
+	for _, p := range doc.Phases[:6] {
+		if p.Status != "pass" {
+			t.Errorf("phase %s: %s, want pass", p.Name, p.Status)
+		}
+	}
+}
