@@ -96,7 +96,10 @@ func Load(path string) (*File, error) {
 	return Parse(path, data)
 }
 
-var lineMsg = regexp.MustCompile(`^line (\d+): (.*)$`)
+var (
+	lineMsg    = regexp.MustCompile(`^line (\d+): (.*)$`)
+	unknownKey = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+)
 
 // Parse decodes and validates an allowlist read from the file called path. Unknown keys,
 // a missing or unknown version, entries without a kind, an object or pinned values, malformed
@@ -116,7 +119,7 @@ func Parse(path string, data []byte) (*File, error) {
 		if errors.As(err, &te) && len(te.Errors) > 0 {
 			if m := lineMsg.FindStringSubmatch(te.Errors[0]); m != nil {
 				n, _ := strconv.Atoi(m[1])
-				return nil, fail(n, "%s", strings.Replace(m[2], "field ", "unknown key ", 1))
+				return nil, fail(n, "%s", unknownKey.ReplaceAllString(m[2], "unknown key $1 (an allowlist has version and entries; an entry takes kind, object, object_match, attr, left, right, digest, reason)"))
 			}
 		}
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")

@@ -159,7 +159,10 @@ func Load(path string) (*Config, error) {
 	return Parse(path, data)
 }
 
-var lineMsg = regexp.MustCompile(`^line (\d+): (.*)$`)
+var (
+	lineMsg    = regexp.MustCompile(`^line (\d+): (.*)$`)
+	unknownKey = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+)
 
 // Parse decodes and validates a configuration read from the file called path; relative paths in
 // it are resolved against path's directory.
@@ -208,7 +211,7 @@ func yamlError(path string, err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		if m := lineMsg.FindStringSubmatch(te.Errors[0]); m != nil {
-			return fault.Input(fmt.Errorf("%s:%s: %s", path, m[1], strings.Replace(m[2], "field ", "unknown key ", 1)))
+			return fault.Input(fmt.Errorf("%s:%s: %s", path, m[1], unknownKey.ReplaceAllString(m[2], "unknown key $1 (see the commented "+DefaultFile+" at the repository root for the keys)")))
 		}
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")

@@ -233,6 +233,9 @@ func mismatches(s *sideFacts, diffs []Difference) []Difference {
 
 func shownOnSide(diffs []Difference, left bool, literal string) bool {
 	for _, d := range diffs {
+		if d.Kind == "dimension" {
+			continue // its values are expected and found, not sides
+		}
 		vals := []string{d.Right, d.RightText}
 		if left {
 			vals = []string{d.Left, d.LeftText}

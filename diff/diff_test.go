@@ -1,0 +1,174 @@
+package diff
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"ledgercheck/introspect"
+	"ledgercheck/pgsql"
+)
+
+func created(facts ...introspect.Fact) *introspect.Footprint { return introspect.DiffFacts(nil, facts) }
+
+func mkFact(kind, obj, attr, val string) introspect.Fact {
+	return introspect.Fact{Kind: kind, Object: obj, Attr: attr, Value: val}
+}
+
+func parse(t *testing.T, name, src string) *pgsql.File {
+	t.Helper()
+	f, err := pgsql.Parse(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func ids(r *Result) string {
+	var out []string
+	for _, d := range r.Differences {
+		out = append(out, strings.SplitN(d.ID, " #", 2)[0]+" ["+string(d.Class)+"]")
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestCosmeticAndSemanticBodies(t *testing.T) {
+	body := func(norm, raw string) introspect.Fact {
+		return introspect.Fact{Kind: "function", Object: "public.f()", Attr: "body", Value: norm, Display: raw}
+	}
+	l := Side{Label: "left", Footprint: created(body("select 1", "select 1 -- one"))}
+	r := Side{Label: "right", Footprint: created(body("select 1", "select  1"))}
+	res := Compare(l, r)
+	if got := ids(res); got != "function public.f() body [cosmetic]" {
+		t.Fatalf("differences = %q, want one cosmetic body difference", got)
+	}
+	if len(res.Semantic()) != 0 {
+		t.Errorf("Semantic() = %v, want none", res.Semantic())
+	}
+	r.Footprint = created(body("select 2", "select 2"))
+	if got := ids(Compare(l, r)); got != "function public.f() body [semantic]" {
+		t.Errorf("differences = %q, want one semantic body difference", got)
+	}
+}
+
+func TestDimensionNormalizationCountsSites(t *testing.T) {
+	col := func(typ string) *introspect.Footprint {
+		return created(mkFact("column", "public.t.e", "type", typ), mkFact("table", "public.t", "kind", "table"))
+	}
+	l := Side{Label: "left", Dim: 1536, Footprint: col("extensions.vector(1536)")}
+	r := Side{Label: "right", Dim: 1024, Footprint: col("extensions.vector(1024)")}
+	res := Compare(l, r)
+	if len(res.Differences) != 0 {
+		t.Errorf("differences = %q, want none", ids(res))
+	}
+	if len(res.Sites) != 1 || res.Sites[0].String() != "column public.t.e type" || res.Sites[0].Left != 1 || res.Sites[0].Right != 1 {
+		t.Errorf("sites = %+v, want the column type once on each side", res.Sites)
+	}
+	// A typmod that is not the side's dimension is a difference, not normalized.
+	r.Footprint = col("extensions.halfvec(768)")
+	res = Compare(l, r)
+	if got := ids(res); got != "column public.t.e type [semantic]" || res.Differences[0].Left != "extensions.vector(:dim)" || res.Differences[0].Right != "extensions.halfvec(768)" {
+		t.Errorf("differences = %q %+v", got, res.Differences)
+	}
+	// Same dimension on both sides: nothing is normalized or counted.
+	r = Side{Label: "right", Dim: 1536, Footprint: col("extensions.vector(1536)")}
+	if res := Compare(l, r); len(res.Sites) != 0 || len(res.Differences) != 0 {
+		t.Errorf("equal dims: sites %v differences %q", res.Sites, ids(res))
+	}
+}
+
+const fnSrc = `CREATE FUNCTION public.f(p_e vector(%d), p_n integer DEFAULT 1) RETURNS TABLE (id uuid, score float) LANGUAGE sql AS 'select null::uuid, 1.0::float';`
+
+func TestDeclaredSignatureFromSource(t *testing.T) {
+	fp := created(mkFact("function", "public.f(extensions.vector, integer)", "kind", "function"))
+	side := func(label string, dim, declared int) Side {
+		name := label + ".sql"
+		return Side{Label: label, File: name, Dim: dim, Footprint: fp, Source: parse(t, name, strings.Replace(fnSrc, "%d", strconv.Itoa(declared), 1))}
+	}
+	res := Compare(side("left", 1536, 1536), side("right", 1024, 1024))
+	if len(res.Differences) != 0 || len(res.Sites) != 1 || res.Sites[0].Attr != "declared argument p_e" || res.Sites[0].RightPos == nil || res.Sites[0].RightPos.String() != "right.sql:1:30" {
+		t.Errorf("shipped-like pair: differences %q sites %+v", ids(res), res.Sites)
+	}
+	// The port left vector(1536) in its signature: exactly one difference, at the declaration.
+	res = Compare(side("left", 1536, 1536), side("right", 1024, 1536))
+	if got := ids(res); got != "function public.f(extensions.vector, integer) declared argument p_e [semantic]" {
+		t.Fatalf("differences = %q, want only the declared argument", got)
+	}
+	if d := res.Differences[0]; d.Right != "vector(1536)" || d.Left != "vector(:dim)" || d.Pos == nil || d.Pos.String() != "right.sql:1:30" {
+		t.Errorf("difference = %+v", d)
+	}
+	// Both files declare a dimension that is neither variant's: no parity difference between the
+	// declarations, but the dimension scan reports each side.
+	res = Compare(side("left", 1536, 768), side("right", 1024, 768))
+	if got := ids(res); got != "dimension function public.f left [semantic]\ndimension function public.f right [semantic]" {
+		t.Errorf("differences = %q, want one dimension difference per side", got)
+	}
+}
+
+
+func TestOneSidedObjectsFoldIntoTheirTable(t *testing.T) {
+	l := Side{Label: "left", Footprint: created(mkFact("table", "public.a", "kind", "table"))}
+	r := Side{Label: "right", Footprint: created(
+		mkFact("table", "public.a", "kind", "table"),
+		mkFact("table", "public.pins", "kind", "table"),
+		mkFact("column", "public.pins.id", "type", "uuid"),
+		mkFact("constraint", "pins_pkey on public.pins", "type", "primary key"),
+		mkFact("index", "public.pins_pkey", "table", "public.pins"),
+		mkFact("policy", "p on public.a", "roles", "service_role"),
+	)}
+	res := Compare(l, r)
+	if got := ids(res); got != "policy p on public.a [semantic]\ntable public.pins [semantic]" {
+		t.Fatalf("differences = %q, want the policy and the folded table", got)
+	}
+	tbl := res.Differences[1]
+	for _, want := range []string{"kind: table", "column public.pins.id\n  type: uuid", "constraint pins_pkey on public.pins", "index public.pins_pkey"} {
+		if !strings.Contains(tbl.Right, want) {
+			t.Errorf("listing lacks %q:\n%s", want, tbl.Right)
+		}
+	}
+	if tbl.Left != "" || tbl.Presence() != "right only" {
+		t.Errorf("presence = %q", tbl.Presence())
+	}
+}
+
+func TestColumnPositionsIgnoreOneSidedColumns(t *testing.T) {
+	cols := func(names ...string) *introspect.Footprint {
+		fs := []introspect.Fact{mkFact("table", "public.t", "kind", "table")}
+		for i, n := range names {
+			fs = append(fs, mkFact("column", "public.t."+n, "position", strconv.Itoa(i+1)))
+		}
+		return created(fs...)
+	}
+	res := Compare(Side{Label: "left", Footprint: cols("a", "pinned", "b")}, Side{Label: "right", Footprint: cols("a", "b")})
+	if got := ids(res); got != "column public.t.pinned [semantic]" {
+		t.Errorf("differences = %q, want only the one-sided column", got)
+	}
+	// Columns in another order are still a difference.
+	res = Compare(Side{Label: "left", Footprint: cols("a", "pinned", "b")}, Side{Label: "right", Footprint: cols("b", "a")})
+	if got := ids(res); !strings.Contains(got, "column public.t.a position") {
+		t.Errorf("differences = %q, want a position difference", got)
+	}
+}
+
+func TestDigestIsThePair(t *testing.T) {
+	a := Difference{Left: "x", Right: "y"}
+	if a.Digest() == (Difference{Left: "xy", Right: ""}).Digest() || a.Digest() != Digest("x", "y") || !strings.HasPrefix(a.Digest(), "sha256:") || len(a.Digest()) != 71 {
+		t.Errorf("digest %s", a.Digest())
+	}
+}
+
+func TestUnified(t *testing.T) {
+	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"
+	b := "1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n"
+	got := Unified(a, b, "a", "b", false)
+	want := "--- a\n+++ b\n@@ -1,6 +1,6 @@\n 1\n 2\n-3\n+three\n 4\n 5\n 6\n@@ -10,3 +10,4 @@\n 10\n 11\n 12\n+13\n"
+	if got != want {
+		t.Errorf("Unified =\n%s\nwant\n%s", got, want)
+	}
+	if Unified(a, a, "a", "b", false) != "" {
+		t.Error("equal texts should give no diff")
+	}
+	if c := Unified("x\n", "y\n", "a", "b", true); !strings.Contains(c, ansiRed+"-x"+ansiReset) || !strings.Contains(c, ansiGreen+"+y"+ansiReset) {
+		t.Errorf("colored diff = %q", c)
+	}
+}
