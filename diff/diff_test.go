@@ -105,7 +105,6 @@ func TestDeclaredSignatureFromSource(t *testing.T) {
 	}
 }
 
-
 func TestOneSidedObjectsFoldIntoTheirTable(t *testing.T) {
 	l := Side{Label: "left", Footprint: created(mkFact("table", "public.a", "kind", "table"))}
 	r := Side{Label: "right", Footprint: created(
