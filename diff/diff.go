@@ -145,6 +145,7 @@ type sideFacts struct {
 	side    Side
 	facts   map[introspect.FactKey]fact
 	created map[introspect.ObjectRef][]introspect.FactKey // objects the migration created
+	objects map[introspect.ObjectRef]bool                 // objects with any fact
 	parent  map[introspect.ObjectRef]introspect.ObjectRef
 }
 
@@ -266,15 +267,7 @@ func makeID(d Difference) string {
 // hasObject reports whether the side has any fact of ref (it changed the object, which existed
 // before, or created it).
 func (s *sideFacts) hasObject(ref introspect.ObjectRef) bool {
-	if _, ok := s.created[ref]; ok {
-		return true
-	}
-	for k := range s.facts {
-		if k.Kind == ref.Kind && k.Object == ref.Object {
-			return true
-		}
-	}
-	return false
+	return s.objects[ref]
 }
 
 // listing renders the facts of a one-sided object and its one-sided children.
@@ -304,6 +297,7 @@ func flatten(s Side, norm bool) *sideFacts {
 		side:    s,
 		facts:   map[introspect.FactKey]fact{},
 		created: map[introspect.ObjectRef][]introspect.FactKey{},
+		objects: map[introspect.ObjectRef]bool{},
 		parent:  map[introspect.ObjectRef]introspect.ObjectRef{},
 	}
 	add := func(f introspect.Fact, pos *pgsql.Position, created bool) {
@@ -313,6 +307,7 @@ func flatten(s Side, norm bool) *sideFacts {
 			f.Display = normalizeDims(f.Display, s.Dim)
 		}
 		sf.facts[f.Key()] = fact{f, raw, pos}
+		sf.objects[f.Ref()] = true
 		if created {
 			sf.created[f.Ref()] = append(sf.created[f.Ref()], f.Key())
 		}

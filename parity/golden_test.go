@@ -52,7 +52,9 @@ func applyEdits(t *testing.T, what, src string, edits []edit) string {
 	return src
 }
 
-func readRepo(t *testing.T, path string) string {
+func readRepo(t *testing.T, path string) string { return readRepoTB(t, path) }
+
+func readRepoTB(t testing.TB, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", path))
 	if err != nil {
