@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestParityCommandShipped runs `ledgercheck parity --config ledgercheck.yaml --format json` on
+// the shipped files (an embedded cluster of its own): exit 0, a JSON report on stdout only.
+func TestParityCommandShipped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded cluster")
+	}
+	code, out, errs := runCLI(t, "parity", "--config", "../../ledgercheck.yaml", "--format", "json")
+	if code == ExitEnv {
+		t.Skipf("no Postgres: %s", errs)
+	}
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s\nstdout:\n%s", code, errs, out)
+	}
+	var rep struct {
+		Version int  `json:"version"`
+		Passed  bool `json:"passed"`
+		Summary struct {
+			Differences, Allowlisted, Unreviewed int
+			Stale                                int `json:"stale_entries"`
+			Probes                               int `json:"probes"`
+			DimensionSites                       int `json:"dimension_sites"`
+		} `json:"summary"`
+		Differences []struct {
+			Status string `json:"status"`
+			Reason string `json:"reason"`
+		} `json:"differences"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
+	}
+	if rep.Version != 1 || !rep.Passed || rep.Summary.Unreviewed != 0 || rep.Summary.Stale != 0 || rep.Summary.Allowlisted != rep.Summary.Differences || rep.Summary.Probes == 0 || rep.Summary.DimensionSites != 1 {
+		t.Errorf("report = %+v", rep)
+	}
+	for _, d := range rep.Differences {
+		if d.Status != "allowlisted" || d.Reason == "" {
+			t.Errorf("difference %+v: want allowlisted with a reason", d)
+		}
+	}
+	if !strings.Contains(errs, "parity: left:") {
+		t.Errorf("progress should go to stderr, got %q", errs)
+	}
+}
+
+// TestParityCommandInputErrors: configuration and allowlist errors are exit 2 with file:line,
+// before any database is started.
+func TestParityCommandInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "allow.yaml")
+	if err := os.WriteFile(bad, []byte("version: 1\nentries:\n  - kind: table\n    object: public.t\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: TODO\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "parity", "--config", "../../ledgercheck.yaml", "--allowlist", bad)
+	if code != ExitInput || out != "" || !strings.Contains(errs, bad+":3: entry 1 (table public.t rls) has reason TODO") {
+		t.Errorf("TODO reason: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	cfg := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(cfg, []byte("version: 1\nvariants:\n  left: {file: a.sql, dim: 1536}\n  right: {file: b.sql, dim: 1024}\nprobe: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, "parity", "--config", cfg)
+	if code != ExitInput || !strings.Contains(errs, cfg+":5: unknown key probe") {
+		t.Errorf("unknown key: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = runCLI(t, "parity", "--config", "../../ledgercheck.yaml", "--right", filepath.Join(dir, "missing.sql"))
+	if code != ExitInput || !strings.Contains(errs, "missing.sql: no such file") {
+		t.Errorf("missing file: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = runCLI(t, "allowlist", "check", bad)
+	if code != ExitInput || !strings.Contains(errs, ":3:") {
+		t.Errorf("allowlist check: exit %d, stderr %q", code, errs)
+	}
+	code, out, _ = runCLI(t, "allowlist", "check", "../../allowlist.yaml")
+	if code != ExitOK || !strings.Contains(out, "valid") {
+		t.Errorf("shipped allowlist check: exit %d, %q", code, out)
+	}
+}
