@@ -71,16 +71,14 @@ run_gate cold ${ARGS:-}
 
 # A server kept up for the warm runs and the pg_dump alternative: `env up` prints the URI of a
 # scratch database in an embedded cluster; --dsn takes it as the server to create databases on.
-up() { # up DIM OUTFILE: starts `env up`, waits for its URI
-  local out=$2
-  "$BIN" env up --dim "$1" >"$out" 2>"$out.err" &
-  pids+=($!)
-  for _ in $(seq 1 300); do [ -s "$out" ] && break; sleep 0.1; done
-  head -n1 "$out"
-}
+# Started in this shell (not in a command substitution), so that cleanup can stop them.
+start_up() { "$BIN" env up --dim "$1" >"$2" 2>"$2.err" & pids+=($!); }
+wait_uri() { for _ in $(seq 1 300); do [ -s "$1" ] && break; sleep 0.1; done; head -n1 "$1"; }
 t0=$(now_ms)
-uri_a=$(up 1536 "$work/a.uri")
-uri_b=$(up 1024 "$work/b.uri")
+start_up 1536 "$work/a.uri"
+start_up 1024 "$work/b.uri"
+uri_a=$(wait_uri "$work/a.uri")
+uri_b=$(wait_uri "$work/b.uri")
 t_up=$(( $(now_ms) - t0 ))
 warm_uri="${uri_a/\/ledgercheck_*\?//postgres?}"
 code=0
