@@ -1,7 +1,22 @@
 -- name: roles
--- Roles (cluster-wide, but part of what a migration can change: CREATE ROLE, GRANT role TO
--- role), PostgreSQL's own pg_* roles aside: attributes, memberships ("*" marks ADMIN OPTION) and
--- settings for all databases or this one.
+-- Roles as this database sees them. Roles are cluster-wide, but what a migration changes about
+-- them (CREATE ROLE and its grants, GRANT role TO role) shows in the database that uses them; so
+-- a snapshot lists the environment's roles plus every role this database depends on (owners,
+-- ACL grantees, policy roles, default privileges: pg_shdepend), and of each role's memberships
+-- only those among the listed roles. Installs running side by side in other databases of the
+-- same cluster therefore cannot show up here, unless they alter the environment's roles.
+-- Attributes, memberships ("*" marks ADMIN OPTION) and settings for all databases or this one.
+WITH db AS (
+  SELECT oid FROM pg_database WHERE datname = current_database()
+), listed AS (
+  SELECT r.oid FROM pg_roles r
+  WHERE r.rolname IN ('anon', 'authenticated', 'service_role', 'authenticator', 'supabase_admin', 'postgres')
+  UNION
+  SELECT d.refobjid FROM pg_shdepend d, db
+  WHERE d.refclassid = 'pg_authid'::regclass AND d.dbid = db.oid
+  UNION
+  SELECT s.setrole FROM pg_db_role_setting s, db WHERE s.setdatabase = db.oid
+)
 SELECT coalesce(json_agg(x), '[]') FROM (
   SELECT r.rolname AS name,
          r.rolsuper AS superuser,
@@ -14,11 +29,11 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          r.rolconnlimit AS connection_limit,
          (SELECT json_agg(DISTINCT g.rolname || CASE WHEN m.admin_option THEN '*' ELSE '' END)
             FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid
-           WHERE m.member = r.oid) AS member_of,
+           WHERE m.member = r.oid AND m.roleid IN (SELECT oid FROM listed)) AS member_of,
          (SELECT json_agg(DISTINCT CASE WHEN s.setdatabase = 0 THEN '' ELSE 'database: ' END || c)
             FROM pg_db_role_setting s, unnest(s.setconfig) c
            WHERE s.setrole = r.oid
-             AND s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))) AS config
+             AND s.setdatabase IN (0, (SELECT oid FROM db))) AS config
   FROM pg_roles r
-  WHERE r.rolname !~ '^pg_'
+  WHERE r.rolname !~ '^pg_' AND r.oid IN (SELECT oid FROM listed)
 ) x
