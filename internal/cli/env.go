@@ -25,7 +25,7 @@ stdout, and wait. On SIGINT or SIGTERM the database (and the embedded cluster) i
 command exits 0.
 
   uri=$(ledgercheck env up --dim 1024 | head -n1) &   # or in another terminal:
-  psql "postgresql://postgres@/ledgercheck_...?host=/tmp/ledgercheck-...&port=5432"`,
+  psql "postgresql://postgres@/ledgercheck_...?host=/dev/shm/ledgercheck-...&port=5432"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
