@@ -67,6 +67,10 @@ type Variant struct {
 	File string `yaml:"file"`
 	// Dim is the vector dimension the prerequisites are installed at (1 to 16000).
 	Dim int `yaml:"dim"`
+	// Previous is the previous version of this variant's migration: the rerun audit installs it
+	// with the fixture, applies File over it, and compares with a fresh install of File. ""
+	// skips the upgrade audit for this variant.
+	Previous string `yaml:"previous"`
 }
 
 // Environment is what a scratch database holds before the variant.
@@ -98,11 +102,9 @@ type Probe struct {
 
 // Rerun configures the rerun audit.
 type Rerun struct {
-	// Times is how many times the variant is installed in a row (at least 2; default 2).
+	// Times is how many times the variant is installed in a row (at least 2; default 2). The
+	// previous version of each variant, for the upgrade audit, is variants.<side>.previous.
 	Times int `yaml:"times"`
-	// From is the previous version of the migration: the upgrade path installs it first, then
-	// the variant. "" skips the upgrade path.
-	From string `yaml:"from"`
 }
 
 // Limits bound the time user SQL may take (Go durations: "60s", "2m").
@@ -199,7 +201,8 @@ func Parse(path string, data []byte) (*Config, error) {
 	res(&c.Variants.Right.File)
 	res(&c.Allowlist)
 	res(&c.Fixture)
-	res(&c.Rerun.From)
+	res(&c.Variants.Left.Previous)
+	res(&c.Variants.Right.Previous)
 	for i := range c.Environment.Extra {
 		res(&c.Environment.Extra[i])
 	}

@@ -21,7 +21,10 @@ func TestShippedConfigLoadsAndResolvesPaths(t *testing.T) {
 	if c.Allowlist != filepath.Join("..", "allowlist.yaml") || c.Fixture != filepath.Join("..", "testdata/fixtures/ledger_fixture.sql") {
 		t.Errorf("allowlist %q fixture %q: not resolved against the file's directory", c.Allowlist, c.Fixture)
 	}
-	if len(c.Probes) < 5 || c.Rerun.Times != 2 || c.Limits.InstallTimeout != 120*time.Second || !c.LintSet || len(c.Lint.Allow) != 2 {
+	if c.Variants.Left.Previous != filepath.Join("..", "testdata/fixtures/first_cut.sql") || c.Variants.Right.Previous != "" {
+		t.Errorf("previous versions %q and %q: want the first cut for the artifact only, resolved", c.Variants.Left.Previous, c.Variants.Right.Previous)
+	}
+	if len(c.Probes) < 5 || c.Rerun.Times != 3 || c.Limits.InstallTimeout != 120*time.Second || !c.LintSet || len(c.Lint.Allow) != 1 {
 		t.Errorf("probes %d rerun %+v limits %+v lint allow %d", len(c.Probes), c.Rerun, c.Limits, len(c.Lint.Allow))
 	}
 }

@@ -1,17 +1,10 @@
 // Package gate runs the whole pre-merge gate of `ledgercheck check` and returns one
-// [ledgercheck/report.Report]: lint of both variants, their installs into scratch databases, the
-// rerun audit of each, and parity (catalog differences through the allowlist, behavioural
-// probes).
+// [ledgercheck/report.Report]: lint of both variants, parity of their installs (catalog
+// differences through the allowlist, behavioural probes, lint's cross-check of the installed
+// footprints) and the rerun audit of each.
 //
 // [Run] orchestrates; the steps that live in other packages are plugged in as functions
-// ([ParityFunc], [RerunFunc]), so the orchestration is tested on its own and each step keeps one
-// owner. [CatalogParity] is the catalog step built on ledgercheck/diff and
-// ledgercheck/allowlist.
-//
-// What runs concurrently: the server boots while both variants are linted. With a
-// [ServerParityFunc] (ledgercheck/parity, as `ledgercheck check` uses), parity installs, compares
-// and probes first, alone, since roles are cluster-wide and a footprint must not see another
-// install's roles; then both rerun audits run together. Without one, the gate installs the
-// variants one after the other and runs [CatalogParity] beside the rerun audits. Every phase is
-// timed.
+// ([ParityFunc], [RerunFunc]), so that each keeps one owner. The server boots while both
+// variants are linted; then parity and both rerun audits run side by side, each in databases of
+// its own. Every phase is timed.
 package gate

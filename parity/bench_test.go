@@ -30,25 +30,6 @@ func shippedVariants(t testing.TB) (parity.Variant, parity.Variant, *allowlist.F
 func BenchmarkDiffAllowlist(b *testing.B) {
 	left, right, al := shippedVariants(b)
 	ctx := context.Background()
-	// The port creates a cluster-wide role; drop it once the databases are gone (cleanups run
-	// last-in first-out), so that later runs on this cluster see it created again.
-	srv := scratchtest.Server(b)
-	baseline, err := srv.Roles(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		after, _ := srv.Roles(ctx)
-		var created []string
-		for _, r := range after {
-			if !slices.Contains(baseline, r) {
-				created = append(created, r)
-			}
-		}
-		if err := srv.DropRoles(ctx, created); err != nil {
-			b.Error(err)
-		}
-	})
 	fps := make([]*introspect.Footprint, 2)
 	for i, v := range []parity.Variant{left, right} {
 		db := scratchtest.NewDatabase(b, v.Dim)

@@ -71,7 +71,7 @@ func shippedOptions(t testing.TB) (parity.Options, *config.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := parity.Options{InstallTimeout: cfg.Limits.InstallTimeout}
+	opts := parity.Options{}
 	fx, err := os.ReadFile(cfg.Fixture)
 	if err != nil {
 		t.Fatal(err)

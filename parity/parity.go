@@ -56,8 +56,6 @@ type Options struct {
 	Fixture *Script
 	// Probes run on both installs after the fixture.
 	Probes []Probe
-	// InstallTimeout bounds one side's install (0: none beyond the context).
-	InstallTimeout time.Duration
 	// Snapshot selects what the footprints include.
 	Snapshot introspect.Options
 	// Log receives progress lines; nil discards them.
@@ -113,6 +111,10 @@ type Report struct {
 	// Probes are the probe results in configuration order.
 	Probes  []ProbeResult `json:"-"`
 	Timings Timings       `json:"-"`
+	// Footprints and Sources are each side's install footprint and parsed migration (left,
+	// right), for checks that need the installs themselves (lint's cross-check).
+	Footprints [2]*introspect.Footprint `json:"-"`
+	Sources    [2]*pgsql.File           `json:"-"`
 }
 
 // Passed reports whether every difference is accepted and no entry is stale.
@@ -136,44 +138,16 @@ func Run(ctx context.Context, srv *scratch.Server, opts Options) (*Report, error
 		logw = io.Discard
 	}
 	t0 := time.Now()
-	// Roles are cluster-wide: the roles before the run are the baseline, and every role the run
-	// creates is dropped at the end, so that runs on the same server do not see each other's.
-	baseline, err := srv.Roles(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		after, err := srv.Roles(context.WithoutCancel(ctx))
-		if err == nil {
-			var created []string
-			for _, r := range after {
-				if !slices.Contains(baseline, r) {
-					created = append(created, r)
-				}
-			}
-			if err := srv.DropRoles(context.WithoutCancel(ctx), created); err != nil {
-				fmt.Fprintf(logw, "parity: %v\n", err)
-			}
-		}
-	}()
-	// The installs (extra files, variant and footprint) run one after the other, left first, so
-	// that a role one variant creates never shows up in the other's footprint; database copies,
-	// fixtures and probes run in parallel.
+	// The two sides install in parallel, each in its own database. Roles are cluster-wide, but a
+	// snapshot sees them from its database (introspect lists the roles the database uses), so a
+	// role one side creates does not show up in the other's footprint.
 	var runs [2]sideRun
 	var wg sync.WaitGroup
-	leftInstalled := make(chan struct{})
 	for i, v := range []Variant{opts.Left, opts.Right} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			label := [2]string{"left", "right"}[i]
-			var before, after chan struct{}
-			if i == 0 {
-				after = leftInstalled
-			} else {
-				before = leftInstalled
-			}
-			runs[i] = runSide(ctx, srv, label, v, opts, logw, before, after)
+			runs[i] = runSide(ctx, srv, [2]string{"left", "right"}[i], v, opts, logw)
 		}()
 	}
 	wg.Wait()
@@ -189,7 +163,8 @@ func Run(ctx context.Context, srv *scratch.Server, opts Options) (*Report, error
 		diff.Side{Label: "left", File: opts.Left.Name, Dim: opts.Left.Dim, Footprint: runs[0].fp, Source: runs[0].src},
 		diff.Side{Label: "right", File: opts.Right.Name, Dim: opts.Right.Dim, Footprint: runs[1].fp, Source: runs[1].src},
 	)
-	rep := &Report{Left: res.Left, Right: res.Right, Sites: res.Sites, Differences: res.Differences}
+	rep := &Report{Left: res.Left, Right: res.Right, Sites: res.Sites, Differences: res.Differences,
+		Footprints: [2]*introspect.Footprint{runs[0].fp, runs[1].fp}, Sources: [2]*pgsql.File{runs[0].src, runs[1].src}}
 	for i, p := range opts.Probes {
 		pr, d, err := compareProbe(p, runs[0].probes[i], runs[1].probes[i], runs[0].perr[i], runs[1].perr[i])
 		if err != nil {
@@ -211,21 +186,9 @@ func Run(ctx context.Context, srv *scratch.Server, opts Options) (*Report, error
 	return rep, nil
 }
 
-// runSide installs one variant. It waits for before (when not nil) to be closed before the
-// install, and closes after (when not nil) once its footprint is taken or it failed.
-func runSide(ctx context.Context, srv *scratch.Server, label string, v Variant, opts Options, logw io.Writer, before, after chan struct{}) (r sideRun) {
-	var once sync.Once
-	release := func() {
-		if after != nil {
-			once.Do(func() { close(after) })
-		}
-	}
-	defer release()
-	if opts.InstallTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.InstallTimeout)
-		defer cancel()
-	}
+// runSide installs one variant into a database of its own, loads the fixture and runs the probes.
+// Every script is bounded by the server's install time limit.
+func runSide(ctx context.Context, srv *scratch.Server, label string, v Variant, opts Options, logw io.Writer) (r sideRun) {
 	t0 := time.Now()
 	src, err := pgsql.Parse(v.Name, []byte(scratch.SubstituteDim(string(v.Src), v.Dim)))
 	if err != nil {
@@ -247,36 +210,21 @@ func runSide(ctx context.Context, srv *scratch.Server, label string, v Variant, 
 		return r
 	}
 	defer db.Drop(context.WithoutCancel(ctx)) //nolint:errcheck // the server drops leftovers on Close
-	timeout := func(err error) error {
-		if errors.Is(err, context.DeadlineExceeded) && opts.InstallTimeout > 0 {
-			return fault.Input(fmt.Errorf("%s: the install took longer than install_timeout %s", label, opts.InstallTimeout))
-		}
-		return err
-	}
-	if before != nil {
-		select {
-		case <-before:
-		case <-ctx.Done():
-			r.err = timeout(ctx.Err())
-			return r
-		}
-	}
 	for _, x := range opts.Extra {
 		if err := db.ExecFile(ctx, x.Name, x.Src); err != nil {
-			r.err = timeout(installErr(label, x.Name, err))
+			r.err = installErr(label, x.Name, err)
 			return r
 		}
 	}
 	fp, _, err := introspect.FootprintOf(ctx, db, v.Name, v.Src, opts.Snapshot)
 	if err != nil {
-		r.err = timeout(installErr(label, v.Name, err))
+		r.err = installErr(label, v.Name, err)
 		return r
 	}
 	r.fp = fp
-	release()
 	if opts.Fixture != nil {
 		if err := db.ExecFile(ctx, opts.Fixture.Name, opts.Fixture.Src); err != nil {
-			r.err = timeout(installErr(label, opts.Fixture.Name, err))
+			r.err = installErr(label, opts.Fixture.Name, err)
 			return r
 		}
 	}
@@ -292,7 +240,7 @@ func runSide(ctx context.Context, srv *scratch.Server, label string, v Variant, 
 		for i, p := range opts.Probes {
 			r.probes[i], r.perr[i] = scratch.QueryRollback(ctx, conn, scratch.SubstituteDim(p.SQL, v.Dim), scratch.QueryOptions{Role: p.Role})
 			if ctx.Err() != nil {
-				r.err = timeout(ctx.Err())
+				r.err = ctx.Err()
 				return r
 			}
 		}

@@ -198,22 +198,6 @@ type auditor struct {
 	logf func(string, ...any)
 }
 
-// installLocks holds one mutex per server (*scratch.Server → *sync.Mutex), taken around every
-// application of a script that may be the first on the server to create a cluster-wide object
-// (a role), so that such installs run one at a time across the concurrent audits on a server.
-// Roles are cluster-wide: once, the port's install failed with `role "ledger_agent" does not
-// exist` at its GRANT while another audit was installing the port at the same time (not
-// reproduced since). Reruns 2..K follow their own committed install and take no lock.
-var installLocks sync.Map
-
-// applyFirst is [auditor.apply] under the server's install lock.
-func (a *auditor) applyFirst(ctx context.Context, db *scratch.Database, s Script) (*failure, error) {
-	mu, _ := installLocks.LoadOrStore(a.srv, &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
-	return a.apply(ctx, db, s)
-}
-
 // failure is a script that the server (or the parser) rejected.
 type failure struct {
 	pos pgsql.Position
@@ -323,7 +307,7 @@ func (a *auditor) rerun(ctx context.Context) (rerunOutcome, error) {
 	}
 	defer drop()
 	a.logf("rerun: installing %s at dimension %d (run 1 of %d)", o.File.Name, o.Dim, o.Times)
-	if f, err := a.applyFirst(ctx, db, o.File); err != nil {
+	if f, err := a.apply(ctx, db, o.File); err != nil {
 		return out, err
 	} else if f != nil {
 		out.findings = append(out.findings, finding("rerun-install-failed", report.SevError, f.pos,
@@ -397,7 +381,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 	}
 	defer drop()
 	a.logf("upgrade: installing the previous version %s", o.Previous.Name)
-	if f, err := a.applyFirst(ctx, db, *o.Previous); err != nil {
+	if f, err := a.apply(ctx, db, *o.Previous); err != nil {
 		return out, err
 	} else if f != nil {
 		out.findings = append(out.findings, finding("upgrade-previous-failed", report.SevError, f.pos,
@@ -423,7 +407,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		out.rows += t.Rows
 	}
 	a.logf("upgrade: applying %s over %s", o.File.Name, o.Previous.Name)
-	if f, err := a.applyFirst(ctx, db, o.File); err != nil {
+	if f, err := a.apply(ctx, db, o.File); err != nil {
 		return out, err
 	} else if f != nil {
 		out.findings = append(out.findings, finding("upgrade-failed", report.SevError, f.pos,
@@ -448,7 +432,7 @@ func (a *auditor) fresh(ctx context.Context) (*introspect.Snapshot, error) {
 	}
 	defer drop()
 	a.logf("upgrade: installing %s into a fresh database for reference", a.opts.File.Name)
-	if f, err := a.applyFirst(ctx, db, a.opts.File); err != nil || f != nil {
+	if f, err := a.apply(ctx, db, a.opts.File); err != nil || f != nil {
 		return nil, err
 	}
 	s, err := a.capture(ctx, db, false)

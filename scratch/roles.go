@@ -3,13 +3,13 @@ package scratch
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// Roles returns the names of the server's roles (PostgreSQL's own pg_* roles aside), sorted.
-// Roles are cluster-wide: a migration that creates one changes every database of the server.
-func (s *Server) Roles(ctx context.Context) ([]string, error) {
+// roles returns the names of the server's roles (PostgreSQL's own pg_* roles aside), sorted.
+func (s *Server) roles(ctx context.Context) ([]string, error) {
 	conn, err := pgx.ConnectConfig(ctx, s.admin)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to list roles: %s", serverMessage(err))
@@ -26,23 +26,23 @@ func (s *Server) Roles(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// DropRoles drops the named roles, which a run created (compare [Server.Roles] before and
-// after), so that the next run on the same server starts from the same roles. The databases
-// where the roles hold privileges must be dropped first. Memberships in the dropped roles go
-// with them.
-func (s *Server) DropRoles(ctx context.Context, names []string) error {
-	if len(names) == 0 {
-		return nil
+// dropNewRoles drops, on a --dsn server, the roles that did not exist when the server was
+// started: roles are cluster-wide, so the migrations a run installs (the port's ledger_agent)
+// would otherwise outlive the run's databases. A role that some other database still uses (a
+// concurrent run's) cannot be dropped and is left alone.
+func (s *Server) dropNewRoles(ctx context.Context) {
+	now, err := s.roles(ctx)
+	if err != nil {
+		return
 	}
 	conn, err := pgx.ConnectConfig(ctx, s.admin)
 	if err != nil {
-		return fmt.Errorf("connecting to drop roles: %s", serverMessage(err))
+		return
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	for _, n := range names {
-		if _, err := conn.Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{n}.Sanitize()); err != nil {
-			return fmt.Errorf("dropping role %s that the run created: %s", n, serverMessage(err))
+	for _, n := range now {
+		if !slices.Contains(s.baselineRoles, n) {
+			_, _ = conn.Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{n}.Sanitize())
 		}
 	}
-	return nil
 }

@@ -196,12 +196,27 @@ func TestServerModeTouchesOnlyItsOwnDatabases(t *testing.T) {
 	if len(during) <= len(before) {
 		t.Errorf("no database was created on the server: %v", during)
 	}
+	// A migration that creates a role (cluster-wide) in a scratch database.
+	if err := db.ExecFile(ctx, "role.sql", []byte("CREATE ROLE lc_run_role NOLOGIN;\nCREATE TABLE public.t (id int);\nGRANT SELECT ON public.t TO lc_run_role;")); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	after := listDatabases(t, dsn)
 	if strings.Join(after, ",") != strings.Join(before, ",") {
 		t.Errorf("databases before %v, after %v: server mode must drop exactly what it created", before, after)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var roles []string
+	rows, _ := conn.Query(ctx, `SELECT rolname FROM pg_roles WHERE rolname IN ('lc_run_role', 'anon', 'service_role') ORDER BY 1`)
+	roles, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || strings.Join(roles, ",") != "anon,service_role" {
+		t.Errorf("roles after Close: %v (%v); want the run's lc_run_role dropped and the server's own roles kept", roles, err)
 	}
 }
 

@@ -45,6 +45,8 @@ type Server struct {
 	cl          *cluster        // nil in server mode
 	admin       *pgx.ConnConfig // a superuser (embedded) or the DSN's role, in the maintenance database
 	installRole string          // the role user SQL runs as
+	// baselineRoles are the roles a --dsn server had before the run (see dropNewRoles).
+	baselineRoles []string
 
 	mu        sync.Mutex
 	templates map[int]*template
@@ -105,6 +107,11 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	}()
 	if err := s.checkVector(ctx); err != nil {
 		return s, err
+	}
+	if s.cl == nil {
+		if s.baselineRoles, err = s.roles(ctx); err != nil {
+			return s, fault.Env(err)
+		}
 	}
 	if err := s.execAdmin(ctx, s.admin, migrations.Roles()); err != nil {
 		return s, fault.Env(fmt.Errorf("creating the Supabase roles: %w", err))
@@ -329,8 +336,8 @@ func (s *Server) dropQuiet(name string) {
 	_ = s.drop(ctx, name)
 }
 
-// Close drops every database this server created (server mode), stops the embedded cluster and
-// removes its directory. It is safe to call more than once and does not depend on any context
+// Close drops every database this server created and the roles created since it started (server
+// mode), or stops the embedded cluster and removes its directory. It is safe to call more than once and does not depend on any context
 // that may already be cancelled.
 func (s *Server) Close() error {
 	s.mu.Lock()
@@ -353,6 +360,7 @@ func (s *Server) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	s.dropNewRoles(ctx)
 	return errors.Join(errs...)
 }
 

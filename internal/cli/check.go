@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/config"
+	"ledgercheck/crosscheck"
 	"ledgercheck/gate"
 	"ledgercheck/internal/fault"
 	"ledgercheck/lint"
@@ -43,20 +44,17 @@ func (f *formatFlag) Set(s string) error {
 	return fmt.Errorf("%q is not a format; want one of %s", s, strings.Join(f.choices, ", "))
 }
 
-// checkFlags are the flags of check that override ledgercheck.yaml.
+// checkFlags are the flags of check: parity's (configuration, variants, allowlist, server) and
+// those of the rerun audit and the report.
 type checkFlags struct {
-	configPath       string
-	left, right      string
-	leftDim          int
-	rightDim         int
-	allowlist        string
+	parityFlags
 	noAllowlist      bool
 	fixture          string
-	from             string
+	leftPrevious     string
+	rightPrevious    string
 	times            int
 	format           formatFlag
 	color            string
-	server           serverFlags
 	githubSummaryEnv string
 }
 
@@ -74,7 +72,7 @@ func buildCheckCmd(g *globals) (*cobra.Command, *checkFlags) {
 		Long: `check runs the whole pre-merge gate, as ledgercheck.yaml in the working directory describes it
 (or the file --config names; without one, the shipped artifact and port): it lints both variants,
 installs each into a throwaway Supabase-like database at its dimension, audits reruns (and the
-upgrade from rerun.from), compares the two installs attribute by attribute through the allowlist,
+upgrade from variants.<side>.previous), compares the two installs attribute by attribute through the allowlist,
 and prints one report: a summary table (phase, status, findings, time), then the findings grouped
 by phase. Flags override the file, so a contributor can check a port without editing it:
 
@@ -107,19 +105,14 @@ entry, a failed rerun or install); 2 usage, configuration or input error; 3 envi
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.configPath, "config", "", "gate configuration (default: "+config.DefaultFile+" in the working directory if there is one, else the shipped artifact and port)")
-	fl.StringVar(&f.left, "left", "", "the artifact's migration file (overrides variants.left.file)")
-	fl.IntVar(&f.leftDim, "left-dim", 0, "the artifact's vector dimension (overrides variants.left.dim)")
-	fl.StringVar(&f.right, "right", "", "the port's migration file (overrides variants.right.file)")
-	fl.IntVar(&f.rightDim, "right-dim", 0, "the port's vector dimension (overrides variants.right.dim)")
-	fl.StringVar(&f.allowlist, "allowlist", "", "reviewed differences file (overrides allowlist)")
+	addParityFlags(cmd, &f.parityFlags)
 	fl.BoolVar(&f.noAllowlist, "no-allowlist", false, "use no allowlist: every semantic difference is a finding")
 	fl.StringVar(&f.fixture, "fixture", "", "SQL loaded after each install for the rerun audit and the probes (overrides fixture)")
-	fl.StringVar(&f.from, "from", "", "previous version of the migration, for the upgrade audit (overrides rerun.from)")
+	fl.StringVar(&f.leftPrevious, "left-previous", "", "previous version of the artifact, for its upgrade audit (overrides variants.left.previous)")
+	fl.StringVar(&f.rightPrevious, "right-previous", "", "previous version of the port, for its upgrade audit (overrides variants.right.previous)")
 	fl.IntVar(&f.times, "times", 0, "how many times the rerun audit applies each variant (overrides rerun.times)")
 	fl.Var(&f.format, "format", "output format: text, json, sarif, github or html")
 	fl.StringVar(&f.color, "color", "auto", "color the text format: auto (a terminal and NO_COLOR unset), always or never")
-	addServerFlags(cmd, &f.server)
 	return cmd, f
 }
 
@@ -128,54 +121,28 @@ func (f *checkFlags) options(cmd *cobra.Command, g *globals) (gate.Options, erro
 	if f.color != "auto" && f.color != "always" && f.color != "never" {
 		return gate.Options{}, fault.Input(fmt.Errorf("--color %q: want auto, always or never", f.color))
 	}
-	cfg, err := loadConfig(f.configPath)
+	cfg, err := f.loadConfig(cmd)
 	if err != nil {
 		return gate.Options{}, err
 	}
 	fl := cmd.Flags()
-	if f.left != "" {
-		cfg.Variants.Left.File = f.left
-	}
-	if f.right != "" {
-		cfg.Variants.Right.File = f.right
-	}
-	if fl.Changed("left-dim") {
-		cfg.Variants.Left.Dim = f.leftDim
-	}
-	if fl.Changed("right-dim") {
-		cfg.Variants.Right.Dim = f.rightDim
-	}
-	for _, d := range []struct {
-		flag string
-		dim  int
-	}{{"left-dim", cfg.Variants.Left.Dim}, {"right-dim", cfg.Variants.Right.Dim}} {
-		if d.dim < 1 || d.dim > 16000 {
-			return gate.Options{}, fault.Input(fmt.Errorf("--%s %d: want a vector dimension from 1 to 16000", d.flag, d.dim))
-		}
-	}
-	if f.allowlist != "" {
-		cfg.Allowlist = f.allowlist
-	}
 	if f.noAllowlist {
 		cfg.Allowlist = ""
 	}
 	if f.fixture != "" {
 		cfg.Fixture = f.fixture
 	}
-	if f.from != "" {
-		cfg.Rerun.From = f.from
+	if f.leftPrevious != "" {
+		cfg.Variants.Left.Previous = f.leftPrevious
+	}
+	if f.rightPrevious != "" {
+		cfg.Variants.Right.Previous = f.rightPrevious
 	}
 	if fl.Changed("times") {
 		if f.times < 1 {
 			return gate.Options{}, fault.Input(fmt.Errorf("--times %d: want at least 1", f.times))
 		}
 		cfg.Rerun.Times = f.times
-	}
-	if !fl.Changed("statement-timeout") && cfg.Limits.StatementTimeout > 0 {
-		f.server.statementTimeout = cfg.Limits.StatementTimeout
-	}
-	if !fl.Changed("lock-timeout") && cfg.Limits.LockTimeout > 0 {
-		f.server.lockTimeout = cfg.Limits.LockTimeout
 	}
 
 	left, err := variant("artifact", cfg.Variants.Left)
@@ -191,16 +158,9 @@ func (f *checkFlags) options(cmd *cobra.Command, g *globals) (gate.Options, erro
 		return gate.Options{}, err
 	}
 	popts.Log = nil // the gate logs its own step timings
-	var fixture, previous *rerun.Script
+	var fixture *rerun.Script
 	if popts.Fixture != nil {
 		fixture = &rerun.Script{Name: popts.Fixture.Name, Src: popts.Fixture.Src}
-	}
-	if cfg.Rerun.From != "" {
-		src, err := readFile(cfg.Rerun.From)
-		if err != nil {
-			return gate.Options{}, fault.Input(fmt.Errorf("rerun.from: %w", err))
-		}
-		previous = &rerun.Script{Name: cfg.Rerun.From, Src: src}
 	}
 
 	root := "."
@@ -212,15 +172,19 @@ func (f *checkFlags) options(cmd *cobra.Command, g *globals) (gate.Options, erro
 		rules = append(rules, report.RuleInfo{ID: r.ID, Severity: r.Severity, Summary: r.Summary, Help: r.Explain})
 	}
 	rules = append(rules, rerun.Rules()...)
-	rules = append(rules, parityRules()...)
+	rules = append(rules, parity.Rules()...)
 	times := cfg.Rerun.Times
 	return gate.Options{
 		Left: left, Right: right, Lint: cfg.Lint,
-		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &f.server) },
-		ServerParity: func(ctx context.Context, srv *scratch.Server) ([]report.PhaseResult, error) {
-			return runGateParity(ctx, srv, popts)
+		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &f.sf) },
+		Parity: func(ctx context.Context, srv *scratch.Server) ([]report.PhaseResult, error) {
+			return runGateParity(ctx, srv, popts, cfg.Lint)
 		},
 		Rerun: func(ctx context.Context, srv *scratch.Server, v gate.Variant) (report.PhaseResult, error) {
+			var previous *rerun.Script
+			if v.Previous != "" {
+				previous = &rerun.Script{Name: v.Previous, Src: v.PreviousSrc}
+			}
 			res, err := rerun.Audit(ctx, srv, rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: times, Previous: previous, Fixture: fixture})
 			if err != nil {
 				return report.PhaseResult{}, err
@@ -241,26 +205,10 @@ func (f *checkFlags) options(cmd *cobra.Command, g *globals) (gate.Options, erro
 	}, nil
 }
 
-// parityRules describes the parity step's findings for SARIF.
-func parityRules() []report.RuleInfo {
-	help := func(s string) string {
-		return s + "\n\nRun `ledgercheck parity` for the parity report alone, and `ledgercheck allowlist suggest` for candidate allowlist entries (reason TODO until a person writes one)."
-	}
-	return []report.RuleInfo{
-		{ID: "unreviewed-difference", Severity: report.SevError, Summary: "the artifact and the port install different schemas, and no allowlist entry accepts the difference",
-			Help: help("Both variants are installed into their own scratch database and their footprints compared attribute by attribute, vector dimensions normalized. Fix the port, or add an allowlist entry that pins the difference with a reason.")},
-		{ID: "probe-difference", Severity: report.SevError, Summary: "a probe query returns different rows on the two installs",
-			Help: help("The same fixture is loaded into both installs and each probe of ledgercheck.yaml runs on both; the results must be identical row by row. A ranking that behaves differently is caught here even when the schemas agree.")},
-		{ID: "cosmetic-difference", Severity: report.SevInfo, Summary: "a function body or definition differs in layout or comments only",
-			Help: help("Reported so that a reviewer sees it; it never fails the gate.")},
-		{ID: "stale-allowlist-entry", Severity: report.SevError, Summary: "an allowlist entry accepts no difference",
-			Help: help("The difference the entry accepted is gone or changed; the entry would silently accept a future, different one. Remove or update it.")},
-	}
-}
-
 // runGateParity runs ledgercheck/parity on srv and splits its findings into the gate's parity,
-// probes and allowlist phases.
-func runGateParity(ctx context.Context, srv *scratch.Server, opts parity.Options) ([]report.PhaseResult, error) {
+// probes and allowlist phases, and cross-checks each installed footprint against lint's reading
+// of the migration (a "lint installed" phase per variant).
+func runGateParity(ctx context.Context, srv *scratch.Server, opts parity.Options, lintCfg lint.Config) ([]report.PhaseResult, error) {
 	s0 := time.Now()
 	rep, err := parity.Run(ctx, srv, opts)
 	if err != nil {
@@ -309,7 +257,16 @@ func runGateParity(ctx context.Context, srv *scratch.Server, opts parity.Options
 			par.Findings = append(par.Findings, f)
 		}
 	}
-	return []report.PhaseResult{par, probes, al}, nil
+	phases := []report.PhaseResult{par, probes, al}
+	for i, v := range []parity.Variant{opts.Left, opts.Right} {
+		if rep.Footprints[i] == nil || rep.Sources[i] == nil {
+			continue
+		}
+		phases = append(phases, report.PhaseResult{Phase: report.PhaseLint, Name: "lint installed " + [2]string{"artifact", "port"}[i], File: v.Name,
+			Findings: crosscheck.Check(rep.Sources[i], lintCfg, rep.Footprints[i]),
+			Notes:    []string{"what installing the file changed on pre-existing objects, against what its statements visibly do"}})
+	}
+	return phases, nil
 }
 
 // loadConfig reads the configuration: the file named, else ledgercheck.yaml in the working
@@ -335,7 +292,13 @@ func variant(name string, v config.Variant) (gate.Variant, error) {
 	if err != nil {
 		return gate.Variant{}, fault.Input(err)
 	}
-	return gate.Variant{Name: name, File: v.File, Src: src, Dim: v.Dim}, nil
+	gv := gate.Variant{Name: name, File: v.File, Src: src, Dim: v.Dim, Previous: v.Previous}
+	if v.Previous != "" {
+		if gv.PreviousSrc, err = readFile(v.Previous); err != nil {
+			return gate.Variant{}, fault.Input(fmt.Errorf("variants.%s.previous: %w", side(name), err))
+		}
+	}
+	return gv, nil
 }
 
 func side(name string) string {

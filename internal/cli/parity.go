@@ -17,8 +17,8 @@ import (
 
 func init() { register(30, newParityCmd) }
 
-// parityFlags are the flags parity and allowlist suggest share: the configuration file and the
-// fields flags may override.
+// parityFlags are the flags parity, allowlist suggest and check share: the configuration file,
+// the fields flags may override, and the server.
 type parityFlags struct {
 	sf         serverFlags
 	configPath string
@@ -27,7 +27,6 @@ type parityFlags struct {
 	right      string
 	rightDim   int
 	allowlist  string
-	noAllow    bool
 }
 
 func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
@@ -42,24 +41,9 @@ func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
 
 // loadConfig reads the configuration the flags name and applies the overrides.
 func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
-	var cfg *config.Config
-	switch {
-	case pf.configPath != "":
-		c, err := config.Load(pf.configPath)
-		if err != nil {
-			return nil, err
-		}
-		cfg = c
-	default:
-		if _, err := os.Stat(config.DefaultFile); err == nil {
-			c, err := config.Load(config.DefaultFile)
-			if err != nil {
-				return nil, err
-			}
-			cfg = c
-		} else {
-			cfg = config.Default()
-		}
+	cfg, err := loadConfig(pf.configPath)
+	if err != nil {
+		return nil, err
 	}
 	if pf.left != "" {
 		cfg.Variants.Left.File = pf.left
@@ -84,12 +68,7 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 			return nil, fault.Input(fmt.Errorf("%s %d: want a dimension from 1 to 16000", d.flag, d.dim))
 		}
 	}
-	if !cmd.Flags().Changed("statement-timeout") {
-		pf.sf.statementTimeout = cfg.Limits.StatementTimeout
-	}
-	if !cmd.Flags().Changed("lock-timeout") {
-		pf.sf.lockTimeout = cfg.Limits.LockTimeout
-	}
+	pf.sf.applyLimits(cmd.Flags(), cfg.Limits)
 	return cfg, nil
 }
 
@@ -97,7 +76,6 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 func parityOptions(cfg *config.Config, g *globals) (parity.Options, error) {
 	opts := parity.Options{
 		NoPrerequisites: cfg.Environment.Prerequisites == "none",
-		InstallTimeout:  cfg.Limits.InstallTimeout,
 	}
 	if !g.quiet {
 		opts.Log = g.stderr

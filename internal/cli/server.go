@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"ledgercheck/config"
 	"ledgercheck/scratch"
 )
 
@@ -24,6 +26,19 @@ func addServerFlags(cmd *cobra.Command, f *serverFlags) {
 	cmd.Flags().DurationVar(&f.statementTimeout, "statement-timeout", 60*time.Second, "statement_timeout for every statement of user SQL")
 	cmd.Flags().DurationVar(&f.lockTimeout, "lock-timeout", 10*time.Second, "lock_timeout for every statement of user SQL")
 	cmd.Flags().DurationVar(&f.installTimeout, "install-timeout", 120*time.Second, "time limit for installing one file (a migration, fixture or probe script) as a whole")
+}
+
+// applyLimits takes the time limits of ledgercheck.yaml for the flags the user did not set.
+func (f *serverFlags) applyLimits(fl *pflag.FlagSet, l config.Limits) {
+	if !fl.Changed("statement-timeout") && l.StatementTimeout > 0 {
+		f.statementTimeout = l.StatementTimeout
+	}
+	if !fl.Changed("lock-timeout") && l.LockTimeout > 0 {
+		f.lockTimeout = l.LockTimeout
+	}
+	if !fl.Changed("install-timeout") && l.InstallTimeout > 0 {
+		f.installTimeout = l.InstallTimeout
+	}
 }
 
 // startServer starts the scratch server the flags describe, logging progress to stderr.
