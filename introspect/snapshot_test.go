@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
+	"ledgercheck/internal/golden"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,8 +14,6 @@ import (
 
 	"ledgercheck/scratch/scratchtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/snapshot")
 
 // TestGoldenFootprints pins what the shipped artifact and port install: every fact of every
 // object they create, and every attribute of a pre-existing object they change, one per line.
@@ -38,24 +36,7 @@ func TestGoldenFootprints(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := footprintGolden(t, fp)
-			path := filepath.Join("..", "testdata", "snapshot", tc.golden)
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./introspect -run Golden -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("footprint of %s differs from %s (go test ./introspect -run Golden -update, then review the diff):\n%s",
-					tc.file, path, firstDifference(string(want), string(got)))
-			}
+			golden.Check(t, filepath.Join("..", "testdata", "snapshot", tc.golden), got)
 		})
 	}
 }

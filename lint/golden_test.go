@@ -2,7 +2,7 @@ package lint
 
 import (
 	"bytes"
-	"flag"
+	"ledgercheck/internal/golden"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,8 +11,6 @@ import (
 
 	"ledgercheck/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the want.txt goldens under testdata/lint")
 
 const goldenRoot = "../testdata/lint"
 
@@ -80,20 +78,7 @@ func TestGolden(t *testing.T) {
 	for _, c := range goldenCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			got := render(c.run(t))
-			wantPath := filepath.Join(c.dir, "want.txt")
-			if *update {
-				if err := os.WriteFile(wantPath, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(wantPath)
-			if err != nil {
-				t.Fatalf("%v (run go test ./lint -update to create it)", err)
-			}
-			if w := strings.ReplaceAll(string(want), "\r\n", "\n"); got != w {
-				t.Errorf("findings differ\n--- got\n%s--- want\n%s", got, w)
-			}
+			golden.Check(t, filepath.Join(c.dir, "want.txt"), []byte(got))
 		})
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"ledgercheck/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,8 +19,6 @@ import (
 	"ledgercheck/parity"
 	"ledgercheck/scratch/scratchtest"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/parity/*/want.txt")
 
 func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
 
@@ -162,38 +160,7 @@ func TestGolden(t *testing.T) {
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			got := runCase(t, dir)
-			wantPath := filepath.Join(dir, "want.txt")
-			if *update {
-				if err := os.WriteFile(wantPath, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(wantPath)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != strings.ReplaceAll(string(want), "\r\n", "\n") {
-				t.Errorf("report differs from %s (-update to accept):\n%s", wantPath, lineDiff(string(want), got))
-			}
+			golden.Check(t, filepath.Join(dir, "want.txt"), []byte(got))
 		})
 	}
-}
-
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
 }

@@ -2,7 +2,7 @@ package pgsql
 
 import (
 	"encoding/json"
-	"flag"
+	"ledgercheck/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +10,6 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // opAt finds the op with the given tag and context.
 func opAt(t *testing.T, f *File, tag string, ctx Context) *Op {
@@ -207,19 +205,9 @@ func TestPlpgsqlJSONShape(t *testing.T) {
 		}
 		got, _ := json.MarshalIndent(v, "", " ")
 		got = append(got, '\n')
-		golden := strings.TrimSuffix(in, ".sql") + ".json"
-		if *update {
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (go test ./pgsql -update creates it)", err)
-		}
-		if string(got) != string(want) {
-			t.Errorf("%s: PL/pgSQL JSON changed; the body walker (body.go) may need updating.\n--- got\n%s", in, got)
-		}
+		goldenPath := strings.TrimSuffix(in, ".sql") + ".json"
+		// A change here means pg_query's PL/pgSQL JSON changed: the body walker (body.go) may
+		// need updating.
+		golden.Check(t, goldenPath, got)
 	}
 }

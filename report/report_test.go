@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"io"
+	goldenfile "ledgercheck/internal/golden"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,8 +15,6 @@ import (
 
 	"ledgercheck/pgsql"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // sample is a small fixed report that exercises every part of every format: positioned and
 // unpositioned findings, a textual difference with both sides, a unified diff, notes, counts,
@@ -60,23 +58,7 @@ func sample() *Report {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update)", err)
-	}
-	if !bytes.Equal(bytes.ReplaceAll(want, []byte("\r\n"), []byte("\n")), got) {
-		t.Errorf("%s differs from the golden; run go test ./report -update and review the diff.\ngot:\n%s", path, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 func TestGoldens(t *testing.T) {

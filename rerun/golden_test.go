@@ -5,14 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io/fs"
+	"ledgercheck/internal/golden"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"ledgercheck/diff"
 	"ledgercheck/report"
 	"ledgercheck/scratch/scratchtest"
 )
@@ -26,8 +24,6 @@ func stableReport(res *Result) *report.Report {
 	}
 	return rep
 }
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/rerun")
 
 // repo is the repository root, relative to this package's directory.
 const repo = ".."
@@ -118,21 +114,7 @@ func TestGolden(t *testing.T) {
 			if err := report.WriteReportText(&got, stableReport(res), false); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join(repo, dir, "want.txt")
-			if *update {
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test ./rerun -run Golden -update, then review)", err)
-			}
-			if w := strings.ReplaceAll(string(want), "\r\n", "\n"); w != got.String() {
-				t.Errorf("report differs from %s (go test ./rerun -run Golden -update, then review):\n%s",
-					path, diff.Unified(w, got.String(), "want", "got", false))
-			}
+			golden.Check(t, filepath.Join(repo, dir, "want.txt"), got.Bytes())
 			// The verdict agrees with the findings, and the phases hold all of them.
 			var n int
 			for _, p := range res.Phases() {
