@@ -9,7 +9,7 @@
 # that need root and exits 1.
 set -euo pipefail
 
-PG_MAJOR=15
+PG_MAJOR=${PG_MAJOR:-15}
 PG_BIN=/usr/lib/postgresql/${PG_MAJOR}/bin
 PG_CONFIG=${PG_BIN}/pg_config
 PGVECTOR_VERSION=0.8.0
