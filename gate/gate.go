@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"ledgercheck/internal/fault"
 	"ledgercheck/lint"
 	"ledgercheck/pgsql"
 	"ledgercheck/report"
@@ -98,6 +99,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	)
 	go func() {
 		defer close(started)
+		defer fault.Recover(&startErr)
 		s0 := time.Now()
 		srv, startErr = opts.Start(ctx)
 		bootTime = time.Since(s0)
@@ -114,11 +116,13 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		}
 	}()
 	lints := make([]report.PhaseResult, 2)
+	lintErrs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, v := range []Variant{opts.Left, opts.Right} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer fault.Recover(&lintErrs[i])
 			s0 := time.Now()
 			fs := lint.Source(v.File, v.Src, opts.Lint, lint.Options{Dim: v.Dim})
 			lints[i] = report.PhaseResult{Phase: report.PhaseLint, Name: "lint " + v.Name, File: v.File, Duration: time.Since(s0), Findings: fs}
@@ -126,6 +130,9 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		}()
 	}
 	wg.Wait()
+	if err := errors.Join(lintErrs...); err != nil {
+		return nil, fmt.Errorf("lint: %w", err)
+	}
 	rep.Phases = append(rep.Phases, lints...)
 	<-started
 	if startErr != nil {
@@ -147,35 +154,46 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		}
 		cancel()
 	}
-	if opts.Parity == nil {
-		parity = []report.PhaseResult{skipped(report.PhaseParity, "parity", opts.Right.File, "the parity step is not available in this build")}
-	} else {
+	// spawn runs f in a goroutine of its own; its error, or its panic as a *fault.PanicError,
+	// cancels the others.
+	spawn := func(what string, f func() error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var err error
+			func() {
+				defer fault.Recover(&err)
+				err = f()
+			}()
+			if err != nil {
+				fail(fmt.Errorf("%s: %w", what, err))
+			}
+		}()
+	}
+	if opts.Parity == nil {
+		parity = []report.PhaseResult{skipped(report.PhaseParity, "parity", opts.Right.File, "the parity step is not available in this build")}
+	} else {
+		spawn("parity", func() error {
 			s0 := time.Now()
 			phs, err := opts.Parity(ctx, srv)
 			if err != nil {
-				fail(fmt.Errorf("parity: %w", err))
-				return
+				return err
 			}
 			parity = phs
 			logf("check: parity: %d phases in %s", len(phs), report.FormatDuration(time.Since(s0)))
-		}()
+			return nil
+		})
 	}
 	for i, v := range []Variant{opts.Left, opts.Right} {
 		if opts.Rerun == nil {
 			reruns[i] = skipped(report.PhaseRerun, "rerun "+v.Name, v.File, "the rerun audit is not available in this build")
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		spawn("rerun audit of "+v.File, func() error {
 			s0 := time.Now()
 			ph, err := opts.Rerun(ctx, srv, v)
 			if err != nil {
-				fail(fmt.Errorf("rerun audit of %s: %w", v.File, err))
-				return
+				return err
 			}
 			ph.Phase = report.PhaseRerun
 			if ph.Name == "" {
@@ -189,7 +207,8 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 			}
 			reruns[i] = ph
 			logf("check: rerun %s: %d findings in %s", v.Name, len(ph.Findings), report.FormatDuration(ph.Duration))
-		}()
+			return nil
+		})
 	}
 	wg.Wait()
 	if firstErr != nil {

@@ -86,7 +86,10 @@ func Take(ctx context.Context, db Beginner, opts Options) (*Snapshot, error) {
 			wg.Wait()
 			return nil, fmt.Errorf("querying %s: %w", name, err)
 		}
-		wg.Go(func() { errs[i] = d.decode(name, js) })
+		wg.Go(func() {
+			defer fault.Recover(&errs[i])
+			errs[i] = d.decode(name, js)
+		})
 	}
 	cerr := res.Close()
 	wg.Wait()
@@ -171,17 +174,20 @@ func (d *decoder) decode(name string, js []byte) error {
 		return fmt.Errorf("decoding %s: %w", name, err)
 	}
 	if name == "functions" {
-		normalizeBodies(s.Functions)
+		return normalizeBodies(s.Functions)
 	}
 	return nil
 }
 
-// normalizeBodies fills in BodyNormalized and BodyParse, spread over the CPUs.
-func normalizeBodies(fns []Function) {
+// normalizeBodies fills in BodyNormalized and BodyParse, spread over the CPUs. A worker that
+// panics makes it return a *fault.PanicError.
+func normalizeBodies(fns []Function) error {
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(fns)/16))
 	var wg sync.WaitGroup
+	errs := make([]error, workers)
 	for w := range workers {
 		wg.Go(func() {
+			defer fault.Recover(&errs[w])
 			for i := w; i < len(fns); i += workers {
 				f := &fns[i]
 				norm, method, err := pgsql.NormalizeFunctionBody(pgsql.FunctionBody{
@@ -195,6 +201,7 @@ func normalizeBodies(fns []Function) {
 		})
 	}
 	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // assemble attaches columns, constraints and indexes to their relations and types.

@@ -147,6 +147,7 @@ func Run(ctx context.Context, srv *scratch.Server, opts Options) (*Report, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer fault.Recover(&runs[i].err) // a panic is this side's error, not a crash
 			runs[i] = runSide(ctx, srv, [2]string{"left", "right"}[i], v, opts, logw)
 		}()
 	}

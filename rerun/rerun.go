@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"ledgercheck/internal/fault"
 	"ledgercheck/introspect"
 	"ledgercheck/pgsql"
 	"ledgercheck/report"
@@ -134,7 +135,7 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 		go func() {
 			defer wg.Done()
 			t0 := time.Now()
-			if err := f(); err != nil {
+			if err := recovered(f); err != nil {
 				errs[i] = err
 				cancel()
 			}
@@ -176,6 +177,12 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 	}
 	res.Timings.Total = time.Since(start)
 	return res, nil
+}
+
+// recovered calls f and returns its error, or its panic as a *fault.PanicError.
+func recovered(f func() error) (err error) {
+	defer fault.Recover(&err)
+	return f()
 }
 
 // firstError returns the first error that is not a consequence of another one's cancellation.

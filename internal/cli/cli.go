@@ -85,15 +85,53 @@ Exit codes: 0 passed; 1 findings; 2 usage, configuration or input error; 3 envir
 }
 
 // Run runs ledgercheck with args (without the program name) and returns the exit code.
-// SIGINT and SIGTERM cancel the context given to commands, which then clean up and return.
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// SIGINT and SIGTERM cancel the context given to commands, which then clean up and return; a
+// command cut short that way exits 3 with "interrupted by SIGTERM" (a command that runs until
+// interrupted, such as env up, returns nil and exits 0). A panic is recovered after the
+// command's deferred cleanups have run (the scratch server stopped, its databases dropped) and
+// reported as one "internal error" line, exit 3.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	var err error
+	defer func() { code = exitCode(interrupted(ctx, err), stderr) }()
+	defer fault.Recover(&err)
 	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRoot(g)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	return exitCode(err, stderr)
+	err = root.ExecuteContext(ctx)
+	return
+}
+
+// interrupted replaces the error of a command cut short by a signal with one that says so. A
+// report printed before (findings) is not trusted either: statements cancelled by the signal may
+// show up as findings.
+func interrupted(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	var pe *fault.PanicError
+	if errors.As(err, &pe) {
+		return err
+	}
+	cause := context.Cause(ctx)
+	if cause == nil || errors.Is(cause, context.Canceled) && cause.Error() == context.Canceled.Error() {
+		return err // cancelled by the caller, not by a signal
+	}
+	return fault.Env(fmt.Errorf("interrupted by %s; the scratch servers and databases of this run were removed", signalName(cause)))
+}
+
+// signalName names the signal in the cause signal.NotifyContext gives ("interrupt signal
+// received" or "terminated signal received").
+func signalName(cause error) string {
+	msg := cause.Error()
+	switch {
+	case strings.Contains(msg, syscall.SIGINT.String()):
+		return "SIGINT"
+	case strings.Contains(msg, syscall.SIGTERM.String()):
+		return "SIGTERM"
+	}
+	return "a signal"
 }
 
 // exitCode maps err to an exit code and prints it as one line on stderr.
@@ -106,10 +144,13 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	msg := strings.TrimSpace(err.Error())
 	code := ExitEnv
-	switch fault.KindOf(err) {
-	case fault.KindInput:
+	var pe *fault.PanicError
+	switch kind := fault.KindOf(err); {
+	case errors.As(err, &pe):
+		// A bug: exit 3 whatever the error around it says.
+	case kind == fault.KindInput:
 		code = ExitInput
-	case fault.KindEnv:
+	case kind == fault.KindEnv:
 		code = ExitEnv
 	default:
 		// cobra's own usage errors (unknown command, bad args) are not classified.
