@@ -87,12 +87,23 @@ func Parse(name string, src []byte) (*File, error) {
 		}
 		return nil, &SyntaxError{Pos: f.Pos(i), Msg: "the file contains " + what + "; migrations must be UTF-8 text"}
 	}
+	if len(src) > MaxFileSize {
+		return nil, &SyntaxError{Pos: f.Pos(0), Msg: TooLarge(int64(len(src)))}
+	}
 	text := f.Src
 	tree, err := pg_query.Parse(text)
-	for tries := 0; err != nil && tries < maxMetaCommands; tries++ {
+	// Each psql meta-command costs a parse of the file up to it: bounded in number and in bytes,
+	// so that a large file full of them cannot hold the gate.
+	budget := metaParseBudget
+	for tries := 0; err != nil; tries++ {
 		blanked, ok := f.blankMeta(text, err)
 		if !ok {
 			break
+		}
+		budget -= errorOffset(text, err)
+		if tries >= maxMetaCommands || budget < 0 {
+			m := f.MetaCommands[len(f.MetaCommands)-1]
+			return nil, &SyntaxError{Pos: m.Pos, Msg: fmt.Sprintf("too many psql meta-commands to read the rest of the file (gave up at this one, after %d); a migration is SQL, not a psql script", tries)}
 		}
 		text = blanked
 		tree, err = pg_query.Parse(text)

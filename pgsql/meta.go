@@ -2,6 +2,7 @@ package pgsql
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -10,6 +11,33 @@ import (
 
 // maxMetaCommands bounds how many psql meta-commands Parse blanks out before giving up.
 const maxMetaCommands = 200
+
+// metaParseBudget bounds the bytes Parse parses again, up to each parse error, while it blanks
+// meta-commands out (a parse that fails takes about 0.1 s per MiB up to the error): a few seconds.
+const metaParseBudget = 32 << 20
+
+// errorOffset returns the byte offset of a parse error in text, or len(text).
+func errorOffset(text string, err error) int {
+	var pe *parser.Error
+	if errors.As(err, &pe) && pe.Cursorpos > 0 {
+		return ByteOffset(text, pe.Cursorpos)
+	}
+	return len(text)
+}
+
+// MaxFileSize is the largest file ledgercheck reads as a migration: 4 MiB, a hundred times the
+// decision ledger. Parsing takes about half a second and 100 MB of memory per MiB, and a
+// migration carries schema, not bulk data.
+const MaxFileSize = 4 << 20
+
+// TooLarge is the message for a file of size bytes over [MaxFileSize] (MaxFileSize+1: a pipe
+// read up to one byte past the limit).
+func TooLarge(size int64) string {
+	if size == MaxFileSize+1 {
+		return fmt.Sprintf("the file is over %d MiB, the most ledgercheck reads as a migration (a migration carries schema: load bulk data separately)", MaxFileSize>>20)
+	}
+	return fmt.Sprintf("the file is %.1f MiB; ledgercheck reads migrations of at most %d MiB (a migration carries schema: load bulk data separately)", float64(size)/(1<<20), MaxFileSize>>20)
+}
 
 var copyFromStdinRE = regexp.MustCompile(`(?is)\bcopy\b[^;]*\bfrom\s+stdin\b[^;]*;[ \t]*\r?\n`)
 

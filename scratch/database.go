@@ -116,6 +116,9 @@ func ExecFile(ctx context.Context, conn *pgx.Conn, file string, src []byte, dim 
 	if err != nil {
 		return err
 	}
+	if err := psqlOnly(f); err != nil {
+		return err
+	}
 	for _, st := range f.Stmts {
 		if _, err := conn.Exec(ctx, st.Text); err != nil {
 			if ctx.Err() != nil && !errors.Is(context.Cause(ctx), errInstallTimeout) {
@@ -127,6 +130,27 @@ func ExecFile(ctx context.Context, conn *pgx.Conn, file string, src []byte, dim 
 				pos = f.Pos(st.Start + pgsql.ByteOffset(st.Text, int(pe.Position)))
 			}
 			return &ScriptError{Pos: pos, Stmt: st.Index, Err: err}
+		}
+	}
+	return nil
+}
+
+// psqlOnly rejects what only psql can run, as a [*pgsql.SyntaxError] at its position: a
+// meta-command (\i, \set, ...), which pgsql.Parse blanked out so that lint could read the rest
+// (installing the file without it would install something else than psql does), and
+// COPY ... FROM STDIN, which would wait for data no SQL client sends.
+func psqlOnly(f *pgsql.File) error {
+	if len(f.MetaCommands) > 0 {
+		m := f.MetaCommands[0]
+		text := m.Text
+		if r := []rune(text); len(r) > 40 {
+			text = string(r[:40]) + "..."
+		}
+		return &pgsql.SyntaxError{Pos: m.Pos, Msg: text + " is psql syntax, not SQL; the file cannot be installed as it is (rule unsupported-statement)"}
+	}
+	for _, op := range f.Ops {
+		if op.Context == pgsql.TopLevel && op.Verb == pgsql.VerbCopy && op.Copy != nil && op.Copy.From && !op.Copy.Program && op.Copy.File == "" {
+			return &pgsql.SyntaxError{Pos: op.Pos, Msg: "COPY ... FROM STDIN needs psql to supply the data; the file cannot be installed as it is (rule unsupported-statement)"}
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 
@@ -149,10 +150,23 @@ func readFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	case st.IsDir():
 		return nil, fmt.Errorf("%s: is a directory, not a migration file", path)
+	case !st.Mode().IsRegular() && st.Mode()&fs.ModeNamedPipe == 0:
+		return nil, fmt.Errorf("%s: is not a regular file", path)
+	case st.Size() > pgsql.MaxFileSize:
+		return nil, fmt.Errorf("%s: %s", path, pgsql.TooLarge(st.Size()))
 	}
-	src, err := os.ReadFile(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer fh.Close()
+	// A pipe has no size: read one byte past the limit to tell.
+	src, err := io.ReadAll(io.LimitReader(fh, pgsql.MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if len(src) > pgsql.MaxFileSize {
+		return nil, fmt.Errorf("%s: %s", path, pgsql.TooLarge(int64(len(src))))
 	}
 	return src, nil
 }
