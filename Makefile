@@ -26,5 +26,17 @@ test: setup vet
 bench: setup build
 	@bash bench/gate.sh $(RUNS)
 
+# Every fuzz target for FUZZTIME each (go test -fuzz takes one target at a time). A crasher is
+# written to the package's testdata/fuzz/ and stays there as a regression case for `make test`.
+FUZZTIME ?= 20s
+FUZZ_TARGETS := ./pgsql:FuzzParse ./pgsql:FuzzNormalizeFunctionBody ./lint:FuzzLint ./allowlist:FuzzParse ./config:FuzzParse
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t##*:}; \
+	  echo "fuzz $$pkg $$fn for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s $$pkg; \
+	done
+
 clean:
 	rm -rf bin

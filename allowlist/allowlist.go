@@ -14,6 +14,7 @@ import (
 
 	"ledgercheck/diff"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/yamltext"
 	"ledgercheck/introspect"
 )
 
@@ -106,8 +107,13 @@ var (
 // patterns, empty or TODO reasons and duplicate entries are errors with the file's line number.
 func Parse(path string, data []byte) (*File, error) {
 	f := &File{Path: path}
+	lines := bytes.Count(data, []byte("\n")) + 1
 	fail := func(line int, format string, args ...any) error {
+		line = min(max(line, 1), lines) // yaml.v3 puts an empty document after "---" on the next line
 		return fault.Input(fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, args...)))
+	}
+	if line, what := yamltext.Check(data); line > 0 {
+		return nil, fail(line, "%s", what)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -119,7 +125,7 @@ func Parse(path string, data []byte) (*File, error) {
 		if errors.As(err, &te) && len(te.Errors) > 0 {
 			if m := lineMsg.FindStringSubmatch(te.Errors[0]); m != nil {
 				n, _ := strconv.Atoi(m[1])
-				return nil, fail(n, "%s", unknownKey.ReplaceAllString(m[2], "unknown key $1 (an allowlist has version and entries; an entry takes kind, object, object_match, attr, left, right, digest, reason)"))
+				return nil, fail(n, "%s", strings.ReplaceAll(unknownKey.ReplaceAllString(m[2], "unknown key $1 (an allowlist has version and entries; an entry takes kind, object, object_match, attr, left, right, digest, reason)"), "into allowlist.File", "into an allowlist (a mapping that starts with version: 1)"))
 			}
 		}
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
@@ -127,7 +133,7 @@ func Parse(path string, data []byte) (*File, error) {
 			n, _ := strconv.Atoi(m[1])
 			return nil, fail(n, "%s", m[2])
 		}
-		return nil, fault.Input(fmt.Errorf("%s: %s", path, msg))
+		return nil, fail(yamltext.ErrorLine(msg, data), "%s", msg)
 	}
 	// Lines: decode again as a node tree.
 	var doc yaml.Node

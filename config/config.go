@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/yamltext"
 	"ledgercheck/lint"
 )
 
@@ -53,6 +54,7 @@ type Config struct {
 	// LintSet reports whether the file had a lint section.
 	LintSet bool `yaml:"-"`
 	lines   map[string]int
+	nlines  int // lines in the file
 }
 
 // Variants are the left and right installs.
@@ -169,14 +171,17 @@ var (
 // Parse decodes and validates a configuration read from the file called path; relative paths in
 // it are resolved against path's directory.
 func Parse(path string, data []byte) (*Config, error) {
-	c := &Config{Path: path}
+	c := &Config{Path: path, nlines: bytes.Count(data, []byte("\n")) + 1}
+	if line, what := yamltext.Check(data); line > 0 {
+		return nil, c.errAt(line, "%s", what)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, c.errAt(1, "the configuration is empty; start it with \"version: %d\"", Version)
 		}
-		return nil, yamlError(path, err)
+		return nil, c.yamlError(data, err)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err == nil && len(doc.Content) == 1 {
@@ -210,18 +215,23 @@ func Parse(path string, data []byte) (*Config, error) {
 }
 
 // yamlError turns a yaml.v3 error into "path:line: message".
-func yamlError(path string, err error) error {
+func (c *Config) yamlError(data []byte, err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		if m := lineMsg.FindStringSubmatch(te.Errors[0]); m != nil {
-			return fault.Input(fmt.Errorf("%s:%s: %s", path, m[1], unknownKey.ReplaceAllString(m[2], "unknown key $1 (see the commented "+DefaultFile+" at the repository root for the keys)")))
+			n, _ := strconv.Atoi(m[1])
+			msg := unknownKey.ReplaceAllString(m[2], "unknown key $1 (see the commented "+DefaultFile+" at the repository root for the keys)")
+			msg = strings.ReplaceAll(msg, "into time.Duration", "into a duration (write it as 60s or 2m)")
+			msg = strings.ReplaceAll(msg, "into config.Config", "into a configuration (a mapping that starts with version: 1)")
+			return c.errAt(n, "%s", msg)
 		}
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if m := lineMsg.FindStringSubmatch(msg); m != nil {
-		return fault.Input(fmt.Errorf("%s:%s: %s", path, m[1], m[2]))
+		n, _ := strconv.Atoi(m[1])
+		return c.errAt(n, "%s", m[2])
 	}
-	return fault.Input(fmt.Errorf("%s: %s", path, msg))
+	return c.errAt(yamltext.ErrorLine(msg, data), "%s", msg)
 }
 
 // indexLines records the line of every key and sequence item under its dotted path
@@ -265,6 +275,9 @@ func (c *Config) Line(path string) int {
 }
 
 func (c *Config) errAt(line int, format string, args ...any) error {
+	if c.nlines > 0 {
+		line = min(max(line, 1), c.nlines) // yaml.v3 puts an empty document after "---" on the next line
+	}
 	return fault.Input(fmt.Errorf("%s:%d: %s", c.Path, line, fmt.Sprintf(format, args...)))
 }
 
