@@ -153,6 +153,10 @@ func (s *Server) connectServer(ctx context.Context) error {
 	if err := conn.QueryRow(ctx, `SELECT rolsuper, rolcreatedb, current_user, current_database() FROM pg_roles WHERE rolname = current_user`).Scan(&super, &createdb, &role, &db); err != nil {
 		return fault.Env(fmt.Errorf("--dsn server: reading the role's attributes: %s", serverMessage(err)))
 	}
+	var readOnly string
+	if err := conn.QueryRow(ctx, `SHOW transaction_read_only`).Scan(&readOnly); err == nil && readOnly == "on" {
+		return fault.Env(fmt.Errorf("--dsn server is read-only for role %q (transaction_read_only = on): ledgercheck creates its own scratch databases; use a primary and a role without default_transaction_read_only", role))
+	}
 	if !super && !createdb {
 		return fault.Env(fmt.Errorf("--dsn role %q lacks CREATEDB: ledgercheck creates its own scratch databases; run `ALTER ROLE %s CREATEDB` or use another role", role, pgx.Identifier{role}.Sanitize()))
 	}

@@ -122,7 +122,7 @@ func TestCheckInterruptedLeavesNothing(t *testing.T) {
 			r.cmd.Process.Signal(sig)
 			code, errs := r.wait(t)
 			name := map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT"}[sig]
-			want := "ledgercheck: interrupted by " + name + "; the scratch servers and databases of this run were removed"
+			want := "ledgercheck: interrupted by " + name + "; whatever this run started (scratch servers, databases) was removed"
 			if code != 3 || lastLine(errs) != want || strings.Contains(errs, "goroutine ") {
 				t.Errorf("after %s: exit %d, stderr %q; want exit 3 and %q", name, code, errs, want)
 			}

@@ -118,7 +118,7 @@ func interrupted(ctx context.Context, err error) error {
 	if cause == nil || errors.Is(cause, context.Canceled) && cause.Error() == context.Canceled.Error() {
 		return err // cancelled by the caller, not by a signal
 	}
-	return fault.Env(fmt.Errorf("interrupted by %s; the scratch servers and databases of this run were removed", signalName(cause)))
+	return fault.Env(fmt.Errorf("interrupted by %s; whatever this run started (scratch servers, databases) was removed", signalName(cause)))
 }
 
 // signalName names the signal in the cause signal.NotifyContext gives ("interrupt signal

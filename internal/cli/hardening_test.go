@@ -254,7 +254,7 @@ func TestBadInput(t *testing.T) {
 	add(ExitEnv, `^ledgercheck: cannot connect to --dsn server: .*refused`, "check", "--config", repoConfig, "-q", "--dsn", "postgres://ledgercheck@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=3")
 	add(ExitInput, `^ledgercheck: --dsn: cannot parse`, "check", "--config", repoConfig, "-q", "--dsn", "postgres://%zz")
 	add(ExitInput, `^ledgercheck: parsing the connection string: cannot parse`, "snapshot", "-q", "--dsn", "postgres://%zz")
-	add(ExitEnv, `cannot execute CREATE \w+ in a read-only transaction`, "check", "--config", repoConfig, "-q", "--dsn", dsn+" options='-c default_transaction_read_only=on'")
+	add(ExitEnv, `--dsn server is read-only for role .* \(transaction_read_only = on\)`, "check", "--config", repoConfig, "-q", "--dsn", dsn+" options='-c default_transaction_read_only=on'")
 
 	for _, r := range rows {
 		code, out, errs := runCLI(t, r.args...)
