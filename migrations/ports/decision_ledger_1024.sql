@@ -24,6 +24,23 @@
 -- Run by hand as the database owner, after the prerequisites at dimension 1024:
 --   psql -v ON_ERROR_STOP=1 -f migrations/ports/decision_ledger_1024.sql
 
+-- [D4] The role ledger_agent, created in a transaction of its own before the migration's, if it
+-- is missing. Roles are cluster-wide, so two installs into two databases of one cluster may
+-- race here: the loser's CREATE ROLE waits for the winner, fails as a duplicate and is ignored.
+-- Inside the migration's own transaction the loser would then still miss the role in its
+-- catalog cache ("role ledger_agent does not exist" at the first GRANT); a new transaction
+-- starts with a fresh cache. NOLOGIN: a deployment grants it to its own login role.
+DO $role$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'ledger_agent') THEN
+    CREATE ROLE ledger_agent NOLOGIN;
+  END IF;
+EXCEPTION
+  WHEN duplicate_object OR unique_violation THEN
+    NULL;
+END
+$role$;
+
 BEGIN;
 
 -- vector lives in schema extensions on Supabase. SET LOCAL keeps this to the transaction instead
@@ -519,19 +536,6 @@ COMMENT ON VIEW public.agent_recall_policy_stats IS
 ------------------------------------------------------------------------------------------------
 -- 5. [D4] Role model, grants
 ------------------------------------------------------------------------------------------------
-
--- Roles are cluster-wide: create ledger_agent only if it is missing, and tolerate a concurrent
--- install creating it first. NOLOGIN: a deployment grants it to its own login role.
-DO $role$
-BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'ledger_agent') THEN
-    CREATE ROLE ledger_agent NOLOGIN;
-  END IF;
-EXCEPTION
-  WHEN duplicate_object OR unique_violation THEN
-    NULL;
-END
-$role$;
 
 -- No RLS on the ledger tables: access is decided by grants alone, and only ledger_agent (and its
 -- members) and the owner hold any.

@@ -1,0 +1,44 @@
+package migrations_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"ledgercheck/scratch"
+	"ledgercheck/scratch/scratchtest"
+)
+
+// TestPortInstallsConcurrently: roles are cluster-wide, and the port creates ledger_agent. Four
+// installs into four databases of one fresh cluster at once must all succeed (the loser of the
+// race used to fail with `role "ledger_agent" does not exist` at its first GRANT, about one
+// cluster in three). Each round needs a cluster where the role does not exist yet.
+func TestPortInstallsConcurrently(t *testing.T) {
+	scratchtest.Server(t) // skip or fail like the others when Postgres is unavailable
+	src := readFile(t, port.file)
+	ctx := context.Background()
+	for round := 0; round < 3; round++ {
+		s, err := scratch.Start(ctx, scratch.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for i := 0; i < 4; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				db, err := s.NewDatabase(ctx, port.dim)
+				if err == nil {
+					err = db.ExecFile(ctx, port.file, src)
+				}
+				if err != nil {
+					t.Errorf("round %d, install %d: %v", round, i, err)
+				}
+			}()
+		}
+		wg.Wait()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
