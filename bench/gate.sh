@@ -81,6 +81,9 @@ uri_a=$(wait_uri "$work/a.uri")
 uri_b=$(wait_uri "$work/b.uri")
 t_up=$(( $(now_ms) - t0 ))
 warm_uri="${uri_a/\/ledgercheck_*\?//postgres?}"
+# The embedded cluster's bootstrap superuser (trust on its private socket) can set up the
+# Supabase environment in the databases --dsn creates; env up's own role cannot.
+warm_uri="${warm_uri/postgresql:\/\/postgres@/postgresql://supabase_admin@}"
 code=0
 "$BIN" check -q --times 1 --format json --dsn "$warm_uri" ${ARGS:-} >/dev/null 2>"$work/warm-probe.err" || code=$?
 if [ "$code" -ge 2 ]; then

@@ -45,6 +45,9 @@ type Server struct {
 	cl          *cluster        // nil in server mode
 	admin       *pgx.ConnConfig // a superuser (embedded) or the DSN's role, in the maintenance database
 	installRole string          // the role user SQL runs as
+	// setRole is set when user SQL connects as the DSN's role and assumes installRole (server
+	// mode, where only the DSN's role can log in).
+	setRole bool
 	// baselineRoles are the roles a --dsn server had before the run (see dropNewRoles).
 	baselineRoles []string
 
@@ -115,6 +118,11 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	}
 	if err := s.execAdmin(ctx, s.admin, migrations.Roles()); err != nil {
 		return s, fault.Env(fmt.Errorf("creating the Supabase roles: %w", err))
+	}
+	if s.cl == nil {
+		if err := s.chooseInstallRole(ctx); err != nil {
+			return s, err
+		}
 	}
 	fmt.Fprintf(opts.Log, "scratch: %s ready in %s\n", s.describe(), time.Since(t0).Round(time.Millisecond))
 	return s, nil
@@ -372,9 +380,13 @@ func (s *Server) Close() error {
 func (s *Server) userConfig(db string) *pgx.ConnConfig {
 	cfg := s.admin.Copy()
 	cfg.Database = db
-	cfg.User = s.installRole
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}
+	}
+	if s.setRole {
+		cfg.RuntimeParams["role"] = s.installRole
+	} else {
+		cfg.User = s.installRole
 	}
 	cfg.RuntimeParams["search_path"] = `"$user", public, extensions`
 	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(s.opts.StatementTimeout.Milliseconds())
@@ -382,6 +394,26 @@ func (s *Server) userConfig(db string) *pgx.ConnConfig {
 	cfg.RuntimeParams["application_name"] = "ledgercheck"
 	cfg.RuntimeParams["client_min_messages"] = "warning"
 	return cfg
+}
+
+// chooseInstallRole makes user SQL on a --dsn server run as postgres, as on Supabase and in the
+// embedded cluster, when the DSN's role may assume it (a superuser, or a member of postgres):
+// objects then have the same owner in every mode, which catalog comparisons and the allowlist's
+// pinned values depend on. Otherwise user SQL runs as the DSN's role itself.
+func (s *Server) chooseInstallRole(ctx context.Context) error {
+	conn, err := pgx.ConnectConfig(ctx, s.admin)
+	if err != nil {
+		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
+	}
+	defer conn.Close(context.Background())
+	var can bool
+	if err := conn.QueryRow(ctx, `SELECT current_user <> 'postgres' AND EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'postgres') AND pg_has_role(current_user, 'postgres', 'MEMBER')`).Scan(&can); err != nil {
+		return fault.Env(fmt.Errorf("--dsn server: checking the postgres role: %s", serverMessage(err)))
+	}
+	if can {
+		s.installRole, s.setRole = "postgres", true
+	}
+	return nil
 }
 
 // uri renders cfg as a libpq URI that psql accepts.
@@ -399,6 +431,9 @@ func uri(cfg *pgx.ConnConfig) string {
 		u.Host = cfg.Host
 	}
 	q.Set("port", fmt.Sprint(cfg.Port))
+	if r := cfg.RuntimeParams["role"]; r != "" {
+		q.Set("options", "-crole="+r) // no space: libpq does not decode "+" in URIs
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }

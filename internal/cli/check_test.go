@@ -224,3 +224,25 @@ func TestCheckShipped(t *testing.T) {
 		t.Errorf("status %s, want pass", doc.Status)
 	}
 }
+
+// TestCheckShippedServerMode: on a --dsn server (here a cluster whose superuser is
+// supabase_admin) the shipped set passes as in the embedded cluster: user SQL runs as postgres
+// there too, so owners, and the allowlist's pinned values, are the same; and every database the
+// run created is gone afterwards.
+func TestCheckShippedServerMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	dsn := hostDSN(t, "")
+	rep := checkReport(t, "--config", repoConfig, "--dsn", dsn)
+	for _, ph := range rep.Phases {
+		for _, f := range ph.Findings {
+			if f.Severity == report.SevError {
+				t.Errorf("%s: %s", ph.Name, f)
+			}
+		}
+	}
+	if left := scratchDatabases(t, dsn); len(left) != 0 {
+		t.Errorf("databases left on the server: %v", left)
+	}
+}
