@@ -290,6 +290,11 @@ func (c *Config) validate() error {
 		v    Variant
 	}{{"left", c.Variants.Left}, {"right", c.Variants.Right}} {
 		p := "variants." + v.name
+		if v.v == (Variant{}) {
+			// No such variant: a configuration for lint alone, or one whose variants come from
+			// flags (--left, --right); the commands that need it say so.
+			continue
+		}
 		if v.v.File == "" {
 			return c.errAt(c.Line(p), "variants.%s.file is missing: name the migration to install", v.name)
 		}

@@ -62,3 +62,15 @@ func TestDefaultsAndErrors(t *testing.T) {
 		})
 	}
 }
+
+// A configuration may hold only the lint policy (for `ledgercheck lint` and its pre-commit
+// hook); the commands that need variants say so when they are missing.
+func TestLintOnlyConfig(t *testing.T) {
+	c, err := Parse("dir/ledgercheck.yaml", []byte("version: 1\nlint:\n  severity:\n    dynamic-sql: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Variants != (Variants{}) || c.Lint.Severity["dynamic-sql"] != "off" {
+		t.Errorf("variants %+v, lint severity %v", c.Variants, c.Lint.Severity)
+	}
+}

@@ -273,6 +273,9 @@ func runGateParity(ctx context.Context, srv *scratch.Server, opts parity.Options
 // directory, else the defaults (the shipped artifact and port).
 func loadConfig(path string) (*config.Config, error) {
 	if path != "" {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fault.Input(fmt.Errorf("--config %s: no such file", path))
+		}
 		return config.Load(path)
 	}
 	if _, err := os.Stat(config.DefaultFile); err == nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ledgercheck/config"
 	"ledgercheck/crosscheck"
 	"ledgercheck/internal/fault"
 	"ledgercheck/introspect"
@@ -53,18 +54,12 @@ Exit 1 if any finding is an error.`,
 			if dim < 0 {
 				return fault.Input(fmt.Errorf("--dim %d: want a positive dimension", dim))
 			}
-			cfg := lint.DefaultConfig()
-			if configPath != "" {
-				f, err := os.Open(configPath)
-				if err != nil {
-					return fault.Input(fmt.Errorf("reading --config: %w", err))
-				}
-				cfg, err = lint.LoadConfig(f)
-				f.Close()
-				if err != nil {
-					return fault.Input(fmt.Errorf("%s: %w", configPath, err))
-				}
+			conf, err := loadConfig(configPath)
+			if err != nil {
+				return err
 			}
+			cfg := conf.Lint
+			sf.applyLimits(cmd.Flags(), conf.Limits)
 			var all []report.Finding
 			var srv *scratch.Server
 			if install {
@@ -89,7 +84,6 @@ Exit 1 if any finding is an error.`,
 					all = append(all, fs...)
 				}
 			}
-			var err error
 			if format == "json" {
 				err = report.WriteJSON(g.stdout, all)
 			} else {
@@ -106,7 +100,7 @@ Exit 1 if any finding is an error.`,
 	}
 	cmd.Flags().IntVar(&dim, "dim", 0, "require every vector(N), halfvec(N) and sparsevec(N) to have this dimension")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
-	cmd.Flags().StringVar(&configPath, "config", "", "YAML file with the lint configuration (default: the built-in one for the decision ledger)")
+	cmd.Flags().StringVar(&configPath, "config", "", "gate configuration whose lint section (and limits) apply (default: "+config.DefaultFile+" in the working directory if there is one, else the built-in policy for the decision ledger)")
 	cmd.Flags().BoolVar(&install, "install", false, "also install each file into a scratch database and cross-check the catalog changes (needs Postgres)")
 	addServerFlags(cmd, &sf)
 	return cmd

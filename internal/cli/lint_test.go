@@ -84,7 +84,7 @@ func TestLintInputErrors(t *testing.T) {
 		{[]string{"lint", dir}, "is a directory"},
 		{[]string{"lint", "--format", "xml", writeSQL(t, "a.sql", cleanSQL)}, "--format"},
 		{[]string{"lint", "--config", filepath.Join(dir, "nope.yaml"), writeSQL(t, "b.sql", cleanSQL)}, "--config"},
-		{[]string{"lint", "--config", writeSQL(t, "c.yaml", "severity:\n  no-such-rule: off\n"), writeSQL(t, "d.sql", cleanSQL)}, "unknown rule"},
+		{[]string{"lint", "--config", writeSQL(t, "c.yaml", "version: 1\nlint:\n  severity:\n    no-such-rule: off\n"), writeSQL(t, "d.sql", cleanSQL)}, "unknown rule"},
 		{[]string{"lint", "--config", writeSQL(t, "e.yaml", "unknown_key: 1\n"), writeSQL(t, "f.sql", cleanSQL)}, "unknown_key"},
 		{[]string{"lint"}, "requires at least 1 arg"},
 	} {
@@ -96,7 +96,7 @@ func TestLintInputErrors(t *testing.T) {
 }
 
 func TestLintConfigSeverityOverride(t *testing.T) {
-	cfg := writeSQL(t, "c.yaml", "severity:\n  missing-notify-reload: warning\n")
+	cfg := writeSQL(t, "c.yaml", "version: 1\nlint:\n  severity:\n    missing-notify-reload: warning\n")
 	p := writeSQL(t, "n.sql", strings.Replace(cleanSQL, "NOTIFY pgrst, 'reload schema';\n", "", 1))
 	code, out, _ := runCLI(t, "lint", "-q", "--config", cfg, p)
 	if code != ExitOK || !strings.Contains(out, "warning: the last statement is GRANT") {
@@ -116,5 +116,26 @@ func TestExplain(t *testing.T) {
 	code, out, errs := runCLI(t, "explain", "no-such-rule")
 	if code != ExitInput || out != "" || !strings.Contains(errs, "parse-error") {
 		t.Errorf("explain unknown: exit %d, stderr %q", code, errs)
+	}
+}
+
+// Without --config, lint applies the lint section of ledgercheck.yaml in the working directory,
+// as check does, so a pre-commit hook judges a file as the gate will.
+func TestLintReadsLedgercheckYAML(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "n.sql")
+	if err := os.WriteFile(p, []byte(strings.Replace(cleanSQL, "NOTIFY pgrst, 'reload schema';\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := runCLI(t, "lint", "-q", p); code != ExitFindings {
+		t.Fatalf("without a ledgercheck.yaml: exit %d, want 1 (missing-notify-reload)", code)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ledgercheck.yaml"), []byte("version: 1\nlint:\n  severity:\n    missing-notify-reload: warning\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	code, out, _ := runCLI(t, "lint", "-q", p)
+	if code != ExitOK || !strings.Contains(out, "warning:") || !strings.Contains(out, "[missing-notify-reload]") {
+		t.Errorf("with ledgercheck.yaml: exit %d, stdout %q; want 0 and the finding as a warning", code, out)
 	}
 }
