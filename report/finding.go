@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"ledgercheck/pgsql"
 )
@@ -55,11 +56,7 @@ func (f Finding) String() string {
 	if f.Pos.Line > 0 {
 		where = f.Pos.String() + ": "
 	}
-	obj := ""
-	if f.Object != "" {
-		obj = " (" + f.Object + ")"
-	}
-	return fmt.Sprintf("%s%s: %s%s [%s]", where, f.Severity, f.Message, obj, f.Rule)
+	return fmt.Sprintf("%s%s: %s%s [%s]", where, f.Severity, f.Message, f.objectSuffix(), f.Rule)
 }
 
 // DiffText returns the finding's detail, or, when it has none and carries the two sides of a
@@ -69,4 +66,13 @@ func (f Finding) DiffText() string {
 		return unifiedText(f.Left, f.Right)
 	}
 	return f.Detail
+}
+
+// objectSuffix is " (object)" to follow the message, or "" when there is no object or the
+// message already names it.
+func (f Finding) objectSuffix() string {
+	if f.Object == "" || strings.Contains(f.Message, f.Object) {
+		return ""
+	}
+	return " (" + f.Object + ")"
 }

@@ -129,10 +129,7 @@ func WriteStepSummary(w io.Writer, r *Report) error {
 				rel, _ := RelPath(r.Root, f.Pos.File)
 				where = fmt.Sprintf("`%s:%d:%d`", mdCode(rel), f.Pos.Line, f.Pos.Col)
 			}
-			msg := f.Message
-			if f.Object != "" {
-				msg += " (" + f.Object + ")"
-			}
+			msg := f.Message + f.objectSuffix()
 			row := fmt.Sprintf("| %s | %s | `%s` | %s |\n", f.Severity, where, mdCode(f.Rule), mdCell(msg))
 			var det string
 			if d := f.DiffText(); d != "" {

@@ -174,10 +174,7 @@ func location(ph *PhaseResult, f Finding) (file string, line, col int) {
 // findingText is a finding's message for formats with one text field: the message, the object
 // in parentheses and the detail below.
 func findingText(f Finding) string {
-	s := f.Message
-	if f.Object != "" {
-		s += " (" + f.Object + ")"
-	}
+	s := f.Message + f.objectSuffix()
 	if d := f.DiffText(); d != "" {
 		s += "\n\n" + strings.TrimRight(d, "\n")
 	}

@@ -126,12 +126,8 @@ func writeTextFinding(w io.Writer, p painter, f Finding) {
 	if f.Pos.Line > 0 {
 		where = f.Pos.String() + ": "
 	}
-	obj := ""
-	if f.Object != "" {
-		obj = " (" + f.Object + ")"
-	}
 	msg := strings.ReplaceAll(strings.TrimRight(f.Message, "\n"), "\n", "\n    ")
-	fmt.Fprintf(w, "%s%s: %s%s %s\n", where, p.severity(f.Severity), msg, obj, p.paint(ansiDim, "["+f.Rule+"]"))
+	fmt.Fprintf(w, "%s%s: %s%s %s\n", where, p.severity(f.Severity), msg, f.objectSuffix(), p.paint(ansiDim, "["+f.Rule+"]"))
 	detail := f.DiffText()
 	if detail == "" {
 		return

@@ -41,7 +41,7 @@ func TestLintExitCodesAndText(t *testing.T) {
 	}
 	bad := writeSQL(t, "bad.sql", cleanSQL+"ALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS x int;\nNOTIFY pgrst, 'reload schema';\n")
 	code, out, _ := runCLI(t, "lint", "-q", bad)
-	want := bad + ":7:13: error: ALTER TABLE changes table public.thoughts, which this file did not create: alter (AddColumn) (table public.thoughts) [modifies-existing-object]\n"
+	want := bad + ":7:13: error: ALTER TABLE changes table public.thoughts, which this file did not create: alter (AddColumn) [modifies-existing-object]\n"
 	if code != ExitFindings || out != want {
 		t.Errorf("bad file: exit %d, stdout\n%s\nwant exit 1 and\n%s", code, out, want)
 	}
