@@ -9,10 +9,12 @@ import (
 	"ledgercheck/scratch/scratchtest"
 )
 
-// TestPortInstallsConcurrently: roles are cluster-wide, and the port creates ledger_agent. Four
-// installs into four databases of one fresh cluster at once must all succeed (the loser of the
-// race used to fail with `role "ledger_agent" does not exist` at its first GRANT, about one
-// cluster in three). Each round needs a cluster where the role does not exist yet.
+// TestPortInstallsConcurrently: roles and memberships are cluster-wide, and the port creates
+// ledger_agent and makes service_role a member. Four installs into four databases of one fresh
+// cluster at once must all succeed. The losers of the races used to fail with `role
+// "ledger_agent" does not exist` at their first GRANT, or with a duplicate key in
+// pg_auth_members at GRANT ledger_agent TO service_role. Each round needs a cluster where neither
+// exists yet.
 func TestPortInstallsConcurrently(t *testing.T) {
 	scratchtest.Server(t) // skip or fail like the others when Postgres is unavailable
 	src := readFile(t, port.file)

@@ -41,6 +41,20 @@ EXCEPTION
 END
 $role$;
 
+-- The Supabase write path inserts into agent_memories as service_role, and enrollment writes the
+-- ledger with the writer's privileges: service_role inherits ledger_agent's. Also a transaction
+-- of its own (it needs the role above with a fresh cache), and a concurrent install granting the
+-- same membership first is not an error.
+-- ledgercheck:ignore modifies-existing-object [D4] service_role joins ledger_agent so the Supabase write path keeps enrolling decisions
+DO $membership$
+BEGIN
+  GRANT ledger_agent TO service_role;
+EXCEPTION
+  WHEN unique_violation THEN
+    NULL;
+END
+$membership$;
+
 BEGIN;
 
 -- vector lives in schema extensions on Supabase. SET LOCAL keeps this to the transaction instead
@@ -547,10 +561,7 @@ TO ledger_agent;
 
 GRANT SELECT ON TABLE public.agent_recall_policy_stats TO ledger_agent;
 
--- The Supabase write path inserts into agent_memories as service_role, and enrollment writes the
--- ledger with the writer's privileges: service_role inherits ledger_agent's.
--- ledgercheck:ignore modifies-existing-object [D4] service_role joins ledger_agent so the Supabase write path keeps enrolling decisions
-GRANT ledger_agent TO service_role;
+-- (service_role is made a member of ledger_agent before the migration's transaction, above.)
 
 -- EXECUTE: revoked from PUBLIC and every API role (PostgreSQL's and Supabase's defaults would
 -- otherwise let every API role call the RPCs) and granted to ledger_agent only. The
