@@ -72,9 +72,10 @@ func buildCheckCmd(g *globals) (*cobra.Command, *checkFlags) {
 		Long: `check runs the whole pre-merge gate, as ledgercheck.yaml in the working directory describes it
 (or the file --config names; without one, the shipped artifact and port): it lints both variants,
 installs each into a throwaway Supabase-like database at its dimension, audits reruns (and the
-upgrade from variants.<side>.previous), compares the two installs attribute by attribute through the allowlist,
-and prints one report: a summary table (phase, status, findings, time), then the findings grouped
-by phase. Flags override the file, so a contributor can check a port without editing it:
+upgrade from variants.<side>.previous), compares the two installs attribute by attribute
+through the allowlist, runs the probes on a shared fixture, cross-checks each install against
+lint, and prints one report: a summary table (phase, status, findings, time), then the findings
+grouped by phase. Flags override the file, so a contributor can check a port without editing it:
 
   ledgercheck check --right my_port.sql --right-dim 768
 

@@ -68,7 +68,7 @@ of it into throwaway Postgres databases that look like Supabase, diffs the two i
 reviewed allowlist, and proves that running the migration again changes nothing and loses nothing.
 
 Exit codes: 0 passed; 1 findings; 2 usage, configuration or input error; 3 environment error
-(no Postgres, no pgvector, unreachable server).`,
+(no Postgres, no pgvector, unreachable server), an interrupted run or an internal error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
