@@ -280,8 +280,16 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl string) (*Data
 		return nil, fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
 	}
 	defer conn.Close(context.Background())
+	// The statement runs to its end even when ctx is cancelled (Ctrl-C, SIGTERM): pgx would
+	// return at once while the server may still finish the copy, after Close has dropped
+	// "nothing", and the database would be left behind. A copy takes milliseconds.
+	done, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
 	for attempt := 0; ; attempt++ {
-		_, err = conn.Exec(ctx, sql)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		_, err = conn.Exec(done, sql)
 		var pe *pgconn.PgError
 		// 55006: the template is briefly in use (another copy is being made from it).
 		if err != nil && errors.As(err, &pe) && pe.Code == "55006" && attempt < 50 {
@@ -294,7 +302,7 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl string) (*Data
 		return nil, fault.Env(fmt.Errorf("creating scratch database: %s", serverMessage(err)))
 	}
 	// The mark lets `ledgercheck cleanup` tell a live run's databases from a killed run's.
-	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+pgx.Identifier{name}.Sanitize()+" IS "+quoteLiteral(runMark(time.Now()))); err != nil {
+	if _, err := conn.Exec(done, "COMMENT ON DATABASE "+pgx.Identifier{name}.Sanitize()+" IS "+quoteLiteral(runMark(time.Now()))); err != nil {
 		return nil, fault.Env(fmt.Errorf("marking scratch database %s: %s", name, serverMessage(err)))
 	}
 	return &Database{srv: s, Name: name, Dim: dim}, nil
