@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,24 +25,6 @@ import (
 
 func init() { register(10, newCheckCmd) }
 
-// formatFlag is --format: a closed set whose error lists the choices.
-type formatFlag struct {
-	value   string
-	choices []string
-}
-
-func (f *formatFlag) String() string { return f.value }
-func (f *formatFlag) Type() string   { return "format" }
-func (f *formatFlag) Set(s string) error {
-	for _, c := range f.choices {
-		if s == c {
-			f.value = s
-			return nil
-		}
-	}
-	return fmt.Errorf("%q is not a format; want one of %s", s, strings.Join(f.choices, ", "))
-}
-
 // checkFlags are the flags of check: parity's (configuration, variants, allowlist, server) and
 // those of the rerun audit and the report.
 type checkFlags struct {
@@ -53,9 +34,7 @@ type checkFlags struct {
 	leftPrevious     string
 	rightPrevious    string
 	times            int
-	format           formatFlag
-	color            string
-	githubSummaryEnv string
+	out              outputFlags
 }
 
 func newCheckCmd(g *globals) *cobra.Command {
@@ -65,7 +44,7 @@ func newCheckCmd(g *globals) *cobra.Command {
 
 // buildCheckCmd returns the check command and the flags it fills in.
 func buildCheckCmd(g *globals) (*cobra.Command, *checkFlags) {
-	f := &checkFlags{format: formatFlag{value: "text", choices: []string{"text", "json", "sarif", "github", "html"}}, githubSummaryEnv: "GITHUB_STEP_SUMMARY"}
+	f := &checkFlags{out: newOutputFlags()}
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Run the whole gate: lint, install, rerun and parity of the artifact and its port",
@@ -96,7 +75,7 @@ entry, a failed rerun or install); 2 usage, configuration or input error; 3 envi
 			if err != nil {
 				return err
 			}
-			if err := writeReport(g, f, rep); err != nil {
+			if err := f.out.write(g, rep); err != nil {
 				return err
 			}
 			if rep.Failed() {
@@ -112,15 +91,14 @@ entry, a failed rerun or install); 2 usage, configuration or input error; 3 envi
 	fl.StringVar(&f.leftPrevious, "left-previous", "", "previous version of the artifact, for its upgrade audit (overrides variants.left.previous)")
 	fl.StringVar(&f.rightPrevious, "right-previous", "", "previous version of the port, for its upgrade audit (overrides variants.right.previous)")
 	fl.IntVar(&f.times, "times", 0, "how many times the rerun audit applies each variant (overrides rerun.times)")
-	fl.Var(&f.format, "format", "output format: text, json, sarif, github or html")
-	fl.StringVar(&f.color, "color", "auto", "color the text format: auto (a terminal and NO_COLOR unset), always or never")
+	f.out.add(cmd)
 	return cmd, f
 }
 
 // options builds the gate's options from ledgercheck.yaml and the flags.
 func (f *checkFlags) options(cmd *cobra.Command, g *globals) (gate.Options, error) {
-	if f.color != "auto" && f.color != "always" && f.color != "never" {
-		return gate.Options{}, fault.Input(fmt.Errorf("--color %q: want auto, always or never", f.color))
+	if err := f.out.validate(); err != nil {
+		return gate.Options{}, err
 	}
 	cfg, err := f.loadConfig(cmd)
 	if err != nil {
@@ -312,52 +290,3 @@ func side(name string) string {
 	return "right"
 }
 
-// writeReport prints the report in the chosen format; for github it also appends the markdown
-// summary to $GITHUB_STEP_SUMMARY when that is set.
-func writeReport(g *globals, f *checkFlags, rep *report.Report) error {
-	switch f.format.value {
-	case "json":
-		return report.WriteReportJSON(g.stdout, rep)
-	case "sarif":
-		return report.WriteSARIF(g.stdout, rep)
-	case "html":
-		return report.WriteHTML(g.stdout, rep)
-	case "github":
-		if err := report.WriteGitHub(g.stdout, rep); err != nil {
-			return err
-		}
-		if path := os.Getenv(f.githubSummaryEnv); path != "" {
-			sf, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-			if err != nil {
-				return fault.Env(fmt.Errorf("$%s: %w", f.githubSummaryEnv, err))
-			}
-			werr := report.WriteStepSummary(sf, rep)
-			if cerr := sf.Close(); werr == nil {
-				werr = cerr
-			}
-			return werr
-		}
-		return nil
-	}
-	return report.WriteReportText(g.stdout, rep, useColor(f.color, g.stdout))
-}
-
-// useColor decides whether the text format is colored: always, never, or (auto) when w is a
-// terminal, NO_COLOR is unset or empty and TERM is not "dumb".
-func useColor(mode string, w io.Writer) bool {
-	switch mode {
-	case "always":
-		return true
-	case "never":
-		return false
-	}
-	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return false
-	}
-	file, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := file.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}

@@ -92,8 +92,8 @@ func allFormats(t *testing.T, rep *report.Report) map[string]string {
 	for _, format := range []string{"text", "json", "sarif", "github", "html"} {
 		var b bytes.Buffer
 		g := &globals{stdout: &b, stderr: io.Discard}
-		f := &checkFlags{format: formatFlag{value: format}, color: "never", githubSummaryEnv: "LEDGERCHECK_TEST_NO_SUMMARY"}
-		if err := writeReport(g, f, rep); err != nil {
+		o := outputFlags{format: formatFlag{value: format}, color: "never", githubSummaryEnv: "LEDGERCHECK_TEST_NO_SUMMARY"}
+		if err := o.write(g, rep); err != nil {
 			t.Fatal(err)
 		}
 		out[format] = b.String()

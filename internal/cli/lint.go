@@ -25,7 +25,7 @@ func init() { register(20, newLintCmd) }
 func newLintCmd(g *globals) *cobra.Command {
 	var (
 		dim        int
-		format     string
+		out        = newOutputFlags()
 		configPath string
 		install    bool
 		sf         serverFlags
@@ -48,8 +48,8 @@ Findings are printed as file:line:col: severity: message [rule] (columns count c
 Exit 1 if any finding is an error.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "text" && format != "json" {
-				return fault.Input(fmt.Errorf("--format %q: want text or json", format))
+			if err := out.validate(); err != nil {
+				return err
 			}
 			if dim < 0 {
 				return fault.Input(fmt.Errorf("--dim %d: want a positive dimension", dim))
@@ -84,10 +84,13 @@ Exit 1 if any finding is an error.`,
 					all = append(all, fs...)
 				}
 			}
-			if format == "json" {
-				err = report.WriteJSON(g.stdout, all)
-			} else {
+			switch out.format.value {
+			case "text":
 				err = report.WriteText(g.stdout, all)
+			case "json":
+				err = report.WriteJSON(g.stdout, all)
+			default:
+				err = out.write(g, lintReport(args, all))
 			}
 			if err != nil {
 				return err
@@ -99,7 +102,7 @@ Exit 1 if any finding is an error.`,
 		},
 	}
 	cmd.Flags().IntVar(&dim, "dim", 0, "require every vector(N), halfvec(N) and sparsevec(N) to have this dimension")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	out.add(cmd)
 	cmd.Flags().StringVar(&configPath, "config", "", "gate configuration whose lint section (and limits) apply (default: "+config.DefaultFile+" in the working directory if there is one, else the built-in policy for the decision ledger)")
 	cmd.Flags().BoolVar(&install, "install", false, "also install each file into a scratch database and cross-check the catalog changes (needs Postgres)")
 	addServerFlags(cmd, &sf)
@@ -163,4 +166,24 @@ func readFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %s", path, pgsql.TooLarge(int64(len(src))))
 	}
 	return src, nil
+}
+
+// lintReport is lint's findings as a report of one phase per file, for the sarif, github and
+// html formats (text and json keep lint's compact forms: one finding per line, and a list).
+func lintReport(files []string, all []report.Finding) *report.Report {
+	rep := &report.Report{Tool: "ledgercheck", Version: Version, Root: "."}
+	for _, r := range lint.Rules() {
+		rep.Rules = append(rep.Rules, report.RuleInfo{ID: r.ID, Severity: r.Severity, Summary: r.Summary, Help: r.Explain})
+	}
+	for _, file := range files {
+		ph := report.PhaseResult{Phase: report.PhaseLint, Name: "lint " + file, File: file}
+		for _, f := range all {
+			if f.Pos.File == file || (f.Pos.File == "" && len(files) == 1) {
+				ph.Findings = append(ph.Findings, f)
+			}
+		}
+		rep.Phases = append(rep.Phases, ph)
+	}
+	rep.Finish()
+	return rep
 }

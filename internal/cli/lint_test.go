@@ -139,3 +139,37 @@ func TestLintReadsLedgercheckYAML(t *testing.T) {
 		t.Errorf("with ledgercheck.yaml: exit %d, stdout %q; want 0 and the finding as a warning", code, out)
 	}
 }
+
+// lint speaks every report format: sarif, github and html go through the report writers, one
+// phase per file, with the same findings as the text format.
+func TestLintReportFormats(t *testing.T) {
+	p := writeSQL(t, "bad.sql", strings.Replace(cleanSQL, "NOTIFY pgrst, 'reload schema';\n", "", 1))
+	code, text, _ := runCLI(t, "lint", "-q", p)
+	if code != ExitFindings {
+		t.Fatalf("text: exit %d", code)
+	}
+	n := strings.Count(text, "\n")
+	code, sarif, _ := runCLI(t, "lint", "-q", "--format", "sarif", p)
+	var doc struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Results []struct {
+				RuleID string `json:"ruleId"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(sarif), &doc); err != nil || code != ExitFindings || doc.Version != "2.1.0" || len(doc.Runs) != 1 || len(doc.Runs[0].Results) != n {
+		t.Errorf("sarif: exit %d, err %v, %+v; want 2.1.0 with %d results", code, err, doc, n)
+	}
+	code, gh, _ := runCLI(t, "lint", "-q", "--format", "github", p)
+	if code != ExitFindings || !strings.Contains(gh, "::error file="+p+",line=") || !strings.Contains(gh, "missing-notify-reload") {
+		t.Errorf("github: exit %d\n%s", code, gh)
+	}
+	code, html, _ := runCLI(t, "lint", "-q", "--format", "html", p)
+	if code != ExitFindings || !strings.Contains(html, "<html") || !strings.Contains(html, "missing-notify-reload") {
+		t.Errorf("html: exit %d", code)
+	}
+	if code, _, errs := runCLI(t, "lint", "--format", "yaml", p); code != ExitInput || !strings.Contains(errs, "want one of text, json, sarif, github, html") {
+		t.Errorf("--format yaml: exit %d, %q", code, errs)
+	}
+}

@@ -22,7 +22,7 @@ func newRerunCmd(g *globals) *cobra.Command {
 		from      string
 		fixture   string
 		noFixture bool
-		format    string
+		out       = newOutputFlags()
 	)
 	cmd := &cobra.Command{
 		Use:   "rerun FILE",
@@ -46,14 +46,13 @@ looked up in the working directory and then in each parent directory (so rerun f
 anywhere inside the repository). --fixture FILE loads another; --no-fixture loads none.
 Fixtures may use :dim like the migrations.
 
-Output: --format text (the phases, their findings and a conclusion for each), json, sarif or
-github. Exit 0 when both audits pass, 1 on findings, 2 for input errors (a missing file, a bad
+Output: --format text (the phases, their findings and a conclusion for each), json, sarif,
+github or html. Exit 0 when both audits pass, 1 on findings, 2 for input errors (a missing file, a bad
 flag), 3 when Postgres cannot be started or reached.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			write, err := reportWriter(format)
-			if err != nil {
+			if err := out.validate(); err != nil {
 				return err
 			}
 			if dim <= 0 {
@@ -107,7 +106,7 @@ flag), 3 when Postgres cannot be started or reached.`,
 			t := res.Timings
 			g.logf("rerun: done in %s (rerun audit %s, upgrade %s, fresh install %s)", report.FormatDuration(t.Total),
 				report.FormatDuration(t.Rerun), report.FormatDuration(t.Upgrade), report.FormatDuration(t.Fresh))
-			if err := write(g, res.Report("ledgercheck", Version)); err != nil {
+			if err := out.write(g, res.Report("ledgercheck", Version)); err != nil {
 				return err
 			}
 			if res.Failed() {
@@ -122,22 +121,8 @@ flag), 3 when Postgres cannot be started or reached.`,
 	fl.StringVar(&from, "from", "", "previous version of FILE: also check the upgrade from it")
 	fl.StringVar(&fixture, "fixture", "", "SQL loaded after the install (default: "+rerun.DefaultFixture+", found from the working directory up)")
 	fl.BoolVar(&noFixture, "no-fixture", false, "load no fixture")
-	fl.StringVar(&format, "format", "text", "output format: text, json, sarif or github")
+	out.add(cmd)
 	addServerFlags(cmd, &sf)
 	return cmd
 }
 
-// reportWriter returns the writer of a whole-report format.
-func reportWriter(format string) (func(*globals, *report.Report) error, error) {
-	switch format {
-	case "text":
-		return func(g *globals, r *report.Report) error { return report.WriteReportText(g.stdout, r, false) }, nil
-	case "json":
-		return func(g *globals, r *report.Report) error { return report.WriteReportJSON(g.stdout, r) }, nil
-	case "sarif":
-		return func(g *globals, r *report.Report) error { return report.WriteSARIF(g.stdout, r) }, nil
-	case "github":
-		return func(g *globals, r *report.Report) error { return report.WriteGitHub(g.stdout, r) }, nil
-	}
-	return nil, fault.Input(fmt.Errorf("--format %q: want text, json, sarif or github", format))
-}

@@ -20,7 +20,7 @@ func TestRerunInputErrors(t *testing.T) {
 		{[]string{"rerun", ok, "--fixture", ok, "--no-fixture"}, "--fixture and --no-fixture exclude each other"},
 		{[]string{"rerun", ok, "--times", "0"}, "--times 0: want at least 1"},
 		{[]string{"rerun", ok, "--dim", "0"}, "--dim 0: want a positive dimension"},
-		{[]string{"rerun", ok, "--format", "xml"}, `--format "xml": want text, json, sarif or github`},
+		{[]string{"rerun", ok, "--format", "xml"}, `"xml" is not a format; want one of text, json, sarif, github, html`},
 		{[]string{"rerun"}, "accepts 1 arg"},
 		{[]string{"rerun", ok, "--times", "x"}, "invalid argument"},
 	} {
