@@ -29,12 +29,12 @@ func init() { register(10, newCheckCmd) }
 // those of the rerun audit and the report.
 type checkFlags struct {
 	parityFlags
-	noAllowlist      bool
-	fixture          string
-	leftPrevious     string
-	rightPrevious    string
-	times            int
-	out              outputFlags
+	noAllowlist   bool
+	fixture       string
+	leftPrevious  string
+	rightPrevious string
+	times         int
+	out           outputFlags
 }
 
 func newCheckCmd(g *globals) *cobra.Command {
@@ -289,4 +289,3 @@ func side(name string) string {
 	}
 	return "right"
 }
-

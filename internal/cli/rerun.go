@@ -125,4 +125,3 @@ flag), 3 when Postgres cannot be started or reached.`,
 	addServerFlags(cmd, &sf)
 	return cmd
 }
-
