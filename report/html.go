@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 )
 
 // htmlPage is the self-contained page: inline CSS, no script, no external asset. The markup is
@@ -32,7 +33,8 @@ pre{background:#fff;border:1px solid #d0d7de;padding:.5em;overflow:auto;white-sp
 ul.notes{color:#57606a;margin:.3em 0}
 table.sbs{width:100%;table-layout:fixed;margin:.5em 0;border:1px solid #d0d7de;background:#fff}
 table.sbs td{vertical-align:top;white-space:pre-wrap;word-break:break-all;padding:0 .4em}
-table.sbs td.no{width:3.5em;text-align:right;color:#8c959f;user-select:none}
+table.sbs col.no{width:3.5em}
+table.sbs td.no{text-align:right;color:#8c959f;user-select:none}
 table.sbs th{font-weight:600;text-align:left;padding:.2em .4em;background:#f6f8fa;border-bottom:1px solid #d0d7de}
 tr.hunk td{background:#ddf4ff;color:#57606a}
 td.del{background:#ffebe9}td.add{background:#dafbe1}
@@ -71,6 +73,7 @@ footer{margin-top:3em;color:#8c959f;font-size:.85em}
 <div><span class="sev">{{.Severity}}</span> {{if .Where}}<code>{{.Where}}</code> {{end}}{{.Message}}{{if .Object}} <span class="obj">({{.Object}})</span>{{end}} <span class="rule">[{{.Rule}}]</span></div>
 {{- if .Rows}}
 <table class="sbs">
+<colgroup><col class="no"/><col/><col class="no"/><col/></colgroup>
 <thead><tr><th colspan="2">{{.LeftTitle}}</th><th colspan="2">{{.RightTitle}}</th></tr></thead>
 <tbody>
 {{- range .Rows}}
@@ -135,7 +138,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			FindingsCell: findingsCell(ph), Duration: phaseTime(ph), Notes: ph.Notes,
 		}
 		for _, f := range ph.Findings {
-			hf := htmlFinding{Severity: f.Severity, Message: f.Message, Object: f.Object, Rule: f.Rule, Detail: f.Detail, LeftTitle: orDefault(r.LeftLabel, "left"), RightTitle: orDefault(r.RightLabel, "right")}
+			hf := htmlFinding{Severity: f.Severity, Message: f.Message, Object: strings.TrimSuffix(strings.TrimPrefix(f.objectSuffix(), " ("), ")"), Rule: f.Rule, Detail: f.Detail, LeftTitle: orDefault(r.LeftLabel, "left"), RightTitle: orDefault(r.RightLabel, "right")}
 			if f.Pos.Line > 0 {
 				hf.Where = f.Pos.String()
 			}
