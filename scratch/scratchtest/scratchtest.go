@@ -9,13 +9,19 @@
 //	}
 //
 // When Postgres cannot be started, tests that need it are skipped locally, and fail when the
-// environment variable CI is "true", so that CI can never pass by skipping them.
+// environment variable CI is "true", so that CI can never pass by skipping them. After the
+// package's tests, Main stops the cluster and fails the package if its postmaster is still
+// running or its directory still exists.
 package scratchtest
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,7 +47,13 @@ func Main(m *testing.M) int {
 	}
 	code := m.Run()
 	if srv != nil {
-		if err := srv.Close(); err != nil {
+		dir := srv.Dir()
+		pid := postmasterPID(dir)
+		err := srv.Close()
+		if err == nil {
+			err = leftovers(dir, pid)
+		}
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "scratchtest: stopping the scratch cluster: %v\n", err)
 			if code == 0 {
 				code = 1
@@ -103,4 +115,38 @@ func Exec(t testing.TB, db *scratch.Database, name, sql string) {
 	if err := db.ExecFile(context.Background(), name, []byte(sql)); err != nil {
 		t.Fatalf("%v", err)
 	}
+}
+
+// postmasterPID reads the embedded cluster's postmaster PID (0 in server mode or if unknown).
+func postmasterPID(dir string) int {
+	if dir == "" {
+		return 0
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	return pid
+}
+
+// leftovers reports an embedded cluster that Close did not remove: its postmaster still running
+// or its directory still there. Every test package checks this once its tests are done.
+func leftovers(dir string, pid int) error {
+	if dir == "" {
+		return nil
+	}
+	if pid > 0 {
+		deadline := time.Now().Add(5 * time.Second)
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("postmaster %d is still running after Close", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		return fmt.Errorf("cluster directory %s is still there after Close", dir)
+	}
+	return nil
 }
