@@ -1,13 +1,9 @@
 package allowlist
 
 import (
+	"ledgercheck/internal/yamltext/yamltexttest"
 	"os"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
-
-	"ledgercheck/internal/fault"
 )
 
 // FuzzParse asserts that Parse never panics and that every error it returns is an input error
@@ -26,29 +22,11 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	lineRE := regexp.MustCompile(`^allowlist\.yaml:(\d+): \S`)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := Parse("allowlist.yaml", data)
 		if err == nil {
 			return
 		}
-		checkLine(t, lineRE, err, data)
+		yamltexttest.CheckError(t, "allowlist.yaml", data, err)
 	})
-}
-
-// checkLine fails unless err is an input error whose message starts with the file's name and a
-// line of data.
-func checkLine(t *testing.T, re *regexp.Regexp, err error, data []byte) {
-	t.Helper()
-	if fault.KindOf(err) != fault.KindInput {
-		t.Fatalf("error %q is not an input error", err)
-	}
-	m := re.FindStringSubmatch(err.Error())
-	if m == nil {
-		t.Fatalf("error %q does not start with file:line:", err)
-	}
-	n, _ := strconv.Atoi(m[1])
-	if lines := strings.Count(string(data), "\n") + 1; n < 1 || n > lines {
-		t.Fatalf("error %q names line %d of a %d-line file", err, n, lines)
-	}
 }

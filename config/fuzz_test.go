@@ -1,14 +1,10 @@
 package config
 
 import (
+	"ledgercheck/internal/yamltext/yamltexttest"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
-
-	"ledgercheck/internal/fault"
 )
 
 // FuzzParse asserts that Parse never panics and that every error it returns is an input error
@@ -30,22 +26,11 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	lineRE := regexp.MustCompile(`^ledgercheck\.yaml:(\d+): \S`)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := Parse("ledgercheck.yaml", data)
 		if err == nil {
 			return
 		}
-		if fault.KindOf(err) != fault.KindInput {
-			t.Fatalf("error %q is not an input error", err)
-		}
-		m := lineRE.FindStringSubmatch(err.Error())
-		if m == nil {
-			t.Fatalf("error %q does not start with file:line:", err)
-		}
-		n, _ := strconv.Atoi(m[1])
-		if lines := strings.Count(string(data), "\n") + 1; n < 1 || n > lines {
-			t.Fatalf("error %q names line %d of a %d-line file", err, n, lines)
-		}
+		yamltexttest.CheckError(t, "ledgercheck.yaml", data, err)
 	})
 }

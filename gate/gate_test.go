@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"errors"
+	"ledgercheck/scratch/scratchtest"
 	"os"
 	"strings"
 	"testing"
@@ -12,16 +13,6 @@ import (
 	"ledgercheck/report"
 	"ledgercheck/scratch"
 )
-
-func needPostgres(t *testing.T) {
-	t.Helper()
-	if _, err := scratch.FindBinDir(""); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Postgres is required (CI=true): %v", err)
-		}
-		t.Skip(err)
-	}
-}
 
 // panicOptions are gate options on a real embedded cluster; *srv is the server once started.
 func panicOptions(srv **scratch.Server) Options {
@@ -41,7 +32,7 @@ func panicOptions(srv **scratch.Server) Options {
 // A panic in any of the gate's goroutines is an error of Run, the other steps are cancelled,
 // and the scratch cluster is stopped and removed before Run returns.
 func TestPanicInAStepIsAnErrorAndTheServerIsClosed(t *testing.T) {
-	needPostgres(t)
+	scratchtest.NeedPostgres(t)
 	waitCancel := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
 	for _, tc := range []struct {
 		name   string

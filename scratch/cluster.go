@@ -240,15 +240,16 @@ func sweepStale(tmp string) {
 		if err != nil || pid <= 0 || processAlive(pid) {
 			continue
 		}
-		if pm := postmasterPID(dir); pm > 0 && processAlive(pm) {
+		if pm := PostmasterPID(dir); pm > 0 && processAlive(pm) {
 			continue // the server outlived its owner; never remove a running server's files
 		}
 		os.RemoveAll(dir)
 	}
 }
 
-// postmasterPID reads the postmaster's PID from a cluster directory, or returns 0.
-func postmasterPID(dir string) int {
+// PostmasterPID reads the postmaster's PID from an embedded cluster's directory ([Server.Dir]),
+// or returns 0 when there is none.
+func PostmasterPID(dir string) int {
 	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
 	if err != nil {
 		return 0

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -156,11 +153,13 @@ func TestTwoClustersAtOnce(t *testing.T) {
 		}
 	}
 	for _, s := range servers {
-		pid := postmasterPID(t, s.Dir())
+		pid := scratch.PostmasterPID(s.Dir())
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		assertGone(t, s.Dir(), pid)
+		if err := scratchtest.Gone(pid, s.Dir()); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
@@ -266,32 +265,4 @@ func listDatabases(t *testing.T, dsn string) []string {
 		t.Fatal(err)
 	}
 	return names
-}
-
-func postmasterPID(t *testing.T, dir string) int {
-	t.Helper()
-	b, err := os.ReadFile(dir + "/data/postmaster.pid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pid
-}
-
-func assertGone(t *testing.T, dir string, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Errorf("postmaster %d still running", pid)
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("cluster directory %s still exists (%v)", dir, err)
-	}
 }

@@ -5,6 +5,7 @@ package main
 
 import (
 	"encoding/json"
+	"ledgercheck/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,7 @@ func runCheck(t *testing.T, env []string, args ...string) (int, string, string) 
 // results with a known ruleId and matching ruleIndex, a level, a message, a repo-relative uri
 // with uriBaseId %SRCROOT%, 1-based positions, and partial fingerprints.
 func TestCheckSARIFShape(t *testing.T) {
-	needPostgres(t)
+	scratchtest.NeedPostgres(t)
 	stale := filepath.Join(t.TempDir(), "allowlist.yaml")
 	al, err := os.ReadFile("../../allowlist.yaml")
 	if err != nil {
@@ -135,7 +136,7 @@ func TestCheckSARIFShape(t *testing.T) {
 
 // TestCheckGitHubFormat runs the binary with --format github and $GITHUB_STEP_SUMMARY set.
 func TestCheckGitHubFormat(t *testing.T) {
-	needPostgres(t)
+	scratchtest.NeedPostgres(t)
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	os.WriteFile(summary, []byte("earlier step\n"), 0o644)
 	code, out, errs := runCheck(t, []string{"GITHUB_STEP_SUMMARY=" + summary}, "--format", "github", "--times", "1")

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"ledgercheck/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"regexp"
@@ -107,7 +108,7 @@ func lastLine(s string) string {
 // Interrupting a running check, embedded mode: exit 3 with "interrupted by SIGTERM" (or SIGINT),
 // the postmaster stopped and the cluster directory removed.
 func TestCheckInterruptedLeavesNothing(t *testing.T) {
-	needPostgres(t)
+	scratchtest.NeedPostgres(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			r := startCheck(t)
@@ -126,9 +127,8 @@ func TestCheckInterruptedLeavesNothing(t *testing.T) {
 			if code != 3 || lastLine(errs) != want || strings.Contains(errs, "goroutine ") {
 				t.Errorf("after %s: exit %d, stderr %q; want exit 3 and %q", name, code, errs, want)
 			}
-			waitGone(t, pm)
-			if _, err := os.Stat(dir); !os.IsNotExist(err) {
-				t.Errorf("cluster directory %s remains after %s", dir, name)
+			if err := scratchtest.Gone(pm, dir); err != nil {
+				t.Errorf("after %s: %v", name, err)
 			}
 		})
 	}
@@ -137,7 +137,7 @@ func TestCheckInterruptedLeavesNothing(t *testing.T) {
 // Interrupting a running check in --dsn mode (an embedded cluster of this test stands in for
 // the server): every ledgercheck_* database it created is dropped.
 func TestCheckInterruptedWithDSNDropsItsDatabases(t *testing.T) {
-	needPostgres(t)
+	scratchtest.NeedPostgres(t)
 	ctx := context.Background()
 	host, err := scratch.Start(ctx, scratch.Options{})
 	if err != nil {
@@ -188,7 +188,7 @@ func TestCheckInterruptedWithDSNDropsItsDatabases(t *testing.T) {
 // Four checks at once on one machine, embedded mode: each its own cluster directory (and socket
 // inside it), all pass, and nothing is left.
 func TestFourChecksAtOnce(t *testing.T) {
-	needPostgres(t)
+	scratchtest.NeedPostgres(t)
 	if testing.Short() {
 		t.Skip("four whole gates at once")
 	}

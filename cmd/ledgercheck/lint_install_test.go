@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"ledgercheck/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +13,7 @@ import (
 // TestLintInstallCatchesDynamicSQL: a column added to thoughts by SQL built at run time is
 // invisible to the static rules and caught once the file is installed.
 func TestLintInstallCatchesDynamicSQL(t *testing.T) {
-	needPostgres(t)
+	scratchtest.NeedPostgres(t)
 	path := filepath.Join(t.TempDir(), "dyn.sql")
 	src := "DO $$\nBEGIN\n  EXECUTE format('ALTER TABLE %I ADD COLUMN note text', 'thoughts');\nEND\n$$;\nNOTIFY pgrst, 'reload schema';\n"
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {

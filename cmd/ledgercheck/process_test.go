@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"ledgercheck/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"os/user"
@@ -59,16 +60,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(filepath.Dir(binPath))
 	}
 	os.Exit(code)
-}
-
-func needPostgres(t *testing.T) {
-	t.Helper()
-	if _, err := scratch.FindBinDir(""); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Postgres is required (CI=true): %v", err)
-		}
-		t.Skip(err)
-	}
 }
 
 var clusterDirRE = regexp.MustCompile(`embedded cluster in (\S+) ready`)
@@ -135,29 +126,18 @@ func checkThoughtsDim(t *testing.T, uri string, want int) {
 	}
 }
 
+// postmasterOf reads the postmaster PID of the cluster in dir, failing the test without one.
 func postmasterOf(t *testing.T, dir string) int {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
-	if err != nil {
-		t.Fatalf("reading postmaster.pid: %v", err)
+	pid := scratch.PostmasterPID(dir)
+	if pid == 0 {
+		t.Fatalf("no postmaster.pid in %s", dir)
 	}
-	pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
 	return pid
 }
 
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("postmaster %d is still running", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestEnvUpSIGTERMRemovesEverything(t *testing.T) {
-	needPostgres(t)
+	scratchtest.NeedPostgres(t)
 	cmd := exec.Command(binary(t), "env", "up", "--dim", "1024")
 	uri, dir := envUp(t, cmd)
 	checkThoughtsDim(t, uri, 1024)
@@ -166,22 +146,23 @@ func TestEnvUpSIGTERMRemovesEverything(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("env up after SIGTERM: %v, want exit 0", err)
 	}
-	waitGone(t, pm)
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("cluster directory %s remains after SIGTERM", dir)
+	if err := scratchtest.Gone(pm, dir); err != nil {
+		t.Errorf("after SIGTERM: %v", err)
 	}
 }
 
 // TestEnvUpSIGKILLLeavesNoServer kills ledgercheck without a chance to clean up: the
 // postmaster must die with it (parent-death signal) and the next run sweeps the directory.
 func TestEnvUpSIGKILLLeavesNoServer(t *testing.T) {
-	needPostgres(t)
+	scratchtest.NeedPostgres(t)
 	cmd := exec.Command(binary(t), "env", "up", "--dim", "1536")
 	_, dir := envUp(t, cmd)
 	pm := postmasterOf(t, dir)
 	cmd.Process.Kill()
 	cmd.Wait()
-	waitGone(t, pm)
+	if err := scratchtest.Gone(pm, ""); err != nil {
+		t.Fatal(err)
+	}
 	s, err := scratch.Start(context.Background(), scratch.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +177,7 @@ func TestEnvUpSIGKILLLeavesNoServer(t *testing.T) {
 // TestEnvUpAsUnprivilegedUser runs the binary as an ordinary OS user (when the tests run as
 // root): the cluster must boot without any of root's privileges.
 func TestEnvUpAsUnprivilegedUser(t *testing.T) {
-	needPostgres(t)
+	scratchtest.NeedPostgres(t)
 	if os.Geteuid() != 0 {
 		t.Skip("already unprivileged: every other test covers this case")
 	}

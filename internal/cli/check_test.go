@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"ledgercheck/scratch/scratchtest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,7 +15,6 @@ import (
 
 	"ledgercheck/gate"
 	"ledgercheck/report"
-	"ledgercheck/scratch"
 )
 
 // The repository's configuration, from this package's directory.
@@ -63,12 +63,7 @@ func TestUseColor(t *testing.T) {
 // checkReport runs the gate in-process with the given check flags and returns its report.
 func checkReport(t *testing.T, args ...string) *report.Report {
 	t.Helper()
-	if _, err := scratch.FindBinDir(""); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Postgres is required (CI=true): %v", err)
-		}
-		t.Skip(err)
-	}
+	scratchtest.NeedPostgres(t)
 	g := &globals{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, quiet: true}
 	cmd, f := buildCheckCmd(g)
 	if err := cmd.ParseFlags(args); err != nil {

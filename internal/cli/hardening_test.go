@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"ledgercheck/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,10 +42,7 @@ func hostDSN(t *testing.T, extra string) string {
 	t.Helper()
 	hostOnce.Do(func() { host, hostErr = scratch.Start(context.Background(), scratch.Options{}) })
 	if hostErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Postgres is required (CI=true): %v", hostErr)
-		}
-		t.Skipf("Postgres not available: %v", hostErr)
+		scratchtest.Unavailable(t, hostErr)
 	}
 	db, err := host.NewEnvDatabase(context.Background())
 	if err != nil {
@@ -294,10 +292,7 @@ func fakePostgresWithoutVector(t *testing.T) string {
 	t.Helper()
 	bin, err := scratch.FindBinDir("")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Postgres is required (CI=true): %v", err)
-		}
-		t.Skip(err)
+		scratchtest.Unavailable(t, err)
 	}
 	share := "/usr/share/postgresql/15"
 	if out, err := exec.Command(filepath.Join(bin, "pg_config"), "--sharedir").Output(); err == nil {

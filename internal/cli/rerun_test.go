@@ -2,7 +2,8 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
+	"errors"
+	"ledgercheck/scratch/scratchtest"
 	"strings"
 	"testing"
 )
@@ -38,10 +39,7 @@ func skipWithoutPostgres(t *testing.T, code int, stderr string) {
 	if code != ExitEnv {
 		return
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("Postgres is required (CI=true): %s", stderr)
-	}
-	t.Skipf("Postgres not available: %s", stderr)
+	scratchtest.Unavailable(t, errors.New(stderr))
 }
 
 // End to end: a migration that is safe to rerun but leaves a stale overload over its previous

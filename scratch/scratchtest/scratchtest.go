@@ -18,9 +18,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -48,10 +45,10 @@ func Main(m *testing.M) int {
 	code := m.Run()
 	if srv != nil {
 		dir := srv.Dir()
-		pid := postmasterPID(dir)
+		pid := scratch.PostmasterPID(dir)
 		err := srv.Close()
 		if err == nil {
-			err = leftovers(dir, pid)
+			err = Gone(pid, dir)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "scratchtest: stopping the scratch cluster: %v\n", err)
@@ -71,10 +68,7 @@ func Server(t testing.TB) *scratch.Server {
 		if startErr == nil {
 			t.Fatal("scratchtest: Server called without scratchtest.Main in TestMain")
 		}
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Postgres is required (CI=true): %v", startErr)
-		}
-		t.Skipf("Postgres not available: %v", startErr)
+		Unavailable(t, startErr)
 	}
 	return srv
 }
@@ -117,36 +111,42 @@ func Exec(t testing.TB, db *scratch.Database, name, sql string) {
 	}
 }
 
-// postmasterPID reads the embedded cluster's postmaster PID (0 in server mode or if unknown).
-func postmasterPID(dir string) int {
-	if dir == "" {
-		return 0
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
-	if err != nil {
-		return 0
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
-	return pid
-}
-
-// leftovers reports an embedded cluster that Close did not remove: its postmaster still running
-// or its directory still there. Every test package checks this once its tests are done.
-func leftovers(dir string, pid int) error {
-	if dir == "" {
-		return nil
-	}
+// Gone waits up to 10 s for the postmaster pid (0: none) to exit, then reports an error if it is
+// still running or, when dir is not empty, if the cluster directory still exists.
+func Gone(pid int, dir string) error {
 	if pid > 0 {
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(10 * time.Second)
 		for syscall.Kill(pid, 0) == nil {
 			if time.Now().After(deadline) {
-				return fmt.Errorf("postmaster %d is still running after Close", pid)
+				return fmt.Errorf("postmaster %d is still running", pid)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		return fmt.Errorf("cluster directory %s is still there after Close", dir)
+	if dir != "" {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			return fmt.Errorf("cluster directory %s is still there", dir)
+		}
 	}
 	return nil
+}
+
+// Unavailable handles a test that needs Postgres when it cannot have it (err says why): it
+// fails when the environment variable CI is "true", so CI never passes by skipping, and skips
+// otherwise.
+func Unavailable(t testing.TB, err error) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("Postgres is required (CI=true): %v", err)
+	}
+	t.Skipf("Postgres not available: %v", err)
+}
+
+// NeedPostgres calls [Unavailable] unless the PostgreSQL server binaries can be found, for tests
+// that start clusters of their own (or run the ledgercheck binary).
+func NeedPostgres(t testing.TB) {
+	t.Helper()
+	if _, err := scratch.FindBinDir(""); err != nil {
+		Unavailable(t, err)
+	}
 }
