@@ -79,13 +79,12 @@ func HasErrors(fs []report.Finding) bool {
 const ignoreMarker = "ledgercheck:ignore"
 
 type suppression struct {
-	pos    pgsql.Position
-	rule   string
-	stmt   int // index of the statement it applies to
-	from   pgsql.Position
-	to     pgsql.Position
-	used   bool
-	broken bool
+	pos  pgsql.Position
+	rule string
+	stmt int // index of the statement it applies to
+	from pgsql.Position
+	to   pgsql.Position
+	used bool
 }
 
 // applySuppressions drops findings suppressed by ledgercheck:ignore comments and adds findings

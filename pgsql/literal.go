@@ -8,25 +8,6 @@ type offsetMap func(int) int
 
 func identity(i int) int { return i }
 
-// shift returns the map of a text that starts at byte base of the text mapped by m.
-func shift(m offsetMap, base int) offsetMap {
-	return func(i int) int { return m(base + i) }
-}
-
-// table returns the map of a text whose byte i sits at byte idx[i] of the text mapped by m.
-// Offsets at or past the end map to end.
-func table(m offsetMap, idx []int, end int) offsetMap {
-	return func(i int) int {
-		switch {
-		case i < 0:
-			i = 0
-		case i >= len(idx):
-			return m(end)
-		}
-		return m(idx[i])
-	}
-}
-
 // literal is a string literal read from source text: its value, and where each byte of the value
 // sits in the source (nil when the value is a plain slice of the source starting at base).
 type literal struct {
