@@ -4,6 +4,9 @@
 #   - PostgreSQL 15 server and server headers (Debian packages postgresql-15, postgresql-server-dev-15)
 #   - pgvector 0.8.0, built from Debian's *source* package `pgvector` (published for trixie; only a
 #     deb-src entry is added, so no trixie binary can ever be installed)
+#   - for PostgreSQL 15, the server module ledgercheck_guard (scratch/guard/c), built with PGXS and
+#     installed into `pg_config --pkglibdir` with the digest of its source beside it
+#     (ledgercheck_guard.digest): it is rebuilt whenever the source changes
 #
 # Idempotent: a second run changes nothing. Run as root; run as another user it prints the commands
 # that need root and exits 1.
@@ -14,11 +17,13 @@ PG_BIN=/usr/lib/postgresql/${PG_MAJOR}/bin
 PG_CONFIG=${PG_BIN}/pg_config
 PGVECTOR_VERSION=0.8.0
 SRC_LIST=/etc/apt/sources.list.d/ledgercheck-pgvector-src.sources
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+GUARD_SRC=${ROOT}/scratch/guard/c
 
 say()  { printf 'setup: %s\n' "$*"; }
 skip() { printf 'setup: skip: %s\n' "$*"; }
 
-need_pg=0; need_dev=0; need_vector=0
+need_pg=0; need_dev=0; need_vector=0; need_guard=0
 [ -x "${PG_BIN}/postgres" ] && [ -x "${PG_BIN}/initdb" ] || need_pg=1
 [ -x "${PG_CONFIG}" ] && [ -f "/usr/include/postgresql/${PG_MAJOR}/server/postgres.h" ] || need_dev=1
 if [ -x "${PG_CONFIG}" ]; then
@@ -26,11 +31,28 @@ if [ -x "${PG_CONFIG}" ]; then
 else
   need_vector=1
 fi
+# The guard gives PostgreSQL 15 the CREATEROLE rules of 16 (scratch/guard/README.md); 16+ needs none.
+if [ "${PG_MAJOR}" = 15 ]; then
+  guard_digest=$(sha256sum "${GUARD_SRC}/ledgercheck_guard.c" | cut -c1-16)
+  pkglibdir=$("${PG_CONFIG}" --pkglibdir 2>/dev/null || echo "/usr/lib/postgresql/${PG_MAJOR}/lib")
+  guard_so=${pkglibdir}/ledgercheck_guard.so
+  guard_digest_file=${pkglibdir}/ledgercheck_guard.digest
+  [ -f "${guard_so}" ] && [ "$(cat "${guard_digest_file}" 2>/dev/null)" = "${guard_digest}" ] || need_guard=1
+fi
 
-if [ $need_pg -eq 0 ] && [ $need_dev -eq 0 ] && [ $need_vector -eq 0 ]; then
+skip_guard() {
+  if [ "${PG_MAJOR}" = 15 ]; then
+    skip "ledgercheck_guard ${guard_digest} installed (${guard_so})"
+  else
+    skip "ledgercheck_guard: PostgreSQL ${PG_MAJOR} needs none"
+  fi
+}
+
+if [ $need_pg -eq 0 ] && [ $need_dev -eq 0 ] && [ $need_vector -eq 0 ] && [ $need_guard -eq 0 ]; then
   skip "PostgreSQL ${PG_MAJOR} server present (${PG_BIN})"
   skip "PostgreSQL ${PG_MAJOR} server headers present"
   skip "pgvector present ($("${PG_CONFIG}" --sharedir)/extension/vector.control)"
+  skip_guard
   say "nothing to do"
   exit 0
 fi
@@ -46,10 +68,17 @@ if [ "$(id -u)" -ne 0 ]; then
     echo "  sudo apt-get update && sudo apt-get install -y dpkg-dev build-essential" >&2
     echo "  apt-get source --download-only pgvector   # then: make PG_CONFIG=${PG_CONFIG} && sudo make install PG_CONFIG=${PG_CONFIG}" >&2
   fi
+  if [ $need_guard -eq 1 ]; then
+    command -v gcc >/dev/null 2>&1 && command -v make >/dev/null 2>&1 || echo "  sudo apt-get install -y gcc make" >&2
+    echo "  sudo make -C ${GUARD_SRC} PG_CONFIG=${PG_CONFIG} GUARD_VERSION=${guard_digest} install && make -C ${GUARD_SRC} clean" >&2
+    echo "  echo ${guard_digest} | sudo tee ${guard_digest_file}" >&2
+  fi
   exit 1
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+work=""; guard_work=""
+trap 'rm -rf ${work:+"${work}"} ${guard_work:+"${guard_work}"}' EXIT
 updated=0
 apt_update() { if [ $updated -eq 0 ]; then say "apt-get update"; apt-get update -qq; updated=1; fi; }
 
@@ -88,7 +117,6 @@ SRC
     apt-get install -y -qq dpkg-dev build-essential >/dev/null
   fi
   work=$(mktemp -d)
-  trap 'rm -rf "${work}"' EXIT
   say "building pgvector ${PGVECTOR_VERSION} from Debian's source package"
   (cd "${work}" && apt-get source --download-only -qq "pgvector=${PGVECTOR_VERSION}-1" >/dev/null 2>&1 \
      || apt-get source --download-only -qq pgvector >/dev/null)
@@ -100,5 +128,25 @@ SRC
   say "installed pgvector: $("${PG_CONFIG}" --sharedir)/extension/vector.control"
 else
   skip "pgvector present"
+fi
+
+if [ $need_guard -eq 1 ]; then
+  if ! command -v make >/dev/null 2>&1 || ! command -v gcc >/dev/null 2>&1; then
+    apt_update
+    say "installing gcc make"
+    apt-get install -y -qq gcc make >/dev/null
+  fi
+  # Built in a copy, so that the work tree gets no build products.
+  pkglibdir=$("${PG_CONFIG}" --pkglibdir)
+  guard_so=${pkglibdir}/ledgercheck_guard.so
+  guard_digest_file=${pkglibdir}/ledgercheck_guard.digest
+  guard_work=$(mktemp -d)
+  cp "${GUARD_SRC}/ledgercheck_guard.c" "${GUARD_SRC}/Makefile" "${guard_work}/"
+  say "building ledgercheck_guard ${guard_digest}"
+  make -s -C "${guard_work}" PG_CONFIG="${PG_CONFIG}" GUARD_VERSION="${guard_digest}" install >/dev/null
+  echo "${guard_digest}" > "${guard_digest_file}"
+  say "installed ledgercheck_guard ${guard_digest}: ${guard_so}"
+else
+  skip_guard
 fi
 say "done"
