@@ -7,6 +7,7 @@
 #   - for PostgreSQL 15, the server module ledgercheck_guard (scratch/guard/c), built with PGXS and
 #     installed into `pg_config --pkglibdir` with the digest of its source beside it
 #     (ledgercheck_guard.digest): it is rebuilt whenever the source changes
+#   - bubblewrap (bwrap), when missing
 #
 # Idempotent: a second run changes nothing. Run as root; run as another user it prints the commands
 # that need root and exits 1.
@@ -23,7 +24,7 @@ GUARD_SRC=${ROOT}/scratch/guard/c
 say()  { printf 'setup: %s\n' "$*"; }
 skip() { printf 'setup: skip: %s\n' "$*"; }
 
-need_pg=0; need_dev=0; need_vector=0; need_guard=0
+need_pg=0; need_dev=0; need_vector=0; need_guard=0; need_bwrap=0
 [ -x "${PG_BIN}/postgres" ] && [ -x "${PG_BIN}/initdb" ] || need_pg=1
 [ -x "${PG_CONFIG}" ] && [ -f "/usr/include/postgresql/${PG_MAJOR}/server/postgres.h" ] || need_dev=1
 if [ -x "${PG_CONFIG}" ]; then
@@ -39,6 +40,7 @@ if [ "${PG_MAJOR}" = 15 ]; then
   guard_digest_file=${pkglibdir}/ledgercheck_guard.digest
   [ -f "${guard_so}" ] && [ "$(cat "${guard_digest_file}" 2>/dev/null)" = "${guard_digest}" ] || need_guard=1
 fi
+command -v bwrap >/dev/null 2>&1 || need_bwrap=1
 
 skip_guard() {
   if [ "${PG_MAJOR}" = 15 ]; then
@@ -48,11 +50,12 @@ skip_guard() {
   fi
 }
 
-if [ $need_pg -eq 0 ] && [ $need_dev -eq 0 ] && [ $need_vector -eq 0 ] && [ $need_guard -eq 0 ]; then
+if [ $need_pg -eq 0 ] && [ $need_dev -eq 0 ] && [ $need_vector -eq 0 ] && [ $need_guard -eq 0 ] && [ $need_bwrap -eq 0 ]; then
   skip "PostgreSQL ${PG_MAJOR} server present (${PG_BIN})"
   skip "PostgreSQL ${PG_MAJOR} server headers present"
   skip "pgvector present ($("${PG_CONFIG}" --sharedir)/extension/vector.control)"
   skip_guard
+  skip "bubblewrap present ($(command -v bwrap))"
   say "nothing to do"
   exit 0
 fi
@@ -72,6 +75,9 @@ if [ "$(id -u)" -ne 0 ]; then
     command -v gcc >/dev/null 2>&1 && command -v make >/dev/null 2>&1 || echo "  sudo apt-get install -y gcc make" >&2
     echo "  sudo make -C ${GUARD_SRC} PG_CONFIG=${PG_CONFIG} GUARD_VERSION=${guard_digest} install && make -C ${GUARD_SRC} clean" >&2
     echo "  echo ${guard_digest} | sudo tee ${guard_digest_file}" >&2
+  fi
+  if [ $need_bwrap -eq 1 ]; then
+    echo "  sudo apt-get install -y bubblewrap" >&2
   fi
   exit 1
 fi
@@ -148,5 +154,13 @@ if [ $need_guard -eq 1 ]; then
   say "installed ledgercheck_guard ${guard_digest}: ${guard_so}"
 else
   skip_guard
+fi
+
+if [ $need_bwrap -eq 1 ]; then
+  apt_update
+  say "installing bubblewrap"
+  apt-get install -y -qq bubblewrap >/dev/null
+else
+  skip "bubblewrap present ($(command -v bwrap))"
 fi
 say "done"

@@ -21,15 +21,15 @@ import (
 const guardSource = "../scratch/guard/c/ledgercheck_guard.c"
 
 // TestSetupIsIdempotent: with everything installed (make test runs make setup first), a run
-// changes nothing, says so, names what it skipped (the guard built from the current source among
-// them), and takes well under 5 s.
+// changes nothing, says so, names what it skipped (the guard built from the current source, and
+// bubblewrap among them), and takes well under 5 s.
 func TestSetupIsIdempotent(t *testing.T) {
 	t0 := time.Now()
 	out, err := exec.Command("bash", "setup.sh").CombinedOutput()
 	if d := time.Since(t0); err != nil || !strings.Contains(string(out), "nothing to do") || d > 5*time.Second {
 		t.Errorf("setup.sh: %v after %v:\n%s\nwant exit 0, 'nothing to do', under 5 s", err, d, out)
 	}
-	for _, want := range []string{"setup: skip: ledgercheck_guard " + digest(t, guardSource) + " installed"} {
+	for _, want := range []string{"setup: skip: ledgercheck_guard " + digest(t, guardSource) + " installed", "setup: skip: bubblewrap present"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
