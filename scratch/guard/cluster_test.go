@@ -267,8 +267,15 @@ func sourceDigest(t *testing.T) string {
 	return hex.EncodeToString(sum[:])[:16]
 }
 
+// lastLine returns the last FATAL line of a server's output (why it did not start), else its last
+// line.
 func lastLine(b []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], "FATAL:") {
+			return strings.TrimSpace(lines[i])
+		}
+	}
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
