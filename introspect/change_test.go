@@ -13,6 +13,11 @@ import (
 const changeBase = `
 CREATE SCHEMA app;
 GRANT CREATE, USAGE ON SCHEMA app TO service_role;
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'lc_change_member') THEN
+    CREATE ROLE lc_change_member NOLOGIN;
+  END IF;
+END $$;
 CREATE TYPE public.mood AS ENUM ('sad', 'ok');
 CREATE DOMAIN public.pos AS integer CHECK (VALUE > 0);
 CREATE TYPE public.pair AS (a integer, b text);
@@ -30,6 +35,7 @@ CREATE INDEX t_emb_idx ON public.t USING hnsw (emb extensions.vector_cosine_ops)
 CREATE TABLE app.o (x integer, y text);
 CREATE SEQUENCE public.s;
 CREATE VIEW public.v AS SELECT id, name FROM public.t;
+GRANT SELECT ON public.t TO lc_change_member;
 CREATE MATERIALIZED VIEW public.mv AS SELECT id FROM public.t;
 CREATE FUNCTION public.f(a integer) RETURNS integer LANGUAGE plpgsql AS $$
 BEGIN
@@ -145,8 +151,10 @@ func TestEveryAttributeChangeIsSeen(t *testing.T) {
 		{"schema grant", `GRANT USAGE ON SCHEMA app TO anon`, want{kind: KindSchema, object: "app", attr: "acl:anon"}},
 		{"schema comment", `COMMENT ON SCHEMA app IS 'application'`, want{kind: KindSchema, object: "app", attr: "comment"}},
 		{"new schema", `CREATE SCHEMA app2`, want{kind: KindSchema, object: "app2"}},
-		{"role membership", `GRANT anon TO service_role`, want{kind: KindRole, object: "service_role", attr: "member_of"}},
-		{"role membership revoked", `REVOKE anon FROM service_role`, want{kind: KindRole, object: "service_role", attr: "member_of"}},
+		// Membership in a role the migration created (user SQL may not grant others'), listed
+		// in the snapshot through its grant on public.t.
+		{"role membership", `GRANT lc_change_member TO service_role`, want{kind: KindRole, object: "service_role", attr: "member_of"}},
+		{"role membership revoked", `REVOKE lc_change_member FROM service_role`, want{kind: KindRole, object: "service_role", attr: "member_of"}},
 	}
 	ctx := context.Background()
 	for i, tc := range cases {

@@ -157,10 +157,11 @@ func groupFacts(facts []Fact) (map[ObjectRef][]Fact, map[FactKey]Fact) {
 // role, snapshots again and returns the difference together with the snapshot after. A script
 // that fails returns the [*scratch.ScriptError] or [*ledgercheck/pgsql.SyntaxError] unwrapped.
 func FootprintOf(ctx context.Context, db *scratch.Database, file string, src []byte, opts Options) (*Footprint, *Snapshot, error) {
-	conn, err := db.Connect(ctx)
+	conn, err := db.ConnectAdmin(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
+	opts = opts.For(db)
 	defer conn.Close(context.WithoutCancel(ctx))
 	before, err := Take(ctx, conn, opts)
 	if err != nil {

@@ -38,7 +38,7 @@ const systemSchemaFilter = `(%[1]s.nspname NOT IN ('pg_catalog', 'information_sc
 // (no ACL) stays NULL without running the subquery.
 const aclTemplate = `CASE WHEN %[1]s IS NOT NULL THEN
   (SELECT json_agg(json_build_object('grantee', g.grantee, 'privileges', g.privileges) ORDER BY g.grantee)
-     FROM (SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_get_userbyid(a.grantee) END AS grantee,
+     FROM (SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE %[2]s END AS grantee,
                   array_agg(DISTINCT a.privilege_type || CASE WHEN a.is_grantable THEN '*' ELSE '' END) AS privileges
              FROM aclexplode(%[1]s) a GROUP BY 1) g) END`
 
@@ -52,8 +52,26 @@ const commentTemplate = `(SELECT ds.description FROM pg_description ds WHERE ds.
 
 // renderQueries expands every query for opts.
 func renderQueries(opts Options) (map[string]string, error) {
+	installRole, adminRole := opts.roles()
+	// displayRole renders the role name expr as snapshots show it: the role user SQL ran as is
+	// postgres and the superuser supabase_admin, whatever they are called on the server (a --dsn
+	// server has roles of its own), so that snapshots compare across servers.
+	displayRole := func(expr string) string {
+		if installRole == DefaultInstallRole && adminRole == DefaultAdminRole {
+			return expr
+		}
+		return fmt.Sprintf("CASE %s WHEN %s THEN %s WHEN %s THEN %s ELSE %s END", expr,
+			quoteText(installRole), quoteText(DefaultInstallRole), quoteText(adminRole), quoteText(DefaultAdminRole), expr)
+	}
+	roleName := func(oidExpr string) string { return displayRole("pg_get_userbyid(" + oidExpr + ")") }
 	funcs := template.FuncMap{
-		"acl": func(expr string) string { return fmt.Sprintf(aclTemplate, expr) },
+		"acl":  func(expr string) string { return fmt.Sprintf(aclTemplate, expr, roleName("a.grantee")) },
+		"role": roleName,
+		// displayRole renders a role name as snapshots show it; installRole and adminRole are
+		// the names of the role user SQL ran as and of the superuser, as SQL literals.
+		"displayRole": displayRole,
+		"installRole": func() string { return quoteText(installRole) },
+		"adminRole":   func() string { return quoteText(adminRole) },
 		"nonSystemSchema": func(alias string) string {
 			return fmt.Sprintf(systemSchemaFilter, alias)
 		},
@@ -98,6 +116,8 @@ func renderQueries(opts Options) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+func quoteText(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // textArray renders names as a SQL text[] literal.
 func textArray(names []string) string {

@@ -12,6 +12,7 @@ import (
 
 	"ledgercheck/internal/fault"
 	"ledgercheck/pgsql"
+	"ledgercheck/scratch"
 )
 
 // Options select what a snapshot includes.
@@ -28,6 +29,35 @@ type Options struct {
 	// concurrently into databases of one cluster, each footprint can see the other's CREATE
 	// ROLE and GRANT role TO role.
 	SkipRoles bool
+	// InstallRole and AdminRole name, on the server, the role user SQL ran as and the superuser
+	// that set up the environment; snapshots show them as [DefaultInstallRole] and
+	// [DefaultAdminRole]. Empty means those defaults (Supabase's own names, which the embedded
+	// cluster uses).
+	InstallRole, AdminRole string
+}
+
+// The names snapshots give the install role and the superuser, as on Supabase.
+const (
+	DefaultInstallRole = "postgres"
+	DefaultAdminRole   = "supabase_admin"
+)
+
+// For returns o with the install role and the superuser of db's server, so that snapshots of db
+// show them as on Supabase (see [Options.InstallRole]).
+func (o Options) For(db *scratch.Database) Options {
+	o.InstallRole, o.AdminRole = db.InstallRole(), db.AdminRole()
+	return o
+}
+
+func (o Options) roles() (install, admin string) {
+	install, admin = o.InstallRole, o.AdminRole
+	if install == "" {
+		install = DefaultInstallRole
+	}
+	if admin == "" {
+		admin = DefaultAdminRole
+	}
+	return install, admin
 }
 
 // Beginner starts a transaction; *pgx.Conn, pgx.Tx and *pgxpool.Pool are Beginners.

@@ -28,10 +28,20 @@ type Script struct {
 // Roles returns the cluster-wide roles script, applied once per server as a superuser.
 func Roles() Script { return mustRead("env/00_roles.sql") }
 
-// Environment returns the per-database Supabase environment, applied as a superuser.
-func Environment() []Script {
-	return readDir("env", func(n string) bool { return n != "00_roles.sql" })
+// Environment returns the per-database Supabase environment, applied as a superuser, for a
+// server where user SQL runs as installRole and the superuser is adminRole (postgres and
+// supabase_admin on Supabase): the scripts name them as the psql variables :"install_role" and
+// :"admin_role".
+func Environment(installRole, adminRole string) []Script {
+	r := strings.NewReplacer(`:"install_role"`, quoteIdent(installRole), `:"admin_role"`, quoteIdent(adminRole))
+	scripts := readDir("env", func(n string) bool { return n != "00_roles.sql" })
+	for i := range scripts {
+		scripts[i].SQL = r.Replace(scripts[i].SQL)
+	}
+	return scripts
 }
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // Prerequisites returns the Open Brain core and agent-memory scripts in install order, applied as
 // the install role after the environment.

@@ -272,13 +272,13 @@ type state struct {
 
 // capture takes a snapshot and, when withDigest, the table digests.
 func (a *auditor) capture(ctx context.Context, db *scratch.Database, withDigest bool) (*state, error) {
-	conn, err := db.Connect(ctx)
+	conn, err := db.ConnectAdmin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	s := &state{}
-	if s.snap, err = introspect.Take(ctx, conn, a.opts.Snapshot); err != nil {
+	if s.snap, err = introspect.Take(ctx, conn, a.opts.Snapshot.For(db)); err != nil {
 		return nil, fmt.Errorf("rerun: snapshot of %s: %w", db.Name, err)
 	}
 	if withDigest {

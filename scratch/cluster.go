@@ -3,14 +3,18 @@ package scratch
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,70 +29,102 @@ const bootstrapUser = "supabase_admin"
 // dirPrefix starts the name of every embedded cluster's directory in the temp dir.
 const dirPrefix = "ledgercheck-"
 
-// ownerFile holds the PID of the ledgercheck process that owns a cluster directory.
-const ownerFile = "ledgercheck.pid"
+// ownerFile holds the PID of the ledgercheck process that owns a cluster directory, and
+// sandboxFile the host PID of the sandbox's init process (see [SandboxPID]).
+const (
+	ownerFile   = "ledgercheck.pid"
+	sandboxFile = "sandbox.pid"
+)
 
 // clusterPort only names the socket file; the cluster listens on no TCP port.
 const clusterPort = 5432
 
-// cluster is an embedded PostgreSQL cluster in a private temp dir.
+// cluster is an embedded PostgreSQL cluster in a private temp dir, run in a sandbox.
 type cluster struct {
-	dir     string // temp dir: data/ and the unix socket
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	waitErr error
-	logBuf  *bytes.Buffer
+	dir   string // the cluster's directory on the host (see sandbox.layout)
+	sb    *sandbox
+	major int // PostgreSQL major version of the binaries
+	// adminSecret is the bootstrap superuser's password: the socket asks every client for one,
+	// so OS access as the server's user does not give superuser access.
+	adminSecret string
+	cmd         *exec.Cmd
+	initPID     int // host PID of the sandbox's init; its death ends every process of the cluster
+	exited      chan struct{}
+	waitErr     error
+	log         *ringLog // the postmaster's stderr, the last part of it
 }
 
 // startCluster runs initdb and starts a postmaster listening only on a unix socket in a new
-// private temp dir. When ledgercheck runs as root, both run as the `postgres` OS user (initdb
-// refuses root), or as `nobody` where there is no such user.
-func startCluster(ctx context.Context, binDir string) (c *cluster, err error) {
+// private temp dir, both inside a bubblewrap sandbox (see sandbox.go) and, when ledgercheck runs
+// as root, as a user id of the run's own.
+func startCluster(ctx context.Context, binDir string, opts Options) (c *cluster, err error) {
+	bwrap, err := findBwrap()
+	if err != nil {
+		return nil, err
+	}
+	major, err := serverMajor(binDir)
+	if err != nil {
+		return nil, err
+	}
+	guard, err := guardFor(binDir, major, opts.noGuard)
+	if err != nil {
+		return nil, err
+	}
 	parent := WorkDir()
 	sweepStale(parent)
 	dir, err := os.MkdirTemp(parent, dirPrefix)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("creating the scratch cluster directory: %w", err))
 	}
-	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		os.RemoveAll(dir)
-		return nil, fault.Env(fmt.Errorf("creating the scratch cluster directory: %w", err))
-	}
-	c = &cluster{dir: dir, exited: make(chan struct{}), logBuf: &bytes.Buffer{}}
+	c = &cluster{dir: dir, major: major, exited: make(chan struct{}), log: newRingLog(64 << 10), adminSecret: newSecret()}
 	defer func() {
 		if err != nil {
 			c.stop()
 		}
 	}()
-	cred, err := serverCredential(dir)
-	if err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return c, fault.Env(fmt.Errorf("creating the scratch cluster directory: %w", err))
+	}
+	c.sb = &sandbox{bwrap: bwrap, dir: dir, prefix: installPrefix(binDir)}
+	if os.Geteuid() == 0 {
+		if c.sb.cred, err = newRunCredential(); err != nil {
+			return c, err
+		}
+	}
+	if err := c.sb.checkSocketPath(clusterPort); err != nil {
 		return c, err
 	}
-	initdb := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"),
-		"-D", c.dataDir(), "-U", bootstrapUser, "--auth=trust", "--no-sync", "--no-instructions",
-		"-E", "UTF8", "--locale=C")
-	initdb.Env = append(os.Environ(), "LC_ALL=C", "TZ=UTC")
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true}
-	if out, err := initdb.CombinedOutput(); err != nil {
-		if ctx.Err() != nil {
-			return c, ctx.Err()
-		}
-		return c, fault.Env(fmt.Errorf("initdb failed: %v: %s", err, lastLine(out)))
+	if err := c.sb.checkReachable(); err != nil {
+		return c, err
 	}
-	c.cmd = exec.Command(filepath.Join(binDir, "postgres"),
-		"-D", c.dataDir(), "-k", dir, "-p", strconv.Itoa(clusterPort),
+	if err := c.sb.layout(); err != nil {
+		return c, fault.Env(fmt.Errorf("preparing the scratch cluster directory %s: %w", dir, err))
+	}
+	if err := c.initdb(ctx, binDir); err != nil {
+		return c, err
+	}
+	args := []string{
+		"-D", innerDir + "/data", "-k", innerDir + "/sock", "-p", strconv.Itoa(clusterPort),
+		"-c", "hba_file=" + innerDir + "/conf/pg_hba.conf",
 		"-c", "listen_addresses=", "-c", "unix_socket_permissions=0700",
 		"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off",
 		"-c", "max_connections=100", "-c", "shared_buffers=32MB", "-c", "max_wal_size=1GB",
-		"-c", "logging_collector=off", "-c", "log_min_messages=warning", "-c", "TimeZone=UTC")
-	c.cmd.Env = append(os.Environ(), "LC_ALL=C")
-	c.cmd.Stdout = c.logBuf
-	c.cmd.Stderr = c.logBuf
-	// Own process group (a terminal's Ctrl-C reaches ledgercheck, which shuts the server down in
-	// order), and a parent-death signal so a killed ledgercheck takes its postmaster with it.
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
-	if err := c.startPostmaster(); err != nil {
-		return c, fault.Env(fmt.Errorf("starting postgres: %w", err))
+		// Dynamic shared memory as files in the data directory, which goes with the cluster,
+		// instead of /dev/shm segments a killed server would leave behind.
+		"-c", "dynamic_shared_memory_type=mmap",
+		// The log is only read after a failure: the server's own lines (LOG level, so crash
+		// reports are there) without the statements of user SQL.
+		"-c", "logging_collector=off", "-c", "log_min_messages=log", "-c", "log_min_error_statement=panic",
+		"-c", "log_checkpoints=off", "-c", "log_error_verbosity=terse", "-c", "TimeZone=UTC",
+	}
+	if guard != "" {
+		args = append(args, "-c", "shared_preload_libraries="+guard)
+	}
+	c.cmd = c.sb.command(filepath.Join(binDir, "postgres"), args...)
+	c.cmd.Stdout = c.log
+	c.cmd.Stderr = c.log
+	if err := c.startSandboxed(); err != nil {
+		return c, fault.Env(fmt.Errorf("starting postgres in its sandbox: %w", err))
 	}
 	if err := c.waitReady(ctx); err != nil {
 		return c, err
@@ -96,37 +132,112 @@ func startCluster(ctx context.Context, binDir string) (c *cluster, err error) {
 	return c, nil
 }
 
-func (c *cluster) dataDir() string { return filepath.Join(c.dir, "data") }
+// initdb creates the cluster in the sandbox, with the bootstrap superuser's password from a file
+// that only the sandbox's user can read and that is removed right after.
+func (c *cluster) initdb(ctx context.Context, binDir string) error {
+	pwfile, remove, err := c.sb.writeSecret("initdb.pw", c.adminSecret)
+	if err != nil {
+		return fault.Env(fmt.Errorf("preparing initdb: %w", err))
+	}
+	defer remove()
+	cmd := c.sb.command(filepath.Join(binDir, "initdb"),
+		"-D", innerDir+"/data", "-U", bootstrapUser, "--auth=scram-sha-256", "--pwfile="+pwfile,
+		"--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C")
+	out := newRingLog(16 << 10)
+	cmd.Stdout, cmd.Stderr = out, out
+	// initdb dies with ledgercheck like the server does: run from a thread that lives until it
+	// has exited (the parent-death signal follows the thread that forked the child).
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			done <- err
+			return
+		}
+		stop := context.AfterFunc(ctx, func() { cmd.Process.Kill() })
+		defer stop()
+		done <- cmd.Wait()
+	}()
+	if err := <-done; err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fault.Env(fmt.Errorf("initdb failed in %s: %s", c.dir, bwrapMessage(err, out)))
+	}
+	return nil
+}
 
-// startPostmaster starts the postmaster from a goroutine locked to its OS thread for the life
-// of the server: Linux sends the parent-death signal when the thread that forked the child exits,
-// so the thread must outlive the server.
-func (c *cluster) startPostmaster() error {
+// bwrapMessage explains a failed sandboxed command from its output: bubblewrap's own complaint
+// when the sandbox could not be set up, else the command's last lines.
+func bwrapMessage(err error, out *ringLog) string {
+	lines := out.Tail(3)
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "bwrap:") && (strings.Contains(l, "namespace") || strings.Contains(l, "uid map") || strings.Contains(l, "not permitted")):
+			return l + " (the sandbox needs unprivileged user namespaces: check `sysctl kernel.unprivileged_userns_clone user.max_user_namespaces`, or allow unshare in your container; or use --dsn)"
+		case strings.HasPrefix(l, "bwrap:"):
+			return l
+		}
+	}
+	if len(lines) == 0 {
+		return err.Error()
+	}
+	return strings.Join(lines, " / ")
+}
+
+// startSandboxed starts the sandboxed postmaster from a goroutine locked to its OS thread for
+// the life of the server: Linux sends the parent-death signal when the thread that forked the
+// child exits, so the thread must outlive the server. It records the host PID of the sandbox's
+// init, which bwrap reports on an extra pipe.
+func (c *cluster) startSandboxed() error {
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer infoR.Close()
+	c.cmd.ExtraFiles = []*os.File{infoW}
+	c.cmd.Args = append(c.cmd.Args[:1], append([]string{"--info-fd", "3"}, c.cmd.Args[1:]...)...)
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine, after postgres
 		if err := c.cmd.Start(); err != nil {
+			infoW.Close()
 			started <- err
 			close(c.exited)
 			return
 		}
+		infoW.Close()
 		started <- nil
 		c.waitErr = c.cmd.Wait()
 		close(c.exited)
 	}()
-	return <-started
+	if err := <-started; err != nil {
+		return err
+	}
+	var info struct {
+		ChildPID int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPID <= 0 {
+		<-c.exited
+		return fmt.Errorf("bubblewrap did not start: %s", bwrapMessage(errors.New("no sandbox"), c.log))
+	}
+	c.initPID = info.ChildPID
+	return os.WriteFile(filepath.Join(c.dir, sandboxFile), []byte(strconv.Itoa(c.initPID)), 0o644)
+}
+
+// adminConfig is the connection configuration of the bootstrap superuser.
+func (c *cluster) adminConfig() *pgx.ConnConfig {
+	cfg, _ := pgx.ParseConfig("")
+	cfg.Host, cfg.Port, cfg.User, cfg.Password, cfg.Database = c.sb.socketDir(), clusterPort, bootstrapUser, c.adminSecret, "postgres"
+	return cfg
 }
 
 func (c *cluster) waitReady(ctx context.Context) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		cfg, err := pgx.ParseConfig("")
-		if err != nil {
-			return err
-		}
-		cfg.Host, cfg.Port, cfg.User, cfg.Database = c.dir, clusterPort, bootstrapUser, "postgres"
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
-		conn, err := pgx.ConnectConfig(cctx, cfg)
+		conn, err := pgx.ConnectConfig(cctx, c.adminConfig())
 		cancel()
 		if err == nil {
 			conn.Close(ctx)
@@ -134,37 +245,54 @@ func (c *cluster) waitReady(ctx context.Context) error {
 		}
 		select {
 		case <-c.exited:
-			return fault.Env(fmt.Errorf("postgres exited during startup: %s", lastLine(c.logBuf.Bytes())))
+			return fault.Env(fmt.Errorf("postgres exited during startup: %s", c.lastLog()))
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(15 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fault.Env(fmt.Errorf("postgres did not accept connections within 30s: %s", lastLine(c.logBuf.Bytes())))
+			return fault.Env(fmt.Errorf("postgres did not accept connections within 30s: %s", c.lastLog()))
 		}
 	}
 }
 
-// stop shuts the postmaster down (fast, then immediate, then kill) and removes the directory.
+// lastLog returns the server's last log lines, for messages about a failed server.
+func (c *cluster) lastLog() string {
+	lines := c.log.Tail(4)
+	if len(lines) == 0 {
+		return "(the server logged nothing)"
+	}
+	return "server log: " + strings.Join(lines, " / ")
+}
+
+// Dead reports whether the postmaster has exited (it was killed, or it crashed).
+func (c *cluster) dead() bool {
+	select {
+	case <-c.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop ends every process of the cluster and removes its directory. Killing the sandbox's init
+// makes the kernel kill every process of its PID namespace; bwrap returns once all are gone,
+// so nothing can write into the directory while it is removed. Nothing of the cluster is kept,
+// so there is no need for a clean shutdown.
 func (c *cluster) stop() error {
 	var errs []error
 	if c.cmd != nil && c.cmd.Process != nil {
-		for _, step := range []struct {
-			sig  syscall.Signal
-			wait time.Duration
-		}{{syscall.SIGINT, 10 * time.Second}, {syscall.SIGQUIT, 5 * time.Second}, {syscall.SIGKILL, 5 * time.Second}} {
-			_ = c.cmd.Process.Signal(step.sig)
-			select {
-			case <-c.exited:
-			case <-time.After(step.wait):
-				continue
-			}
-			break
+		if c.initPID > 0 {
+			_ = syscall.Kill(c.initPID, syscall.SIGKILL)
 		}
+		_ = c.cmd.Process.Signal(syscall.SIGKILL)
 		select {
 		case <-c.exited:
-		default:
-			errs = append(errs, fmt.Errorf("postgres (pid %d) did not stop", c.cmd.Process.Pid))
+		case <-time.After(10 * time.Second):
+			errs = append(errs, fmt.Errorf("the scratch cluster's sandbox (pid %d) did not stop", c.cmd.Process.Pid))
+		}
+		if c.initPID > 0 && !waitGone(c.initPID, 10*time.Second) {
+			errs = append(errs, fmt.Errorf("the scratch cluster's processes (sandbox pid %d) did not stop", c.initPID))
 		}
 	}
 	if err := os.RemoveAll(c.dir); err != nil {
@@ -173,38 +301,49 @@ func (c *cluster) stop() error {
 	return errors.Join(errs...)
 }
 
-// serverCredential returns the credential to run initdb and postgres with: nil unless
-// ledgercheck runs as root, else an unprivileged user that is given the directory.
-func serverCredential(dir string) (*syscall.Credential, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	var u *user.User
-	var err error
-	for _, name := range []string{"postgres", "nobody"} {
-		if u, err = user.Lookup(name); err == nil {
-			break
+// waitGone waits up to d for process pid to be gone (or a zombie nobody waits for).
+func waitGone(pid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for processAlive(pid) {
+		if time.Now().After(deadline) {
+			return false
 		}
+		time.Sleep(5 * time.Millisecond)
 	}
-	if err != nil {
-		return nil, fault.Env(errors.New("running as root, but there is neither a `postgres` nor a `nobody` OS user to run the server as (initdb refuses root): create one with `useradd --system postgres`"))
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	if err := os.Chown(dir, uid, gid); err != nil {
-		return nil, fault.Env(fmt.Errorf("giving %s to OS user %s: %w", dir, u.Username, err))
-	}
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+	return true
 }
 
-func lastLine(b []byte) string {
-	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := bytes.TrimSpace(lines[i]); len(l) > 0 {
-			return string(l)
+// newSecret returns a random password for a cluster role: 32 hex digits.
+func newSecret() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return hex.EncodeToString(b)
+}
+
+func randomUint32() uint32 {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return binary.LittleEndian.Uint32(b[:])
+}
+
+// serverMajor returns the major version of the PostgreSQL server in binDir (15, 17, ...).
+func serverMajor(binDir string) (int, error) {
+	out, err := exec.Command(filepath.Join(binDir, "postgres"), "--version").Output()
+	if err != nil {
+		return 0, fault.Env(fmt.Errorf("running %s --version: %w", filepath.Join(binDir, "postgres"), err))
+	}
+	// "postgres (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)"
+	f := strings.Fields(string(out))
+	if len(f) >= 3 {
+		if v, err := strconv.Atoi(strings.SplitN(f[2], ".", 2)[0]); err == nil {
+			return v, nil
 		}
 	}
-	return "(no output)"
+	return 0, fault.Env(fmt.Errorf("cannot read the PostgreSQL version from %q", strings.TrimSpace(string(out))))
 }
 
 // WorkDir is where embedded clusters get their private directory: $LEDGERCHECK_TMPDIR when set,
@@ -227,39 +366,51 @@ func WorkDir() string {
 const tmpfsMagic = 0x01021994
 
 // sweepStale removes cluster directories whose owning ledgercheck process no longer exists: what
-// a run killed with SIGKILL leaves (its postmaster has already died of the parent-death signal).
+// a run killed with SIGKILL leaves (its sandbox, and every process in it, died with it).
 // Directories of live runs, and anything without an owner file, are left alone.
 func sweepStale(tmp string) {
 	dirs, _ := filepath.Glob(filepath.Join(tmp, dirPrefix+"*"))
 	for _, dir := range dirs {
-		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
-		if err != nil {
+		pid := readPID(filepath.Join(dir, ownerFile))
+		if pid <= 0 || processAlive(pid) {
 			continue
 		}
-		pid, err := strconv.Atoi(string(bytes.TrimSpace(b)))
-		if err != nil || pid <= 0 || processAlive(pid) {
-			continue
-		}
-		if pm := PostmasterPID(dir); pm > 0 && processAlive(pm) {
-			continue // the server outlived its owner; never remove a running server's files
+		if sb := SandboxPID(dir); sb > 0 && processAlive(sb) {
+			continue // the sandbox outlived its owner; never remove a running server's files
 		}
 		os.RemoveAll(dir)
 	}
 }
 
-// PostmasterPID reads the postmaster's PID from an embedded cluster's directory ([Server.Dir]),
-// or returns 0 when there is none.
-func PostmasterPID(dir string) int {
-	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
+// SandboxPID returns the host PID of the sandbox that runs the embedded cluster in dir
+// ([Server.Dir]), or 0 when there is none. Every process of the cluster (the postmaster, its
+// backends, anything they started) lives in that sandbox's PID namespace and is gone when it is.
+func SandboxPID(dir string) int { return readPID(filepath.Join(dir, sandboxFile)) }
+
+func readPID(path string) int {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
-	line, _, _ := bytes.Cut(b, []byte("\n"))
-	pid, _ := strconv.Atoi(string(bytes.TrimSpace(line)))
+	pid, err := strconv.Atoi(string(bytes.TrimSpace(b)))
+	if err != nil || pid <= 0 {
+		return 0
+	}
 	return pid
 }
 
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	// A zombie has exited; only its parent's wait is missing.
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] != 'Z'
+	}
+	return true
 }

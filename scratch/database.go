@@ -39,6 +39,30 @@ func (d *Database) Connect(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
+// ConnectAdmin opens a connection as the superuser, for ledgercheck's own reads of the database
+// (catalog snapshots, table digests), never for user SQL. User SQL cannot end or alter such a
+// session: pg_terminate_backend and pg_cancel_backend need superuser rights against one.
+func (d *Database) ConnectAdmin(ctx context.Context) (*pgx.Conn, error) {
+	cfg := d.srv.admin.Copy()
+	cfg.Database = d.Name
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	cfg.RuntimeParams["application_name"] = "ledgercheck (reader)"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fault.Env(fmt.Errorf("connecting to %s: %s", d.Name, serverMessage(err)))
+	}
+	return conn, nil
+}
+
+// InstallRole returns the name of the role user SQL runs as on the database's server, and
+// AdminRole the superuser's (see [Server.InstallRole]).
+func (d *Database) InstallRole() string { return d.srv.installRole }
+
+// AdminRole: see [Database.InstallRole].
+func (d *Database) AdminRole() string { return d.srv.adminRole }
+
 // Drop drops the database.
 func (d *Database) Drop(ctx context.Context) error { return d.srv.drop(ctx, d.Name) }
 
@@ -83,7 +107,10 @@ func SubstituteDim(sql string, dim int) string {
 // connection as the install role, the way `psql -v ON_ERROR_STOP=1 -f` would: session state such
 // as SET search_path carries from one statement to the next, and explicit BEGIN/COMMIT in the
 // file are honoured. `:dim` is replaced by the database's dimension first. A syntax error is a
-// [*pgsql.SyntaxError]; a statement the server rejects is a [*ScriptError].
+// [*pgsql.SyntaxError]; a statement the server rejects, or whose session another session of user
+// SQL terminated, is a [*ScriptError]. A server that dies or fails (a full disk, an exhausted
+// resource, a lost connection) is an environment error ([fault.Env]) with what the server
+// logged last.
 //
 // The whole run is bounded by the server's install time limit (Options.InstallTimeout); when it
 // runs out, the error is a *ScriptError at the statement that was running.
@@ -98,15 +125,21 @@ func (d *Database) ExecFile(ctx context.Context, file string, src []byte) error 
 	defer conn.Close(context.Background())
 	err = ExecFile(ctx, conn, file, src, d.Dim)
 	var se *ScriptError
-	if errors.As(err, &se) && errors.Is(context.Cause(ctx), errInstallTimeout) {
-		se.Err = fmt.Errorf("install time limit of %s exceeded (set with --install-timeout); the statement here was still running", limit)
+	if errors.As(err, &se) {
+		if errors.Is(context.Cause(ctx), errInstallTimeout) {
+			se.Err = fmt.Errorf("install time limit of %s exceeded (set with --install-timeout); the statement here was still running", limit)
+			return se
+		}
+		return d.srv.blame(ctx, se)
 	}
 	return err
 }
 
 var errInstallTimeout = errors.New("install time limit exceeded")
 
-// ExecFile runs src on conn as [Database.ExecFile] does, substituting `:dim` with dim when dim > 0.
+// ExecFile runs src on conn as [Database.ExecFile] does, substituting `:dim` with dim when dim > 0,
+// but without telling the SQL's failures from the server's: every failing statement is a
+// [*ScriptError].
 func ExecFile(ctx context.Context, conn *pgx.Conn, file string, src []byte, dim int) error {
 	text := string(src)
 	if dim > 0 {

@@ -153,92 +153,13 @@ func TestTwoClustersAtOnce(t *testing.T) {
 		}
 	}
 	for _, s := range servers {
-		pid := scratch.PostmasterPID(s.Dir())
+		pid := scratch.SandboxPID(s.Dir())
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
 		if err := scratchtest.Gone(pid, s.Dir()); err != nil {
 			t.Error(err)
 		}
-	}
-}
-
-// TestServerModeTouchesOnlyItsOwnDatabases uses an embedded cluster as "an existing server" and
-// checks that a --dsn server creates its databases there and drops exactly those.
-func TestServerModeTouchesOnlyItsOwnDatabases(t *testing.T) {
-	host := scratchtest.Server(t)
-	if !host.Embedded() {
-		t.Skip("needs the embedded cluster as the host server")
-	}
-	ctx := context.Background()
-	adminDB, err := host.NewEnvDatabase(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adminDB.Drop(ctx)
-	cfg := adminDB.ConnConfig()
-	dsn := fmt.Sprintf("host=%s port=%d user=supabase_admin dbname=postgres", cfg.Host, cfg.Port)
-	before := listDatabases(t, dsn)
-
-	s, err := scratch.Start(ctx, scratch.Options{DSN: dsn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := s.NewDatabase(ctx, 1024)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(db.Name, scratch.NamePrefix) {
-		t.Errorf("database %q lacks the %q prefix", db.Name, scratch.NamePrefix)
-	}
-	during := listDatabases(t, dsn)
-	if len(during) <= len(before) {
-		t.Errorf("no database was created on the server: %v", during)
-	}
-	// A migration that creates a role (cluster-wide) in a scratch database.
-	if err := db.ExecFile(ctx, "role.sql", []byte("CREATE ROLE lc_run_role NOLOGIN;\nCREATE TABLE public.t (id int);\nGRANT SELECT ON public.t TO lc_run_role;")); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	after := listDatabases(t, dsn)
-	if strings.Join(after, ",") != strings.Join(before, ",") {
-		t.Errorf("databases before %v, after %v: server mode must drop exactly what it created", before, after)
-	}
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var roles []string
-	rows, _ := conn.Query(ctx, `SELECT rolname FROM pg_roles WHERE rolname IN ('lc_run_role', 'anon', 'service_role') ORDER BY 1`)
-	roles, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil || strings.Join(roles, ",") != "anon,service_role" {
-		t.Errorf("roles after Close: %v (%v); want the run's lc_run_role dropped and the server's own roles kept", roles, err)
-	}
-}
-
-func TestServerModeErrors(t *testing.T) {
-	host := scratchtest.Server(t)
-	if !host.Embedded() {
-		t.Skip("needs the embedded cluster as the host server")
-	}
-	ctx := context.Background()
-	_, err := scratch.Start(ctx, scratch.Options{DSN: "host=" + host.Dir() + "/nonexistent port=1 user=x dbname=postgres connect_timeout=2"})
-	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), "cannot connect") {
-		t.Errorf("unreachable DSN: got %v, want an environment error", err)
-	}
-	// A role without CREATEDB.
-	db, err := host.NewEnvDatabase(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Drop(ctx)
-	scratchtest.Exec(t, db, "role.sql", `DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'lc_nocreatedb') THEN CREATE ROLE lc_nocreatedb LOGIN NOCREATEDB; END IF; END $$;`)
-	_, err = scratch.Start(ctx, scratch.Options{DSN: fmt.Sprintf("host=%s port=5432 user=lc_nocreatedb dbname=postgres", host.Dir())})
-	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), "lacks CREATEDB") {
-		t.Errorf("role without CREATEDB: got %v, want an environment error saying so", err)
 	}
 }
 

@@ -2,8 +2,6 @@ package scratch
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +17,8 @@ import (
 	"ledgercheck/migrations"
 )
 
-// NamePrefix starts the name of every database scratch creates; `ledgercheck cleanup` matches it.
+// NamePrefix starts the name of every database and role scratch creates on a server; the run's
+// id follows it (see [Cleanup]).
 const NamePrefix = "ledgercheck_"
 
 // Options configure a [Server].
@@ -28,7 +27,7 @@ type Options struct {
 	// means `pg_config --bindir`, else /usr/lib/postgresql/15/bin.
 	PGBin string
 	// DSN, when set, selects server mode: scratch databases are created on that server instead
-	// of in an embedded cluster.
+	// of in an embedded cluster. Its role must be a superuser (see [Start]).
 	DSN string
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
@@ -37,23 +36,39 @@ type Options struct {
 	// InstallTimeout bounds one script run by [Database.ExecFile] as a whole (0: 120s), so that
 	// a migration that keeps issuing statements cannot hold the gate either.
 	InstallTimeout time.Duration
+
+	// noGuard starts a PostgreSQL 15 embedded cluster without the role guard, for the tests that
+	// prove each of the other defence layers holds on its own.
+	noGuard bool
 }
 
 // Server hands out scratch databases. It is safe for concurrent use.
+//
+// User SQL runs on sessions that log in as the install role: `postgres` in the embedded cluster
+// (shaped like Supabase's), a role of the run's own on a --dsn server. It is never a superuser,
+// has no CREATEDB, and has CREATEROLE only where the server keeps CREATEROLE from granting roles
+// it does not administer (PostgreSQL 16 and later, or 15 with ledgercheck's guard module), so it
+// cannot grant itself pg_execute_server_program or any role it did not create.
 type Server struct {
-	opts        Options
-	cl          *cluster        // nil in server mode
-	admin       *pgx.ConnConfig // a superuser (embedded) or the DSN's role, in the maintenance database
-	installRole string          // the role user SQL runs as
-	// setRole is set when user SQL connects as the DSN's role and assumes installRole (server
-	// mode, where only the DSN's role can log in).
-	setRole bool
-	// baselineRoles are the roles a --dsn server had before the run (see dropNewRoles).
-	baselineRoles []string
+	opts      Options
+	cl        *cluster        // nil in server mode
+	admin     *pgx.ConnConfig // a superuser, in the maintenance database
+	adminRole string          // its name
+	major     int             // the server's major version
+	runID     string          // 12 hex digits: names this run's databases (and, on a server, roles)
+
+	installRole, installPass string // the role user SQL logs in as, and its password
+	// noCreateRole says why the install role has no CREATEROLE on this server ("" when it has).
+	noCreateRole string
+
+	// Server mode only.
+	anchor     *pgx.Conn // holds the run's locks for its whole life (see cleanup.go)
+	apiCreated []string  // environment roles this run created on the server
 
 	mu        sync.Mutex
 	templates map[int]*template
 	created   []string // databases to drop on Close, in creation order
+	seq       int      // numbers the run's databases
 	closed    bool
 }
 
@@ -64,8 +79,14 @@ type template struct {
 }
 
 // Start starts an embedded cluster, or connects to the server named by opts.DSN, checks that
-// pgvector is available and creates the Supabase roles. Errors that the user must fix by
-// installing or granting something are [fault.Env] errors.
+// pgvector is available and creates the Supabase roles and the install role. Errors that the
+// user must fix by installing or granting something are [fault.Env] errors.
+//
+// On a server (opts.DSN), the DSN's role must be a superuser: ledgercheck creates the Supabase
+// API roles where they are missing, a login role for user SQL and the run's databases, and
+// drops all of them when the run ends. Runs on one server take turns (an advisory lock), so that
+// what one run's migrations do to cluster-wide roles cannot change another's verdict; a run
+// also drops what killed runs left behind.
 func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
@@ -79,50 +100,41 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	if opts.InstallTimeout == 0 {
 		opts.InstallTimeout = 120 * time.Second
 	}
-	s = &Server{opts: opts, templates: map[int]*template{}}
+	s = &Server{opts: opts, templates: map[int]*template{}, runID: randomSuffix(), installPass: newSecret()}
 	t0 := time.Now()
-	if opts.DSN != "" {
-		if err := s.connectServer(ctx); err != nil {
-			return nil, err
-		}
-	} else {
-		bin, err := FindBinDir(opts.PGBin)
-		if err != nil {
-			return nil, err
-		}
-		cl, err := startCluster(ctx, bin)
-		if err != nil {
-			if cl != nil {
-				cl.stop()
-			}
-			return nil, err
-		}
-		s.cl = cl
-		s.admin, _ = pgx.ParseConfig("")
-		s.admin.Host, s.admin.Port, s.admin.User, s.admin.Database = cl.dir, clusterPort, bootstrapUser, "postgres"
-		s.installRole = "postgres"
-	}
 	defer func() {
 		if err != nil {
 			s.Close()
 			s = nil
 		}
 	}()
+	if opts.DSN != "" {
+		if err := s.connectServer(ctx); err != nil {
+			return s, err
+		}
+		s.installRole = NamePrefix + s.runID
+	} else {
+		bin, err := FindBinDir(opts.PGBin)
+		if err != nil {
+			return s, err
+		}
+		cl, err := startCluster(ctx, bin, opts)
+		if cl != nil {
+			s.cl = cl
+		}
+		if err != nil {
+			return s, err
+		}
+		s.admin, s.adminRole, s.major, s.installRole = cl.adminConfig(), bootstrapUser, cl.major, "postgres"
+	}
 	if err := s.checkVector(ctx); err != nil {
 		return s, err
 	}
-	if s.cl == nil {
-		if s.baselineRoles, err = s.roles(ctx); err != nil {
-			return s, fault.Env(err)
-		}
+	if err := s.checkGuard(ctx); err != nil {
+		return s, err
 	}
-	if err := s.execAdmin(ctx, s.admin, migrations.Roles()); err != nil {
-		return s, fault.Env(fmt.Errorf("creating the Supabase roles: %w", err))
-	}
-	if s.cl == nil {
-		if err := s.chooseInstallRole(ctx); err != nil {
-			return s, err
-		}
+	if err := s.createRoles(ctx); err != nil {
+		return s, err
 	}
 	fmt.Fprintf(opts.Log, "scratch: %s ready in %s\n", s.describe(), time.Since(t0).Round(time.Millisecond))
 	return s, nil
@@ -130,13 +142,16 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 
 func (s *Server) describe() string {
 	if s.cl != nil {
-		return "embedded cluster in " + s.cl.dir
+		return fmt.Sprintf("embedded PostgreSQL %d cluster (sandboxed) in %s", s.major, s.cl.dir)
 	}
-	return "server " + s.admin.Host
+	return fmt.Sprintf("PostgreSQL %d server %s", s.major, s.admin.Host)
 }
 
 // Embedded reports whether the server is an embedded cluster (as opposed to --dsn).
 func (s *Server) Embedded() bool { return s.cl != nil }
+
+// Major returns the server's major version (15, 17, ...).
+func (s *Server) Major() int { return s.major }
 
 // Dir returns the embedded cluster's private directory, or "" in server mode.
 func (s *Server) Dir() string {
@@ -146,6 +161,17 @@ func (s *Server) Dir() string {
 	return s.cl.dir
 }
 
+// InstallRole returns the name of the role user SQL runs as, and AdminRole the superuser's: in
+// the embedded cluster postgres and supabase_admin, as on Supabase; on a --dsn server a role of
+// the run's own and the DSN's role. Catalog snapshots show them as postgres and supabase_admin
+// in both modes (see [Database.RoleAliases]).
+func (s *Server) InstallRole() string { return s.installRole }
+
+// AdminRole: see [Server.InstallRole].
+func (s *Server) AdminRole() string { return s.adminRole }
+
+// connectServer connects to the --dsn server, checks what ledgercheck needs of it, takes the
+// run's locks and removes what killed runs left.
 func (s *Server) connectServer(ctx context.Context) error {
 	cfg, err := pgx.ParseConfig(s.opts.DSN)
 	if err != nil {
@@ -155,25 +181,28 @@ func (s *Server) connectServer(ctx context.Context) error {
 	if err != nil {
 		return fault.Env(fmt.Errorf("cannot connect to --dsn server: %s", serverMessage(err)))
 	}
-	defer conn.Close(ctx)
-	var super, createdb bool
+	defer conn.Close(context.WithoutCancel(ctx))
+	var super bool
 	var role, db string
-	if err := conn.QueryRow(ctx, `SELECT rolsuper, rolcreatedb, current_user, current_database() FROM pg_roles WHERE rolname = current_user`).Scan(&super, &createdb, &role, &db); err != nil {
+	var version int
+	if err := conn.QueryRow(ctx, `SELECT rolsuper, current_user, current_database(), current_setting('server_version_num')::int FROM pg_roles WHERE rolname = current_user`).Scan(&super, &role, &db, &version); err != nil {
 		return fault.Env(fmt.Errorf("--dsn server: reading the role's attributes: %s", serverMessage(err)))
 	}
 	var readOnly string
 	if err := conn.QueryRow(ctx, `SHOW transaction_read_only`).Scan(&readOnly); err == nil && readOnly == "on" {
 		return fault.Env(fmt.Errorf("--dsn server is read-only for role %q (transaction_read_only = on): ledgercheck creates its own scratch databases; use a primary and a role without default_transaction_read_only", role))
 	}
-	if !super && !createdb {
-		return fault.Env(fmt.Errorf("--dsn role %q lacks CREATEDB: ledgercheck creates its own scratch databases; run `ALTER ROLE %s CREATEDB` or use another role", role, pgx.Identifier{role}.Sanitize()))
+	if !super {
+		return fault.Env(fmt.Errorf("--dsn role %q is not a superuser: ledgercheck needs one to create the Supabase roles, a login role of its own for user SQL (which never runs as the DSN's role) and its scratch databases; use the server's superuser (POSTGRES_USER of a postgres or pgvector container)", role))
 	}
 	if strings.HasPrefix(db, NamePrefix) {
 		return fault.Input(fmt.Errorf("--dsn names database %q, which looks like a ledgercheck scratch database; name a maintenance database such as postgres", db))
 	}
-	s.admin = cfg
-	s.installRole = role
-	return nil
+	if version < 150000 {
+		return fault.Env(fmt.Errorf("the --dsn server runs PostgreSQL %d.%d; ledgercheck needs 15 or later", version/10000, version%10000))
+	}
+	s.admin, s.adminRole, s.major = cfg, role, version/10000
+	return s.lockRun(ctx)
 }
 
 func (s *Server) checkVector(ctx context.Context) error {
@@ -193,6 +222,59 @@ func (s *Server) checkVector(ctx context.Context) error {
 		return fault.Env(errors.New("pgvector is not installed on the --dsn server: install the pgvector extension there (for example the pgvector/pgvector image in CI), or drop --dsn to use an embedded cluster"))
 	}
 	return nil
+}
+
+// createRoles creates the Supabase API roles where they are missing and the install role.
+func (s *Server) createRoles(ctx context.Context) error {
+	conn, err := pgx.ConnectConfig(ctx, s.admin)
+	if err != nil {
+		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if s.cl == nil {
+		if s.apiCreated, err = missingRoles(ctx, conn, apiRoles); err != nil {
+			return fault.Env(err)
+		}
+	}
+	if _, err := conn.Exec(ctx, migrations.Roles().SQL); err != nil {
+		return fault.Env(fmt.Errorf("creating the Supabase roles: %s", serverMessage(err)))
+	}
+	for _, r := range s.apiCreated {
+		// The mark lets a later run or `ledgercheck cleanup` drop what a killed run created.
+		if _, err := conn.Exec(ctx, "COMMENT ON ROLE "+ident(r)+" IS "+quoteLiteral(s.mark())); err != nil {
+			return fault.Env(fmt.Errorf("marking role %s: %s", r, serverMessage(err)))
+		}
+	}
+	attrs := "LOGIN NOSUPERUSER NOCREATEDB NOREPLICATION BYPASSRLS INHERIT"
+	if s.noCreateRole == "" {
+		attrs += " CREATEROLE"
+	}
+	sql := fmt.Sprintf("CREATE ROLE %[1]s %[2]s PASSWORD %[3]s IN ROLE anon, authenticated, service_role;\n"+
+		"ALTER ROLE %[1]s SET search_path = \"$user\", public, extensions;\n", ident(s.installRole), attrs, quoteLiteral(s.installPass))
+	if s.cl == nil {
+		sql += "COMMENT ON ROLE " + ident(s.installRole) + " IS " + quoteLiteral(s.mark()) + ";\n"
+	}
+	// One transaction: a role of this run exists only with its mark.
+	if _, err := conn.Exec(ctx, "BEGIN;\n"+sql+"COMMIT;"); err != nil {
+		return fault.Env(fmt.Errorf("creating the install role %s: %s", s.installRole, serverMessage(err)))
+	}
+	return nil
+}
+
+// apiRoles are the Supabase roles every scratch database expects (migrations/env/00_roles.sql).
+var apiRoles = []string{"anon", "authenticated", "service_role", "authenticator"}
+
+// missingRoles returns the names among names that are not roles on the server.
+func missingRoles(ctx context.Context, conn *pgx.Conn, names []string) ([]string, error) {
+	rows, err := conn.Query(ctx, `SELECT n FROM unnest($1::text[]) n WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = n) ORDER BY 1`, names)
+	if err != nil {
+		return nil, fmt.Errorf("listing roles: %s", serverMessage(err))
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("listing roles: %s", serverMessage(err))
+	}
+	return out, nil
 }
 
 // NewDatabase returns a new scratch database with the Supabase environment and the Open Brain
@@ -216,11 +298,16 @@ func (s *Server) NewEnvDatabase(ctx context.Context) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.execAdminIn(ctx, db.Name, migrations.Environment()...); err != nil {
+	if err := s.execAdminIn(ctx, db.Name, s.environment()...); err != nil {
 		s.dropQuiet(db.Name)
 		return nil, err
 	}
 	return db, nil
+}
+
+// environment returns the per-database Supabase environment scripts for this server's roles.
+func (s *Server) environment() []migrations.Script {
+	return migrations.Environment(s.installRole, s.adminRole)
 }
 
 func (s *Server) template(ctx context.Context, dim int) (string, error) {
@@ -239,7 +326,7 @@ func (s *Server) template(ctx context.Context, dim int) (string, error) {
 			return
 		}
 		t.name = db.Name
-		if err := s.execAdminIn(ctx, db.Name, migrations.Environment()...); err != nil {
+		if err := s.execAdminIn(ctx, db.Name, s.environment()...); err != nil {
 			t.err = err
 			return
 		}
@@ -257,21 +344,25 @@ func (s *Server) template(ctx context.Context, dim int) (string, error) {
 	return t.name, nil
 }
 
+// createDatabase creates a database named after the run, owned by the install role (as
+// Supabase's postgres owns its database). The name is chosen, and the run's lock held, before
+// the database exists, so a run killed at any moment leaves only names [Cleanup] recognises.
 func (s *Server) createDatabase(ctx context.Context, dim int, tpl string) (*Database, error) {
-	name := NamePrefix + randomSuffix()
-	if tpl == "" && dim > 0 {
-		name = fmt.Sprintf("%stpl%d_%s", NamePrefix, dim, randomSuffix())
-	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil, errors.New("scratch: server is closed")
 	}
+	s.seq++
+	name := fmt.Sprintf("%s%s_%d", NamePrefix, s.runID, s.seq)
+	if tpl == "" && dim > 0 {
+		name = fmt.Sprintf("%s%s_t%d", NamePrefix, s.runID, dim)
+	}
 	s.created = append(s.created, name)
 	s.mu.Unlock()
-	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " OWNER " + pgx.Identifier{s.installRole}.Sanitize()
+	sql := "CREATE DATABASE " + ident(name) + " OWNER " + ident(s.installRole)
 	if tpl != "" {
-		sql += " TEMPLATE " + pgx.Identifier{tpl}.Sanitize() + " STRATEGY FILE_COPY"
+		sql += " TEMPLATE " + ident(tpl) + " STRATEGY FILE_COPY"
 	} else {
 		sql += " TEMPLATE template0"
 	}
@@ -301,10 +392,6 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl string) (*Data
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("creating scratch database: %s", serverMessage(err)))
 	}
-	// The mark lets `ledgercheck cleanup` tell a live run's databases from a killed run's.
-	if _, err := conn.Exec(done, "COMMENT ON DATABASE "+pgx.Identifier{name}.Sanitize()+" IS "+quoteLiteral(runMark(time.Now()))); err != nil {
-		return nil, fault.Env(fmt.Errorf("marking scratch database %s: %s", name, serverMessage(err)))
-	}
 	return &Database{srv: s, Name: name, Dim: dim}, nil
 }
 
@@ -312,10 +399,6 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl string) (*Data
 func (s *Server) execAdminIn(ctx context.Context, db string, scripts ...migrations.Script) error {
 	cfg := s.admin.Copy()
 	cfg.Database = db
-	return s.execAdmin(ctx, cfg, scripts...)
-}
-
-func (s *Server) execAdmin(ctx context.Context, cfg *pgx.ConnConfig, scripts ...migrations.Script) error {
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
@@ -329,14 +412,14 @@ func (s *Server) execAdmin(ctx context.Context, cfg *pgx.ConnConfig, scripts ...
 	return nil
 }
 
-// Drop drops one database that this server created.
+// drop drops one database that this server created.
 func (s *Server) drop(ctx context.Context, name string) error {
 	conn, err := pgx.ConnectConfig(ctx, s.admin)
 	if err != nil {
 		return fmt.Errorf("connecting to drop %s: %s", name, serverMessage(err))
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
 		return fmt.Errorf("dropping %s: %s", name, serverMessage(err))
 	}
 	s.mu.Lock()
@@ -356,9 +439,11 @@ func (s *Server) dropQuiet(name string) {
 	_ = s.drop(ctx, name)
 }
 
-// Close drops every database this server created and the roles created since it started (server
-// mode), or stops the embedded cluster and removes its directory. It is safe to call more than once and does not depend on any context
-// that may already be cancelled.
+// Close stops the embedded cluster and removes its directory, or, on a server, drops what the
+// run created: its databases, the roles its install role administers (the roles user SQL
+// created), the install role, and the Supabase API roles the run created; then it releases the
+// run's locks. It is safe to call more than once and does not depend on any context that may
+// already be cancelled.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -372,7 +457,10 @@ func (s *Server) Close() error {
 		// The whole cluster goes; no need to drop its databases one by one.
 		return s.cl.stop()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	if s.admin == nil || s.anchor == nil {
+		return nil // never connected
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var errs []error
 	for i := len(names) - 1; i >= 0; i-- {
@@ -380,48 +468,32 @@ func (s *Server) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	s.dropNewRoles(ctx)
+	if s.installRole != "" {
+		if _, err := dropRoles(ctx, s.anchor, s.installRole, s.apiCreated, s.opts.Log); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.anchor.Close(ctx) // releases the run's locks
 	return errors.Join(errs...)
 }
 
-// userConfig is the connection configuration for user SQL in database db.
+// userConfig is the connection configuration for user SQL in database db: the install role
+// logging in with its own password, so no SET ROLE stands between user SQL and the DSN's role.
 func (s *Server) userConfig(db string) *pgx.ConnConfig {
 	cfg := s.admin.Copy()
 	cfg.Database = db
-	if cfg.RuntimeParams == nil {
-		cfg.RuntimeParams = map[string]string{}
+	cfg.User, cfg.Password = s.installRole, s.installPass
+	cfg.RuntimeParams = map[string]string{
+		"search_path":         `"$user", public, extensions`,
+		"statement_timeout":   fmt.Sprint(s.opts.StatementTimeout.Milliseconds()),
+		"lock_timeout":        fmt.Sprint(s.opts.LockTimeout.Milliseconds()),
+		"application_name":    "ledgercheck",
+		"client_min_messages": "warning",
+		// A statement of a run that was killed stops within a second on a --dsn server,
+		// instead of running to its end, so that the run's locks and databases go with it.
+		"client_connection_check_interval": "1000",
 	}
-	if s.setRole {
-		cfg.RuntimeParams["role"] = s.installRole
-	} else {
-		cfg.User = s.installRole
-	}
-	cfg.RuntimeParams["search_path"] = `"$user", public, extensions`
-	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(s.opts.StatementTimeout.Milliseconds())
-	cfg.RuntimeParams["lock_timeout"] = fmt.Sprint(s.opts.LockTimeout.Milliseconds())
-	cfg.RuntimeParams["application_name"] = "ledgercheck"
-	cfg.RuntimeParams["client_min_messages"] = "warning"
 	return cfg
-}
-
-// chooseInstallRole makes user SQL on a --dsn server run as postgres, as on Supabase and in the
-// embedded cluster, when the DSN's role may assume it (a superuser, or a member of postgres):
-// objects then have the same owner in every mode, which catalog comparisons and the allowlist's
-// pinned values depend on. Otherwise user SQL runs as the DSN's role itself.
-func (s *Server) chooseInstallRole(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, s.admin)
-	if err != nil {
-		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
-	}
-	defer conn.Close(context.Background())
-	var can bool
-	if err := conn.QueryRow(ctx, `SELECT current_user <> 'postgres' AND EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'postgres') AND pg_has_role(current_user, 'postgres', 'MEMBER')`).Scan(&can); err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: checking the postgres role: %s", serverMessage(err)))
-	}
-	if can {
-		s.installRole, s.setRole = "postgres", true
-	}
-	return nil
 }
 
 // uri renders cfg as a libpq URI that psql accepts.
@@ -439,20 +511,13 @@ func uri(cfg *pgx.ConnConfig) string {
 		u.Host = cfg.Host
 	}
 	q.Set("port", fmt.Sprint(cfg.Port))
-	if r := cfg.RuntimeParams["role"]; r != "" {
-		q.Set("options", "-crole="+r) // no space: libpq does not decode "+" in URIs
-	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
 
-func randomSuffix() string {
-	b := make([]byte, 6)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand does not fail on Linux
-	}
-	return hex.EncodeToString(b)
-}
+func randomSuffix() string { return newSecret()[:12] }
+
+func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
 
 // serverMessage returns the server's own message for err (with its detail and hint), or err's text.
 func serverMessage(err error) string {

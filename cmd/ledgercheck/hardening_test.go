@@ -6,7 +6,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"ledgercheck/scratch/scratchtest"
 	"os"
@@ -19,8 +18,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"ledgercheck/scratch"
 )
 
 // running is a `ledgercheck check` started from the repository root.
@@ -134,23 +131,11 @@ func TestCheckInterruptedLeavesNothing(t *testing.T) {
 	}
 }
 
-// Interrupting a running check in --dsn mode (an embedded cluster of this test stands in for
-// the server): every ledgercheck_* database it created is dropped.
+// Interrupting a running check in --dsn mode: every database and role it created is dropped.
 func TestCheckInterruptedWithDSNDropsItsDatabases(t *testing.T) {
 	scratchtest.NeedPostgres(t)
 	ctx := context.Background()
-	host, err := scratch.Start(ctx, scratch.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer host.Close()
-	db, err := host.NewEnvDatabase(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := db.ConnConfig()
-	db.Drop(ctx)
-	dsn := fmt.Sprintf("host=%s port=%d user=supabase_admin dbname=postgres", cfg.Host, cfg.Port)
+	dsn := scratchtest.SharedDSNServer(t).DSN
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +143,7 @@ func TestCheckInterruptedWithDSNDropsItsDatabases(t *testing.T) {
 	defer conn.Close(ctx)
 	count := func() int {
 		var n int
-		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_database WHERE datname LIKE 'ledgercheck\_%'`).Scan(&n); err != nil {
+		if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM pg_database WHERE datname LIKE 'ledgercheck\_%') + (SELECT count(*) FROM pg_roles WHERE rolname LIKE 'ledgercheck\_%')`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -181,7 +166,7 @@ func TestCheckInterruptedWithDSNDropsItsDatabases(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit 3 and interrupted by SIGTERM", code, errs)
 	}
 	if n := count(); n != 0 {
-		t.Errorf("%d ledgercheck_* databases remain on the --dsn server after SIGTERM", n)
+		t.Errorf("%d ledgercheck_* databases and roles remain on the --dsn server after SIGTERM", n)
 	}
 }
 

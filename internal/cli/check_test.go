@@ -220,10 +220,10 @@ func TestCheckShipped(t *testing.T) {
 	}
 }
 
-// TestCheckShippedServerMode: on a --dsn server (here a cluster whose superuser is
-// supabase_admin) the shipped set passes as in the embedded cluster: user SQL runs as postgres
-// there too, so owners, and the allowlist's pinned values, are the same; and every database the
-// run created is gone afterwards.
+// TestCheckShippedServerMode: on a --dsn server (here a plain cluster whose superuser is
+// postgres) the shipped set passes as in the embedded cluster: user SQL runs as a role of the
+// run's own there, which snapshots show as postgres, so owners and the allowlist's pinned values
+// are the same; and every database and role the run created is gone afterwards.
 func TestCheckShippedServerMode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a cluster")

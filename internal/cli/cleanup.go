@@ -18,15 +18,22 @@ func newCleanupCmd(g *globals) *cobra.Command {
 	var olderThan time.Duration
 	cmd := &cobra.Command{
 		Use:   "cleanup --dsn URL",
-		Short: "Drop scratch databases that killed runs left on a --dsn server",
-		Long: `Every run drops the databases it created, also on error and on Ctrl-C or SIGTERM. A run
-killed outright (SIGKILL, a cancelled CI job) cannot: cleanup drops what such runs left on the
-server at --dsn.
+		Short: "Drop what killed runs left on a --dsn server",
+		Long: `Every run drops what it created on a --dsn server, also on error and on Ctrl-C or SIGTERM,
+and drops what earlier runs that were killed outright (SIGKILL, a cancelled CI job) left there
+before it starts. cleanup does the same without starting a run.
 
-Only databases named exactly like ledgercheck's own (ledgercheck_ followed by 12 hex digits, or a
-ledgercheck_tplN_ template) and carrying a ledgercheck run mark as their comment are considered,
-and of those only the ones whose run is gone: made by a process of this host that no longer exists,
-or older than --older-than. The names dropped are printed on stdout, one per line.`,
+A run holds an advisory lock on the server for its whole life and creates nothing before it
+holds it; the server releases a session's locks when the session ends, however it ends. So what
+a run left is dropped only when its run is provably gone: its install role (ledgercheck_ and 12
+hex digits, marked with its run id when it was created), the databases that role owns (whatever
+they are called now), the roles the run's SQL created (those its install role administers) and
+the Supabase API roles it created (marked too). Anything else on the server, ledgercheck-like
+names included, is never touched. A run killed a moment ago may hold its lock for a second more,
+while the server notices; cleanup then leaves it, and a second cleanup drops it.
+
+The DSN's role must be a superuser, as for runs. --older-than (0 or more) spares what runs that
+started less than that long ago left. What is dropped is printed on stdout, one per line.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dsn == "" {
@@ -36,11 +43,14 @@ or older than --older-than. The names dropped are printed on stdout, one per lin
 			for _, name := range dropped {
 				fmt.Fprintln(g.stdout, name)
 			}
-			g.logf("cleanup: dropped %d database(s)", len(dropped))
-			return err
+			if err != nil {
+				return err
+			}
+			g.logf("cleanup: dropped %d databases and roles", len(dropped))
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&dsn, "dsn", "", "the server to clean up")
-	cmd.Flags().DurationVar(&olderThan, "older-than", time.Hour, "also drop marked databases older than this, whatever host made them")
+	cmd.Flags().DurationVar(&olderThan, "older-than", 0, "spare what runs that started less than this long ago left (0 or more)")
 	return cmd
 }

@@ -5,7 +5,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 	"ledgercheck/scratch/scratchtest"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -22,35 +20,13 @@ import (
 	"ledgercheck/scratch"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if host != nil {
-		host.Close()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(scratchtest.StopSharedDSNServer(m.Run())) }
 
-var (
-	hostOnce sync.Once
-	host     *scratch.Server
-	hostErr  error
-)
-
-// hostDSN returns a DSN for the maintenance database of an embedded cluster shared by this
-// package's tests, standing in for a --dsn server.
+// hostDSN returns a DSN for the maintenance database of the test binary's --dsn stand-in server
+// (see scratchtest.SharedDSNServer), with extra appended.
 func hostDSN(t *testing.T, extra string) string {
 	t.Helper()
-	hostOnce.Do(func() { host, hostErr = scratch.Start(context.Background(), scratch.Options{}) })
-	if hostErr != nil {
-		scratchtest.Unavailable(t, hostErr)
-	}
-	db, err := host.NewEnvDatabase(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := db.ConnConfig()
-	db.Drop(context.Background())
-	return fmt.Sprintf("host=%s port=%d user=supabase_admin dbname=postgres%s", cfg.Host, cfg.Port, extra)
+	return scratchtest.SharedDSNServer(t).DSN + extra
 }
 
 // scratchDatabases lists the databases named ledgercheck_* on the server of dsn.

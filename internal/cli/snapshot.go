@@ -107,11 +107,11 @@ file:line:col with the server's error, exit 1; no Postgres is exit 3.`,
 				g.logf("snapshot: installing %s at dimension %d", install, dim)
 				fp, snap, err = introspect.FootprintOf(ctx, db, install, src, opts)
 			} else {
-				conn, cerr := db.Connect(ctx)
+				conn, cerr := db.ConnectAdmin(ctx)
 				if cerr != nil {
 					return cerr
 				}
-				snap, err = introspect.Take(ctx, conn, opts)
+				snap, err = introspect.Take(ctx, conn, opts.For(db))
 				conn.Close(ctx)
 			}
 			if err != nil {

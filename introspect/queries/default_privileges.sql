@@ -3,7 +3,7 @@
 -- everywhere), on which object type, with which ACL. Entries scoped to an environment schema are
 -- left out unless environment schemas are included.
 SELECT coalesce(json_agg(x), '[]') FROM (
-  SELECT pg_get_userbyid(d.defaclrole) AS role,
+  SELECT {{role "d.defaclrole"}} AS role,
          n.nspname AS schema,
          CASE d.defaclobjtype WHEN 'r' THEN 'tables' WHEN 'S' THEN 'sequences' WHEN 'f' THEN 'functions'
            WHEN 'T' THEN 'types' WHEN 'n' THEN 'schemas' END AS object_type,

@@ -8,7 +8,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          p.polname AS name,
          p.polpermissive AS permissive,
          CASE p.polcmd WHEN '*' THEN 'all' WHEN 'r' THEN 'select' WHEN 'a' THEN 'insert' WHEN 'w' THEN 'update' WHEN 'd' THEN 'delete' END AS command,
-         (SELECT json_agg(DISTINCT CASE WHEN r = 0 THEN 'PUBLIC' ELSE pg_get_userbyid(r) END) FROM unnest(p.polroles) r) AS roles,
+         (SELECT json_agg(DISTINCT CASE WHEN r = 0 THEN 'PUBLIC' ELSE {{role "r"}} END) FROM unnest(p.polroles) r) AS roles,
          pg_get_expr(p.polqual, p.polrelid) AS using,
          pg_get_expr(p.polwithcheck, p.polrelid) AS with_check,
          {{comment "pg_policy" "p.oid" "0"}} AS comment

@@ -2,7 +2,7 @@
 -- The user schemas: owner, ACL (NULL expanded to the built-in default), comment.
 SELECT coalesce(json_agg(x), '[]') FROM (
   SELECT n.nspname AS name,
-         pg_get_userbyid(n.nspowner) AS owner,
+         {{role "n.nspowner"}} AS owner,
          {{acl "coalesce(n.nspacl, acldefault('n', n.nspowner))"}} AS acl,
          {{comment "pg_namespace" "n.oid" "0"}} AS comment
   FROM pg_namespace n

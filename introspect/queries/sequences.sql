@@ -19,7 +19,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
            WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
              AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
            LIMIT 1) AS owned_by,
-         pg_get_userbyid(c.relowner) AS owner,
+         {{role "c.relowner"}} AS owner,
          {{acl "coalesce(c.relacl, acldefault('s', c.relowner))"}} AS acl,
          {{comment "pg_class" "c.oid" "0"}} AS comment
   FROM pg_sequence s

@@ -6,7 +6,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          c.relname AS name,
          CASE c.relkind WHEN 'r' THEN 'table' WHEN 'p' THEN 'partitioned table' WHEN 'f' THEN 'foreign table' END AS kind,
          CASE c.relpersistence WHEN 'u' THEN 'unlogged' ELSE 'permanent' END AS persistence,
-         pg_get_userbyid(c.relowner) AS owner,
+         {{role "c.relowner"}} AS owner,
          c.relrowsecurity AS rls,
          c.relforcerowsecurity AS force_rls,
          CASE c.relreplident WHEN 'd' THEN 'default' WHEN 'n' THEN 'nothing' WHEN 'f' THEN 'full' WHEN 'i' THEN 'index' END AS replica_identity,

@@ -6,7 +6,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
   SELECT n.nspname AS schema,
          t.typname AS name,
          CASE t.typtype WHEN 'e' THEN 'enum' WHEN 'd' THEN 'domain' WHEN 'c' THEN 'composite' WHEN 'r' THEN 'range' END AS kind,
-         pg_get_userbyid(t.typowner) AS owner,
+         {{role "t.typowner"}} AS owner,
          {{acl "coalesce(t.typacl, acldefault('T', t.typowner))"}} AS acl,
          {{comment "pg_type" "t.oid" "0"}} AS comment,
          CASE WHEN t.typtype = 'e' THEN

@@ -5,7 +5,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
   SELECT n.nspname AS schema,
          c.relname AS name,
          CASE c.relkind WHEN 'v' THEN 'view' ELSE 'materialized view' END AS kind,
-         pg_get_userbyid(c.relowner) AS owner,
+         {{role "c.relowner"}} AS owner,
          pg_get_viewdef(c.oid, true) AS definition,
          c.reloptions AS options,
          c.relkind = 'm' AND c.relispopulated AS populated,

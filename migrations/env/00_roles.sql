@@ -1,17 +1,15 @@
--- Supabase-like cluster roles (facts: ../../../shared/docs/openbrain-facts.md §4.2).
--- Run once per server by ledgercheck as the bootstrap superuser (supabase_admin in the embedded
--- cluster). Roles are cluster-wide and a --dsn server may be shared, so this file only creates
--- roles that are missing, with their attributes, and never alters a role that already exists.
+-- The Supabase API roles (facts: ../../../shared/docs/openbrain-facts.md §4.2), created where
+-- they are missing. Run once per server by ledgercheck as a superuser. Roles are cluster-wide and
+-- a --dsn server may have them already, so this file never alters a role that exists.
 --
--- postgres is shaped like hosted Supabase's postgres role after the demote migration: not a
--- superuser, CREATEDB CREATEROLE BYPASSRLS, member of the API roles. User SQL (prerequisites,
--- artifact, port, fixtures, probes) runs as this role in the embedded cluster, so COPY ...
--- PROGRAM, server file reads, ALTER SYSTEM and untrusted languages fail there as on Supabase.
+-- The role user SQL runs as is created by ledgercheck itself (scratch.Server): `postgres` in the
+-- embedded cluster, shaped like hosted Supabase's postgres role after the demote migration (not a
+-- superuser, BYPASSRLS, member of the API roles), or a role of the run's own on a --dsn server.
+-- Unlike Supabase's it has no CREATEDB and no REPLICATION, and CREATEROLE only where the server
+-- keeps CREATEROLE from granting roles it does not administer, so that user SQL can neither make
+-- databases nor grant itself pg_execute_server_program.
 DO $roles$
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_admin') THEN
-    CREATE ROLE supabase_admin NOLOGIN;
-  END IF;
   -- The API roles inherit since Supabase's 20230529 migration; service_role bypasses RLS.
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'anon') THEN
     CREATE ROLE anon NOLOGIN INHERIT;
@@ -29,11 +27,6 @@ BEGIN
     ALTER ROLE authenticator SET statement_timeout = '8s';
     ALTER ROLE authenticator SET lock_timeout = '8s';
     GRANT anon, authenticated, service_role TO authenticator;
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'postgres') THEN
-    CREATE ROLE postgres LOGIN NOSUPERUSER CREATEDB CREATEROLE REPLICATION BYPASSRLS;
-    ALTER ROLE postgres SET search_path = "$user", public, extensions;
-    GRANT anon, authenticated, service_role TO postgres;
   END IF;
 END
 $roles$;

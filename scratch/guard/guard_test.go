@@ -246,7 +246,7 @@ func installPortTwice(t *testing.T, c *cluster) {
 		t.Fatal(err)
 	}
 	c.exec(t, superuser, "postgres", "CREATE DATABASE ledger OWNER postgres")
-	for _, s := range migrations.Environment() {
+	for _, s := range migrations.Environment("postgres", "supabase_admin") {
 		c.exec(t, superuser, "ledger", s.SQL)
 	}
 	install := func(name string, sql []byte, dim int) {

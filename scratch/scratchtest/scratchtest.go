@@ -42,10 +42,10 @@ func Main(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "scratchtest: CI=true and Postgres could not be started: %v\n", startErr)
 		return 1
 	}
-	code := m.Run()
+	code := StopSharedDSNServer(m.Run())
 	if srv != nil {
 		dir := srv.Dir()
-		pid := scratch.PostmasterPID(dir)
+		pid := scratch.SandboxPID(dir)
 		err := srv.Close()
 		if err == nil {
 			err = Gone(pid, dir)

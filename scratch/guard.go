@@ -1,0 +1,61 @@
+package scratch
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"ledgercheck/internal/fault"
+)
+
+// guardLibrary is ledgercheck's server module for PostgreSQL 15 (scratch/guard): it gives
+// non-superusers PostgreSQL 16's CREATEROLE rules, under which a role may only grant, alter or
+// drop roles it holds ADMIN OPTION on. Without it, PostgreSQL 15's CREATEROLE may grant any
+// non-superuser role, pg_execute_server_program included, to the install role.
+const guardLibrary = "ledgercheck_guard"
+
+// guardFor returns the library to preload into an embedded cluster of the given major version
+// ("" when the server needs none), or an environment error when it is needed but missing.
+// noGuard (tests of the other defence layers only) starts a PostgreSQL 15 cluster without it.
+func guardFor(binDir string, major int, noGuard bool) (string, error) {
+	switch {
+	case major < 15:
+		return "", fault.Env(fmt.Errorf("PostgreSQL %d in %s is not supported: ledgercheck runs PostgreSQL 15 or later (run `make setup`, or pass --pg-bin)", major, binDir))
+	case major >= 16 || noGuard:
+		return "", nil
+	}
+	lib := filepath.Join(pkgLibDir(binDir), guardLibrary+".so")
+	if _, err := os.Stat(lib); err != nil {
+		return "", fault.Env(errors.New("ledgercheck's PostgreSQL 15 guard module (" + lib + ") is not installed; it keeps migrations from granting themselves pg_execute_server_program and other roles: run `make setup` as root"))
+	}
+	return guardLibrary, nil
+}
+
+// pkgLibDir returns the directory of the server's loadable modules: `pg_config --pkglibdir`
+// from binDir when there is one, else binDir/../lib (Debian's layout).
+func pkgLibDir(binDir string) string {
+	if out, err := exec.Command(filepath.Join(binDir, "pg_config"), "--pkglibdir").Output(); err == nil {
+		if d := strings.TrimSpace(string(out)); d != "" {
+			return d
+		}
+	}
+	return filepath.Join(filepath.Dir(binDir), "lib")
+}
+
+// guardSource is the guard module's source; the module reports the first 16 hex digits of its
+// SHA-256 as ledgercheck_guard.version, so a module built from another source is detected.
+//
+//go:embed guard/c/ledgercheck_guard.c
+var guardSource []byte
+
+// guardDigest is the version a module built from guardSource reports.
+func guardDigest() string {
+	sum := sha256.Sum256(guardSource)
+	return hex.EncodeToString(sum[:])[:16]
+}

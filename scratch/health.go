@@ -1,0 +1,94 @@
+package scratch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"ledgercheck/internal/fault"
+)
+
+// Who is to blame when a statement of user SQL fails decides the exit code: the SQL (a finding,
+// exit 1) or the environment (exit 3). A server that dies, a full disk, a lost connection or
+// an exhausted resource is the environment's; a statement the server rejects, or a session that
+// another session of user SQL terminated (pg_terminate_backend), is the SQL's.
+
+// environmental reports whether a server error is about the server rather than the statement:
+// insufficient resources (53: disk full, out of memory, too many connections), system and I/O
+// errors (58), configuration file errors (F0), corrupted data or indexes (XX001, XX002), and a
+// server that crashed or is shutting down or starting up (57P02, 57P03). XX000 is not among
+// them: it is the code of every error raised without one, many of them about the statement.
+func environmental(pe *pgconn.PgError) bool {
+	if strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "58") || strings.HasPrefix(pe.Code, "F0") {
+		return true
+	}
+	switch pe.Code {
+	case "XX001", "XX002", "57P02", "57P03":
+		return true
+	}
+	return false
+}
+
+// terminated reports whether a server error is the FATAL message of a session ended by another
+// session or by a shutdown (57P01 admin_shutdown).
+func terminated(pe *pgconn.PgError) bool { return pe.Code == "57P01" }
+
+// alive reports whether the server is still up: it accepts a connection (and, in the embedded
+// cluster, its sandbox is running).
+func (s *Server) alive(ctx context.Context) bool {
+	if s.cl != nil && s.cl.dead() {
+		return false
+	}
+	// A connection tells for sure: the backends of a killed server may go before its
+	// postmaster has been reaped.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(cctx, s.admin)
+	if err != nil {
+		return false
+	}
+	conn.Close(cctx)
+	return true
+}
+
+// serverLog returns the last lines the embedded server logged, for messages about a failed
+// server ("" in server mode, whose log ledgercheck cannot read).
+func (s *Server) serverLog() string {
+	if s.cl == nil {
+		return ""
+	}
+	return "; " + s.cl.lastLog()
+}
+
+// blame turns the failure of a statement at where (file:line:col) into either a *ScriptError (the
+// SQL's fault; se is returned, its message completed) or an environment error that says what
+// happened to the server, with its last log lines.
+func (s *Server) blame(ctx context.Context, se *ScriptError) error {
+	var pe *pgconn.PgError
+	isPg := errors.As(se.Err, &pe)
+	switch {
+	case isPg && environmental(pe):
+		return fault.Env(fmt.Errorf("the scratch server failed while running %s: %s%s", se.Pos, serverMessage(pe), s.serverLog()))
+	case isPg && pe.Code == "42501" && s.noCreateRole != "" && strings.Contains(pe.Message, "create role"):
+		pe.Hint = s.noCreateRole
+		return se
+	case isPg && !terminated(pe):
+		return se
+	}
+	if !s.alive(ctx) {
+		return fault.Env(fmt.Errorf("the scratch server died while running %s: %s%s", se.Pos, oneLineErr(se.Err), s.serverLog()))
+	}
+	// The server is up, but this session was ended: another session terminated it. In a
+	// scratch database only user SQL can do that (ledgercheck's own sessions never do).
+	se.Err = &pgconn.PgError{Severity: "FATAL", Code: "57P01",
+		Message: "this session was terminated by another session while it ran the statement here (user SQL calling pg_terminate_backend?)",
+		Detail:  oneLineErr(se.Err)}
+	return se
+}
+
+func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
