@@ -55,14 +55,14 @@ func binary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := scratchtest.StopSharedDSNServer(m.Run())
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}
 	os.Exit(code)
 }
 
-var clusterDirRE = regexp.MustCompile(`embedded cluster in (\S+) ready`)
+var clusterDirRE = regexp.MustCompile(`embedded .*cluster .*in (\S+) ready`)
 
 // envUp starts `ledgercheck env up` and returns the process, the URI it printed and the
 // cluster directory it logged.
@@ -129,7 +129,7 @@ func checkThoughtsDim(t *testing.T, uri string, want int) {
 // postmasterOf reads the postmaster PID of the cluster in dir, failing the test without one.
 func postmasterOf(t *testing.T, dir string) int {
 	t.Helper()
-	pid := scratch.PostmasterPID(dir)
+	pid := scratch.SandboxPID(dir)
 	if pid == 0 {
 		t.Fatalf("no postmaster.pid in %s", dir)
 	}
@@ -155,6 +155,7 @@ func TestEnvUpSIGTERMRemovesEverything(t *testing.T) {
 // postmaster must die with it (parent-death signal) and the next run sweeps the directory.
 func TestEnvUpSIGKILLLeavesNoServer(t *testing.T) {
 	scratchtest.NeedPostgres(t)
+	shm := dsmSegments()
 	cmd := exec.Command(binary(t), "env", "up", "--dim", "1536")
 	_, dir := envUp(t, cmd)
 	pm := postmasterOf(t, dir)
@@ -162,6 +163,9 @@ func TestEnvUpSIGKILLLeavesNoServer(t *testing.T) {
 	cmd.Wait()
 	if err := scratchtest.Gone(pm, ""); err != nil {
 		t.Fatal(err)
+	}
+	if now := dsmSegments(); len(now) > len(shm) {
+		t.Errorf("PostgreSQL shared memory segments in /dev/shm: %v before, %v after", shm, now)
 	}
 	s, err := scratch.Start(context.Background(), scratch.Options{})
 	if err != nil {
@@ -172,6 +176,12 @@ func TestEnvUpSIGKILLLeavesNoServer(t *testing.T) {
 		t.Errorf("the next run did not sweep %s, left by a killed run", dir)
 		os.RemoveAll(dir)
 	}
+}
+
+// dsmSegments lists PostgreSQL's dynamic shared memory segments in the host's /dev/shm.
+func dsmSegments() []string {
+	m, _ := filepath.Glob("/dev/shm/PostgreSQL.*")
+	return m
 }
 
 // TestEnvUpAsUnprivilegedUser runs the binary as an ordinary OS user (when the tests run as
