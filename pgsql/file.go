@@ -8,6 +8,8 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"github.com/pganalyze/pg_query_go/v5/parser"
+
+	"ledgercheck/internal/input"
 )
 
 // Position is a 1-based line and column (in Unicode code points) in a named file.
@@ -87,8 +89,8 @@ func Parse(name string, src []byte) (*File, error) {
 		}
 		return nil, &SyntaxError{Pos: f.Pos(i), Msg: "the file contains " + what + "; migrations must be UTF-8 text"}
 	}
-	if len(src) > MaxFileSize {
-		return nil, &SyntaxError{Pos: f.Pos(0), Msg: TooLarge(int64(len(src)))}
+	if k := input.Migration; int64(len(src)) > k.Limit {
+		return nil, &SyntaxError{Pos: f.Pos(0), Msg: input.TooLarge(int64(len(src)), k)}
 	}
 	text := f.Src
 	tree, err := pg_query.Parse(text)

@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"ledgercheck/internal/input"
 )
 
 func TestParseRejectsFilesOverTheLimit(t *testing.T) {
-	src := strings.Repeat("-- comment\n", MaxFileSize/11+1)
+	src := strings.Repeat("-- comment\n", int(input.Migration.Limit)/11+1)
 	_, err := Parse("big.sql", []byte(src))
 	var se *SyntaxError
 	if !errors.As(err, &se) || se.Pos.Line != 1 || !strings.Contains(se.Msg, "at most 4 MiB") {

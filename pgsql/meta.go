@@ -2,7 +2,6 @@ package pgsql
 
 import (
 	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -23,20 +22,6 @@ func errorOffset(text string, err error) int {
 		return ByteOffset(text, pe.Cursorpos)
 	}
 	return len(text)
-}
-
-// MaxFileSize is the largest file ledgercheck reads as a migration: 4 MiB, a hundred times the
-// decision ledger. Parsing takes about half a second and 100 MB of memory per MiB, and a
-// migration carries schema, not bulk data.
-const MaxFileSize = 4 << 20
-
-// TooLarge is the message for a file of size bytes over [MaxFileSize] (MaxFileSize+1: a pipe
-// read up to one byte past the limit).
-func TooLarge(size int64) string {
-	if size == MaxFileSize+1 {
-		return fmt.Sprintf("the file is over %d MiB, the most ledgercheck reads as a migration (a migration carries schema: load bulk data separately)", MaxFileSize>>20)
-	}
-	return fmt.Sprintf("the file is %.1f MiB; ledgercheck reads migrations of at most %d MiB (a migration carries schema: load bulk data separately)", float64(size)/(1<<20), MaxFileSize>>20)
 }
 
 var copyFromStdinRE = regexp.MustCompile(`(?is)\bcopy\b[^;]*\bfrom\s+stdin\b[^;]*;[ \t]*\r?\n`)

@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"ledgercheck/config"
 	"ledgercheck/crosscheck"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/input"
 	"ledgercheck/introspect"
 	"ledgercheck/lint"
 	"ledgercheck/pgsql"
@@ -60,6 +58,12 @@ Exit 1 if any finding is an error.`,
 			}
 			cfg := conf.Lint
 			sf.applyLimits(cmd.Flags(), conf.Limits)
+			// Every file is checked before the first is linted, or a server started.
+			for _, path := range args {
+				if err := input.Check(path, input.Migration); err != nil {
+					return fault.Input(err)
+				}
+			}
 			var all []report.Finding
 			var srv *scratch.Server
 			if install {
@@ -70,7 +74,7 @@ Exit 1 if any finding is an error.`,
 				defer srv.Close()
 			}
 			for _, path := range args {
-				src, err := readFile(path)
+				src, err := input.ReadFile(path, input.Migration)
 				if err != nil {
 					return fault.Input(err)
 				}
@@ -135,37 +139,6 @@ func installCrossCheck(cmd *cobra.Command, srv *scratch.Server, path string, src
 		return nil, err
 	}
 	return crosscheck.Check(f, cfg, fp), nil
-}
-
-// readFile reads a migration, with a one-line error naming the path.
-func readFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s: no such file", path)
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", path, err)
-	case st.IsDir():
-		return nil, fmt.Errorf("%s: is a directory, not a migration file", path)
-	case !st.Mode().IsRegular() && st.Mode()&fs.ModeNamedPipe == 0:
-		return nil, fmt.Errorf("%s: is not a regular file", path)
-	case st.Size() > pgsql.MaxFileSize:
-		return nil, fmt.Errorf("%s: %s", path, pgsql.TooLarge(st.Size()))
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	defer fh.Close()
-	// A pipe has no size: read one byte past the limit to tell.
-	src, err := io.ReadAll(io.LimitReader(fh, pgsql.MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if len(src) > pgsql.MaxFileSize {
-		return nil, fmt.Errorf("%s: %s", path, pgsql.TooLarge(int64(len(src))))
-	}
-	return src, nil
 }
 
 // lintReport is lint's findings as a report of one phase per file, for the sarif, github and
