@@ -694,7 +694,7 @@ func (a *analyzer) parseNested(parent *scope, src string, m offsetMap, ctx Conte
 		p := &Problem{Pos: a.f.Pos(m(0)), Msg: err.Error(), Syntax: true}
 		var pe *parser.Error
 		if errors.As(err, &pe) {
-			p.Msg = pe.Message
+			p.Msg = nearOneLine(pe.Message)
 			if pe.Cursorpos > 0 {
 				p.Pos = a.f.Pos(m(ByteOffset(src, pe.Cursorpos)))
 			}

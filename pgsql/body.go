@@ -149,7 +149,7 @@ func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx C
 		p := Problem{Pos: a.f.Pos(bm(0)), Msg: err.Error()}
 		var pe *parser.Error
 		if errors.As(err, &pe) {
-			p.Msg = pe.Message
+			p.Msg = nearOneLine(pe.Message)
 			p.Syntax = strings.Contains(pe.Message, "syntax error")
 			if m := nearLineRE.FindStringSubmatch(pe.Context); m != nil {
 				line, _ := strconv.Atoi(m[1])

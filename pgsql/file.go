@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -182,9 +183,36 @@ func (f *File) syntaxError(text string, err error) error {
 		if pe.Cursorpos > 0 {
 			pos = f.Pos(ByteOffset(text, pe.Cursorpos))
 		}
-		return &SyntaxError{Pos: pos, Msg: pe.Message}
+		return &SyntaxError{Pos: pos, Msg: nearOneLine(pe.Message)}
 	}
 	return &SyntaxError{Pos: f.Pos(0), Msg: err.Error()}
+}
+
+// maxNear is the most characters of the text a parser message quotes after "at or near".
+const maxNear = 40
+
+// nearOneLine shortens the text the parser quotes in msg (`... at or near "TEXT"`) to its first
+// line and at most [maxNear] characters, marked with "…". An unterminated string, dollar quote or
+// comment makes the parser quote the rest of the file; the position already says where it is.
+func nearOneLine(msg string) string {
+	const near = ` at or near "`
+	i := strings.Index(msg, near)
+	if i < 0 || !strings.HasSuffix(msg, `"`) || len(msg) < i+len(near)+1 {
+		return msg
+	}
+	start, end := i+len(near), len(msg)-1
+	quoted := msg[start:end]
+	short := quoted
+	if nl := strings.IndexAny(short, "\r\n"); nl >= 0 {
+		short = short[:nl]
+	}
+	if utf8.RuneCountInString(short) > maxNear {
+		short = string([]rune(short)[:maxNear])
+	}
+	if short == quoted {
+		return msg
+	}
+	return msg[:start] + short + "…" + msg[end:]
 }
 
 func (f *File) indexLines() {

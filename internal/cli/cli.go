@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/report"
 )
 
 // Exit codes, as documented in README.md and design.md.
@@ -171,7 +172,11 @@ func isCobraUsage(msg string) bool {
 	return false
 }
 
-// oneLine folds a multi-line message into one line, as every error ledgercheck prints is one line.
+// maxErrorLine is the most characters of an error line: a server's error can be megabytes.
+const maxErrorLine = 2000
+
+// oneLine folds a multi-line message into one line, as every error ledgercheck prints is one
+// line, of at most maxErrorLine characters.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+	return report.Clip(strings.Join(strings.Fields(report.Clip(s, 2*maxErrorLine)), " "), maxErrorLine)
 }

@@ -64,7 +64,6 @@ Exit 1 if any finding is an error.`,
 					return fault.Input(err)
 				}
 			}
-			var all []report.Finding
 			var srv *scratch.Server
 			if install {
 				var err error
@@ -73,28 +72,33 @@ Exit 1 if any finding is an error.`,
 				}
 				defer srv.Close()
 			}
+			rep := lintReport()
 			for _, path := range args {
 				src, err := input.ReadFile(path, input.Migration)
 				if err != nil {
 					return fault.Input(err)
 				}
 				g.logf("linting %s", path)
-				all = append(all, lint.Source(path, src, cfg, lint.Options{Dim: dim})...)
+				ph := report.PhaseResult{Phase: report.PhaseLint, Name: "lint " + path, File: path,
+					Findings: lint.Source(path, src, cfg, lint.Options{Dim: dim})}
 				if srv != nil {
 					fs, err := installCrossCheck(cmd, srv, path, src, dim, cfg)
 					if err != nil {
 						return err
 					}
-					all = append(all, fs...)
+					ph.Findings = append(ph.Findings, fs...)
 				}
+				rep.Phases = append(rep.Phases, ph)
 			}
+			rep.Finish()
+			all := rep.Findings()
 			switch out.format.value {
 			case "text":
 				err = report.WriteText(g.stdout, all)
 			case "json":
 				err = report.WriteJSON(g.stdout, all)
 			default:
-				err = out.write(g, lintReport(args, all))
+				err = out.write(g, rep)
 			}
 			if err != nil {
 				return err
@@ -141,22 +145,13 @@ func installCrossCheck(cmd *cobra.Command, srv *scratch.Server, path string, src
 	return crosscheck.Check(f, cfg, fp), nil
 }
 
-// lintReport is lint's findings as a report of one phase per file, for the sarif, github and
-// html formats (text and json keep lint's compact forms: one finding per line, and a list).
-func lintReport(files []string, all []report.Finding) *report.Report {
+// lintReport is the report lint fills with one phase per file. All formats write it: sarif,
+// github and html as a whole, text and json as lint's compact forms (one finding per line, and
+// a list).
+func lintReport() *report.Report {
 	rep := &report.Report{Tool: "ledgercheck", Version: Version, Root: "."}
 	for _, r := range lint.Rules() {
 		rep.Rules = append(rep.Rules, report.RuleInfo{ID: r.ID, Severity: r.Severity, Summary: r.Summary, Help: r.Explain})
 	}
-	for _, file := range files {
-		ph := report.PhaseResult{Phase: report.PhaseLint, Name: "lint " + file, File: file}
-		for _, f := range all {
-			if f.Pos.File == file || (f.Pos.File == "" && len(files) == 1) {
-				ph.Findings = append(ph.Findings, f)
-			}
-		}
-		rep.Phases = append(rep.Phases, ph)
-	}
-	rep.Finish()
 	return rep
 }
