@@ -689,9 +689,13 @@ func (a *analyzer) vectorType(sc *scope, x *pg_query.TypeName, op *Op) {
 // parseNested parses src (a body, a query inside a body, a dynamic SQL string) and analyses its
 // statements in a new scope. It returns the parser's error, mapped to the file, if any.
 func (a *analyzer) parseNested(parent *scope, src string, m offsetMap, ctx Context, fn Name, collect bool) *Problem {
-	tree, err := pg_query.Parse(src)
+	tree, err := parse(src, MaxNesting)
 	if err != nil {
 		p := &Problem{Pos: a.f.Pos(m(0)), Msg: err.Error(), Syntax: true}
+		var ne *nestingError
+		if errors.As(err, &ne) {
+			return &Problem{Pos: a.f.Pos(m(ne.Offset)), Msg: ne.Error(), TooComplex: true}
+		}
 		var pe *parser.Error
 		if errors.As(err, &pe) {
 			p.Msg = nearOneLine(pe.Message)

@@ -144,11 +144,15 @@ var (
 // plpgsql compiles a function or DO statement with PL/pgSQL and analyses the SQL inside it.
 // body is the AS string, bm maps its offsets to the file.
 func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx Context, fn Name) {
-	js, err := pg_query.ParsePlPgSqlToJSON(stmtText)
+	js, err := parsePlPgSQL(stmtText)
 	if err != nil {
 		p := Problem{Pos: a.f.Pos(bm(0)), Msg: err.Error()}
+		var ne *nestingError
 		var pe *parser.Error
-		if errors.As(err, &pe) {
+		switch {
+		case errors.As(err, &ne):
+			p.TooComplex = true
+		case errors.As(err, &pe):
 			p.Msg = nearOneLine(pe.Message)
 			p.Syntax = strings.Contains(pe.Message, "syntax error")
 			if m := nearLineRE.FindStringSubmatch(pe.Context); m != nil {
@@ -164,11 +168,7 @@ func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx C
 				p.Pos = a.f.Pos(bm(at))
 			}
 		}
-		where := "DO block"
-		if ctx == InFunction {
-			where = "body of function " + fn.String()
-		}
-		p.Msg = "in the PL/pgSQL " + where + ": " + p.Msg
+		p.Msg = plWhere(ctx, fn) + ": " + p.Msg
 		a.probs = append(a.probs, p)
 		return
 	}
@@ -181,6 +181,15 @@ func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx C
 	for _, f := range fns {
 		w.walk(f["PLpgSQL_function"], 1)
 	}
+}
+
+// plWhere names a PL/pgSQL body for messages: "in the PL/pgSQL body of function f" or "in the
+// PL/pgSQL DO block".
+func plWhere(ctx Context, fn Name) string {
+	if ctx == InFunction {
+		return "in the PL/pgSQL body of function " + fn.String()
+	}
+	return "in the PL/pgSQL DO block"
 }
 
 // plWalker walks the JSON parse tree of one PL/pgSQL function or DO block.
@@ -264,8 +273,12 @@ func (w *plWalker) expr(q string, mode, line int) {
 	}
 	m := w.exprMap(off, delta, line)
 	// The PL/pgSQL compiler has already checked the syntax of every expression; a failure here
-	// comes from splitting an assignment and is not the file's fault.
-	_ = w.a.parseNested(w.sc, text, m, w.ctx, w.fn, true)
+	// comes from splitting an assignment and is not the file's fault, unless the expression is
+	// too deep to parse.
+	if p := w.a.parseNested(w.sc, text, m, w.ctx, w.fn, true); p != nil && p.TooComplex {
+		p.Msg = plWhere(w.ctx, w.fn) + ": " + p.Msg
+		w.a.probs = append(w.a.probs, *p)
+	}
 }
 
 func (w *plWalker) exprMap(off, delta, line int) offsetMap {
@@ -326,7 +339,11 @@ func (w *plWalker) dynamic(s map[string]any, key string, line int) {
 	}
 	if p := a.parseNested(w.sc, value, m, InExecute, w.fn, true); p != nil {
 		p.Syntax = false
-		p.Msg = "the SQL string passed to EXECUTE does not parse: " + p.Msg
+		if p.TooComplex {
+			p.Msg = "in the SQL string passed to EXECUTE: " + p.Msg
+		} else {
+			p.Msg = "the SQL string passed to EXECUTE does not parse: " + p.Msg
+		}
 		a.probs = append(a.probs, *p)
 	}
 }
@@ -335,7 +352,7 @@ func (w *plWalker) dynamic(s map[string]any, key string, line int) {
 // offset of each value byte in "SELECT "+q.
 func literalSQL(q string) (string, []int, bool) {
 	text := "SELECT " + q
-	tree, err := pg_query.Parse(text)
+	tree, err := parse(text, MaxNesting)
 	if err != nil || len(tree.GetStmts()) != 1 {
 		return "", nil, false
 	}

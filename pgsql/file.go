@@ -73,9 +73,17 @@ type comment struct{ start, end int }
 type SyntaxError struct {
 	Pos Position
 	Msg string
+	// TooComplex is set when the file was not parsed at all: a statement at Pos nests deeper
+	// than [MaxNesting]. PostgreSQL may well accept it; ledgercheck cannot analyse it.
+	TooComplex bool
 }
 
-func (e *SyntaxError) Error() string { return fmt.Sprintf("%s: syntax error: %s", e.Pos, e.Msg) }
+func (e *SyntaxError) Error() string {
+	if e.TooComplex {
+		return fmt.Sprintf("%s: %s", e.Pos, e.Msg)
+	}
+	return fmt.Sprintf("%s: syntax error: %s", e.Pos, e.Msg)
+}
 
 // Parse parses src, the content of the file called name. A file that is not valid UTF-8 or that
 // contains a NUL byte is rejected with an error at the first offending byte, since the server
@@ -94,6 +102,11 @@ func Parse(name string, src []byte) (*File, error) {
 		return nil, &SyntaxError{Pos: f.Pos(0), Msg: input.TooLarge(int64(len(src)), k)}
 	}
 	text := f.Src
+	// The one nesting check of the file: blanking meta-commands out below keeps every offset
+	// and can only make it shallower.
+	if err := checkNesting(text, MaxNesting); err != nil {
+		return nil, f.syntaxError(text, err)
+	}
 	tree, err := pg_query.Parse(text)
 	// Each psql meta-command costs a parse of the file up to it: bounded in number and in bytes,
 	// so that a large file full of them cannot hold the gate.
@@ -177,6 +190,10 @@ func ByteOffset(s string, char int) int {
 // syntaxError converts a parser error on text (f.Src with meta-commands blanked out, byte
 // offsets unchanged) to a *SyntaxError.
 func (f *File) syntaxError(text string, err error) error {
+	var ne *nestingError
+	if errors.As(err, &ne) {
+		return &SyntaxError{Pos: f.Pos(ne.Offset), Msg: ne.Error(), TooComplex: true}
+	}
 	var pe *parser.Error
 	if errors.As(err, &pe) {
 		pos := f.Pos(len(f.Src))

@@ -307,6 +307,8 @@ type Problem struct {
 	Msg string   `json:"msg"`
 	// Syntax is set when PostgreSQL would reject the file too (a syntax error in a body).
 	Syntax bool `json:"syntax"`
+	// TooComplex is set when the SQL nests deeper than [MaxNesting] and was not parsed.
+	TooComplex bool `json:"too_complex,omitempty"`
 }
 
 // MetaCommand is a psql meta-command (\i, \set, ...) or a COPY ... FROM STDIN data block: not

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"ledgercheck/pgsql/pgsqltest"
 	"ledgercheck/report"
 )
 
@@ -43,6 +46,32 @@ func TestHugeServerMessageIsBounded(t *testing.T) {
 		}
 		if f := doc.Findings[0]; utf8.RuneCountInString(f.Message) > report.MaxMessage || !strings.HasSuffix(f.Message, " more bytes)") {
 			t.Errorf("message of %d characters, ending %q; want it cut with a marker", utf8.RuneCountInString(f.Message), f.Message[max(0, len(f.Message)-40):])
+		}
+	}
+}
+
+// lint reads each nesting construct up to the limit, and refuses one level more with one line
+// and exit 1; 40,000 terms, which crashed the process inside pg_query, are refused the same way.
+func TestLintNestingLimit(t *testing.T) {
+	type row struct {
+		name  string
+		sql   string
+		under bool
+	}
+	var rows []row
+	for _, c := range pgsqltest.NestingCases() {
+		rows = append(rows, row{c.Name + " under", c.SQL(c.Under), true}, row{c.Name + " over", c.SQL(c.Under + 1), false})
+	}
+	rows = append(rows, row{"40,000 terms", "SELECT 1" + strings.Repeat("+1", 39999), false})
+	for i, r := range rows {
+		p := writeSQL(t, fmt.Sprintf("deep%d.sql", i), r.sql+";\nNOTIFY pgrst, 'reload schema';\n")
+		code, out, errs := runCLI(t, "lint", "-q", p)
+		want := regexp.MustCompile(`^` + regexp.QuoteMeta(p) + `:1:1: error: expression nesting of \d+ exceeds ledgercheck's limit of 2000; split the expression or the statement \[too-complex\]\n$`)
+		switch {
+		case r.under && (code != ExitOK || out != "" || errs != ""):
+			t.Errorf("%s: exit %d, stdout %q, stderr %.200q; want exit 0 and nothing", r.name, code, out, errs)
+		case !r.under && (code != ExitFindings || !want.MatchString(out) || errs != ""):
+			t.Errorf("%s: exit %d, stdout %q, stderr %.200q; want exit 1 and one too-complex line", r.name, code, out, errs)
 		}
 	}
 }
