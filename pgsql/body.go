@@ -12,7 +12,7 @@ import (
 	"github.com/pganalyze/pg_query_go/v5/parser"
 )
 
-func (a *analyzer) createFunction(sc *scope, x *pg_query.CreateFunctionStmt, op *Op, start, end int) func() {
+func (a *analyzer) createFunction(sc *scope, x *pg_query.CreateFunctionStmt, op *draft, start, end int) func() {
 	fn := &Function{Language: "sql", Procedure: x.IsProcedure}
 	kind := KindFunction
 	op.Tag = "CREATE FUNCTION"
@@ -89,7 +89,7 @@ func (a *analyzer) createFunction(sc *scope, x *pg_query.CreateFunctionStmt, op 
 	}
 }
 
-func (a *analyzer) doBlock(sc *scope, x *pg_query.DoStmt, op *Op, start, end int) func() {
+func (a *analyzer) doBlock(sc *scope, x *pg_query.DoStmt, op *draft, start, end int) func() {
 	lang, body, loc := "plpgsql", "", -1
 	for _, arg := range x.Args {
 		d := arg.GetDefElem()
@@ -313,18 +313,18 @@ func (w *plWalker) dynamic(s map[string]any, key string, line int) {
 		at = ls + i
 	}
 	a := w.a
-	op := Op{Stmt: w.sc.stmt, Context: w.ctx, Function: w.fn, Verb: VerbExecute, Tag: "EXECUTE", Start: w.bm(at), SearchPath: a.path}
+	op := draft{Op: Op{Stmt: w.sc.stmt, Verb: VerbExecute, Tag: "EXECUTE", Start: w.bm(at)},
+		Detail: Detail{Context: w.ctx, SearchPath: a.path, Function: w.fn, Dynamic: &Dynamic{SQL: q}}}
 	op.Pos = a.f.Pos(op.Start)
-	op.At = op.Pos
-	op.Dynamic = &Dynamic{SQL: q}
+	op.at = op.Pos
 	off := locate(w.body, q, line)
 	value, idx, ok := literalSQL(q)
 	if !ok {
-		a.ops = append(a.ops, op)
+		a.ops = append(a.ops, op.finish())
 		return
 	}
 	op.Dynamic.Literal, op.Dynamic.SQL = true, value
-	a.ops = append(a.ops, op)
+	a.ops = append(a.ops, op.finish())
 	exprM := w.exprMap(off, 7, line)
 	m := func(i int) int {
 		switch {

@@ -40,8 +40,6 @@ type Statement struct {
 	Text string
 	// Pos is the position of Start.
 	Pos Position
-
-	raw *pg_query.RawStmt
 }
 
 // File is a parsed migration file.
@@ -65,6 +63,8 @@ type File struct {
 	lineStarts []int
 	comments   []comment
 	parsed     string // Src with meta-commands blanked out: what the parser saw
+	sigs       []Signature
+	parseBytes int // handed to pg_query by Parse, meta-commands' second tries included
 }
 
 type comment struct{ start, end int }
@@ -104,53 +104,144 @@ func Parse(name string, src []byte) (*File, error) {
 	text := f.Src
 	// The one nesting check of the file: blanking meta-commands out below keeps every offset
 	// and can only make it shallower.
-	if err := checkNesting(text, MaxNesting); err != nil {
-		return nil, f.syntaxError(text, err)
-	}
-	tree, err := pg_query.Parse(text)
-	// Each psql meta-command costs a parse of the file up to it: bounded in number and in bytes,
-	// so that a large file full of them cannot hold the gate.
-	budget := metaParseBudget
-	for tries := 0; err != nil; tries++ {
-		blanked, ok := f.blankMeta(text, err)
-		if !ok {
-			break
-		}
-		budget -= errorOffset(text, err)
-		if tries >= maxMetaCommands || budget < 0 {
-			m := f.MetaCommands[len(f.MetaCommands)-1]
-			return nil, &SyntaxError{Pos: m.Pos, Msg: fmt.Sprintf("too many psql meta-commands to read the rest of the file (gave up at this one, after %d); a migration is SQL, not a psql script", tries)}
-		}
-		text = blanked
-		tree, err = pg_query.Parse(text)
-	}
+	stmts, err := nesting(text, MaxNesting)
 	if err != nil {
-		return nil, f.syntaxError(text, err)
+		return nil, f.syntaxError(text, 0, err)
+	}
+	a := &analyzer{f: f, path: DefaultSearchPath, ops: make([]Op, 0, stmts)}
+	f.Stmts = make([]Statement, 0, stmts)
+	// The file is parsed in batches of statements, each analysed before the next is parsed, so
+	// that neither pg_query's C memory nor the Go parse tree ever holds the whole file. A psql
+	// meta-command makes its batch fail; it is blanked out and the batch parsed again, at most
+	// maxMetaCommands times and metaParseBudget bytes, so that a large file full of them cannot
+	// hold the gate.
+	budget := metaParseBudget
+	for start, tries := 0, 0; start < len(text); {
+		end := batchEnd(text, start)
+		tree, err := f.parse(text[start:end])
+		if err != nil && end < len(text) && errorOffset(text[start:end], err) >= end-start {
+			// The batch ends inside a statement (a BEGIN ATOMIC body the scanner did not see
+			// whole): parse the rest of the file at once.
+			end = len(text)
+			tree, err = f.parse(text[start:end])
+		}
+		if err != nil {
+			off := start + errorOffset(text[start:end], err)
+			from := 0
+			if n := len(f.Stmts); n > 0 {
+				from = f.Stmts[n-1].Start
+			}
+			blanked, ok := f.blankMeta(text, from, off)
+			if !ok {
+				return nil, f.syntaxError(text[start:end], start, err)
+			}
+			budget -= off - start
+			if tries++; tries > maxMetaCommands || budget < 0 {
+				m := f.MetaCommands[len(f.MetaCommands)-1]
+				return nil, &SyntaxError{Pos: m.Pos, Msg: fmt.Sprintf("too many psql meta-commands to read the rest of the file (gave up at this one, after %d); a migration is SQL, not a psql script", tries-1)}
+			}
+			text = blanked
+			continue
+		}
+		a.batch(text[start:end], start, tree)
+		start = end
 	}
 	f.parsed = text
-	scan, err := pg_query.Scan(text)
-	if err != nil {
-		return nil, f.syntaxError(text, err)
-	}
-	for _, tok := range scan.GetTokens() {
-		if tok.Token == pg_query.Token_SQL_COMMENT || tok.Token == pg_query.Token_C_COMMENT {
-			f.comments = append(f.comments, comment{int(tok.Start), int(tok.End)})
+	f.comments = comments(text)
+	f.Ops, f.VectorTypes, f.Problems = a.ops, a.vecs, a.probs
+	return f, nil
+}
+
+// parse parses text, a batch of f whose nesting has been checked, and counts its bytes.
+func (f *File) parse(text string) (*pg_query.ParseResult, error) {
+	f.parseBytes += len(text)
+	return pg_query.Parse(text)
+}
+
+// batchBytes is about how much of a file pg_query parses at once.
+const batchBytes = 64 << 10
+
+// batchEnd returns where the batch of statements that starts at start ends: just past the first
+// semicolon at least batchBytes after start that ends a statement (outside parentheses and BEGIN
+// ATOMIC bodies), or len(text).
+func batchEnd(text string, start int) int {
+	s := scanner{src: text, off: start}
+	depth, atomic, cases, begin := 0, 0, 0, false
+	for {
+		t := s.next()
+		word := ""
+		switch t.kind {
+		case tokEOF:
+			return len(text)
+		case tokComment:
+			continue
+		case tokWord:
+			word = text[t.start:t.end]
+			switch {
+			case begin && strings.EqualFold(word, "atomic"):
+				atomic++
+			case atomic > 0 && strings.EqualFold(word, "case"):
+				cases++
+			case atomic > 0 && strings.EqualFold(word, "end"):
+				if cases > 0 {
+					cases--
+				} else {
+					atomic--
+				}
+			}
+		case tokPunct:
+			switch text[t.start] {
+			case '(', '[':
+				depth++
+			case ')', ']':
+				depth = max(depth-1, 0)
+			case ';':
+				if depth == 0 && atomic == 0 && t.end-start >= batchBytes {
+					return t.end
+				}
+			}
 		}
+		begin = strings.EqualFold(word, "begin")
 	}
-	for i, rs := range tree.GetStmts() {
+}
+
+// batch records and analyses the statements of tree, parsed from text, which starts at offset
+// base in the file.
+func (a *analyzer) batch(text string, base int, tree *pg_query.ParseResult) {
+	f := a.f
+	// One scope for the batch: nothing keeps it once a statement is analysed.
+	sc := &scope{src: f.Src[base : base+len(text)], m: func(i int) int { return base + i }, ctx: TopLevel, collect: true}
+	for _, rs := range tree.GetStmts() {
 		start := int(rs.GetStmtLocation())
-		end := len(f.Src)
+		end := len(text)
 		if n := int(rs.GetStmtLen()); n > 0 {
 			end = start + n
 		}
-		start = f.skipTrivia(start, end)
-		end = trimRightSpace(f.parsed, start, end)
+		start = skipTrivia(text, start, end)
+		end = trimRightSpace(text, start, end)
+		i := len(f.Stmts)
 		f.Stmts = append(f.Stmts, Statement{
-			Index: i, Start: start, End: end, Text: f.Src[start:end], Pos: f.Pos(start), raw: rs,
+			Index: i, Start: base + start, End: base + end, Text: f.Src[base+start : base+end], Pos: f.Pos(base + start),
 		})
+		n := len(a.ops)
+		sc.stmt = i
+		a.stmt(sc, rs.GetStmt(), start, end)
+		if cf := rs.GetStmt().GetCreateFunctionStmt(); cf != nil && len(a.ops) > n && len(a.ops[n].Objects) > 0 {
+			f.sigs = append(f.sigs, f.signature(&f.Stmts[i], cf, a.ops[n].Objects[0].Name, base))
+		}
 	}
-	f.analyze()
-	return f, nil
+}
+
+// comments returns the comments of text.
+func comments(text string) []comment {
+	var out []comment
+	s := scanner{src: text}
+	for t := s.next(); t.kind != tokEOF; t = s.next() {
+		if t.kind == tokComment {
+			out = append(out, comment{t.start, t.end})
+		}
+	}
+	return out
 }
 
 // Pos converts a byte offset in the file to a position.
@@ -187,22 +278,22 @@ func ByteOffset(s string, char int) int {
 	return len(s)
 }
 
-// syntaxError converts a parser error on text (f.Src with meta-commands blanked out, byte
-// offsets unchanged) to a *SyntaxError.
-func (f *File) syntaxError(text string, err error) error {
+// syntaxError converts a parser error on text, which starts at offset base of f.Src with
+// meta-commands blanked out (byte offsets unchanged), to a *SyntaxError.
+func (f *File) syntaxError(text string, base int, err error) error {
 	var ne *nestingError
 	if errors.As(err, &ne) {
-		return &SyntaxError{Pos: f.Pos(ne.Offset), Msg: ne.Error(), TooComplex: true}
+		return &SyntaxError{Pos: f.Pos(base + ne.Offset), Msg: ne.Error(), TooComplex: true}
 	}
 	var pe *parser.Error
 	if errors.As(err, &pe) {
 		pos := f.Pos(len(f.Src))
 		if pe.Cursorpos > 0 {
-			pos = f.Pos(ByteOffset(text, pe.Cursorpos))
+			pos = f.Pos(base + ByteOffset(text, pe.Cursorpos))
 		}
 		return &SyntaxError{Pos: pos, Msg: nearOneLine(pe.Message)}
 	}
-	return &SyntaxError{Pos: f.Pos(0), Msg: err.Error()}
+	return &SyntaxError{Pos: f.Pos(base), Msg: err.Error()}
 }
 
 // maxNear is the most characters of the text a parser message quotes after "at or near".
@@ -241,21 +332,18 @@ func (f *File) indexLines() {
 	}
 }
 
-// skipTrivia moves off past white space and comments, staying below end.
-func (f *File) skipTrivia(off, end int) int {
-	for off < end {
-		switch c := f.parsed[off]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			off++
-		default:
-			if c, ok := f.commentAt(off); ok {
-				off = c.end
-				continue
-			}
-			return off
+// skipTrivia moves off past white space and comments in text, staying below end.
+func skipTrivia(text string, off, end int) int {
+	s := scanner{src: text, off: off}
+	for {
+		t := s.next()
+		if t.start >= end {
+			return max(end, off)
+		}
+		if t.kind != tokComment {
+			return t.start
 		}
 	}
-	return off
 }
 
 // Comments returns the file's comments in source order.
@@ -265,14 +353,6 @@ func (f *File) Comments() []Comment {
 		out[i] = Comment{Start: c.start, End: c.end, Pos: f.Pos(c.start), Text: f.Src[c.start:c.end]}
 	}
 	return out
-}
-
-func (f *File) commentAt(off int) (comment, bool) {
-	i := sort.Search(len(f.comments), func(i int) bool { return f.comments[i].end > off })
-	if i < len(f.comments) && f.comments[i].start == off {
-		return f.comments[i], true
-	}
-	return comment{}, false
 }
 
 func trimRightSpace(s string, start, end int) int {

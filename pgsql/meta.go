@@ -26,19 +26,19 @@ func errorOffset(text string, err error) int {
 
 var copyFromStdinRE = regexp.MustCompile(`(?is)\bcopy\b[^;]*\bfrom\s+stdin\b[^;]*;[ \t]*\r?\n`)
 
-// blankMeta handles a parse error caused by psql syntax: a meta-command line (\i, \set, ...) or
-// the data block after COPY ... FROM STDIN. It records the command in f.MetaCommands and returns
+// blankMeta handles a parse error at byte offset off of text caused by psql syntax: a
+// meta-command line (\i, \set, ...) or the data block after COPY ... FROM STDIN, whose COPY
+// statement starts at or after from. It records the command in f.MetaCommands and returns
 // text with it replaced by spaces (offsets unchanged). ok is false if the error has another cause.
-func (f *File) blankMeta(text string, err error) (string, bool) {
-	var pe *parser.Error
-	if !errors.As(err, &pe) || pe.Cursorpos <= 0 {
+func (f *File) blankMeta(text string, from, off int) (string, bool) {
+	if off >= len(text) {
 		return "", false
 	}
-	off := ByteOffset(text, pe.Cursorpos)
 	ls := strings.LastIndexByte(text[:off], '\n') + 1
-	// COPY ... FROM STDIN data: from the line after the COPY statement to a line "\.".
-	for _, m := range copyFromStdinRE.FindAllStringIndex(text[:off], -1) {
-		start := m[1]
+	// COPY ... FROM STDIN data: from the line after the COPY statement to a line "\.". The
+	// COPY statement starts at from or after it.
+	for _, m := range copyFromStdinRE.FindAllStringIndex(text[from:off], -1) {
+		start := from + m[1]
 		if strings.TrimSpace(text[start:ls]) != "" && !dataOnly(text[start:ls]) {
 			continue
 		}

@@ -130,6 +130,12 @@ func (e *nestingError) Error() string {
 // of [MaxNesting]). The estimate errs on the deep side: it counts every operator of an item, as
 // if they all nested.
 func checkNesting(sql string, limit int) error {
+	_, err := nesting(sql, limit)
+	return err
+}
+
+// nesting is [checkNesting] that also counts the statements of sql.
+func nesting(sql string, limit int) (stmts int, err error) {
 	s := scanner{src: sql}
 	stack := make([]frame, 1, 16)
 	stack[0].kind = 's'
@@ -150,10 +156,13 @@ func checkNesting(sql string, limit int) error {
 				closeTop()
 			}
 			if d := (stack[0].depth() + 1) / 2; d > limit {
-				return &nestingError{Offset: stmtStart, Nesting: d, Limit: limit}
+				return stmts, &nestingError{Offset: stmtStart, Nesting: d, Limit: limit}
+			}
+			if stmtStart >= 0 {
+				stmts++
 			}
 			if t.kind == tokEOF {
-				return nil
+				return stmts, nil
 			}
 			stack[0], stmtStart, afterOpen = frame{kind: 's'}, -1, false
 			continue
