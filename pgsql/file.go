@@ -60,7 +60,8 @@ type File struct {
 	// MetaCommands are psql meta-commands and COPY FROM STDIN data that Parse blanked out.
 	MetaCommands []MetaCommand
 
-	lineStarts []int
+	lineStarts []int32 // byte offset of each line (files are at most 4 MiB)
+	multibyte  []int32 // for a file that is not ASCII: UTF-8 continuation bytes in Src[:k*posBlock]
 	comments   []comment
 	parsed     string // Src with meta-commands blanked out: what the parser saw
 	sigs       []Signature
@@ -252,9 +253,36 @@ func (f *File) Pos(off int) Position {
 	if off > len(f.Src) {
 		off = len(f.Src)
 	}
-	line := sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStarts[i] > off }) - 1
-	col := utf8.RuneCountInString(f.Src[f.lineStarts[line]:off]) + 1
+	line := sort.Search(len(f.lineStarts), func(i int) bool { return int(f.lineStarts[i]) > off }) - 1
+	ls := int(f.lineStarts[line])
+	col := off - ls + 1
+	if f.multibyte != nil {
+		// Characters are bytes that do not continue a UTF-8 sequence; the bytes of a sequence
+		// that off cuts count one each, as utf8.RuneCountInString counts them.
+		r := off
+		for r > ls && r < len(f.Src) && !utf8.RuneStart(f.Src[r]) && r > off-utf8.UTFMax {
+			r--
+		}
+		col = r - ls - (f.continuations(r) - f.continuations(ls)) + (off - r) + 1
+	}
 	return Position{File: f.Name, Line: line + 1, Col: col}
+}
+
+// posBlock is the span of f.multibyte's counts.
+const posBlock = 512
+
+// continuations returns how many bytes of f.Src[:off] continue a UTF-8 sequence, in time
+// independent of the length of the line: Pos on a 4 MiB file of one line must not count it
+// from its start for every statement.
+func (f *File) continuations(off int) int {
+	k := off / posBlock
+	n := int(f.multibyte[k])
+	for i := k * posBlock; i < off; i++ {
+		if f.Src[i]&0xC0 == 0x80 {
+			n++
+		}
+	}
+	return n
 }
 
 // CharPos converts a 1-based character position in the file (the unit of PostgreSQL's error
@@ -323,11 +351,26 @@ func nearOneLine(msg string) string {
 	return msg[:start] + short + "…" + msg[end:]
 }
 
+// indexLines records where each line starts and, for a file that is not ASCII, the count of
+// UTF-8 continuation bytes before every posBlock bytes.
 func (f *File) indexLines() {
-	f.lineStarts = []int{0}
-	for i := 0; i < len(f.Src); i++ {
-		if f.Src[i] == '\n' {
-			f.lineStarts = append(f.lineStarts, i+1)
+	src := f.Src
+	f.lineStarts = make([]int32, 1, strings.Count(src, "\n")+1)
+	n := 0 // continuation bytes so far
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '\n':
+			f.lineStarts = append(f.lineStarts, int32(i+1))
+		case c >= 0x80 && f.multibyte == nil:
+			// The counts of the blocks before are 0: so far the file is ASCII.
+			f.multibyte = make([]int32, len(src)/posBlock+1)
+		}
+		if c&0xC0 == 0x80 {
+			n++
+		}
+		if f.multibyte != nil && (i+1)%posBlock == 0 {
+			f.multibyte[(i+1)/posBlock] = int32(n)
 		}
 	}
 }
