@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -28,6 +30,12 @@ const (
 	ExitInput    = 2 // usage, configuration or input error
 	ExitEnv      = 3 // environment error: no Postgres, no pgvector, unreachable server
 )
+
+// gcPercent is the garbage collector's target (GOGC) unless the environment sets one. The largest
+// heap ledgercheck builds is lint's model of a file, alive until the end, while parsing makes as
+// much garbage again; Go's default of 100 lets the heap grow to twice the live data before it
+// collects. At 50, 4 MiB of "SELECT 1;" peaks at 160 MB instead of 205 MB, for about 5% more CPU.
+const gcPercent = 50
 
 // Version is the ledgercheck version, set at build time with -ldflags "-X ledgercheck/internal/cli.Version=...".
 var Version = "0.1.0-dev"
@@ -92,6 +100,9 @@ Exit codes: 0 passed; 1 findings; 2 usage, configuration or input error; 3 envir
 // command's deferred cleanups have run (the scratch server stopped, its databases dropped) and
 // reported as one "internal error" line, exit 3.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	var err error

@@ -1,4 +1,4 @@
-// Package pgsqltest has SQL generators for tests of ledgercheck's SQL front end.
+// Package pgsqltest has SQL generators for tests and benchmarks of ledgercheck's SQL front end.
 package pgsqltest
 
 import "strings"
@@ -32,4 +32,13 @@ func NestingCases() []NestingCase {
 		{"arrays", wrap("ARRAY[", "1", "]"), 2000},
 		{"UNION", func(n int) string { return "SELECT 1" + strings.Repeat(" UNION SELECT 1", n-1) }, 4001},
 	}
+}
+
+// TinyStatements returns a migration of about size bytes made of the smallest statements,
+// "SELECT 1;" on a line each, then the NOTIFY that ends a sidecar migration: the worst case per
+// byte for whatever costs per statement (4 MiB is about 420,000 statements).
+func TinyStatements(size int) []byte {
+	const notify = "NOTIFY pgrst, 'reload schema';\n"
+	const stmt = "SELECT 1;\n"
+	return []byte(strings.Repeat(stmt, (size-len(notify))/len(stmt)) + notify)
 }
