@@ -103,6 +103,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
+	// stderr lines name files: none may pass for a GitHub workflow command.
+	logs := report.NewCommandFilter(stderr)
+	defer logs.Flush()
+	stderr = logs
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	var err error
