@@ -6,29 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-)
 
-// runnerCommands returns the workflow commands a GitHub Actions runner takes from a log: the
-// lines (ended by LF or CR) that start with "::" after white space or hold "##[", outside
-// ::stop-commands::TOKEN ... ::TOKEN:: blocks.
-func runnerCommands(log string) []string {
-	var cmds []string
-	stop := ""
-	for _, line := range strings.FieldsFunc(log, func(r rune) bool { return r == '\n' || r == '\r' }) {
-		t := strings.TrimLeft(line, " \t")
-		switch {
-		case stop != "":
-			if t == "::"+stop+"::" {
-				stop = ""
-			}
-		case strings.HasPrefix(t, "::stop-commands::"):
-			stop = strings.TrimPrefix(t, "::stop-commands::")
-		case strings.HasPrefix(t, "::"), strings.Contains(t, "##["):
-			cmds = append(cmds, t)
-		}
-	}
-	return cmds
-}
+	"ledgercheck/report/reporttest"
+)
 
 // File names that hold line breaks and workflow commands cannot inject a command into a GitHub
 // Actions log through lint --format github: the runner sees exactly the annotations ledgercheck
@@ -49,7 +29,7 @@ func TestGitHubFormatInjection(t *testing.T) {
 	}
 	// Each file breaks four rules: no trailing NOTIFY, no RLS, no policy, no grant.
 	annotation := regexp.MustCompile(`^::error file=[^:,\r\n]+(,line=\d+)(,col=\d+)?,title=lint [^:\r\n]+%3A [a-z-]+::[^\r\n]+$`)
-	cmds := runnerCommands(out)
+	cmds := reporttest.WorkflowCommands(out)
 	for _, c := range cmds {
 		if !annotation.MatchString(c) {
 			t.Errorf("stdout: the runner would take %q for a command", c)
@@ -58,7 +38,7 @@ func TestGitHubFormatInjection(t *testing.T) {
 	if len(cmds) != 8 {
 		t.Errorf("stdout has %d commands, want the 8 annotations:\n%s", len(cmds), strings.Join(cmds, "\n"))
 	}
-	if cmds := runnerCommands(errs); len(cmds) != 0 {
+	if cmds := reporttest.WorkflowCommands(errs); len(cmds) != 0 {
 		t.Errorf("stderr: the runner would take %q for commands", cmds)
 	}
 	// The text report, inside the stop-commands block, still names both files.
