@@ -88,7 +88,9 @@ func (e *SyntaxError) Error() string {
 
 // Parse parses src, the content of the file called name. A file that is not valid UTF-8 or that
 // contains a NUL byte is rejected with an error at the first offending byte, since the server
-// would reject it too.
+// would reject it too; a file over the migration size limit, or with a statement nested deeper
+// than [MaxNesting], is rejected before it is parsed. Memory and time are proportional to the
+// file: it is parsed in batches of statements, each analysed before the next.
 func Parse(name string, src []byte) (*File, error) {
 	f := &File{Name: name, Src: string(src)}
 	f.indexLines()
