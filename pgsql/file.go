@@ -162,7 +162,7 @@ func (f *File) parse(text string) (*pg_query.ParseResult, error) {
 }
 
 // batchBytes is about how much of a file pg_query parses at once.
-const batchBytes = 64 << 10
+var batchBytes = 64 << 10
 
 // batchEnd returns where the batch of statements that starts at start ends: just past the first
 // semicolon at least batchBytes after start that ends a statement (outside parentheses and BEGIN
