@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"ledgercheck/diff"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/input"
 	"ledgercheck/internal/yamltext"
 	"ledgercheck/introspect"
 )
@@ -87,12 +87,13 @@ func (e *Entry) Matches(d diff.Difference) bool {
 	return *e.Left == d.Left && *e.Right == d.Right
 }
 
-// Load reads and validates the allowlist at path. Every error is a [fault.Input] error (exit 2)
-// of the form "path:line: what is wrong and what to do".
+// Load reads and validates the allowlist at path. Every error is a [fault.Input] error (exit 2):
+// "path: message" for a file that cannot be read (see [input.ReadFile]), else
+// "path:line: what is wrong and what to do".
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.Allowlist)
 	if err != nil {
-		return nil, fault.Input(fmt.Errorf("reading the allowlist: %w", err))
+		return nil, fault.Input(err)
 	}
 	return Parse(path, data)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/input"
 	"ledgercheck/internal/yamltext"
 	"ledgercheck/lint"
 )
@@ -154,11 +154,13 @@ func (c *Config) applyDefaults() {
 }
 
 // Load reads and validates the configuration at path and resolves its paths relative to the
-// file's directory. Every error is a [fault.Input] error "path:line: message".
+// file's directory. Every error is a [fault.Input] error: "path: message" for a file that cannot
+// be read (see [input.ReadFile]: missing, not a regular file, over [input.Config]'s limit), else
+// "path:line: message".
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.Config)
 	if err != nil {
-		return nil, fault.Input(fmt.Errorf("reading the configuration: %w", err))
+		return nil, fault.Input(err)
 	}
 	return Parse(path, data)
 }

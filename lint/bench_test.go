@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"ledgercheck/pgsql/pgsqltest"
 )
 
 // migration1MB generates a migration of about 1 MB and 10,000 statements in the shape of a real
@@ -75,5 +77,19 @@ func TestBenchmarkMigrationShape(t *testing.T) {
 	src := migration1MB()
 	if n := strings.Count(src, ";\n"); len(src) < 1<<20 || n < 9000 || n > 13000 {
 		t.Errorf("generated migration: %d bytes, ~%d statements; want ~1 MB and ~10,000", len(src), n)
+	}
+}
+
+// BenchmarkLint4MiBTinyStatements lints 4 MiB of "SELECT 1;" (about 420,000 statements): memory
+// and time per statement.
+func BenchmarkLint4MiBTinyStatements(b *testing.B) {
+	src := pgsqltest.TinyStatements(4 << 20)
+	cfg := DefaultConfig()
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if fs := Source("tiny.sql", src, cfg, Options{}); len(fs) != 0 {
+			b.Fatalf("%d findings, first %v", len(fs), fs[0])
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"ledgercheck/internal/input"
 	"ledgercheck/report"
 )
 
@@ -77,9 +78,9 @@ func DefaultConfig() Config {
 // LoadConfig decodes a configuration from YAML, rejecting unknown fields, unknown rule ids and
 // malformed allowances. Fields absent from the YAML keep their zero value.
 func LoadConfig(r io.Reader) (Config, error) {
-	data, err := io.ReadAll(r)
+	data, err := input.Read(r, "the lint configuration", input.Config)
 	if err != nil {
-		return Config{}, fmt.Errorf("reading lint configuration: %w", err)
+		return Config{}, err
 	}
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))

@@ -139,7 +139,7 @@ func culprit(f *pgsql.File, own *Ownership) (pgsql.Position, string) {
 	for i := range f.Ops {
 		op := &f.Ops[i]
 		if op.Dynamic != nil && !op.Dynamic.Literal {
-			return op.At, "the EXECUTE of SQL built at run time" + where(op) + " at " + op.At.String()
+			return op.At(), "the EXECUTE of SQL built at run time" + where(op) + " at " + op.At().String()
 		}
 	}
 	for i := range f.Ops {

@@ -28,7 +28,7 @@ becomes, if cleanup is really needed,
 			case pgsql.VerbDrop:
 				if obj.Kind == pgsql.KindTable || obj.Kind == pgsql.KindSchema {
 					for _, o := range op.Objects {
-						p.Report(op.At, o.String(), "%s %s destroys its data%s", op.Tag, o.Name, where(op))
+						p.Report(op.At(), o.String(), "%s %s destroys its data%s", op.Tag, o.Name, where(op))
 					}
 				}
 			case pgsql.VerbTruncate:

@@ -37,7 +37,7 @@ ALTER TABLE thoughts; squawk and splinter have no equivalent.)`,
 			if t.Detail != "" {
 				what += " (" + t.Detail + ")"
 			}
-			pos := t.Op.At
+			pos := t.Op.At()
 			if t.Verb == "create" {
 				p.Report(pos, t.Object.String(), "%s re-creates %s, which exists before this file runs%s; a sidecar must not redefine it", t.Op.Tag, t.Object, where(t.Op))
 				continue
@@ -72,7 +72,7 @@ table. (No squawk or splinter equivalent.)`,
 			if !t.Attach || t.Allowed {
 				continue
 			}
-			p.Report(t.Op.At, t.Object.String(), "%s attaches %s to %s, which this file did not create%s; allow it in ledgercheck.yaml (lint.allow) with a reason if it is intended",
+			p.Report(t.Op.At(), t.Object.String(), "%s attaches %s to %s, which this file did not create%s; allow it in ledgercheck.yaml (lint.allow) with a reason if it is intended",
 				t.Op.Tag, t.Object.Kind, t.Object.Table, where(t.Op))
 		}
 	},

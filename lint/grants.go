@@ -39,7 +39,7 @@ If a role really needs access, list it under lint.allowed_grantees in ledgerchec
 					if g == "public" {
 						who = "PUBLIC"
 					}
-					p.Report(op.At, obj, "%s %s to %s%s; sidecar objects are granted to service_role only (allow it in lint.allowed_grantees if intended)", op.Tag, strings.Join(op.Grant.Privileges, ", "), who, where(op))
+					p.Report(op.At(), obj, "%s %s to %s%s; sidecar objects are granted to service_role only (allow it in lint.allowed_grantees if intended)", op.Tag, strings.Join(op.Grant.Privileges, ", "), who, where(op))
 				}
 			}
 		}

@@ -50,10 +50,10 @@ func checkIdempotency(p *Pass) {
 				dropped[key(o)] = true
 			}
 			if !op.IfExists {
-				p.Report(op.At, obj.String(), "%s without IF EXISTS fails on the second run", op.Tag)
+				p.Report(op.At(), obj.String(), "%s without IF EXISTS fails on the second run", op.Tag)
 			}
 		case pgsql.VerbRename:
-			p.Report(op.At, obj.String(), "%s fails on the second run (the old name is gone); rename in a DO block that checks the catalog first", op.Tag)
+			p.Report(op.At(), obj.String(), "%s fails on the second run (the old name is gone); rename in a DO block that checks the catalog first", op.Tag)
 		case pgsql.VerbCreate:
 			guarded := dropped[key(obj)]
 			switch obj.Kind {
@@ -65,19 +65,19 @@ func checkIdempotency(p *Pass) {
 				}
 			case pgsql.KindTable, pgsql.KindSequence, pgsql.KindSchema, pgsql.KindExtension, pgsql.KindMatView:
 				if !op.IfNotExists && !guarded {
-					p.Report(op.At, obj.String(), "%s %s without IF NOT EXISTS fails on the second run", op.Tag, obj.Name)
+					p.Report(op.At(), obj.String(), "%s %s without IF NOT EXISTS fails on the second run", op.Tag, obj.Name)
 				}
 			case pgsql.KindFunction, pgsql.KindProcedure, pgsql.KindView, pgsql.KindTrigger, pgsql.KindRule, pgsql.KindLanguage:
 				if !op.OrReplace && !guarded {
-					p.Report(op.At, obj.String(), "%s %s without OR REPLACE or a preceding DROP ... IF EXISTS fails on the second run", op.Tag, obj.Name)
+					p.Report(op.At(), obj.String(), "%s %s without OR REPLACE or a preceding DROP ... IF EXISTS fails on the second run", op.Tag, obj.Name)
 				}
 			case pgsql.KindPolicy:
 				if !guarded {
-					p.Report(op.At, obj.String(), "CREATE POLICY %s on %s is not preceded by DROP POLICY IF EXISTS %s ON %s; it fails on the second run", obj.Name, obj.Table, obj.Name, obj.Table)
+					p.Report(op.At(), obj.String(), "CREATE POLICY %s on %s is not preceded by DROP POLICY IF EXISTS %s ON %s; it fails on the second run", obj.Name, obj.Table, obj.Name, obj.Table)
 				}
 			case pgsql.KindType, pgsql.KindRole:
 				if !guarded && !op.IfNotExists && !op.OrReplace {
-					p.Report(op.At, obj.String(), "%s %s fails on the second run; drop it IF EXISTS first or create it in a DO block that checks the catalog", op.Tag, obj.Name)
+					p.Report(op.At(), obj.String(), "%s %s fails on the second run; drop it IF EXISTS first or create it in a DO block that checks the catalog", op.Tag, obj.Name)
 				}
 			}
 		case pgsql.VerbAlter:

@@ -11,7 +11,9 @@ import (
 )
 
 // Source parses src (the content of the file called name) and lints it. A syntax error is a
-// parse-error finding: the migration would not apply, so nothing else is checked.
+// parse-error finding: the migration would not apply, so nothing else is checked. A statement
+// nested too deep to parse ([pgsql.MaxNesting]) is a too-complex finding, and nothing else is
+// checked either.
 func Source(name string, src []byte, cfg Config, opts Options) []report.Finding {
 	f, err := pgsql.Parse(name, src)
 	if err != nil {
@@ -19,11 +21,12 @@ func Source(name string, src []byte, cfg Config, opts Options) []report.Finding 
 		if !errors.As(err, &se) {
 			se = &pgsql.SyntaxError{Pos: pgsql.Position{File: name, Line: 1, Col: 1}, Msg: err.Error()}
 		}
-		sev, _ := cfg.severity(ruleParseError)
-		return []report.Finding{{
-			Phase: report.PhaseLint, Rule: ruleParseError.ID, Severity: sev, Pos: se.Pos,
-			Message: se.Msg + " (PostgreSQL would reject the file)",
-		}}
+		rule, msg := ruleParseError, se.Msg+" (PostgreSQL would reject the file)"
+		if se.TooComplex {
+			rule, msg = ruleTooComplex, se.Msg
+		}
+		sev, _ := cfg.severity(rule)
+		return []report.Finding{{Phase: report.PhaseLint, Rule: rule.ID, Severity: sev, Pos: se.Pos, Message: msg}}
 	}
 	return Run(f, cfg, opts)
 }
@@ -113,7 +116,7 @@ func applySuppressions(f *pgsql.File, cfg Config, fs []report.Finding) []report.
 			bad(c.Pos, ruleInvalidSuppression, "ledgercheck:ignore names unknown rule %q (see `ledgercheck explain` for the rule ids)", id)
 			continue
 		}
-		if id == ruleInvalidSuppression.ID || id == ruleUnusedSuppression.ID || id == ruleParseError.ID {
+		if id == ruleInvalidSuppression.ID || id == ruleUnusedSuppression.ID || id == ruleParseError.ID || id == ruleTooComplex.ID {
 			bad(c.Pos, ruleInvalidSuppression, "rule %s cannot be suppressed", id)
 			continue
 		}
@@ -183,8 +186,8 @@ func before(a, b pgsql.Position) bool {
 	return a.Col < b.Col
 }
 
-// The parse error and suppression rules: parse-error is reported by Source for the file and by
-// its Check for bodies; the suppression rules by Run.
+// The parse error, too-complex and suppression rules: parse-error and too-complex are reported
+// by Source for the file and by their Check for bodies; the suppression rules by Run.
 var (
 	ruleParseError = register(&Rule{
 		ID: "parse-error", Severity: report.SevError,
@@ -210,6 +213,34 @@ becomes
 			}
 		},
 	})
+	ruleTooComplex = register(&Rule{
+		ID: "too-complex", Severity: report.SevError,
+		Summary: "a statement nests expressions deeper than ledgercheck can parse",
+		Explain: fmt.Sprintf(`ledgercheck reads SQL with pg_query, PostgreSQL's own parser built as a library, which hands
+every parse tree over as nested messages. A statement nested thousands of levels deep (a chain
+of 40,000 additions, thousands of nested sub-selects or function calls) is more than that
+hand-over takes: the library fails, or crashes the process. So ledgercheck estimates how deeply
+each statement nests before it parses it, and refuses one deeper than %d: each operator, call,
+parenthesis or cast counts one level, a nested CASE two, a parenthesised sub-select three, a
+UNION half. The estimate errs on the deep side.
+
+PostgreSQL may accept such a statement, but ledgercheck cannot check it, so it is an error at
+the statement (in a function body, a DO block or an EXECUTE string, at that statement). Split
+the expression:
+
+    SELECT 1 + 1 + 1 + ... + 1;        -- 40,000 terms
+
+becomes
+
+    SELECT sum(x) FROM (VALUES (1), (1), (1), ..., (1)) AS v(x);`, pgsql.MaxNesting),
+		Check: func(p *Pass) {
+			for _, pr := range p.File.Problems {
+				if pr.TooComplex {
+					p.Report(pr.Pos, "", "%s", pr.Msg)
+				}
+			}
+		},
+	})
 	ruleInvalidSuppression = register(&Rule{
 		ID: "invalid-suppression", Severity: report.SevError,
 		Summary: "a ledgercheck:ignore comment is malformed",
@@ -220,7 +251,7 @@ becomes
 
 It applies to that statement only. The rule id must exist (see ` + "`ledgercheck explain`" + `), the
 reason is required, and the comment must sit directly above a statement (not inside one).
-parse-error and the suppression rules cannot be suppressed.`,
+parse-error, too-complex and the suppression rules cannot be suppressed.`,
 	})
 	ruleUnusedSuppression = register(&Rule{
 		ID: "unused-suppression", Severity: report.SevError,

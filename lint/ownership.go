@@ -129,7 +129,7 @@ type Touch struct {
 	Verb pgsql.Verb
 	// Detail adds the ALTER subcommands or the privileges, when there are any.
 	Detail string
-	// Op is the statement; Op.At is where it happens in the file.
+	// Op is the statement; Op.At() is where it happens in the file.
 	Op *pgsql.Op
 	// Allowed reports whether configuration allows it.
 	Allowed bool
@@ -220,7 +220,7 @@ func roleTouches(cfg Config, own *Ownership, op *pgsql.Op) []Touch {
 		}
 	}
 	for _, g := range op.Grant.Grantees {
-		obj := pgsql.Object{Kind: pgsql.KindRole, Name: pgsql.Name{Name: g}, Qualified: true, Pos: op.At}
+		obj := pgsql.Object{Kind: pgsql.KindRole, Name: pgsql.Name{Name: g}, Qualified: true, Pos: op.At()}
 		if !own.Owns(obj, op.SearchPath) {
 			out = append(out, touch(cfg, op, obj, "made a member of "+strings.Join(granted, ", ")))
 		}

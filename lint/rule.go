@@ -112,6 +112,7 @@ func (p *Pass) Report(pos pgsql.Position, obj string, format string, args ...any
 // TopLevel returns the file's top-level ops.
 func (p *Pass) TopLevel() []*pgsql.Op {
 	if p.top == nil {
+		p.top = make([]*pgsql.Op, 0, len(p.File.Stmts))
 		for i := range p.File.Ops {
 			if p.File.Ops[i].Context == pgsql.TopLevel {
 				p.top = append(p.top, &p.File.Ops[i])

@@ -63,7 +63,7 @@ becomes either a plain CREATE INDEX inside the transaction (the table is new and
 
 or the CONCURRENTLY statement after the COMMIT.`,
 	Check: func(p *Pass) {
-		inTx := map[int]bool{}
+		inTx := make([]bool, len(p.File.Stmts))
 		open := false
 		for _, op := range p.TopLevel() {
 			switch op.Verb {

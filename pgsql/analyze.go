@@ -26,6 +26,8 @@ type analyzer struct {
 	ops   []Op
 	vecs  []VectorType
 	probs []Problem
+	col   collector
+	draft draft
 }
 
 // scope is the text a statement was parsed from and how to map it back to the file.
@@ -41,24 +43,16 @@ type scope struct {
 
 func (a *analyzer) pos(sc *scope, local int) Position { return a.f.Pos(sc.m(local)) }
 
-func (f *File) analyze() {
-	a := &analyzer{f: f, path: DefaultSearchPath}
-	for i := range f.Stmts {
-		s := &f.Stmts[i]
-		sc := &scope{src: f.Src, m: identity, ctx: TopLevel, stmt: i, collect: true}
-		a.stmt(sc, s.raw.GetStmt(), s.Start, s.End)
-	}
-	f.Ops, f.VectorTypes, f.Problems = a.ops, a.vecs, a.probs
-}
-
 // stmt analyses one statement that spans src[start:end] of its scope.
 func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 	if n == nil {
 		return
 	}
-	op := Op{Stmt: sc.stmt, Context: sc.ctx, Function: sc.fn, Start: sc.m(start), SearchPath: a.path, Verb: VerbOther}
+	// The op is drafted in a.draft, which the statements of its body reuse once it is finished.
+	op := &a.draft
+	*op = draft{Op: Op{Stmt: sc.stmt, Start: sc.m(start), Verb: VerbOther}, Detail: Detail{Context: sc.ctx, SearchPath: a.path, Function: sc.fn}}
 	op.Pos = a.f.Pos(op.Start)
-	op.At = op.Pos
+	op.at = op.Pos
 	var body func()
 	switch s := n.Node.(type) {
 	case *pg_query.Node_CreateStmt:
@@ -87,16 +81,16 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 		op.Verb, op.Tag, op.OrReplace = VerbCreate, "CREATE VIEW", x.Replace
 		op.Objects = []Object{a.rel(sc, KindView, x.View, op.Pos)}
 	case *pg_query.Node_CreateFunctionStmt:
-		body = a.createFunction(sc, s.CreateFunctionStmt, &op, start, end)
+		body = a.createFunction(sc, s.CreateFunctionStmt, op, start, end)
 	case *pg_query.Node_DoStmt:
 		op.Verb, op.Tag = VerbDo, "DO"
-		body = a.doBlock(sc, s.DoStmt, &op, start, end)
+		body = a.doBlock(sc, s.DoStmt, op, start, end)
 	case *pg_query.Node_IndexStmt:
 		x := s.IndexStmt
 		op.Verb, op.Tag, op.IfNotExists, op.Concurrently = VerbCreate, "CREATE INDEX", x.IfNotExists, x.Concurrent
 		tbl := a.rel(sc, KindTable, x.Relation, op.Pos)
 		op.Objects = []Object{{Kind: KindIndex, Name: Name{tbl.Name.Schema, x.Idxname}, Table: tbl.Name, Qualified: tbl.Qualified, Pos: tbl.Pos}, tbl}
-		op.At = tbl.Pos
+		op.at = tbl.Pos
 	case *pg_query.Node_CreateSchemaStmt:
 		x := s.CreateSchemaStmt
 		op.Verb, op.Tag, op.IfNotExists = VerbCreate, "CREATE SCHEMA", x.IfNotExists
@@ -124,26 +118,26 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 		tbl := a.rel(sc, KindTable, x.Table, op.Pos)
 		op.Objects = []Object{{Kind: KindPolicy, Name: Name{Name: x.PolicyName}, Table: tbl.Name, Qualified: tbl.Qualified, Pos: tbl.Pos}, tbl}
 		op.Roles = roleNames(x.Roles)
-		op.At = tbl.Pos
+		op.at = tbl.Pos
 	case *pg_query.Node_AlterPolicyStmt:
 		x := s.AlterPolicyStmt
 		op.Verb, op.Tag = VerbAlter, "ALTER POLICY"
 		tbl := a.rel(sc, KindTable, x.Table, op.Pos)
 		op.Objects = []Object{{Kind: KindPolicy, Name: Name{Name: x.PolicyName}, Table: tbl.Name, Qualified: tbl.Qualified, Pos: tbl.Pos}}
 		op.Roles = roleNames(x.Roles)
-		op.At = tbl.Pos
+		op.at = tbl.Pos
 	case *pg_query.Node_CreateTrigStmt:
 		x := s.CreateTrigStmt
 		op.Verb, op.Tag, op.OrReplace = VerbCreate, "CREATE TRIGGER", x.Replace
 		tbl := a.rel(sc, KindTable, x.Relation, op.Pos)
 		op.Objects = []Object{{Kind: KindTrigger, Name: Name{Name: x.Trigname}, Table: tbl.Name, Qualified: tbl.Qualified, Pos: tbl.Pos}, tbl}
-		op.At = tbl.Pos
+		op.at = tbl.Pos
 	case *pg_query.Node_RuleStmt:
 		x := s.RuleStmt
 		op.Verb, op.Tag, op.OrReplace = VerbCreate, "CREATE RULE", x.Replace
 		tbl := a.rel(sc, KindTable, x.Relation, op.Pos)
 		op.Objects = []Object{{Kind: KindRule, Name: Name{Name: x.Rulename}, Table: tbl.Name, Qualified: tbl.Qualified, Pos: tbl.Pos}, tbl}
-		op.At = tbl.Pos
+		op.at = tbl.Pos
 	case *pg_query.Node_CreateSeqStmt:
 		x := s.CreateSeqStmt
 		op.Verb, op.Tag, op.IfNotExists = VerbCreate, "CREATE SEQUENCE", x.IfNotExists
@@ -173,21 +167,21 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 		op.Verb, op.Tag = VerbAlter, "ALTER TYPE"
 		op.Objects = []Object{a.listObj(KindType, strs(s.AlterEnumStmt.TypeName), op.Pos)}
 	case *pg_query.Node_AlterTableStmt:
-		a.alterTable(sc, s.AlterTableStmt, &op)
+		a.alterTable(sc, s.AlterTableStmt, op)
 	case *pg_query.Node_RenameStmt:
-		a.rename(sc, s.RenameStmt, &op)
+		a.rename(sc, s.RenameStmt, op)
 	case *pg_query.Node_AlterObjectSchemaStmt:
 		x := s.AlterObjectSchemaStmt
 		kind := kindOf(x.ObjectType)
 		op.Verb, op.Tag, op.IfExists = VerbAlter, "ALTER "+strings.ToUpper(string(kind))+" SET SCHEMA", x.MissingOk
 		op.Objects = []Object{a.target(sc, kind, x.Relation, x.Object, op.Pos)}
-		op.At = op.Objects[0].Pos
+		op.at = op.Objects[0].Pos
 	case *pg_query.Node_AlterOwnerStmt:
 		x := s.AlterOwnerStmt
 		kind := kindOf(x.ObjectType)
 		op.Verb, op.Tag = VerbAlter, "ALTER "+strings.ToUpper(string(kind))+" OWNER"
 		op.Objects = []Object{a.target(sc, kind, x.Relation, x.Object, op.Pos)}
-		op.At = op.Objects[0].Pos
+		op.at = op.Objects[0].Pos
 	case *pg_query.Node_AlterFunctionStmt:
 		x := s.AlterFunctionStmt
 		kind := kindOf(x.Objtype)
@@ -215,7 +209,7 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 			op.Objects = append(op.Objects, a.rel(sc, KindTable, r.GetRangeVar(), op.Pos))
 		}
 		if len(op.Objects) > 0 {
-			op.At = op.Objects[0].Pos
+			op.at = op.Objects[0].Pos
 		}
 	case *pg_query.Node_CommentStmt:
 		x := s.CommentStmt
@@ -223,11 +217,11 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 		op.Verb, op.Tag = VerbComment, "COMMENT ON "+strings.ToUpper(string(kind))
 		op.Objects = []Object{a.objOf(sc, kind, x.Object, op.Pos)}
 	case *pg_query.Node_GrantStmt:
-		a.grant(sc, s.GrantStmt, &op)
+		a.grant(sc, s.GrantStmt, op)
 	case *pg_query.Node_AlterDefaultPrivilegesStmt:
 		x := s.AlterDefaultPrivilegesStmt
 		if x.Action != nil {
-			a.grant(sc, x.Action, &op)
+			a.grant(sc, x.Action, op)
 		}
 		op.Tag = "ALTER DEFAULT PRIVILEGES"
 		op.Grant.Defaults = true
@@ -279,7 +273,7 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 			op.Tag = strings.TrimPrefix(s.TransactionStmt.Kind.String(), "TRANS_STMT_")
 		}
 	case *pg_query.Node_VariableSetStmt:
-		a.set(s.VariableSetStmt, &op)
+		a.set(s.VariableSetStmt, op)
 	case *pg_query.Node_DeleteStmt:
 		x := s.DeleteStmt
 		op.Verb, op.Tag, op.HasWhere = VerbDelete, "DELETE", x.WhereClause != nil
@@ -320,9 +314,9 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 		op.Tag = strings.ToUpper(strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", n.Node), "*pg_query.Node_"), "Stmt"))
 	}
 	if sc.collect {
-		a.collect(sc, n.ProtoReflect(), &op)
+		a.collect(sc, n.ProtoReflect(), op)
 	}
-	a.ops = append(a.ops, op)
+	a.ops = append(a.ops, op.finish())
 	if body != nil && sc.depth < maxDepth {
 		n := len(a.ops)
 		saved := a.path
@@ -417,12 +411,12 @@ func (a *analyzer) objOf(sc *scope, kind ObjKind, n *pg_query.Node, at Position)
 	return Object{Kind: kind, Pos: at}
 }
 
-func (a *analyzer) alterTable(sc *scope, x *pg_query.AlterTableStmt, op *Op) {
+func (a *analyzer) alterTable(sc *scope, x *pg_query.AlterTableStmt, op *draft) {
 	kind := kindOf(x.Objtype)
 	op.Verb, op.Tag, op.IfExists = VerbAlter, "ALTER "+strings.ToUpper(string(kind)), x.MissingOk
 	tbl := a.rel(sc, kind, x.Relation, op.Pos)
 	op.Objects = []Object{tbl}
-	op.At = tbl.Pos
+	op.at = tbl.Pos
 	for _, c := range x.Cmds {
 		ac := c.GetAlterTableCmd()
 		if ac == nil {
@@ -453,7 +447,7 @@ func (a *analyzer) alterTable(sc *scope, x *pg_query.AlterTableStmt, op *Op) {
 	}
 }
 
-func (a *analyzer) rename(sc *scope, x *pg_query.RenameStmt, op *Op) {
+func (a *analyzer) rename(sc *scope, x *pg_query.RenameStmt, op *draft) {
 	kind := kindOf(x.RenameType)
 	op.Verb, op.Tag, op.IfExists = VerbRename, "ALTER "+strings.ToUpper(string(kind))+" RENAME", x.MissingOk
 	switch {
@@ -465,10 +459,10 @@ func (a *analyzer) rename(sc *scope, x *pg_query.RenameStmt, op *Op) {
 	default:
 		op.Objects = []Object{a.target(sc, kind, x.Relation, x.Object, op.Pos)}
 	}
-	op.At = op.Objects[0].Pos
+	op.at = op.Objects[0].Pos
 }
 
-func (a *analyzer) grant(sc *scope, x *pg_query.GrantStmt, op *Op) {
+func (a *analyzer) grant(sc *scope, x *pg_query.GrantStmt, op *draft) {
 	op.Verb, op.Tag = VerbRevoke, "REVOKE"
 	if x.IsGrant {
 		op.Verb, op.Tag = VerbGrant, "GRANT"
@@ -492,7 +486,7 @@ func (a *analyzer) grant(sc *scope, x *pg_query.GrantStmt, op *Op) {
 	}
 }
 
-func (a *analyzer) set(x *pg_query.VariableSetStmt, op *Op) {
+func (a *analyzer) set(x *pg_query.VariableSetStmt, op *draft) {
 	op.Verb, op.Tag, op.Setting = VerbSet, "SET", strings.ToLower(x.Name)
 	if x.Kind == pg_query.VariableSetKind_VAR_RESET || x.Kind == pg_query.VariableSetKind_VAR_RESET_ALL {
 		op.Tag = "RESET"
@@ -636,41 +630,62 @@ func kindOf(t pg_query.ObjectType) ObjKind {
 }
 
 // collect walks a statement's tree for function calls and pgvector types.
-func (a *analyzer) collect(sc *scope, msg protoreflect.Message, op *Op) {
+func (a *analyzer) collect(sc *scope, msg protoreflect.Message, op *draft) {
+	c := &a.col
+	if c.field == nil {
+		c.a, c.field = a, c.visitField // bound once: a method value allocates
+	}
+	c.sc, c.op = sc, op
+	c.walk(msg)
+}
+
+// collector is the state of [analyzer.collect]'s walk, kept in the analyzer so that walking a
+// message allocates nothing of its own.
+type collector struct {
+	a     *analyzer
+	sc    *scope
+	op    *draft
+	field func(protoreflect.FieldDescriptor, protoreflect.Value) bool
+}
+
+func (c *collector) walk(msg protoreflect.Message) {
+	a, sc, op := c.a, c.sc, c.op
 	switch x := msg.Interface().(type) {
 	case *pg_query.FuncCall:
 		if names := strs(x.Funcname); len(names) > 0 {
-			c := Call{Name: Name{Name: names[len(names)-1]}, Pos: op.Pos}
+			call := Call{Name: Name{Name: names[len(names)-1]}, Pos: op.Pos}
 			if len(names) >= 2 {
-				c.Name.Schema = names[len(names)-2]
+				call.Name.Schema = names[len(names)-2]
 			}
 			if x.Location >= 0 {
-				c.Pos = a.pos(sc, int(x.Location))
+				call.Pos = a.pos(sc, int(x.Location))
 			}
-			op.Calls = append(op.Calls, c)
+			op.Calls = append(op.Calls, call)
 		}
 	case *pg_query.TypeName:
 		a.vectorType(sc, x, op)
 	}
-	msg.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Kind() != protoreflect.MessageKind {
-			return true
-		}
-		if fd.IsList() {
-			l := v.List()
-			for i := 0; i < l.Len(); i++ {
-				a.collect(sc, l.Get(i).Message(), op)
-			}
-		} else if !fd.IsMap() {
-			a.collect(sc, v.Message(), op)
-		}
+	msg.Range(c.field)
+}
+
+func (c *collector) visitField(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	if fd.Kind() != protoreflect.MessageKind {
 		return true
-	})
+	}
+	if fd.IsList() {
+		l := v.List()
+		for i := 0; i < l.Len(); i++ {
+			c.walk(l.Get(i).Message())
+		}
+	} else if !fd.IsMap() {
+		c.walk(v.Message())
+	}
+	return true
 }
 
 var vectorTypes = map[string]bool{"vector": true, "halfvec": true, "sparsevec": true}
 
-func (a *analyzer) vectorType(sc *scope, x *pg_query.TypeName, op *Op) {
+func (a *analyzer) vectorType(sc *scope, x *pg_query.TypeName, op *draft) {
 	names := strs(x.Names)
 	if len(names) == 0 || !vectorTypes[names[len(names)-1]] || len(x.Typmods) != 1 {
 		return
@@ -689,12 +704,16 @@ func (a *analyzer) vectorType(sc *scope, x *pg_query.TypeName, op *Op) {
 // parseNested parses src (a body, a query inside a body, a dynamic SQL string) and analyses its
 // statements in a new scope. It returns the parser's error, mapped to the file, if any.
 func (a *analyzer) parseNested(parent *scope, src string, m offsetMap, ctx Context, fn Name, collect bool) *Problem {
-	tree, err := pg_query.Parse(src)
+	tree, err := parse(src, MaxNesting)
 	if err != nil {
 		p := &Problem{Pos: a.f.Pos(m(0)), Msg: err.Error(), Syntax: true}
+		var ne *nestingError
+		if errors.As(err, &ne) {
+			return &Problem{Pos: a.f.Pos(m(ne.Offset)), Msg: ne.Error(), TooComplex: true}
+		}
 		var pe *parser.Error
 		if errors.As(err, &pe) {
-			p.Msg = pe.Message
+			p.Msg = nearOneLine(pe.Message)
 			if pe.Cursorpos > 0 {
 				p.Pos = a.f.Pos(m(ByteOffset(src, pe.Cursorpos)))
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/pganalyze/pg_query_go/v5/parser"
 )
 
-func (a *analyzer) createFunction(sc *scope, x *pg_query.CreateFunctionStmt, op *Op, start, end int) func() {
+func (a *analyzer) createFunction(sc *scope, x *pg_query.CreateFunctionStmt, op *draft, start, end int) func() {
 	fn := &Function{Language: "sql", Procedure: x.IsProcedure}
 	kind := KindFunction
 	op.Tag = "CREATE FUNCTION"
@@ -89,7 +89,7 @@ func (a *analyzer) createFunction(sc *scope, x *pg_query.CreateFunctionStmt, op 
 	}
 }
 
-func (a *analyzer) doBlock(sc *scope, x *pg_query.DoStmt, op *Op, start, end int) func() {
+func (a *analyzer) doBlock(sc *scope, x *pg_query.DoStmt, op *draft, start, end int) func() {
 	lang, body, loc := "plpgsql", "", -1
 	for _, arg := range x.Args {
 		d := arg.GetDefElem()
@@ -144,31 +144,32 @@ var (
 // plpgsql compiles a function or DO statement with PL/pgSQL and analyses the SQL inside it.
 // body is the AS string, bm maps its offsets to the file.
 func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx Context, fn Name) {
-	js, err := pg_query.ParsePlPgSqlToJSON(stmtText)
+	js, err := parsePlPgSQL(stmtText)
 	if err != nil {
 		p := Problem{Pos: a.f.Pos(bm(0)), Msg: err.Error()}
+		var ne *nestingError
 		var pe *parser.Error
-		if errors.As(err, &pe) {
-			p.Msg = pe.Message
+		switch {
+		case errors.As(err, &ne):
+			p.TooComplex = true
+		case errors.As(err, &pe):
+			p.Msg = nearOneLine(pe.Message)
 			p.Syntax = strings.Contains(pe.Message, "syntax error")
 			if m := nearLineRE.FindStringSubmatch(pe.Context); m != nil {
 				line, _ := strconv.Atoi(m[1])
-				at := firstNonSpace(body, lineStart(body, line))
+				bl := newLines(body)
+				at := firstNonSpace(body, bl.start(line))
 				// "near line N" is where the statement began; the token the message names is
 				// more precise.
 				if t := nearTokenRE.FindStringSubmatch(pe.Message); t != nil {
-					if i := locate(body, t[1], line); i >= 0 {
+					if i := bl.locate(t[1], line); i >= 0 {
 						at = i
 					}
 				}
 				p.Pos = a.f.Pos(bm(at))
 			}
 		}
-		where := "DO block"
-		if ctx == InFunction {
-			where = "body of function " + fn.String()
-		}
-		p.Msg = "in the PL/pgSQL " + where + ": " + p.Msg
+		p.Msg = plWhere(ctx, fn) + ": " + p.Msg
 		a.probs = append(a.probs, p)
 		return
 	}
@@ -177,20 +178,30 @@ func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx C
 		a.probs = append(a.probs, Problem{Pos: a.f.Pos(bm(0)), Msg: "unexpected PL/pgSQL parse tree: " + err.Error()})
 		return
 	}
-	w := &plWalker{a: a, sc: sc, body: body, bm: bm, ctx: ctx, fn: fn}
+	w := &plWalker{a: a, sc: sc, body: body, lines: newLines(body), bm: bm, ctx: ctx, fn: fn}
 	for _, f := range fns {
 		w.walk(f["PLpgSQL_function"], 1)
 	}
 }
 
+// plWhere names a PL/pgSQL body for messages: "in the PL/pgSQL body of function f" or "in the
+// PL/pgSQL DO block".
+func plWhere(ctx Context, fn Name) string {
+	if ctx == InFunction {
+		return "in the PL/pgSQL body of function " + fn.String()
+	}
+	return "in the PL/pgSQL DO block"
+}
+
 // plWalker walks the JSON parse tree of one PL/pgSQL function or DO block.
 type plWalker struct {
-	a    *analyzer
-	sc   *scope
-	body string
-	bm   offsetMap
-	ctx  Context
-	fn   Name
+	a     *analyzer
+	sc    *scope
+	body  string
+	lines *lines
+	bm    offsetMap
+	ctx   Context
+	fn    Name
 }
 
 func (w *plWalker) walk(v any, line int) {
@@ -239,12 +250,12 @@ func (w *plWalker) walk(v any, line int) {
 // expr re-parses the SQL of one PLpgSQL_expr. mode is PostgreSQL's RawParseMode: 0 a whole
 // statement, 2 an expression, 3-5 an assignment.
 func (w *plWalker) expr(q string, mode, line int) {
-	off := locate(w.body, q, line)
+	off := w.lines.locate(q, line)
 	text, delta := q, 0 // byte i of text sits at body offset off+i-delta
 	switch mode {
 	case 0:
 		if off < 0 && strings.HasPrefix(q, "SELECT ") { // PERFORM x is compiled as SELECT x
-			if o := locate(w.body, q[7:], line); o >= 0 {
+			if o := w.lines.locate(q[7:], line); o >= 0 {
 				off, delta = o, 7
 			}
 		}
@@ -264,13 +275,17 @@ func (w *plWalker) expr(q string, mode, line int) {
 	}
 	m := w.exprMap(off, delta, line)
 	// The PL/pgSQL compiler has already checked the syntax of every expression; a failure here
-	// comes from splitting an assignment and is not the file's fault.
-	_ = w.a.parseNested(w.sc, text, m, w.ctx, w.fn, true)
+	// comes from splitting an assignment and is not the file's fault, unless the expression is
+	// too deep to parse.
+	if p := w.a.parseNested(w.sc, text, m, w.ctx, w.fn, true); p != nil && p.TooComplex {
+		p.Msg = plWhere(w.ctx, w.fn) + ": " + p.Msg
+		w.a.probs = append(w.a.probs, *p)
+	}
 }
 
 func (w *plWalker) exprMap(off, delta, line int) offsetMap {
 	if off < 0 {
-		ls := firstNonSpace(w.body, lineStart(w.body, line))
+		ls := firstNonSpace(w.body, w.lines.start(line))
 		return func(int) int { return w.bm(ls) }
 	}
 	return func(i int) int {
@@ -294,24 +309,24 @@ func (w *plWalker) dynamic(s map[string]any, key string, line int) {
 			q, _ = pe["query"].(string)
 		}
 	}
-	ls := lineStart(w.body, line)
+	ls := w.lines.start(line)
 	at := firstNonSpace(w.body, ls)
 	if i := indexFold(w.body[ls:], "execute"); i >= 0 {
 		at = ls + i
 	}
 	a := w.a
-	op := Op{Stmt: w.sc.stmt, Context: w.ctx, Function: w.fn, Verb: VerbExecute, Tag: "EXECUTE", Start: w.bm(at), SearchPath: a.path}
+	op := draft{Op: Op{Stmt: w.sc.stmt, Verb: VerbExecute, Tag: "EXECUTE", Start: w.bm(at)},
+		Detail: Detail{Context: w.ctx, SearchPath: a.path, Function: w.fn, Dynamic: &Dynamic{SQL: q}}}
 	op.Pos = a.f.Pos(op.Start)
-	op.At = op.Pos
-	op.Dynamic = &Dynamic{SQL: q}
-	off := locate(w.body, q, line)
+	op.at = op.Pos
+	off := w.lines.locate(q, line)
 	value, idx, ok := literalSQL(q)
 	if !ok {
-		a.ops = append(a.ops, op)
+		a.ops = append(a.ops, op.finish())
 		return
 	}
 	op.Dynamic.Literal, op.Dynamic.SQL = true, value
-	a.ops = append(a.ops, op)
+	a.ops = append(a.ops, op.finish())
 	exprM := w.exprMap(off, 7, line)
 	m := func(i int) int {
 		switch {
@@ -326,7 +341,11 @@ func (w *plWalker) dynamic(s map[string]any, key string, line int) {
 	}
 	if p := a.parseNested(w.sc, value, m, InExecute, w.fn, true); p != nil {
 		p.Syntax = false
-		p.Msg = "the SQL string passed to EXECUTE does not parse: " + p.Msg
+		if p.TooComplex {
+			p.Msg = "in the SQL string passed to EXECUTE: " + p.Msg
+		} else {
+			p.Msg = "the SQL string passed to EXECUTE does not parse: " + p.Msg
+		}
 		a.probs = append(a.probs, *p)
 	}
 }
@@ -335,7 +354,7 @@ func (w *plWalker) dynamic(s map[string]any, key string, line int) {
 // offset of each value byte in "SELECT "+q.
 func literalSQL(q string) (string, []int, bool) {
 	text := "SELECT " + q
-	tree, err := pg_query.Parse(text)
+	tree, err := parse(text, MaxNesting)
 	if err != nil || len(tree.GetStmts()) != 1 {
 		return "", nil, false
 	}
@@ -394,7 +413,7 @@ func (w *plWalker) variable(v map[string]any, line int) {
 	if err != nil {
 		return
 	}
-	ls := lineStart(w.body, line)
+	ls := w.lines.start(line)
 	le := strings.IndexByte(w.body[ls:], '\n')
 	if le < 0 {
 		le = len(w.body) - ls
@@ -407,29 +426,44 @@ func (w *plWalker) variable(v map[string]any, line int) {
 	w.a.vecs = append(w.a.vecs, VectorType{Type: strings.ToLower(m[1]), Dim: dim, Pos: w.a.f.Pos(w.bm(at))})
 }
 
-// locate finds q in body at or after the start of the 1-based line, else anywhere; -1 if absent.
-func locate(body, q string, line int) int {
+// lines indexes the lines of a body, so that finding the line of each of its statements is not
+// a walk from the start of the body (quadratic in a body of 100,000 lines).
+type lines struct {
+	s      string
+	starts []int
+}
+
+func newLines(s string) *lines {
+	l := &lines{s: s, starts: make([]int, 1, strings.Count(s, "\n")+1)}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			l.starts = append(l.starts, i+1)
+		}
+	}
+	return l
+}
+
+// start returns the offset of the 1-based line (len(s) past the last line).
+func (l *lines) start(line int) int {
+	switch {
+	case line <= 1:
+		return 0
+	case line > len(l.starts):
+		return len(l.s)
+	}
+	return l.starts[line-1]
+}
+
+// locate finds q at or after the start of the 1-based line, else anywhere; -1 if absent.
+func (l *lines) locate(q string, line int) int {
 	if q == "" {
 		return -1
 	}
-	ls := lineStart(body, line)
-	if i := strings.Index(body[ls:], q); i >= 0 {
+	ls := l.start(line)
+	if i := strings.Index(l.s[ls:], q); i >= 0 {
 		return ls + i
 	}
-	return strings.Index(body, q)
-}
-
-// lineStart returns the offset of the 1-based line in s (len(s) past the last line).
-func lineStart(s string, line int) int {
-	off := 0
-	for l := 1; l < line; l++ {
-		i := strings.IndexByte(s[off:], '\n')
-		if i < 0 {
-			return len(s)
-		}
-		off += i + 1
-	}
-	return off
+	return strings.Index(l.s, q)
 }
 
 func firstNonSpace(s string, off int) int {

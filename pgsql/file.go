@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"github.com/pganalyze/pg_query_go/v5/parser"
+
+	"ledgercheck/internal/input"
 )
 
 // Position is a 1-based line and column (in Unicode code points) in a named file.
@@ -37,8 +40,6 @@ type Statement struct {
 	Text string
 	// Pos is the position of Start.
 	Pos Position
-
-	raw *pg_query.RawStmt
 }
 
 // File is a parsed migration file.
@@ -59,9 +60,12 @@ type File struct {
 	// MetaCommands are psql meta-commands and COPY FROM STDIN data that Parse blanked out.
 	MetaCommands []MetaCommand
 
-	lineStarts []int
+	lineStarts []int32 // byte offset of each line (files are at most 4 MiB)
+	multibyte  []int32 // for a file that is not ASCII: UTF-8 continuation bytes in Src[:k*posBlock]
 	comments   []comment
 	parsed     string // Src with meta-commands blanked out: what the parser saw
+	sigs       []Signature
+	parseBytes int // handed to pg_query by Parse, meta-commands' second tries included
 }
 
 type comment struct{ start, end int }
@@ -70,13 +74,23 @@ type comment struct{ start, end int }
 type SyntaxError struct {
 	Pos Position
 	Msg string
+	// TooComplex is set when the file was not parsed at all: a statement at Pos nests deeper
+	// than [MaxNesting]. PostgreSQL may well accept it; ledgercheck cannot analyse it.
+	TooComplex bool
 }
 
-func (e *SyntaxError) Error() string { return fmt.Sprintf("%s: syntax error: %s", e.Pos, e.Msg) }
+func (e *SyntaxError) Error() string {
+	if e.TooComplex {
+		return fmt.Sprintf("%s: %s", e.Pos, e.Msg)
+	}
+	return fmt.Sprintf("%s: syntax error: %s", e.Pos, e.Msg)
+}
 
 // Parse parses src, the content of the file called name. A file that is not valid UTF-8 or that
 // contains a NUL byte is rejected with an error at the first offending byte, since the server
-// would reject it too.
+// would reject it too; a file over the migration size limit, or with a statement nested deeper
+// than [MaxNesting], is rejected before it is parsed. Memory and time are proportional to the
+// file: it is parsed in batches of statements, each analysed before the next.
 func Parse(name string, src []byte) (*File, error) {
 	f := &File{Name: name, Src: string(src)}
 	f.indexLines()
@@ -87,54 +101,150 @@ func Parse(name string, src []byte) (*File, error) {
 		}
 		return nil, &SyntaxError{Pos: f.Pos(i), Msg: "the file contains " + what + "; migrations must be UTF-8 text"}
 	}
-	if len(src) > MaxFileSize {
-		return nil, &SyntaxError{Pos: f.Pos(0), Msg: TooLarge(int64(len(src)))}
+	if k := input.Migration; int64(len(src)) > k.Limit {
+		return nil, &SyntaxError{Pos: f.Pos(0), Msg: input.TooLarge(int64(len(src)), k)}
 	}
 	text := f.Src
-	tree, err := pg_query.Parse(text)
-	// Each psql meta-command costs a parse of the file up to it: bounded in number and in bytes,
-	// so that a large file full of them cannot hold the gate.
-	budget := metaParseBudget
-	for tries := 0; err != nil; tries++ {
-		blanked, ok := f.blankMeta(text, err)
-		if !ok {
-			break
-		}
-		budget -= errorOffset(text, err)
-		if tries >= maxMetaCommands || budget < 0 {
-			m := f.MetaCommands[len(f.MetaCommands)-1]
-			return nil, &SyntaxError{Pos: m.Pos, Msg: fmt.Sprintf("too many psql meta-commands to read the rest of the file (gave up at this one, after %d); a migration is SQL, not a psql script", tries)}
-		}
-		text = blanked
-		tree, err = pg_query.Parse(text)
-	}
+	// The one nesting check of the file: blanking meta-commands out below keeps every offset
+	// and can only make it shallower.
+	stmts, err := nesting(text, MaxNesting)
 	if err != nil {
-		return nil, f.syntaxError(text, err)
+		return nil, f.syntaxError(text, 0, err)
+	}
+	a := &analyzer{f: f, path: DefaultSearchPath, ops: make([]Op, 0, stmts)}
+	f.Stmts = make([]Statement, 0, stmts)
+	// The file is parsed in batches of statements, each analysed before the next is parsed, so
+	// that neither pg_query's C memory nor the Go parse tree ever holds the whole file. A psql
+	// meta-command makes its batch fail; it is blanked out and the batch parsed again, at most
+	// maxMetaCommands times and metaParseBudget bytes, so that a large file full of them cannot
+	// hold the gate.
+	budget := metaParseBudget
+	for start, tries := 0, 0; start < len(text); {
+		end := batchEnd(text, start)
+		tree, err := f.parse(text[start:end])
+		if err != nil && end < len(text) && errorOffset(text[start:end], err) >= end-start {
+			// The batch ends inside a statement (a BEGIN ATOMIC body the scanner did not see
+			// whole): parse the rest of the file at once.
+			end = len(text)
+			tree, err = f.parse(text[start:end])
+		}
+		if err != nil {
+			off := start + errorOffset(text[start:end], err)
+			from := 0
+			if n := len(f.Stmts); n > 0 {
+				from = f.Stmts[n-1].Start
+			}
+			blanked, ok := f.blankMeta(text, from, off)
+			if !ok {
+				return nil, f.syntaxError(text[start:end], start, err)
+			}
+			budget -= off - start
+			if tries++; tries > maxMetaCommands || budget < 0 {
+				m := f.MetaCommands[len(f.MetaCommands)-1]
+				return nil, &SyntaxError{Pos: m.Pos, Msg: fmt.Sprintf("too many psql meta-commands to read the rest of the file (gave up at this one, after %d); a migration is SQL, not a psql script", tries-1)}
+			}
+			text = blanked
+			continue
+		}
+		a.batch(text[start:end], start, tree)
+		start = end
 	}
 	f.parsed = text
-	scan, err := pg_query.Scan(text)
-	if err != nil {
-		return nil, f.syntaxError(text, err)
-	}
-	for _, tok := range scan.GetTokens() {
-		if tok.Token == pg_query.Token_SQL_COMMENT || tok.Token == pg_query.Token_C_COMMENT {
-			f.comments = append(f.comments, comment{int(tok.Start), int(tok.End)})
+	f.comments = comments(text)
+	f.Ops, f.VectorTypes, f.Problems = a.ops, a.vecs, a.probs
+	return f, nil
+}
+
+// parse parses text, a batch of f whose nesting has been checked, and counts its bytes.
+func (f *File) parse(text string) (*pg_query.ParseResult, error) {
+	f.parseBytes += len(text)
+	return pg_query.Parse(text)
+}
+
+// batchBytes is about how much of a file pg_query parses at once.
+var batchBytes = 64 << 10
+
+// batchEnd returns where the batch of statements that starts at start ends: just past the first
+// semicolon at least batchBytes after start that ends a statement (outside parentheses and BEGIN
+// ATOMIC bodies), or len(text).
+func batchEnd(text string, start int) int {
+	s := scanner{src: text, off: start}
+	depth, atomic, cases, begin := 0, 0, 0, false
+	for {
+		t := s.next()
+		word := ""
+		switch t.kind {
+		case tokEOF:
+			return len(text)
+		case tokComment:
+			continue
+		case tokWord:
+			word = text[t.start:t.end]
+			switch {
+			case begin && strings.EqualFold(word, "atomic"):
+				atomic++
+			case atomic > 0 && strings.EqualFold(word, "case"):
+				cases++
+			case atomic > 0 && strings.EqualFold(word, "end"):
+				if cases > 0 {
+					cases--
+				} else {
+					atomic--
+				}
+			}
+		case tokPunct:
+			switch text[t.start] {
+			case '(', '[':
+				depth++
+			case ')', ']':
+				depth = max(depth-1, 0)
+			case ';':
+				if depth == 0 && atomic == 0 && t.end-start >= batchBytes {
+					return t.end
+				}
+			}
 		}
+		begin = strings.EqualFold(word, "begin")
 	}
-	for i, rs := range tree.GetStmts() {
+}
+
+// batch records and analyses the statements of tree, parsed from text, which starts at offset
+// base in the file.
+func (a *analyzer) batch(text string, base int, tree *pg_query.ParseResult) {
+	f := a.f
+	// One scope for the batch: nothing keeps it once a statement is analysed.
+	sc := &scope{src: f.Src[base : base+len(text)], m: func(i int) int { return base + i }, ctx: TopLevel, collect: true}
+	for _, rs := range tree.GetStmts() {
 		start := int(rs.GetStmtLocation())
-		end := len(f.Src)
+		end := len(text)
 		if n := int(rs.GetStmtLen()); n > 0 {
 			end = start + n
 		}
-		start = f.skipTrivia(start, end)
-		end = trimRightSpace(f.parsed, start, end)
+		start = skipTrivia(text, start, end)
+		end = trimRightSpace(text, start, end)
+		i := len(f.Stmts)
 		f.Stmts = append(f.Stmts, Statement{
-			Index: i, Start: start, End: end, Text: f.Src[start:end], Pos: f.Pos(start), raw: rs,
+			Index: i, Start: base + start, End: base + end, Text: f.Src[base+start : base+end], Pos: f.Pos(base + start),
 		})
+		n := len(a.ops)
+		sc.stmt = i
+		a.stmt(sc, rs.GetStmt(), start, end)
+		if cf := rs.GetStmt().GetCreateFunctionStmt(); cf != nil && len(a.ops) > n && len(a.ops[n].Objects) > 0 {
+			f.sigs = append(f.sigs, f.signature(&f.Stmts[i], cf, a.ops[n].Objects[0].Name, base))
+		}
 	}
-	f.analyze()
-	return f, nil
+}
+
+// comments returns the comments of text.
+func comments(text string) []comment {
+	var out []comment
+	s := scanner{src: text}
+	for t := s.next(); t.kind != tokEOF; t = s.next() {
+		if t.kind == tokComment {
+			out = append(out, comment{t.start, t.end})
+		}
+	}
+	return out
 }
 
 // Pos converts a byte offset in the file to a position.
@@ -145,9 +255,36 @@ func (f *File) Pos(off int) Position {
 	if off > len(f.Src) {
 		off = len(f.Src)
 	}
-	line := sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStarts[i] > off }) - 1
-	col := utf8.RuneCountInString(f.Src[f.lineStarts[line]:off]) + 1
+	line := sort.Search(len(f.lineStarts), func(i int) bool { return int(f.lineStarts[i]) > off }) - 1
+	ls := int(f.lineStarts[line])
+	col := off - ls + 1
+	if f.multibyte != nil {
+		// Characters are bytes that do not continue a UTF-8 sequence; the bytes of a sequence
+		// that off cuts count one each, as utf8.RuneCountInString counts them.
+		r := off
+		for r > ls && r < len(f.Src) && !utf8.RuneStart(f.Src[r]) && r > off-utf8.UTFMax {
+			r--
+		}
+		col = r - ls - (f.continuations(r) - f.continuations(ls)) + (off - r) + 1
+	}
 	return Position{File: f.Name, Line: line + 1, Col: col}
+}
+
+// posBlock is the span of f.multibyte's counts.
+const posBlock = 512
+
+// continuations returns how many bytes of f.Src[:off] continue a UTF-8 sequence, in time
+// independent of the length of the line: Pos on a 4 MiB file of one line must not count it
+// from its start for every statement.
+func (f *File) continuations(off int) int {
+	k := off / posBlock
+	n := int(f.multibyte[k])
+	for i := k * posBlock; i < off; i++ {
+		if f.Src[i]&0xC0 == 0x80 {
+			n++
+		}
+	}
+	return n
 }
 
 // CharPos converts a 1-based character position in the file (the unit of PostgreSQL's error
@@ -171,44 +308,87 @@ func ByteOffset(s string, char int) int {
 	return len(s)
 }
 
-// syntaxError converts a parser error on text (f.Src with meta-commands blanked out, byte
-// offsets unchanged) to a *SyntaxError.
-func (f *File) syntaxError(text string, err error) error {
+// syntaxError converts a parser error on text, which starts at offset base of f.Src with
+// meta-commands blanked out (byte offsets unchanged), to a *SyntaxError.
+func (f *File) syntaxError(text string, base int, err error) error {
+	var ne *nestingError
+	if errors.As(err, &ne) {
+		return &SyntaxError{Pos: f.Pos(base + ne.Offset), Msg: ne.Error(), TooComplex: true}
+	}
 	var pe *parser.Error
 	if errors.As(err, &pe) {
 		pos := f.Pos(len(f.Src))
 		if pe.Cursorpos > 0 {
-			pos = f.Pos(ByteOffset(text, pe.Cursorpos))
+			pos = f.Pos(base + ByteOffset(text, pe.Cursorpos))
 		}
-		return &SyntaxError{Pos: pos, Msg: pe.Message}
+		return &SyntaxError{Pos: pos, Msg: nearOneLine(pe.Message)}
 	}
-	return &SyntaxError{Pos: f.Pos(0), Msg: err.Error()}
+	return &SyntaxError{Pos: f.Pos(base), Msg: err.Error()}
 }
 
+// maxNear is the most characters of the text a parser message quotes after "at or near".
+const maxNear = 40
+
+// nearOneLine shortens the text the parser quotes in msg (`... at or near "TEXT"`) to its first
+// line and at most [maxNear] characters, marked with "…". An unterminated string, dollar quote or
+// comment makes the parser quote the rest of the file; the position already says where it is.
+func nearOneLine(msg string) string {
+	const near = ` at or near "`
+	i := strings.Index(msg, near)
+	if i < 0 || !strings.HasSuffix(msg, `"`) || len(msg) < i+len(near)+1 {
+		return msg
+	}
+	start, end := i+len(near), len(msg)-1
+	quoted := msg[start:end]
+	short := quoted
+	if nl := strings.IndexAny(short, "\r\n"); nl >= 0 {
+		short = short[:nl]
+	}
+	if utf8.RuneCountInString(short) > maxNear {
+		short = string([]rune(short)[:maxNear])
+	}
+	if short == quoted {
+		return msg
+	}
+	return msg[:start] + short + "…" + msg[end:]
+}
+
+// indexLines records where each line starts and, for a file that is not ASCII, the count of
+// UTF-8 continuation bytes before every posBlock bytes.
 func (f *File) indexLines() {
-	f.lineStarts = []int{0}
-	for i := 0; i < len(f.Src); i++ {
-		if f.Src[i] == '\n' {
-			f.lineStarts = append(f.lineStarts, i+1)
+	src := f.Src
+	f.lineStarts = make([]int32, 1, strings.Count(src, "\n")+1)
+	n := 0 // continuation bytes so far
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '\n':
+			f.lineStarts = append(f.lineStarts, int32(i+1))
+		case c >= 0x80 && f.multibyte == nil:
+			// The counts of the blocks before are 0: so far the file is ASCII.
+			f.multibyte = make([]int32, len(src)/posBlock+1)
+		}
+		if c&0xC0 == 0x80 {
+			n++
+		}
+		if f.multibyte != nil && (i+1)%posBlock == 0 {
+			f.multibyte[(i+1)/posBlock] = int32(n)
 		}
 	}
 }
 
-// skipTrivia moves off past white space and comments, staying below end.
-func (f *File) skipTrivia(off, end int) int {
-	for off < end {
-		switch c := f.parsed[off]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			off++
-		default:
-			if c, ok := f.commentAt(off); ok {
-				off = c.end
-				continue
-			}
-			return off
+// skipTrivia moves off past white space and comments in text, staying below end.
+func skipTrivia(text string, off, end int) int {
+	s := scanner{src: text, off: off}
+	for {
+		t := s.next()
+		if t.start >= end {
+			return max(end, off)
+		}
+		if t.kind != tokComment {
+			return t.start
 		}
 	}
-	return off
 }
 
 // Comments returns the file's comments in source order.
@@ -218,14 +398,6 @@ func (f *File) Comments() []Comment {
 		out[i] = Comment{Start: c.start, End: c.end, Pos: f.Pos(c.start), Text: f.Src[c.start:c.end]}
 	}
 	return out
-}
-
-func (f *File) commentAt(off int) (comment, bool) {
-	i := sort.Search(len(f.comments), func(i int) bool { return f.comments[i].end > off })
-	if i < len(f.comments) && f.comments[i].start == off {
-		return f.comments[i], true
-	}
-	return comment{}, false
 }
 
 func trimRightSpace(s string, start, end int) int {

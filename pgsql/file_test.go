@@ -2,7 +2,9 @@ package pgsql
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParseStatementPositions(t *testing.T) {
@@ -49,5 +51,29 @@ func TestParseRejectsNULAndInvalidUTF8(t *testing.T) {
 		if !errors.As(err, &se) || se.Pos.Line != 2 || se.Pos.Col != 9 {
 			t.Errorf("Parse(%q) = %v, want a syntax error at 2:9", src, err)
 		}
+	}
+}
+
+// Pos counts columns in characters, as utf8.RuneCountInString of the line up to the offset
+// would, at every offset of a file with multibyte characters, long lines (beyond the blocks of
+// its index) and offsets inside a character; and in the same time whatever the line's length.
+func TestPosCountsCharacters(t *testing.T) {
+	src := "SELECT 'é€𝄞';\n" + strings.Repeat("x€", 700) + "\n\n" + strings.Repeat("ab", 600) + "é\nlast"
+	f := &File{Name: "p.sql", Src: src}
+	f.indexLines()
+	ls := 0
+	for off := 0; off <= len(src); off++ {
+		if off > 0 && src[off-1] == '\n' {
+			ls = off
+		}
+		want := Position{File: "p.sql", Line: strings.Count(src[:off], "\n") + 1, Col: utf8.RuneCountInString(src[ls:off]) + 1}
+		if got := f.Pos(off); got != want {
+			t.Fatalf("Pos(%d) = %v, want %v", off, got, want)
+		}
+	}
+	ascii := &File{Name: "a.sql", Src: strings.Repeat("SELECT 1; ", 1000)}
+	ascii.indexLines()
+	if ascii.multibyte != nil || ascii.Pos(9995) != (Position{File: "a.sql", Line: 1, Col: 9996}) {
+		t.Errorf("ASCII file: index %v, Pos(9995) = %v", ascii.multibyte != nil, ascii.Pos(9995))
 	}
 }

@@ -35,7 +35,7 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, op := range file.Ops {
 			check(op.Tag, op.Pos)
-			check(op.Tag+" clause", op.At)
+			check(op.Tag+" clause", op.At())
 		}
 		for _, v := range file.VectorTypes {
 			check("vector type", v.Pos)

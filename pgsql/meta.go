@@ -2,7 +2,6 @@ package pgsql
 
 import (
 	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -25,35 +24,21 @@ func errorOffset(text string, err error) int {
 	return len(text)
 }
 
-// MaxFileSize is the largest file ledgercheck reads as a migration: 4 MiB, a hundred times the
-// decision ledger. Parsing takes about half a second and 100 MB of memory per MiB, and a
-// migration carries schema, not bulk data.
-const MaxFileSize = 4 << 20
-
-// TooLarge is the message for a file of size bytes over [MaxFileSize] (MaxFileSize+1: a pipe
-// read up to one byte past the limit).
-func TooLarge(size int64) string {
-	if size == MaxFileSize+1 {
-		return fmt.Sprintf("the file is over %d MiB, the most ledgercheck reads as a migration (a migration carries schema: load bulk data separately)", MaxFileSize>>20)
-	}
-	return fmt.Sprintf("the file is %.1f MiB; ledgercheck reads migrations of at most %d MiB (a migration carries schema: load bulk data separately)", float64(size)/(1<<20), MaxFileSize>>20)
-}
-
 var copyFromStdinRE = regexp.MustCompile(`(?is)\bcopy\b[^;]*\bfrom\s+stdin\b[^;]*;[ \t]*\r?\n`)
 
-// blankMeta handles a parse error caused by psql syntax: a meta-command line (\i, \set, ...) or
-// the data block after COPY ... FROM STDIN. It records the command in f.MetaCommands and returns
+// blankMeta handles a parse error at byte offset off of text caused by psql syntax: a
+// meta-command line (\i, \set, ...) or the data block after COPY ... FROM STDIN, whose COPY
+// statement starts at or after from. It records the command in f.MetaCommands and returns
 // text with it replaced by spaces (offsets unchanged). ok is false if the error has another cause.
-func (f *File) blankMeta(text string, err error) (string, bool) {
-	var pe *parser.Error
-	if !errors.As(err, &pe) || pe.Cursorpos <= 0 {
+func (f *File) blankMeta(text string, from, off int) (string, bool) {
+	if off >= len(text) {
 		return "", false
 	}
-	off := ByteOffset(text, pe.Cursorpos)
 	ls := strings.LastIndexByte(text[:off], '\n') + 1
-	// COPY ... FROM STDIN data: from the line after the COPY statement to a line "\.".
-	for _, m := range copyFromStdinRE.FindAllStringIndex(text[:off], -1) {
-		start := m[1]
+	// COPY ... FROM STDIN data: from the line after the COPY statement to a line "\.". The
+	// COPY statement starts at from or after it.
+	for _, m := range copyFromStdinRE.FindAllStringIndex(text[from:off], -1) {
+		start := from + m[1]
 		if strings.TrimSpace(text[start:ls]) != "" && !dataOnly(text[start:ls]) {
 			continue
 		}

@@ -88,8 +88,9 @@ func normalizeSQLBody(fb FunctionBody) (string, error) {
 
 // normalizeSQL parses one or more SQL statements and prints them back. When the deparser
 // cannot print the tree, the tree itself (as JSON, source locations removed) is the normal form.
+// SQL nested deeper than the deparser safely takes ([maxDeparseNesting]) is an error.
 func normalizeSQL(sql string) (string, error) {
-	tree, err := pg_query.Parse(sql)
+	tree, err := parse(sql, maxDeparseNesting)
 	if err != nil {
 		return "", fmt.Errorf("parsing: %w", err)
 	}
@@ -151,11 +152,11 @@ func normalizePLpgSQL(fb FunctionBody) (string, error) {
 	if fb.Result == "" {
 		head = "CREATE PROCEDURE ledgercheck_body(" + fb.Arguments + ")"
 	}
-	js, err := pg_query.ParsePlPgSqlToJSON(head + " LANGUAGE plpgsql AS " + tag + fb.Body + tag)
+	js, err := parsePlPgSQL(head + " LANGUAGE plpgsql AS " + tag + fb.Body + tag)
 	if err != nil && (fb.Arguments != "" || fb.Result != "void") {
 		// A signature the parser does not take; the body alone still parses if it does not
 		// depend on parameter names.
-		js, err = pg_query.ParsePlPgSqlToJSON("CREATE FUNCTION ledgercheck_body() RETURNS void LANGUAGE plpgsql AS " + tag + fb.Body + tag)
+		js, err = parsePlPgSQL("CREATE FUNCTION ledgercheck_body() RETURNS void LANGUAGE plpgsql AS " + tag + fb.Body + tag)
 	}
 	if err != nil {
 		return "", fmt.Errorf("parsing PL/pgSQL: %w", err)

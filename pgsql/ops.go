@@ -1,6 +1,9 @@
 package pgsql
 
-import "strings"
+import (
+	"reflect"
+	"strings"
+)
 
 // Context says where an [Op] runs: at the top level of the file, or inside a function body, a DO
 // block or a string passed to EXECUTE.
@@ -232,23 +235,39 @@ type Call struct {
 // Op is one SQL statement as lint sees it: a top-level statement of the file or a statement
 // inside a function body, a DO block or a literal EXECUTE string, with its positions mapped back
 // to the file.
+//
+// A file of 4 MiB can hold 400,000 statements, so an Op keeps what every statement has and
+// points at a [Detail] for the rest, whose fields read as the Op's own (op.Objects, op.Grant).
 type Op struct {
 	// Stmt is the index of the enclosing top-level statement in [File.Stmts].
-	Stmt    int     `json:"stmt"`
-	Context Context `json:"context"`
-	// Function is the function whose body holds the statement (Context == InFunction).
-	Function Name `json:"function,omitzero"`
-	Verb     Verb `json:"verb"`
+	Stmt int  `json:"stmt"`
+	Verb Verb `json:"verb"`
 	// Tag is a short human name of the statement, as PostgreSQL's command tags: "CREATE TABLE".
 	Tag string `json:"tag"`
-	// Objects are the objects the statement creates or acts on; the first is the main one.
-	Objects []Object `json:"objects,omitempty"`
-	// Pos is the start of the statement; At is the clause a finding should point at (the target
-	// name, the offending subcommand), Pos when the parser records nothing better.
+	// Pos is the start of the statement. [Op.At] is the clause a finding should point at.
 	Pos Position `json:"pos"`
-	At  Position `json:"at"`
 	// Start is the statement's byte offset in the file.
 	Start int `json:"start"`
+	// Detail is never nil. Ops that have no detail (SELECT 1 at top level) share one empty
+	// Detail, which is read-only: only [Parse] writes details, each into a Detail of the op's
+	// own.
+	*Detail
+}
+
+// Detail is the part of an [Op] that only some statements have: a top-level statement that
+// names no object, calls no function and has none of the attributes below has none.
+type Detail struct {
+	// Context is where the statement runs (TopLevel, the zero value, for an op without detail).
+	Context Context `json:"context"`
+	// SearchPath is the search_path used to resolve unqualified names in the statement; nil for
+	// an op without detail, which names nothing to resolve.
+	SearchPath []string `json:"search_path"`
+	// at is [Op.At] when it is not Pos.
+	at Position
+	// Function is the function whose body holds the statement (Context == InFunction).
+	Function Name `json:"function,omitzero"`
+	// Objects are the objects the statement creates or acts on; the first is the main one.
+	Objects []Object `json:"objects,omitempty"`
 
 	IfExists     bool `json:"if_exists,omitempty"`
 	IfNotExists  bool `json:"if_not_exists,omitempty"`
@@ -273,8 +292,35 @@ type Op struct {
 	Dynamic *Dynamic `json:"dynamic,omitempty"`
 	// Calls are the function calls in the statement's expressions.
 	Calls []Call `json:"calls,omitempty"`
-	// SearchPath is the search_path used to resolve unqualified names in the statement.
-	SearchPath []string `json:"search_path"`
+}
+
+// noDetail is the Detail of every op that has none.
+var noDetail Detail
+
+// draft is an op under construction: the Op, and its Detail by value, which [draft.finish]
+// stores in the Op only if it is not empty. Selectors on a draft reach the Detail's fields
+// before the Op's.
+type draft struct {
+	Op
+	Detail
+}
+
+// finish returns the op, with its own copy of the detail, or the shared empty one.
+func (d *draft) finish() Op {
+	if d.at == d.Pos {
+		d.at = Position{}
+	}
+	op := d.Op
+	op.Detail = &noDetail
+	// The search_path matters only to an op with something else to resolve.
+	path := d.SearchPath
+	d.SearchPath = nil
+	if !reflect.ValueOf(&d.Detail).Elem().IsZero() {
+		detail := d.Detail
+		detail.SearchPath = path
+		op.Detail = &detail
+	}
+	return op
 }
 
 // Dynamic describes a PL/pgSQL EXECUTE (or FOR ... EXECUTE, RETURN QUERY EXECUTE, OPEN ...
@@ -282,6 +328,15 @@ type Op struct {
 type Dynamic struct {
 	Literal bool   `json:"literal"`
 	SQL     string `json:"sql,omitempty"`
+}
+
+// At returns the position of the clause a finding should point at (the target name, the
+// offending subcommand), or Pos when the parser records nothing better.
+func (o *Op) At() Position {
+	if o.at != (Position{}) {
+		return o.at
+	}
+	return o.Pos
 }
 
 // Object returns the op's main object, or the zero Object.
@@ -307,6 +362,8 @@ type Problem struct {
 	Msg string   `json:"msg"`
 	// Syntax is set when PostgreSQL would reject the file too (a syntax error in a body).
 	Syntax bool `json:"syntax"`
+	// TooComplex is set when the SQL nests deeper than [MaxNesting] and was not parsed.
+	TooComplex bool `json:"too_complex,omitempty"`
 }
 
 // MetaCommand is a psql meta-command (\i, \set, ...) or a COPY ... FROM STDIN data block: not

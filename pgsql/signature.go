@@ -56,57 +56,29 @@ func (s Signature) InputTypes() []string {
 
 // Signatures returns the declared signatures of the file's top-level CREATE FUNCTION and
 // CREATE PROCEDURE statements, in file order.
-func (f *File) Signatures() []Signature {
-	var out []Signature
-	for i := range f.Stmts {
-		st := &f.Stmts[i]
-		if st.raw == nil {
-			continue
-		}
-		cf, ok := st.raw.GetStmt().GetNode().(*pg_query.Node_CreateFunctionStmt)
-		if !ok {
-			continue
-		}
-		x := cf.CreateFunctionStmt
-		sig := Signature{Procedure: x.IsProcedure, Stmt: st.Index, Pos: st.Pos}
-		sig.Name = f.signatureName(st.Index, strs(x.Funcname))
-		for _, pn := range x.Parameters {
-			p := pn.GetFunctionParameter()
-			if p == nil {
-				continue
-			}
-			sig.Params = append(sig.Params, Param{
-				Name: p.Name,
-				Mode: paramMode(p.Mode),
-				Type: typeText(p.ArgType),
-				Pos:  f.typePos(p.ArgType, st.Pos),
-			})
-		}
-		if x.ReturnType != nil && !hasTableParams(sig.Params) {
-			sig.Returns = typeText(x.ReturnType)
-			sig.ReturnsPos = f.typePos(x.ReturnType, st.Pos)
-		}
-		out = append(out, sig)
-	}
-	return out
-}
+func (f *File) Signatures() []Signature { return f.sigs }
 
-// signatureName returns the function name as the analyzer resolved it for statement stmt, or
-// the name as written when the analyzer recorded none.
-func (f *File) signatureName(stmt int, written []string) Name {
-	for _, op := range f.Ops {
-		if op.Stmt == stmt && op.Context == TopLevel && op.Func != nil && len(op.Objects) > 0 {
-			return op.Objects[0].Name
+// signature returns the declared signature of the top-level statement st, whose name the
+// analyzer resolved to name; tree locations are offsets from base.
+func (f *File) signature(st *Statement, x *pg_query.CreateFunctionStmt, name Name, base int) Signature {
+	sig := Signature{Name: name, Procedure: x.IsProcedure, Stmt: st.Index, Pos: st.Pos}
+	for _, pn := range x.Parameters {
+		p := pn.GetFunctionParameter()
+		if p == nil {
+			continue
 		}
+		sig.Params = append(sig.Params, Param{
+			Name: p.Name,
+			Mode: paramMode(p.Mode),
+			Type: typeText(p.ArgType),
+			Pos:  f.typePos(p.ArgType, base, st.Pos),
+		})
 	}
-	switch len(written) {
-	case 0:
-		return Name{}
-	case 1:
-		return Name{Name: written[0]}
-	default:
-		return Name{Schema: written[len(written)-2], Name: written[len(written)-1]}
+	if x.ReturnType != nil && !hasTableParams(sig.Params) {
+		sig.Returns = typeText(x.ReturnType)
+		sig.ReturnsPos = f.typePos(x.ReturnType, base, st.Pos)
 	}
+	return sig
 }
 
 func hasTableParams(ps []Param) bool {
@@ -132,11 +104,11 @@ func paramMode(m pg_query.FunctionParameterMode) string {
 	return "in"
 }
 
-func (f *File) typePos(t *pg_query.TypeName, def Position) Position {
+func (f *File) typePos(t *pg_query.TypeName, base int, def Position) Position {
 	if t == nil || t.Location < 0 {
 		return def
 	}
-	return f.Pos(int(t.Location))
+	return f.Pos(base + int(t.Location))
 }
 
 // typeText renders a declared type: its last name (no schema), typmods, array bounds, and

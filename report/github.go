@@ -3,10 +3,13 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"html"
 	"io"
 	"strings"
+	"sync"
 )
 
 // AnnotationCap is how many annotations of one kind (error, warning, notice) GitHub shows per
@@ -43,6 +46,12 @@ func annotationKind(s Severity) string {
 // kind as GitHub shows no more per step, then a line saying how many were left out, then the
 // plain text report, which lists every finding. Locations are relative to the report's root
 // (the workspace). The exit code stays the gate; annotations are only the display.
+//
+// The text report repeats file names, messages and diffs as they are, and the runner takes any
+// line that starts with "::" (after white space), or holds "##[", for a command: a file named
+// "x\n::warning::y.sql" or a function body with such a line would be one. So the text is
+// written between ::stop-commands::TOKEN and ::TOKEN::, which the runner does not interpret;
+// TOKEN is a digest of the text, so the text cannot end the block early.
 func WriteGitHub(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	shown := map[string]int{}
@@ -78,10 +87,25 @@ func WriteGitHub(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "ledgercheck: %s annotations left out (GitHub shows %d of each kind per step); every finding is listed below and in the job summary\n",
 			strings.Join(parts, ", "), AnnotationCap)
 	}
+	var text bytes.Buffer
+	if err := WriteReportText(&text, r, false); err != nil {
+		return err
+	}
+	token := stopToken(text.Bytes())
+	fmt.Fprintf(bw, "::stop-commands::%s\n", token)
+	bw.Write(text.Bytes())
+	fmt.Fprintf(bw, "::%s::\n", token)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
-	return WriteReportText(w, r, false)
+	return nil
+}
+
+// stopToken returns the token that ends a ::stop-commands:: block around text: a digest of the
+// text, which text therefore does not contain.
+func stopToken(text []byte) string {
+	sum := sha256.Sum256(text)
+	return "ledgercheck-" + hex.EncodeToString(sum[:16])
 }
 
 // WriteStepSummary writes the report as GitHub-flavoured markdown for $GITHUB_STEP_SUMMARY: the
@@ -198,4 +222,63 @@ func codeFence(s string) string {
 		}
 	}
 	return strings.Repeat("`", max(3, longest+1))
+}
+
+// CommandFilter is a writer for logs that a GitHub Actions runner reads: it passes whole lines
+// to the writer beneath, except that a line the runner would take for a workflow command (one
+// that starts with "::" after white space, or that holds "##[") is written with "| " before it
+// and "##[" as "# #[". Like the runner, it ends a line at CR as well as LF. ledgercheck's
+// progress and error lines name files, whose names may hold either. It is safe for concurrent
+// use; Flush writes a last line without a line break.
+type CommandFilter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+// NewCommandFilter returns a CommandFilter writing to w.
+func NewCommandFilter(w io.Writer) *CommandFilter { return &CommandFilter{w: w} }
+
+// Write buffers p and writes every line it completes.
+func (f *CommandFilter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf = append(f.buf, p...)
+	i := bytes.LastIndexAny(f.buf, "\r\n")
+	if i < 0 {
+		return len(p), nil
+	}
+	err := f.emit(f.buf[:i+1])
+	f.buf = append(f.buf[:0], f.buf[i+1:]...)
+	return len(p), err
+}
+
+// Flush writes what is left of the last line.
+func (f *CommandFilter) Flush() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	err := f.emit(f.buf)
+	f.buf = f.buf[:0]
+	return err
+}
+
+func (f *CommandFilter) emit(text []byte) error {
+	if len(text) == 0 {
+		return nil
+	}
+	var out bytes.Buffer
+	for len(text) > 0 {
+		end := len(text)
+		if i := bytes.IndexAny(text, "\r\n"); i >= 0 {
+			end = i + 1
+		}
+		line := text[:end]
+		if bytes.HasPrefix(bytes.TrimLeft(line, " \t\f\v"), []byte("::")) {
+			out.WriteString("| ")
+		}
+		out.Write(bytes.ReplaceAll(line, []byte("##["), []byte("# #[")))
+		text = text[end:]
+	}
+	_, err := f.w.Write(out.Bytes())
+	return err
 }

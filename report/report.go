@@ -118,11 +118,17 @@ type Report struct {
 	Rules []RuleInfo
 }
 
-// Finish derives the status of every phase whose Status is empty from its findings.
+// Finish is where findings enter a report: every producer calls it once the phases are in. It
+// bounds every finding ([Finding.Bounded]) and derives the status of every phase whose Status
+// is empty from its findings.
 func (r *Report) Finish() {
 	for i := range r.Phases {
-		if r.Phases[i].Status == "" {
-			r.Phases[i].Status = r.Phases[i].derive()
+		ph := &r.Phases[i]
+		for j := range ph.Findings {
+			ph.Findings[j] = ph.Findings[j].Bounded()
+		}
+		if ph.Status == "" {
+			ph.Status = ph.derive()
 		}
 	}
 }

@@ -230,6 +230,9 @@ func (a *auditor) apply(ctx context.Context, db *scratch.Database, s Script) (*f
 	}
 	var sy *pgsql.SyntaxError
 	if errors.As(err, &sy) {
+		if sy.TooComplex {
+			return &failure{pos: sy.Pos, msg: sy.Msg}, nil
+		}
 		return &failure{pos: sy.Pos, msg: "syntax error: " + sy.Msg}, nil
 	}
 	return nil, fmt.Errorf("rerun: applying %s: %w", s.Name, err)

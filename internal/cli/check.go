@@ -16,6 +16,7 @@ import (
 	"ledgercheck/crosscheck"
 	"ledgercheck/gate"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/input"
 	"ledgercheck/lint"
 	"ledgercheck/parity"
 	"ledgercheck/report"
@@ -252,10 +253,11 @@ func runGateParity(ctx context.Context, srv *scratch.Server, opts parity.Options
 // directory, else the defaults (the shipped artifact and port).
 func loadConfig(path string) (*config.Config, error) {
 	if path != "" {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		cfg, err := config.Load(path)
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fault.Input(fmt.Errorf("--config %s: no such file", path))
 		}
-		return config.Load(path)
+		return cfg, err
 	}
 	if _, err := os.Stat(config.DefaultFile); err == nil {
 		return config.Load(config.DefaultFile)
@@ -270,13 +272,13 @@ func variant(name string, v config.Variant) (gate.Variant, error) {
 	if v.File == "" {
 		return gate.Variant{}, fault.Input(fmt.Errorf("the %s has no file; set variants.%s.file in %s or pass --%s", name, side(name), config.DefaultFile, side(name)))
 	}
-	src, err := readFile(v.File)
+	src, err := input.ReadFile(v.File, input.Migration)
 	if err != nil {
 		return gate.Variant{}, fault.Input(err)
 	}
 	gv := gate.Variant{Name: name, File: v.File, Src: src, Dim: v.Dim, Previous: v.Previous}
 	if v.Previous != "" {
-		if gv.PreviousSrc, err = readFile(v.Previous); err != nil {
+		if gv.PreviousSrc, err = input.ReadFile(v.Previous, input.Migration); err != nil {
 			return gate.Variant{}, fault.Input(fmt.Errorf("variants.%s.previous: %w", side(name), err))
 		}
 	}

@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -18,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/report"
 )
 
 // Exit codes, as documented in README.md and design.md.
@@ -27,6 +30,12 @@ const (
 	ExitInput    = 2 // usage, configuration or input error
 	ExitEnv      = 3 // environment error: no Postgres, no pgvector, unreachable server
 )
+
+// gcPercent is the garbage collector's target (GOGC) unless the environment sets one. The largest
+// heap ledgercheck builds is lint's model of a file, alive until the end, while parsing makes as
+// much garbage again; Go's default of 100 lets the heap grow to twice the live data before it
+// collects. At 50, 4 MiB of "SELECT 1;" peaks at 160 MB instead of 205 MB, for about 5% more CPU.
+const gcPercent = 50
 
 // Version is the ledgercheck version, set at build time with -ldflags "-X ledgercheck/internal/cli.Version=...".
 var Version = "0.1.0-dev"
@@ -91,6 +100,13 @@ Exit codes: 0 passed; 1 findings; 2 usage, configuration or input error; 3 envir
 // command's deferred cleanups have run (the scratch server stopped, its databases dropped) and
 // reported as one "internal error" line, exit 3.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+	// stderr lines name files: none may pass for a GitHub workflow command.
+	logs := report.NewCommandFilter(stderr)
+	defer logs.Flush()
+	stderr = logs
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	var err error
@@ -171,7 +187,11 @@ func isCobraUsage(msg string) bool {
 	return false
 }
 
-// oneLine folds a multi-line message into one line, as every error ledgercheck prints is one line.
+// maxErrorLine is the most characters of an error line: a server's error can be megabytes.
+const maxErrorLine = 2000
+
+// oneLine folds a multi-line message into one line, as every error ledgercheck prints is one
+// line, of at most maxErrorLine characters.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+	return report.Clip(strings.Join(strings.Fields(report.Clip(s, 2*maxErrorLine)), " "), maxErrorLine)
 }

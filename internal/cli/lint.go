@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"ledgercheck/config"
 	"ledgercheck/crosscheck"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/input"
 	"ledgercheck/introspect"
 	"ledgercheck/lint"
 	"ledgercheck/pgsql"
@@ -60,7 +58,12 @@ Exit 1 if any finding is an error.`,
 			}
 			cfg := conf.Lint
 			sf.applyLimits(cmd.Flags(), conf.Limits)
-			var all []report.Finding
+			// Every file is checked before the first is linted, or a server started.
+			for _, path := range args {
+				if err := input.Check(path, input.Migration); err != nil {
+					return fault.Input(err)
+				}
+			}
 			var srv *scratch.Server
 			if install {
 				var err error
@@ -69,28 +72,33 @@ Exit 1 if any finding is an error.`,
 				}
 				defer srv.Close()
 			}
+			rep := lintReport()
 			for _, path := range args {
-				src, err := readFile(path)
+				src, err := input.ReadFile(path, input.Migration)
 				if err != nil {
 					return fault.Input(err)
 				}
 				g.logf("linting %s", path)
-				all = append(all, lint.Source(path, src, cfg, lint.Options{Dim: dim})...)
+				ph := report.PhaseResult{Phase: report.PhaseLint, Name: "lint " + path, File: path,
+					Findings: lint.Source(path, src, cfg, lint.Options{Dim: dim})}
 				if srv != nil {
 					fs, err := installCrossCheck(cmd, srv, path, src, dim, cfg)
 					if err != nil {
 						return err
 					}
-					all = append(all, fs...)
+					ph.Findings = append(ph.Findings, fs...)
 				}
+				rep.Phases = append(rep.Phases, ph)
 			}
+			rep.Finish()
+			all := rep.Findings()
 			switch out.format.value {
 			case "text":
 				err = report.WriteText(g.stdout, all)
 			case "json":
 				err = report.WriteJSON(g.stdout, all)
 			default:
-				err = out.write(g, lintReport(args, all))
+				err = out.write(g, rep)
 			}
 			if err != nil {
 				return err
@@ -137,53 +145,13 @@ func installCrossCheck(cmd *cobra.Command, srv *scratch.Server, path string, src
 	return crosscheck.Check(f, cfg, fp), nil
 }
 
-// readFile reads a migration, with a one-line error naming the path.
-func readFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s: no such file", path)
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", path, err)
-	case st.IsDir():
-		return nil, fmt.Errorf("%s: is a directory, not a migration file", path)
-	case !st.Mode().IsRegular() && st.Mode()&fs.ModeNamedPipe == 0:
-		return nil, fmt.Errorf("%s: is not a regular file", path)
-	case st.Size() > pgsql.MaxFileSize:
-		return nil, fmt.Errorf("%s: %s", path, pgsql.TooLarge(st.Size()))
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	defer fh.Close()
-	// A pipe has no size: read one byte past the limit to tell.
-	src, err := io.ReadAll(io.LimitReader(fh, pgsql.MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if len(src) > pgsql.MaxFileSize {
-		return nil, fmt.Errorf("%s: %s", path, pgsql.TooLarge(int64(len(src))))
-	}
-	return src, nil
-}
-
-// lintReport is lint's findings as a report of one phase per file, for the sarif, github and
-// html formats (text and json keep lint's compact forms: one finding per line, and a list).
-func lintReport(files []string, all []report.Finding) *report.Report {
+// lintReport is the report lint fills with one phase per file. All formats write it: sarif,
+// github and html as a whole, text and json as lint's compact forms (one finding per line, and
+// a list).
+func lintReport() *report.Report {
 	rep := &report.Report{Tool: "ledgercheck", Version: Version, Root: "."}
 	for _, r := range lint.Rules() {
 		rep.Rules = append(rep.Rules, report.RuleInfo{ID: r.ID, Severity: r.Severity, Summary: r.Summary, Help: r.Explain})
 	}
-	for _, file := range files {
-		ph := report.PhaseResult{Phase: report.PhaseLint, Name: "lint " + file, File: file}
-		for _, f := range all {
-			if f.Pos.File == file || (f.Pos.File == "" && len(files) == 1) {
-				ph.Findings = append(ph.Findings, f)
-			}
-		}
-		rep.Phases = append(rep.Phases, ph)
-	}
-	rep.Finish()
 	return rep
 }

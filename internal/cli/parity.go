@@ -12,6 +12,7 @@ import (
 	"ledgercheck/allowlist"
 	"ledgercheck/config"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/input"
 	"ledgercheck/parity"
 )
 
@@ -80,30 +81,30 @@ func parityOptions(cfg *config.Config, g *globals) (parity.Options, error) {
 	if !g.quiet {
 		opts.Log = g.stderr
 	}
-	read := func(path string) (parity.Script, error) {
-		src, err := readFile(path)
+	read := func(path string, k input.Kind) (parity.Script, error) {
+		src, err := input.ReadFile(path, k)
 		if err != nil {
 			return parity.Script{}, fault.Input(err)
 		}
 		return parity.Script{Name: path, Src: src}, nil
 	}
 	var err error
-	if opts.Left.Script, err = read(cfg.Variants.Left.File); err != nil {
+	if opts.Left.Script, err = read(cfg.Variants.Left.File, input.Migration); err != nil {
 		return opts, err
 	}
-	if opts.Right.Script, err = read(cfg.Variants.Right.File); err != nil {
+	if opts.Right.Script, err = read(cfg.Variants.Right.File, input.Migration); err != nil {
 		return opts, err
 	}
 	opts.Left.Dim, opts.Right.Dim = cfg.Variants.Left.Dim, cfg.Variants.Right.Dim
 	for _, x := range cfg.Environment.Extra {
-		s, err := read(x)
+		s, err := read(x, input.Migration)
 		if err != nil {
 			return opts, err
 		}
 		opts.Extra = append(opts.Extra, s)
 	}
 	if cfg.Fixture != "" {
-		s, err := read(cfg.Fixture)
+		s, err := read(cfg.Fixture, input.Fixture)
 		if err != nil {
 			return opts, err
 		}
@@ -113,10 +114,10 @@ func parityOptions(cfg *config.Config, g *globals) (parity.Options, error) {
 		opts.Probes = append(opts.Probes, parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
 	}
 	if cfg.Allowlist != "" {
-		if _, err := os.Stat(cfg.Allowlist); errors.Is(err, fs.ErrNotExist) {
+		a, err := allowlist.Load(cfg.Allowlist)
+		if errors.Is(err, fs.ErrNotExist) {
 			return opts, fault.Input(fmt.Errorf("%s: no such allowlist file (create one with `ledgercheck allowlist suggest > %s`)", cfg.Allowlist, cfg.Allowlist))
 		}
-		a, err := allowlist.Load(cfg.Allowlist)
 		if err != nil {
 			return opts, err
 		}

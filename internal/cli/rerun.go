@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/input"
 	"ledgercheck/report"
 	"ledgercheck/rerun"
 )
@@ -65,13 +66,13 @@ flag), 3 when Postgres cannot be started or reached.`,
 				return fault.Input(errors.New("--fixture and --no-fixture exclude each other"))
 			}
 			opts := rerun.Options{Dim: dim, Times: times, Logf: g.logf}
-			src, err := readFile(args[0])
+			src, err := input.ReadFile(args[0], input.Migration)
 			if err != nil {
 				return fault.Input(err)
 			}
 			opts.File = rerun.Script{Name: args[0], Src: src}
 			if from != "" {
-				src, err := readFile(from)
+				src, err := input.ReadFile(from, input.Migration)
 				if err != nil {
 					return fault.Input(fmt.Errorf("--from: %w", err))
 				}
@@ -87,7 +88,7 @@ flag), 3 when Postgres cannot be started or reached.`,
 						return fault.Input(err)
 					}
 				}
-				src, err := readFile(fixture)
+				src, err := input.ReadFile(fixture, input.Fixture)
 				if err != nil {
 					return fault.Input(fmt.Errorf("--fixture: %w", err))
 				}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/input"
 	"ledgercheck/introspect"
 	"ledgercheck/pgsql"
 	"ledgercheck/scratch"
@@ -86,7 +87,7 @@ file:line:col with the server's error, exit 1; no Postgres is exit 3.`,
 			var src []byte
 			if install != "" {
 				var err error
-				if src, err = readFile(install); err != nil {
+				if src, err = input.ReadFile(install, input.Migration); err != nil {
 					return fault.Input(err)
 				}
 			}

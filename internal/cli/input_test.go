@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"ledgercheck/internal/input/inputtest"
+)
+
+// TestNonRegularInputs gives every command that reads a file a FIFO, /dev/zero or a directory
+// wherever it takes a file: on the command line, and as each file the configuration names.
+// Each is one line, exit 2, before anything is started: ledgercheck refuses the file before it
+// opens it (a FIFO would block forever, /dev/zero would stream until memory runs out).
+func TestNonRegularInputs(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := writeSQL(t, "clean.sql", cleanSQL)
+	// Were a command to get past its files, it would fail to connect here (exit 3) rather than
+	// start a cluster.
+	noServer := []string{"-q", "--dsn", "postgres://ledgercheck@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=1"}
+	// config returns a configuration in which the file at key (previous, extra, allowlist or
+	// fixture) is bad.
+	config := func(key, bad string) string {
+		files := map[string]string{"allowlist": repo + "/allowlist.yaml", "fixture": repo + "/testdata/fixtures/ledger_fixture.sql"}
+		files[key] = bad
+		previous := ""
+		if files["previous"] != "" {
+			previous = ", previous: " + files["previous"]
+		}
+		return writeSQL(t, key+".yaml", fmt.Sprintf(`version: 1
+variants:
+  left: {file: %[1]s/migrations/decision_ledger.sql, dim: 1536%[2]s}
+  right: {file: %[1]s/migrations/ports/decision_ledger_1024.sql, dim: 1024}
+environment: {extra: [%[3]s]}
+allowlist: %[4]s
+fixture: %[5]s
+`, repo, previous, files["extra"], files["allowlist"], files["fixture"]))
+	}
+	type kind struct {
+		name string
+		path func(t *testing.T) (string, func() bool)
+		what string // as the message names it
+	}
+	for _, k := range []kind{
+		{"fifo", func(t *testing.T) (string, func() bool) { return inputtest.Fifo(t, "input.sql") }, `is a named pipe \(FIFO\), not an? %s file; ledgercheck reads only regular files`},
+		{"device", func(*testing.T) (string, func() bool) { return "/dev/zero", func() bool { return false } }, `is a character device, not an? %s file; ledgercheck reads only regular files`},
+		{"directory", func(t *testing.T) (string, func() bool) { return t.TempDir(), func() bool { return false } }, `is a directory, not an? %s file$`},
+	} {
+		for i, tc := range []struct {
+			noun string
+			args func(bad string) []string
+		}{
+			{"migration", func(bad string) []string { return []string{"lint", "-q", bad} }},
+			{"migration", func(bad string) []string { return []string{"lint", clean, bad} }},
+			{"configuration", func(bad string) []string { return []string{"lint", "-q", "--config", bad, clean} }},
+			{"configuration", func(bad string) []string { return append([]string{"parity", "--config", bad}, noServer...) }},
+			{"configuration", func(bad string) []string { return append([]string{"check", "--config", bad}, noServer...) }},
+			{"configuration", func(bad string) []string {
+				return append([]string{"allowlist", "suggest", "--config", bad}, noServer...)
+			}},
+			{"allowlist", func(bad string) []string { return []string{"allowlist", "check", "-q", bad} }},
+			{"allowlist", func(bad string) []string {
+				return append([]string{"check", "--config", repoConfig, "--allowlist", bad}, noServer...)
+			}},
+			{"allowlist", func(bad string) []string {
+				return append([]string{"parity", "--config", config("allowlist", bad)}, noServer...)
+			}},
+			{"migration", func(bad string) []string {
+				return append([]string{"parity", "--config", repoConfig, "--left", bad}, noServer...)
+			}},
+			{"migration", func(bad string) []string {
+				return append([]string{"check", "--config", repoConfig, "--right", bad}, noServer...)
+			}},
+			{"migration", func(bad string) []string {
+				return append([]string{"check", "--config", config("previous", bad)}, noServer...)
+			}},
+			{"migration", func(bad string) []string {
+				return append([]string{"check", "--config", config("extra", bad)}, noServer...)
+			}},
+			{"fixture", func(bad string) []string {
+				return append([]string{"check", "--config", config("fixture", bad)}, noServer...)
+			}},
+			{"fixture", func(bad string) []string {
+				return append([]string{"check", "--config", repoConfig, "--fixture", bad}, noServer...)
+			}},
+			{"migration", func(bad string) []string { return append([]string{"rerun", bad, "--no-fixture"}, noServer...) }},
+			{"migration", func(bad string) []string {
+				return append([]string{"rerun", clean, "--from", bad, "--no-fixture"}, noServer...)
+			}},
+			{"fixture", func(bad string) []string { return append([]string{"rerun", clean, "--fixture", bad}, noServer...) }},
+			{"migration", func(bad string) []string { return append([]string{"snapshot", "--install", bad}, noServer...) }},
+		} {
+			bad, opened := k.path(t)
+			args := tc.args(bad)
+			t.Run(fmt.Sprintf("%s/%d %s", k.name, i, args[0]), func(t *testing.T) {
+				code, out, errs := runCLI(t, args...)
+				want := regexp.QuoteMeta(bad) + ": " + fmt.Sprintf(k.what, tc.noun)
+				if code != ExitInput || out != "" || strings.Count(errs, "\n") != 1 || !regexp.MustCompile(want).MatchString(strings.TrimSuffix(errs, "\n")) {
+					t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line matching %s", args, code, firstLines(out, 5), errs, want)
+				}
+				if opened() {
+					t.Errorf("%v opened the FIFO; it must refuse it before opening it", args)
+				}
+			})
+		}
+	}
+}
