@@ -1,12 +1,14 @@
 # ledgercheck: the two commands of the README are `make check` and `make test`; both run
 # `make setup` first, which installs PostgreSQL 15 and pgvector when missing (Debian, as root).
+# `make setup PG=17` installs PostgreSQL 17 and pgvector for it instead (scripts/setup.sh says
+# where and why); ledgercheck uses it when given --pg-bin /usr/local/lib/postgresql/17/bin.
 GO ?= go
 BIN := bin/ledgercheck
 
 .PHONY: setup build check test vet bench fuzz clean
 
 setup:
-	@bash scripts/setup.sh
+	@$(if $(PG),PG_MAJOR=$(PG) )bash scripts/setup.sh
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ledgercheck

@@ -150,7 +150,11 @@ func TestLayer3SocketNeedsTheRunsSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := shell(t, s, db, fmt.Sprintf("%s/psql -w -h /run/ledgercheck/sock -U supabase_admin -d postgres -c 'ALTER ROLE postgres SUPERUSER'; echo 'local all all trust' >> /run/ledgercheck/conf/pg_hba.conf", bin))
+	psql := filepath.Join(bin, "psql")
+	if _, err := os.Stat(psql); err != nil { // make setup PG=17's tree has none; any psql will do
+		psql = filepath.Join(scratch.DefaultBinDir, "psql")
+	}
+	out := shell(t, s, db, fmt.Sprintf("%s -w -h /run/ledgercheck/sock -U supabase_admin -d postgres -c 'ALTER ROLE postgres SUPERUSER'; echo 'local all all trust' >> /run/ledgercheck/conf/pg_hba.conf", psql))
 	if !strings.Contains(out, "password") {
 		t.Errorf("psql from inside the sandbox: want a password failure, got:\n%s", out)
 	}

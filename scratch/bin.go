@@ -13,10 +13,20 @@ import (
 // DefaultBinDir is where Debian's PostgreSQL 15 server binaries live.
 const DefaultBinDir = "/usr/lib/postgresql/15/bin"
 
+// BinDirEnv names the environment variable that stands in for an empty explicit directory in
+// [FindBinDir]: LEDGERCHECK_PG_BIN=/usr/local/lib/postgresql/17/bin runs ledgercheck, and its
+// tests, on another PostgreSQL than the machine's default without passing --pg-bin.
+const BinDirEnv = "LEDGERCHECK_PG_BIN"
+
 // FindBinDir returns the directory of the PostgreSQL server binaries: explicit if not empty,
-// else the output of `pg_config --bindir`, else [DefaultBinDir]. The directory must hold initdb
-// and postgres; otherwise the error is an environment error naming the command that installs them.
+// else $LEDGERCHECK_PG_BIN if set, else the output of `pg_config --bindir`, else
+// [DefaultBinDir]. The directory must hold initdb and postgres; otherwise the error is an
+// environment error naming the command that installs them.
 func FindBinDir(explicit string) (string, error) {
+	source := "--pg-bin"
+	if explicit == "" {
+		explicit, source = os.Getenv(BinDirEnv), BinDirEnv
+	}
 	candidates := []string{}
 	if explicit != "" {
 		candidates = append(candidates, explicit)
@@ -34,7 +44,7 @@ func FindBinDir(explicit string) (string, error) {
 		}
 	}
 	if explicit != "" {
-		return "", fault.Env(fmt.Errorf("no PostgreSQL server binaries (initdb, postgres) in --pg-bin %s", explicit))
+		return "", fault.Env(fmt.Errorf("no PostgreSQL server binaries (initdb, postgres) in %s %s", source, explicit))
 	}
 	return "", fault.Env(fmt.Errorf("no PostgreSQL server binaries found (looked in pg_config --bindir and %s): run `make setup` as root, or `apt-get install postgresql-15`, or pass --pg-bin DIR, or use --dsn URL", DefaultBinDir))
 }

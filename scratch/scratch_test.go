@@ -170,6 +170,17 @@ func TestMissingBinaries(t *testing.T) {
 	}
 }
 
+func TestBinDirEnv(t *testing.T) {
+	t.Setenv(scratch.BinDirEnv, t.TempDir())
+	_, err := scratch.FindBinDir("")
+	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), scratch.BinDirEnv) {
+		t.Errorf("got %v, want an environment error naming %s", err, scratch.BinDirEnv)
+	}
+	if _, err := scratch.FindBinDir(t.TempDir()); err == nil || strings.Contains(err.Error(), scratch.BinDirEnv) {
+		t.Errorf("got %v, want --pg-bin to win over %s", err, scratch.BinDirEnv)
+	}
+}
+
 func listDatabases(t *testing.T, dsn string) []string {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), dsn)

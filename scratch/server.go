@@ -24,7 +24,7 @@ const NamePrefix = "ledgercheck_"
 // Options configure a [Server].
 type Options struct {
 	// PGBin is the directory of the PostgreSQL server binaries for the embedded cluster; empty
-	// means `pg_config --bindir`, else /usr/lib/postgresql/15/bin.
+	// means $LEDGERCHECK_PG_BIN, else `pg_config --bindir`, else /usr/lib/postgresql/15/bin.
 	PGBin string
 	// DSN, when set, selects server mode: scratch databases are created on that server instead
 	// of in an embedded cluster. Its role must be a superuser (see [Start]).

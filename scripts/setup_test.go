@@ -142,3 +142,136 @@ func TestSetupWithoutRootNamesTheSudoCommands(t *testing.T) {
 		t.Errorf("output names ledgercheck_guard, which PostgreSQL 99 does not need:\n%s", out)
 	}
 }
+
+// pg17Prefix is where `make setup PG=17` installs PostgreSQL 17 (see setup.sh).
+const pg17Prefix = "/usr/local/lib/postgresql/17"
+
+// TestSetupPG17IsIdempotent: `PG_MAJOR=17 setup.sh` installs what is missing (when the tests run
+// as root; on a machine that ran `make setup PG=17` there is nothing to install), and a second
+// run then changes nothing and runs no installer: npm, apt-get, dpkg-deb, tar, gcc and make are
+// replaced by stubs that record their calls, and none may be called. The tree it installed is
+// complete (server, pg_config naming the tree, server headers, pgvector) and does not become the
+// machine's default PostgreSQL (`pg_config --bindir`), which stays what ledgercheck uses unless
+// given --pg-bin.
+func TestSetupPG17IsIdempotent(t *testing.T) {
+	if !isExecFile(filepath.Join(pg17Prefix, "bin", "postgres")) && os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PostgreSQL 17 is not installed in %s and the test does not run as root to install it (CI=true)", pg17Prefix)
+		}
+		t.Skipf("PostgreSQL 17 is not installed in %s (run `sudo make setup PG=17`)", pg17Prefix)
+	}
+	first := exec.Command("bash", "setup.sh")
+	first.Env = append(os.Environ(), "PG_MAJOR=17")
+	if out, err := first.CombinedOutput(); err != nil {
+		t.Fatalf("PG_MAJOR=17 setup.sh: %v:\n%s", err, out)
+	}
+
+	stubs := t.TempDir()
+	calls := filepath.Join(stubs, "calls")
+	for _, name := range []string{"npm", "node", "apt-get", "apt", "dpkg-deb", "tar", "gcc", "cc", "make"} {
+		stub := "#!/bin/sh\necho \"" + name + " $*\" >> " + calls + "\nexit 1\n"
+		if err := os.WriteFile(filepath.Join(stubs, name), []byte(stub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second := exec.Command("bash", "setup.sh")
+	second.Env = append(os.Environ(), "PG_MAJOR=17", "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := second.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "nothing to do") {
+		t.Errorf("second PG_MAJOR=17 setup.sh: %v:\n%s\nwant exit 0 and 'nothing to do'", err, out)
+	}
+	if called, _ := os.ReadFile(calls); len(called) > 0 {
+		t.Errorf("second PG_MAJOR=17 setup.sh ran installers:\n%s", called)
+	}
+	for _, want := range []string{
+		"setup: skip: PostgreSQL 17.", "server present (" + pg17Prefix + "/bin",
+		"setup: skip: PostgreSQL 17 server headers present (" + pg17Prefix + "/include/postgresql/server",
+		"setup: skip: pgvector present (" + pg17Prefix + "/share/postgresql/extension/vector.control)",
+		"setup: skip: ledgercheck_guard: PostgreSQL 17 needs none",
+		"setup: skip: bubblewrap present",
+		"--pg-bin " + pg17Prefix + "/bin",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	pgConfig := filepath.Join(pg17Prefix, "bin", "pg_config")
+	for opt, want := range map[string]string{
+		"--version":           "PostgreSQL 17.",
+		"--bindir":            pg17Prefix + "/bin",
+		"--pkglibdir":         pg17Prefix + "/lib/postgresql",
+		"--sharedir":          pg17Prefix + "/share/postgresql",
+		"--includedir-server": pg17Prefix + "/include/postgresql/server",
+		"--pgxs":              pg17Prefix + "/lib/postgresql/pgxs/src/makefiles/pgxs.mk",
+	} {
+		got, err := exec.Command(pgConfig, opt).Output()
+		if err != nil || !strings.HasPrefix(strings.TrimSpace(string(got)), want) {
+			t.Errorf("pg_config %s = %q (%v), want %q", opt, got, err, want)
+		}
+	}
+	for _, f := range []string{"bin/initdb", "bin/postgres", "bin/pg_ctl"} {
+		if !isExecFile(filepath.Join(pg17Prefix, f)) {
+			t.Errorf("%s/%s is missing", pg17Prefix, f)
+		}
+	}
+	for _, f := range []string{"include/postgresql/server/postgres.h", "include/postgresql/server/fmgr.h", "lib/postgresql/vector.so",
+		"lib/postgresql/pgcrypto.so", "lib/postgresql/uuid-ossp.so", "lib/postgresql/pgxs/src/makefiles/pgxs.mk"} {
+		if _, err := os.Stat(filepath.Join(pg17Prefix, f)); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+	if got, err := exec.Command("pg_config", "--bindir").Output(); err == nil && strings.HasPrefix(string(got), pg17Prefix) {
+		t.Errorf("pg_config on PATH names %s: PostgreSQL 17 became the machine's default", got)
+	}
+}
+
+// TestSetupPG17WithoutRootNamesTheInstall: when the PostgreSQL 17 tree is missing or was made
+// from other sources (here: a pg_config.c changed in a copy of the script's tree), setup run by
+// an ordinary user changes nothing and prints the one command that installs it, and nothing
+// about the guard, which 17 does not need.
+func TestSetupPG17WithoutRootNamesTheInstall(t *testing.T) {
+	tree, err := os.MkdirTemp("", "ledgercheck-setuptest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tree) })
+	if err := os.Chmod(tree, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("pgconfig/pg_config.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, "setup.sh", filepath.Join(tree, "scripts", "setup.sh"), nil)
+	copyFile(t, "pgconfig/pg_config.c", filepath.Join(tree, "scripts", "pgconfig", "pg_config.c"), append(src, "/* changed */\n"...))
+	stamp := filepath.Join(pg17Prefix, "ledgercheck-setup.stamp")
+	before, _ := os.ReadFile(stamp)
+
+	cmd := exec.Command("bash", filepath.Join(tree, "scripts", "setup.sh"))
+	cmd.Env = append(os.Environ(), "PG_MAJOR=17")
+	out, err := asOrdinaryUser(t, cmd).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1:\n%s", err, out)
+	}
+	for _, want := range []string{"need root", "sudo make setup PG=17",
+		"sudo PG_MAJOR=17 bash " + filepath.Join(tree, "scripts", "setup.sh") + "   # into " + pg17Prefix} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, unwanted := range []string{"ledgercheck_guard", "apt-get install -y postgresql-17"} {
+		if strings.Contains(string(out), unwanted) {
+			t.Errorf("output names %q:\n%s", unwanted, out)
+		}
+	}
+	if after, _ := os.ReadFile(stamp); string(after) != string(before) {
+		t.Errorf("%s changed from %q to %q", stamp, before, after)
+	}
+}
+
+func isExecFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}

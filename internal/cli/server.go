@@ -21,7 +21,7 @@ type serverFlags struct {
 }
 
 func addServerFlags(cmd *cobra.Command, f *serverFlags) {
-	cmd.Flags().StringVar(&f.pgBin, "pg-bin", "", "directory of the PostgreSQL 15 server binaries (default: pg_config --bindir, else /usr/lib/postgresql/15/bin)")
+	cmd.Flags().StringVar(&f.pgBin, "pg-bin", "", "directory of the PostgreSQL 15 server binaries (default: $LEDGERCHECK_PG_BIN, else pg_config --bindir, else /usr/lib/postgresql/15/bin)")
 	cmd.Flags().StringVar(&f.dsn, "dsn", "", "use this existing server instead of an embedded cluster; its role must be a superuser. ledgercheck creates databases and a login role of its own there (ledgercheck_<run id>...), runs user SQL only in them and only as that role, and drops them afterwards")
 	cmd.Flags().DurationVar(&f.statementTimeout, "statement-timeout", 60*time.Second, "statement_timeout for every statement of user SQL")
 	cmd.Flags().DurationVar(&f.lockTimeout, "lock-timeout", 10*time.Second, "lock_timeout for every statement of user SQL")

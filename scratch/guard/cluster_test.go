@@ -46,7 +46,7 @@ func startCluster(t *testing.T, guard bool) *cluster {
 	if _, err := os.Stat(filepath.Join(pgBin, "postgres")); err != nil {
 		scratchtest.Unavailable(t, fmt.Errorf("no PostgreSQL 15 server (%v): run `make setup` as root", err))
 	}
-	opts := scratchtest.DSNServerOptions{Superuser: superuser}
+	opts := scratchtest.DSNServerOptions{Superuser: superuser, PGBin: pgBin}
 	if guard {
 		opts.Preload = "ledgercheck_guard"
 	}
