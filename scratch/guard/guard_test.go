@@ -45,7 +45,7 @@ type serverRole struct{ role, probe, file string }
 
 func serverRoles(c *cluster) []serverRole {
 	return []serverRole{
-		{"pg_execute_server_program", "COPY (SELECT 1) TO PROGRAM 'id > " + c.path("pwned") + "'", c.path("pwned")},
+		{"pg_execute_server_program", "COPY (SELECT 1) TO PROGRAM 'cat >/dev/null; id > " + c.path("pwned") + "'", c.path("pwned")},
 		{"pg_write_server_files", "COPY (SELECT 'written') TO '" + c.path("written") + "'", c.path("written")},
 		{"pg_read_server_files", "CREATE TEMP TABLE IF NOT EXISTS leak (line text); COPY leak FROM '" + c.path("data/PG_VERSION") + "'", ""},
 		{"pg_read_all_data", "SELECT count(*) FROM public.secret", ""},
