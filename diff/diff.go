@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"ledgercheck/internal/pgsql"
 	"ledgercheck/introspect"
-	"ledgercheck/pgsql"
 )
 
 // Side is one install: what the migration created and changed, where it came from, and the

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"ledgercheck/internal/pgsql"
 	"ledgercheck/introspect"
-	"ledgercheck/pgsql"
 )
 
 func created(facts ...introspect.Fact) *introspect.Footprint { return introspect.DiffFacts(nil, facts) }

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"ledgercheck/internal/pgsql"
 	"ledgercheck/introspect"
-	"ledgercheck/pgsql"
 )
 
 // DimPlaceholder replaces a side's own dimension in normalized values: vector(1536) on the

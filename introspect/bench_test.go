@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch/scratchtest"
 )
 
 // largeSchema builds 1,000 tables (10 columns, 2 indexes besides the primary key, RLS, 1 policy,

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch/scratchtest"
 )
 
 // changeBase creates one object of every kind the snapshot covers.

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"ledgercheck/internal/cli"
+	"ledgercheck/internal/scratch/scratchtest"
 	"ledgercheck/introspect"
-	"ledgercheck/scratch/scratchtest"
 )
 
 // run runs ledgercheck in-process on the package's scratch server (server mode, so that no

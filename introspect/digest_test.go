@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/scratch"
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/scratch/scratchtest"
 )
 
 func takeDigest(t *testing.T, db *scratch.Database, opts Options) *Digest {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"ledgercheck/scratch"
+	"ledgercheck/internal/scratch"
 )
 
 // Class tells whether a change alters behaviour.

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch/scratchtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }

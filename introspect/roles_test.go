@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestRolesAreSeenFromTheDatabase: a role created and granted in another database of the same

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestGoldenFootprints pins what the shipped artifact and port install: every fact of every

@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgercheck/internal/fault"
-	"ledgercheck/pgsql"
-	"ledgercheck/scratch"
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/scratch"
 )
 
 // Options select what a snapshot includes.

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"ledgercheck/scratch"
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestPortInstallsConcurrently: roles and memberships are cluster-wide, and the port creates

@@ -12,8 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/scratch"
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/scratch/scratchtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestUpsertThoughtDedupsAndMerges: the capture path's upsert_thought dedups by the fingerprint

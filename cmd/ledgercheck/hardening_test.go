@@ -7,7 +7,7 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"regexp"

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"ledgercheck/pgsql/pgsqltest"
+	"ledgercheck/internal/pgsql/pgsqltest"
 )
 
 // Linting the largest file ledgercheck reads, made of its smallest statements (4 MiB, about

@@ -2,7 +2,7 @@ package main
 
 import (
 	"errors"
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"path/filepath"

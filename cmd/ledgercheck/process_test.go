@@ -7,7 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"os/user"
@@ -22,7 +22,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/scratch"
+	"ledgercheck/internal/scratch"
 )
 
 var (

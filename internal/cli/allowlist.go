@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/allowlist"
+	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/fault"
 )
 

@@ -12,16 +12,16 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/config"
-	"ledgercheck/crosscheck"
-	"ledgercheck/gate"
+	"ledgercheck/internal/config"
+	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/gate"
 	"ledgercheck/internal/input"
-	"ledgercheck/lint"
-	"ledgercheck/parity"
-	"ledgercheck/report"
-	"ledgercheck/rerun"
-	"ledgercheck/scratch"
+	"ledgercheck/internal/lint"
+	"ledgercheck/internal/parity"
+	"ledgercheck/internal/report"
+	"ledgercheck/internal/rerun"
+	"ledgercheck/internal/scratch"
 )
 
 func init() { register(10, newCheckCmd) }

@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/gate"
-	"ledgercheck/report"
+	"ledgercheck/internal/gate"
+	"ledgercheck/internal/report"
 )
 
 // The repository's configuration, from this package's directory.

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
-	"ledgercheck/scratch"
+	"ledgercheck/internal/scratch"
 )
 
 func init() { register(70, newCleanupCmd) }

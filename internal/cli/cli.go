@@ -20,7 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
-	"ledgercheck/report"
+	"ledgercheck/internal/report"
 )
 
 // Exit codes, as documented in README.md and design.md.

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
-	"ledgercheck/lint"
+	"ledgercheck/internal/lint"
 )
 
 func init() { register(80, newExplainCmd) }

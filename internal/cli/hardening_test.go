@@ -6,7 +6,7 @@ package cli
 import (
 	"context"
 	"io/fs"
-	"ledgercheck/scratch/scratchtest"
+	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
-	"ledgercheck/scratch"
+	"ledgercheck/internal/scratch"
 )
 
 func TestMain(m *testing.M) { os.Exit(scratchtest.StopSharedDSNServer(m.Run())) }

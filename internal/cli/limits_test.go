@@ -8,8 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"ledgercheck/pgsql/pgsqltest"
-	"ledgercheck/report"
+	"ledgercheck/internal/pgsql/pgsqltest"
+	"ledgercheck/internal/report"
 )
 
 // A parse error in an unterminated dollar quote quotes one line of the file, not the rest of it:

@@ -7,15 +7,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/config"
-	"ledgercheck/crosscheck"
+	"ledgercheck/internal/config"
+	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/input"
+	"ledgercheck/internal/lint"
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/report"
+	"ledgercheck/internal/scratch"
 	"ledgercheck/introspect"
-	"ledgercheck/lint"
-	"ledgercheck/pgsql"
-	"ledgercheck/report"
-	"ledgercheck/scratch"
 )
 
 func init() { register(20, newLintCmd) }

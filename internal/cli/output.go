@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
-	"ledgercheck/report"
+	"ledgercheck/internal/report"
 )
 
 // reportFormats are the formats of a whole report (check, rerun, lint).

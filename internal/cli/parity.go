@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/allowlist"
-	"ledgercheck/config"
+	"ledgercheck/internal/allowlist"
+	"ledgercheck/internal/config"
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/input"
-	"ledgercheck/parity"
+	"ledgercheck/internal/parity"
 )
 
 func init() { register(30, newParityCmd) }

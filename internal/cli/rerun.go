@@ -9,8 +9,8 @@ import (
 
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/input"
-	"ledgercheck/report"
-	"ledgercheck/rerun"
+	"ledgercheck/internal/report"
+	"ledgercheck/internal/rerun"
 )
 
 func init() { register(40, newRerunCmd) }

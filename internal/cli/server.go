@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"ledgercheck/config"
-	"ledgercheck/scratch"
+	"ledgercheck/internal/config"
+	"ledgercheck/internal/scratch"
 )
 
 // serverFlags are the flags of every command that needs Postgres.

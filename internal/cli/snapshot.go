@@ -13,9 +13,9 @@ import (
 
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/input"
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/scratch"
 	"ledgercheck/introspect"
-	"ledgercheck/pgsql"
-	"ledgercheck/scratch"
 )
 
 func init() { register(50, newSnapshotCmd) }

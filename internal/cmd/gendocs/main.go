@@ -17,7 +17,7 @@ import (
 	"os"
 	"strings"
 
-	"ledgercheck/lint"
+	"ledgercheck/internal/lint"
 )
 
 // The markers around the generated section.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/lint"
+	"ledgercheck/internal/lint"
 )
 
 // TestReadmeRulesInSync fails when README.md's rules section differs from what the registry

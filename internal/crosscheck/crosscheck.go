@@ -1,0 +1,171 @@
+// Package crosscheck joins the two halves of lint: what the static rules saw a migration do to
+// objects it did not create, and what installing it actually changed in the catalog (an
+// introspect footprint). [Check] turns the footprint's changes to pre-existing objects into
+// [lint.CatalogChange] values and reports, through [lint.CrossCheck], those no statement of the
+// file shows: SQL built at run time that altered a prerequisite table, a grant changed by dynamic
+// SQL.
+package crosscheck
+
+import (
+	"strings"
+
+	"ledgercheck/internal/lint"
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/report"
+	"ledgercheck/introspect"
+)
+
+// Check reports the changes in fp (the footprint of installing f over the prerequisites) to
+// objects that existed before f ran and that no statement of f visibly makes.
+func Check(f *pgsql.File, cfg lint.Config, fp *introspect.Footprint) []report.Finding {
+	return lint.CrossCheck(f, cfg, Changes(fp))
+}
+
+// Changes lists what fp changed on objects that existed before: attributes that changed, objects
+// that were dropped, and columns, constraints, indexes, triggers and policies created on tables
+// that existed before.
+func Changes(fp *introspect.Footprint) []lint.CatalogChange {
+	created := map[string]bool{}
+	for _, o := range fp.Created {
+		switch o.Kind {
+		case introspect.KindTable, introspect.KindView:
+			created[o.Object] = true
+		}
+	}
+	var out []lint.CatalogChange
+	for _, o := range fp.Created {
+		switch o.Kind {
+		case introspect.KindColumn, introspect.KindConstraint:
+			table := tableOf(o.Kind, o.Object)
+			if table != "" && !created[table] {
+				out = append(out, lint.CatalogChange{Target: "table " + table, Verb: pgsql.VerbAlter, Detail: o.Kind + " " + o.Object + " added"})
+			}
+		case introspect.KindTrigger, introspect.KindPolicy:
+			if name, table, ok := splitOn(o.Object); ok && !created[table] {
+				out = append(out, lint.CatalogChange{Target: o.Kind + " " + name + " on " + table, Verb: pgsql.VerbCreate, Detail: "created"})
+			}
+		case introspect.KindIndex:
+			table := factValue(o.Facts, "table")
+			if table != "" && !created[table] {
+				out = append(out, lint.CatalogChange{Target: "index " + lastPart(o.Object) + " on " + table, Verb: pgsql.VerbCreate, Detail: "created"})
+			}
+		}
+	}
+	for _, o := range fp.Dropped {
+		verb := pgsql.VerbDrop
+		target := target(o.Kind, o.Object)
+		if o.Kind == introspect.KindColumn || o.Kind == introspect.KindConstraint {
+			verb = pgsql.VerbAlter
+		}
+		out = append(out, lint.CatalogChange{Target: target, Verb: verb, Detail: o.Kind + " " + o.Object + " dropped"})
+	}
+	for _, c := range fp.Changed {
+		verb := pgsql.VerbAlter
+		switch {
+		case strings.HasPrefix(c.Attr, "acl:"), c.Kind == introspect.KindRole && c.Attr == "member_of":
+			verb = pgsql.VerbGrant
+		case c.Attr == "comment":
+			verb = pgsql.VerbComment
+		}
+		out = append(out, lint.CatalogChange{Target: target(c.Kind, c.Object), Verb: verb, Detail: c.Kind + " " + c.Object + " " + c.Attr})
+	}
+	return out
+}
+
+// target names an object of the footprint the way the static rules name what they touch.
+func target(kind, object string) string {
+	switch kind {
+	case introspect.KindColumn, introspect.KindConstraint:
+		if t := tableOf(kind, object); t != "" {
+			return "table " + t
+		}
+	case introspect.KindFunction:
+		if i := strings.IndexByte(object, '('); i > 0 {
+			return "function " + object[:i]
+		}
+	}
+	return kind + " " + object
+}
+
+// tableOf returns the table of a column ("public.thoughts.note") or a constraint
+// ("c on public.thoughts").
+func tableOf(kind, object string) string {
+	if kind == introspect.KindConstraint {
+		_, table, _ := splitOn(object)
+		return table
+	}
+	parts := splitIdent(object)
+	if len(parts) < 2 {
+		return ""
+	}
+	return strings.Join(parts[:len(parts)-1], ".")
+}
+
+func lastPart(object string) string {
+	parts := splitIdent(object)
+	return parts[len(parts)-1]
+}
+
+// splitOn splits "name on schema.table" where name may be a quoted identifier.
+func splitOn(object string) (name, table string, ok bool) {
+	end := identEnd(object, 0)
+	if end < 0 || !strings.HasPrefix(object[end:], " on ") {
+		return "", "", false
+	}
+	return object[:end], object[end+len(" on "):], true
+}
+
+// splitIdent splits a dotted name into its identifiers, keeping their quotes.
+func splitIdent(s string) []string {
+	var parts []string
+	for i := 0; i < len(s); {
+		end := identEnd(s, i)
+		if end < 0 {
+			return append(parts, s[i:])
+		}
+		parts = append(parts, s[i:end])
+		i = end
+		if i < len(s) && s[i] == '.' {
+			i++
+		} else {
+			break
+		}
+	}
+	return parts
+}
+
+// identEnd returns the end of the identifier starting at i (quoted or plain), or -1.
+func identEnd(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	if s[i] == '"' {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] == '"' {
+				if j+1 < len(s) && s[j+1] == '"' {
+					j++
+					continue
+				}
+				return j + 1
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(s) && s[j] != '.' && s[j] != ' ' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+func factValue(fs []introspect.Fact, attr string) string {
+	for _, f := range fs {
+		if f.Attr == attr {
+			return f.Value
+		}
+	}
+	return ""
+}

@@ -1,0 +1,98 @@
+// Package finding is ledgercheck's finding model, a leaf every phase shares: where a finding
+// points ([Position]), how bad it is ([Severity]), which part of the gate produced it ([Phase]),
+// and the finding itself ([Finding]). It imports nothing of ledgercheck's, so that the output
+// package (internal/report) and the database packages do not link the SQL parser to speak of
+// positions (docs/architecture.md, "Packages").
+package finding
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Position is a 1-based line and column (in Unicode code points) in a named file.
+type Position struct {
+	File string `json:"file,omitempty"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+}
+
+// String renders the position as file:line:col, the form editors and CI annotations understand.
+func (p Position) String() string {
+	if p.File == "" {
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Severity orders findings; only errors fail the gate unless configured otherwise.
+type Severity string
+
+// The severities.
+const (
+	SevError   Severity = "error"
+	SevWarning Severity = "warning"
+	SevInfo    Severity = "info"
+)
+
+// Phase names the part of the gate that produced a finding.
+type Phase string
+
+// The phases of the gate.
+const (
+	PhaseLint    Phase = "lint"
+	PhaseInstall Phase = "install"
+	PhaseParity  Phase = "parity"
+	PhaseProbe   Phase = "probe"
+	PhaseRerun   Phase = "rerun"
+	PhaseAllow   Phase = "allowlist"
+)
+
+// Finding is one thing the gate reports: a rule broken at a position, a difference between two
+// installs, a failed rerun. It is data; rendering is internal/report's job.
+type Finding struct {
+	Phase Phase `json:"phase"`
+	// Rule is the id of a rule registered in internal/rule.
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	// Pos is where the finding points in the user's file; zero when it has no position
+	// (a catalog difference, for example).
+	Pos     Position `json:"position,omitzero"`
+	Message string   `json:"message"`
+	// Object is the database object concerned, schema-qualified (e.g. "table public.thoughts").
+	Object string `json:"object,omitempty"`
+	// Detail is optional extra text: a unified diff, the server's error detail.
+	Detail string `json:"detail,omitempty"`
+	// Left and Right are the two sides of a textual difference (a function body, a view
+	// definition), when the finding is one; the html format shows them side by side.
+	Left  string `json:"left,omitempty"`
+	Right string `json:"right,omitempty"`
+}
+
+// String renders the finding as one line: file:line:col: severity: message [rule].
+func (f Finding) String() string {
+	where := ""
+	if f.Pos.Line > 0 {
+		where = f.Pos.String() + ": "
+	}
+	return fmt.Sprintf("%s%s: %s%s [%s]", where, f.Severity, f.Message, f.ObjectSuffix(), f.Rule)
+}
+
+// ObjectSuffix is " (object)" to follow the message, or "" when there is no object or the
+// message already names it.
+func (f Finding) ObjectSuffix() string {
+	if f.Object == "" || strings.Contains(f.Message, f.Object) {
+		return ""
+	}
+	return " (" + f.Object + ")"
+}
+
+// HasErrors reports whether any finding is an error.
+func HasErrors(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity == SevError {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,153 @@
+package lint
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"ledgercheck/internal/input"
+	"ledgercheck/internal/report"
+)
+
+// Config is lint's policy, the `lint:` section of ledgercheck.yaml.
+type Config struct {
+	// Existing lists objects assumed to exist before the file runs (the prerequisites), written
+	// as [pgsql.Object.String] renders them: "table public.thoughts", "function
+	// public.upsert_thought". Creating one of them (CREATE OR REPLACE, CREATE ... IF NOT EXISTS)
+	// counts as changing it.
+	Existing []string `yaml:"existing"`
+	// Allow lists what the file may do to objects it did not create.
+	Allow []Allowance `yaml:"allow"`
+	// AllowedGrantees are roles, besides service_role, that new objects may be granted to
+	// (e.g. "authenticated" for a table meant for the Data API). PUBLIC is "public".
+	AllowedGrantees []string `yaml:"allowed_grantees"`
+	// UntrustedExtensions are extensions whose creation is reported by unsafe-server-access.
+	UntrustedExtensions []string `yaml:"untrusted_extensions"`
+	// Severity overrides rules' default severities: error, warning, info, or off.
+	Severity map[string]string `yaml:"severity"`
+}
+
+// Allowance is one configured exception for an object the file did not create.
+type Allowance struct {
+	// Object is the object as [pgsql.Object.String] renders it, e.g.
+	// "trigger trg_agent_decision_ledger_enroll on public.agent_memories".
+	Object string `yaml:"object"`
+	// Actions are the verbs allowed on it: create, alter, drop, rename, truncate, comment, grant,
+	// revoke.
+	Actions []string `yaml:"actions"`
+	// Reason says why a reviewer accepted it; required.
+	Reason string `yaml:"reason"`
+}
+
+var allowanceActions = map[string]bool{"create": true, "alter": true, "drop": true, "rename": true, "truncate": true, "comment": true, "grant": true, "revoke": true}
+
+// DefaultConfig is the configuration the shipped decision-ledger artifact needs: the Open Brain
+// core and the agent-memory schema exist beforehand, and the ledger's enrollment trigger on
+// public.agent_memories is the one accepted change to them.
+func DefaultConfig() Config {
+	return Config{
+		Existing: []string{
+			"table public.thoughts",
+			"function public.upsert_thought",
+			"function public.match_thoughts",
+			"function public.update_updated_at",
+			"table public.agent_memories",
+			"table public.agent_memory_source_refs",
+			"table public.agent_memory_artifacts",
+			"table public.agent_memory_relations",
+			"table public.agent_memory_review_actions",
+			"table public.agent_memory_recall_traces",
+			"table public.agent_memory_recall_items",
+			"table public.agent_memory_audit_events",
+			"function public.agent_memories_set_updated_at",
+			"function public.agent_memory_hash_text",
+		},
+		Allow: []Allowance{{
+			Object:  "trigger trg_agent_decision_ledger_enroll on public.agent_memories",
+			Actions: []string{"create", "drop"},
+			Reason:  "the ledger enrolls decision rows through an AFTER INSERT trigger, so the agent-memory write path does not change",
+		}},
+		UntrustedExtensions: []string{"plpythonu", "plpython2u", "plpython3u", "plperlu", "pltclu", "plv8", "file_fdw", "adminpack", "dblink", "postgres_fdw", "lo"},
+	}
+}
+
+// LoadConfig decodes a configuration from YAML, rejecting unknown fields, unknown rule ids and
+// malformed allowances. Fields absent from the YAML keep their zero value.
+func LoadConfig(r io.Reader) (Config, error) {
+	data, err := input.Read(r, "the lint configuration", input.Config)
+	if err != nil {
+		return Config{}, err
+	}
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return Config{}, fmt.Errorf("decoding lint configuration: %w", err)
+	}
+	return c, c.Validate()
+}
+
+// Validate checks the configuration against the rule registry.
+func (c Config) Validate() error {
+	for id, sev := range c.Severity {
+		if _, ok := Lookup(id); !ok {
+			return fmt.Errorf("lint configuration: severity for unknown rule %q (valid: %s)", id, strings.Join(IDs(), ", "))
+		}
+		switch sev {
+		case "error", "warning", "info", "off":
+		default:
+			return fmt.Errorf("lint configuration: severity %q for rule %q: want error, warning, info or off", sev, id)
+		}
+	}
+	for i, a := range c.Allow {
+		if strings.TrimSpace(a.Object) == "" {
+			return fmt.Errorf("lint configuration: allow entry %d has no object", i+1)
+		}
+		if strings.TrimSpace(a.Reason) == "" {
+			return fmt.Errorf("lint configuration: allow entry for %q has no reason", a.Object)
+		}
+		if len(a.Actions) == 0 {
+			return fmt.Errorf("lint configuration: allow entry for %q has no actions", a.Object)
+		}
+		for _, act := range a.Actions {
+			if !allowanceActions[act] {
+				return fmt.Errorf("lint configuration: allow entry for %q: unknown action %q", a.Object, act)
+			}
+		}
+	}
+	return nil
+}
+
+// severity returns the configured severity of rule r, and whether the rule is on.
+func (c Config) severity(r *Rule) (report.Severity, bool) {
+	switch c.Severity[r.ID] {
+	case "off":
+		return "", false
+	case "error":
+		return report.SevError, true
+	case "warning":
+		return report.SevWarning, true
+	case "info":
+		return report.SevInfo, true
+	}
+	return r.Severity, true
+}
+
+// allows reports whether configuration allows verb on the object rendered as obj.
+func (c Config) allows(obj, verb string) bool {
+	for _, a := range c.Allow {
+		if a.Object != obj {
+			continue
+		}
+		for _, act := range a.Actions {
+			if act == verb {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,157 @@
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/report"
+)
+
+var ruleUndeclaredChange = register(&Rule{
+	ID: "undeclared-change", Severity: report.SevError,
+	Summary: "installing the file changed an object it did not create, and no statement of the file shows it",
+	Explain: `The static rules read every statement of the file, including function bodies, DO blocks and
+EXECUTE strings that are literals. SQL built at run time is opaque to them:
+
+    DO $$
+    BEGIN
+      EXECUTE format('ALTER TABLE %I ADD COLUMN %I text', 'thoughts', 'note');
+    END $$;
+
+So when ledgercheck installs the file (ledgercheck check, or ledgercheck lint --install), it
+compares the catalog before and after: every change to an object that existed before the file ran
+(a column added to public.thoughts, a grant changed on public.agent_memories, a trigger attached
+to a prerequisite table) must be one that a statement of the file visibly makes, where the static
+rules have already judged it. Anything else is reported here, pointing at the dynamic EXECUTE or
+the function call that most likely made it.
+
+The fix is to write the change as a plain statement, where it is reviewed like any other:
+usually, to move it onto the sidecar's own table. (No squawk or splinter equivalent: neither
+installs the migration.)`,
+})
+
+// CatalogChange is one change that installing a file made to an object that existed before it
+// ran, as read from the catalog (see ledgercheck/crosscheck, which derives them from a footprint).
+type CatalogChange struct {
+	// Target is the object as the static rules name it: "table public.thoughts", "function
+	// public.upsert_thought", "role service_role", or for an object attached to a table
+	// "trigger t on public.agent_memories" (also policy, rule, index). Columns and constraints
+	// are changes to their table.
+	Target string
+	// Verb is what happened: create (attached to the table), alter, drop, grant (a privilege or
+	// membership change) or comment.
+	Verb pgsql.Verb
+	// Detail says what changed, for the message: "column note added", "acl:anon".
+	Detail string
+}
+
+// CrossCheck compares the changes installing f made to pre-existing objects with the statements of
+// f. A change that some statement visibly makes (allowed by configuration or not: the static rules
+// have reported it) is accounted for; every other change is an undeclared-change finding, placed at
+// the dynamic EXECUTE or the call of one of the file's own functions that most likely made it.
+func CrossCheck(f *pgsql.File, cfg Config, changes []CatalogChange) []report.Finding {
+	sev, on := cfg.severity(ruleUndeclaredChange)
+	if !on {
+		return nil
+	}
+	own := NewOwnership(f, cfg)
+	declared := map[string][]pgsql.Verb{}
+	for _, t := range existingTouches(f, cfg, own) {
+		k := touchTarget(t.Object)
+		declared[k] = append(declared[k], t.Verb)
+	}
+	defaultPrivs := false
+	for i := range f.Ops {
+		if strings.Contains(f.Ops[i].Tag, "DEFAULT PRIVILEGES") {
+			defaultPrivs = true
+		}
+	}
+	var out []report.Finding
+	seen := map[string]bool{}
+	for _, c := range changes {
+		if explained(declared[c.Target], c.Verb) || (defaultPrivs && strings.HasPrefix(c.Target, "default privileges")) {
+			continue
+		}
+		key := c.Target + "\x00" + string(c.Verb) + "\x00" + c.Detail
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		pos, how := culprit(f, own)
+		msg := fmt.Sprintf("installing the file changed %s (%s), which it did not create, but no statement of the file does so visibly", c.Target, describe(c))
+		if how != "" {
+			msg += "; most likely " + how
+		}
+		out = append(out, report.Finding{Phase: report.PhaseLint, Rule: ruleUndeclaredChange.ID, Severity: sev, Pos: pos, Message: msg, Object: c.Target})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Object < out[j].Object })
+	return out
+}
+
+func describe(c CatalogChange) string {
+	if c.Detail == "" {
+		return string(c.Verb)
+	}
+	return string(c.Verb) + ": " + c.Detail
+}
+
+// touchTarget names a statically seen touch the way [CatalogChange.Target] does.
+func touchTarget(o pgsql.Object) string {
+	switch o.Kind {
+	case pgsql.KindColumn, pgsql.KindConstraint:
+		return string(pgsql.KindTable) + " " + o.Table.String()
+	case pgsql.KindPolicy, pgsql.KindTrigger, pgsql.KindRule, pgsql.KindIndex:
+		return string(o.Kind) + " " + pgsql.QuoteIdent(o.Name.Name) + " on " + o.Table.String()
+	case pgsql.KindMatView:
+		return string(pgsql.KindView) + " " + o.Name.String()
+	case pgsql.KindProcedure:
+		return string(pgsql.KindFunction) + " " + o.Name.String()
+	}
+	return o.String()
+}
+
+// explained reports whether a statement with one of verbs accounts for a catalog change of verb v.
+func explained(verbs []pgsql.Verb, v pgsql.Verb) bool {
+	for _, have := range verbs {
+		switch v {
+		case pgsql.VerbGrant:
+			if have == pgsql.VerbGrant || have == pgsql.VerbRevoke {
+				return true
+			}
+		case pgsql.VerbAlter:
+			if have == pgsql.VerbAlter || have == pgsql.VerbRename || have == pgsql.VerbCreate {
+				return true
+			}
+		default:
+			if have == v {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// culprit finds the statement that most likely made a change no statement shows: the first
+// EXECUTE of SQL built at run time, else the first top-level call of a function the file creates.
+func culprit(f *pgsql.File, own *Ownership) (pgsql.Position, string) {
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		if op.Dynamic != nil && !op.Dynamic.Literal {
+			return op.At(), "the EXECUTE of SQL built at run time" + where(op) + " at " + op.At().String()
+		}
+	}
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		if op.Context != pgsql.TopLevel {
+			continue
+		}
+		for _, c := range op.Calls {
+			if own.Owns(pgsql.Object{Kind: pgsql.KindFunction, Name: c.Name}, op.SearchPath) {
+				return c.Pos, "the call of " + c.Name.String() + " at " + c.Pos.String()
+			}
+		}
+	}
+	return pgsql.Position{File: f.Name, Line: 1, Col: 1}, ""
+}

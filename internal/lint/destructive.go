@@ -1,0 +1,51 @@
+package lint
+
+import (
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/report"
+)
+
+var _ = register(&Rule{
+	ID: "destructive-statement", Severity: report.SevError,
+	Summary: "DROP TABLE, DROP SCHEMA, DROP COLUMN, TRUNCATE, or DELETE/UPDATE without WHERE",
+	Explain: `A migration that may run more than once must not lose data: DROP TABLE, DROP SCHEMA and
+DROP COLUMN destroy it, TRUNCATE empties a table, and DELETE or UPDATE without WHERE touches every
+row. This is checked in function bodies and DO blocks too, where Open Brain's grep-based gate cannot
+see it (and where it wrongly reports "DELETE ... WHERE" split over two lines).
+
+    DELETE FROM public.agent_decision_ledger;
+
+becomes, if cleanup is really needed,
+
+    DELETE FROM public.agent_decision_ledger
+     WHERE memory_id NOT IN (SELECT id FROM public.agent_memories);
+
+(squawk: ban-drop-table, ban-drop-column, ban-truncate-cascade; OB1 gate rule 5.)`,
+	Check: func(p *Pass) {
+		for _, op := range p.Ops() {
+			obj := op.Object()
+			switch op.Verb {
+			case pgsql.VerbDrop:
+				if obj.Kind == pgsql.KindTable || obj.Kind == pgsql.KindSchema {
+					for _, o := range op.Objects {
+						p.Report(op.At(), o.String(), "%s %s destroys its data%s", op.Tag, o.Name, where(op))
+					}
+				}
+			case pgsql.VerbTruncate:
+				for _, o := range op.Objects {
+					p.Report(o.Pos, o.String(), "TRUNCATE %s empties the table%s", o.Name, where(op))
+				}
+			case pgsql.VerbDelete, pgsql.VerbUpdate:
+				if !op.HasWhere {
+					p.Report(op.Pos, obj.String(), "%s on %s without WHERE touches every row%s", op.Tag, obj.Name, where(op))
+				}
+			case pgsql.VerbAlter:
+				for _, c := range op.AlterCmds {
+					if c.Action == "DropColumn" {
+						p.Report(c.Pos, obj.String(), "DROP COLUMN %s destroys its data%s", pgsql.QuoteIdent(c.Name), where(op))
+					}
+				}
+			}
+		}
+	},
+})

@@ -1,0 +1,79 @@
+package lint
+
+import (
+	"ledgercheck/internal/report"
+)
+
+var _ = register(&Rule{
+	ID: "modifies-existing-object", Severity: report.SevError,
+	Summary: "ALTER, DROP, RENAME, TRUNCATE, COMMENT or a privilege change on an object the file did not create",
+	Explain: `A sidecar migration is "strictly sidecar-only": it creates its own objects and leaves
+everything it did not create untouched (public.thoughts, the agent-memory tables, their functions,
+schemas, roles). That includes statements inside function bodies, DO blocks and literal EXECUTE
+strings, which run with the same rights. Re-creating a pre-existing object (CREATE OR REPLACE of
+a function listed under lint.existing in ledgercheck.yaml) counts as changing it.
+
+Names are resolved as PostgreSQL does: unquoted identifiers fold to lower case, quoted ones keep
+their case, unqualified names go through the search_path the file sets (default public).
+
+    ALTER TABLE public.thoughts ADD COLUMN step_index int;
+
+becomes a column of the sidecar's own table:
+
+    CREATE TABLE IF NOT EXISTS public.agent_decision_ledger (
+      memory_id uuid NOT NULL REFERENCES public.agent_memories (id) ON DELETE CASCADE,
+      step_index integer NOT NULL
+    );
+
+A reviewed exception goes into ledgercheck.yaml (lint.allow, with a reason), or, for one statement,
+a "-- ledgercheck:ignore modifies-existing-object reason" comment. (Open Brain's PR gate greps for
+ALTER TABLE thoughts; squawk and splinter have no equivalent.)`,
+	Check: func(p *Pass) {
+		for _, t := range existingTouches(p.File, p.Config, p.Own) {
+			if t.Attach || t.Allowed {
+				continue
+			}
+			what := string(t.Verb)
+			if t.Detail != "" {
+				what += " (" + t.Detail + ")"
+			}
+			pos := t.Op.At()
+			if t.Verb == "create" {
+				p.Report(pos, t.Object.String(), "%s re-creates %s, which exists before this file runs%s; a sidecar must not redefine it", t.Op.Tag, t.Object, where(t.Op))
+				continue
+			}
+			p.Report(pos, t.Object.String(), "%s changes %s, which this file did not create%s: %s", t.Op.Tag, t.Object, where(t.Op), what)
+		}
+	},
+})
+
+var _ = register(&Rule{
+	ID: "attaches-to-existing-table", Severity: report.SevError,
+	Summary: "CREATE TRIGGER, POLICY, RULE or INDEX on a table the file did not create, unless configured",
+	Explain: `A trigger, policy, rule or index on a table the file did not create changes how that table
+behaves for everyone who writes to it, so it needs a reviewed exception. The decision ledger's
+enrollment trigger is one: it is allowed in ledgercheck.yaml, not by a special case in the code:
+
+    lint:
+      allow:
+        - object: trigger trg_agent_decision_ledger_enroll on public.agent_memories
+          actions: [create, drop]
+          reason: the ledger enrolls decision rows through an AFTER INSERT trigger
+
+Without an entry,
+
+    CREATE TRIGGER trg_other AFTER INSERT ON public.agent_memories
+      FOR EACH ROW EXECUTE FUNCTION public.other();
+
+is reported. Either add an entry with a reason, or attach the behaviour to the sidecar's own
+table. (No squawk or splinter equivalent.)`,
+	Check: func(p *Pass) {
+		for _, t := range existingTouches(p.File, p.Config, p.Own) {
+			if !t.Attach || t.Allowed {
+				continue
+			}
+			p.Report(t.Op.At(), t.Object.String(), "%s attaches %s to %s, which this file did not create%s; allow it in ledgercheck.yaml (lint.allow) with a reason if it is intended",
+				t.Op.Tag, t.Object.Kind, t.Object.Table, where(t.Op))
+		}
+	},
+})

@@ -1,0 +1,271 @@
+package lint
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/report"
+)
+
+// Source parses src (the content of the file called name) and lints it. A syntax error is a
+// parse-error finding: the migration would not apply, so nothing else is checked. A statement
+// nested too deep to parse ([pgsql.MaxNesting]) is a too-complex finding, and nothing else is
+// checked either.
+func Source(name string, src []byte, cfg Config, opts Options) []report.Finding {
+	f, err := pgsql.Parse(name, src)
+	if err != nil {
+		var se *pgsql.SyntaxError
+		if !errors.As(err, &se) {
+			se = &pgsql.SyntaxError{Pos: pgsql.Position{File: name, Line: 1, Col: 1}, Msg: err.Error()}
+		}
+		rule, msg := ruleParseError, se.Msg+" (PostgreSQL would reject the file)"
+		if se.TooComplex {
+			rule, msg = ruleTooComplex, se.Msg
+		}
+		sev, _ := cfg.severity(rule)
+		return []report.Finding{{Phase: report.PhaseLint, Rule: rule.ID, Severity: sev, Pos: se.Pos, Message: msg}}
+	}
+	return Run(f, cfg, opts)
+}
+
+// Run applies every rule to f and returns the findings, suppressions applied, sorted by position.
+func Run(f *pgsql.File, cfg Config, opts Options) []report.Finding {
+	var all []report.Finding
+	p := &Pass{File: f, Config: cfg, Options: opts, Own: NewOwnership(f, cfg), findings: &all}
+	for _, r := range Rules() {
+		if r.Check == nil {
+			continue
+		}
+		sev, on := cfg.severity(r)
+		if !on {
+			continue
+		}
+		rr := *r
+		rr.Severity = sev
+		p.rule = &rr
+		r.Check(p)
+	}
+	all = applySuppressions(f, cfg, all)
+	sortFindings(all)
+	return all
+}
+
+func sortFindings(fs []report.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i].Pos, fs[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Col != b.Col {
+			return a.Col < b.Col
+		}
+		return fs[i].Rule < fs[j].Rule
+	})
+}
+
+// HasErrors reports whether any finding is an error.
+func HasErrors(fs []report.Finding) bool {
+	for _, f := range fs {
+		if f.Severity == report.SevError {
+			return true
+		}
+	}
+	return false
+}
+
+const ignoreMarker = "ledgercheck:ignore"
+
+type suppression struct {
+	pos  pgsql.Position
+	rule string
+	stmt int // index of the statement it applies to
+	from pgsql.Position
+	to   pgsql.Position
+	used bool
+}
+
+// applySuppressions drops findings suppressed by ledgercheck:ignore comments and adds findings
+// for broken and unused suppressions.
+func applySuppressions(f *pgsql.File, cfg Config, fs []report.Finding) []report.Finding {
+	var sups []*suppression
+	var extra []report.Finding
+	bad := func(pos pgsql.Position, r *Rule, format string, args ...any) {
+		sev, on := cfg.severity(r)
+		if on {
+			extra = append(extra, report.Finding{Phase: report.PhaseLint, Rule: r.ID, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...)})
+		}
+	}
+	for _, c := range f.Comments() {
+		text := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.Text, "--"), "/*"), "*/"))
+		if !strings.HasPrefix(text, ignoreMarker) {
+			continue
+		}
+		fields := strings.Fields(strings.TrimPrefix(text, ignoreMarker))
+		if len(fields) == 0 {
+			bad(c.Pos, ruleInvalidSuppression, "ledgercheck:ignore names no rule; write -- ledgercheck:ignore RULE-ID reason")
+			continue
+		}
+		id := fields[0]
+		if _, ok := Lookup(id); !ok {
+			bad(c.Pos, ruleInvalidSuppression, "ledgercheck:ignore names unknown rule %q (see `ledgercheck explain` for the rule ids)", id)
+			continue
+		}
+		if id == ruleInvalidSuppression.ID || id == ruleUnusedSuppression.ID || id == ruleParseError.ID || id == ruleTooComplex.ID {
+			bad(c.Pos, ruleInvalidSuppression, "rule %s cannot be suppressed", id)
+			continue
+		}
+		if len(fields) < 2 {
+			bad(c.Pos, ruleInvalidSuppression, "ledgercheck:ignore %s has no reason; a reviewer needs one", id)
+			continue
+		}
+		st := statementAfter(f, c)
+		if st == nil {
+			bad(c.Pos, ruleInvalidSuppression, "ledgercheck:ignore %s is not on the line before a top-level statement", id)
+			continue
+		}
+		sups = append(sups, &suppression{pos: c.Pos, rule: id, stmt: st.Index, from: st.Pos, to: f.Pos(st.End)})
+	}
+	kept := fs[:0]
+	for _, fd := range fs {
+		suppressed := false
+		for _, s := range sups {
+			if s.rule == fd.Rule && !before(fd.Pos, s.from) && !before(s.to, fd.Pos) {
+				s.used, suppressed = true, true
+			}
+		}
+		if !suppressed {
+			kept = append(kept, fd)
+		}
+	}
+	for _, s := range sups {
+		if !s.used {
+			bad(s.pos, ruleUnusedSuppression, "ledgercheck:ignore %s suppresses nothing in the statement at %d:%d; remove it", s.rule, s.from.Line, s.from.Col)
+		}
+	}
+	return append(kept, extra...)
+}
+
+// statementAfter returns the top-level statement that starts on the line after the comment c,
+// with only white space and comments between them, or nil.
+func statementAfter(f *pgsql.File, c pgsql.Comment) *pgsql.Statement {
+	i := sort.Search(len(f.Stmts), func(i int) bool { return f.Stmts[i].Start >= c.End })
+	if i == len(f.Stmts) {
+		return nil
+	}
+	st := &f.Stmts[i]
+	if i > 0 && f.Stmts[i-1].End > c.Start {
+		return nil // the comment is inside a statement
+	}
+	lines := strings.Split(f.Src[c.End:st.Start], "\n")
+	if len(lines) < 2 {
+		return nil // on the same line as the statement
+	}
+	for k, line := range lines {
+		t := strings.TrimSpace(line)
+		switch {
+		case k == len(lines)-1 && t != "":
+			return nil
+		case k == 0 || k == len(lines)-1:
+		case !strings.HasPrefix(t, "--"):
+			return nil // a blank line or other text: the comment is not directly above
+		}
+	}
+	return st
+}
+
+func before(a, b pgsql.Position) bool {
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	return a.Col < b.Col
+}
+
+// The parse error, too-complex and suppression rules: parse-error and too-complex are reported
+// by Source for the file and by their Check for bodies; the suppression rules by Run.
+var (
+	ruleParseError = register(&Rule{
+		ID: "parse-error", Severity: report.SevError,
+		Summary: "the file (or a function body in it) does not parse",
+		Explain: `A syntax error means PostgreSQL would reject the migration, so it is an error at its
+exact position. Errors inside PL/pgSQL bodies and DO blocks count too: PostgreSQL compiles them
+when the function is created. Nothing else is checked in a file that does not parse.
+
+Fix the SQL at the reported line and column. For example
+
+    CREATE TABLE t (id int,,);      -- syntax error at or near ","
+
+becomes
+
+    CREATE TABLE IF NOT EXISTS t (id int);
+
+(squawk reports syntax errors too, but only with its own parser; ledgercheck uses PostgreSQL's.)`,
+		Check: func(p *Pass) {
+			for _, pr := range p.File.Problems {
+				if pr.Syntax {
+					p.Report(pr.Pos, "", "%s (PostgreSQL would reject the file)", pr.Msg)
+				}
+			}
+		},
+	})
+	ruleTooComplex = register(&Rule{
+		ID: "too-complex", Severity: report.SevError,
+		Summary: "a statement nests expressions deeper than ledgercheck can parse",
+		Explain: fmt.Sprintf(`ledgercheck reads SQL with pg_query, PostgreSQL's own parser built as a library, which hands
+every parse tree over as nested messages. A statement nested thousands of levels deep (a chain
+of 40,000 additions, thousands of nested sub-selects or function calls) is more than that
+hand-over takes: the library fails, or crashes the process. So ledgercheck estimates how deeply
+each statement nests before it parses it, and refuses one deeper than %d: each operator, call,
+parenthesis or cast counts one level, a nested CASE two, a parenthesised sub-select three, a
+UNION half. The estimate errs on the deep side.
+
+PostgreSQL may accept such a statement, but ledgercheck cannot check it, so it is an error at
+the statement (in a function body, a DO block or an EXECUTE string, at that statement). Split
+the expression:
+
+    SELECT 1 + 1 + 1 + ... + 1;        -- 40,000 terms
+
+becomes
+
+    SELECT sum(x) FROM (VALUES (1), (1), (1), ..., (1)) AS v(x);`, pgsql.MaxNesting),
+		Check: func(p *Pass) {
+			for _, pr := range p.File.Problems {
+				if pr.TooComplex {
+					p.Report(pr.Pos, "", "%s", pr.Msg)
+				}
+			}
+		},
+	})
+	ruleInvalidSuppression = register(&Rule{
+		ID: "invalid-suppression", Severity: report.SevError,
+		Summary: "a ledgercheck:ignore comment is malformed",
+		Explain: `A suppression is a comment on the line before a top-level statement:
+
+    -- ledgercheck:ignore RULE-ID reason a reviewer can audit
+    ALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS ledger_step int;
+
+It applies to that statement only. The rule id must exist (see ` + "`ledgercheck explain`" + `), the
+reason is required, and the comment must sit directly above a statement (not inside one).
+parse-error, too-complex and the suppression rules cannot be suppressed.`,
+	})
+	ruleUnusedSuppression = register(&Rule{
+		ID: "unused-suppression", Severity: report.SevError,
+		Summary: "a ledgercheck:ignore comment suppresses nothing",
+		Explain: `A suppression that matches no finding in its statement is stale: the statement was fixed
+or moved, and the exception would silently cover a future, different problem. Remove it.
+
+    -- ledgercheck:ignore destructive-statement cleanup of test rows   <- nothing to suppress
+    DELETE FROM public.agent_decision_ledger WHERE workspace_id = 'test';
+
+becomes
+
+    DELETE FROM public.agent_decision_ledger WHERE workspace_id = 'test';
+
+(squawk reports ignores of unknown rules but not unused ones.)`,
+	})
+)

@@ -1,0 +1,41 @@
+package lint
+
+import (
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/report"
+)
+
+var _ = register(&Rule{
+	ID: "missing-notify-reload", Severity: report.SevError,
+	Summary: "the file does not end with NOTIFY pgrst, 'reload schema'",
+	Explain: `PostgREST caches the schema; after DDL a new RPC is "not found in the schema cache" until the
+cache reloads. Open Brain migrations end with an explicit reload (Supabase's event triggers do the
+same on hosted projects; the explicit NOTIFY is belt and braces and costs nothing on a plain
+Postgres). A trailing COMMIT is fine: the notification is delivered at commit.
+
+    GRANT EXECUTE ON FUNCTION public.match_decision_ledger TO service_role;
+    COMMIT;
+
+becomes
+
+    GRANT EXECUTE ON FUNCTION public.match_decision_ledger TO service_role;
+    NOTIFY pgrst, 'reload schema';
+    COMMIT;`,
+	Check: func(p *Pass) {
+		top := p.TopLevel()
+		i := len(top) - 1
+		for i >= 0 && top[i].Verb == pgsql.VerbCommit {
+			i--
+		}
+		if i >= 0 && top[i].Verb == pgsql.VerbNotify && top[i].Channel == "pgrst" && top[i].Payload == "reload schema" {
+			return
+		}
+		pos := pgsql.Position{File: p.File.Name, Line: 1, Col: 1}
+		msg := "the file is empty; it must end with NOTIFY pgrst, 'reload schema'"
+		if i >= 0 {
+			pos = top[i].Pos
+			msg = "the last statement is " + top[i].Tag + "; the file must end with NOTIFY pgrst, 'reload schema' (a trailing COMMIT is fine)"
+		}
+		p.Report(pos, "", "%s", msg)
+	},
+})

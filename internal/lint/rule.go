@@ -1,0 +1,171 @@
+package lint
+
+import (
+	"fmt"
+	"sort"
+
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/report"
+)
+
+// Rule is one lint rule.
+type Rule struct {
+	// ID is the rule's stable kebab-case id, used in findings, suppressions and configuration.
+	ID string
+	// Severity is the default severity; configuration may override it.
+	Severity report.Severity
+	// Summary is a one-line description.
+	Summary string
+	// Explain is the text of `ledgercheck explain ID`: why the rule exists and a corrected
+	// example, citing the equivalent squawk or splinter rule where there is one.
+	Explain string
+	// Check reports the rule's findings on a pass. Rules without Check (parse-error and the
+	// suppression rules) are reported by [Run] itself.
+	Check func(p *Pass)
+}
+
+var registry = map[string]*Rule{}
+
+// register adds r to the registry and returns it. It panics on a duplicate or malformed id: two
+// rules with one id are a programming error that must not ship.
+func register(r *Rule) *Rule {
+	if !validID(r.ID) {
+		panic(fmt.Sprintf("lint: rule id %q is not kebab-case", r.ID))
+	}
+	if _, dup := registry[r.ID]; dup {
+		panic(fmt.Sprintf("lint: duplicate rule id %q", r.ID))
+	}
+	if r.Summary == "" || r.Explain == "" {
+		panic(fmt.Sprintf("lint: rule %q has no summary or explain text", r.ID))
+	}
+	registry[r.ID] = r
+	return r
+}
+
+func validID(id string) bool {
+	if id == "" || id[0] == '-' || id[len(id)-1] == '-' {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Rules returns every registered rule, sorted by id.
+func Rules() []*Rule {
+	out := make([]*Rule, 0, len(registry))
+	for _, r := range registry {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup returns the rule with the given id.
+func Lookup(id string) (*Rule, bool) {
+	r, ok := registry[id]
+	return r, ok
+}
+
+// IDs returns the ids of every registered rule, sorted.
+func IDs() []string {
+	var ids []string
+	for _, r := range Rules() {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
+// Options are per-run settings given on the command line.
+type Options struct {
+	// Dim, when positive, is the dimension every vector(N), halfvec(N) and sparsevec(N) in the
+	// file must have.
+	Dim int
+}
+
+// Pass is what a rule's Check receives: the file, the configuration and what the file owns.
+type Pass struct {
+	File    *pgsql.File
+	Config  Config
+	Options Options
+	// Own is the set of objects the file creates.
+	Own *Ownership
+
+	rule     *Rule
+	findings *[]report.Finding
+	ops, top []*pgsql.Op
+	alterFns map[string][]*pgsql.Op
+}
+
+// Report records a finding of the current rule at pos. obj names the object concerned (may be
+// empty).
+func (p *Pass) Report(pos pgsql.Position, obj string, format string, args ...any) {
+	*p.findings = append(*p.findings, report.Finding{
+		Phase: report.PhaseLint, Rule: p.rule.ID, Severity: p.rule.Severity,
+		Pos: pos, Message: fmt.Sprintf(format, args...), Object: obj,
+	})
+}
+
+// TopLevel returns the file's top-level ops.
+func (p *Pass) TopLevel() []*pgsql.Op {
+	if p.top == nil {
+		p.top = make([]*pgsql.Op, 0, len(p.File.Stmts))
+		for i := range p.File.Ops {
+			if p.File.Ops[i].Context == pgsql.TopLevel {
+				p.top = append(p.top, &p.File.Ops[i])
+			}
+		}
+	}
+	return p.top
+}
+
+// Ops returns all ops, nested ones included.
+func (p *Pass) Ops() []*pgsql.Op {
+	if p.ops == nil {
+		p.ops = make([]*pgsql.Op, len(p.File.Ops))
+		for i := range p.File.Ops {
+			p.ops[i] = &p.File.Ops[i]
+		}
+	}
+	return p.ops
+}
+
+// byName indexes ops by the bare names (without schema) of the objects they act on, and of the
+// tables of policies, so that rules looking for "the GRANT on this table" are not quadratic.
+func (p *Pass) byName(keep func(op *pgsql.Op) bool) map[string][]*pgsql.Op {
+	idx := map[string][]*pgsql.Op{}
+	for _, op := range p.Ops() {
+		if !keep(op) {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, o := range op.Objects {
+			for _, n := range []string{o.Name.Name, o.Table.Name} {
+				if n != "" && !seen[n] {
+					seen[n] = true
+					idx[n] = append(idx[n], op)
+				}
+			}
+		}
+	}
+	return idx
+}
+
+// where describes the context of an op for messages ("", " in a function body", ...).
+func where(op *pgsql.Op) string {
+	switch op.Context {
+	case pgsql.InFunction:
+		if op.Function.Name != "" {
+			return " in the body of function " + op.Function.String()
+		}
+		return " in a function body"
+	case pgsql.InDo:
+		return " in a DO block"
+	case pgsql.InExecute:
+		return " in SQL run by EXECUTE"
+	}
+	return ""
+}

@@ -1,0 +1,55 @@
+package lint
+
+import (
+	"slices"
+
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/report"
+)
+
+// serverFileFunctions read or write files on the database server, or list its directories.
+var serverFileFunctions = []string{"pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "lo_import", "lo_export", "pg_file_write", "pg_file_rename", "pg_file_unlink", "pg_logdir_ls", "pg_ls_logdir", "pg_ls_waldir", "pg_ls_tmpdir", "pg_ls_archive_statusdir"}
+
+var _ = register(&Rule{
+	ID: "unsafe-server-access", Severity: report.SevError,
+	Summary: "COPY ... PROGRAM, server file access, ALTER SYSTEM, CREATE LANGUAGE or an untrusted extension",
+	Explain: `A sidecar schema has no business running programs or reading files on the database server,
+changing server configuration, or installing languages and extensions that can do so. These
+statements need superuser (or pg_execute_server_program / pg_read_server_files) and would fail on
+Supabase; where they succeed, they are a way out of the database. Reported anywhere in the file,
+function bodies and DO blocks included:
+
+  - COPY ... TO/FROM PROGRAM, COPY ... FROM/TO 'server file';
+  - pg_read_file, pg_read_binary_file, pg_ls_dir, pg_stat_file, lo_import, lo_export, ...;
+  - ALTER SYSTEM; CREATE LANGUAGE; CREATE EXTENSION of an untrusted extension
+    (lint.untrusted_extensions in ledgercheck.yaml: plpython3u, plperlu, file_fdw, dblink, ...).
+
+    COPY public.agent_decision_ledger FROM '/tmp/ledger.csv' WITH (FORMAT csv);
+
+becomes a client-side load (psql's \copy, or INSERT statements), outside the migration.`,
+	Check: func(p *Pass) {
+		for _, op := range p.Ops() {
+			switch {
+			case op.Verb == pgsql.VerbCopy && op.Copy != nil && op.Copy.Program:
+				p.Report(op.Pos, op.Object().String(), "COPY ... PROGRAM runs %q on the database server%s", op.Copy.File, where(op))
+			case op.Verb == pgsql.VerbCopy && op.Copy != nil && op.Copy.File != "":
+				dir := "reads"
+				if !op.Copy.From {
+					dir = "writes"
+				}
+				p.Report(op.Pos, op.Object().String(), "COPY %s the server file %q%s", dir, op.Copy.File, where(op))
+			case op.Verb == pgsql.VerbAlterSystem:
+				p.Report(op.Pos, "", "ALTER SYSTEM changes the server configuration%s", where(op))
+			case op.Verb == pgsql.VerbCreate && op.Object().Kind == pgsql.KindLanguage:
+				p.Report(op.Pos, op.Object().String(), "CREATE LANGUAGE %s installs a procedural language%s", op.Object().Name, where(op))
+			case op.Verb == pgsql.VerbCreate && op.Object().Kind == pgsql.KindExtension && slices.Contains(p.Config.UntrustedExtensions, op.Object().Name.Name):
+				p.Report(op.Pos, op.Object().String(), "CREATE EXTENSION %s installs an untrusted extension%s", op.Object().Name, where(op))
+			}
+			for _, c := range op.Calls {
+				if (c.Name.Schema == "" || c.Name.Schema == "pg_catalog") && slices.Contains(serverFileFunctions, c.Name.Name) {
+					p.Report(c.Pos, "", "%s() accesses files on the database server%s", c.Name.Name, where(op))
+				}
+			}
+		}
+	},
+})

@@ -1,0 +1,166 @@
+package parity_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"ledgercheck/internal/golden"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"ledgercheck/internal/allowlist"
+	"ledgercheck/internal/config"
+	"ledgercheck/internal/fault"
+	"ledgercheck/internal/parity"
+	"ledgercheck/internal/scratch/scratchtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
+
+// edit is one text replacement; old must occur exactly once.
+type edit struct {
+	Old string `yaml:"old"`
+	New string `yaml:"new"`
+}
+
+// testCase is testdata/parity/<case>/case.yaml: the shipped artifact, port and allowlist, with
+// edits. left.sql / right.sql in the case directory replace the shipped files.
+type testCase struct {
+	LeftEdits      []edit `yaml:"left_edits"`
+	RightEdits     []edit `yaml:"right_edits"`
+	AllowlistEdits []edit `yaml:"allowlist_edits"`
+	// AllowlistAppend are entries (as written under entries:) appended to the allowlist.
+	AllowlistAppend string `yaml:"allowlist_append"`
+	Allowlist       string `yaml:"allowlist"`
+}
+
+func applyEdits(t *testing.T, what, src string, edits []edit) string {
+	t.Helper()
+	for _, e := range edits {
+		if n := strings.Count(src, e.Old); n != 1 {
+			t.Fatalf("%s edit: %q occurs %d times, want exactly once (has the shipped file changed?)", what, e.Old, n)
+		}
+		src = strings.Replace(src, e.Old, e.New, 1)
+	}
+	return src
+}
+
+func readRepo(t *testing.T, path string) string { return readRepoTB(t, path) }
+
+func readRepoTB(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../..", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// shippedOptions are the parity options of the shipped ledgercheck.yaml (fixture and probes),
+// with files named as in the repository.
+func shippedOptions(t testing.TB) (parity.Options, *config.Config) {
+	t.Helper()
+	cfg, err := config.Load("../../ledgercheck.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := parity.Options{}
+	fx, err := os.ReadFile(cfg.Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Fixture = &parity.Script{Name: "testdata/fixtures/ledger_fixture.sql", Src: fx}
+	for _, p := range cfg.Probes {
+		opts.Probes = append(opts.Probes, parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
+	}
+	return opts, cfg
+}
+
+// runCase runs one case and renders what the parity command would print: the exit code, then
+// the text report (or the error).
+func runCase(t *testing.T, dir string) string {
+	var tc testCase
+	if b, err := os.ReadFile(filepath.Join(dir, "case.yaml")); err == nil {
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		dec.KnownFields(true)
+		if err := dec.Decode(&tc); err != nil && err.Error() != "EOF" {
+			t.Fatalf("case.yaml: %v", err)
+		}
+	}
+	left := readRepo(t, "migrations/decision_ledger.sql")
+	right := readRepo(t, "migrations/ports/decision_ledger_1024.sql")
+	if b, err := os.ReadFile(filepath.Join(dir, "left.sql")); err == nil {
+		left = string(b)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "right.sql")); err == nil {
+		right = string(b)
+	}
+	left = applyEdits(t, "left", left, tc.LeftEdits)
+	right = applyEdits(t, "right", right, tc.RightEdits)
+	allow := readRepo(t, "allowlist.yaml")
+	if tc.Allowlist != "" {
+		allow = tc.Allowlist
+	}
+	allow = applyEdits(t, "allowlist", allow, tc.AllowlistEdits)
+	if tc.AllowlistAppend != "" {
+		// Entries as written under entries:, indented to the shipped file's level.
+		allow = strings.TrimRight(allow, "\n") + "\n  " + strings.ReplaceAll(strings.TrimRight(tc.AllowlistAppend, "\n"), "\n", "\n  ") + "\n"
+	}
+
+	opts, _ := shippedOptions(t)
+	opts.Left = parity.Variant{Script: parity.Script{Name: "left.sql", Src: []byte(left)}, Dim: 1536}
+	opts.Right = parity.Variant{Script: parity.Script{Name: "right.sql", Src: []byte(right)}, Dim: 1024}
+	exit := func(err error) string {
+		code := 3
+		switch {
+		case errors.Is(err, fault.ErrFindings):
+			code = 1
+		case fault.KindOf(err) == fault.KindInput:
+			code = 2
+		}
+		return fmt.Sprintf("exit %d\n%s\n", code, err)
+	}
+	al, err := allowlist.Parse("allowlist.yaml", []byte(allow))
+	if err != nil {
+		return exit(err)
+	}
+	opts.Allowlist = al
+	rep, err := parity.Run(context.Background(), scratchtest.Server(t), opts)
+	if err != nil {
+		var ie *parity.InstallError
+		if errors.As(err, &ie) {
+			return exit(fmt.Errorf("%w: %s", fault.ErrFindings, ie))
+		}
+		return exit(err)
+	}
+	var out strings.Builder
+	code := 0
+	if !rep.Passed() {
+		code = 1
+	}
+	fmt.Fprintf(&out, "exit %d\n", code)
+	if err := rep.WriteText(&out, false); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// TestGolden runs every case under testdata/parity and compares the exit code and the text
+// report with want.txt (-update rewrites them).
+func TestGolden(t *testing.T) {
+	dirs, err := filepath.Glob("../../testdata/parity/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			got := runCase(t, dir)
+			golden.Check(t, filepath.Join(dir, "want.txt"), []byte(got))
+		})
+	}
+}

@@ -1,0 +1,70 @@
+package pgsql
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// Parsing in batches gives what parsing the whole file at once gives: the same statements,
+// positions, ops, problems, meta-commands, comments and signatures, and the same errors, for
+// every SQL file of the repository cut after every statement.
+func TestBatchesParseAsTheWholeFile(t *testing.T) {
+	var files []string
+	for _, pat := range []string{"../../testdata/*/*/*.sql", "../../testdata/fixtures/*.sql", "../../migrations/*.sql", "../../migrations/*/*.sql", "testdata/*/*.sql"} {
+		m, _ := filepath.Glob(pat)
+		files = append(files, m...)
+	}
+	if len(files) < 50 {
+		t.Fatalf("found only %d SQL files", len(files))
+	}
+	inline := map[string]string{
+		"begin atomic":      "CREATE FUNCTION public.f(x int) RETURNS int LANGUAGE sql\nBEGIN ATOMIC\n  SELECT CASE WHEN x > 0 THEN 1 END;\n  SELECT 2;\nEND;\nSELECT 3;\n",
+		"meta-commands":     "\\set ON_ERROR_STOP on\nSELECT 1;\n  \\i other.sql\nSELECT 2;\n",
+		"copy from stdin":   "CREATE TABLE IF NOT EXISTS public.t (id int);\nCOPY public.t FROM STDIN;\n1\n2;\n\\.\nSELECT 1;\n",
+		"late syntax error": "SELECT 1;\nSELECT 2;\nSELEC 3;\nSELECT 4;\n",
+		"unterminated":      "SELECT 1;\nSELECT 'a;\nSELECT 2;\n",
+	}
+	parseWith := func(src []byte, batch int) (*File, error) {
+		saved := batchBytes
+		defer func() { batchBytes = saved }()
+		batchBytes = batch
+		return Parse("f.sql", src)
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inline[p] = string(b)
+	}
+	for p, s := range inline {
+		src := []byte(s)
+		whole, werr := parseWith(src, len(src)+1)
+		cut, cerr := parseWith(src, 1)
+		if !reflect.DeepEqual(werr, cerr) {
+			t.Errorf("%s: whole %v, in batches %v", p, werr, cerr)
+			continue
+		}
+		if werr != nil {
+			continue
+		}
+		for _, c := range []struct {
+			what      string
+			whole, in any
+		}{
+			{"statements", whole.Stmts, cut.Stmts},
+			{"ops", whole.Ops, cut.Ops},
+			{"problems", whole.Problems, cut.Problems},
+			{"vector types", whole.VectorTypes, cut.VectorTypes},
+			{"meta-commands", whole.MetaCommands, cut.MetaCommands},
+			{"comments", whole.Comments(), cut.Comments()},
+			{"signatures", whole.Signatures(), cut.Signatures()},
+		} {
+			if !reflect.DeepEqual(c.whole, c.in) {
+				t.Errorf("%s: the %s differ when the file is parsed in batches", p, c.what)
+			}
+		}
+	}
+}

@@ -1,0 +1,319 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	goldenfile "ledgercheck/internal/golden"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"ledgercheck/internal/pgsql"
+)
+
+// sample is a small fixed report that exercises every part of every format: positioned and
+// unpositioned findings, a textual difference with both sides, a unified diff, notes, counts,
+// a skipped phase, and text that needs escaping in each format.
+func sample() *Report {
+	return &Report{
+		Tool: "ledgercheck", Version: "1.2.3", Duration: 2310 * time.Millisecond,
+		LeftLabel: "artifact (1536)", RightLabel: "port (1024)",
+		Phases: []PhaseResult{
+			{Phase: PhaseLint, Name: "lint artifact", File: "migrations/a.sql", Duration: 12 * time.Millisecond, Findings: []Finding{
+				{Phase: PhaseLint, Rule: "dynamic-sql", Severity: SevWarning, Pos: pgsql.Position{File: "migrations/a.sql", Line: 269, Col: 5},
+					Message: "EXECUTE runs SQL built at run time: format('DROP FUNCTION %s', v_fn)"},
+			}},
+			{Phase: PhaseLint, Name: "lint port", File: "migrations/p.sql", Duration: 11 * time.Millisecond, Findings: []Finding{
+				{Phase: PhaseLint, Rule: "modifies-existing-object", Severity: SevError, Pos: pgsql.Position{File: "migrations/p.sql", Line: 7, Col: 13},
+					Message: "ALTER TABLE changes table public.thoughts, which this file did not create: alter, <AddColumn>\nsecond line | with a pipe", Object: "table public.thoughts"},
+			}},
+			{Phase: PhaseParity, Name: "parity", File: "migrations/p.sql", Duration: 1450 * time.Millisecond,
+				Notes:  []string{"3 dimension normalizations: vector(1536) -> vector(1024)", "12 differences allowlisted, 1 cosmetic"},
+				Counts: map[string]int{"allowlisted": 12, "cosmetic": 1, "normalized": 3},
+				Findings: []Finding{
+					{Phase: PhaseParity, Rule: "parity-difference", Severity: SevError, Object: "function public.match_decision_ledger(text)",
+						Message: "body differs", Left: "SELECT 1\nFROM t\nWHERE a AND b\nORDER BY 1", Right: "SELECT 1\nFROM t\nWHERE a OR b\nORDER BY 1\nLIMIT 5"},
+					{Phase: PhaseParity, Rule: "parity-difference", Severity: SevError, Object: "view public.stats",
+						Message: "definition differs", Detail: "@@ -1,2 +1,2 @@\n SELECT count(*)\n-FROM a\n+FROM b\n"},
+				}},
+			{Phase: PhaseAllow, Name: "allowlist", File: "allowlist.yaml", Duration: 1 * time.Millisecond, Findings: []Finding{
+				{Phase: PhaseAllow, Rule: "stale-allowlist-entry", Severity: SevError, Pos: pgsql.Position{File: "allowlist.yaml", Line: 14, Col: 3},
+					Message: "entry matches no difference: 100% stale, key: a,b"},
+			}},
+			{Phase: PhaseRerun, Name: "rerun artifact", File: "migrations/a.sql", Status: StatusSkip, Notes: []string{"skipped: the install failed"}},
+			{Phase: PhaseInstall, Name: "install port", File: "migrations/p.sql", Duration: 420 * time.Millisecond},
+		},
+		Rules: []RuleInfo{
+			{ID: "dynamic-sql", Severity: SevWarning, Summary: "EXECUTE of SQL built at run time", Help: "Dynamic SQL cannot be checked.\n\nPrefer static SQL."},
+			{ID: "modifies-existing-object", Severity: SevError, Summary: "ALTER on an object the file did not create", Help: "Sidecars own their objects."},
+			{ID: "parity-difference", Severity: SevError, Summary: "the two installs differ", Help: "Allowlist it with a reason, or fix the port."},
+		},
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
+}
+
+func TestGoldens(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		write func(io.Writer, *Report) error
+	}{
+		{"report.txt", func(w io.Writer, r *Report) error { return WriteReportText(w, r, false) }},
+		{"report.color.txt", func(w io.Writer, r *Report) error { return WriteReportText(w, r, true) }},
+		{"report.json", WriteReportJSON},
+		{"report.sarif", WriteSARIF},
+		{"report.github.txt", WriteGitHub},
+		{"report.summary.md", WriteStepSummary},
+		{"report.html", WriteHTML},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := sample()
+			r.Finish()
+			var b bytes.Buffer
+			if err := tc.write(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, b.Bytes())
+		})
+	}
+}
+
+func TestStatus(t *testing.T) {
+	r := sample()
+	r.Finish()
+	if r.Status() != StatusFail || !r.Failed() {
+		t.Errorf("status %s, want fail", r.Status())
+	}
+	if got := r.Phases[0].Status; got != StatusWarn {
+		t.Errorf("a phase with only a warning: %s, want warn", got)
+	}
+	if got := r.Phases[4].Status; got != StatusSkip {
+		t.Errorf("a skipped phase lost its status: %s", got)
+	}
+	ok := &Report{Phases: []PhaseResult{{Name: "a"}, {Name: "b", Status: StatusSkip}}}
+	ok.Finish()
+	if ok.Status() != StatusPass || ok.Failed() {
+		t.Errorf("no findings: status %s, want pass", ok.Status())
+	}
+	e, w, i := r.Totals()
+	if e != 4 || w != 1 || i != 0 {
+		t.Errorf("totals %d/%d/%d, want 4/1/0", e, w, i)
+	}
+}
+
+// TestTextPlainHasNoEscapes checks that plain text has no ANSI escape and colored text has.
+func TestTextPlainHasNoEscapes(t *testing.T) {
+	var plain, color bytes.Buffer
+	WriteReportText(&plain, sample(), false)
+	WriteReportText(&color, sample(), true)
+	if strings.Contains(plain.String(), "\x1b[") {
+		t.Error("plain text contains ANSI escapes")
+	}
+	if !strings.Contains(color.String(), "\x1b[31m") {
+		t.Error("colored text has no red")
+	}
+	// Columns line up in both: the TIME header starts at the same rune offset as each time.
+	for _, s := range []string{plain.String(), regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(color.String(), "")} {
+		lines := strings.Split(s, "\n")
+		col := strings.Index(lines[2], "TIME")
+		for _, l := range lines[3:9] {
+			if len(l) < col || l[col-2:col] != "  " || l[col] == ' ' {
+				t.Errorf("summary row not aligned with TIME at %d: %q", col, l)
+			}
+		}
+	}
+}
+
+func TestJSONShape(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteReportJSON(&b, &Report{Tool: "ledgercheck", Version: "x", Phases: []PhaseResult{{Name: "lint", Phase: PhaseLint}}}); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["schema_version"] != float64(SchemaVersion) || doc["status"] != "pass" {
+		t.Errorf("schema_version/status: %v/%v", doc["schema_version"], doc["status"])
+	}
+	ph := doc["phases"].([]any)[0].(map[string]any)
+	for _, k := range []string{"findings", "notes", "counts"} {
+		if ph[k] == nil {
+			t.Errorf("phase %s is null; arrays and objects are never null", k)
+		}
+	}
+}
+
+// TestGitHubEscaping checks the workflow-command escaping on hostile text.
+func TestGitHubEscaping(t *testing.T) {
+	if got, want := escapeProperty("a%b\r\nc:d,e"), "a%25b%0D%0Ac%3Ad%2Ce"; got != want {
+		t.Errorf("escapeProperty: %q, want %q", got, want)
+	}
+	if got, want := escapeData("a%b\r\nc:d,e"), "a%25b%0D%0Ac:d,e"; got != want {
+		t.Errorf("escapeData: %q, want %q", got, want)
+	}
+	r := &Report{Tool: "ledgercheck", Version: "x", Phases: []PhaseResult{{Name: "lint: a,b", Findings: []Finding{{
+		Rule: "r", Severity: SevError, Pos: pgsql.Position{File: "dir,x/a:b.sql", Line: 2, Col: 3}, Message: "50% of\nthe rows: a, b",
+	}}}}}
+	var b bytes.Buffer
+	if err := WriteGitHub(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(b.String(), "\n", 2)[0]
+	want := "::error file=dir%2Cx/a%3Ab.sql,line=2,col=3,title=lint%3A a%2Cb%3A r::50%25 of%0Athe rows: a, b"
+	if first != want {
+		t.Errorf("annotation\n got %q\nwant %q", first, want)
+	}
+}
+
+// TestGitHubCap checks that at most ten annotations of each kind are written and that the
+// rest are counted, while the text below still lists every finding.
+func TestGitHubCap(t *testing.T) {
+	ph := PhaseResult{Name: "lint", File: "a.sql"}
+	for i := 0; i < 13; i++ {
+		ph.Findings = append(ph.Findings, Finding{Rule: "e", Severity: SevError, Message: "err"})
+	}
+	for i := 0; i < 4; i++ {
+		ph.Findings = append(ph.Findings, Finding{Rule: "w", Severity: SevWarning, Message: "warn"})
+	}
+	var b bytes.Buffer
+	if err := WriteGitHub(&b, &Report{Tool: "ledgercheck", Phases: []PhaseResult{ph}}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if n := strings.Count(out, "::error "); n != AnnotationCap {
+		t.Errorf("%d error annotations, want %d", n, AnnotationCap)
+	}
+	if n := strings.Count(out, "::warning "); n != 4 {
+		t.Errorf("%d warning annotations, want 4", n)
+	}
+	if !strings.Contains(out, "3 error annotations left out") {
+		t.Errorf("no count of what was left out:\n%s", out)
+	}
+	if n := strings.Count(out, "error: err [e]"); n != 13 {
+		t.Errorf("the text below lists %d of 13 errors", n)
+	}
+}
+
+// TestStepSummaryLimit checks that a huge report stays under GitHub's job summary limit and
+// says how many findings were left out.
+func TestStepSummaryLimit(t *testing.T) {
+	ph := PhaseResult{Name: "lint"}
+	for i := 0; i < 20000; i++ {
+		ph.Findings = append(ph.Findings, Finding{Rule: "r", Severity: SevError, Message: strings.Repeat("x", 100)})
+	}
+	var b bytes.Buffer
+	if err := WriteStepSummary(&b, &Report{Tool: "ledgercheck", Phases: []PhaseResult{ph}}); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() > StepSummaryLimit {
+		t.Errorf("summary is %d bytes, over %d", b.Len(), StepSummaryLimit)
+	}
+	if !regexp.MustCompile(`\n\d+ more findings do not fit`).MatchString(b.String()) {
+		t.Error("the summary does not say findings were left out")
+	}
+}
+
+// TestHTMLEscapesAndParses checks that hostile text is escaped and that the page is
+// well-formed: it parses as XML with HTML entities, has no script and no external asset.
+func TestHTMLEscapesAndParses(t *testing.T) {
+	r := sample()
+	r.Phases[1].Findings[0].Message = `<script>alert("x")</script> & </div>`
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if strings.Contains(page, "<script") {
+		t.Error("a message's <script> reached the page unescaped")
+	}
+	for _, bad := range []string{"src=", "<link", "http://", "https://", "@import"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page refers to an external asset (%q)", bad)
+		}
+	}
+	text := parseHTML(t, page)
+	for _, f := range r.Findings() {
+		if !strings.Contains(text, f.Message) {
+			t.Errorf("finding %q is not on the page", f.Message)
+		}
+	}
+	// The side-by-side diff puts both versions of the changed line in the page.
+	for _, s := range []string{"WHERE a AND b", "WHERE a OR b", "LIMIT 5", "FROM a", "FROM b"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("side-by-side diff lacks %q", s)
+		}
+	}
+}
+
+// parseHTML parses page as XML (HTML entities allowed) and returns its character data.
+func parseHTML(t *testing.T, page string) string {
+	t.Helper()
+	page = strings.TrimPrefix(page, "<!DOCTYPE html>\n")
+	d := xml.NewDecoder(strings.NewReader(page))
+	d.Entity = xml.HTMLEntity
+	var text strings.Builder
+	depth := 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the page is not well-formed: %v", err)
+		}
+		switch tk := tok.(type) {
+		case xml.StartElement:
+			depth++
+		case xml.EndElement:
+			depth--
+		case xml.CharData:
+			text.Write(tk)
+		}
+	}
+	if depth != 0 {
+		t.Fatalf("unbalanced elements (depth %d at the end)", depth)
+	}
+	return text.String()
+}
+
+func TestSideBySide(t *testing.T) {
+	rows := sideBySideTexts("a\nb\nc\n", "a\nB\nc\nd\n")
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Kind+":"+r.Left+"|"+r.Right)
+	}
+	want := "eq:a|a chg:b|B eq:c|c add:|d"
+	if strings.Join(got, " ") != want {
+		t.Errorf("rows %q, want %q", strings.Join(got, " "), want)
+	}
+	rows = sideBySideUnified("--- a\n+++ b\n@@ -10,3 +10,2 @@\n x\n-y\n-z\n+Y\n")
+	if len(rows) != 4 || rows[1].LeftNo != 10 || rows[2].Left != "y" || rows[2].Right != "Y" || rows[2].RightNo != 11 || rows[3].Kind != "del" {
+		t.Errorf("unified rows: %+v", rows)
+	}
+	if looksUnified("plain server error\nDETAIL: x") {
+		t.Error("plain text taken for a diff")
+	}
+}
+
+func TestRelPathAndURI(t *testing.T) {
+	wd, _ := os.Getwd()
+	root := filepath.Dir(wd)
+	if got, in := RelPath(root, "x.sql"); got != "report/x.sql" || !in {
+		t.Errorf("RelPath: %q %v", got, in)
+	}
+	if got, base := sarifURI(root, "my dir/a b.sql"); got != "report/my%20dir/a%20b.sql" || base != "%SRCROOT%" {
+		t.Errorf("sarifURI: %q %q", got, base)
+	}
+	if got, base := sarifURI(wd, "/etc/x.sql"); got != "file:///etc/x.sql" || base != "" {
+		t.Errorf("sarifURI outside the root: %q %q", got, base)
+	}
+}

@@ -1,0 +1,257 @@
+package rerun
+
+import (
+	"fmt"
+	"strings"
+
+	"ledgercheck/diff"
+	"ledgercheck/internal/report"
+	"ledgercheck/introspect"
+)
+
+// phrasing words catalog differences for one audit. Messages do not name the object: the
+// finding's Object does.
+type phrasing interface {
+	created() (rule, msg string)
+	dropped() (rule, msg string)
+	changed(attr string) (rule, msg string)
+	// sides labels the before and after values of a change.
+	sides() (before, after string)
+}
+
+// rerunPhrasing compares the catalog after run `run` with the catalog after the first run.
+type rerunPhrasing struct{ run int }
+
+func (p rerunPhrasing) created() (string, string) {
+	return "rerun-catalog-changed", fmt.Sprintf("created by run %d (absent after the first run)", p.run)
+}
+func (p rerunPhrasing) dropped() (string, string) {
+	return "rerun-catalog-changed", fmt.Sprintf("dropped by run %d (present after the first run)", p.run)
+}
+func (p rerunPhrasing) changed(attr string) (string, string) {
+	return "rerun-catalog-changed", fmt.Sprintf("run %d changed its %s", p.run, attr)
+}
+func (p rerunPhrasing) sides() (string, string) {
+	return "after run 1", fmt.Sprintf("after run %d", p.run)
+}
+
+// upgradePhrasing compares an upgraded catalog (after) with a fresh install (before).
+type upgradePhrasing struct{}
+
+func (upgradePhrasing) created() (string, string) {
+	return "upgrade-stale-object", "left behind by the upgrade: a fresh install does not have it"
+}
+func (upgradePhrasing) dropped() (string, string) {
+	return "upgrade-missing-object", "missing after the upgrade: a fresh install has it"
+}
+func (upgradePhrasing) changed(attr string) (string, string) {
+	return "upgrade-catalog-differs", fmt.Sprintf("%s differs between the upgrade and a fresh install", attr)
+}
+func (upgradePhrasing) sides() (string, string) { return "fresh install", "upgrade" }
+
+// catalogFindings turns a footprint into findings. Objects created or dropped together with
+// their table, view or type (its columns, constraints, indexes, triggers, policies, owned
+// sequences) are folded into it; so are the position changes of the other columns of a table
+// that gained or lost a column. Roles are left out: they are cluster-wide.
+func catalogFindings(fp *introspect.Footprint, p phrasing) []item {
+	var out []item
+	one := func(ref introspect.ObjectRef, attr string, sev report.Severity, rule, msg, detail string) {
+		out = append(out, item{
+			key: rule + "\x00" + ref.String() + "\x00" + attr,
+			f: report.Finding{Phase: report.PhaseRerun, Rule: rule, Severity: sev, Message: msg,
+				Object: ref.String(), Detail: detail},
+		})
+	}
+	objects := func(list []introspect.ObjectFacts, word func() (string, string), attr string) {
+		set := map[introspect.ObjectRef]bool{}
+		for _, o := range list {
+			set[o.ObjectRef] = true
+		}
+		for _, o := range list {
+			if o.Kind == introspect.KindRole || hasParentIn(o, set) {
+				continue
+			}
+			rule, msg := word()
+			one(o.ObjectRef, attr, report.SevError, rule, msg, listing(o, list))
+		}
+	}
+	objects(fp.Created, p.created, "created")
+	objects(fp.Dropped, p.dropped, "dropped")
+	// Tables that gained or lost a column: the positions of their other columns follow.
+	shifted := map[string]bool{}
+	for _, list := range [][]introspect.ObjectFacts{fp.Created, fp.Dropped} {
+		for _, o := range list {
+			if o.Kind == introspect.KindColumn {
+				for _, p := range parents(o) {
+					shifted[p.Object] = true
+				}
+			}
+		}
+	}
+	bName, aName := p.sides()
+	for _, c := range fp.Changed {
+		if c.Kind == introspect.KindRole {
+			continue
+		}
+		if c.Kind == introspect.KindColumn && c.Attr == "position" {
+			if i := strings.LastIndex(c.Object, "."); i > 0 && shifted[c.Object[:i]] {
+				continue
+			}
+		}
+		rule, msg := p.changed(c.Attr)
+		sev := report.SevError
+		before, after := c.Before, c.After
+		if c.BeforeDisplay != "" || c.AfterDisplay != "" {
+			before, after = c.BeforeDisplay, c.AfterDisplay
+		}
+		if c.Class == introspect.Cosmetic {
+			sev = report.SevWarning
+			msg += " (whitespace or comments only)"
+		}
+		if strings.Contains(before, "\n") || strings.Contains(after, "\n") || len(before)+len(after) > 120 {
+			one(c.Ref(), c.Attr, sev, rule, msg, diff.Unified(before, after, bName, aName, false))
+			last := &out[len(out)-1].f
+			last.Left, last.Right = before, after
+			continue
+		}
+		msg += fmt.Sprintf(": %s %s, %s %s", bName, shown(before), aName, shown(after))
+		one(c.Ref(), c.Attr, sev, rule, msg, "")
+	}
+	return out
+}
+
+func shown(v string) string {
+	if v == "" {
+		return "(none)"
+	}
+	return v
+}
+
+// parents lists the objects o belongs to: a column's relation, a constraint's, trigger's or
+// policy's table, an index's table, an owned sequence's table.
+func parents(o introspect.ObjectFacts) []introspect.ObjectRef {
+	rels := func(name string) []introspect.ObjectRef {
+		return []introspect.ObjectRef{{Kind: introspect.KindTable, Object: name}, {Kind: introspect.KindView, Object: name}, {Kind: introspect.KindType, Object: name}}
+	}
+	fact := func(attr string) string {
+		for _, f := range o.Facts {
+			if f.Attr == attr {
+				return f.Value
+			}
+		}
+		return ""
+	}
+	switch o.Kind {
+	case introspect.KindColumn, introspect.KindAttribute:
+		if i := strings.LastIndex(o.Object, "."); i > 0 {
+			return rels(o.Object[:i])
+		}
+	case introspect.KindConstraint, introspect.KindTrigger, introspect.KindPolicy:
+		if i := strings.LastIndex(o.Object, " on "); i > 0 {
+			return rels(o.Object[i+len(" on "):])
+		}
+	case introspect.KindIndex:
+		if t := fact("table"); t != "" {
+			return rels(t)
+		}
+	case introspect.KindSequence:
+		if ob := fact("owned_by"); ob != "" {
+			if i := strings.LastIndex(ob, "."); i > 0 {
+				return rels(ob[:i])
+			}
+		}
+	}
+	return nil
+}
+
+func hasParentIn(o introspect.ObjectFacts, set map[introspect.ObjectRef]bool) bool {
+	for _, p := range parents(o) {
+		if set[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// listing shows an object's single-line facts, and the objects folded into it by name.
+func listing(o introspect.ObjectFacts, all []introspect.ObjectFacts) string {
+	var b strings.Builder
+	for _, f := range o.Facts {
+		if v := f.Shown(); v != "" && !strings.Contains(v, "\n") {
+			fmt.Fprintf(&b, "%s: %s\n", f.Attr, v)
+		}
+	}
+	for _, c := range all {
+		for _, p := range parents(c) {
+			if p == o.ObjectRef {
+				fmt.Fprintf(&b, "with %s\n", c.ObjectRef)
+				break
+			}
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// rerunRowFindings compares every table of the first digest with the digest after run `run`.
+func rerunRowFindings(run int, base, after *introspect.Digest) []item {
+	var out []item
+	for _, b := range base.Tables {
+		a, ok := after.Table(b.Table)
+		obj := "table " + b.Table
+		if !ok {
+			if b.Rows > 0 {
+				out = append(out, rowItem("rerun-rows-lost", obj,
+					fmt.Sprintf("run %d dropped the table: lost all %s", run, rowsWord(b.Rows))))
+			}
+			continue
+		}
+		d := introspect.CompareRows(b, a)
+		if d.Zero() {
+			continue
+		}
+		rule := "rerun-rows-added"
+		switch {
+		case d.Lost > 0:
+			rule = "rerun-rows-lost"
+		case d.Duplicated > 0:
+			rule = "rerun-rows-duplicated"
+		case d.Changed > 0:
+			rule = "rerun-rows-changed"
+		}
+		out = append(out, rowItem(rule, obj, fmt.Sprintf("run %d %s", run, d)))
+	}
+	return out
+}
+
+// upgradeRowFindings reports every table with fewer rows after the upgrade than before it.
+func upgradeRowFindings(before, after *introspect.Digest) []report.Finding {
+	var out []report.Finding
+	for _, b := range before.Tables {
+		if b.Rows == 0 {
+			continue
+		}
+		obj := "table " + b.Table
+		a, ok := after.Table(b.Table)
+		switch {
+		case !ok:
+			out = append(out, rowItem("upgrade-rows-lost", obj,
+				fmt.Sprintf("the upgrade dropped the table: lost all %s", rowsWord(b.Rows))).f)
+		case a.Rows < b.Rows:
+			out = append(out, rowItem("upgrade-rows-lost", obj,
+				fmt.Sprintf("the upgrade lost %s (%s before, %d after)", rowsWord(b.Rows-a.Rows), rowsWord(b.Rows), a.Rows)).f)
+		}
+	}
+	return out
+}
+
+func rowItem(rule, obj, msg string) item {
+	return item{key: rule + "\x00" + obj, f: report.Finding{Phase: report.PhaseRerun, Rule: rule,
+		Severity: report.SevError, Message: msg, Object: obj}}
+}
+
+func rowsWord(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
+}

@@ -1,0 +1,497 @@
+package rerun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"ledgercheck/internal/fault"
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/report"
+	"ledgercheck/internal/scratch"
+	"ledgercheck/introspect"
+)
+
+// DefaultTimes is how many times [Audit] applies the migration when [Options.Times] is 0: the
+// install and two reruns.
+const DefaultTimes = 3
+
+// Script is a SQL file: its name as the user gave it (used in positions) and its content.
+type Script struct {
+	Name string
+	Src  []byte
+}
+
+// Options configure an [Audit].
+type Options struct {
+	// File is the migration under audit.
+	File Script
+	// Dim is the vector dimension of the prerequisites (and of `:dim` in the scripts).
+	Dim int
+	// Times is how many times File is applied in the rerun audit, the install included
+	// (0: [DefaultTimes]; 1: install and fixture only).
+	Times int
+	// Previous, when not nil, is the previous version of File: the upgrade audit installs it,
+	// loads the fixture and applies File over it.
+	Previous *Script
+	// Fixture, when not nil, is loaded after the install (and after Previous); without one the
+	// tables are compared as the migration leaves them.
+	Fixture *Script
+	// Snapshot selects what the catalog snapshots and table digests cover.
+	Snapshot introspect.Options
+	// Logf, when not nil, receives progress lines (it may be called from several goroutines,
+	// one call at a time).
+	Logf func(format string, args ...any)
+}
+
+// Timings are how long the parts of an audit took; the upgrade and the fresh install run
+// concurrently with the rerun audit.
+type Timings struct {
+	// Rerun is the rerun audit: install, fixture, snapshots and every run.
+	Rerun time.Duration `json:"rerun"`
+	// Upgrade is the upgrade audit's database: previous version, fixture, upgrade, snapshots.
+	Upgrade time.Duration `json:"upgrade,omitempty"`
+	// Fresh is the fresh install the upgrade is compared with.
+	Fresh time.Duration `json:"fresh,omitempty"`
+	// Total is the whole audit, wall clock.
+	Total time.Duration `json:"total"`
+}
+
+// Result is what an [Audit] found.
+type Result struct {
+	// Findings are the problems, rerun audit first, each at the first run that shows it.
+	Findings []report.Finding `json:"findings"`
+	// Summary are one-line conclusions, one per audit.
+	Summary []string `json:"summary"`
+	// Runs is how many times File was applied successfully in the rerun audit.
+	Runs int `json:"runs"`
+	// Tables and Rows are how many tables the digests cover, and their rows, after the install
+	// and the fixture.
+	Tables int   `json:"tables"`
+	Rows   int64 `json:"rows"`
+	// Timings are the durations of the parts.
+	Timings Timings `json:"timings"`
+
+	phases []report.PhaseResult
+}
+
+// Phases returns one phase result per audit, for a report that shows them apart: "rerun FILE"
+// (its findings, summary, duration and the counts runs, tables and rows) and, with
+// [Options.Previous], "upgrade from PREVIOUS" (its duration covers the upgrade and the fresh
+// install it is compared with, which run concurrently).
+func (r *Result) Phases() []report.PhaseResult { return slices.Clone(r.phases) }
+
+// Failed reports whether any finding is an error (warnings do not fail the audit).
+func (r *Result) Failed() bool {
+	return slices.ContainsFunc(r.Findings, func(f report.Finding) bool { return f.Severity == report.SevError })
+}
+
+// Audit runs the rerun audit and, with [Options.Previous], the upgrade audit, each in its own
+// scratch database of srv, concurrently. Problems with the migration (a failed statement, a
+// changed catalog, lost rows) are findings in the result; the error is for everything else: an
+// invalid option, a server that fails, a cancelled context.
+func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, error) {
+	if opts.Dim <= 0 {
+		return nil, fmt.Errorf("rerun: dimension %d: want a positive dimension", opts.Dim)
+	}
+	if opts.Times == 0 {
+		opts.Times = DefaultTimes
+	}
+	if opts.Times < 1 {
+		return nil, fmt.Errorf("rerun: %d times: want at least 1", opts.Times)
+	}
+	if opts.File.Name == "" {
+		return nil, errors.New("rerun: no migration file given")
+	}
+	start := time.Now()
+	var mu sync.Mutex
+	logf := func(format string, args ...any) {
+		if opts.Logf != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			opts.Logf(format, args...)
+		}
+	}
+	a := &auditor{srv: srv, opts: opts, logf: logf}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg                  sync.WaitGroup
+		errs                [3]error
+		rr                  rerunOutcome
+		up                  upgradeOutcome
+		fresh               *introspect.Snapshot
+		tRerun, tUp, tFresh time.Duration
+	)
+	spawn := func(i int, d *time.Duration, f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			if err := recovered(f); err != nil {
+				errs[i] = err
+				cancel()
+			}
+			*d = time.Since(t0)
+		}()
+	}
+	spawn(0, &tRerun, func() (err error) { rr, err = a.rerun(ctx); return err })
+	if opts.Previous != nil {
+		spawn(1, &tUp, func() (err error) { up, err = a.upgrade(ctx); return err })
+		spawn(2, &tFresh, func() (err error) { fresh, err = a.fresh(ctx); return err })
+	}
+	wg.Wait()
+	if err := firstError(errs[:]); err != nil {
+		return nil, err
+	}
+
+	rerunPhase := report.PhaseResult{Phase: report.PhaseRerun, Name: "rerun " + opts.File.Name, File: opts.File.Name,
+		Duration: tRerun, Findings: rr.findings, Notes: []string{a.rerunSummary(rr)},
+		Counts: map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}}
+	res := &Result{Runs: rr.runs, Tables: rr.tables, Rows: rr.rows,
+		Timings: Timings{Rerun: tRerun, Upgrade: tUp, Fresh: tFresh}, phases: []report.PhaseResult{rerunPhase}}
+	if opts.Previous != nil {
+		fs := up.findings
+		// Compare catalogs only when both installs succeeded; a failing fresh install is the
+		// rerun audit's rerun-install-failed finding.
+		if up.snap != nil && fresh != nil {
+			for _, it := range catalogFindings(introspect.Diff(fresh, up.snap), upgradePhrasing{}) {
+				fs = append(fs, it.f)
+			}
+		}
+		res.phases = append(res.phases, report.PhaseResult{Phase: report.PhaseRerun,
+			Name: "upgrade from " + opts.Previous.Name, File: opts.File.Name, Duration: max(tUp, tFresh),
+			Findings: fs, Notes: []string{a.upgradeSummary(up, fresh != nil, fs)},
+			Counts: map[string]int{"tables": up.tables, "rows": int(up.rows)}})
+	}
+	for _, p := range res.phases {
+		res.Findings = append(res.Findings, p.Findings...)
+		res.Summary = append(res.Summary, p.Notes...)
+	}
+	res.Timings.Total = time.Since(start)
+	return res, nil
+}
+
+// recovered calls f and returns its error, or its panic as a *fault.PanicError.
+func recovered(f func() error) (err error) {
+	defer fault.Recover(&err)
+	return f()
+}
+
+// firstError returns the first error that is not a consequence of another one's cancellation.
+func firstError(errs []error) error {
+	var first error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if first == nil || (errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
+			first = err
+		}
+	}
+	return first
+}
+
+type auditor struct {
+	srv  *scratch.Server
+	opts Options
+	logf func(string, ...any)
+}
+
+// failure is a script that the server (or the parser) rejected.
+type failure struct {
+	pos pgsql.Position
+	msg string
+}
+
+// apply runs a script in db. A statement the server rejects, or a syntax error, is a failure;
+// anything else (the connection, a cancelled context) is an error.
+func (a *auditor) apply(ctx context.Context, db *scratch.Database, s Script) (*failure, error) {
+	err := db.ExecFile(ctx, s.Name, s.Src)
+	if err == nil {
+		return nil, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	var se *scratch.ScriptError
+	if errors.As(err, &se) {
+		if pe := se.PgError(); pe != nil {
+			return &failure{pos: se.Pos, msg: serverMessage(pe)}, nil
+		}
+		return nil, fmt.Errorf("rerun: applying %s: %w", s.Name, err)
+	}
+	var sy *pgsql.SyntaxError
+	if errors.As(err, &sy) {
+		if sy.TooComplex {
+			return &failure{pos: sy.Pos, msg: sy.Msg}, nil
+		}
+		return &failure{pos: sy.Pos, msg: "syntax error: " + sy.Msg}, nil
+	}
+	return nil, fmt.Errorf("rerun: applying %s: %w", s.Name, err)
+}
+
+// serverMessage renders the server's error as one line: message, SQLSTATE, detail and hint.
+func serverMessage(pe *pgconn.PgError) string {
+	msg := pe.Message + " (SQLSTATE " + pe.Code + ")"
+	if pe.Detail != "" {
+		msg += "; " + strings.TrimSuffix(pe.Detail, ".")
+	}
+	if pe.Hint != "" {
+		msg += "; hint: " + strings.TrimSuffix(pe.Hint, ".")
+	}
+	return msg
+}
+
+func finding(rule string, sev report.Severity, pos pgsql.Position, msg string) report.Finding {
+	return report.Finding{Phase: report.PhaseRerun, Rule: rule, Severity: sev, Pos: pos, Message: msg}
+}
+
+// newDatabase returns a scratch database and a function that drops it.
+func (a *auditor) newDatabase(ctx context.Context) (*scratch.Database, func(), error) {
+	db, err := a.srv.NewDatabase(ctx, a.opts.Dim)
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = db.Drop(dctx) // the server drops leftovers on Close
+	}, nil
+}
+
+// state is a database's catalog and content.
+type state struct {
+	snap   *introspect.Snapshot
+	digest *introspect.Digest
+}
+
+// capture takes a snapshot and, when withDigest, the table digests.
+func (a *auditor) capture(ctx context.Context, db *scratch.Database, withDigest bool) (*state, error) {
+	conn, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	s := &state{}
+	if s.snap, err = introspect.Take(ctx, conn, a.opts.Snapshot.For(db)); err != nil {
+		return nil, fmt.Errorf("rerun: snapshot of %s: %w", db.Name, err)
+	}
+	if withDigest {
+		if s.digest, err = introspect.TakeDigest(ctx, conn, a.opts.Snapshot); err != nil {
+			return nil, fmt.Errorf("rerun: content digest of %s: %w", db.Name, err)
+		}
+	}
+	return s, nil
+}
+
+type rerunOutcome struct {
+	findings  []report.Finding
+	runs      int
+	tables    int
+	rows      int64
+	installed bool // the install and fixture succeeded
+	failedAt  int  // the run that failed, 0 if none
+}
+
+// item is a finding with the key that identifies it across runs.
+type item struct {
+	key string
+	f   report.Finding
+}
+
+// rerun is the rerun audit.
+func (a *auditor) rerun(ctx context.Context) (rerunOutcome, error) {
+	var out rerunOutcome
+	o := a.opts
+	db, drop, err := a.newDatabase(ctx)
+	if err != nil {
+		return out, err
+	}
+	defer drop()
+	a.logf("rerun: installing %s at dimension %d (run 1 of %d)", o.File.Name, o.Dim, o.Times)
+	if f, err := a.apply(ctx, db, o.File); err != nil {
+		return out, err
+	} else if f != nil {
+		out.findings = append(out.findings, finding("rerun-install-failed", report.SevError, f.pos,
+			"the migration fails on a fresh database, so it cannot be rerun: "+f.msg))
+		out.failedAt = 1
+		return out, nil
+	}
+	out.runs = 1
+	if o.Fixture != nil {
+		a.logf("rerun: loading the fixture %s", o.Fixture.Name)
+		if f, err := a.apply(ctx, db, *o.Fixture); err != nil {
+			return out, err
+		} else if f != nil {
+			out.findings = append(out.findings, finding("rerun-fixture-failed", report.SevError, f.pos,
+				fmt.Sprintf("the fixture does not load over %s: %s", o.File.Name, f.msg)))
+			return out, nil
+		}
+	}
+	base, err := a.capture(ctx, db, true)
+	if err != nil {
+		return out, err
+	}
+	out.installed = true
+	out.tables = len(base.digest.Tables)
+	for _, t := range base.digest.Tables {
+		out.rows += t.Rows
+	}
+	seen := map[string]bool{}
+	for run := 2; run <= o.Times; run++ {
+		a.logf("rerun: applying %s again (run %d of %d)", o.File.Name, run, o.Times)
+		if f, err := a.apply(ctx, db, o.File); err != nil {
+			return out, err
+		} else if f != nil {
+			out.findings = append(out.findings, finding("rerun-failed", report.SevError, f.pos,
+				fmt.Sprintf("run %d of %d failed: %s", run, o.Times, f.msg)))
+			out.failedAt = run
+			return out, nil
+		}
+		out.runs = run
+		after, err := a.capture(ctx, db, true)
+		if err != nil {
+			return out, err
+		}
+		items := catalogFindings(introspect.Diff(base.snap, after.snap), rerunPhrasing{run})
+		items = append(items, rerunRowFindings(run, base.digest, after.digest)...)
+		for _, it := range items {
+			if !seen[it.key] {
+				seen[it.key] = true
+				out.findings = append(out.findings, it.f)
+			}
+		}
+	}
+	return out, nil
+}
+
+type upgradeOutcome struct {
+	findings []report.Finding
+	snap     *introspect.Snapshot // after the upgrade; nil when it did not happen
+	tables   int
+	rows     int64
+}
+
+// upgrade installs the previous version, loads the fixture, digests, applies the migration over
+// it and checks that no row was lost.
+func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
+	var out upgradeOutcome
+	o := a.opts
+	db, drop, err := a.newDatabase(ctx)
+	if err != nil {
+		return out, err
+	}
+	defer drop()
+	a.logf("upgrade: installing the previous version %s", o.Previous.Name)
+	if f, err := a.apply(ctx, db, *o.Previous); err != nil {
+		return out, err
+	} else if f != nil {
+		out.findings = append(out.findings, finding("upgrade-previous-failed", report.SevError, f.pos,
+			"the previous version fails on a fresh database, so the upgrade cannot be checked: "+f.msg))
+		return out, nil
+	}
+	if o.Fixture != nil {
+		a.logf("upgrade: loading the fixture %s over %s", o.Fixture.Name, o.Previous.Name)
+		if f, err := a.apply(ctx, db, *o.Fixture); err != nil {
+			return out, err
+		} else if f != nil {
+			out.findings = append(out.findings, finding("upgrade-fixture-failed", report.SevError, f.pos,
+				fmt.Sprintf("the fixture does not load over the previous version %s: %s", o.Previous.Name, f.msg)))
+			return out, nil
+		}
+	}
+	before, err := a.capture(ctx, db, true)
+	if err != nil {
+		return out, err
+	}
+	out.tables = len(before.digest.Tables)
+	for _, t := range before.digest.Tables {
+		out.rows += t.Rows
+	}
+	a.logf("upgrade: applying %s over %s", o.File.Name, o.Previous.Name)
+	if f, err := a.apply(ctx, db, o.File); err != nil {
+		return out, err
+	} else if f != nil {
+		out.findings = append(out.findings, finding("upgrade-failed", report.SevError, f.pos,
+			fmt.Sprintf("the upgrade from %s failed: %s", o.Previous.Name, f.msg)))
+		return out, nil
+	}
+	after, err := a.capture(ctx, db, true)
+	if err != nil {
+		return out, err
+	}
+	out.snap = after.snap
+	out.findings = append(out.findings, upgradeRowFindings(before.digest, after.digest)...)
+	return out, nil
+}
+
+// fresh installs the migration alone, the reference the upgrade is compared with. It returns nil
+// when the install fails (the rerun audit reports that).
+func (a *auditor) fresh(ctx context.Context) (*introspect.Snapshot, error) {
+	db, drop, err := a.newDatabase(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer drop()
+	a.logf("upgrade: installing %s into a fresh database for reference", a.opts.File.Name)
+	if f, err := a.apply(ctx, db, a.opts.File); err != nil || f != nil {
+		return nil, err
+	}
+	s, err := a.capture(ctx, db, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.snap, nil
+}
+
+func (a *auditor) rerunSummary(rr rerunOutcome) string {
+	o := a.opts
+	over := "without a fixture"
+	if o.Fixture != nil {
+		over = "over the fixture " + o.Fixture.Name
+	}
+	switch {
+	case rr.failedAt == 1:
+		return fmt.Sprintf("rerun failed: %s does not install on a fresh database", o.File.Name)
+	case !rr.installed:
+		return fmt.Sprintf("rerun failed: the fixture %s does not load over %s", o.Fixture.Name, o.File.Name)
+	case rr.failedAt > 0:
+		return fmt.Sprintf("rerun failed: %s failed on run %d of %d", o.File.Name, rr.failedAt, o.Times)
+	case len(rr.findings) > 0:
+		return fmt.Sprintf("rerun failed: %s ran %d times %s, but changed the catalog or the data (%s)",
+			o.File.Name, o.Times, over, plural(len(rr.findings), "finding"))
+	case o.Times == 1:
+		return fmt.Sprintf("rerun skipped: %s installed once %s (%s, %s); --times 1 applies it no more",
+			o.File.Name, over, plural(rr.tables, "table"), plural(int(rr.rows), "row"))
+	}
+	return fmt.Sprintf("rerun passed: %s ran %d times %s; the catalog and all %s (%s) were unchanged after every run",
+		o.File.Name, o.Times, over, plural(rr.tables, "table"), plural(int(rr.rows), "row"))
+}
+
+func (a *auditor) upgradeSummary(up upgradeOutcome, freshOK bool, fs []report.Finding) string {
+	o := a.opts
+	if len(fs) > 0 {
+		return fmt.Sprintf("upgrade failed: %s over %s (%s)", o.File.Name, o.Previous.Name, plural(len(fs), "finding"))
+	}
+	if !freshOK {
+		// The rerun audit reports why the fresh install failed.
+		return fmt.Sprintf("upgrade not compared: %s does not install on a fresh database", o.File.Name)
+	}
+	return fmt.Sprintf("upgrade passed: %s over %s matches a fresh install, and no row of %s (%s) was lost",
+		o.File.Name, o.Previous.Name, plural(up.tables, "table"), plural(int(up.rows), "row"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

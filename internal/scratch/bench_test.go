@@ -1,0 +1,60 @@
+package scratch_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/scratch/scratchtest"
+)
+
+// BenchmarkBootBothDims measures what every gate run pays first: an embedded cluster booted
+// and one scratch database ready at each dimension (environment and prerequisites installed),
+// then everything removed.
+func BenchmarkBootBothDims(b *testing.B) {
+	scratchtest.Server(b)
+	ctx := context.Background()
+	for b.Loop() {
+		s, err := scratch.Start(ctx, scratch.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i, dim := range []int{1536, 1024} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = s.NewDatabase(ctx, dim)
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNewDatabase measures one more database copied from an existing template.
+func BenchmarkNewDatabase(b *testing.B) {
+	s := scratchtest.Server(b)
+	ctx := context.Background()
+	if _, err := s.NewDatabase(ctx, 1536); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		db, err := s.NewDatabase(ctx, 1536)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		db.Drop(ctx)
+		b.StartTimer()
+	}
+}

@@ -1,0 +1,112 @@
+package scratch_test
+
+// Faults of the environment are exit 3 with the server's own words, and a server that logs
+// without end costs a bounded amount of memory.
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ledgercheck/internal/fault"
+	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/scratch/scratchtest"
+)
+
+// TestServerLogIsBounded: 100 warnings of 1 MB each reach the server log; ledgercheck keeps only
+// its last 64 KiB.
+func TestServerLogIsBounded(t *testing.T) {
+	s := scratchtest.Server(t)
+	if !s.Embedded() {
+		t.Skip("the log of a --dsn server is not ledgercheck's")
+	}
+	db := scratchtest.NewDatabase(t, 1024)
+	scratchtest.Exec(t, db, "loud.sql", `DO $$ BEGIN FOR i IN 1..100 LOOP RAISE WARNING '%', repeat('x', 1000000); END LOOP; END $$;`)
+	if n := s.LogBytes(); n > 64<<10 {
+		t.Errorf("%d bytes of server log kept in memory, want at most 64 KiB", n)
+	}
+}
+
+// tinyFS mounts a tmpfs of size bytes for the scratch clusters of the test (root only).
+func tinyFS(t *testing.T, size string) {
+	t.Helper()
+	scratchtest.NeedPostgres(t)
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small file system needs root")
+	}
+	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755) // the sandbox's own user must reach its directory
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Fatalf("mount: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	t.Setenv("LEDGERCHECK_TMPDIR", dir)
+}
+
+// TestFullDiskAtInitdb: initdb on a full disk says so.
+func TestFullDiskAtInitdb(t *testing.T) {
+	tinyFS(t, "4m")
+	_, err := scratch.Start(context.Background(), scratch.Options{})
+	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), "No space left on device") {
+		t.Errorf("got %v, want an environment error with initdb's own words", err)
+	}
+}
+
+// TestFullDiskDuringInstall: a statement that fills the disk is the environment's failure, with
+// the statement's position and what the server said.
+func TestFullDiskDuringInstall(t *testing.T) {
+	tinyFS(t, "80m")
+	ctx := context.Background()
+	s, err := scratch.Start(ctx, scratch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	db, err := s.NewEnvDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.ExecFile(ctx, "big.sql", []byte("SELECT 1;\nCREATE TABLE public.big AS SELECT repeat('x', 1000) AS x FROM generate_series(1, 200000);\n"))
+	var se *scratch.ScriptError
+	if errors.As(err, &se) || fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), "big.sql:2:1") || !strings.Contains(err.Error(), "53100") {
+		t.Errorf("got %v, want an environment error at big.sql:2:1 with SQLSTATE 53100 (disk full)", err)
+	}
+}
+
+// TestSocketPathTooLong: a scratch directory whose socket path would exceed the limit of unix
+// socket paths is refused with one line that says what to do.
+func TestSocketPathTooLong(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	long := filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 40))
+	if err := os.MkdirAll(long, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LEDGERCHECK_TMPDIR", long)
+	_, err := scratch.Start(context.Background(), scratch.Options{})
+	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), "LEDGERCHECK_TMPDIR") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("got %v, want one environment error line naming LEDGERCHECK_TMPDIR", err)
+	}
+}
+
+// TestScratchDirOthersCannotEnter: as root, the sandboxed server runs as a user of its own, which
+// must be able to reach its directory; a LEDGERCHECK_TMPDIR below a private directory is refused
+// with one line that says what to do.
+func TestScratchDirOthersCannotEnter(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	if os.Geteuid() != 0 {
+		t.Skip("only root's runs use a user of their own")
+	}
+	private := t.TempDir()
+	os.Chmod(private, 0o700)
+	dir := filepath.Join(private, "work")
+	os.Mkdir(dir, 0o755)
+	t.Setenv("LEDGERCHECK_TMPDIR", dir)
+	_, err := scratch.Start(context.Background(), scratch.Options{})
+	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), "others may enter") {
+		t.Errorf("got %v, want an environment error saying where others may not enter", err)
+	}
+}

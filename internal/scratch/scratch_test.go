@@ -1,0 +1,200 @@
+package scratch_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/internal/fault"
+	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/scratch/scratchtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
+
+func TestEnvironmentRolesAndAuth(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 1536)
+	conn := scratchtest.Connect(t, db)
+	ctx := context.Background()
+
+	var user string
+	var super, bypass bool
+	if err := conn.QueryRow(ctx, `SELECT current_user, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user`).Scan(&user, &super, &bypass); err != nil {
+		t.Fatal(err)
+	}
+	if scratchtest.Server(t).Embedded() && (user != "postgres" || super || !bypass) {
+		t.Errorf("install role = %s super=%v bypassrls=%v, want postgres, not superuser, BYPASSRLS", user, super, bypass)
+	}
+	var svcBypass bool
+	if err := conn.QueryRow(ctx, `SELECT rolbypassrls FROM pg_roles WHERE rolname = 'service_role'`).Scan(&svcBypass); err != nil || !svcBypass {
+		t.Errorf("service_role BYPASSRLS = %v (%v), want true", svcBypass, err)
+	}
+	var extSchema string
+	if err := conn.QueryRow(ctx, `SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`).Scan(&extSchema); err != nil || extSchema != "extensions" {
+		t.Errorf("vector in schema %q (%v), want extensions", extSchema, err)
+	}
+	// auth.role() and auth.uid() read request.jwt.claims, the setting PostgREST sets.
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT set_config('request.jwt.claims', '{"role":"service_role","sub":"8d0f2b8e-2a8b-4d59-9f5e-1f0c2f0b9a11"}', true)`); err != nil {
+		t.Fatal(err)
+	}
+	var role, uid string
+	if err := tx.QueryRow(ctx, `SELECT auth.role(), auth.uid()::text`).Scan(&role, &uid); err != nil {
+		t.Fatal(err)
+	}
+	if role != "service_role" || uid != "8d0f2b8e-2a8b-4d59-9f5e-1f0c2f0b9a11" {
+		t.Errorf("auth.role() = %q, auth.uid() = %q", role, uid)
+	}
+	// Unqualified vector resolves through the install role's search_path.
+	if _, err := conn.Exec(ctx, `SELECT '[1,2,3]'::vector(3)`); err != nil {
+		t.Errorf("vector not on the search_path: %v", err)
+	}
+}
+
+func TestUntrustedOperationsFailForInstallRole(t *testing.T) {
+	if !scratchtest.Server(t).Embedded() {
+		t.Skip("the install role is the DSN's role in server mode")
+	}
+	db := scratchtest.NewDatabase(t, 1024)
+	for _, sql := range []string{
+		`COPY (SELECT 1) TO PROGRAM 'true'`,
+		`SELECT pg_read_file('/etc/passwd')`,
+		`ALTER SYSTEM SET work_mem = '1GB'`,
+		`CREATE EXTENSION IF NOT EXISTS plperlu`,
+	} {
+		err := db.ExecFile(context.Background(), "evil.sql", []byte(sql))
+		var se *scratch.ScriptError
+		if !errors.As(err, &se) || se.PgError() == nil {
+			t.Errorf("%s: got %v, want a server error", sql, err)
+		}
+	}
+}
+
+func TestExecFileReportsFailingStatementPosition(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 1536)
+	src := "CREATE TABLE public.a (id int);\n\n-- comment\n  SELECT nosuchcolumn\n    FROM public.a;\n"
+	err := db.ExecFile(context.Background(), "m.sql", []byte(src))
+	var se *scratch.ScriptError
+	if !errors.As(err, &se) {
+		t.Fatalf("got %v, want *ScriptError", err)
+	}
+	if se.Stmt != 1 || se.Pos.String() != "m.sql:4:10" {
+		t.Errorf("failure at stmt %d %s, want stmt 1 at m.sql:4:10 (the column reference)", se.Stmt, se.Pos)
+	}
+	if pe := se.PgError(); pe == nil || pe.Code != "42703" {
+		t.Errorf("server error = %v, want SQLSTATE 42703", se.Err)
+	}
+	// Runtime errors without a server position point at the statement.
+	err = db.ExecFile(context.Background(), "m.sql", []byte("SELECT 1;\n   CREATE TABLE public.a (id int);"))
+	if !errors.As(err, &se) || se.Pos.String() != "m.sql:2:4" {
+		t.Errorf("got %v, want a failure at m.sql:2:4", err)
+	}
+}
+
+func TestSubstituteDim(t *testing.T) {
+	got := scratch.SubstituteDim("embedding vector(:dim), x::dimension, :dimension, (:dim)", 1024)
+	want := "embedding vector(1024), x::dimension, :dimension, (1024)"
+	if got != want {
+		t.Errorf("SubstituteDim = %q, want %q", got, want)
+	}
+}
+
+func TestDatabasesAreIndependentCopies(t *testing.T) {
+	a := scratchtest.NewDatabase(t, 1536)
+	b := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, a, "a.sql", "CREATE TABLE public.only_in_a (id int);")
+	var n int
+	if err := scratchtest.Connect(t, b).QueryRow(context.Background(), `SELECT count(*) FROM pg_class WHERE relname = 'only_in_a'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("table created in %s is visible in %s (n=%d, err=%v)", a.Name, b.Name, n, err)
+	}
+}
+
+// TestTwoClustersAtOnce starts two embedded clusters side by side: their directories, sockets
+// and databases must not collide, and closing them leaves no process and no directory.
+func TestTwoClustersAtOnce(t *testing.T) {
+	scratchtest.Server(t) // skip or fail like the others when Postgres is unavailable
+	ctx := context.Background()
+	var servers [2]*scratch.Server
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			servers[i], errs[i] = scratch.Start(ctx, scratch.Options{})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("cluster %d: %v", i, err)
+		}
+	}
+	if servers[0].Dir() == servers[1].Dir() {
+		t.Fatalf("both clusters use %s", servers[0].Dir())
+	}
+	for i, s := range servers {
+		db, err := s.NewEnvDatabase(ctx)
+		if err != nil {
+			t.Fatalf("cluster %d: %v", i, err)
+		}
+		if err := db.ExecFile(ctx, "x.sql", []byte(fmt.Sprintf("CREATE TABLE public.t%d (id int);", i))); err != nil {
+			t.Fatalf("cluster %d: %v", i, err)
+		}
+	}
+	for _, s := range servers {
+		pid := scratch.SandboxPID(s.Dir())
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := scratchtest.Gone(pid, s.Dir()); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestMissingBinaries(t *testing.T) {
+	_, err := scratch.Start(context.Background(), scratch.Options{PGBin: t.TempDir()})
+	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), "--pg-bin") {
+		t.Errorf("got %v, want an environment error naming --pg-bin", err)
+	}
+}
+
+func TestBinDirEnv(t *testing.T) {
+	t.Setenv(scratch.BinDirEnv, t.TempDir())
+	_, err := scratch.FindBinDir("")
+	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), scratch.BinDirEnv) {
+		t.Errorf("got %v, want an environment error naming %s", err, scratch.BinDirEnv)
+	}
+	if _, err := scratch.FindBinDir(t.TempDir()); err == nil || strings.Contains(err.Error(), scratch.BinDirEnv) {
+		t.Errorf("got %v, want --pg-bin to win over %s", err, scratch.BinDirEnv)
+	}
+}
+
+func listDatabases(t *testing.T, dsn string) []string {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(context.Background(), `SELECT datname FROM pg_database ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}

@@ -1,0 +1,207 @@
+package scratchtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/internal/scratch"
+)
+
+// DSNServer is a plain PostgreSQL server that stands in, in tests, for a server a user points
+// --dsn at (a CI service container): its bootstrap superuser is `postgres`, it trusts every
+// connection on its unix socket, and it has pgvector. Unlike the embedded cluster it runs
+// outside any sandbox, as the server of a CI job does.
+type DSNServer struct {
+	// Dir holds the data directory and the socket.
+	Dir string
+	// DSN connects to its maintenance database as the superuser.
+	DSN string
+
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// DSNServerOptions configure a [DSNServer].
+type DSNServerOptions struct {
+	// Preload is the server's shared_preload_libraries (e.g. "ledgercheck_guard"), "" for none.
+	// ledgercheck_guard is left out on PostgreSQL 16 and later, which enforce its rules
+	// themselves and have no such module: a test that asks for a guarded server gets one there.
+	Preload string
+	// PGBin is the directory of the server binaries; "" means scratch.FindBinDir("").
+	PGBin string
+	// Superuser names the bootstrap superuser (default postgres, as in a postgres container).
+	Superuser string
+}
+
+// StartDSNServer runs initdb and starts a server on a unix socket in a new temp dir. When the
+// tests run as root it runs as the `postgres` OS user (initdb refuses root). The server dies with
+// the test process.
+func StartDSNServer(opts DSNServerOptions) (s *DSNServer, err error) {
+	bin, err := scratch.FindBinDir(opts.PGBin)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Superuser == "" {
+		opts.Superuser = "postgres"
+	}
+	dir, err := os.MkdirTemp("", "lcdsn-")
+	if err != nil {
+		return nil, err
+	}
+	s = &DSNServer{Dir: dir, exited: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			s.Stop()
+			s = nil
+		}
+	}()
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return s, errors.New("tests run as root and there is no `postgres` OS user to run the --dsn stand-in server as")
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			return s, err
+		}
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	}
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", filepath.Join(dir, "data"), "-U", opts.Superuser,
+		"--auth=trust", "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return s, fmt.Errorf("initdb: %v: %s", err, out)
+	}
+	args := []string{"-D", filepath.Join(dir, "data"), "-k", dir, "-c", "listen_addresses=",
+		"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off"}
+	if version, _ := os.ReadFile(filepath.Join(dir, "data", "PG_VERSION")); opts.Preload == "ledgercheck_guard" && strings.TrimSpace(string(version)) != "15" {
+		opts.Preload = ""
+	}
+	if opts.Preload != "" {
+		args = append(args, "-c", "shared_preload_libraries="+opts.Preload)
+	}
+	s.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	log, err := os.Create(filepath.Join(dir, "server.log"))
+	if err != nil {
+		return s, err
+	}
+	defer log.Close()
+	s.cmd.Stdout, s.cmd.Stderr = log, log
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // the parent-death signal follows the thread that started the server
+		if err := s.cmd.Start(); err != nil {
+			started <- err
+			close(s.exited)
+			return
+		}
+		started <- nil
+		s.cmd.Wait()
+		close(s.exited)
+	}()
+	if err := <-started; err != nil {
+		return s, err
+	}
+	s.DSN = fmt.Sprintf("host=%s port=5432 user=%s dbname=postgres", dir, opts.Superuser)
+	for i := 0; ; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		conn, err := pgx.Connect(ctx, s.DSN)
+		cancel()
+		if err == nil {
+			conn.Close(context.Background())
+			return s, nil
+		}
+		select {
+		case <-s.exited:
+			return s, fmt.Errorf("the --dsn stand-in server exited: %s", s.LastLogLine())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if i == 1500 {
+			return s, fmt.Errorf("the --dsn stand-in server did not start: %v", err)
+		}
+	}
+}
+
+// LastLogLine returns the server log's last FATAL line (why it did not start), else its last line.
+func (s *DSNServer) LastLogLine() string {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, "server.log"))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], "FATAL:") {
+			return strings.TrimSpace(lines[i])
+		}
+	}
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// Stop stops the server and removes its directory.
+func (s *DSNServer) Stop() error {
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-s.exited:
+		case <-time.After(20 * time.Second):
+			s.cmd.Process.Kill()
+			<-s.exited
+		}
+	}
+	return os.RemoveAll(s.Dir)
+}
+
+var (
+	dsnOnce   sync.Once
+	dsnServer *DSNServer
+	dsnErr    error
+)
+
+// SharedDSNServer returns the test binary's --dsn stand-in server (with ledgercheck's guard
+// preloaded where the server is PostgreSQL 15, as a hardened server would), started on first
+// use and stopped by [Main]. It skips, or fails under CI=true, when it cannot be started.
+func SharedDSNServer(t testing.TB) *DSNServer {
+	t.Helper()
+	dsnOnce.Do(func() { dsnServer, dsnErr = StartDSNServer(DSNServerOptions{Preload: "ledgercheck_guard"}) })
+	if dsnErr != nil {
+		Unavailable(t, dsnErr)
+	}
+	return dsnServer
+}
+
+// StopSharedDSNServer stops the shared --dsn stand-in server if it was started, and returns code,
+// or 1 when stopping failed; a TestMain that does not use [Main] calls it after m.Run.
+func StopSharedDSNServer(code int) int {
+	if dsnServer != nil {
+		if err := dsnServer.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "scratchtest: stopping the --dsn stand-in server: %v\n", err)
+			code = max(code, 1)
+		}
+	}
+	return code
+}
+
+// Conn connects to the server's maintenance database as the superuser, closed when t ends.
+func (s *DSNServer) Conn(t testing.TB) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), s.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}

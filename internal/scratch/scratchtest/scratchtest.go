@@ -1,0 +1,152 @@
+// Package scratchtest gives a test package one embedded scratch cluster (started in TestMain)
+// and a fresh database per test, copied from the per-dimension template.
+//
+//	func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
+//
+//	func TestX(t *testing.T) {
+//		db := scratchtest.NewDatabase(t, 1536)
+//		...
+//	}
+//
+// When Postgres cannot be started, tests that need it are skipped locally, and fail when the
+// environment variable CI is "true", so that CI can never pass by skipping them. After the
+// package's tests, Main stops the cluster and fails the package if its postmaster is still
+// running or its directory still exists.
+package scratchtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/internal/scratch"
+)
+
+var (
+	srv      *scratch.Server
+	startErr error
+)
+
+// Main starts the package's scratch cluster, runs the tests and stops the cluster. Set
+// LEDGERCHECK_TEST_DSN to run against an existing server instead (server mode).
+func Main(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	srv, startErr = scratch.Start(ctx, scratch.Options{DSN: os.Getenv("LEDGERCHECK_TEST_DSN")})
+	cancel()
+	if startErr != nil && os.Getenv("CI") == "true" {
+		fmt.Fprintf(os.Stderr, "scratchtest: CI=true and Postgres could not be started: %v\n", startErr)
+		return 1
+	}
+	code := StopSharedDSNServer(m.Run())
+	if srv != nil {
+		dir := srv.Dir()
+		pid := scratch.SandboxPID(dir)
+		err := srv.Close()
+		if err == nil {
+			err = Gone(pid, dir)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "scratchtest: stopping the scratch cluster: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	return code
+}
+
+// Server returns the package's server, skipping (or, under CI=true, failing) the test when it
+// could not be started.
+func Server(t testing.TB) *scratch.Server {
+	t.Helper()
+	if srv == nil {
+		if startErr == nil {
+			t.Fatal("scratchtest: Server called without scratchtest.Main in TestMain")
+		}
+		Unavailable(t, startErr)
+	}
+	return srv
+}
+
+// NewDatabase returns a fresh database with the environment and the prerequisites at dim,
+// dropped when the test ends.
+func NewDatabase(t testing.TB, dim int) *scratch.Database {
+	t.Helper()
+	s := Server(t)
+	db, err := s.NewDatabase(context.Background(), dim)
+	if err != nil {
+		t.Fatalf("creating a scratch database at dimension %d: %v", dim, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := db.Drop(ctx); err != nil {
+			t.Errorf("dropping %s: %v", db.Name, err)
+		}
+	})
+	return db
+}
+
+// Connect opens a connection to db as the install role, closed when the test ends.
+func Connect(t testing.TB, db *scratch.Database) *pgx.Conn {
+	t.Helper()
+	conn, err := db.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// Exec runs a script (statement by statement, `:dim` substituted) in db, failing the test on error.
+func Exec(t testing.TB, db *scratch.Database, name, sql string) {
+	t.Helper()
+	if err := db.ExecFile(context.Background(), name, []byte(sql)); err != nil {
+		t.Fatalf("%v", err)
+	}
+}
+
+// Gone waits up to 10 s for the postmaster pid (0: none) to exit, then reports an error if it is
+// still running or, when dir is not empty, if the cluster directory still exists.
+func Gone(pid int, dir string) error {
+	if pid > 0 {
+		deadline := time.Now().Add(10 * time.Second)
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("postmaster %d is still running", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if dir != "" {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			return fmt.Errorf("cluster directory %s is still there", dir)
+		}
+	}
+	return nil
+}
+
+// Unavailable handles a test that needs Postgres when it cannot have it (err says why): it
+// fails when the environment variable CI is "true", so CI never passes by skipping, and skips
+// otherwise.
+func Unavailable(t testing.TB, err error) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("Postgres is required (CI=true): %v", err)
+	}
+	t.Skipf("Postgres not available: %v", err)
+}
+
+// NeedPostgres calls [Unavailable] unless the PostgreSQL server binaries can be found, for tests
+// that start clusters of their own (or run the ledgercheck binary).
+func NeedPostgres(t testing.TB) {
+	t.Helper()
+	if _, err := scratch.FindBinDir(""); err != nil {
+		Unavailable(t, err)
+	}
+}
