@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/introspect"
 )
@@ -50,7 +51,7 @@ type Difference struct {
 	Class introspect.Class `json:"class"`
 	// Pos is where the difference is in a source file, when it comes from the source (a
 	// declared type, a dimension).
-	Pos *pgsql.Position `json:"pos,omitempty"`
+	Pos *finding.Position `json:"pos,omitempty"`
 	// Note explains a difference that is not a plain value comparison (kind "dimension").
 	Note string `json:"note,omitempty"`
 }
@@ -137,7 +138,7 @@ type fact struct {
 	introspect.Fact
 	// raw is the fact before dimension normalization.
 	raw introspect.Fact
-	pos *pgsql.Position
+	pos *finding.Position
 }
 
 // sideFacts is a side flattened for comparison.
@@ -300,7 +301,7 @@ func flatten(s Side, norm bool) *sideFacts {
 		objects: map[introspect.ObjectRef]bool{},
 		parent:  map[introspect.ObjectRef]introspect.ObjectRef{},
 	}
-	add := func(f introspect.Fact, pos *pgsql.Position, created bool) {
+	add := func(f introspect.Fact, pos *finding.Position, created bool) {
 		raw := f
 		if norm {
 			f.Value = normalizeDims(f.Value, s.Dim)

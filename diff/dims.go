@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/introspect"
 )
@@ -58,8 +59,8 @@ type Site struct {
 	Left  int `json:"left"`
 	Right int `json:"right"`
 	// LeftPos and RightPos are where a declared type is written, for sites from the source.
-	LeftPos  *pgsql.Position `json:"left_pos,omitempty"`
-	RightPos *pgsql.Position `json:"right_pos,omitempty"`
+	LeftPos  *finding.Position `json:"left_pos,omitempty"`
+	RightPos *finding.Position `json:"right_pos,omitempty"`
 }
 
 // String renders the site as "kind object attr".
@@ -104,7 +105,7 @@ func sites(l, r *sideFacts) []Site {
 
 type declared struct {
 	introspect.Fact
-	pos *pgsql.Position
+	pos *finding.Position
 }
 
 // declaredFacts turns the source's signatures into "declared ..." attributes of the function
@@ -250,7 +251,7 @@ func shownOnSide(diffs []Difference, left bool, literal string) bool {
 }
 
 // enclosing names the object of the top-level statement that contains pos.
-func enclosing(f *pgsql.File, pos pgsql.Position) string {
+func enclosing(f *pgsql.File, pos finding.Position) string {
 	idx := -1
 	for i, st := range f.Stmts {
 		if st.Pos.Line < pos.Line || (st.Pos.Line == pos.Line && st.Pos.Col <= pos.Col) {

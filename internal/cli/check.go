@@ -15,6 +15,7 @@ import (
 	"ledgercheck/internal/config"
 	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/gate"
 	"ledgercheck/internal/input"
 	"ledgercheck/internal/lint"
@@ -147,12 +148,6 @@ func (f *checkFlags) options(cmd *cobra.Command, g *globals) (gate.Options, erro
 	if cfg.Path != "" {
 		root = filepath.Dir(cfg.Path)
 	}
-	rules := gate.Rules()
-	for _, r := range lint.Rules() {
-		rules = append(rules, report.RuleInfo{ID: r.ID, Severity: r.Severity, Summary: r.Summary, Help: r.Explain})
-	}
-	rules = append(rules, rerun.Rules()...)
-	rules = append(rules, parity.Rules()...)
 	times := cfg.Rerun.Times
 	return gate.Options{
 		Left: left, Right: right, Lint: cfg.Lint,
@@ -181,7 +176,6 @@ func (f *checkFlags) options(cmd *cobra.Command, g *globals) (gate.Options, erro
 		Tool:    "ledgercheck",
 		Version: Version,
 		Root:    root,
-		Rules:   rules,
 	}, nil
 }
 
@@ -201,10 +195,10 @@ func runGateParity(ctx context.Context, srv *scratch.Server, opts parity.Options
 		if !ok {
 			return nil, err
 		}
-		return []report.PhaseResult{{Phase: report.PhaseInstall, Name: "install " + ie.Side, File: ie.File, Duration: time.Since(s0), Findings: []report.Finding{f}}}, nil
+		return []report.PhaseResult{{Phase: finding.PhaseInstall, Name: "install " + ie.Side, File: ie.File, Duration: time.Since(s0), Findings: []finding.Finding{f}}}, nil
 	}
 	sum := rep.Summary()
-	par := report.PhaseResult{Phase: report.PhaseParity, Name: "parity", File: opts.Right.Name, Duration: rep.Timings.Total,
+	par := report.PhaseResult{Phase: finding.PhaseParity, Name: "parity", File: opts.Right.Name, Duration: rep.Timings.Total,
 		Counts: map[string]int{"differences": sum.Differences, "allowlisted": sum.Allowlisted, "unreviewed": sum.Unreviewed,
 			"cosmetic": sum.Cosmetic, "normalized": sum.DimensionSites},
 		Notes: []string{fmt.Sprintf("%d differences between %s (%d) and %s (%d): %d allowlisted, %d cosmetic, %d unreviewed; installs %s, diff %s",
@@ -218,10 +212,10 @@ func runGateParity(ctx context.Context, srv *scratch.Server, opts parity.Options
 		par.Notes = append(par.Notes, fmt.Sprintf("%d dimension normalizations (vector(%d) on the left is vector(%d) on the right): %s",
 			len(rep.Sites), opts.Left.Dim, opts.Right.Dim, strings.Join(names, "; ")))
 	}
-	probes := report.PhaseResult{Phase: report.PhaseProbe, Name: "probes", File: opts.Right.Name,
+	probes := report.PhaseResult{Phase: finding.PhaseProbe, Name: "probes", File: opts.Right.Name,
 		Counts: map[string]int{"probes": sum.Probes, "differing": sum.ProbesDiffering},
 		Notes:  []string{fmt.Sprintf("%d probes on the fixture, %d return different rows", sum.Probes, sum.ProbesDiffering)}}
-	al := report.PhaseResult{Phase: report.PhaseAllow, Name: "allowlist", File: rep.Allowlist, Counts: map[string]int{"stale": sum.Stale}}
+	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist", File: rep.Allowlist, Counts: map[string]int{"stale": sum.Stale}}
 	if rep.Allowlist == "" {
 		al.Notes = []string{"no allowlist: every semantic difference is a finding"}
 	} else {
@@ -229,9 +223,9 @@ func runGateParity(ctx context.Context, srv *scratch.Server, opts parity.Options
 	}
 	for _, f := range rep.Findings() {
 		switch f.Phase {
-		case report.PhaseProbe:
+		case finding.PhaseProbe:
 			probes.Findings = append(probes.Findings, f)
-		case report.PhaseAllow:
+		case finding.PhaseAllow:
 			al.Findings = append(al.Findings, f)
 		default:
 			par.Findings = append(par.Findings, f)
@@ -242,7 +236,7 @@ func runGateParity(ctx context.Context, srv *scratch.Server, opts parity.Options
 		if rep.Footprints[i] == nil || rep.Sources[i] == nil {
 			continue
 		}
-		phases = append(phases, report.PhaseResult{Phase: report.PhaseLint, Name: "lint installed " + [2]string{"artifact", "port"}[i], File: v.Name,
+		phases = append(phases, report.PhaseResult{Phase: finding.PhaseLint, Name: "lint installed " + [2]string{"artifact", "port"}[i], File: v.Name,
 			Findings: crosscheck.Check(rep.Sources[i], lintCfg, rep.Footprints[i]),
 			Notes:    []string{"what installing the file changed on pre-existing objects, against what its statements visibly do"}})
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"path/filepath"
@@ -100,7 +101,7 @@ func allFormats(t *testing.T, rep *report.Report) map[string]string {
 func errorRules(rep *report.Report) []string {
 	var ids []string
 	for _, f := range rep.Findings() {
-		if f.Severity == report.SevError {
+		if f.Severity == finding.SevError {
 			ids = append(ids, f.Rule)
 		}
 	}
@@ -180,7 +181,7 @@ func TestCheckShipped(t *testing.T) {
 	var got []string
 	for _, ph := range rep.Phases {
 		for _, f := range ph.Findings {
-			if f.Severity == report.SevError {
+			if f.Severity == finding.SevError {
 				got = append(got, ph.Name+" "+f.Rule+" "+f.Object)
 			}
 		}
@@ -232,7 +233,7 @@ func TestCheckShippedServerMode(t *testing.T) {
 	rep := checkReport(t, "--config", repoConfig, "--dsn", dsn)
 	for _, ph := range rep.Phases {
 		for _, f := range ph.Findings {
-			if f.Severity == report.SevError {
+			if f.Severity == finding.SevError {
 				t.Errorf("%s: %s", ph.Name, f)
 			}
 		}

@@ -8,7 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
-	"ledgercheck/internal/lint"
+	_ "ledgercheck/internal/gate" // registers every phase's rules
+	"ledgercheck/internal/rule"
 )
 
 func init() { register(80, newExplainCmd) }
@@ -16,21 +17,22 @@ func init() { register(80, newExplainCmd) }
 func newExplainCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "explain [RULE]",
-		Short: "Explain a lint rule, or list all rules",
-		Long: `explain prints why a lint rule exists and a corrected example. Without an argument it lists
-every rule with its default severity.`,
+		Short: "Explain a rule, or list all rules",
+		Long: `explain prints why a rule exists and a corrected example: every rule any phase reports (lint,
+install, parity, probes, allowlist, rerun and upgrade). Without an argument it lists every rule
+with its phase and default severity.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-				for _, r := range lint.Rules() {
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Summary)
+				for _, r := range rule.All() {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Phase, r.Severity, r.Summary)
 				}
 				return tw.Flush()
 			}
-			r, ok := lint.Lookup(args[0])
+			r, ok := rule.Lookup(args[0])
 			if !ok {
-				return fault.Input(fmt.Errorf("unknown rule %q; valid rules: %s", args[0], strings.Join(lint.IDs(), ", ")))
+				return fault.Input(fmt.Errorf("unknown rule %q; valid rules: %s", args[0], strings.Join(rule.IDs(), ", ")))
 			}
 			_, err := fmt.Fprintf(g.stdout, "%s (%s): %s\n\n%s\n", r.ID, r.Severity, r.Summary, r.Explain)
 			return err

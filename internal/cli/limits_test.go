@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql/pgsqltest"
 	"ledgercheck/internal/report"
 )
@@ -40,7 +41,7 @@ func TestHugeServerMessageIsBounded(t *testing.T) {
 		if format != "json" {
 			continue
 		}
-		var doc struct{ Findings []report.Finding }
+		var doc struct{ Findings []finding.Finding }
 		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Findings) != 1 {
 			t.Fatalf("json: %v, %d findings", err, len(doc.Findings))
 		}

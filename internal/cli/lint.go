@@ -10,6 +10,8 @@ import (
 	"ledgercheck/internal/config"
 	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/gate"
 	"ledgercheck/internal/input"
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/pgsql"
@@ -79,7 +81,7 @@ Exit 1 if any finding is an error.`,
 					return fault.Input(err)
 				}
 				g.logf("linting %s", path)
-				ph := report.PhaseResult{Phase: report.PhaseLint, Name: "lint " + path, File: path,
+				ph := report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + path, File: path,
 					Findings: lint.Source(path, src, cfg, lint.Options{Dim: dim})}
 				if srv != nil {
 					fs, err := installCrossCheck(cmd, srv, path, src, dim, cfg)
@@ -103,7 +105,7 @@ Exit 1 if any finding is an error.`,
 			if err != nil {
 				return err
 			}
-			if lint.HasErrors(all) {
+			if finding.HasErrors(all) {
 				return fault.ErrFindings
 			}
 			return nil
@@ -119,7 +121,7 @@ Exit 1 if any finding is an error.`,
 
 // installCrossCheck installs src over the prerequisites and cross-checks its footprint. A file
 // that does not parse is left to the parse-error finding; one that fails to install is a finding.
-func installCrossCheck(cmd *cobra.Command, srv *scratch.Server, path string, src []byte, dim int, cfg lint.Config) ([]report.Finding, error) {
+func installCrossCheck(cmd *cobra.Command, srv *scratch.Server, path string, src []byte, dim int, cfg lint.Config) ([]finding.Finding, error) {
 	f, err := pgsql.Parse(path, src)
 	if err != nil {
 		return nil, nil
@@ -136,7 +138,7 @@ func installCrossCheck(cmd *cobra.Command, srv *scratch.Server, path string, src
 	fp, _, err := introspect.FootprintOf(ctx, db, path, src, introspect.Options{})
 	var se *scratch.ScriptError
 	if errors.As(err, &se) {
-		return []report.Finding{{Phase: report.PhaseInstall, Rule: "install-failed", Severity: report.SevError, Pos: se.Pos,
+		return []finding.Finding{{Phase: finding.PhaseInstall, Rule: gate.RuleInstallFailed, Severity: finding.SevError, Pos: se.Pos,
 			Message: "the migration does not install over the prerequisites: " + se.Message()}}, nil
 	}
 	if err != nil {
@@ -149,9 +151,5 @@ func installCrossCheck(cmd *cobra.Command, srv *scratch.Server, path string, src
 // github and html as a whole, text and json as lint's compact forms (one finding per line, and
 // a list).
 func lintReport() *report.Report {
-	rep := &report.Report{Tool: "ledgercheck", Version: Version, Root: "."}
-	for _, r := range lint.Rules() {
-		rep.Rules = append(rep.Rules, report.RuleInfo{ID: r.ID, Severity: r.Severity, Summary: r.Summary, Help: r.Explain})
-	}
-	return rep
+	return &report.Report{Tool: "ledgercheck", Version: Version, Root: "."}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"ledgercheck/internal/rule"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,6 +117,13 @@ func TestExplain(t *testing.T) {
 	code, out, errs := runCLI(t, "explain", "no-such-rule")
 	if code != ExitInput || out != "" || !strings.Contains(errs, "parse-error") {
 		t.Errorf("explain unknown: exit %d, stderr %q", code, errs)
+	}
+	// Every rule of every phase: the ids check, rerun and parity report included.
+	for _, id := range append(rule.IDs(), "rerun-failed", "install-failed", "unreviewed-difference", "upgrade-rows-lost") {
+		code, out, errs := runCLI(t, "explain", id)
+		if code != ExitOK || !strings.HasPrefix(out, id+" (") {
+			t.Errorf("explain %s: exit %d, stdout %q, stderr %q", id, code, out, errs)
+		}
 	}
 }
 

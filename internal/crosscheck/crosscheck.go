@@ -9,15 +9,15 @@ package crosscheck
 import (
 	"strings"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 	"ledgercheck/introspect"
 )
 
 // Check reports the changes in fp (the footprint of installing f over the prerequisites) to
 // objects that existed before f ran and that no statement of f visibly makes.
-func Check(f *pgsql.File, cfg lint.Config, fp *introspect.Footprint) []report.Finding {
+func Check(f *pgsql.File, cfg lint.Config, fp *introspect.Footprint) []finding.Finding {
 	return lint.CrossCheck(f, cfg, Changes(fp))
 }
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"ledgercheck/internal/crosscheck"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch/scratchtest"
 	"ledgercheck/introspect"
 )
@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
 
 // install installs src over the prerequisites at dim and returns the parsed file and the
 // cross-check findings.
-func install(t *testing.T, name, src string, dim int) (*introspect.Footprint, []report.Finding) {
+func install(t *testing.T, name, src string, dim int) (*introspect.Footprint, []finding.Finding) {
 	t.Helper()
 	db := scratchtest.NewDatabase(t, dim)
 	fp, _, err := introspect.FootprintOf(context.Background(), db, name, []byte(src), introspect.Options{})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
@@ -58,9 +59,8 @@ type Options struct {
 	// Logf receives progress lines with step timings; nil discards them. It is called from
 	// several goroutines, one call at a time.
 	Logf func(format string, args ...any)
-	// Tool, Version, Root and Rules are copied into the report.
+	// Tool, Version and Root are copied into the report.
 	Tool, Version, Root string
-	Rules               []report.RuleInfo
 }
 
 // Run runs the gate and returns its report. The steps and what runs concurrently:
@@ -84,7 +84,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		defer logMu.Unlock()
 		opts.Logf(format, args...)
 	}
-	rep := &report.Report{Tool: opts.Tool, Version: opts.Version, Root: opts.Root, Rules: opts.Rules,
+	rep := &report.Report{Tool: opts.Tool, Version: opts.Version, Root: opts.Root,
 		LeftLabel: opts.Left.Label(), RightLabel: opts.Right.Label()}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -125,7 +125,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 			defer fault.Recover(&lintErrs[i])
 			s0 := time.Now()
 			fs := lint.Source(v.File, v.Src, opts.Lint, lint.Options{Dim: v.Dim})
-			lints[i] = report.PhaseResult{Phase: report.PhaseLint, Name: "lint " + v.Name, File: v.File, Duration: time.Since(s0), Findings: fs}
+			lints[i] = report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + v.Name, File: v.File, Duration: time.Since(s0), Findings: fs}
 			logf("check: lint %s: %d findings in %s", v.Name, len(fs), report.FormatDuration(lints[i].Duration))
 		}()
 	}
@@ -171,7 +171,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		}()
 	}
 	if opts.Parity == nil {
-		parity = []report.PhaseResult{skipped(report.PhaseParity, "parity", opts.Right.File, "the parity step is not available in this build")}
+		parity = []report.PhaseResult{skipped(finding.PhaseParity, "parity", opts.Right.File, "the parity step is not available in this build")}
 	} else {
 		spawn("parity", func() error {
 			s0 := time.Now()
@@ -186,7 +186,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	for i, v := range []Variant{opts.Left, opts.Right} {
 		if opts.Rerun == nil {
-			reruns[i] = skipped(report.PhaseRerun, "rerun "+v.Name, v.File, "the rerun audit is not available in this build")
+			reruns[i] = skipped(finding.PhaseRerun, "rerun "+v.Name, v.File, "the rerun audit is not available in this build")
 			continue
 		}
 		spawn("rerun audit of "+v.File, func() error {
@@ -195,7 +195,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 			if err != nil {
 				return err
 			}
-			ph.Phase = report.PhaseRerun
+			ph.Phase = finding.PhaseRerun
 			if ph.Name == "" {
 				ph.Name = "rerun " + v.Name
 			}
@@ -225,12 +225,9 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	return rep, nil
 }
 
-// RuleInstallFailed is the rule of a variant the server rejects.
-const RuleInstallFailed = "install-failed"
-
 // InstallFinding turns a rejected statement or a syntax error into an install-failed finding;
 // it reports false for any other error.
-func InstallFinding(err error) (report.Finding, bool) {
+func InstallFinding(err error) (finding.Finding, bool) {
 	var se *scratch.ScriptError
 	if errors.As(err, &se) && se.PgError() != nil {
 		pe := se.PgError()
@@ -244,17 +241,17 @@ func InstallFinding(err error) (report.Finding, bool) {
 			}
 			detail += "HINT: " + pe.Hint
 		}
-		return report.Finding{Phase: report.PhaseInstall, Rule: RuleInstallFailed, Severity: report.SevError, Pos: se.Pos,
+		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleInstallFailed, Severity: finding.SevError, Pos: se.Pos,
 			Message: fmt.Sprintf("the migration does not install: %s (SQLSTATE %s)", pe.Message, pe.Code), Detail: detail}, true
 	}
 	var syn *pgsql.SyntaxError
 	if errors.As(err, &syn) {
-		return report.Finding{Phase: report.PhaseInstall, Rule: RuleInstallFailed, Severity: report.SevError, Pos: syn.Pos,
+		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleInstallFailed, Severity: finding.SevError, Pos: syn.Pos,
 			Message: "the migration does not install: " + syn.Msg}, true
 	}
-	return report.Finding{}, false
+	return finding.Finding{}, false
 }
 
-func skipped(ph report.Phase, name, file, why string) report.PhaseResult {
+func skipped(ph finding.Phase, name, file, why string) report.PhaseResult {
 	return report.PhaseResult{Phase: ph, Name: name, File: file, Status: report.StatusSkip, Notes: []string{why}}
 }

@@ -1,16 +1,27 @@
 package gate
 
-import "ledgercheck/internal/report"
+import (
+	"ledgercheck/internal/finding"
+	_ "ledgercheck/internal/parity" // the gate runs every phase: linking it registers every rule
+	_ "ledgercheck/internal/rerun"
+	"ledgercheck/internal/rule"
+)
 
-// Rules describes the gate's own rule for SARIF; lint's, parity's and rerun's come from their
-// packages.
-func Rules() []report.RuleInfo {
-	return []report.RuleInfo{
-		{ID: RuleInstallFailed, Severity: report.SevError,
-			Summary: "a variant does not install on a fresh Supabase-like database",
-			Help: `The migration was run statement by statement, as psql -v ON_ERROR_STOP=1 -f would, on a
+// RuleInstallFailed is the rule of a variant the server rejects.
+const RuleInstallFailed = "install-failed"
+
+var _ = rule.Register(rule.Rule{ID: RuleInstallFailed, Phase: finding.PhaseInstall, Severity: finding.SevError,
+	Summary: "a variant does not install on a fresh Supabase-like database",
+	Explain: `The migration was run statement by statement, as psql -v ON_ERROR_STOP=1 -f would, on a
 fresh scratch database with the Supabase environment and the Open Brain prerequisites at the
 variant's dimension, and the server rejected a statement. The finding points at it and carries the
-server's message, detail and hint. Nothing that needs the install (parity, probes) is checked.`},
-	}
-}
+server's message, detail and hint. Nothing that needs the install (parity, probes) is checked.
+
+    CREATE INDEX ON public.agent_decision_ledger USING hnsw (embedding vector_l2_ops);
+    -- ERROR: column "embedding" does not exist
+
+becomes, with the column the index needs created first,
+
+    ALTER TABLE public.agent_decision_ledger ADD COLUMN IF NOT EXISTS embedding extensions.vector(1536);
+    CREATE INDEX IF NOT EXISTS agent_decision_ledger_embedding_idx
+      ON public.agent_decision_ledger USING hnsw (embedding extensions.vector_l2_ops);`})

@@ -1,12 +1,11 @@
 package lint
 
 import (
+	"ledgercheck/internal/finding"
 	"os"
 	"slices"
 	"strings"
 	"testing"
-
-	"ledgercheck/internal/report"
 )
 
 // TestShippedFiles lints the shipped artifact and its 1024-dim port with the default
@@ -32,7 +31,7 @@ func TestShippedFiles(t *testing.T) {
 			fs := Source(tc.path, src, DefaultConfig(), Options{Dim: tc.dim})
 			var got []string
 			for _, f := range fs {
-				if f.Severity == report.SevError {
+				if f.Severity == finding.SevError {
 					got = append(got, f.Rule+" "+f.Object)
 				}
 			}

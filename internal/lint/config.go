@@ -9,8 +9,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/input"
-	"ledgercheck/internal/report"
 )
 
 // Config is lint's policy, the `lint:` section of ledgercheck.yaml.
@@ -123,16 +123,16 @@ func (c Config) Validate() error {
 }
 
 // severity returns the configured severity of rule r, and whether the rule is on.
-func (c Config) severity(r *Rule) (report.Severity, bool) {
+func (c Config) severity(r *Rule) (finding.Severity, bool) {
 	switch c.Severity[r.ID] {
 	case "off":
 		return "", false
 	case "error":
-		return report.SevError, true
+		return finding.SevError, true
 	case "warning":
-		return report.SevWarning, true
+		return finding.SevWarning, true
 	case "info":
-		return report.SevInfo, true
+		return finding.SevInfo, true
 	}
 	return r.Severity, true
 }

@@ -5,12 +5,12 @@ import (
 	"sort"
 	"strings"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 )
 
 var ruleUndeclaredChange = register(&Rule{
-	ID: "undeclared-change", Severity: report.SevError,
+	ID: "undeclared-change", Severity: finding.SevError,
 	Summary: "installing the file changed an object it did not create, and no statement of the file shows it",
 	Explain: `The static rules read every statement of the file, including function bodies, DO blocks and
 EXECUTE strings that are literals. SQL built at run time is opaque to them:
@@ -51,7 +51,7 @@ type CatalogChange struct {
 // f. A change that some statement visibly makes (allowed by configuration or not: the static rules
 // have reported it) is accounted for; every other change is an undeclared-change finding, placed at
 // the dynamic EXECUTE or the call of one of the file's own functions that most likely made it.
-func CrossCheck(f *pgsql.File, cfg Config, changes []CatalogChange) []report.Finding {
+func CrossCheck(f *pgsql.File, cfg Config, changes []CatalogChange) []finding.Finding {
 	sev, on := cfg.severity(ruleUndeclaredChange)
 	if !on {
 		return nil
@@ -68,7 +68,7 @@ func CrossCheck(f *pgsql.File, cfg Config, changes []CatalogChange) []report.Fin
 			defaultPrivs = true
 		}
 	}
-	var out []report.Finding
+	var out []finding.Finding
 	seen := map[string]bool{}
 	for _, c := range changes {
 		if explained(declared[c.Target], c.Verb) || (defaultPrivs && strings.HasPrefix(c.Target, "default privileges")) {
@@ -84,7 +84,7 @@ func CrossCheck(f *pgsql.File, cfg Config, changes []CatalogChange) []report.Fin
 		if how != "" {
 			msg += "; most likely " + how
 		}
-		out = append(out, report.Finding{Phase: report.PhaseLint, Rule: ruleUndeclaredChange.ID, Severity: sev, Pos: pos, Message: msg, Object: c.Target})
+		out = append(out, finding.Finding{Phase: finding.PhaseLint, Rule: ruleUndeclaredChange.ID, Severity: sev, Pos: pos, Message: msg, Object: c.Target})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Object < out[j].Object })
 	return out
@@ -135,7 +135,7 @@ func explained(verbs []pgsql.Verb, v pgsql.Verb) bool {
 
 // culprit finds the statement that most likely made a change no statement shows: the first
 // EXECUTE of SQL built at run time, else the first top-level call of a function the file creates.
-func culprit(f *pgsql.File, own *Ownership) (pgsql.Position, string) {
+func culprit(f *pgsql.File, own *Ownership) (finding.Position, string) {
 	for i := range f.Ops {
 		op := &f.Ops[i]
 		if op.Dynamic != nil && !op.Dynamic.Literal {
@@ -153,5 +153,5 @@ func culprit(f *pgsql.File, own *Ownership) (pgsql.Position, string) {
 			}
 		}
 	}
-	return pgsql.Position{File: f.Name, Line: 1, Col: 1}, ""
+	return finding.Position{File: f.Name, Line: 1, Col: 1}, ""
 }

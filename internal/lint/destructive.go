@@ -1,12 +1,12 @@
 package lint
 
 import (
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 )
 
 var _ = register(&Rule{
-	ID: "destructive-statement", Severity: report.SevError,
+	ID: "destructive-statement", Severity: finding.SevError,
 	Summary: "DROP TABLE, DROP SCHEMA, DROP COLUMN, TRUNCATE, or DELETE/UPDATE without WHERE",
 	Explain: `A migration that may run more than once must not lose data: DROP TABLE, DROP SCHEMA and
 DROP COLUMN destroy it, TRUNCATE empties a table, and DELETE or UPDATE without WHERE touches every

@@ -1,12 +1,12 @@
 package lint
 
 import (
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 )
 
 var _ = register(&Rule{
-	ID: "dynamic-sql", Severity: report.SevWarning,
+	ID: "dynamic-sql", Severity: finding.SevWarning,
 	Summary: "EXECUTE of SQL built at run time, which lint cannot see",
 	Explain: `EXECUTE in a function body or DO block runs SQL that exists only at run time, so none of the
 other rules can check it: an ALTER of public.thoughts built with format() passes every static

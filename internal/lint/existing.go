@@ -1,11 +1,9 @@
 package lint
 
-import (
-	"ledgercheck/internal/report"
-)
+import "ledgercheck/internal/finding"
 
 var _ = register(&Rule{
-	ID: "modifies-existing-object", Severity: report.SevError,
+	ID: "modifies-existing-object", Severity: finding.SevError,
 	Summary: "ALTER, DROP, RENAME, TRUNCATE, COMMENT or a privilege change on an object the file did not create",
 	Explain: `A sidecar migration is "strictly sidecar-only": it creates its own objects and leaves
 everything it did not create untouched (public.thoughts, the agent-memory tables, their functions,
@@ -48,7 +46,7 @@ ALTER TABLE thoughts; squawk and splinter have no equivalent.)`,
 })
 
 var _ = register(&Rule{
-	ID: "attaches-to-existing-table", Severity: report.SevError,
+	ID: "attaches-to-existing-table", Severity: finding.SevError,
 	Summary: "CREATE TRIGGER, POLICY, RULE or INDEX on a table the file did not create, unless configured",
 	Explain: `A trigger, policy, rule or index on a table the file did not create changes how that table
 behaves for everyone who writes to it, so it needs a reviewed exception. The decision ledger's

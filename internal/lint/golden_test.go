@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/golden"
 	"os"
 	"path/filepath"
@@ -43,7 +44,7 @@ func goldenCases(t testing.TB) []goldenCase {
 	return cases
 }
 
-func (c goldenCase) run(t testing.TB) []report.Finding {
+func (c goldenCase) run(t testing.TB) []finding.Finding {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(c.dir, "input.sql"))
 	if err != nil {
@@ -66,7 +67,7 @@ func (c goldenCase) run(t testing.TB) []report.Finding {
 	return Source("input.sql", src, cfg, opts)
 }
 
-func render(fs []report.Finding) string {
+func render(fs []finding.Finding) string {
 	var b bytes.Buffer
 	if err := report.WriteText(&b, fs); err != nil {
 		panic(err)

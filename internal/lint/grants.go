@@ -4,14 +4,14 @@ import (
 	"slices"
 	"strings"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 )
 
 var apiRoles = []string{"anon", "authenticated", "public"}
 
 var _ = register(&Rule{
-	ID: "grant-to-api-role", Severity: report.SevError,
+	ID: "grant-to-api-role", Severity: finding.SevError,
 	Summary: "a GRANT to anon, authenticated or PUBLIC not allowed by configuration",
 	Explain: `Sidecar objects are reached through service_role. A grant to anon, authenticated or PUBLIC
 exposes the object to every Data API client, which the agent-memory pattern never does ("No anon
@@ -47,7 +47,7 @@ If a role really needs access, list it under lint.allowed_grantees in ledgerchec
 })
 
 var _ = register(&Rule{
-	ID: "missing-explicit-grant", Severity: report.SevError,
+	ID: "missing-explicit-grant", Severity: finding.SevError,
 	Summary: "a new function or view without an explicit GRANT or REVOKE",
 	Explain: `Each function and view a sidecar creates states its privileges explicitly, as the
 agent-memory schema does for agent_memory_hash_text. PostgreSQL grants EXECUTE on new functions to

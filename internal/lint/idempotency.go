@@ -1,12 +1,12 @@
 package lint
 
 import (
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 )
 
 var _ = register(&Rule{
-	ID: "not-idempotent", Severity: report.SevError,
+	ID: "not-idempotent", Severity: finding.SevError,
 	Summary: "a statement that fails or duplicates when the file runs a second time",
 	Explain: `A sidecar is "safe to run more than once". Each object is checked on its own:
 

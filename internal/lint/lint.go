@@ -6,34 +6,34 @@ import (
 	"sort"
 	"strings"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 )
 
 // Source parses src (the content of the file called name) and lints it. A syntax error is a
 // parse-error finding: the migration would not apply, so nothing else is checked. A statement
 // nested too deep to parse ([pgsql.MaxNesting]) is a too-complex finding, and nothing else is
 // checked either.
-func Source(name string, src []byte, cfg Config, opts Options) []report.Finding {
+func Source(name string, src []byte, cfg Config, opts Options) []finding.Finding {
 	f, err := pgsql.Parse(name, src)
 	if err != nil {
 		var se *pgsql.SyntaxError
 		if !errors.As(err, &se) {
-			se = &pgsql.SyntaxError{Pos: pgsql.Position{File: name, Line: 1, Col: 1}, Msg: err.Error()}
+			se = &pgsql.SyntaxError{Pos: finding.Position{File: name, Line: 1, Col: 1}, Msg: err.Error()}
 		}
 		rule, msg := ruleParseError, se.Msg+" (PostgreSQL would reject the file)"
 		if se.TooComplex {
 			rule, msg = ruleTooComplex, se.Msg
 		}
 		sev, _ := cfg.severity(rule)
-		return []report.Finding{{Phase: report.PhaseLint, Rule: rule.ID, Severity: sev, Pos: se.Pos, Message: msg}}
+		return []finding.Finding{{Phase: finding.PhaseLint, Rule: rule.ID, Severity: sev, Pos: se.Pos, Message: msg}}
 	}
 	return Run(f, cfg, opts)
 }
 
 // Run applies every rule to f and returns the findings, suppressions applied, sorted by position.
-func Run(f *pgsql.File, cfg Config, opts Options) []report.Finding {
-	var all []report.Finding
+func Run(f *pgsql.File, cfg Config, opts Options) []finding.Finding {
+	var all []finding.Finding
 	p := &Pass{File: f, Config: cfg, Options: opts, Own: NewOwnership(f, cfg), findings: &all}
 	for _, r := range Rules() {
 		if r.Check == nil {
@@ -53,7 +53,7 @@ func Run(f *pgsql.File, cfg Config, opts Options) []report.Finding {
 	return all
 }
 
-func sortFindings(fs []report.Finding) {
+func sortFindings(fs []finding.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i].Pos, fs[j].Pos
 		if a.File != b.File {
@@ -70,9 +70,9 @@ func sortFindings(fs []report.Finding) {
 }
 
 // HasErrors reports whether any finding is an error.
-func HasErrors(fs []report.Finding) bool {
+func HasErrors(fs []finding.Finding) bool {
 	for _, f := range fs {
-		if f.Severity == report.SevError {
+		if f.Severity == finding.SevError {
 			return true
 		}
 	}
@@ -82,23 +82,23 @@ func HasErrors(fs []report.Finding) bool {
 const ignoreMarker = "ledgercheck:ignore"
 
 type suppression struct {
-	pos  pgsql.Position
+	pos  finding.Position
 	rule string
 	stmt int // index of the statement it applies to
-	from pgsql.Position
-	to   pgsql.Position
+	from finding.Position
+	to   finding.Position
 	used bool
 }
 
 // applySuppressions drops findings suppressed by ledgercheck:ignore comments and adds findings
 // for broken and unused suppressions.
-func applySuppressions(f *pgsql.File, cfg Config, fs []report.Finding) []report.Finding {
+func applySuppressions(f *pgsql.File, cfg Config, fs []finding.Finding) []finding.Finding {
 	var sups []*suppression
-	var extra []report.Finding
-	bad := func(pos pgsql.Position, r *Rule, format string, args ...any) {
+	var extra []finding.Finding
+	bad := func(pos finding.Position, r *Rule, format string, args ...any) {
 		sev, on := cfg.severity(r)
 		if on {
-			extra = append(extra, report.Finding{Phase: report.PhaseLint, Rule: r.ID, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...)})
+			extra = append(extra, finding.Finding{Phase: finding.PhaseLint, Rule: r.ID, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...)})
 		}
 	}
 	for _, c := range f.Comments() {
@@ -179,7 +179,7 @@ func statementAfter(f *pgsql.File, c pgsql.Comment) *pgsql.Statement {
 	return st
 }
 
-func before(a, b pgsql.Position) bool {
+func before(a, b finding.Position) bool {
 	if a.Line != b.Line {
 		return a.Line < b.Line
 	}
@@ -190,7 +190,7 @@ func before(a, b pgsql.Position) bool {
 // by Source for the file and by their Check for bodies; the suppression rules by Run.
 var (
 	ruleParseError = register(&Rule{
-		ID: "parse-error", Severity: report.SevError,
+		ID: "parse-error", Severity: finding.SevError,
 		Summary: "the file (or a function body in it) does not parse",
 		Explain: `A syntax error means PostgreSQL would reject the migration, so it is an error at its
 exact position. Errors inside PL/pgSQL bodies and DO blocks count too: PostgreSQL compiles them
@@ -214,7 +214,7 @@ becomes
 		},
 	})
 	ruleTooComplex = register(&Rule{
-		ID: "too-complex", Severity: report.SevError,
+		ID: "too-complex", Severity: finding.SevError,
 		Summary: "a statement nests expressions deeper than ledgercheck can parse",
 		Explain: fmt.Sprintf(`ledgercheck reads SQL with pg_query, PostgreSQL's own parser built as a library, which hands
 every parse tree over as nested messages. A statement nested thousands of levels deep (a chain
@@ -242,7 +242,7 @@ becomes
 		},
 	})
 	ruleInvalidSuppression = register(&Rule{
-		ID: "invalid-suppression", Severity: report.SevError,
+		ID: "invalid-suppression", Severity: finding.SevError,
 		Summary: "a ledgercheck:ignore comment is malformed",
 		Explain: `A suppression is a comment on the line before a top-level statement:
 
@@ -254,7 +254,7 @@ reason is required, and the comment must sit directly above a statement (not ins
 parse-error, too-complex and the suppression rules cannot be suppressed.`,
 	})
 	ruleUnusedSuppression = register(&Rule{
-		ID: "unused-suppression", Severity: report.SevError,
+		ID: "unused-suppression", Severity: finding.SevError,
 		Summary: "a ledgercheck:ignore comment suppresses nothing",
 		Explain: `A suppression that matches no finding in its statement is stale: the statement was fixed
 or moved, and the exception would silently cover a future, different problem. Remove it.

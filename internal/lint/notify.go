@@ -1,12 +1,12 @@
 package lint
 
 import (
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 )
 
 var _ = register(&Rule{
-	ID: "missing-notify-reload", Severity: report.SevError,
+	ID: "missing-notify-reload", Severity: finding.SevError,
 	Summary: "the file does not end with NOTIFY pgrst, 'reload schema'",
 	Explain: `PostgREST caches the schema; after DDL a new RPC is "not found in the schema cache" until the
 cache reloads. Open Brain migrations end with an explicit reload (Supabase's event triggers do the
@@ -30,7 +30,7 @@ becomes
 		if i >= 0 && top[i].Verb == pgsql.VerbNotify && top[i].Channel == "pgrst" && top[i].Payload == "reload schema" {
 			return
 		}
-		pos := pgsql.Position{File: p.File.Name, Line: 1, Col: 1}
+		pos := finding.Position{File: p.File.Name, Line: 1, Col: 1}
 		msg := "the file is empty; it must end with NOTIFY pgrst, 'reload schema'"
 		if i >= 0 {
 			pos = top[i].Pos

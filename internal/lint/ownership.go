@@ -3,13 +3,14 @@ package lint
 import (
 	"strings"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
 )
 
 // Ownership is the set of objects a file creates (anywhere in it, bodies included), less the
 // objects configuration says exist beforehand: re-creating those is changing them.
 type Ownership struct {
-	created  map[ownKey]pgsql.Position
+	created  map[ownKey]finding.Position
 	schemas  map[string]bool
 	existing map[string]bool
 }
@@ -38,7 +39,7 @@ func keyOf(kind pgsql.ObjKind, name, table pgsql.Name) ownKey {
 
 // NewOwnership computes what f creates, given the configured pre-existing objects.
 func NewOwnership(f *pgsql.File, cfg Config) *Ownership {
-	o := &Ownership{created: map[ownKey]pgsql.Position{}, schemas: map[string]bool{}, existing: map[string]bool{}}
+	o := &Ownership{created: map[ownKey]finding.Position{}, schemas: map[string]bool{}, existing: map[string]bool{}}
 	for _, e := range cfg.Existing {
 		o.existing[strings.TrimSpace(e)] = true
 	}

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"sort"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
+	"ledgercheck/internal/rule"
 )
 
 // Rule is one lint rule.
@@ -13,7 +14,7 @@ type Rule struct {
 	// ID is the rule's stable kebab-case id, used in findings, suppressions and configuration.
 	ID string
 	// Severity is the default severity; configuration may override it.
-	Severity report.Severity
+	Severity finding.Severity
 	// Summary is a one-line description.
 	Summary string
 	// Explain is the text of `ledgercheck explain ID`: why the rule exists and a corrected
@@ -26,35 +27,16 @@ type Rule struct {
 
 var registry = map[string]*Rule{}
 
-// register adds r to the registry and returns it. It panics on a duplicate or malformed id: two
-// rules with one id are a programming error that must not ship.
+// register adds r to lint's rules and to the catalog (internal/rule), and returns it. It panics
+// on a duplicate or malformed id, as [rule.Register] does: two rules with one id are a
+// programming error that must not ship.
 func register(r *Rule) *Rule {
-	if !validID(r.ID) {
-		panic(fmt.Sprintf("lint: rule id %q is not kebab-case", r.ID))
-	}
-	if _, dup := registry[r.ID]; dup {
-		panic(fmt.Sprintf("lint: duplicate rule id %q", r.ID))
-	}
-	if r.Summary == "" || r.Explain == "" {
-		panic(fmt.Sprintf("lint: rule %q has no summary or explain text", r.ID))
-	}
+	rule.Register(rule.Rule{ID: r.ID, Phase: finding.PhaseLint, Severity: r.Severity, Summary: r.Summary, Explain: r.Explain})
 	registry[r.ID] = r
 	return r
 }
 
-func validID(id string) bool {
-	if id == "" || id[0] == '-' || id[len(id)-1] == '-' {
-		return false
-	}
-	for _, c := range id {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// Rules returns every registered rule, sorted by id.
+// Rules returns every lint rule, sorted by id (the catalog, internal/rule, has every phase's).
 func Rules() []*Rule {
 	out := make([]*Rule, 0, len(registry))
 	for _, r := range registry {
@@ -95,16 +77,16 @@ type Pass struct {
 	Own *Ownership
 
 	rule     *Rule
-	findings *[]report.Finding
+	findings *[]finding.Finding
 	ops, top []*pgsql.Op
 	alterFns map[string][]*pgsql.Op
 }
 
 // Report records a finding of the current rule at pos. obj names the object concerned (may be
 // empty).
-func (p *Pass) Report(pos pgsql.Position, obj string, format string, args ...any) {
-	*p.findings = append(*p.findings, report.Finding{
-		Phase: report.PhaseLint, Rule: p.rule.ID, Severity: p.rule.Severity,
+func (p *Pass) Report(pos finding.Position, obj string, format string, args ...any) {
+	*p.findings = append(*p.findings, finding.Finding{
+		Phase: finding.PhaseLint, Rule: p.rule.ID, Severity: p.rule.Severity,
 		Pos: pos, Message: fmt.Sprintf(format, args...), Object: obj,
 	})
 }

@@ -3,8 +3,8 @@ package lint
 import (
 	"slices"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 )
 
 // functionDefs returns the CREATE FUNCTION and CREATE PROCEDURE ops of the file.
@@ -36,7 +36,7 @@ func pinned(p *Pass, def *pgsql.Op) bool {
 }
 
 var _ = register(&Rule{
-	ID: "security-definer-search-path", Severity: report.SevError,
+	ID: "security-definer-search-path", Severity: finding.SevError,
 	Summary: "a SECURITY DEFINER function without a pinned search_path",
 	Explain: `A SECURITY DEFINER function runs with its owner's rights. Without a pinned search_path, a
 caller can put a schema of their own first on the path and have the function call their objects
@@ -61,7 +61,7 @@ becomes
 })
 
 var _ = register(&Rule{
-	ID: "security-definer-public-execute", Severity: report.SevError,
+	ID: "security-definer-public-execute", Severity: finding.SevError,
 	Summary: "a SECURITY DEFINER function without REVOKE EXECUTE ... FROM PUBLIC",
 	Explain: `PostgreSQL grants EXECUTE on every new function to PUBLIC, so a SECURITY DEFINER function is
 callable with its owner's rights by anon and authenticated through the Data API unless the file
@@ -105,7 +105,7 @@ becomes
 })
 
 var _ = register(&Rule{
-	ID: "function-search-path", Severity: report.SevWarning,
+	ID: "function-search-path", Severity: finding.SevWarning,
 	Summary: "a function without a pinned search_path",
 	Explain: `A function without SET search_path resolves unqualified names through the caller's path, so
 its behaviour depends on who calls it. splinter reports this as 0011 function_search_path_mutable

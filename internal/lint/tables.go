@@ -3,8 +3,8 @@ package lint
 import (
 	"slices"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 )
 
 // newTables returns the CREATE TABLE ops of tables the file owns.
@@ -41,7 +41,7 @@ func sameTable(t pgsql.Name, qualified bool, path []string, n pgsql.Name) bool {
 }
 
 var _ = register(&Rule{
-	ID: "table-rls-disabled", Severity: report.SevError,
+	ID: "table-rls-disabled", Severity: finding.SevError,
 	Summary: "a new table without ALTER TABLE ... ENABLE ROW LEVEL SECURITY",
 	Explain: `Every table a sidecar creates must have row level security enabled, as the agent-memory
 tables do: a table in an exposed schema without RLS is readable and writable by any role with a
@@ -79,7 +79,7 @@ becomes
 })
 
 var _ = register(&Rule{
-	ID: "table-no-service-role-policy", Severity: report.SevError,
+	ID: "table-no-service-role-policy", Severity: finding.SevError,
 	Summary: "a new table without a policy for service_role",
 	Explain: `Each new table carries a policy for service_role, as every agent-memory table does
 ("<table>_service_role_all ... FOR ALL TO service_role USING (true) WITH CHECK (true)").
@@ -116,7 +116,7 @@ becomes
 })
 
 var _ = register(&Rule{
-	ID: "table-no-service-role-grant", Severity: report.SevError,
+	ID: "table-no-service-role-grant", Severity: finding.SevError,
 	Summary: "a new table without an explicit GRANT to service_role",
 	Explain: `Supabase no longer grants table privileges to service_role by default on new tables (Open
 Brain's getting-started guide calls the GRANT step mandatory; CONTRIBUTING asks every contribution

@@ -1,12 +1,12 @@
 package lint
 
 import (
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 )
 
 var _ = register(&Rule{
-	ID: "unterminated-transaction", Severity: report.SevError,
+	ID: "unterminated-transaction", Severity: finding.SevError,
 	Summary: "BEGIN without a matching COMMIT, or BEGIN inside an open transaction",
 	Explain: `A BEGIN that is never committed leaves the whole migration in an open transaction: psql
 rolls it back at exit, and a tool that keeps the session open holds its locks. A second BEGIN
@@ -45,7 +45,7 @@ becomes
 })
 
 var _ = register(&Rule{
-	ID: "concurrently-in-transaction", Severity: report.SevError,
+	ID: "concurrently-in-transaction", Severity: finding.SevError,
 	Summary: "CREATE/DROP INDEX CONCURRENTLY or REINDEX CONCURRENTLY inside a transaction",
 	Explain: `CONCURRENTLY cannot run inside a transaction block; PostgreSQL rejects it, so the whole
 migration fails. That includes function bodies and DO blocks, which always run in a transaction.

@@ -1,12 +1,12 @@
 package lint
 
 import (
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 )
 
 var _ = register(&Rule{
-	ID: "unsupported-statement", Severity: report.SevError,
+	ID: "unsupported-statement", Severity: finding.SevError,
 	Summary: "psql meta-commands or COPY ... FROM STDIN: not SQL the server can run",
 	Explain: `A migration is applied by many clients (the Supabase SQL editor, supabase db push, a
 migration runner), not only psql. psql meta-commands (\i, \set, \connect, ...) and COPY ... FROM
@@ -35,7 +35,7 @@ becomes plain SQL:
 })
 
 var _ = register(&Rule{
-	ID: "body-not-analysed", Severity: report.SevWarning,
+	ID: "body-not-analysed", Severity: finding.SevWarning,
 	Summary: "a function body, DO block or EXECUTE string that ledgercheck could not analyse",
 	Explain: `ledgercheck opens PL/pgSQL and SQL function bodies and DO blocks and checks the statements in
 them. When a body cannot be compiled (for a reason other than a syntax error, which is a

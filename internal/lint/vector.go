@@ -1,11 +1,9 @@
 package lint
 
-import (
-	"ledgercheck/internal/report"
-)
+import "ledgercheck/internal/finding"
 
 var _ = register(&Rule{
-	ID: "vector-dimension", Severity: report.SevError,
+	ID: "vector-dimension", Severity: finding.SevError,
 	Summary: "with --dim N, a vector, halfvec or sparsevec whose dimension is not N",
 	Explain: `A port installs the same schema at another embedding dimension (the 1024-dim production port
 of the 1536-dim artifact). One vector(1536) left behind in a parameter, a cast or a declaration

@@ -1,24 +1,63 @@
 package parity
 
-import "ledgercheck/internal/report"
+import (
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/rule"
+)
 
-// Rules describes the findings of parity (catalog differences, probes, the allowlist) for SARIF
-// and the reports of `ledgercheck check`.
-func Rules() []report.RuleInfo {
-	help := func(s string) string {
-		return s + "\n\nRun `ledgercheck parity` for the parity report alone, and `ledgercheck allowlist suggest` for candidate allowlist entries (reason TODO until a person writes one)."
-	}
-	return []report.RuleInfo{
-		{ID: "unreviewed-difference", Severity: report.SevError, Summary: "the artifact and the port install different schemas, and no allowlist entry accepts the difference",
-			Help: help(`Both variants are installed into their own scratch database and their footprints (what each
+// The ids of the rules parity reports.
+const (
+	RuleUnreviewedDifference = "unreviewed-difference"
+	RuleProbeDifference      = "probe-difference"
+	RuleCosmeticDifference   = "cosmetic-difference"
+	RuleStaleAllowlistEntry  = "stale-allowlist-entry"
+)
+
+// seeAlso ends every parity rule's explain text.
+const seeAlso = "\n\nRun `ledgercheck parity` for the parity report alone, and `ledgercheck allowlist suggest` for candidate allowlist entries (reason TODO until a person writes one)."
+
+// The rules of parity (catalog differences, probes, the allowlist) in the catalog.
+var (
+	_ = rule.Register(rule.Rule{ID: RuleUnreviewedDifference, Phase: finding.PhaseParity, Severity: finding.SevError,
+		Summary: "the artifact and the port install different schemas, and no allowlist entry accepts the difference",
+		Explain: `Both variants are installed into their own scratch database and their footprints (what each
 install created and changed in the catalog) compared attribute by attribute, vector dimensions
 normalized. Fix the port, or add an entry to allowlist.yaml that pins the difference (kind, object,
-attr, and the left and right values or their digest) with a reason.`)},
-		{ID: "probe-difference", Severity: report.SevError, Summary: "a probe query returns different rows on the two installs",
-			Help: help("The same fixture is loaded into both installs and each probe of ledgercheck.yaml runs on both; the results must be identical row by row. A ranking that behaves differently is caught here even when the schemas agree.")},
-		{ID: "cosmetic-difference", Severity: report.SevInfo, Summary: "a function body or definition differs in layout or comments only",
-			Help: help("Reported so that a reviewer sees it; it never fails the gate.")},
-		{ID: "stale-allowlist-entry", Severity: report.SevError, Summary: "an allowlist entry accepts no difference",
-			Help: help("The difference the entry accepted is gone or changed; the entry would silently accept a future, different one. Remove it, or update its values after reviewing the new difference.")},
-	}
-}
+attr, and the artifact's and the port's values, as left and right, or their digest) with a reason:
+
+    - kind: table
+      object: public.agent_decision_ledger
+      attr: rls
+      left: "true"
+      right: "false"
+      reason: "[D4] the port grants ledger_agent instead of relying on RLS; reviewed in PR #12"` + seeAlso})
+	_ = rule.Register(rule.Rule{ID: RuleProbeDifference, Phase: finding.PhaseProbe, Severity: finding.SevError,
+		Summary: "a probe query returns different rows on the two installs",
+		Explain: `The same fixture is loaded into both installs and each probe of ledgercheck.yaml runs on both;
+the results must be identical row by row. A ranking that behaves differently is caught here even
+when the schemas agree. Fix the port's function (or, when the difference is intended, pin the
+results with an allowlist entry of kind probe):
+
+    - kind: probe
+      object: fts-migration-runners
+      attr: rows
+      digest: sha256:...
+      reason: "the port ranks by recency first; reviewed in PR #15"` + seeAlso})
+	_ = rule.Register(rule.Rule{ID: RuleCosmeticDifference, Phase: finding.PhaseParity, Severity: finding.SevInfo,
+		Summary: "a function body or definition differs in layout or comments only",
+		Explain: `Reported so that a reviewer sees it; it never fails the gate. Both bodies parse to the same tree:
+
+    RETURN QUERY SELECT id FROM t;      -- artifact
+    RETURN QUERY
+      SELECT id FROM t;                 -- port: the same, laid out differently` + seeAlso})
+	_ = rule.Register(rule.Rule{ID: RuleStaleAllowlistEntry, Phase: finding.PhaseAllow, Severity: finding.SevError,
+		Summary: "an allowlist entry accepts no difference",
+		Explain: `The difference the entry accepted is gone or changed; the entry would silently accept a future,
+different one. Remove it, or update its values after reviewing the new difference:
+
+    - kind: table
+      object: public.agent_decision_edges
+      attr: rls
+      left: "true"
+      right: "false"      <- the port now enables RLS too: delete the entry` + seeAlso})
+)

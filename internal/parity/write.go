@@ -8,8 +8,7 @@ import (
 
 	"ledgercheck/diff"
 	"ledgercheck/internal/allowlist"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/introspect"
 )
@@ -228,13 +227,13 @@ func sitePositions(s diff.Site) string {
 // Findings returns the report as findings for the check command: one error per unreviewed
 // difference (phase parity, or probe for probe differences), one error per stale entry (phase
 // allowlist, at the entry's line), and one info per cosmetic difference.
-func (r *Report) Findings() []report.Finding {
-	var out []report.Finding
+func (r *Report) Findings() []finding.Finding {
+	var out []finding.Finding
 	for _, d := range r.Outcome.Unreviewed {
-		f := report.Finding{Phase: report.PhaseParity, Rule: "unreviewed-difference", Severity: report.SevError,
+		f := finding.Finding{Phase: finding.PhaseParity, Rule: RuleUnreviewedDifference, Severity: finding.SevError,
 			Message: differenceMessage(d), Object: d.Kind + " " + d.Object}
 		if d.Kind == "probe" {
-			f.Phase, f.Rule = report.PhaseProbe, "probe-difference"
+			f.Phase, f.Rule = finding.PhaseProbe, RuleProbeDifference
 		}
 		if d.Pos != nil {
 			f.Pos = *d.Pos
@@ -243,12 +242,12 @@ func (r *Report) Findings() []report.Finding {
 		out = append(out, f)
 	}
 	for _, e := range r.Outcome.Stale {
-		out = append(out, report.Finding{Phase: report.PhaseAllow, Rule: "stale-allowlist-entry", Severity: report.SevError,
-			Pos:     pgsql.Position{File: r.Allowlist, Line: e.Line, Col: 1},
+		out = append(out, finding.Finding{Phase: finding.PhaseAllow, Rule: RuleStaleAllowlistEntry, Severity: finding.SevError,
+			Pos:     finding.Position{File: r.Allowlist, Line: e.Line, Col: 1},
 			Message: "allowlist entry " + e.String() + " accepts no difference; remove it or update it"})
 	}
 	for _, d := range r.Outcome.Cosmetic {
-		f := report.Finding{Phase: report.PhaseParity, Rule: "cosmetic-difference", Severity: report.SevInfo,
+		f := finding.Finding{Phase: finding.PhaseParity, Rule: RuleCosmeticDifference, Severity: finding.SevInfo,
 			Message: differenceMessage(d), Object: d.Kind + " " + d.Object}
 		f.Left, f.Right = d.Shown()
 		out = append(out, f)

@@ -3,6 +3,7 @@ package pgsql
 import (
 	"errors"
 	"fmt"
+	"ledgercheck/internal/finding"
 	"sort"
 	"strings"
 
@@ -41,7 +42,7 @@ type scope struct {
 	collect bool // walk expressions for calls and vector types
 }
 
-func (a *analyzer) pos(sc *scope, local int) Position { return a.f.Pos(sc.m(local)) }
+func (a *analyzer) pos(sc *scope, local int) finding.Position { return a.f.Pos(sc.m(local)) }
 
 // stmt analyses one statement that spans src[start:end] of its scope.
 func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
@@ -327,7 +328,7 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 }
 
 // rel converts a RangeVar to an object, resolving an unqualified name through the search_path.
-func (a *analyzer) rel(sc *scope, kind ObjKind, rv *pg_query.RangeVar, at Position) Object {
+func (a *analyzer) rel(sc *scope, kind ObjKind, rv *pg_query.RangeVar, at finding.Position) Object {
 	if rv == nil {
 		return Object{Kind: kind, Pos: at}
 	}
@@ -351,7 +352,7 @@ func (a *analyzer) resolve(schema, name string) (Name, bool) {
 }
 
 // listObj converts a dotted name ([catalog.][schema.]name) to an object.
-func (a *analyzer) listObj(kind ObjKind, parts []string, at Position) Object {
+func (a *analyzer) listObj(kind ObjKind, parts []string, at finding.Position) Object {
 	if len(parts) == 0 {
 		return Object{Kind: kind, Pos: at}
 	}
@@ -375,7 +376,7 @@ func schemaScoped(k ObjKind) bool {
 }
 
 // target converts the Relation-or-Object pair of several ALTER statements.
-func (a *analyzer) target(sc *scope, kind ObjKind, rv *pg_query.RangeVar, obj *pg_query.Node, at Position) Object {
+func (a *analyzer) target(sc *scope, kind ObjKind, rv *pg_query.RangeVar, obj *pg_query.Node, at finding.Position) Object {
 	if rv != nil {
 		return a.rel(sc, kind, rv, at)
 	}
@@ -383,7 +384,7 @@ func (a *analyzer) target(sc *scope, kind ObjKind, rv *pg_query.RangeVar, obj *p
 }
 
 // objOf converts the object node of DROP, COMMENT, GRANT and ALTER statements.
-func (a *analyzer) objOf(sc *scope, kind ObjKind, n *pg_query.Node, at Position) Object {
+func (a *analyzer) objOf(sc *scope, kind ObjKind, n *pg_query.Node, at finding.Position) Object {
 	if n == nil {
 		return Object{Kind: kind, Pos: at}
 	}

@@ -10,23 +10,9 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"github.com/pganalyze/pg_query_go/v5/parser"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/input"
 )
-
-// Position is a 1-based line and column (in Unicode code points) in a named file.
-type Position struct {
-	File string `json:"file,omitempty"`
-	Line int    `json:"line"`
-	Col  int    `json:"col"`
-}
-
-// String renders the position as file:line:col, the form editors and CI annotations understand.
-func (p Position) String() string {
-	if p.File == "" {
-		return fmt.Sprintf("%d:%d", p.Line, p.Col)
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
 
 // Statement is one top-level statement of a [File].
 type Statement struct {
@@ -39,7 +25,7 @@ type Statement struct {
 	// Text is Src[Start:End].
 	Text string
 	// Pos is the position of Start.
-	Pos Position
+	Pos finding.Position
 }
 
 // File is a parsed migration file.
@@ -72,7 +58,7 @@ type comment struct{ start, end int }
 
 // SyntaxError is a parse error at an exact position in the file.
 type SyntaxError struct {
-	Pos Position
+	Pos finding.Position
 	Msg string
 	// TooComplex is set when the file was not parsed at all: a statement at Pos nests deeper
 	// than [MaxNesting]. PostgreSQL may well accept it; ledgercheck cannot analyse it.
@@ -248,7 +234,7 @@ func comments(text string) []comment {
 }
 
 // Pos converts a byte offset in the file to a position.
-func (f *File) Pos(off int) Position {
+func (f *File) Pos(off int) finding.Position {
 	if off < 0 {
 		off = 0
 	}
@@ -267,7 +253,7 @@ func (f *File) Pos(off int) Position {
 		}
 		col = r - ls - (f.continuations(r) - f.continuations(ls)) + (off - r) + 1
 	}
-	return Position{File: f.Name, Line: line + 1, Col: col}
+	return finding.Position{File: f.Name, Line: line + 1, Col: col}
 }
 
 // posBlock is the span of f.multibyte's counts.
@@ -289,7 +275,7 @@ func (f *File) continuations(off int) int {
 
 // CharPos converts a 1-based character position in the file (the unit of PostgreSQL's error
 // cursor positions) to a position.
-func (f *File) CharPos(char int) Position {
+func (f *File) CharPos(char int) finding.Position {
 	return f.Pos(ByteOffset(f.Src, char))
 }
 

@@ -2,6 +2,7 @@ package pgsql
 
 import (
 	"errors"
+	"ledgercheck/internal/finding"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -66,14 +67,14 @@ func TestPosCountsCharacters(t *testing.T) {
 		if off > 0 && src[off-1] == '\n' {
 			ls = off
 		}
-		want := Position{File: "p.sql", Line: strings.Count(src[:off], "\n") + 1, Col: utf8.RuneCountInString(src[ls:off]) + 1}
+		want := finding.Position{File: "p.sql", Line: strings.Count(src[:off], "\n") + 1, Col: utf8.RuneCountInString(src[ls:off]) + 1}
 		if got := f.Pos(off); got != want {
 			t.Fatalf("Pos(%d) = %v, want %v", off, got, want)
 		}
 	}
 	ascii := &File{Name: "a.sql", Src: strings.Repeat("SELECT 1; ", 1000)}
 	ascii.indexLines()
-	if ascii.multibyte != nil || ascii.Pos(9995) != (Position{File: "a.sql", Line: 1, Col: 9996}) {
+	if ascii.multibyte != nil || ascii.Pos(9995) != (finding.Position{File: "a.sql", Line: 1, Col: 9996}) {
 		t.Errorf("ASCII file: index %v, Pos(9995) = %v", ascii.multibyte != nil, ascii.Pos(9995))
 	}
 }

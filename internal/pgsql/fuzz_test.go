@@ -1,6 +1,7 @@
 package pgsql
 
 import (
+	"ledgercheck/internal/finding"
 	"os"
 	"path/filepath"
 	"testing"
@@ -28,7 +29,7 @@ func FuzzParse(f *testing.F) {
 				lines++
 			}
 		}
-		check := func(what string, p Position) {
+		check := func(what string, p finding.Position) {
 			if p.Line < 1 || p.Line > lines || p.Col < 1 {
 				t.Fatalf("%s at %v outside the file (%d lines)", what, p, lines)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/input"
 	"ledgercheck/internal/pgsql/pgsqltest"
 )
@@ -105,7 +106,7 @@ func TestNestingLimit(t *testing.T) {
 			over := head + tc.SQL(tc.Under+1) + ";\nNOTIFY pgrst, 'reload schema';\n"
 			_, err := Parse("x.sql", []byte(over))
 			var se *SyntaxError
-			if !errors.As(err, &se) || !se.TooComplex || se.Pos != (Position{File: "x.sql", Line: 4, Col: 1}) || !nestingMsg.MatchString(se.Msg) {
+			if !errors.As(err, &se) || !se.TooComplex || se.Pos != (finding.Position{File: "x.sql", Line: 4, Col: 1}) || !nestingMsg.MatchString(se.Msg) {
 				t.Fatalf("%d levels: Parse = %v, want a too-complex error at x.sql:4:1", tc.Under+1, err)
 			}
 		})

@@ -1,6 +1,7 @@
 package pgsql
 
 import (
+	"ledgercheck/internal/finding"
 	"reflect"
 	"strings"
 )
@@ -141,7 +142,7 @@ type Object struct {
 	// the search_path in effect (see [Op.SearchPath]).
 	Qualified bool `json:"qualified"`
 	// Pos is where the name appears, when the parser records it; else the statement's position.
-	Pos Position `json:"pos"`
+	Pos finding.Position `json:"pos"`
 }
 
 // String renders the object as "kind name" (e.g. "table public.thoughts",
@@ -185,7 +186,7 @@ type AlterCmd struct {
 	IfNotExists bool `json:"if_not_exists,omitempty"`
 	// Pos is the subcommand's column or constraint definition when the parser records it, else
 	// the table name.
-	Pos Position `json:"pos"`
+	Pos finding.Position `json:"pos"`
 }
 
 // Grant is the content of GRANT or REVOKE on objects (or ALTER DEFAULT PRIVILEGES).
@@ -215,7 +216,7 @@ type Function struct {
 	// Body is the function's source text (the AS string), empty for BEGIN ATOMIC bodies.
 	Body string `json:"body,omitempty"`
 	// BodyPos is where the body starts in the file.
-	BodyPos Position `json:"body_pos"`
+	BodyPos finding.Position `json:"body_pos"`
 }
 
 // Copy describes a COPY statement.
@@ -228,8 +229,8 @@ type Copy struct {
 // Call is a function call in an expression.
 type Call struct {
 	// Name is the called function, lower case as folded, schema-qualified only if the SQL was.
-	Name Name     `json:"name"`
-	Pos  Position `json:"pos"`
+	Name Name             `json:"name"`
+	Pos  finding.Position `json:"pos"`
 }
 
 // Op is one SQL statement as lint sees it: a top-level statement of the file or a statement
@@ -245,7 +246,7 @@ type Op struct {
 	// Tag is a short human name of the statement, as PostgreSQL's command tags: "CREATE TABLE".
 	Tag string `json:"tag"`
 	// Pos is the start of the statement. [Op.At] is the clause a finding should point at.
-	Pos Position `json:"pos"`
+	Pos finding.Position `json:"pos"`
 	// Start is the statement's byte offset in the file.
 	Start int `json:"start"`
 	// Detail is never nil. Ops that have no detail (SELECT 1 at top level) share one empty
@@ -263,7 +264,7 @@ type Detail struct {
 	// an op without detail, which names nothing to resolve.
 	SearchPath []string `json:"search_path"`
 	// at is [Op.At] when it is not Pos.
-	at Position
+	at finding.Position
 	// Function is the function whose body holds the statement (Context == InFunction).
 	Function Name `json:"function,omitzero"`
 	// Objects are the objects the statement creates or acts on; the first is the main one.
@@ -308,7 +309,7 @@ type draft struct {
 // finish returns the op, with its own copy of the detail, or the shared empty one.
 func (d *draft) finish() Op {
 	if d.at == d.Pos {
-		d.at = Position{}
+		d.at = finding.Position{}
 	}
 	op := d.Op
 	op.Detail = &noDetail
@@ -332,8 +333,8 @@ type Dynamic struct {
 
 // At returns the position of the clause a finding should point at (the target name, the
 // offending subcommand), or Pos when the parser records nothing better.
-func (o *Op) At() Position {
-	if o.at != (Position{}) {
+func (o *Op) At() finding.Position {
+	if o.at != (finding.Position{}) {
 		return o.at
 	}
 	return o.Pos
@@ -352,14 +353,14 @@ type VectorType struct {
 	Type string `json:"type"`
 	Dim  int    `json:"dim"`
 	// Pos is the position of the dimension.
-	Pos Position `json:"pos"`
+	Pos finding.Position `json:"pos"`
 }
 
 // Problem is something in the file that pgsql could not analyse: a function body or DO block
 // that does not compile, a dynamic SQL string that does not parse.
 type Problem struct {
-	Pos Position `json:"pos"`
-	Msg string   `json:"msg"`
+	Pos finding.Position `json:"pos"`
+	Msg string           `json:"msg"`
 	// Syntax is set when PostgreSQL would reject the file too (a syntax error in a body).
 	Syntax bool `json:"syntax"`
 	// TooComplex is set when the SQL nests deeper than [MaxNesting] and was not parsed.
@@ -369,14 +370,14 @@ type Problem struct {
 // MetaCommand is a psql meta-command (\i, \set, ...) or a COPY ... FROM STDIN data block: not
 // SQL, so the server would reject it. [Parse] blanks them out and records them here.
 type MetaCommand struct {
-	Pos  Position `json:"pos"`
-	Text string   `json:"text"`
+	Pos  finding.Position `json:"pos"`
+	Text string           `json:"text"`
 }
 
 // Comment is an SQL comment (-- or /* */) in the file.
 type Comment struct {
 	Start, End int
-	Pos        Position
+	Pos        finding.Position
 	// Text is the comment as written, markers included.
 	Text string
 }

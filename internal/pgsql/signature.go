@@ -1,6 +1,7 @@
 package pgsql
 
 import (
+	"ledgercheck/internal/finding"
 	"strconv"
 	"strings"
 
@@ -21,10 +22,10 @@ type Signature struct {
 	// Returns is the declared result type ("" for RETURNS TABLE and procedures).
 	Returns string `json:"returns,omitempty"`
 	// ReturnsPos is where the result type is written.
-	ReturnsPos Position `json:"returns_pos,omitzero"`
+	ReturnsPos finding.Position `json:"returns_pos,omitzero"`
 	// Stmt is the index of the statement in [File.Stmts]; Pos is where it starts.
-	Stmt int      `json:"stmt"`
-	Pos  Position `json:"pos"`
+	Stmt int              `json:"stmt"`
+	Pos  finding.Position `json:"pos"`
 }
 
 // Param is one declared parameter of a [Signature].
@@ -38,7 +39,7 @@ type Param struct {
 	// array bounds, e.g. "vector(1536)", "numeric(3,2)", "uuid[]".
 	Type string `json:"type"`
 	// Pos is where the type is written.
-	Pos Position `json:"pos"`
+	Pos finding.Position `json:"pos"`
 }
 
 // InputTypes returns the types of the parameters that make up the function's identity (in,
@@ -104,7 +105,7 @@ func paramMode(m pg_query.FunctionParameterMode) string {
 	return "in"
 }
 
-func (f *File) typePos(t *pg_query.TypeName, base int, def Position) Position {
+func (f *File) typePos(t *pg_query.TypeName, base int, def finding.Position) finding.Position {
 	if t == nil || t.Location < 0 {
 		return def
 	}

@@ -1,7 +1,7 @@
 // Package report holds ledgercheck's finding model and is the only package that knows output
 // formats.
 //
-// A [Finding] is one thing the gate reports. A [Report] is the result of a whole run: the tool
+// A [finding.Finding] is one thing the gate reports. A [Report] is the result of a whole run: the tool
 // and its version, one [PhaseResult] per phase of the gate (status, findings, duration, notes and
 // counts such as allowlisted or cosmetic differences) and the metadata of the rules the findings
 // refer to ([RuleInfo]), which the caller passes in so that report does not depend on lint.

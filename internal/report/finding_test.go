@@ -1,6 +1,7 @@
 package report
 
 import (
+	"ledgercheck/internal/finding"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,7 +26,7 @@ func TestBounded(t *testing.T) {
 		{"multibyte", strings.Repeat("€", 10*MaxMessage), strings.Repeat("€", MaxDetail), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := Finding{Rule: "r", Message: tc.msg, Detail: tc.detail}.Bounded()
+			f := Bound(finding.Finding{Rule: "r", Message: tc.msg, Detail: tc.detail})
 			if n := utf8.RuneCountInString(f.Message); n > MaxMessage || !utf8.ValidString(f.Message) {
 				t.Errorf("message of %d characters (valid UTF-8: %v), want at most %d", n, utf8.ValidString(f.Message), MaxMessage)
 			}
@@ -50,7 +51,7 @@ func TestBounded(t *testing.T) {
 			if d := f.Detail; len(tc.detail) > MaxDetail && !marker.MatchString(d) {
 				t.Errorf("detail %.80q... has no marker", d[max(0, len(d)-80):])
 			}
-			if again := f.Bounded(); again != f {
+			if again := Bound(f); again != f {
 				t.Error("bounding a bounded finding changed it")
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"ledgercheck/internal/finding"
 	"strings"
 	"sync"
 )
@@ -30,11 +31,11 @@ func escapeProperty(s string) string {
 }
 
 // annotationKind maps a severity to a workflow command.
-func annotationKind(s Severity) string {
+func annotationKind(s finding.Severity) string {
 	switch s {
-	case SevError:
+	case finding.SevError:
 		return "error"
-	case SevWarning:
+	case finding.SevWarning:
 		return "warning"
 	}
 	return "notice"
@@ -153,10 +154,10 @@ func WriteStepSummary(w io.Writer, r *Report) error {
 				rel, _ := RelPath(r.Root, f.Pos.File)
 				where = fmt.Sprintf("`%s:%d:%d`", mdCode(rel), f.Pos.Line, f.Pos.Col)
 			}
-			msg := f.Message + f.objectSuffix()
+			msg := f.Message + f.ObjectSuffix()
 			row := fmt.Sprintf("| %s | %s | `%s` | %s |\n", f.Severity, where, mdCode(f.Rule), mdCell(msg))
 			var det string
-			if d := f.DiffText(); d != "" {
+			if d := diffText(f); d != "" {
 				fence := codeFence(d)
 				det = fmt.Sprintf("<details><summary>%s %s</summary>\n\n%sdiff\n%s\n%s\n\n</details>\n\n",
 					html.EscapeString(f.Rule), html.EscapeString(f.Object), fence, strings.TrimRight(d, "\n"), fence)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"ledgercheck/internal/finding"
 	"strings"
 )
 
@@ -110,7 +111,7 @@ type (
 		Findings                               []htmlFinding
 	}
 	htmlFinding struct {
-		Severity               Severity
+		Severity               finding.Severity
 		Where, Message, Object string
 		Rule, Detail           string
 		LeftTitle, RightTitle  string
@@ -138,7 +139,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			FindingsCell: findingsCell(ph), Duration: phaseTime(ph), Notes: ph.Notes,
 		}
 		for _, f := range ph.Findings {
-			hf := htmlFinding{Severity: f.Severity, Message: f.Message, Object: strings.TrimSuffix(strings.TrimPrefix(f.objectSuffix(), " ("), ")"), Rule: f.Rule, Detail: f.Detail, LeftTitle: orDefault(r.LeftLabel, "left"), RightTitle: orDefault(r.RightLabel, "right")}
+			hf := htmlFinding{Severity: f.Severity, Message: f.Message, Object: strings.TrimSuffix(strings.TrimPrefix(f.ObjectSuffix(), " ("), ")"), Rule: f.Rule, Detail: f.Detail, LeftTitle: orDefault(r.LeftLabel, "left"), RightTitle: orDefault(r.RightLabel, "right")}
 			if f.Pos.Line > 0 {
 				hf.Where = f.Pos.String()
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"ledgercheck/internal/finding"
 )
 
 // The JSON document of a gate run; docs/json-schema.md describes it field by field and
@@ -28,16 +29,16 @@ type (
 		Infos    int `json:"infos"`
 	}
 	jsonPhase struct {
-		Name       string         `json:"name"`
-		Phase      Phase          `json:"phase"`
-		File       string         `json:"file,omitempty"`
-		Status     Status         `json:"status"`
-		DurationMS int64          `json:"duration_ms"`
-		Errors     int            `json:"errors"`
-		Warnings   int            `json:"warnings"`
-		Notes      []string       `json:"notes"`
-		Counts     map[string]int `json:"counts"`
-		Findings   []Finding      `json:"findings"`
+		Name       string            `json:"name"`
+		Phase      finding.Phase     `json:"phase"`
+		File       string            `json:"file,omitempty"`
+		Status     Status            `json:"status"`
+		DurationMS int64             `json:"duration_ms"`
+		Errors     int               `json:"errors"`
+		Warnings   int               `json:"warnings"`
+		Notes      []string          `json:"notes"`
+		Counts     map[string]int    `json:"counts"`
+		Findings   []finding.Finding `json:"findings"`
 	}
 )
 
@@ -69,7 +70,7 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 			jp.Counts = map[string]int{}
 		}
 		if jp.Findings == nil {
-			jp.Findings = []Finding{}
+			jp.Findings = []finding.Finding{}
 		}
 		doc.Phases = append(doc.Phases, jp)
 	}

@@ -1,9 +1,13 @@
 package report
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"time"
+
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/rule"
 )
 
 // SchemaVersion is the version of the JSON document [WriteReportJSON] writes. It changes only
@@ -38,7 +42,7 @@ func (s Status) rank() int {
 type PhaseResult struct {
 	// Phase is the kind of phase (lint, install, parity, ...); several results may share one,
 	// e.g. the lint of each variant.
-	Phase Phase
+	Phase finding.Phase
 	// Name identifies the result in the report, e.g. "lint artifact"; unique within a report.
 	Name string
 	// File is the file the phase is about (a variant's migration, the allowlist). Formats that
@@ -50,7 +54,7 @@ type PhaseResult struct {
 	// Duration is how long the phase took (wall clock).
 	Duration time.Duration
 	// Findings are the phase's findings, in the order they should be shown.
-	Findings []Finding
+	Findings []finding.Finding
 	// Notes are summary lines that are not findings: dimension normalizations, how many
 	// differences the allowlist accepted, why a phase was skipped.
 	Notes []string
@@ -59,12 +63,12 @@ type PhaseResult struct {
 }
 
 // Errors returns the number of error findings.
-func (p *PhaseResult) Errors() int { return p.count(SevError) }
+func (p *PhaseResult) Errors() int { return p.count(finding.SevError) }
 
 // Warnings returns the number of warning findings.
-func (p *PhaseResult) Warnings() int { return p.count(SevWarning) }
+func (p *PhaseResult) Warnings() int { return p.count(finding.SevWarning) }
 
-func (p *PhaseResult) count(s Severity) int {
+func (p *PhaseResult) count(s finding.Severity) int {
 	n := 0
 	for _, f := range p.Findings {
 		if f.Severity == s {
@@ -85,20 +89,6 @@ func (p *PhaseResult) derive() Status {
 	return StatusPass
 }
 
-// RuleInfo describes a rule for formats that carry rule metadata (SARIF). The caller passes the
-// rules of every finding it reports: lint's registry, and the gate's own rules for parity,
-// rerun and allowlist findings.
-type RuleInfo struct {
-	// ID is the rule id findings carry in [Finding.Rule].
-	ID string
-	// Severity is the default severity.
-	Severity Severity
-	// Summary is a one-line description.
-	Summary string
-	// Help is the long explanation (`ledgercheck explain ID`), plain text.
-	Help string
-}
-
 // Report is the result of one run of the gate.
 type Report struct {
 	// Tool is the tool's name ("ledgercheck") and Version its version.
@@ -113,19 +103,16 @@ type Report struct {
 	// LeftLabel and RightLabel name the two sides of differences, e.g. "artifact (1536)" and
 	// "port (1024)"; empty means "left" and "right".
 	LeftLabel, RightLabel string
-	// Rules is the metadata of the rules findings refer to, for SARIF; findings whose rule is
-	// not listed get a minimal rule entry.
-	Rules []RuleInfo
 }
 
 // Finish is where findings enter a report: every producer calls it once the phases are in. It
-// bounds every finding ([Finding.Bounded]) and derives the status of every phase whose Status
+// bounds every finding ([Bound]) and derives the status of every phase whose Status
 // is empty from its findings.
 func (r *Report) Finish() {
 	for i := range r.Phases {
 		ph := &r.Phases[i]
 		for j := range ph.Findings {
-			ph.Findings[j] = ph.Findings[j].Bounded()
+			ph.Findings[j] = Bound(ph.Findings[j])
 		}
 		if ph.Status == "" {
 			ph.Status = ph.derive()
@@ -153,8 +140,8 @@ func (r *Report) Status() Status {
 func (r *Report) Failed() bool { return r.Status() == StatusFail }
 
 // Findings returns every finding of every phase, in report order.
-func (r *Report) Findings() []Finding {
-	var all []Finding
+func (r *Report) Findings() []finding.Finding {
+	var all []finding.Finding
 	for i := range r.Phases {
 		all = append(all, r.Phases[i].Findings...)
 	}
@@ -165,9 +152,9 @@ func (r *Report) Findings() []Finding {
 func (r *Report) Totals() (errors, warnings, infos int) {
 	for _, f := range r.Findings() {
 		switch f.Severity {
-		case SevError:
+		case finding.SevError:
 			errors++
-		case SevWarning:
+		case finding.SevWarning:
 			warnings++
 		default:
 			infos++
@@ -176,37 +163,30 @@ func (r *Report) Totals() (errors, warnings, infos int) {
 	return
 }
 
-// ruleIndex returns the rules for SARIF: the given metadata for every rule a finding uses (in
-// id order), plus a minimal entry for rules without metadata, and the index of each id.
-func (r *Report) ruleIndex() ([]RuleInfo, map[string]int) {
-	known := map[string]RuleInfo{}
-	for _, ri := range r.Rules {
-		known[ri.ID] = ri
+// ruleIndex returns the rules for SARIF: every rule of the catalog (internal/rule), in id
+// order, plus a minimal entry for a rule a finding uses that is not registered (a test asserts
+// that there is none), and the index of each id.
+func (r *Report) ruleIndex() ([]rule.Rule, map[string]int) {
+	rules := rule.All()
+	idx := make(map[string]int, len(rules))
+	for i, ru := range rules {
+		idx[ru.ID] = i
 	}
-	used := map[string]bool{}
+	var unknown []string
 	for _, f := range r.Findings() {
-		used[f.Rule] = true
-	}
-	// Every known rule is listed (code scanning shows the rule set), then unknown used ones.
-	ids := make([]string, 0, len(known)+len(used))
-	for id := range known {
-		ids = append(ids, id)
-	}
-	for id := range used {
-		if _, ok := known[id]; !ok {
-			ids = append(ids, id)
+		if _, ok := idx[f.Rule]; !ok && !slices.Contains(unknown, f.Rule) {
+			unknown = append(unknown, f.Rule)
 		}
 	}
-	sort.Strings(ids)
-	rules := make([]RuleInfo, len(ids))
-	idx := make(map[string]int, len(ids))
-	for i, id := range ids {
-		ri, ok := known[id]
-		if !ok {
-			ri = RuleInfo{ID: id, Severity: SevError, Summary: id}
-		}
-		rules[i] = ri
-		idx[id] = i
+	if len(unknown) == 0 {
+		return rules, idx
+	}
+	for _, id := range unknown {
+		rules = append(rules, rule.Rule{ID: id, Severity: finding.SevError, Summary: id})
+	}
+	sort.Slice(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID })
+	for i, ru := range rules {
+		idx[ru.ID] = i
 	}
 	return rules, idx
 }

@@ -5,15 +5,15 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"io"
+	"ledgercheck/internal/finding"
 	goldenfile "ledgercheck/internal/golden"
+	"ledgercheck/internal/rule"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"ledgercheck/internal/pgsql"
 )
 
 // sample is a small fixed report that exercises every part of every format: positioned and
@@ -24,37 +24,45 @@ func sample() *Report {
 		Tool: "ledgercheck", Version: "1.2.3", Duration: 2310 * time.Millisecond,
 		LeftLabel: "artifact (1536)", RightLabel: "port (1024)",
 		Phases: []PhaseResult{
-			{Phase: PhaseLint, Name: "lint artifact", File: "migrations/a.sql", Duration: 12 * time.Millisecond, Findings: []Finding{
-				{Phase: PhaseLint, Rule: "dynamic-sql", Severity: SevWarning, Pos: pgsql.Position{File: "migrations/a.sql", Line: 269, Col: 5},
+			{Phase: finding.PhaseLint, Name: "lint artifact", File: "migrations/a.sql", Duration: 12 * time.Millisecond, Findings: []finding.Finding{
+				{Phase: finding.PhaseLint, Rule: "dynamic-sql", Severity: finding.SevWarning, Pos: finding.Position{File: "migrations/a.sql", Line: 269, Col: 5},
 					Message: "EXECUTE runs SQL built at run time: format('DROP FUNCTION %s', v_fn)"},
 			}},
-			{Phase: PhaseLint, Name: "lint port", File: "migrations/p.sql", Duration: 11 * time.Millisecond, Findings: []Finding{
-				{Phase: PhaseLint, Rule: "modifies-existing-object", Severity: SevError, Pos: pgsql.Position{File: "migrations/p.sql", Line: 7, Col: 13},
+			{Phase: finding.PhaseLint, Name: "lint port", File: "migrations/p.sql", Duration: 11 * time.Millisecond, Findings: []finding.Finding{
+				{Phase: finding.PhaseLint, Rule: "modifies-existing-object", Severity: finding.SevError, Pos: finding.Position{File: "migrations/p.sql", Line: 7, Col: 13},
 					Message: "ALTER TABLE changes table public.thoughts, which this file did not create: alter, <AddColumn>\nsecond line | with a pipe", Object: "table public.thoughts"},
 			}},
-			{Phase: PhaseParity, Name: "parity", File: "migrations/p.sql", Duration: 1450 * time.Millisecond,
+			{Phase: finding.PhaseParity, Name: "parity", File: "migrations/p.sql", Duration: 1450 * time.Millisecond,
 				Notes:  []string{"3 dimension normalizations: vector(1536) -> vector(1024)", "12 differences allowlisted, 1 cosmetic"},
 				Counts: map[string]int{"allowlisted": 12, "cosmetic": 1, "normalized": 3},
-				Findings: []Finding{
-					{Phase: PhaseParity, Rule: "parity-difference", Severity: SevError, Object: "function public.match_decision_ledger(text)",
+				Findings: []finding.Finding{
+					{Phase: finding.PhaseParity, Rule: "parity-difference", Severity: finding.SevError, Object: "function public.match_decision_ledger(text)",
 						Message: "body differs", Left: "SELECT 1\nFROM t\nWHERE a AND b\nORDER BY 1", Right: "SELECT 1\nFROM t\nWHERE a OR b\nORDER BY 1\nLIMIT 5"},
-					{Phase: PhaseParity, Rule: "parity-difference", Severity: SevError, Object: "view public.stats",
+					{Phase: finding.PhaseParity, Rule: "parity-difference", Severity: finding.SevError, Object: "view public.stats",
 						Message: "definition differs", Detail: "@@ -1,2 +1,2 @@\n SELECT count(*)\n-FROM a\n+FROM b\n"},
 				}},
-			{Phase: PhaseAllow, Name: "allowlist", File: "allowlist.yaml", Duration: 1 * time.Millisecond, Findings: []Finding{
-				{Phase: PhaseAllow, Rule: "stale-allowlist-entry", Severity: SevError, Pos: pgsql.Position{File: "allowlist.yaml", Line: 14, Col: 3},
+			{Phase: finding.PhaseAllow, Name: "allowlist", File: "allowlist.yaml", Duration: 1 * time.Millisecond, Findings: []finding.Finding{
+				{Phase: finding.PhaseAllow, Rule: "stale-allowlist-entry", Severity: finding.SevError, Pos: finding.Position{File: "allowlist.yaml", Line: 14, Col: 3},
 					Message: "entry matches no difference: 100% stale, key: a,b"},
 			}},
-			{Phase: PhaseRerun, Name: "rerun artifact", File: "migrations/a.sql", Status: StatusSkip, Notes: []string{"skipped: the install failed"}},
-			{Phase: PhaseInstall, Name: "install port", File: "migrations/p.sql", Duration: 420 * time.Millisecond},
-		},
-		Rules: []RuleInfo{
-			{ID: "dynamic-sql", Severity: SevWarning, Summary: "EXECUTE of SQL built at run time", Help: "Dynamic SQL cannot be checked.\n\nPrefer static SQL."},
-			{ID: "modifies-existing-object", Severity: SevError, Summary: "ALTER on an object the file did not create", Help: "Sidecars own their objects."},
-			{ID: "parity-difference", Severity: SevError, Summary: "the two installs differ", Help: "Allowlist it with a reason, or fix the port."},
+			{Phase: finding.PhaseRerun, Name: "rerun artifact", File: "migrations/a.sql", Status: StatusSkip, Notes: []string{"skipped: the install failed"}},
+			{Phase: finding.PhaseInstall, Name: "install port", File: "migrations/p.sql", Duration: 420 * time.Millisecond},
 		},
 	}
 }
+
+// The rules of the sample, registered in this test binary's catalog (the real rules register from
+// their packages, which report does not import).
+var _ = func() bool {
+	for _, r := range []rule.Rule{
+		{ID: "dynamic-sql", Phase: finding.PhaseLint, Severity: finding.SevWarning, Summary: "EXECUTE of SQL built at run time", Explain: "Dynamic SQL cannot be checked.\n\nPrefer static SQL."},
+		{ID: "modifies-existing-object", Phase: finding.PhaseLint, Severity: finding.SevError, Summary: "ALTER on an object the file did not create", Explain: "Sidecars own their objects."},
+		{ID: "parity-difference", Phase: finding.PhaseParity, Severity: finding.SevError, Summary: "the two installs differ", Explain: "Allowlist it with a reason, or fix the port."},
+	} {
+		rule.Register(r)
+	}
+	return true
+}()
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
@@ -134,7 +142,7 @@ func TestTextPlainHasNoEscapes(t *testing.T) {
 
 func TestJSONShape(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteReportJSON(&b, &Report{Tool: "ledgercheck", Version: "x", Phases: []PhaseResult{{Name: "lint", Phase: PhaseLint}}}); err != nil {
+	if err := WriteReportJSON(&b, &Report{Tool: "ledgercheck", Version: "x", Phases: []PhaseResult{{Name: "lint", Phase: finding.PhaseLint}}}); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -160,8 +168,8 @@ func TestGitHubEscaping(t *testing.T) {
 	if got, want := escapeData("a%b\r\nc:d,e"), "a%25b%0D%0Ac:d,e"; got != want {
 		t.Errorf("escapeData: %q, want %q", got, want)
 	}
-	r := &Report{Tool: "ledgercheck", Version: "x", Phases: []PhaseResult{{Name: "lint: a,b", Findings: []Finding{{
-		Rule: "r", Severity: SevError, Pos: pgsql.Position{File: "dir,x/a:b.sql", Line: 2, Col: 3}, Message: "50% of\nthe rows: a, b",
+	r := &Report{Tool: "ledgercheck", Version: "x", Phases: []PhaseResult{{Name: "lint: a,b", Findings: []finding.Finding{{
+		Rule: "r", Severity: finding.SevError, Pos: finding.Position{File: "dir,x/a:b.sql", Line: 2, Col: 3}, Message: "50% of\nthe rows: a, b",
 	}}}}}
 	var b bytes.Buffer
 	if err := WriteGitHub(&b, r); err != nil {
@@ -179,10 +187,10 @@ func TestGitHubEscaping(t *testing.T) {
 func TestGitHubCap(t *testing.T) {
 	ph := PhaseResult{Name: "lint", File: "a.sql"}
 	for i := 0; i < 13; i++ {
-		ph.Findings = append(ph.Findings, Finding{Rule: "e", Severity: SevError, Message: "err"})
+		ph.Findings = append(ph.Findings, finding.Finding{Rule: "e", Severity: finding.SevError, Message: "err"})
 	}
 	for i := 0; i < 4; i++ {
-		ph.Findings = append(ph.Findings, Finding{Rule: "w", Severity: SevWarning, Message: "warn"})
+		ph.Findings = append(ph.Findings, finding.Finding{Rule: "w", Severity: finding.SevWarning, Message: "warn"})
 	}
 	var b bytes.Buffer
 	if err := WriteGitHub(&b, &Report{Tool: "ledgercheck", Phases: []PhaseResult{ph}}); err != nil {
@@ -208,7 +216,7 @@ func TestGitHubCap(t *testing.T) {
 func TestStepSummaryLimit(t *testing.T) {
 	ph := PhaseResult{Name: "lint"}
 	for i := 0; i < 20000; i++ {
-		ph.Findings = append(ph.Findings, Finding{Rule: "r", Severity: SevError, Message: strings.Repeat("x", 100)})
+		ph.Findings = append(ph.Findings, finding.Finding{Rule: "r", Severity: finding.SevError, Message: strings.Repeat("x", 100)})
 	}
 	var b bytes.Buffer
 	if err := WriteStepSummary(&b, &Report{Tool: "ledgercheck", Phases: []PhaseResult{ph}}); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"ledgercheck/internal/finding"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -85,11 +86,11 @@ const sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
 const fingerprintKey = "ledgercheck/v1"
 
 // sarifLevel maps a severity to a SARIF level.
-func sarifLevel(s Severity) string {
+func sarifLevel(s finding.Severity) string {
 	switch s {
-	case SevError:
+	case finding.SevError:
 		return "error"
-	case SevWarning:
+	case finding.SevWarning:
 		return "warning"
 	}
 	return "note"
@@ -111,10 +112,10 @@ func WriteSARIF(w io.Writer, r *Report) error {
 	}
 	for _, ri := range rules {
 		full := ri.Summary
-		if para := firstParagraph(ri.Help); para != "" {
+		if para := firstParagraph(ri.Explain); para != "" {
 			full = para
 		}
-		help := ri.Help
+		help := ri.Explain
 		if help == "" {
 			help = ri.Summary
 		}
@@ -163,7 +164,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 
 // location returns where a finding points: its position, else line 1 of its phase's file.
 // Lines and columns are at least 1.
-func location(ph *PhaseResult, f Finding) (file string, line, col int) {
+func location(ph *PhaseResult, f finding.Finding) (file string, line, col int) {
 	file, line, col = f.Pos.File, f.Pos.Line, f.Pos.Col
 	if file == "" {
 		file, line, col = ph.File, 1, 1
@@ -173,9 +174,9 @@ func location(ph *PhaseResult, f Finding) (file string, line, col int) {
 
 // findingText is a finding's message for formats with one text field: the message, the object
 // in parentheses and the detail below.
-func findingText(f Finding) string {
-	s := f.Message + f.objectSuffix()
-	if d := f.DiffText(); d != "" {
+func findingText(f finding.Finding) string {
+	s := f.Message + f.ObjectSuffix()
+	if d := diffText(f); d != "" {
 		s += "\n\n" + strings.TrimRight(d, "\n")
 	}
 	return s

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"ledgercheck/internal/finding"
 	"strconv"
 	"strings"
 
@@ -19,7 +20,7 @@ type sbsRow struct {
 
 // sideBySide returns the rows of a side-by-side diff for a finding: from its Left and Right
 // texts when it has them, else from a unified diff in its Detail, else nil.
-func sideBySide(f Finding) []sbsRow {
+func sideBySide(f finding.Finding) []sbsRow {
 	if f.Left != "" || f.Right != "" {
 		return sideBySideTexts(f.Left, f.Right)
 	}

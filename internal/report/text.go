@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"ledgercheck/internal/finding"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -42,11 +43,11 @@ func (p painter) status(s Status) string {
 	return p.paint(ansiGreen, string(s))
 }
 
-func (p painter) severity(s Severity) string {
+func (p painter) severity(s finding.Severity) string {
 	switch s {
-	case SevError:
+	case finding.SevError:
 		return p.paint(ansiBold+ansiRed, string(s))
-	case SevWarning:
+	case finding.SevWarning:
 		return p.paint(ansiYellow, string(s))
 	}
 	return p.paint(ansiCyan, string(s))
@@ -121,14 +122,14 @@ func WriteReportText(w io.Writer, r *Report, color bool) error {
 	return nil
 }
 
-func writeTextFinding(w io.Writer, p painter, f Finding) {
+func writeTextFinding(w io.Writer, p painter, f finding.Finding) {
 	where := ""
 	if f.Pos.Line > 0 {
 		where = f.Pos.String() + ": "
 	}
 	msg := strings.ReplaceAll(strings.TrimRight(f.Message, "\n"), "\n", "\n    ")
-	fmt.Fprintf(w, "%s%s: %s%s %s\n", where, p.severity(f.Severity), msg, f.objectSuffix(), p.paint(ansiDim, "["+f.Rule+"]"))
-	detail := f.DiffText()
+	fmt.Fprintf(w, "%s%s: %s%s %s\n", where, p.severity(f.Severity), msg, f.ObjectSuffix(), p.paint(ansiDim, "["+f.Rule+"]"))
+	detail := diffText(f)
 	if detail == "" {
 		return
 	}

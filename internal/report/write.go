@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"ledgercheck/internal/finding"
 )
 
 // WriteText writes findings one per line as file:line:col: severity: message [rule], the form
 // editors, compilers and reviewdog's errorformat understand.
-func WriteText(w io.Writer, fs []Finding) error {
+func WriteText(w io.Writer, fs []finding.Finding) error {
 	for _, f := range fs {
 		if _, err := fmt.Fprintln(w, f.String()); err != nil {
 			return fmt.Errorf("writing report: %w", err)
@@ -20,15 +21,15 @@ func WriteText(w io.Writer, fs []Finding) error {
 // jsonReport is the stable JSON document: a version and the findings. Columns are Unicode code
 // points, 1-based.
 type jsonReport struct {
-	Version    int       `json:"version"`
-	ColumnKind string    `json:"column_kind"`
-	Findings   []Finding `json:"findings"`
+	Version    int               `json:"version"`
+	ColumnKind string            `json:"column_kind"`
+	Findings   []finding.Finding `json:"findings"`
 }
 
 // WriteJSON writes findings as one indented JSON document.
-func WriteJSON(w io.Writer, fs []Finding) error {
+func WriteJSON(w io.Writer, fs []finding.Finding) error {
 	if fs == nil {
-		fs = []Finding{}
+		fs = []finding.Finding{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

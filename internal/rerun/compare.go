@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"ledgercheck/diff"
-	"ledgercheck/internal/report"
+	"ledgercheck/internal/finding"
 	"ledgercheck/introspect"
 )
 
@@ -23,13 +23,13 @@ type phrasing interface {
 type rerunPhrasing struct{ run int }
 
 func (p rerunPhrasing) created() (string, string) {
-	return "rerun-catalog-changed", fmt.Sprintf("created by run %d (absent after the first run)", p.run)
+	return RuleRerunCatalogChanged, fmt.Sprintf("created by run %d (absent after the first run)", p.run)
 }
 func (p rerunPhrasing) dropped() (string, string) {
-	return "rerun-catalog-changed", fmt.Sprintf("dropped by run %d (present after the first run)", p.run)
+	return RuleRerunCatalogChanged, fmt.Sprintf("dropped by run %d (present after the first run)", p.run)
 }
 func (p rerunPhrasing) changed(attr string) (string, string) {
-	return "rerun-catalog-changed", fmt.Sprintf("run %d changed its %s", p.run, attr)
+	return RuleRerunCatalogChanged, fmt.Sprintf("run %d changed its %s", p.run, attr)
 }
 func (p rerunPhrasing) sides() (string, string) {
 	return "after run 1", fmt.Sprintf("after run %d", p.run)
@@ -39,13 +39,13 @@ func (p rerunPhrasing) sides() (string, string) {
 type upgradePhrasing struct{}
 
 func (upgradePhrasing) created() (string, string) {
-	return "upgrade-stale-object", "left behind by the upgrade: a fresh install does not have it"
+	return RuleUpgradeStaleObject, "left behind by the upgrade: a fresh install does not have it"
 }
 func (upgradePhrasing) dropped() (string, string) {
-	return "upgrade-missing-object", "missing after the upgrade: a fresh install has it"
+	return RuleUpgradeMissingObject, "missing after the upgrade: a fresh install has it"
 }
 func (upgradePhrasing) changed(attr string) (string, string) {
-	return "upgrade-catalog-differs", fmt.Sprintf("%s differs between the upgrade and a fresh install", attr)
+	return RuleUpgradeCatalogDiffers, fmt.Sprintf("%s differs between the upgrade and a fresh install", attr)
 }
 func (upgradePhrasing) sides() (string, string) { return "fresh install", "upgrade" }
 
@@ -55,10 +55,10 @@ func (upgradePhrasing) sides() (string, string) { return "fresh install", "upgra
 // that gained or lost a column. Roles are left out: they are cluster-wide.
 func catalogFindings(fp *introspect.Footprint, p phrasing) []item {
 	var out []item
-	one := func(ref introspect.ObjectRef, attr string, sev report.Severity, rule, msg, detail string) {
+	one := func(ref introspect.ObjectRef, attr string, sev finding.Severity, rule, msg, detail string) {
 		out = append(out, item{
 			key: rule + "\x00" + ref.String() + "\x00" + attr,
-			f: report.Finding{Phase: report.PhaseRerun, Rule: rule, Severity: sev, Message: msg,
+			f: finding.Finding{Phase: finding.PhaseRerun, Rule: rule, Severity: sev, Message: msg,
 				Object: ref.String(), Detail: detail},
 		})
 	}
@@ -72,7 +72,7 @@ func catalogFindings(fp *introspect.Footprint, p phrasing) []item {
 				continue
 			}
 			rule, msg := word()
-			one(o.ObjectRef, attr, report.SevError, rule, msg, listing(o, list))
+			one(o.ObjectRef, attr, finding.SevError, rule, msg, listing(o, list))
 		}
 	}
 	objects(fp.Created, p.created, "created")
@@ -99,13 +99,13 @@ func catalogFindings(fp *introspect.Footprint, p phrasing) []item {
 			}
 		}
 		rule, msg := p.changed(c.Attr)
-		sev := report.SevError
+		sev := finding.SevError
 		before, after := c.Before, c.After
 		if c.BeforeDisplay != "" || c.AfterDisplay != "" {
 			before, after = c.BeforeDisplay, c.AfterDisplay
 		}
 		if c.Class == introspect.Cosmetic {
-			sev = report.SevWarning
+			sev = finding.SevWarning
 			msg += " (whitespace or comments only)"
 		}
 		if strings.Contains(before, "\n") || strings.Contains(after, "\n") || len(before)+len(after) > 120 {
@@ -200,7 +200,7 @@ func rerunRowFindings(run int, base, after *introspect.Digest) []item {
 		obj := "table " + b.Table
 		if !ok {
 			if b.Rows > 0 {
-				out = append(out, rowItem("rerun-rows-lost", obj,
+				out = append(out, rowItem(RuleRerunRowsLost, obj,
 					fmt.Sprintf("run %d dropped the table: lost all %s", run, rowsWord(b.Rows))))
 			}
 			continue
@@ -209,14 +209,14 @@ func rerunRowFindings(run int, base, after *introspect.Digest) []item {
 		if d.Zero() {
 			continue
 		}
-		rule := "rerun-rows-added"
+		rule := RuleRerunRowsAdded
 		switch {
 		case d.Lost > 0:
-			rule = "rerun-rows-lost"
+			rule = RuleRerunRowsLost
 		case d.Duplicated > 0:
-			rule = "rerun-rows-duplicated"
+			rule = RuleRerunRowsDuplicated
 		case d.Changed > 0:
-			rule = "rerun-rows-changed"
+			rule = RuleRerunRowsChanged
 		}
 		out = append(out, rowItem(rule, obj, fmt.Sprintf("run %d %s", run, d)))
 	}
@@ -224,8 +224,8 @@ func rerunRowFindings(run int, base, after *introspect.Digest) []item {
 }
 
 // upgradeRowFindings reports every table with fewer rows after the upgrade than before it.
-func upgradeRowFindings(before, after *introspect.Digest) []report.Finding {
-	var out []report.Finding
+func upgradeRowFindings(before, after *introspect.Digest) []finding.Finding {
+	var out []finding.Finding
 	for _, b := range before.Tables {
 		if b.Rows == 0 {
 			continue
@@ -234,10 +234,10 @@ func upgradeRowFindings(before, after *introspect.Digest) []report.Finding {
 		a, ok := after.Table(b.Table)
 		switch {
 		case !ok:
-			out = append(out, rowItem("upgrade-rows-lost", obj,
+			out = append(out, rowItem(RuleUpgradeRowsLost, obj,
 				fmt.Sprintf("the upgrade dropped the table: lost all %s", rowsWord(b.Rows))).f)
 		case a.Rows < b.Rows:
-			out = append(out, rowItem("upgrade-rows-lost", obj,
+			out = append(out, rowItem(RuleUpgradeRowsLost, obj,
 				fmt.Sprintf("the upgrade lost %s (%s before, %d after)", rowsWord(b.Rows-a.Rows), rowsWord(b.Rows), a.Rows)).f)
 		}
 	}
@@ -245,8 +245,8 @@ func upgradeRowFindings(before, after *introspect.Digest) []report.Finding {
 }
 
 func rowItem(rule, obj, msg string) item {
-	return item{key: rule + "\x00" + obj, f: report.Finding{Phase: report.PhaseRerun, Rule: rule,
-		Severity: report.SevError, Message: msg, Object: obj}}
+	return item{key: rule + "\x00" + obj, f: finding.Finding{Phase: finding.PhaseRerun, Rule: rule,
+		Severity: finding.SevError, Message: msg, Object: obj}}
 }
 
 func rowsWord(n int64) string {

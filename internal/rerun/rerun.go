@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch"
@@ -66,7 +67,7 @@ type Timings struct {
 // Result is what an [Audit] found.
 type Result struct {
 	// Findings are the problems, rerun audit first, each at the first run that shows it.
-	Findings []report.Finding `json:"findings"`
+	Findings []finding.Finding `json:"findings"`
 	// Summary are one-line conclusions, one per audit.
 	Summary []string `json:"summary"`
 	// Runs is how many times File was applied successfully in the rerun audit.
@@ -89,7 +90,7 @@ func (r *Result) Phases() []report.PhaseResult { return slices.Clone(r.phases) }
 
 // Failed reports whether any finding is an error (warnings do not fail the audit).
 func (r *Result) Failed() bool {
-	return slices.ContainsFunc(r.Findings, func(f report.Finding) bool { return f.Severity == report.SevError })
+	return slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.Severity == finding.SevError })
 }
 
 // Audit runs the rerun audit and, with [Options.Previous], the upgrade audit, each in its own
@@ -152,7 +153,7 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 		return nil, err
 	}
 
-	rerunPhase := report.PhaseResult{Phase: report.PhaseRerun, Name: "rerun " + opts.File.Name, File: opts.File.Name,
+	rerunPhase := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + opts.File.Name, File: opts.File.Name,
 		Duration: tRerun, Findings: rr.findings, Notes: []string{a.rerunSummary(rr)},
 		Counts: map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}}
 	res := &Result{Runs: rr.runs, Tables: rr.tables, Rows: rr.rows,
@@ -166,7 +167,7 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 				fs = append(fs, it.f)
 			}
 		}
-		res.phases = append(res.phases, report.PhaseResult{Phase: report.PhaseRerun,
+		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun,
 			Name: "upgrade from " + opts.Previous.Name, File: opts.File.Name, Duration: max(tUp, tFresh),
 			Findings: fs, Notes: []string{a.upgradeSummary(up, fresh != nil, fs)},
 			Counts: map[string]int{"tables": up.tables, "rows": int(up.rows)}})
@@ -207,7 +208,7 @@ type auditor struct {
 
 // failure is a script that the server (or the parser) rejected.
 type failure struct {
-	pos pgsql.Position
+	pos finding.Position
 	msg string
 }
 
@@ -250,8 +251,8 @@ func serverMessage(pe *pgconn.PgError) string {
 	return msg
 }
 
-func finding(rule string, sev report.Severity, pos pgsql.Position, msg string) report.Finding {
-	return report.Finding{Phase: report.PhaseRerun, Rule: rule, Severity: sev, Pos: pos, Message: msg}
+func newFinding(rule string, sev finding.Severity, pos finding.Position, msg string) finding.Finding {
+	return finding.Finding{Phase: finding.PhaseRerun, Rule: rule, Severity: sev, Pos: pos, Message: msg}
 }
 
 // newDatabase returns a scratch database and a function that drops it.
@@ -293,7 +294,7 @@ func (a *auditor) capture(ctx context.Context, db *scratch.Database, withDigest 
 }
 
 type rerunOutcome struct {
-	findings  []report.Finding
+	findings  []finding.Finding
 	runs      int
 	tables    int
 	rows      int64
@@ -304,7 +305,7 @@ type rerunOutcome struct {
 // item is a finding with the key that identifies it across runs.
 type item struct {
 	key string
-	f   report.Finding
+	f   finding.Finding
 }
 
 // rerun is the rerun audit.
@@ -320,7 +321,7 @@ func (a *auditor) rerun(ctx context.Context) (rerunOutcome, error) {
 	if f, err := a.apply(ctx, db, o.File); err != nil {
 		return out, err
 	} else if f != nil {
-		out.findings = append(out.findings, finding("rerun-install-failed", report.SevError, f.pos,
+		out.findings = append(out.findings, newFinding(RuleRerunInstallFailed, finding.SevError, f.pos,
 			"the migration fails on a fresh database, so it cannot be rerun: "+f.msg))
 		out.failedAt = 1
 		return out, nil
@@ -331,7 +332,7 @@ func (a *auditor) rerun(ctx context.Context) (rerunOutcome, error) {
 		if f, err := a.apply(ctx, db, *o.Fixture); err != nil {
 			return out, err
 		} else if f != nil {
-			out.findings = append(out.findings, finding("rerun-fixture-failed", report.SevError, f.pos,
+			out.findings = append(out.findings, newFinding(RuleRerunFixtureFailed, finding.SevError, f.pos,
 				fmt.Sprintf("the fixture does not load over %s: %s", o.File.Name, f.msg)))
 			return out, nil
 		}
@@ -351,7 +352,7 @@ func (a *auditor) rerun(ctx context.Context) (rerunOutcome, error) {
 		if f, err := a.apply(ctx, db, o.File); err != nil {
 			return out, err
 		} else if f != nil {
-			out.findings = append(out.findings, finding("rerun-failed", report.SevError, f.pos,
+			out.findings = append(out.findings, newFinding(RuleRerunFailed, finding.SevError, f.pos,
 				fmt.Sprintf("run %d of %d failed: %s", run, o.Times, f.msg)))
 			out.failedAt = run
 			return out, nil
@@ -374,7 +375,7 @@ func (a *auditor) rerun(ctx context.Context) (rerunOutcome, error) {
 }
 
 type upgradeOutcome struct {
-	findings []report.Finding
+	findings []finding.Finding
 	snap     *introspect.Snapshot // after the upgrade; nil when it did not happen
 	tables   int
 	rows     int64
@@ -394,7 +395,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 	if f, err := a.apply(ctx, db, *o.Previous); err != nil {
 		return out, err
 	} else if f != nil {
-		out.findings = append(out.findings, finding("upgrade-previous-failed", report.SevError, f.pos,
+		out.findings = append(out.findings, newFinding(RuleUpgradePreviousFailed, finding.SevError, f.pos,
 			"the previous version fails on a fresh database, so the upgrade cannot be checked: "+f.msg))
 		return out, nil
 	}
@@ -403,7 +404,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		if f, err := a.apply(ctx, db, *o.Fixture); err != nil {
 			return out, err
 		} else if f != nil {
-			out.findings = append(out.findings, finding("upgrade-fixture-failed", report.SevError, f.pos,
+			out.findings = append(out.findings, newFinding(RuleUpgradeFixtureFailed, finding.SevError, f.pos,
 				fmt.Sprintf("the fixture does not load over the previous version %s: %s", o.Previous.Name, f.msg)))
 			return out, nil
 		}
@@ -420,7 +421,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 	if f, err := a.apply(ctx, db, o.File); err != nil {
 		return out, err
 	} else if f != nil {
-		out.findings = append(out.findings, finding("upgrade-failed", report.SevError, f.pos,
+		out.findings = append(out.findings, newFinding(RuleUpgradeFailed, finding.SevError, f.pos,
 			fmt.Sprintf("the upgrade from %s failed: %s", o.Previous.Name, f.msg)))
 		return out, nil
 	}
@@ -476,7 +477,7 @@ func (a *auditor) rerunSummary(rr rerunOutcome) string {
 		o.File.Name, o.Times, over, plural(rr.tables, "table"), plural(int(rr.rows), "row"))
 }
 
-func (a *auditor) upgradeSummary(up upgradeOutcome, freshOK bool, fs []report.Finding) string {
+func (a *auditor) upgradeSummary(up upgradeOutcome, freshOK bool, fs []finding.Finding) string {
 	o := a.opts
 	if len(fs) > 0 {
 		return fmt.Sprintf("upgrade failed: %s over %s (%s)", o.File.Name, o.Previous.Name, plural(len(fs), "finding"))

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/report"
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/rule"
 	"ledgercheck/internal/scratch/scratchtest"
 )
 
@@ -66,7 +67,7 @@ func TestSetupFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := map[string]report.Finding{}
+	rules := map[string]finding.Finding{}
 	for _, f := range res.Findings {
 		rules[f.Rule] = f
 	}
@@ -109,29 +110,35 @@ func TestRulesDescribed(t *testing.T) {
 		}
 		src += string(b)
 	}
-	reported := map[string]bool{}
-	for _, m := range regexp.MustCompile(`"((?:rerun|upgrade)-[a-z-]+)"`).FindAllStringSubmatch(src, -1) {
-		reported[m[1]] = true
+	// The rules are reported through their constants, RuleRerunFailed for rerun-failed.
+	constName := func(id string) string {
+		var b strings.Builder
+		b.WriteString("Rule")
+		for _, w := range strings.Split(id, "-") {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+		return b.String()
 	}
-	if len(reported) < 10 {
-		t.Fatalf("found only %d rule ids in the source: %v", len(reported), reported)
-	}
-	described := map[string]bool{}
-	for _, r := range Rules() {
-		if described[r.ID] {
-			t.Errorf("rule %s described twice", r.ID)
+	described := 0
+	for _, r := range rule.All() {
+		if r.Phase != finding.PhaseRerun {
+			continue
 		}
-		described[r.ID] = true
-		if r.Summary == "" || r.Help == "" || r.Severity == "" {
-			t.Errorf("rule %s lacks a summary, help or severity", r.ID)
-		}
-		if !reported[r.ID] {
-			t.Errorf("rule %s is described but never reported", r.ID)
+		described++
+		if !regexp.MustCompile(`\b` + constName(r.ID) + `\b`).MatchString(src) {
+			t.Errorf("rule %s is registered but never reported", r.ID)
 		}
 	}
-	for id := range reported {
-		if !described[id] {
-			t.Errorf("rule %s is reported but not described", id)
+	for _, m := range regexp.MustCompile(`\bRule[A-Z]\w+`).FindAllString(src, -1) {
+		found := false
+		for _, r := range rule.All() {
+			found = found || constName(r.ID) == m
 		}
+		if !found {
+			t.Errorf("%s is reported but not registered", m)
+		}
+	}
+	if described < 10 {
+		t.Fatalf("only %d rerun rules registered", described)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
 )
 
@@ -70,7 +71,7 @@ func (d *Database) Drop(ctx context.Context) error { return d.srv.drop(ctx, d.Na
 type ScriptError struct {
 	// Pos is where the failing statement starts or, when the server gave an error position,
 	// that position, in the file as named by the caller.
-	Pos pgsql.Position
+	Pos finding.Position
 	// Stmt is the 0-based index of the failing statement.
 	Stmt int
 	// Err is the server's error (a *pgconn.PgError unless the connection failed).

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/lint"
+	"ledgercheck/internal/rule"
 )
 
 // TestReadmeRulesInSync fails when README.md's rules section differs from what the registry
@@ -20,9 +20,9 @@ func TestReadmeRulesInSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(want) != string(doc) {
-		t.Error("README.md's rules section is out of date with the lint rules; run `go run ./internal/cmd/gendocs` from the repository root")
+		t.Error("README.md's rules section is out of date with the rule catalog; run `go run ./internal/cmd/gendocs` from the repository root")
 	}
-	for _, r := range lint.Rules() {
+	for _, r := range rule.All() {
 		if !strings.Contains(string(doc), "#### "+r.ID+"\n") {
 			t.Errorf("README.md does not document rule %s", r.ID)
 		}
