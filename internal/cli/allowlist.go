@@ -41,9 +41,17 @@ Short values are pinned as left/right, long ones (bodies, listings, probe result
 Exit 0 when it printed the suggestions; 2 and 3 as for parity.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rep, err := runParity(cmd, g, &pf)
+			rep, phases, err := runParity(cmd, g, &pf)
 			if err != nil {
 				return err
+			}
+			if rep == nil { // a variant does not install: nothing to compare
+				for _, ph := range phases {
+					for _, f := range ph.Findings {
+						fmt.Fprintf(g.stderr, "ledgercheck: %s\n", oneLine(f.String()))
+					}
+				}
+				return fault.ErrFindings
 			}
 			diffs := rep.Outcome.Unreviewed
 			if all {

@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -77,13 +75,7 @@ entry, a failed rerun or install); 2 usage, configuration or input error; 3 envi
 			if err != nil {
 				return err
 			}
-			if err := f.out.write(g, rep); err != nil {
-				return err
-			}
-			if rep.Failed() {
-				return fault.ErrFindings
-			}
-			return nil
+			return f.out.render(g, rep)
 		},
 	}
 	fl := cmd.Flags()
@@ -183,55 +175,15 @@ func (f *checkFlags) options(cmd *cobra.Command, g *globals) (gate.Options, erro
 // probes and allowlist phases, and cross-checks each installed footprint against lint's reading
 // of the migration (a "lint installed" phase per variant).
 func runGateParity(ctx context.Context, srv *scratch.Server, opts parity.Options, lintCfg lint.Config) ([]report.PhaseResult, error) {
-	s0 := time.Now()
 	rep, err := parity.Run(ctx, srv, opts)
 	if err != nil {
-		var ie *parity.InstallError
-		if !errors.As(err, &ie) {
-			return nil, err
-		}
 		// The migration under review does not install: a finding, and nothing to compare.
-		f, ok := gate.InstallFinding(ie.Err)
-		if !ok {
-			return nil, err
+		if ph, ok := installPhase(err); ok {
+			return []report.PhaseResult{ph}, nil
 		}
-		return []report.PhaseResult{{Phase: finding.PhaseInstall, Name: "install " + ie.Side, File: ie.File, Duration: time.Since(s0), Findings: []finding.Finding{f}}}, nil
+		return nil, err
 	}
-	sum := rep.Summary()
-	par := report.PhaseResult{Phase: finding.PhaseParity, Name: "parity", File: opts.Right.Name, Duration: rep.Timings.Total,
-		Counts: map[string]int{"differences": sum.Differences, "allowlisted": sum.Allowlisted, "unreviewed": sum.Unreviewed,
-			"cosmetic": sum.Cosmetic, "normalized": sum.DimensionSites},
-		Notes: []string{fmt.Sprintf("%d differences between %s (%d) and %s (%d): %d allowlisted, %d cosmetic, %d unreviewed; installs %s, diff %s",
-			sum.Differences, opts.Left.Name, opts.Left.Dim, opts.Right.Name, opts.Right.Dim, sum.Allowlisted, sum.Cosmetic, sum.Unreviewed,
-			report.FormatDuration(rep.Timings.Install), report.FormatDuration(rep.Timings.Diff))}}
-	if len(rep.Sites) > 0 {
-		var names []string
-		for _, st := range rep.Sites {
-			names = append(names, st.String())
-		}
-		par.Notes = append(par.Notes, fmt.Sprintf("%d dimension normalizations (vector(%d) on the left is vector(%d) on the right): %s",
-			len(rep.Sites), opts.Left.Dim, opts.Right.Dim, strings.Join(names, "; ")))
-	}
-	probes := report.PhaseResult{Phase: finding.PhaseProbe, Name: "probes", File: opts.Right.Name,
-		Counts: map[string]int{"probes": sum.Probes, "differing": sum.ProbesDiffering},
-		Notes:  []string{fmt.Sprintf("%d probes on the fixture, %d return different rows", sum.Probes, sum.ProbesDiffering)}}
-	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist", File: rep.Allowlist, Counts: map[string]int{"stale": sum.Stale}}
-	if rep.Allowlist == "" {
-		al.Notes = []string{"no allowlist: every semantic difference is a finding"}
-	} else {
-		al.Notes = []string{fmt.Sprintf("%s: %d differences accepted, %d stale entries", rep.Allowlist, sum.Allowlisted, sum.Stale)}
-	}
-	for _, f := range rep.Findings() {
-		switch f.Phase {
-		case finding.PhaseProbe:
-			probes.Findings = append(probes.Findings, f)
-		case finding.PhaseAllow:
-			al.Findings = append(al.Findings, f)
-		default:
-			par.Findings = append(par.Findings, f)
-		}
-	}
-	phases := []report.PhaseResult{par, probes, al}
+	phases := rep.Phases("artifact", "port")
 	for i, v := range []parity.Variant{opts.Left, opts.Right} {
 		if rep.Footprints[i] == nil || rep.Sources[i] == nil {
 			continue
@@ -284,4 +236,18 @@ func side(name string) string {
 		return "left"
 	}
 	return "right"
+}
+
+// installPhase turns a variant that does not install into the phase "install VARIANT" with its
+// install-failed finding; it reports false for any other error.
+func installPhase(err error) (report.PhaseResult, bool) {
+	var ie *parity.InstallError
+	if !errors.As(err, &ie) {
+		return report.PhaseResult{}, false
+	}
+	f, ok := gate.InstallFinding(ie.Err)
+	if !ok {
+		return report.PhaseResult{}, false
+	}
+	return report.PhaseResult{Phase: finding.PhaseInstall, Name: "install " + ie.Side, File: ie.File, Findings: []finding.Finding{f}}, true
 }

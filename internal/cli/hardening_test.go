@@ -20,7 +20,9 @@ import (
 	"ledgercheck/internal/scratch"
 )
 
-func TestMain(m *testing.M) { os.Exit(scratchtest.StopSharedDSNServer(m.Run())) }
+// TestMain starts the package's scratch server (the snapshot command's tests use it) and stops
+// the shared --dsn server the hardening tests may start.
+func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
 
 // hostDSN returns a DSN for the maintenance database of the test binary's --dsn stand-in server
 // (see scratchtest.SharedDSNServer), with extra appended.
@@ -201,7 +203,7 @@ func TestBadInput(t *testing.T) {
 	add(ExitFindings, `copy\.sql:2:1: syntax error: COPY \.\.\. FROM STDIN needs psql to supply the data; the file cannot be installed`, install("copy.sql")...)
 	add(ExitFindings, `nested\.sql:1:1: expression nesting of 10000 exceeds ledgercheck's limit of 2000`, install("nested.sql")...)
 	add(ExitFindings, `copy\.sql:2:1: error: .*COPY \.\.\. FROM STDIN needs psql .*\[rerun-install-failed\]`, append([]string{"rerun", f["copy.sql"], "--dim", "1536", "--no-fixture"}, server...)...)
-	add(ExitFindings, `^ledgercheck: left: installing .*nul\.sql failed: .*nul\.sql:2:1: syntax error: the file contains a NUL byte`, append([]string{"parity", "--config", repoConfig, "--left", f["nul.sql"]}, server...)...)
+	add(ExitFindings, `(?m)^== install artifact ==\n.*nul\.sql:2:1: error: the migration does not install: the file contains a NUL byte; migrations must be UTF-8 text \[install-failed\]`, append([]string{"parity", "--config", repoConfig, "--left", f["nul.sql"]}, server...)...)
 	add(ExitFindings, `(?s)unsupported-statement.*meta\.sql:1:1: error: the migration does not install: \\i other\.sql is psql syntax`, append([]string{"check", "--config", repoConfig, "--right", f["meta.sql"], "--times", "2"}, server...)...)
 	// YAML: file:line, exit 2.
 	for name, want := range map[string]string{

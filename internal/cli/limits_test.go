@@ -41,11 +41,13 @@ func TestHugeServerMessageIsBounded(t *testing.T) {
 		if format != "json" {
 			continue
 		}
-		var doc struct{ Findings []finding.Finding }
-		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Findings) != 1 {
-			t.Fatalf("json: %v, %d findings", err, len(doc.Findings))
+		var doc struct {
+			Phases []struct{ Findings []finding.Finding }
 		}
-		if f := doc.Findings[0]; utf8.RuneCountInString(f.Message) > report.MaxMessage || !strings.HasSuffix(f.Message, " more bytes)") {
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Phases) != 1 || len(doc.Phases[0].Findings) != 1 {
+			t.Fatalf("json: %v, %+v", err, doc)
+		}
+		if f := doc.Phases[0].Findings[0]; utf8.RuneCountInString(f.Message) > report.MaxMessage || !strings.HasSuffix(f.Message, " more bytes)") {
 			t.Errorf("message of %d characters, ending %q; want it cut with a marker", utf8.RuneCountInString(f.Message), f.Message[max(0, len(f.Message)-40):])
 		}
 	}

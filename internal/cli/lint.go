@@ -44,7 +44,9 @@ prerequisites (at --dim, default 1536), and the catalog before and after is comp
 statements visibly do: a change to a pre-existing object that only SQL built at run time explains
 is reported as undeclared-change.
 
-Findings are printed as file:line:col: severity: message [rule] (columns count characters).
+The text format prints one finding per line, file:line:col: severity: message [rule] (columns
+count characters), the form editors and pre-commit hooks read; json, sarif, github and html are
+check's report (one phase per file; json is the document of docs/json-schema.md).
 Exit 1 if any finding is an error.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -93,24 +95,10 @@ Exit 1 if any finding is an error.`,
 				rep.Phases = append(rep.Phases, ph)
 			}
 			rep.Finish()
-			all := rep.Findings()
-			switch out.format.value {
-			case "text":
-				err = report.WriteText(g.stdout, all)
-			case "json":
-				err = report.WriteJSON(g.stdout, all)
-			default:
-				err = out.write(g, rep)
-			}
-			if err != nil {
-				return err
-			}
-			if finding.HasErrors(all) {
-				return fault.ErrFindings
-			}
-			return nil
+			return out.render(g, rep)
 		},
 	}
+	out.compactText = true
 	cmd.Flags().IntVar(&dim, "dim", 0, "require every vector(N), halfvec(N) and sparsevec(N) to have this dimension")
 	out.add(cmd)
 	cmd.Flags().StringVar(&configPath, "config", "", "gate configuration whose lint section (and limits) apply (default: "+config.DefaultFile+" in the working directory if there is one, else the built-in policy for the decision ledger)")
@@ -147,9 +135,8 @@ func installCrossCheck(cmd *cobra.Command, srv *scratch.Server, path string, src
 	return crosscheck.Check(f, cfg, fp), nil
 }
 
-// lintReport is the report lint fills with one phase per file. All formats write it: sarif,
-// github and html as a whole, text and json as lint's compact forms (one finding per line, and
-// a list).
+// lintReport is the report lint fills with one phase per file. Every format writes it; text as
+// lint's compact form, one finding per line.
 func lintReport() *report.Report {
 	return &report.Report{Tool: "ledgercheck", Version: Version, Root: "."}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/rule"
 	"os"
 	"path/filepath"
@@ -56,19 +57,21 @@ func TestLintExitCodesAndText(t *testing.T) {
 func TestLintJSONAndDim(t *testing.T) {
 	p := writeSQL(t, "v.sql", strings.Replace(cleanSQL, "id uuid PRIMARY KEY", "id uuid PRIMARY KEY, e vector(1536)", 1))
 	code, out, _ := runCLI(t, "lint", "-q", "--dim", "1024", "--format", "json", p)
+	// The one report document of docs/json-schema.md, one phase per file.
 	var doc struct {
-		Version  int
-		Findings []struct {
-			Rule     string
-			Severity string
-			Position struct{ Line, Col int }
+		SchemaVersion int `json:"schema_version"`
+		Phases        []struct {
+			Findings []finding.Finding
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("json output: %v\n%s", err, out)
 	}
-	if code != ExitFindings || doc.Version != 1 || len(doc.Findings) != 1 || doc.Findings[0].Rule != "vector-dimension" || doc.Findings[0].Position.Line != 1 || doc.Findings[0].Position.Col != 73 {
-		t.Errorf("exit %d, report %+v", code, doc)
+	if code != ExitFindings || doc.SchemaVersion != 1 || len(doc.Phases) != 1 || len(doc.Phases[0].Findings) != 1 {
+		t.Fatalf("exit %d, report %+v", code, doc)
+	}
+	if f := doc.Phases[0].Findings[0]; f.Rule != "vector-dimension" || f.Pos.Line != 1 || f.Pos.Col != 73 {
+		t.Errorf("finding %+v", f)
 	}
 	if code, _, _ := runCLI(t, "lint", "-q", "--dim", "1536", p); code != ExitOK {
 		t.Errorf("--dim 1536: exit %d, want 0", code)

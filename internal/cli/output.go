@@ -12,10 +12,11 @@ import (
 	"ledgercheck/internal/report"
 )
 
-// reportFormats are the formats of a whole report (check, rerun, lint).
+// reportFormats are the formats of a report of findings (check, lint, parity, rerun).
 var reportFormats = []string{"text", "json", "sarif", "github", "html"}
 
-// formatFlag is --format: a closed set whose error lists the choices.
+// formatFlag is --format, the one flag type of every command's output format: a closed set whose
+// error lists the choices.
 type formatFlag struct {
 	value   string
 	choices []string
@@ -33,10 +34,14 @@ func (f *formatFlag) Set(s string) error {
 	return fmt.Errorf("%q is not a format; want one of %s", s, strings.Join(f.choices, ", "))
 }
 
-// outputFlags are --format and --color, and where the github format appends its job summary.
+// outputFlags are --format and --color, and where the github format appends its job summary:
+// the one writer path of every command that reports findings.
 type outputFlags struct {
 	format formatFlag
 	color  string
+	// compactText writes the text format as one line per finding (file:line:col: severity:
+	// message [rule]), the form editors and pre-commit hooks read: lint's.
+	compactText bool
 	// githubSummaryEnv names the variable holding the job summary file ($GITHUB_STEP_SUMMARY).
 	githubSummaryEnv string
 }
@@ -57,8 +62,19 @@ func (o *outputFlags) validate() error {
 	return nil
 }
 
-// write prints the report in the chosen format; for github it also appends the markdown
-// summary to $GITHUB_STEP_SUMMARY when that is set.
+// render prints the report in the chosen format (for github it also appends the markdown
+// summary to $GITHUB_STEP_SUMMARY when that is set) and returns [fault.ErrFindings] when the
+// report fails the gate.
+func (o *outputFlags) render(g *globals, rep *report.Report) error {
+	if err := o.write(g, rep); err != nil {
+		return err
+	}
+	if rep.Failed() {
+		return fault.ErrFindings
+	}
+	return nil
+}
+
 func (o *outputFlags) write(g *globals, rep *report.Report) error {
 	switch o.format.value {
 	case "json":
@@ -84,10 +100,13 @@ func (o *outputFlags) write(g *globals, rep *report.Report) error {
 		}
 		return nil
 	}
+	if o.compactText {
+		return report.WriteText(g.stdout, rep.Findings())
+	}
 	return report.WriteReportText(g.stdout, rep, useColor(o.color, g.stdout))
 }
 
-// useColor decides whether the text format is colored: always, never, or (auto) when w is a
+// useColor is the one colour decision of every command: always, never, or (auto) when w is a
 // terminal, NO_COLOR is unset or empty and TERM is not "dumb".
 func useColor(mode string, w io.Writer) bool {
 	switch mode {

@@ -3,9 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +12,7 @@ import (
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/input"
 	"ledgercheck/internal/parity"
+	"ledgercheck/internal/report"
 )
 
 func init() { register(30, newParityCmd) }
@@ -128,21 +127,20 @@ func parityOptions(cfg *config.Config, g *globals) (parity.Options, error) {
 
 func newParityCmd(g *globals) *cobra.Command {
 	var (
-		pf     parityFlags
-		format string
-		color  string
+		pf  parityFlags
+		out = newOutputFlags()
 	)
 	cmd := &cobra.Command{
 		Use:   "parity",
 		Short: "Install the artifact and a port side by side and diff them through the reviewed allowlist",
-		Long: `parity installs the left migration (the artifact) and the right one (a port) in parallel, each
-into its own scratch database with the Supabase environment and the prerequisites at its own
-vector dimension, and compares what each install created or changed, attribute by attribute:
-tables, columns (types with typmods), constraints, indexes, views, functions (signature, body,
-volatility, SECURITY DEFINER, search_path, grants), triggers, policies, RLS, roles and grants.
-Function signatures are also compared as declared in the source, since pg_proc keeps no typmod.
-vector(N) at each side's own dimension is taken as equal (the sites are listed in the summary);
-any other typmod is a difference.
+		Long: `parity installs the artifact and a port in parallel, each into its own scratch database with the
+Supabase environment and the prerequisites at its own vector dimension, and compares what each
+install created or changed, attribute by attribute: tables, columns (types with typmods),
+constraints, indexes, views, functions (signature, body, volatility, SECURITY DEFINER,
+search_path, grants), triggers, policies, RLS, roles and grants. Function signatures are also
+compared as declared in the source, since pg_proc keeps no typmod. vector(N) at each variant's own
+dimension is taken as equal (the sites are listed in the report); any other typmod is a
+difference.
 
 It then loads the same fixture into both installs and runs the same probe queries: the results
 must be identical row by row.
@@ -154,88 +152,58 @@ and never fail. An allowlist entry that accepts no difference is stale and fails
 The configuration (` + config.DefaultFile + `, or --config) names the variants, the allowlist, the
 fixture and the probes; --left, --left-dim, --right, --right-dim and --allowlist override it.
 
+Output: the phases parity, probes and allowlist of ` + "`ledgercheck check`" + `'s report, in any of its
+formats (--format text, json, sarif, github or html).
+
 Exit codes: 0 every difference allowlisted; 1 an unreviewed difference, a stale entry, or an
 install that failed; 2 a configuration or input error (with file:line); 3 no Postgres.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "text" && format != "json" {
-				return fault.Input(fmt.Errorf("--format %q: want text or json", format))
+			if err := out.validate(); err != nil {
+				return err
 			}
-			useColor, err := colorFor(color, g.stdout)
+			rep, phases, err := runParity(cmd, g, &pf)
 			if err != nil {
 				return err
 			}
-			rep, err := runParity(cmd, g, &pf)
-			if err != nil {
-				return err
+			r := &report.Report{Tool: "ledgercheck", Version: Version, Root: ".", Phases: phases}
+			if rep != nil {
+				r.Duration = rep.Timings.Total
 			}
-			if format == "json" {
-				err = rep.WriteJSON(g.stdout)
-			} else {
-				err = rep.WriteText(g.stdout, useColor)
-			}
-			if err != nil {
-				return err
-			}
-			g.logf("parity: installs %s, diff and allowlist %s, total %s", rep.Timings.Install.Round(1e6), rep.Timings.Diff.Round(1e5), rep.Timings.Total.Round(1e6))
-			if !rep.Passed() {
-				return fault.ErrFindings
-			}
-			return nil
+			r.Finish()
+			return out.render(g, r)
 		},
 	}
 	addParityFlags(cmd, &pf)
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
-	cmd.Flags().StringVar(&color, "color", "auto", "color the text report: auto (on a terminal, unless NO_COLOR is set), always or never")
+	out.add(cmd)
 	return cmd
 }
 
-// runParity loads the configuration, starts the server and runs the parity check. An install
-// that fails is printed on stderr and returned as findings.
-func runParity(cmd *cobra.Command, g *globals, pf *parityFlags) (*parity.Report, error) {
+// runParity loads the configuration, starts the server and runs the parity check. It returns
+// the parity report and its phases, or, when a variant does not install, no report and the
+// install phase with its install-failed finding.
+func runParity(cmd *cobra.Command, g *globals, pf *parityFlags) (*parity.Report, []report.PhaseResult, error) {
 	cfg, err := pf.loadConfig(cmd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	opts, err := parityOptions(cfg, g)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ctx := cmd.Context()
 	srv, err := g.startServer(ctx, &pf.sf)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer srv.Close()
 	rep, err := parity.Run(ctx, srv, opts)
 	if err != nil {
-		var ie *parity.InstallError
-		if errors.As(err, &ie) {
-			fmt.Fprintf(g.stderr, "ledgercheck: %s\n", oneLine(ie.Error()))
-			return nil, fault.ErrFindings
-		}
-		return nil, err
-	}
-	return rep, nil
-}
-
-// colorFor decides whether to color output written to w.
-func colorFor(mode string, w io.Writer) (bool, error) {
-	switch mode {
-	case "always":
-		return true, nil
-	case "never":
-		return false, nil
-	case "auto":
-		if os.Getenv("NO_COLOR") != "" {
-			return false, nil
-		}
-		f, ok := w.(*os.File)
+		ph, ok := installPhase(err)
 		if !ok {
-			return false, nil
+			return nil, nil, err
 		}
-		st, err := f.Stat()
-		return err == nil && st.Mode()&os.ModeCharDevice != 0, nil
+		return nil, []report.PhaseResult{ph}, nil
 	}
-	return false, fault.Input(fmt.Errorf("--color %q: want auto, always or never", mode))
+	return rep, rep.Phases("artifact", "port"), nil
 }

@@ -21,32 +21,28 @@ func TestParityCommandShipped(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d, stderr:\n%s\nstdout:\n%s", code, errs, out)
 	}
+	// The one report document (docs/json-schema.md), with check's parity, probes and allowlist phases.
 	var rep struct {
-		Version int  `json:"version"`
-		Passed  bool `json:"passed"`
-		Summary struct {
-			Differences, Allowlisted, Unreviewed int
-			Stale                                int `json:"stale_entries"`
-			Probes                               int `json:"probes"`
-			DimensionSites                       int `json:"dimension_sites"`
-		} `json:"summary"`
-		Differences []struct {
-			Status string `json:"status"`
-			Reason string `json:"reason"`
-		} `json:"differences"`
+		SchemaVersion int    `json:"schema_version"`
+		Status        string `json:"status"`
+		Phases        []struct {
+			Name     string         `json:"name"`
+			Counts   map[string]int `json:"counts"`
+			Findings []any          `json:"findings"`
+		} `json:"phases"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
 	}
-	if rep.Version != 1 || !rep.Passed || rep.Summary.Unreviewed != 0 || rep.Summary.Stale != 0 || rep.Summary.Allowlisted != rep.Summary.Differences || rep.Summary.Probes == 0 || rep.Summary.DimensionSites != 1 {
+	if rep.SchemaVersion != 1 || rep.Status != "pass" || len(rep.Phases) != 3 {
+		t.Fatalf("report = %+v", rep)
+	}
+	par, probes, al := rep.Phases[0], rep.Phases[1], rep.Phases[2]
+	if par.Name != "parity" || par.Counts["unreviewed"] != 0 || par.Counts["allowlisted"] != par.Counts["differences"] || par.Counts["normalized"] != 1 ||
+		probes.Name != "probes" || probes.Counts["probes"] == 0 || al.Name != "allowlist" || al.Counts["stale"] != 0 {
 		t.Errorf("report = %+v", rep)
 	}
-	for _, d := range rep.Differences {
-		if d.Status != "allowlisted" || d.Reason == "" {
-			t.Errorf("difference %+v: want allowlisted with a reason", d)
-		}
-	}
-	if !strings.Contains(errs, "parity: left:") {
+	if !strings.Contains(errs, "parity: artifact:") {
 		t.Errorf("progress should go to stderr, got %q", errs)
 	}
 }

@@ -107,13 +107,7 @@ flag), 3 when Postgres cannot be started or reached.`,
 			t := res.Timings
 			g.logf("rerun: done in %s (rerun audit %s, upgrade %s, fresh install %s)", report.FormatDuration(t.Total),
 				report.FormatDuration(t.Rerun), report.FormatDuration(t.Upgrade), report.FormatDuration(t.Fresh))
-			if err := out.write(g, res.Report("ledgercheck", Version)); err != nil {
-				return err
-			}
-			if res.Failed() {
-				return fault.ErrFindings
-			}
-			return nil
+			return out.render(g, res.Report("ledgercheck", Version))
 		},
 	}
 	fl := cmd.Flags()

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/input"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/introspect"
 )
@@ -25,7 +25,7 @@ func newSnapshotCmd(g *globals) *cobra.Command {
 		sf        serverFlags
 		install   string
 		dim       int
-		format    string
+		format    = formatFlag{value: "text", choices: []string{"text", "json"}}
 		footprint bool
 		opts      introspect.Options
 	)
@@ -58,15 +58,13 @@ Three ways to run it:
   ledgercheck snapshot [--dim N]
       The baseline: a scratch database with the environment and prerequisites only.
 
-Output: --format json (the snapshot or footprint model) or text (one object per paragraph).
+Output: --format json (the snapshot or footprint model in the versioned envelope of
+docs/json-schema.md) or text (one object per paragraph).
 A file that cannot be read is exit 2; a FILE that fails to install is reported as
 file:line:col with the server's error, exit 1; no Postgres is exit 3.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			if format != "text" && format != "json" {
-				return fault.Input(fmt.Errorf("--format %q: want text or json", format))
-			}
 			if dim <= 0 {
 				return fault.Input(fmt.Errorf("--dim %d: want a positive dimension", dim))
 			}
@@ -82,7 +80,7 @@ file:line:col with the server's error, exit 1; no Postgres is exit 3.`,
 				if err != nil {
 					return err
 				}
-				return writeSnapshot(g.stdout, format, s)
+				return writeSnapshot(g.stdout, format.value, s)
 			}
 			var src []byte
 			if install != "" {
@@ -125,14 +123,14 @@ file:line:col with the server's error, exit 1; no Postgres is exit 3.`,
 				return err
 			}
 			if footprint {
-				return writeFootprint(g.stdout, format, fp)
+				return writeFootprint(g.stdout, format.value, fp)
 			}
-			return writeSnapshot(g.stdout, format, snap)
+			return writeSnapshot(g.stdout, format.value, snap)
 		},
 	}
 	cmd.Flags().StringVar(&install, "install", "", "migration FILE to install into a scratch database before the snapshot")
 	cmd.Flags().IntVar(&dim, "dim", 1536, "vector dimension of the scratch database's prerequisites")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().Var(&format, "format", "output format: text or json (docs/json-schema.md)")
 	cmd.Flags().BoolVar(&footprint, "footprint", false, "print only what --install FILE created, changed or dropped")
 	cmd.Flags().BoolVar(&opts.IncludeEnvironment, "include-environment", false, "include the environment's schemas (auth, extensions, storage, ...)")
 	cmd.Flags().BoolVar(&opts.IncludeExtensionObjects, "include-extension-objects", false, "include objects that belong to extensions")
@@ -143,7 +141,7 @@ file:line:col with the server's error, exit 1; no Postgres is exit 3.`,
 
 func writeSnapshot(w io.Writer, format string, s *introspect.Snapshot) error {
 	if format == "json" {
-		return writeJSON(w, s)
+		return report.WriteSnapshotJSON(w, "ledgercheck", Version, s)
 	}
 	tw := &textWriter{w: w}
 	for i, o := range groupObjects(s.Facts()) {
@@ -162,7 +160,7 @@ func writeSnapshot(w io.Writer, format string, s *introspect.Snapshot) error {
 
 func writeFootprint(w io.Writer, format string, fp *introspect.Footprint) error {
 	if format == "json" {
-		return writeJSON(w, fp)
+		return report.WriteFootprintJSON(w, "ledgercheck", Version, fp)
 	}
 	tw := &textWriter{w: w}
 	if fp.Empty() {
@@ -251,13 +249,6 @@ func groupObjects(facts []introspect.Fact) []introspect.ObjectFacts {
 	// Facts come sorted by kind and object; a stable sort by kind order keeps objects sorted.
 	slices.SortStableFunc(out, func(a, b introspect.ObjectFacts) int { return cmp.Compare(order[a.Kind], order[b.Kind]) })
 	return out
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // textWriter writes lines, keeping the first error.

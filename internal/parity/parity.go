@@ -65,7 +65,7 @@ type Options struct {
 // InstallError is a variant, an extra file or the fixture that failed to install: a finding
 // (exit 1), since the migration under review is what failed.
 type InstallError struct {
-	// Side is "left" or "right".
+	// Side is "artifact" or "port".
 	Side string
 	// File is the script that failed.
 	File string
@@ -148,7 +148,7 @@ func Run(ctx context.Context, srv *scratch.Server, opts Options) (*Report, error
 		go func() {
 			defer wg.Done()
 			defer fault.Recover(&runs[i].err) // a panic is this side's error, not a crash
-			runs[i] = runSide(ctx, srv, [2]string{"left", "right"}[i], v, opts, logw)
+			runs[i] = runSide(ctx, srv, [2]string{"artifact", "port"}[i], v, opts, logw)
 		}()
 	}
 	wg.Wait()

@@ -16,7 +16,10 @@
 //     as GitHub caps annotations, plus a markdown job summary.
 //   - [WriteHTML]: one self-contained page with the summary and side-by-side diffs.
 //
-// [WriteText] and [WriteJSON] are the plain finding lists of `ledgercheck lint`.
+// [WriteText] is the compact text form of `ledgercheck lint`: one line per finding. Every command
+// that reports findings (check, lint, parity, rerun) writes the same JSON document, and
+// [WriteSnapshotJSON] and [WriteFootprintJSON] wrap `ledgercheck snapshot`'s output in the same
+// versioned envelope.
 //
 // Positions are 1-based lines and columns counted in Unicode code points, in every format.
 package report

@@ -1,14 +1,13 @@
 package report
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"ledgercheck/internal/finding"
 )
 
-// The JSON document of a gate run; docs/json-schema.md describes it field by field and
-// report/testdata/report.json is a sample pinned by a golden test.
+// The JSON document of every command that reports findings (check, lint, parity, rerun);
+// docs/json-schema.md describes it field by field and testdata/golden/report.json is a sample
+// pinned by a golden test.
 type (
 	jsonDoc struct {
 		SchemaVersion int         `json:"schema_version"`
@@ -74,11 +73,5 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 		}
 		doc.Phases = append(doc.Phases, jp)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	return nil
+	return writeDocument(w, doc)
 }

@@ -1,4 +1,4 @@
-package introspect_test
+package cli
 
 import (
 	"bytes"
@@ -9,23 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/cli"
+	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch/scratchtest"
 	"ledgercheck/introspect"
 )
 
-// run runs ledgercheck in-process on the package's scratch server (server mode, so that no
-// second cluster is started) and returns the exit code, stdout and stderr.
-func run(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 func TestSnapshotCommandDSNIsReadOnlyAndMatchesTake(t *testing.T) {
 	db := scratchtest.NewDatabase(t, 1536)
-	src, err := os.ReadFile("../migrations/decision_ledger.sql")
+	src, err := os.ReadFile("../../migrations/decision_ledger.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,14 +26,22 @@ func TestSnapshotCommandDSNIsReadOnlyAndMatchesTake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := run(t, "snapshot", "-q", "--dsn", db.URI(), "--format", "json")
+	code, stdout, stderr := runCLI(t, "snapshot", "-q", "--dsn", db.URI(), "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var got introspect.Snapshot
-	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+	// The snapshot inside report's versioned envelope (docs/json-schema.md).
+	var doc struct {
+		SchemaVersion int                 `json:"schema_version"`
+		Snapshot      introspect.Snapshot `json:"snapshot"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
+	if doc.SchemaVersion != report.SchemaVersion {
+		t.Errorf("schema_version %d, want %d", doc.SchemaVersion, report.SchemaVersion)
+	}
+	got := doc.Snapshot
 	wj, _ := json.Marshal(want)
 	gj, _ := json.Marshal(&got)
 	if !bytes.Equal(wj, gj) {
@@ -56,7 +55,7 @@ func TestSnapshotCommandDSNIsReadOnlyAndMatchesTake(t *testing.T) {
 		t.Errorf("snapshot --dsn changed the database: %+v", fp)
 	}
 
-	code, stdout, _ = run(t, "snapshot", "-q", "--dsn", db.URI())
+	code, stdout, _ = runCLI(t, "snapshot", "-q", "--dsn", db.URI())
 	if code != 0 || !strings.Contains(stdout, "table public.agent_decision_ledger\n  acl:postgres:") ||
 		!strings.Contains(stdout, "config:search_path: public, extensions") {
 		t.Errorf("text snapshot (exit %d) lacks the ledger table or its functions' search_path:\n%.2000s", code, stdout)
@@ -78,12 +77,12 @@ func TestSnapshotCommandErrors(t *testing.T) {
 	}{
 		{"missing file", []string{"snapshot", "--install", filepath.Join(dir, "none.sql")}, 2, "none.sql: no such file"},
 		{"footprint without install", []string{"snapshot", "--footprint"}, 2, "--footprint needs --install"},
-		{"bad format", []string{"snapshot", "--format", "yaml"}, 2, "want text or json"},
+		{"bad format", []string{"snapshot", "--format", "yaml"}, 2, "want one of text, json"},
 		{"failing install", []string{"snapshot", "--install", bad}, 1, "bad.sql:2:43: ERROR: type \"nosuchtype\" does not exist"},
 		{"unreachable dsn", []string{"snapshot", "--dsn", "postgresql://nobody@/x?host=" + dir}, 3, "connecting to x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := run(t, append(tc.args, "-q")...)
+			code, _, stderr := runCLI(t, append(tc.args, "-q")...)
 			if code != tc.code || !strings.Contains(stderr, tc.message) || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("exit %d, stderr %q; want exit %d and one line with %q", code, stderr, tc.code, tc.message)
 			}

@@ -1,0 +1,164 @@
+package parity
+
+import (
+	"fmt"
+	"strings"
+
+	"ledgercheck/diff"
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/report"
+	"ledgercheck/internal/scratch"
+	"ledgercheck/introspect"
+)
+
+// Summary counts what a report holds.
+type Summary struct {
+	Differences     int
+	Allowlisted     int
+	Unreviewed      int
+	Cosmetic        int
+	DimensionSites  int
+	Stale           int
+	Probes          int
+	ProbesDiffering int
+}
+
+// Summary counts the report.
+func (r *Report) Summary() Summary {
+	s := Summary{
+		Differences:    len(r.Differences),
+		Allowlisted:    len(r.Outcome.Accepted),
+		Unreviewed:     len(r.Outcome.Unreviewed),
+		Cosmetic:       len(r.Outcome.Cosmetic),
+		DimensionSites: len(r.Sites),
+		Stale:          len(r.Outcome.Stale),
+		Probes:         len(r.Probes),
+	}
+	for _, p := range r.Probes {
+		if !p.Equal {
+			s.ProbesDiffering++
+		}
+	}
+	return s
+}
+
+// Phases returns the report as phases of the gate's report (internal/report renders them in
+// every format): "parity" (the catalog differences: each unreviewed one an error, each cosmetic
+// one an info; notes with the counts and the dimension normalizations), "probes" (each probe
+// whose rows differ) and "allowlist" (each stale entry). artifact and port name the two sides
+// in the notes, e.g. "artifact" and "port".
+func (r *Report) Phases(artifact, port string) []report.PhaseResult {
+	sum := r.Summary()
+	par := report.PhaseResult{Phase: finding.PhaseParity, Name: "parity", File: r.Right.File, Duration: r.Timings.Total,
+		Counts: map[string]int{"differences": sum.Differences, "allowlisted": sum.Allowlisted, "unreviewed": sum.Unreviewed,
+			"cosmetic": sum.Cosmetic, "normalized": sum.DimensionSites},
+		Notes: []string{fmt.Sprintf("%d differences between the %s %s (%d) and the %s %s (%d): %d allowlisted, %d cosmetic, %d unreviewed",
+			sum.Differences, artifact, r.Left.File, r.Left.Dim, port, r.Right.File, r.Right.Dim, sum.Allowlisted, sum.Cosmetic, sum.Unreviewed)}}
+	if len(r.Sites) > 0 {
+		var names []string
+		for _, st := range r.Sites {
+			names = append(names, st.String()+sitePositions(st))
+		}
+		par.Notes = append(par.Notes, fmt.Sprintf("%d dimension normalizations (vector(%d) in the %s is vector(%d) in the %s): %s",
+			len(r.Sites), r.Left.Dim, artifact, r.Right.Dim, port, strings.Join(names, "; ")))
+	}
+	probes := report.PhaseResult{Phase: finding.PhaseProbe, Name: "probes", File: r.Right.File,
+		Counts: map[string]int{"probes": sum.Probes, "differing": sum.ProbesDiffering},
+		Notes:  []string{fmt.Sprintf("%d probes on the fixture, %d return different rows", sum.Probes, sum.ProbesDiffering)}}
+	for _, p := range r.Probes {
+		state := "same rows"
+		if !p.Equal {
+			state = "DIFFERENT"
+		}
+		probes.Notes = append(probes.Notes, fmt.Sprintf("%s: %s %s, %s %s: %s", p.Name, artifact, rowCount(p.Left), port, rowCount(p.Right), state))
+	}
+	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist", File: r.Allowlist, Counts: map[string]int{"stale": sum.Stale}}
+	if r.Allowlist == "" {
+		al.Notes = []string{"no allowlist: every semantic difference is a finding"}
+	} else {
+		al.Notes = []string{fmt.Sprintf("%s: %d differences accepted, %d stale entries", r.Allowlist, sum.Allowlisted, sum.Stale)}
+	}
+	for _, m := range r.Outcome.Accepted {
+		al.Notes = append(al.Notes, fmt.Sprintf("%s:%d accepts %s", r.Allowlist, m.Entries[0], strings.TrimSpace(strings.SplitN(m.Difference.ID, " #", 2)[0])))
+	}
+	for _, f := range r.Findings() {
+		switch f.Phase {
+		case finding.PhaseProbe:
+			probes.Findings = append(probes.Findings, f)
+		case finding.PhaseAllow:
+			al.Findings = append(al.Findings, f)
+		default:
+			par.Findings = append(par.Findings, f)
+		}
+	}
+	return []report.PhaseResult{par, probes, al}
+}
+
+func sitePositions(s diff.Site) string {
+	var parts []string
+	if s.LeftPos != nil {
+		parts = append(parts, s.LeftPos.String())
+	}
+	if s.RightPos != nil {
+		parts = append(parts, s.RightPos.String())
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(parts, ", ") + "]"
+}
+
+// Findings returns the report's findings: one error per unreviewed difference (phase parity, or
+// probe for probe differences), one error per stale entry (phase allowlist, at the entry's
+// line), and one info per cosmetic difference.
+func (r *Report) Findings() []finding.Finding {
+	var out []finding.Finding
+	for _, d := range r.Outcome.Unreviewed {
+		f := finding.Finding{Phase: finding.PhaseParity, Rule: RuleUnreviewedDifference, Severity: finding.SevError,
+			Message: differenceMessage(d), Object: d.Kind + " " + d.Object}
+		if d.Kind == "probe" {
+			f.Phase, f.Rule = finding.PhaseProbe, RuleProbeDifference
+		}
+		if d.Pos != nil {
+			f.Pos = *d.Pos
+		}
+		f.Left, f.Right = d.Shown()
+		out = append(out, f)
+	}
+	for _, e := range r.Outcome.Stale {
+		out = append(out, finding.Finding{Phase: finding.PhaseAllow, Rule: RuleStaleAllowlistEntry, Severity: finding.SevError,
+			Pos:     finding.Position{File: r.Allowlist, Line: e.Line, Col: 1},
+			Message: "allowlist entry " + e.String() + " accepts no difference; remove it or update it"})
+	}
+	for _, d := range r.Outcome.Cosmetic {
+		f := finding.Finding{Phase: finding.PhaseParity, Rule: RuleCosmeticDifference, Severity: finding.SevInfo,
+			Message: differenceMessage(d), Object: d.Kind + " " + d.Object}
+		f.Left, f.Right = d.Shown()
+		out = append(out, f)
+	}
+	return out
+}
+
+func differenceMessage(d diff.Difference) string {
+	switch {
+	case d.Kind == "probe":
+		return "probe " + d.Object + " returns different rows on the two installs"
+	case d.Kind == "dimension":
+		return d.Note
+	case d.Presence() != "":
+		return d.Kind + " " + d.Object + " exists on the " + strings.TrimSuffix(d.Presence(), " only") + " only"
+	case d.Class == introspect.Cosmetic:
+		return d.Attr + " of " + d.Kind + " " + d.Object + " differs in layout or comments only"
+	}
+	return d.Attr + " of " + d.Kind + " " + d.Object + " differs"
+}
+
+func rowCount(r *scratch.Rows) string {
+	switch {
+	case r == nil:
+		return "error"
+	case len(r.Rows) == 1:
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", len(r.Rows))
+}
