@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql"
 	"ledgercheck/introspect"
 )
 
@@ -24,9 +22,9 @@ type Side struct {
 	Dim int
 	// Footprint is what installing File changed in the catalog.
 	Footprint *introspect.Footprint
-	// Source is the parsed File, for the declared signatures and the dimension scan; nil skips
-	// both.
-	Source *pgsql.File
+	// Source is what the migration declares, for the declared signatures and the dimension
+	// scan; nil skips both.
+	Source *Source
 }
 
 // Difference is one attribute of one object that differs between the two sides, or an object
@@ -51,7 +49,7 @@ type Difference struct {
 	Class introspect.Class `json:"class"`
 	// Pos is where the difference is in a source file, when it comes from the source (a
 	// declared type, a dimension).
-	Pos *finding.Position `json:"pos,omitempty"`
+	Pos *Position `json:"pos,omitempty"`
 	// Note explains a difference that is not a plain value comparison (kind "dimension").
 	Note string `json:"note,omitempty"`
 }
@@ -138,7 +136,7 @@ type fact struct {
 	introspect.Fact
 	// raw is the fact before dimension normalization.
 	raw introspect.Fact
-	pos *finding.Position
+	pos *Position
 }
 
 // sideFacts is a side flattened for comparison.
@@ -301,7 +299,7 @@ func flatten(s Side, norm bool) *sideFacts {
 		objects: map[introspect.ObjectRef]bool{},
 		parent:  map[introspect.ObjectRef]introspect.ObjectRef{},
 	}
-	add := func(f introspect.Fact, pos *finding.Position, created bool) {
+	add := func(f introspect.Fact, pos *Position, created bool) {
 		raw := f
 		if norm {
 			f.Value = normalizeDims(f.Value, s.Dim)

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/pgsql"
 	"ledgercheck/introspect"
 )
 
@@ -13,15 +12,6 @@ func created(facts ...introspect.Fact) *introspect.Footprint { return introspect
 
 func mkFact(kind, obj, attr, val string) introspect.Fact {
 	return introspect.Fact{Kind: kind, Object: obj, Attr: attr, Value: val}
-}
-
-func parse(t *testing.T, name, src string) *pgsql.File {
-	t.Helper()
-	f, err := pgsql.Parse(name, []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
 }
 
 func ids(r *Result) string {
@@ -77,13 +67,27 @@ func TestDimensionNormalizationCountsSites(t *testing.T) {
 	}
 }
 
-const fnSrc = `CREATE FUNCTION public.f(p_e vector(%d), p_n integer DEFAULT 1) RETURNS TABLE (id uuid, score float) LANGUAGE sql AS 'select null::uuid, 1.0::float';`
+// fnSource is what a parser reads from
+//
+//	CREATE FUNCTION public.f(p_e vector(D), p_n integer DEFAULT 1) RETURNS TABLE (id uuid, score float) ...
+func fnSource(name string, dim int) *Source {
+	at := func(col int) Position { return Position{File: name, Line: 1, Col: col} }
+	return &Source{Name: name,
+		Signatures: []Signature{{Name: "public.f", Params: []Param{
+			{Name: "p_e", Mode: "in", Type: "vector(" + strconv.Itoa(dim) + ")", Pos: at(30)},
+			{Name: "p_n", Mode: "in", Type: "integer", Pos: at(44)},
+			{Name: "id", Mode: "table", Type: "uuid", Pos: at(90)},
+			{Name: "score", Mode: "table", Type: "float", Pos: at(101)},
+		}}},
+		VectorTypes: []VectorType{{Type: "vector", Dim: dim, Pos: at(37), Statement: "function public.f"}},
+	}
+}
 
 func TestDeclaredSignatureFromSource(t *testing.T) {
 	fp := created(mkFact("function", "public.f(extensions.vector, integer)", "kind", "function"))
 	side := func(label string, dim, declared int) Side {
 		name := label + ".sql"
-		return Side{Label: label, File: name, Dim: dim, Footprint: fp, Source: parse(t, name, strings.Replace(fnSrc, "%d", strconv.Itoa(declared), 1))}
+		return Side{Label: label, File: name, Dim: dim, Footprint: fp, Source: fnSource(name, declared)}
 	}
 	res := Compare(side("left", 1536, 1536), side("right", 1024, 1024))
 	if len(res.Differences) != 0 || len(res.Sites) != 1 || res.Sites[0].Attr != "declared argument p_e" || res.Sites[0].RightPos == nil || res.Sites[0].RightPos.String() != "right.sql:1:30" {

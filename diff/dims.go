@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql"
 	"ledgercheck/introspect"
 )
 
@@ -59,8 +57,8 @@ type Site struct {
 	Left  int `json:"left"`
 	Right int `json:"right"`
 	// LeftPos and RightPos are where a declared type is written, for sites from the source.
-	LeftPos  *finding.Position `json:"left_pos,omitempty"`
-	RightPos *finding.Position `json:"right_pos,omitempty"`
+	LeftPos  *Position `json:"left_pos,omitempty"`
+	RightPos *Position `json:"right_pos,omitempty"`
 }
 
 // String renders the site as "kind object attr".
@@ -105,14 +103,14 @@ func sites(l, r *sideFacts) []Site {
 
 type declared struct {
 	introspect.Fact
-	pos *finding.Position
+	pos *Position
 }
 
 // declaredFacts turns the source's signatures into "declared ..." attributes of the function
 // objects the catalog knows (matched by schema, name and number of identity arguments), so that
 // typmods pg_proc drops are compared too. A later definition of the same function replaces an
 // earlier one, as it does in the database.
-func declaredFacts(src *pgsql.File, sf *sideFacts) []declared {
+func declaredFacts(src *Source, sf *sideFacts) []declared {
 	funcs := map[string][]string{} // "schema.name(" -> catalog identities
 	for k := range sf.facts {
 		if k.Kind != introspect.KindFunction {
@@ -127,9 +125,9 @@ func declaredFacts(src *pgsql.File, sf *sideFacts) []declared {
 	}
 	byObject := map[string][]declared{}
 	var order []string
-	for _, sig := range src.Signatures() {
-		in := sig.InputTypes()
-		prefix := sig.Name.String() + "("
+	for _, sig := range src.Signatures {
+		in := sig.inputTypes()
+		prefix := sig.Name + "("
 		// Without a catalog match, the identity is the declared types without typmods, as
 		// pg_proc would have it.
 		bare := make([]string, len(in))
@@ -216,7 +214,10 @@ func mismatches(s *sideFacts, diffs []Difference) []Difference {
 		if shownOnSide(diffs, s.side.Label == "left", found) {
 			continue
 		}
-		obj := enclosing(src, v.Pos)
+		obj := v.Statement
+		if obj == "" {
+			obj = "file " + src.Name
+		}
 		if seen[obj+found] {
 			continue
 		}
@@ -248,26 +249,4 @@ func shownOnSide(diffs []Difference, left bool, literal string) bool {
 		}
 	}
 	return false
-}
-
-// enclosing names the object of the top-level statement that contains pos.
-func enclosing(f *pgsql.File, pos finding.Position) string {
-	idx := -1
-	for i, st := range f.Stmts {
-		if st.Pos.Line < pos.Line || (st.Pos.Line == pos.Line && st.Pos.Col <= pos.Col) {
-			idx = i
-		}
-	}
-	if idx < 0 {
-		return "file " + f.Name
-	}
-	for _, op := range f.Ops {
-		if op.Stmt == idx && op.Context == pgsql.TopLevel {
-			if o := op.Object(); o.Kind != "" {
-				return o.String()
-			}
-			return "statement " + op.Tag
-		}
-	}
-	return "statement " + strconv.Itoa(idx+1)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/scratch/scratchtest"
 )
 
@@ -76,7 +77,7 @@ func BenchmarkSnapshotLarge(b *testing.B) {
 	scratchtest.Exec(b, db, "large.sql", largeSchema)
 	b.Logf("built the large schema in %v", time.Since(t0).Round(time.Millisecond))
 	conn := scratchtest.Connect(b, db)
-	s, err := Take(ctx, conn, Options{})
+	s, err := Take(ctx, conn, Options{NormalizeBody: pgsql.NormalizeBody})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func BenchmarkSnapshotLarge(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		t := time.Now()
-		if _, err := Take(ctx, conn, Options{}); err != nil {
+		if _, err := Take(ctx, conn, Options{NormalizeBody: pgsql.NormalizeBody}); err != nil {
 			b.Fatal(err)
 		}
 		times = append(times, time.Since(t))

@@ -159,7 +159,7 @@ func TestEveryAttributeChangeIsSeen(t *testing.T) {
 	ctx := context.Background()
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fp, _, err := FootprintOf(ctx, db, fmt.Sprintf("case%d.sql", i), []byte(tc.sql), Options{})
+			fp, _, err := footprintOf(ctx, db, fmt.Sprintf("case%d.sql", i), []byte(tc.sql), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -55,9 +55,9 @@
 //
 // # Function bodies
 //
-// Each function keeps its raw body for display and a normalized form from
-// [ledgercheck/pgsql.NormalizeFunctionBody] (parsed with pg_query; comments and layout gone, every
-// literal, identifier and typmod kept). The "body" fact compares the normalized form and carries
+// Each function keeps its raw body for display and a normalized form from the caller's
+// [Options.NormalizeBody] (ledgercheck passes its parser's: parsed with pg_query; comments and
+// layout gone, every literal, identifier and typmod kept; without one, the body as written). The "body" fact compares the normalized form and carries
 // the raw text in [Fact.Display], so a difference in the raw text alone is [Cosmetic] and one in
 // the normalized form is [Semantic].
 //
@@ -65,6 +65,12 @@
 //
 // [Diff] compares two snapshots (before and after installing a migration) into a [Footprint]:
 // the objects created and dropped, with their facts, and every changed attribute of an object
-// that existed before (a new grant on thoughts, a changed search_path). [FootprintOf] does the
-// whole round: snapshot, install, snapshot.
+// that existed before (a new grant on thoughts, a changed search_path).
+//
+// # A public library
+//
+// introspect takes a connection ([Beginner]) to any PostgreSQL database and imports nothing of
+// ledgercheck's but internal/fault (errors); the scratch server and the SQL parser are the
+// caller's (ledgercheck's install step, internal/install, runs a migration between two
+// snapshots).
 package introspect

@@ -2,11 +2,7 @@ package introspect
 
 import (
 	"cmp"
-	"context"
-	"fmt"
 	"slices"
-
-	"ledgercheck/internal/scratch"
 )
 
 // Class tells whether a change alters behaviour.
@@ -151,30 +147,4 @@ func groupFacts(facts []Fact) (map[ObjectRef][]Fact, map[FactKey]Fact) {
 		slices.SortFunc(fs, compareFacts)
 	}
 	return objs, byKey
-}
-
-// FootprintOf snapshots db, runs the script src (named file in positions) in it as the install
-// role, snapshots again and returns the difference together with the snapshot after. A script
-// that fails returns the [*scratch.ScriptError] or [*ledgercheck/pgsql.SyntaxError] unwrapped.
-func FootprintOf(ctx context.Context, db *scratch.Database, file string, src []byte, opts Options) (*Footprint, *Snapshot, error) {
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	opts = opts.For(db)
-	defer conn.Close(context.WithoutCancel(ctx))
-	before, err := Take(ctx, conn, opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("snapshot before %s: %w", file, err)
-	}
-	// A connection of its own, as psql would use: session state the script leaves behind (SET
-	// ROLE, an open transaction) does not reach the snapshots.
-	if err := db.ExecFile(ctx, file, src); err != nil {
-		return nil, nil, err
-	}
-	after, err := Take(ctx, conn, opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("snapshot after %s: %w", file, err)
-	}
-	return Diff(before, after), after, nil
 }

@@ -233,7 +233,7 @@ type Function struct {
 	// function.
 	Body string `json:"body"`
 	// BodyNormalized is Body parsed and printed back without comments or layout (see
-	// [ledgercheck/pgsql.NormalizeFunctionBody]); equal normalized bodies differ only cosmetically.
+	// [Options.NormalizeBody]); equal normalized bodies differ only cosmetically.
 	BodyNormalized string `json:"body_normalized"`
 	// BodyParse tells how BodyNormalized was obtained: "parsed", or a fallback ("tokens", "text")
 	// with the reason.

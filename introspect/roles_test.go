@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/scratch/scratchtest"
 )
 
@@ -23,19 +24,19 @@ GRANT SELECT ON public.side TO lc_side_role;
 GRANT lc_side_role TO service_role;
 `
 	connA := scratchtest.Connect(t, a)
-	before, err := Take(ctx, connA, Options{})
+	before, err := Take(ctx, connA, Options{NormalizeBody: pgsql.NormalizeBody})
 	if err != nil {
 		t.Fatal(err)
 	}
 	scratchtest.Exec(t, b, "side.sql", script)
-	after, err := Take(ctx, connA, Options{})
+	after, err := Take(ctx, connA, Options{NormalizeBody: pgsql.NormalizeBody})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fp := Diff(before, after); !fp.Empty() {
 		t.Errorf("database %s saw another database's role changes:\n%s", a.Name, dumpFootprint(fp))
 	}
-	fp, _, err := FootprintOf(ctx, a, "side.sql", []byte(script), Options{})
+	fp, _, err := footprintOf(ctx, a, "side.sql", []byte(script), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

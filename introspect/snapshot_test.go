@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"ledgercheck/internal/golden"
+	"ledgercheck/internal/pgsql"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,7 +32,7 @@ func TestGoldenFootprints(t *testing.T) {
 				t.Fatal(err)
 			}
 			db := scratchtest.NewDatabase(t, tc.dim)
-			fp, _, err := FootprintOf(context.Background(), db, tc.file, src, Options{})
+			fp, _, err := footprintOf(context.Background(), db, tc.file, src, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +146,7 @@ func TestSnapshotIsDeterministic(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			s, err := Take(ctx, conn, Options{})
+			s, err := Take(ctx, conn, Options{NormalizeBody: pgsql.NormalizeBody})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +190,7 @@ func TestSnapshotScope(t *testing.T) {
 		return slices.ContainsFunc(s.Functions, func(f Function) bool { return f.Schema == schema && f.Name == name })
 	}
 
-	def, err := Take(ctx, conn, Options{})
+	def, err := Take(ctx, conn, Options{NormalizeBody: pgsql.NormalizeBody})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestSnapshotIsReadOnlyAndLeavesSessionAlone(t *testing.T) {
 	if _, err := conn.Exec(ctx, "SET search_path = public, extensions"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Take(ctx, conn, Options{}); err != nil {
+	if _, err := Take(ctx, conn, Options{NormalizeBody: pgsql.NormalizeBody}); err != nil {
 		t.Fatal(err)
 	}
 	var sp string
@@ -268,7 +269,7 @@ func TestFactsCoverEveryObject(t *testing.T) {
 	// Each object in a snapshot has at least one fact, so that its creation or removal shows.
 	db := scratchtest.NewDatabase(t, 1536)
 	scratchtest.Exec(t, db, "base.sql", changeBase)
-	s, err := Take(context.Background(), scratchtest.Connect(t, db), Options{})
+	s, err := Take(context.Background(), scratchtest.Connect(t, db), Options{NormalizeBody: pgsql.NormalizeBody})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgercheck/internal/fault"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch"
 )
 
 // Options select what a snapshot includes.
@@ -34,20 +32,24 @@ type Options struct {
 	// [DefaultAdminRole]. Empty means those defaults (Supabase's own names, which the embedded
 	// cluster uses).
 	InstallRole, AdminRole string
+	// NormalizeBody gives each function body the normal form that a "body" fact compares (see
+	// [BodyNormalizer]); nil compares bodies as written (BodyParse "text"), so that a change of
+	// layout or comments is semantic. ledgercheck passes its parser's (internal/pgsql).
+	NormalizeBody BodyNormalizer
 }
+
+// BodyNormalizer returns a function body in a normal form that ignores layout and comments, and
+// how it got it (method: "sql", "plpgsql", "tokens" or "text"). language is the function's
+// language, arguments pg_get_function_arguments, result pg_get_function_result and body prosrc.
+// A body it cannot parse still gets a usable normal form; err then says why. It must be safe
+// for concurrent use.
+type BodyNormalizer func(language, arguments, result, body string) (normalized, method string, err error)
 
 // The names snapshots give the install role and the superuser, as on Supabase.
 const (
 	DefaultInstallRole = "postgres"
 	DefaultAdminRole   = "supabase_admin"
 )
-
-// For returns o with the install role and the superuser of db's server, so that snapshots of db
-// show them as on Supabase (see [Options.InstallRole]).
-func (o Options) For(db *scratch.Database) Options {
-	o.InstallRole, o.AdminRole = db.InstallRole(), db.AdminRole()
-	return o
-}
 
 func (o Options) roles() (install, admin string) {
 	install, admin = o.InstallRole, o.AdminRole
@@ -106,7 +108,7 @@ func Take(ctx context.Context, db Beginner, opts Options) (*Snapshot, error) {
 	}
 	// Each result is decoded (and function bodies normalized) while the server produces the
 	// next one.
-	d := newDecoder()
+	d := newDecoder(opts)
 	var wg sync.WaitGroup
 	errs := make([]error, len(queryNames))
 	for i, name := range queryNames {
@@ -175,6 +177,7 @@ type policyRow struct {
 
 // decoder holds the decoded results of the catalog queries.
 type decoder struct {
+	opts        Options
 	s           *Snapshot
 	columns     []columnRow
 	constraints []constraintRow
@@ -184,7 +187,7 @@ type decoder struct {
 	policies    []policyRow
 }
 
-func newDecoder() *decoder { return &decoder{s: &Snapshot{}} }
+func newDecoder(opts Options) *decoder { return &decoder{opts: opts, s: &Snapshot{}} }
 
 // decode decodes the result of the query name. Calls for different names may run concurrently.
 func (d *decoder) decode(name string, js []byte) error {
@@ -204,14 +207,20 @@ func (d *decoder) decode(name string, js []byte) error {
 		return fmt.Errorf("decoding %s: %w", name, err)
 	}
 	if name == "functions" {
-		return normalizeBodies(s.Functions)
+		return normalizeBodies(s.Functions, d.opts.NormalizeBody)
 	}
 	return nil
 }
 
 // normalizeBodies fills in BodyNormalized and BodyParse, spread over the CPUs. A worker that
 // panics makes it return a *fault.PanicError.
-func normalizeBodies(fns []Function) error {
+func normalizeBodies(fns []Function, normalize BodyNormalizer) error {
+	if normalize == nil {
+		for i := range fns {
+			fns[i].BodyNormalized, fns[i].BodyParse = fns[i].Body, "text"
+		}
+		return nil
+	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(fns)/16))
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
@@ -220,9 +229,7 @@ func normalizeBodies(fns []Function) error {
 			defer fault.Recover(&errs[w])
 			for i := w; i < len(fns); i += workers {
 				f := &fns[i]
-				norm, method, err := pgsql.NormalizeFunctionBody(pgsql.FunctionBody{
-					Language: f.Language, Arguments: f.Arguments, Result: f.Result, Body: f.Body,
-				})
+				norm, method, err := normalize(f.Language, f.Arguments, f.Result, f.Body)
 				f.BodyNormalized, f.BodyParse = norm, method
 				if err != nil {
 					f.BodyParse = method + " (" + err.Error() + ")"

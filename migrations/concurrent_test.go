@@ -7,6 +7,7 @@ import (
 
 	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
+	"ledgercheck/internal/sqlscript"
 )
 
 // TestPortInstallsConcurrently: roles and memberships are cluster-wide, and the port creates
@@ -31,7 +32,7 @@ func TestPortInstallsConcurrently(t *testing.T) {
 				defer wg.Done()
 				db, err := s.NewDatabase(ctx, port.dim)
 				if err == nil {
-					err = db.ExecFile(ctx, port.file, src)
+					err = sqlscript.ExecFile(ctx, db, port.file, src)
 				}
 				if err != nil {
 					t.Errorf("round %d, install %d: %v", round, i, err)

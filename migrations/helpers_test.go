@@ -14,6 +14,7 @@ import (
 
 	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
+	"ledgercheck/internal/sqlscript"
 )
 
 func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
@@ -65,7 +66,7 @@ func install(t testing.TB, v variant) *ledgerDB {
 // apply runs a file (path relative to migrations/) in the database, statement by statement.
 func (l *ledgerDB) apply(file string) {
 	l.t.Helper()
-	if err := l.db.ExecFile(context.Background(), file, readFile(l.t, file)); err != nil {
+	if err := sqlscript.ExecFile(context.Background(), l.db, file, readFile(l.t, file)); err != nil {
 		l.t.Fatalf("applying %s (%s): %v", file, l.v.name, err)
 	}
 }

@@ -3,10 +3,10 @@ package migrations_test
 import (
 	"context"
 	"fmt"
+	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/sqlscript"
 	"strings"
 	"testing"
-
-	"ledgercheck/migrations"
 )
 
 // dataTables are the tables whose rows an install must never lose or change.
@@ -79,8 +79,8 @@ func TestPrerequisitesRerun(t *testing.T) {
 	forEach(t, func(t *testing.T, l *ledgerDB) {
 		l.apply("../testdata/fixtures/ledger_fixture.sql")
 		before := l.snapshot()
-		for _, s := range migrations.Prerequisites() {
-			if err := l.db.ExecFile(context.Background(), s.Name, []byte(s.SQL)); err != nil {
+		for _, s := range scratch.Prerequisites() {
+			if err := sqlscript.ExecFile(context.Background(), l.db, s.Name, []byte(s.SQL)); err != nil {
 				t.Fatalf("re-applying %s: %v", s.Name, err)
 			}
 		}

@@ -13,10 +13,12 @@ import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/gate"
 	"ledgercheck/internal/input"
+	"ledgercheck/internal/install"
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/sqlscript"
 	"ledgercheck/introspect"
 )
 
@@ -117,13 +119,20 @@ func installCrossCheck(cmd *cobra.Command, srv *scratch.Server, path string, src
 	if dim == 0 {
 		dim = 1536
 	}
+	sf, err := sqlscript.Parse(path, src, dim)
+	if err != nil {
+		if fd, ok := install.Finding(err); ok {
+			return []finding.Finding{fd}, nil
+		}
+		return nil, err
+	}
 	ctx := cmd.Context()
 	db, err := srv.NewDatabase(ctx, dim)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Drop(context.WithoutCancel(ctx))
-	fp, _, err := introspect.FootprintOf(ctx, db, path, src, introspect.Options{})
+	fp, _, err := install.Footprint(ctx, db, sqlscript.Script(sf), nil, introspect.Options{})
 	var se *scratch.ScriptError
 	if errors.As(err, &se) {
 		return []finding.Finding{{Phase: finding.PhaseInstall, Rule: gate.RuleInstallFailed, Severity: finding.SevError, Pos: se.Pos,

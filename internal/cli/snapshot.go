@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	installstep "ledgercheck/internal/install"
+	"ledgercheck/internal/sqlscript"
 	"slices"
 	"strings"
 
@@ -76,6 +78,7 @@ file:line:col with the server's error, exit 1; no Postgres is exit 3.`,
 					return fault.Input(errors.New("--dim applies to scratch databases; with --dsn and no --install the database at --dsn is only read"))
 				}
 				g.logf("snapshot: reading the database at --dsn (read-only)")
+				opts.NormalizeBody = pgsql.NormalizeBody
 				s, err := introspect.TakeURL(ctx, sf.dsn, opts)
 				if err != nil {
 					return err
@@ -104,14 +107,12 @@ file:line:col with the server's error, exit 1; no Postgres is exit 3.`,
 			)
 			if install != "" {
 				g.logf("snapshot: installing %s at dimension %d", install, dim)
-				fp, snap, err = introspect.FootprintOf(ctx, db, install, src, opts)
-			} else {
-				conn, cerr := db.ConnectAdmin(ctx)
-				if cerr != nil {
-					return cerr
+				var f *pgsql.File
+				if f, err = sqlscript.Parse(install, src, dim); err == nil {
+					fp, snap, err = installstep.Footprint(ctx, db, sqlscript.Script(f), nil, opts)
 				}
-				snap, err = introspect.Take(ctx, conn, opts.For(db))
-				conn.Close(ctx)
+			} else {
+				snap, err = installstep.Snapshot(ctx, db, opts)
 			}
 			if err != nil {
 				var se *scratch.ScriptError

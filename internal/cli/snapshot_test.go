@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch/scratchtest"
 	"ledgercheck/introspect"
@@ -22,7 +23,7 @@ func TestSnapshotCommandDSNIsReadOnlyAndMatchesTake(t *testing.T) {
 	}
 	scratchtest.Exec(t, db, "decision_ledger.sql", string(src))
 	conn := scratchtest.Connect(t, db)
-	want, err := introspect.Take(context.Background(), conn, introspect.Options{})
+	want, err := introspect.Take(context.Background(), conn, introspect.Options{NormalizeBody: pgsql.NormalizeBody})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestSnapshotCommandDSNIsReadOnlyAndMatchesTake(t *testing.T) {
 	if !bytes.Equal(wj, gj) {
 		t.Error("snapshot --dsn differs from Take on the same database")
 	}
-	after, err := introspect.Take(context.Background(), conn, introspect.Options{})
+	after, err := introspect.Take(context.Background(), conn, introspect.Options{NormalizeBody: pgsql.NormalizeBody})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -119,21 +120,28 @@ type Limits struct {
 	InstallTimeout time.Duration `yaml:"install_timeout"`
 }
 
-// Default returns the configuration used without a file: the shipped artifact and port, paths
-// relative to the working directory, builtin prerequisites, the lint defaults, no allowlist,
-// fixture or probes.
+// defaultYAML is the shipped default configuration (default.yaml beside this file): the one
+// place the Open Brain defaults live.
+//
+//go:embed default.yaml
+var defaultYAML []byte
+
+// Default returns the shipped default configuration, used when there is no ledgercheck.yaml: the
+// decision ledger's artifact and port, and the lint policy for Open Brain sidecars. Its paths
+// are relative to the working directory.
 func Default() *Config {
-	c := &Config{
-		Version: Version,
-		Variants: Variants{
-			Left:  Variant{File: "migrations/decision_ledger.sql", Dim: 1536},
-			Right: Variant{File: "migrations/ports/decision_ledger_1024.sql", Dim: 1024},
-		},
-		Lint: lint.DefaultConfig(),
+	c, err := Parse(DefaultFile, defaultYAML)
+	if err != nil {
+		panic("config: the shipped default.yaml does not parse: " + err.Error()) // a build defect
 	}
-	c.applyDefaults()
+	c.Path = ""
 	return c
 }
+
+// DefaultLint returns the lint section of the shipped default configuration: what
+// `ledgercheck lint` applies without a configuration, and any configuration without a lint:
+// section.
+func DefaultLint() lint.Config { return Default().Lint }
 
 func (c *Config) applyDefaults() {
 	if c.Environment.Prerequisites == "" {
@@ -191,8 +199,8 @@ func Parse(path string, data []byte) (*Config, error) {
 		indexLines(doc.Content[0], "", c.lines)
 	}
 	_, c.LintSet = c.lines["lint"]
-	if !c.LintSet {
-		c.Lint = lint.DefaultConfig()
+	if !c.LintSet { // default.yaml has one, so this does not recurse
+		c.Lint = DefaultLint()
 	}
 	c.applyDefaults()
 	if err := c.validate(); err != nil {

@@ -2,6 +2,10 @@ package crosscheck_test
 
 import (
 	"context"
+	"ledgercheck/internal/config"
+	installstep "ledgercheck/internal/install"
+	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/sqlscript"
 	"os"
 	"strings"
 	"testing"
@@ -21,7 +25,7 @@ func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
 func install(t *testing.T, name, src string, dim int) (*introspect.Footprint, []finding.Finding) {
 	t.Helper()
 	db := scratchtest.NewDatabase(t, dim)
-	fp, _, err := introspect.FootprintOf(context.Background(), db, name, []byte(src), introspect.Options{})
+	fp, err := footprint(db, name, src)
 	if err != nil {
 		t.Fatalf("installing %s: %v", name, err)
 	}
@@ -29,7 +33,17 @@ func install(t *testing.T, name, src string, dim int) (*introspect.Footprint, []
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fp, crosscheck.Check(f, lint.DefaultConfig(), fp)
+	return fp, crosscheck.Check(f, config.DefaultLint(), fp)
+}
+
+// footprint installs src into db with the gate's install step.
+func footprint(db *scratch.Database, name, src string) (*introspect.Footprint, error) {
+	f, err := sqlscript.Parse(name, []byte(src), db.Dim)
+	if err != nil {
+		return nil, err
+	}
+	fp, _, err := installstep.Footprint(context.Background(), db, sqlscript.Script(f), nil, introspect.Options{})
+	return fp, err
 }
 
 func TestShippedFilesDeclareEveryChange(t *testing.T) {
@@ -101,7 +115,7 @@ CREATE TRIGGER other AFTER INSERT ON public.agent_memories FOR EACH ROW EXECUTE 
 	if len(crosscheck.Changes(fp)) < 2 {
 		t.Errorf("changes %v: want the new column on thoughts and the trigger on agent_memories", crosscheck.Changes(fp))
 	}
-	static := lint.Source("visible.sql", []byte(src), lint.DefaultConfig(), lint.Options{})
+	static := lint.Source("visible.sql", []byte(src), config.DefaultLint(), lint.Options{})
 	var rules []string
 	for _, f := range static {
 		rules = append(rules, f.Rule)

@@ -25,6 +25,22 @@ func (p Position) String() string {
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
 }
 
+// ByteOffset converts a 1-based character (Unicode code point) position in s, as PostgreSQL
+// reports error positions, to a byte offset.
+func ByteOffset(s string, char int) int {
+	if char <= 1 {
+		return 0
+	}
+	n := 0
+	for i := range s {
+		if n == char-1 {
+			return i
+		}
+		n++
+	}
+	return len(s)
+}
+
 // Severity orders findings; only errors fail the gate unless configured otherwise.
 type Severity string
 

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"testing"
 
+	"ledgercheck/internal/config"
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/rule"
 )
@@ -26,7 +27,7 @@ func TestEveryReportedRuleIsRegistered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := lint.DefaultConfig()
+		cfg := config.DefaultLint()
 		if f, err := os.Open(filepath.Join(filepath.Dir(in), "config.yaml")); err == nil {
 			cfg, err = lint.LoadConfig(f)
 			f.Close()

@@ -9,8 +9,8 @@ import (
 
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/finding"
+	"ledgercheck/internal/install"
 	"ledgercheck/internal/lint"
-	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch"
 )
@@ -227,30 +227,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 
 // InstallFinding turns a rejected statement or a syntax error into an install-failed finding;
 // it reports false for any other error.
-func InstallFinding(err error) (finding.Finding, bool) {
-	var se *scratch.ScriptError
-	if errors.As(err, &se) && se.PgError() != nil {
-		pe := se.PgError()
-		detail := ""
-		if pe.Detail != "" {
-			detail = "DETAIL: " + pe.Detail
-		}
-		if pe.Hint != "" {
-			if detail != "" {
-				detail += "\n"
-			}
-			detail += "HINT: " + pe.Hint
-		}
-		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleInstallFailed, Severity: finding.SevError, Pos: se.Pos,
-			Message: fmt.Sprintf("the migration does not install: %s (SQLSTATE %s)", pe.Message, pe.Code), Detail: detail}, true
-	}
-	var syn *pgsql.SyntaxError
-	if errors.As(err, &syn) {
-		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleInstallFailed, Severity: finding.SevError, Pos: syn.Pos,
-			Message: "the migration does not install: " + syn.Msg}, true
-	}
-	return finding.Finding{}, false
-}
+func InstallFinding(err error) (finding.Finding, bool) { return install.Finding(err) }
 
 func skipped(ph finding.Phase, name, file, why string) report.PhaseResult {
 	return report.PhaseResult{Phase: ph, Name: name, File: file, Status: report.StatusSkip, Notes: []string{why}}

@@ -3,13 +3,13 @@ package gate
 import (
 	"context"
 	"errors"
+	"ledgercheck/internal/config"
 	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"strings"
 	"testing"
 
 	"ledgercheck/internal/fault"
-	"ledgercheck/internal/lint"
 	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch"
 )
@@ -20,7 +20,7 @@ func panicOptions(srv **scratch.Server) Options {
 	return Options{
 		Left:  Variant{Name: "artifact", File: "a.sql", Src: src, Dim: 1536},
 		Right: Variant{Name: "port", File: "b.sql", Src: src, Dim: 1024},
-		Lint:  lint.DefaultConfig(),
+		Lint:  config.DefaultLint(),
 		Start: func(ctx context.Context) (*scratch.Server, error) {
 			s, err := scratch.Start(ctx, scratch.Options{})
 			*srv = s

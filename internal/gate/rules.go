@@ -2,13 +2,14 @@ package gate
 
 import (
 	"ledgercheck/internal/finding"
+	"ledgercheck/internal/install"
 	_ "ledgercheck/internal/parity" // the gate runs every phase: linking it registers every rule
 	_ "ledgercheck/internal/rerun"
 	"ledgercheck/internal/rule"
 )
 
 // RuleInstallFailed is the rule of a variant the server rejects.
-const RuleInstallFailed = "install-failed"
+const RuleInstallFailed = install.RuleInstallFailed
 
 var _ = rule.Register(rule.Rule{ID: RuleInstallFailed, Phase: finding.PhaseInstall, Severity: finding.SevError,
 	Summary: "a variant does not install on a fresh Supabase-like database",

@@ -28,7 +28,7 @@ func TestShippedFiles(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the shipped file is missing: %v", err)
 			}
-			fs := Source(tc.path, src, DefaultConfig(), Options{Dim: tc.dim})
+			fs := Source(tc.path, src, shippedConfig(t), Options{Dim: tc.dim})
 			var got []string
 			for _, f := range fs {
 				if f.Severity == finding.SevError {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql/pgsqltest"
 )
 
@@ -61,9 +62,9 @@ DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class WHERE relname = 'si
 // and every rule. The issue asks for under 1 s.
 func BenchmarkLint1MB(b *testing.B) {
 	src := []byte(migration1MB())
-	cfg := DefaultConfig()
+	cfg := shippedConfig(b)
 	fs := Source("big.sql", src, cfg, Options{Dim: 1536})
-	if HasErrors(fs) {
+	if finding.HasErrors(fs) {
 		b.Fatalf("the generated migration has errors, first: %v", fs[0])
 	}
 	b.SetBytes(int64(len(src)))
@@ -84,7 +85,7 @@ func TestBenchmarkMigrationShape(t *testing.T) {
 // and time per statement.
 func BenchmarkLint4MiBTinyStatements(b *testing.B) {
 	src := pgsqltest.TinyStatements(4 << 20)
-	cfg := DefaultConfig()
+	cfg := shippedConfig(b)
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {

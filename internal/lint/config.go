@@ -13,7 +13,9 @@ import (
 	"ledgercheck/internal/input"
 )
 
-// Config is lint's policy, the `lint:` section of ledgercheck.yaml.
+// Config is lint's policy, the `lint:` section of ledgercheck.yaml. The zero Config knows no
+// pre-existing object; the Open Brain policy lint applies without a configuration is the lint
+// section of the shipped default configuration (internal/config/default.yaml).
 type Config struct {
 	// Existing lists objects assumed to exist before the file runs (the prerequisites), written
 	// as [pgsql.Object.String] renders them: "table public.thoughts", "function
@@ -44,36 +46,6 @@ type Allowance struct {
 }
 
 var allowanceActions = map[string]bool{"create": true, "alter": true, "drop": true, "rename": true, "truncate": true, "comment": true, "grant": true, "revoke": true}
-
-// DefaultConfig is the configuration the shipped decision-ledger artifact needs: the Open Brain
-// core and the agent-memory schema exist beforehand, and the ledger's enrollment trigger on
-// public.agent_memories is the one accepted change to them.
-func DefaultConfig() Config {
-	return Config{
-		Existing: []string{
-			"table public.thoughts",
-			"function public.upsert_thought",
-			"function public.match_thoughts",
-			"function public.update_updated_at",
-			"table public.agent_memories",
-			"table public.agent_memory_source_refs",
-			"table public.agent_memory_artifacts",
-			"table public.agent_memory_relations",
-			"table public.agent_memory_review_actions",
-			"table public.agent_memory_recall_traces",
-			"table public.agent_memory_recall_items",
-			"table public.agent_memory_audit_events",
-			"function public.agent_memories_set_updated_at",
-			"function public.agent_memory_hash_text",
-		},
-		Allow: []Allowance{{
-			Object:  "trigger trg_agent_decision_ledger_enroll on public.agent_memories",
-			Actions: []string{"create", "drop"},
-			Reason:  "the ledger enrolls decision rows through an AFTER INSERT trigger, so the agent-memory write path does not change",
-		}},
-		UntrustedExtensions: []string{"plpythonu", "plpython2u", "plpython3u", "plperlu", "pltclu", "plv8", "file_fdw", "adminpack", "dblink", "postgres_fdw", "lo"},
-	}
-}
 
 // LoadConfig decodes a configuration from YAML, rejecting unknown fields, unknown rule ids and
 // malformed allowances. Fields absent from the YAML keep their zero value.

@@ -24,7 +24,7 @@ func TestCrossCheck(t *testing.T) {
 		{"a column on thoughts points at the call of the file's function", CatalogChange{Target: "table public.thoughts", Verb: pgsql.VerbAlter}, "m.sql:2:11"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := CrossCheck(f, DefaultConfig(), []CatalogChange{tc.change})
+			fs := CrossCheck(f, shippedConfig(t), []CatalogChange{tc.change})
 			switch {
 			case tc.want == "" && len(fs) != 0:
 				t.Errorf("got %v, want no finding", fs)
@@ -33,7 +33,7 @@ func TestCrossCheck(t *testing.T) {
 			}
 		})
 	}
-	cfg := DefaultConfig()
+	cfg := shippedConfig(t)
 	cfg.Severity = map[string]string{"undeclared-change": "off"}
 	if fs := CrossCheck(f, cfg, []CatalogChange{{Target: "table public.thoughts", Verb: pgsql.VerbAlter}}); len(fs) != 0 {
 		t.Errorf("severity off still reports %v", fs)

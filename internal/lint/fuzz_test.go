@@ -16,7 +16,7 @@ func FuzzLint(f *testing.F) {
 		}
 	}
 	f.Add([]byte("CREATE TABLE t (v vector(3));"), 1536)
-	cfg := DefaultConfig()
+	cfg := shippedConfig(f)
 	f.Fuzz(func(t *testing.T, src []byte, dim int) {
 		for _, fd := range Source("f.sql", src, cfg, Options{Dim: dim}) {
 			if fd.Rule == "" || fd.Message == "" || fd.Pos.Line < 1 {

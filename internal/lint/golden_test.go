@@ -50,7 +50,7 @@ func (c goldenCase) run(t testing.TB) []finding.Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
+	cfg := shippedConfig(t)
 	if f, err := os.Open(filepath.Join(c.dir, "config.yaml")); err == nil {
 		cfg, err = LoadConfig(f)
 		f.Close()

@@ -69,16 +69,6 @@ func sortFindings(fs []finding.Finding) {
 	})
 }
 
-// HasErrors reports whether any finding is an error.
-func HasErrors(fs []finding.Finding) bool {
-	for _, f := range fs {
-		if f.Severity == finding.SevError {
-			return true
-		}
-	}
-	return false
-}
-
 const ignoreMarker = "ledgercheck:ignore"
 
 type suppression struct {

@@ -8,9 +8,11 @@ import (
 
 	"ledgercheck/diff"
 	"ledgercheck/internal/allowlist"
+	"ledgercheck/internal/install"
 	"ledgercheck/internal/parity"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/scratch/scratchtest"
+	"ledgercheck/internal/sqlscript"
 	"ledgercheck/introspect"
 )
 
@@ -33,7 +35,11 @@ func BenchmarkDiffAllowlist(b *testing.B) {
 	fps := make([]*introspect.Footprint, 2)
 	for i, v := range []parity.Variant{left, right} {
 		db := scratchtest.NewDatabase(b, v.Dim)
-		fp, _, err := introspect.FootprintOf(ctx, db, v.Name, v.Src, introspect.Options{})
+		f, err := sqlscript.Parse(v.Name, v.Src, v.Dim)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fp, _, err := install.Footprint(ctx, db, sqlscript.Script(f), nil, introspect.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -48,8 +54,8 @@ func BenchmarkDiffAllowlist(b *testing.B) {
 	}
 	compare := func(lsrc, rsrc *pgsql.File) {
 		res := diff.Compare(
-			diff.Side{Label: "left", File: left.Name, Dim: left.Dim, Footprint: fps[0], Source: lsrc},
-			diff.Side{Label: "right", File: right.Name, Dim: right.Dim, Footprint: fps[1], Source: rsrc})
+			diff.Side{Label: "left", File: left.Name, Dim: left.Dim, Footprint: fps[0], Source: parity.DeclaredSource(lsrc)},
+			diff.Side{Label: "right", File: right.Name, Dim: right.Dim, Footprint: fps[1], Source: parity.DeclaredSource(rsrc)})
 		if o := al.Apply(res.Differences); !o.Passed() {
 			b.Fatalf("the shipped pair does not pass: %d unreviewed, %d stale", len(o.Unreviewed), len(o.Stale))
 		}

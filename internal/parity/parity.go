@@ -16,8 +16,10 @@ import (
 	"ledgercheck/diff"
 	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/install"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/sqlscript"
 	"ledgercheck/introspect"
 )
 
@@ -161,8 +163,8 @@ func Run(ctx context.Context, srv *scratch.Server, opts Options) (*Report, error
 
 	t1 := time.Now()
 	res := diff.Compare(
-		diff.Side{Label: "left", File: opts.Left.Name, Dim: opts.Left.Dim, Footprint: runs[0].fp, Source: runs[0].src},
-		diff.Side{Label: "right", File: opts.Right.Name, Dim: opts.Right.Dim, Footprint: runs[1].fp, Source: runs[1].src},
+		diff.Side{Label: "left", File: opts.Left.Name, Dim: opts.Left.Dim, Footprint: runs[0].fp, Source: DeclaredSource(runs[0].src)},
+		diff.Side{Label: "right", File: opts.Right.Name, Dim: opts.Right.Dim, Footprint: runs[1].fp, Source: DeclaredSource(runs[1].src)},
 	)
 	rep := &Report{Left: res.Left, Right: res.Right, Sites: res.Sites, Differences: res.Differences,
 		Footprints: [2]*introspect.Footprint{runs[0].fp, runs[1].fp}, Sources: [2]*pgsql.File{runs[0].src, runs[1].src}}
@@ -191,7 +193,7 @@ func Run(ctx context.Context, srv *scratch.Server, opts Options) (*Report, error
 // Every script is bounded by the server's install time limit.
 func runSide(ctx context.Context, srv *scratch.Server, label string, v Variant, opts Options, logw io.Writer) (r sideRun) {
 	t0 := time.Now()
-	src, err := pgsql.Parse(v.Name, []byte(scratch.SubstituteDim(string(v.Src), v.Dim)))
+	src, err := sqlscript.Parse(v.Name, v.Src, v.Dim)
 	if err != nil {
 		r.err = &InstallError{Side: label, File: v.Name, Err: err}
 		return r
@@ -212,19 +214,19 @@ func runSide(ctx context.Context, srv *scratch.Server, label string, v Variant, 
 	}
 	defer db.Drop(context.WithoutCancel(ctx)) //nolint:errcheck // the server drops leftovers on Close
 	for _, x := range opts.Extra {
-		if err := db.ExecFile(ctx, x.Name, x.Src); err != nil {
+		if err := sqlscript.ExecFile(ctx, db, x.Name, x.Src); err != nil {
 			r.err = installErr(label, x.Name, err)
 			return r
 		}
 	}
-	fp, _, err := introspect.FootprintOf(ctx, db, v.Name, v.Src, opts.Snapshot)
+	fp, _, err := install.Footprint(ctx, db, sqlscript.Script(src), nil, opts.Snapshot)
 	if err != nil {
 		r.err = installErr(label, v.Name, err)
 		return r
 	}
 	r.fp = fp
 	if opts.Fixture != nil {
-		if err := db.ExecFile(ctx, opts.Fixture.Name, opts.Fixture.Src); err != nil {
+		if err := sqlscript.ExecFile(ctx, db, opts.Fixture.Name, opts.Fixture.Src); err != nil {
 			r.err = installErr(label, opts.Fixture.Name, err)
 			return r
 		}

@@ -120,7 +120,7 @@ func (r *Report) Findings() []finding.Finding {
 			f.Phase, f.Rule = finding.PhaseProbe, RuleProbeDifference
 		}
 		if d.Pos != nil {
-			f.Pos = *d.Pos
+			f.Pos = finding.Position(*d.Pos)
 		}
 		f.Left, f.Right = d.Shown()
 		out = append(out, f)

@@ -716,7 +716,7 @@ func (a *analyzer) parseNested(parent *scope, src string, m offsetMap, ctx Conte
 		if errors.As(err, &pe) {
 			p.Msg = nearOneLine(pe.Message)
 			if pe.Cursorpos > 0 {
-				p.Pos = a.f.Pos(m(ByteOffset(src, pe.Cursorpos)))
+				p.Pos = a.f.Pos(m(finding.ByteOffset(src, pe.Cursorpos)))
 			}
 		}
 		return p

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -276,22 +277,7 @@ func (f *File) continuations(off int) int {
 // CharPos converts a 1-based character position in the file (the unit of PostgreSQL's error
 // cursor positions) to a position.
 func (f *File) CharPos(char int) finding.Position {
-	return f.Pos(ByteOffset(f.Src, char))
-}
-
-// ByteOffset converts a 1-based character position in s to a byte offset.
-func ByteOffset(s string, char int) int {
-	if char <= 1 {
-		return 0
-	}
-	n := 0
-	for i := range s {
-		if n == char-1 {
-			return i
-		}
-		n++
-	}
-	return len(s)
+	return f.Pos(finding.ByteOffset(f.Src, char))
 }
 
 // syntaxError converts a parser error on text, which starts at offset base of f.Src with
@@ -305,7 +291,7 @@ func (f *File) syntaxError(text string, base int, err error) error {
 	if errors.As(err, &pe) {
 		pos := f.Pos(len(f.Src))
 		if pe.Cursorpos > 0 {
-			pos = f.Pos(base + ByteOffset(text, pe.Cursorpos))
+			pos = f.Pos(base + finding.ByteOffset(text, pe.Cursorpos))
 		}
 		return &SyntaxError{Pos: pos, Msg: nearOneLine(pe.Message)}
 	}
@@ -411,4 +397,28 @@ func indexInvalid(s string) int {
 		}
 	}
 	return -1
+}
+
+// Describe names what the top-level statement holding pos creates or acts on ("function
+// public.f", or "statement DO" for a statement that names no object), or "" when pos is before
+// the first statement.
+func (f *File) Describe(pos finding.Position) string {
+	idx := -1
+	for i, st := range f.Stmts {
+		if st.Pos.Line < pos.Line || (st.Pos.Line == pos.Line && st.Pos.Col <= pos.Col) {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return ""
+	}
+	for _, op := range f.Ops {
+		if op.Stmt == idx && op.Context == TopLevel {
+			if o := op.Object(); o.Kind != "" {
+				return o.String()
+			}
+			return "statement " + op.Tag
+		}
+	}
+	return "statement " + strconv.Itoa(idx+1)
 }

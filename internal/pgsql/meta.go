@@ -2,6 +2,7 @@ package pgsql
 
 import (
 	"errors"
+	"ledgercheck/internal/finding"
 	"regexp"
 	"strings"
 
@@ -19,7 +20,7 @@ const metaParseBudget = 32 << 20
 func errorOffset(text string, err error) int {
 	var pe *parser.Error
 	if errors.As(err, &pe) && pe.Cursorpos > 0 {
-		return ByteOffset(text, pe.Cursorpos)
+		return finding.ByteOffset(text, pe.Cursorpos)
 	}
 	return len(text)
 }

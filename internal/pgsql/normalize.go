@@ -299,3 +299,9 @@ func normalizeTokens(s string) (string, error) {
 	}
 	return strings.Join(parts, " "), nil
 }
+
+// NormalizeBody is [NormalizeFunctionBody] with the body's parts as plain strings: the shape of
+// introspect's BodyNormalizer, which ledgercheck's install step hands to the catalog reader.
+func NormalizeBody(language, arguments, result, body string) (norm, method string, err error) {
+	return NormalizeFunctionBody(FunctionBody{Language: language, Arguments: arguments, Result: result, Body: body})
+}

@@ -13,9 +13,11 @@ import (
 
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/finding"
+	"ledgercheck/internal/install"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/sqlscript"
 	"ledgercheck/introspect"
 )
 
@@ -215,7 +217,7 @@ type failure struct {
 // apply runs a script in db. A statement the server rejects, or a syntax error, is a failure;
 // anything else (the connection, a cancelled context) is an error.
 func (a *auditor) apply(ctx context.Context, db *scratch.Database, s Script) (*failure, error) {
-	err := db.ExecFile(ctx, s.Name, s.Src)
+	err := sqlscript.ExecFile(ctx, db, s.Name, s.Src)
 	if err == nil {
 		return nil, nil
 	}
@@ -282,11 +284,11 @@ func (a *auditor) capture(ctx context.Context, db *scratch.Database, withDigest 
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	s := &state{}
-	if s.snap, err = introspect.Take(ctx, conn, a.opts.Snapshot.For(db)); err != nil {
+	if s.snap, err = introspect.Take(ctx, conn, install.SnapshotOptions(a.opts.Snapshot, db)); err != nil {
 		return nil, fmt.Errorf("rerun: snapshot of %s: %w", db.Name, err)
 	}
 	if withDigest {
-		if s.digest, err = introspect.TakeDigest(ctx, conn, a.opts.Snapshot); err != nil {
+		if s.digest, err = introspect.TakeDigest(ctx, conn, install.SnapshotOptions(a.opts.Snapshot, db)); err != nil {
 			return nil, fmt.Errorf("rerun: content digest of %s: %w", db.Name, err)
 		}
 	}

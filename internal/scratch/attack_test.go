@@ -24,6 +24,7 @@ import (
 
 	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
+	"ledgercheck/internal/sqlscript"
 )
 
 // escalated starts an unguarded embedded cluster whose install role holds the roles layer 1
@@ -60,7 +61,7 @@ func shell(t *testing.T, s *scratch.Server, db *scratch.Database, script string)
 	t.Helper()
 	name := fmt.Sprintf("shell-%d.out", shellRuns.Add(1))
 	sql := fmt.Sprintf("COPY (SELECT 1) TO PROGRAM $sh$cat >/dev/null; {\n%s\n} > /run/ledgercheck/data/%s 2>&1; true$sh$", script, name)
-	if err := db.ExecFile(context.Background(), "attack.sql", []byte(sql)); err != nil {
+	if err := sqlscript.ExecFile(context.Background(), db, "attack.sql", []byte(sql)); err != nil {
 		t.Fatalf("COPY TO PROGRAM as the escalated install role: %v", err)
 	}
 	out, err := os.ReadFile(filepath.Join(s.Dir(), "data", name))

@@ -12,7 +12,6 @@ import (
 
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql"
 )
 
 // Database is one scratch database created by a [Server].
@@ -104,18 +103,39 @@ func SubstituteDim(sql string, dim int) string {
 	return dimVar.ReplaceAllString(sql, "${1}"+strconv.Itoa(dim))
 }
 
-// ExecFile runs the script src, named file in positions, statement by statement on one
-// connection as the install role, the way `psql -v ON_ERROR_STOP=1 -f` would: session state such
-// as SET search_path carries from one statement to the next, and explicit BEGIN/COMMIT in the
-// file are honoured. `:dim` is replaced by the database's dimension first. A syntax error is a
-// [*pgsql.SyntaxError]; a statement the server rejects, or whose session another session of user
-// SQL terminated, is a [*ScriptError]. A server that dies or fails (a full disk, an exhausted
-// resource, a lost connection) is an environment error ([fault.Env]) with what the server
-// logged last.
+// Statement is one statement of a [Script].
+type Statement struct {
+	// Index is the 0-based index of the statement in its file.
+	Index int
+	// Text is the statement as the server receives it.
+	Text string
+	// Start is the byte offset of its first token in the file, and Pos that token's position.
+	Start int
+	Pos   finding.Position
+}
+
+// Script is a SQL file split into statements. scratch parses no SQL (it links no parser);
+// ledgercheck's parser is internal/pgsql, and internal/sqlscript turns a parsed file into a
+// Script.
+type Script struct {
+	// Name is the file as the user named it, used in positions.
+	Name       string
+	Statements []Statement
+	// Position maps a byte offset of the file to its position; it places the server's error
+	// position, which is inside a statement. Nil places errors at their statement.
+	Position func(offset int) finding.Position
+}
+
+// Exec runs the script statement by statement on one connection as the install role, the way
+// `psql -v ON_ERROR_STOP=1 -f` would: session state such as SET search_path carries from one
+// statement to the next, and explicit BEGIN/COMMIT in the file are honoured. A statement the
+// server rejects, or whose session another session of user SQL terminated, is a [*ScriptError].
+// A server that dies or fails (a full disk, an exhausted resource, a lost connection) is an
+// environment error ([fault.Env]) with what the server logged last.
 //
 // The whole run is bounded by the server's install time limit (Options.InstallTimeout); when it
 // runs out, the error is a *ScriptError at the statement that was running.
-func (d *Database) ExecFile(ctx context.Context, file string, src []byte) error {
+func (d *Database) Exec(ctx context.Context, sc *Script) error {
 	limit := d.srv.opts.InstallTimeout
 	ctx, cancel := context.WithTimeoutCause(ctx, limit, errInstallTimeout)
 	defer cancel()
@@ -124,7 +144,7 @@ func (d *Database) ExecFile(ctx context.Context, file string, src []byte) error 
 		return err
 	}
 	defer conn.Close(context.Background())
-	err = ExecFile(ctx, conn, file, src, d.Dim)
+	err = ExecScript(ctx, conn, sc)
 	var se *ScriptError
 	if errors.As(err, &se) {
 		if errors.Is(context.Cause(ctx), errInstallTimeout) {
@@ -138,30 +158,18 @@ func (d *Database) ExecFile(ctx context.Context, file string, src []byte) error 
 
 var errInstallTimeout = errors.New("install time limit exceeded")
 
-// ExecFile runs src on conn as [Database.ExecFile] does, substituting `:dim` with dim when dim > 0,
-// but without telling the SQL's failures from the server's: every failing statement is a
-// [*ScriptError].
-func ExecFile(ctx context.Context, conn *pgx.Conn, file string, src []byte, dim int) error {
-	text := string(src)
-	if dim > 0 {
-		text = SubstituteDim(text, dim)
-	}
-	f, err := pgsql.Parse(file, []byte(text))
-	if err != nil {
-		return err
-	}
-	if err := psqlOnly(f); err != nil {
-		return err
-	}
-	for _, st := range f.Stmts {
+// ExecScript runs sc on conn as [Database.Exec] does, but without telling the SQL's failures from
+// the server's: every failing statement is a [*ScriptError].
+func ExecScript(ctx context.Context, conn *pgx.Conn, sc *Script) error {
+	for _, st := range sc.Statements {
 		if _, err := conn.Exec(ctx, st.Text); err != nil {
 			if ctx.Err() != nil && !errors.Is(context.Cause(ctx), errInstallTimeout) {
 				return ctx.Err()
 			}
 			pos := st.Pos
 			var pe *pgconn.PgError
-			if errors.As(err, &pe) && pe.Position > 0 {
-				pos = f.Pos(st.Start + pgsql.ByteOffset(st.Text, int(pe.Position)))
+			if errors.As(err, &pe) && pe.Position > 0 && sc.Position != nil {
+				pos = sc.Position(st.Start + finding.ByteOffset(st.Text, int(pe.Position)))
 			}
 			return &ScriptError{Pos: pos, Stmt: st.Index, Err: err}
 		}
@@ -169,22 +177,18 @@ func ExecFile(ctx context.Context, conn *pgx.Conn, file string, src []byte, dim 
 	return nil
 }
 
-// psqlOnly rejects what only psql can run, as a [*pgsql.SyntaxError] at its position: a
-// meta-command (\i, \set, ...), which pgsql.Parse blanked out so that lint could read the rest
-// (installing the file without it would install something else than psql does), and
-// COPY ... FROM STDIN, which would wait for data no SQL client sends.
-func psqlOnly(f *pgsql.File) error {
-	if len(f.MetaCommands) > 0 {
-		m := f.MetaCommands[0]
-		text := m.Text
-		if r := []rune(text); len(r) > 40 {
-			text = string(r[:40]) + "..."
-		}
-		return &pgsql.SyntaxError{Pos: m.Pos, Msg: text + " is psql syntax, not SQL; the file cannot be installed as it is (rule unsupported-statement)"}
+// execPrerequisites installs the Open Brain prerequisites at the database's dimension as the
+// install role, one embedded file at a time (each file one simple-protocol round trip: they are
+// ledgercheck's own SQL, which needs no statement positions).
+func (d *Database) execPrerequisites(ctx context.Context) error {
+	conn, err := d.Connect(ctx)
+	if err != nil {
+		return err
 	}
-	for _, op := range f.Ops {
-		if op.Context == pgsql.TopLevel && op.Verb == pgsql.VerbCopy && op.Copy != nil && op.Copy.From && !op.Copy.Program && op.Copy.File == "" {
-			return &pgsql.SyntaxError{Pos: op.Pos, Msg: "COPY ... FROM STDIN needs psql to supply the data; the file cannot be installed as it is (rule unsupported-statement)"}
+	defer conn.Close(context.Background())
+	for _, p := range Prerequisites() {
+		if _, err := conn.Exec(ctx, SubstituteDim(p.SQL, d.Dim)); err != nil {
+			return fault.Env(fmt.Errorf("applying internal/scratch/%s: %s", p.Name, serverMessage(err)))
 		}
 	}
 	return nil

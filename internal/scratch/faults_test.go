@@ -15,6 +15,7 @@ import (
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
+	"ledgercheck/internal/sqlscript"
 )
 
 // TestServerLogIsBounded: 100 warnings of 1 MB each reach the server log; ledgercheck keeps only
@@ -70,7 +71,7 @@ func TestFullDiskDuringInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.ExecFile(ctx, "big.sql", []byte("SELECT 1;\nCREATE TABLE public.big AS SELECT repeat('x', 1000) AS x FROM generate_series(1, 200000);\n"))
+	err = sqlscript.ExecFile(ctx, db, "big.sql", []byte("SELECT 1;\nCREATE TABLE public.big AS SELECT repeat('x', 1000) AS x FROM generate_series(1, 200000);\n"))
 	var se *scratch.ScriptError
 	if errors.As(err, &se) || fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), "big.sql:2:1") || !strings.Contains(err.Error(), "53100") {
 		t.Errorf("got %v, want an environment error at big.sql:2:1 with SQLSTATE 53100 (disk full)", err)

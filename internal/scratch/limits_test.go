@@ -10,6 +10,7 @@ import (
 
 	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
+	"ledgercheck/internal/sqlscript"
 )
 
 // TestTimeLimitsStopRunawayMigrations: an endless loop is stopped by statement_timeout and a
@@ -28,7 +29,7 @@ func TestTimeLimitsStopRunawayMigrations(t *testing.T) {
 	}
 
 	t0 := time.Now()
-	err = db.ExecFile(ctx, "loop.sql", []byte("SELECT 1;\nDO $$ BEGIN LOOP END LOOP; END $$;\n"))
+	err = sqlscript.ExecFile(ctx, db, "loop.sql", []byte("SELECT 1;\nDO $$ BEGIN LOOP END LOOP; END $$;\n"))
 	var se *scratch.ScriptError
 	if !errors.As(err, &se) || se.PgError() == nil || se.PgError().Code != "57014" || se.Pos.String() != "loop.sql:2:1" {
 		t.Errorf("endless loop: got %v, want a statement timeout (57014) at loop.sql:2:1", err)
@@ -38,7 +39,7 @@ func TestTimeLimitsStopRunawayMigrations(t *testing.T) {
 	}
 
 	t0 = time.Now()
-	err = db.ExecFile(ctx, "slow.sql", []byte("SELECT pg_sleep(0.8);\nSELECT pg_sleep(0.8);\nSELECT pg_sleep(0.8);\nSELECT pg_sleep(0.8);\n"))
+	err = sqlscript.ExecFile(ctx, db, "slow.sql", []byte("SELECT pg_sleep(0.8);\nSELECT pg_sleep(0.8);\nSELECT pg_sleep(0.8);\nSELECT pg_sleep(0.8);\n"))
 	if !errors.As(err, &se) || se.Pos.Line != 3 || !strings.Contains(se.Error(), "install time limit of 2s exceeded") {
 		t.Errorf("slow migration: got %v, want the install time limit at slow.sql:3:1", err)
 	}

@@ -7,12 +7,13 @@ import (
 
 	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
+	"ledgercheck/internal/sqlscript"
 )
 
 func TestQueryTextNullAndRollback(t *testing.T) {
 	db := scratchtest.NewDatabase(t, 3)
 	ctx := context.Background()
-	if err := db.ExecFile(ctx, "t.sql", []byte(`CREATE TABLE public.q (id int, v text); INSERT INTO public.q VALUES (1, 'NULL'), (2, NULL);`)); err != nil {
+	if err := sqlscript.ExecFile(ctx, db, "t.sql", []byte(`CREATE TABLE public.q (id int, v text); INSERT INTO public.q VALUES (1, 'NULL'), (2, NULL);`)); err != nil {
 		t.Fatal(err)
 	}
 	r, err := db.Query(ctx, `SELECT id, v, 0.1::float8 + 0.2 AS f, '[1,2,3]'::extensions.vector AS e FROM public.q ORDER BY id`, scratch.QueryOptions{})

@@ -14,6 +14,7 @@ import (
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
+	"ledgercheck/internal/sqlscript"
 )
 
 func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
@@ -72,7 +73,7 @@ func TestUntrustedOperationsFailForInstallRole(t *testing.T) {
 		`ALTER SYSTEM SET work_mem = '1GB'`,
 		`CREATE EXTENSION IF NOT EXISTS plperlu`,
 	} {
-		err := db.ExecFile(context.Background(), "evil.sql", []byte(sql))
+		err := sqlscript.ExecFile(context.Background(), db, "evil.sql", []byte(sql))
 		var se *scratch.ScriptError
 		if !errors.As(err, &se) || se.PgError() == nil {
 			t.Errorf("%s: got %v, want a server error", sql, err)
@@ -83,7 +84,7 @@ func TestUntrustedOperationsFailForInstallRole(t *testing.T) {
 func TestExecFileReportsFailingStatementPosition(t *testing.T) {
 	db := scratchtest.NewDatabase(t, 1536)
 	src := "CREATE TABLE public.a (id int);\n\n-- comment\n  SELECT nosuchcolumn\n    FROM public.a;\n"
-	err := db.ExecFile(context.Background(), "m.sql", []byte(src))
+	err := sqlscript.ExecFile(context.Background(), db, "m.sql", []byte(src))
 	var se *scratch.ScriptError
 	if !errors.As(err, &se) {
 		t.Fatalf("got %v, want *ScriptError", err)
@@ -95,7 +96,7 @@ func TestExecFileReportsFailingStatementPosition(t *testing.T) {
 		t.Errorf("server error = %v, want SQLSTATE 42703", se.Err)
 	}
 	// Runtime errors without a server position point at the statement.
-	err = db.ExecFile(context.Background(), "m.sql", []byte("SELECT 1;\n   CREATE TABLE public.a (id int);"))
+	err = sqlscript.ExecFile(context.Background(), db, "m.sql", []byte("SELECT 1;\n   CREATE TABLE public.a (id int);"))
 	if !errors.As(err, &se) || se.Pos.String() != "m.sql:2:4" {
 		t.Errorf("got %v, want a failure at m.sql:2:4", err)
 	}
@@ -148,7 +149,7 @@ func TestTwoClustersAtOnce(t *testing.T) {
 		if err != nil {
 			t.Fatalf("cluster %d: %v", i, err)
 		}
-		if err := db.ExecFile(ctx, "x.sql", []byte(fmt.Sprintf("CREATE TABLE public.t%d (id int);", i))); err != nil {
+		if err := sqlscript.ExecFile(ctx, db, "x.sql", []byte(fmt.Sprintf("CREATE TABLE public.t%d (id int);", i))); err != nil {
 			t.Fatalf("cluster %d: %v", i, err)
 		}
 	}

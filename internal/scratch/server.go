@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"ledgercheck/internal/fault"
-	"ledgercheck/migrations"
 )
 
 // NamePrefix starts the name of every database and role scratch creates on a server; the run's
@@ -236,7 +235,7 @@ func (s *Server) createRoles(ctx context.Context) error {
 			return fault.Env(err)
 		}
 	}
-	if _, err := conn.Exec(ctx, migrations.Roles().SQL); err != nil {
+	if _, err := conn.Exec(ctx, RolesScript().SQL); err != nil {
 		return fault.Env(fmt.Errorf("creating the Supabase roles: %s", serverMessage(err)))
 	}
 	for _, r := range s.apiCreated {
@@ -261,7 +260,7 @@ func (s *Server) createRoles(ctx context.Context) error {
 	return nil
 }
 
-// apiRoles are the Supabase roles every scratch database expects (migrations/env/00_roles.sql).
+// apiRoles are the Supabase roles every scratch database expects (internal/scratch/env/00_roles.sql).
 var apiRoles = []string{"anon", "authenticated", "service_role", "authenticator"}
 
 // missingRoles returns the names among names that are not roles on the server.
@@ -306,8 +305,8 @@ func (s *Server) NewEnvDatabase(ctx context.Context) (*Database, error) {
 }
 
 // environment returns the per-database Supabase environment scripts for this server's roles.
-func (s *Server) environment() []migrations.Script {
-	return migrations.Environment(s.installRole, s.adminRole)
+func (s *Server) environment() []EnvScript {
+	return EnvironmentScripts(s.installRole, s.adminRole)
 }
 
 func (s *Server) template(ctx context.Context, dim int) (string, error) {
@@ -330,11 +329,9 @@ func (s *Server) template(ctx context.Context, dim int) (string, error) {
 			t.err = err
 			return
 		}
-		for _, p := range migrations.Prerequisites() {
-			if err := db.ExecFile(ctx, "migrations/"+p.Name, []byte(p.SQL)); err != nil {
-				t.err = fmt.Errorf("installing the prerequisites at dimension %d: %w", dim, err)
-				return
-			}
+		if err := db.execPrerequisites(ctx); err != nil {
+			t.err = fmt.Errorf("installing the prerequisites at dimension %d: %w", dim, err)
+			return
 		}
 		fmt.Fprintf(s.opts.Log, "scratch: template for dimension %d built in %s\n", dim, time.Since(t0).Round(time.Millisecond))
 	})
@@ -396,7 +393,7 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl string) (*Data
 }
 
 // execAdminIn runs scripts as the admin role in database db.
-func (s *Server) execAdminIn(ctx context.Context, db string, scripts ...migrations.Script) error {
+func (s *Server) execAdminIn(ctx context.Context, db string, scripts ...EnvScript) error {
 	cfg := s.admin.Copy()
 	cfg.Database = db
 	conn, err := pgx.ConnectConfig(ctx, cfg)
@@ -406,7 +403,7 @@ func (s *Server) execAdminIn(ctx context.Context, db string, scripts ...migratio
 	defer conn.Close(context.Background())
 	for _, sc := range scripts {
 		if _, err := conn.Exec(ctx, sc.SQL); err != nil {
-			return fault.Env(fmt.Errorf("applying migrations/%s: %s", sc.Name, serverMessage(err)))
+			return fault.Env(fmt.Errorf("applying internal/scratch/%s: %s", sc.Name, serverMessage(err)))
 		}
 	}
 	return nil

@@ -19,6 +19,7 @@ import (
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
+	"ledgercheck/internal/sqlscript"
 )
 
 // freshDSNServer starts a --dsn stand-in server of the test's own (so that it can assert every
@@ -127,7 +128,7 @@ func TestServerModeUserSQLCannotEscape(t *testing.T) {
 				{"make itself a superuser", "ALTER ROLE current_user SUPERUSER;"},
 				{"alter an API role", "ALTER ROLE anon BYPASSRLS;"},
 			} {
-				err := db.ExecFile(ctx, "evil.sql", []byte(c.sql))
+				err := sqlscript.ExecFile(ctx, db, "evil.sql", []byte(c.sql))
 				var se *scratch.ScriptError
 				if !errors.As(err, &se) || se.PgError() == nil {
 					t.Errorf("%s: got %v, want the server to refuse it", c.name, err)
@@ -135,7 +136,7 @@ func TestServerModeUserSQLCannotEscape(t *testing.T) {
 			}
 			// CREATE ROLE is the install role's only where the server keeps it safe: PostgreSQL 15
 			// with the guard, or 16 and later (which have no guard and need none).
-			err = db.ExecFile(ctx, "role.sql", []byte("CREATE ROLE lc_new NOLOGIN;"))
+			err = sqlscript.ExecFile(ctx, db, "role.sql", []byte("CREATE ROLE lc_new NOLOGIN;"))
 			var se *scratch.ScriptError
 			safe := guard || s.Major() >= 16
 			switch {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
-	"ledgercheck/migrations"
 )
 
 // pgBin holds Debian's PostgreSQL 15 server binaries; the guard exists for 15 only.
@@ -60,7 +60,7 @@ func startCluster(t *testing.T, guard bool) *cluster {
 		}
 	})
 	c := &cluster{dir: srv.Dir}
-	c.exec(t, superuser, "postgres", migrations.Roles().SQL)
+	c.exec(t, superuser, "postgres", scratch.RolesScript().SQL)
 	c.exec(t, superuser, "postgres", `
 		CREATE ROLE postgres LOGIN NOSUPERUSER CREATEDB CREATEROLE BYPASSRLS IN ROLE anon, authenticated, service_role;
 		ALTER ROLE postgres SET search_path = "$user", public, extensions;

@@ -16,7 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"ledgercheck/internal/scratch"
-	"ledgercheck/migrations"
+	"ledgercheck/internal/sqlscript"
 )
 
 // hint is the HINT of every refusal of the guard.
@@ -246,17 +246,17 @@ func installPortTwice(t *testing.T, c *cluster) {
 		t.Fatal(err)
 	}
 	c.exec(t, superuser, "postgres", "CREATE DATABASE ledger OWNER postgres")
-	for _, s := range migrations.Environment("postgres", "supabase_admin") {
+	for _, s := range scratch.EnvironmentScripts("postgres", "supabase_admin") {
 		c.exec(t, superuser, "ledger", s.SQL)
 	}
 	install := func(name string, sql []byte, dim int) {
 		conn := c.connect(t, "postgres", "ledger")
 		defer conn.Close(context.Background())
-		if err := scratch.ExecFile(context.Background(), conn, name, sql, dim); err != nil {
+		if err := sqlscript.ExecConn(context.Background(), conn, name, sql, dim); err != nil {
 			t.Fatalf("installing %s as postgres: %v", name, err)
 		}
 	}
-	for _, p := range migrations.Prerequisites() {
+	for _, p := range scratch.Prerequisites() {
 		install("migrations/"+p.Name, []byte(p.SQL), 1024)
 	}
 	install("decision_ledger_1024.sql (first install)", port, 0)

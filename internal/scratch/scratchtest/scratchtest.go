@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/sqlscript"
 )
 
 var (
@@ -106,7 +107,7 @@ func Connect(t testing.TB, db *scratch.Database) *pgx.Conn {
 // Exec runs a script (statement by statement, `:dim` substituted) in db, failing the test on error.
 func Exec(t testing.TB, db *scratch.Database, name, sql string) {
 	t.Helper()
-	if err := db.ExecFile(context.Background(), name, []byte(sql)); err != nil {
+	if err := sqlscript.ExecFile(context.Background(), db, name, []byte(sql)); err != nil {
 		t.Fatalf("%v", err)
 	}
 }

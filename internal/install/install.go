@@ -1,0 +1,99 @@
+// Package install is the gate's install step: it installs a parsed migration into a scratch
+// database and reads what that changed in the catalog (its footprint), and it turns a variant
+// the server rejects into an install-failed finding. It joins the packages that must not know
+// each other: the SQL front end (internal/pgsql, through internal/sqlscript), the scratch server
+// (internal/scratch) and the public catalog reader (introspect), which takes a connection and
+// links neither (docs/architecture.md).
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/scratch"
+	"ledgercheck/introspect"
+)
+
+// SnapshotOptions returns opts for snapshots of db: the server's install role and superuser
+// shown by their Supabase names ([introspect.Options.InstallRole]), and function bodies
+// normalized by ledgercheck's parser, so that a body whose layout or comments alone changed is
+// a cosmetic difference.
+func SnapshotOptions(opts introspect.Options, db *scratch.Database) introspect.Options {
+	opts.InstallRole, opts.AdminRole = db.InstallRole(), db.AdminRole()
+	if opts.NormalizeBody == nil {
+		opts.NormalizeBody = pgsql.NormalizeBody
+	}
+	return opts
+}
+
+// Snapshot takes a snapshot of db on a superuser session (user SQL cannot end or alter it).
+func Snapshot(ctx context.Context, db *scratch.Database, opts introspect.Options) (*introspect.Snapshot, error) {
+	conn, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return introspect.Take(ctx, conn, SnapshotOptions(opts, db))
+}
+
+// Footprint runs sc in db as the install role between two snapshots and returns the difference
+// together with the snapshot after. before, when not nil, is the snapshot of db before sc (every
+// database is a copy of its dimension's template, so the gate takes it once per template);
+// otherwise it is taken here. A script that fails returns the [*scratch.ScriptError]
+// unwrapped.
+func Footprint(ctx context.Context, db *scratch.Database, sc *scratch.Script, before *introspect.Snapshot, opts introspect.Options) (*introspect.Footprint, *introspect.Snapshot, error) {
+	conn, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts = SnapshotOptions(opts, db)
+	defer conn.Close(context.WithoutCancel(ctx))
+	if before == nil {
+		if before, err = introspect.Take(ctx, conn, opts); err != nil {
+			return nil, nil, fmt.Errorf("snapshot before %s: %w", sc.Name, err)
+		}
+	}
+	// A connection of its own, as psql would use: session state the script leaves behind (SET
+	// ROLE, an open transaction) does not reach the snapshots.
+	if err := db.Exec(ctx, sc); err != nil {
+		return nil, nil, err
+	}
+	after, err := introspect.Take(ctx, conn, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("snapshot after %s: %w", sc.Name, err)
+	}
+	return introspect.Diff(before, after), after, nil
+}
+
+// RuleInstallFailed is the rule of a variant the server rejects (registered in internal/gate).
+const RuleInstallFailed = "install-failed"
+
+// Finding turns a rejected statement or a syntax error into an install-failed finding; it
+// reports false for any other error.
+func Finding(err error) (finding.Finding, bool) {
+	var se *scratch.ScriptError
+	if errors.As(err, &se) && se.PgError() != nil {
+		pe := se.PgError()
+		detail := ""
+		if pe.Detail != "" {
+			detail = "DETAIL: " + pe.Detail
+		}
+		if pe.Hint != "" {
+			if detail != "" {
+				detail += "\n"
+			}
+			detail += "HINT: " + pe.Hint
+		}
+		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleInstallFailed, Severity: finding.SevError, Pos: se.Pos,
+			Message: fmt.Sprintf("the migration does not install: %s (SQLSTATE %s)", pe.Message, pe.Code), Detail: detail}, true
+	}
+	var syn *pgsql.SyntaxError
+	if errors.As(err, &syn) {
+		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleInstallFailed, Severity: finding.SevError, Pos: syn.Pos,
+			Message: "the migration does not install: " + syn.Msg}, true
+	}
+	return finding.Finding{}, false
+}
