@@ -9,8 +9,6 @@ import (
 	"ledgercheck/internal/fault"
 )
 
-func init() { register(35, newAllowlistCmd) }
-
 func newAllowlistCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "allowlist",
@@ -41,12 +39,13 @@ Short values are pinned as left/right, long ones (bodies, listings, probe result
 Exit 0 when it printed the suggestions; 2 and 3 as for parity.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rep, phases, err := runParity(cmd, g, &pf)
+			res, err := runParity(cmd, g, &pf)
 			if err != nil {
 				return err
 			}
+			rep := res.Parity[0]
 			if rep == nil { // a variant does not install: nothing to compare
-				for _, ph := range phases {
+				for _, ph := range res.Report.Phases {
 					for _, f := range ph.Findings {
 						fmt.Fprintf(g.stderr, "ledgercheck: %s\n", oneLine(f.String()))
 					}

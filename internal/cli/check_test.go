@@ -70,14 +70,15 @@ func checkReport(t *testing.T, args ...string) *report.Report {
 	if err := cmd.ParseFlags(args); err != nil {
 		t.Fatal(err)
 	}
-	opts, err := f.options(cmd, g)
+	req, err := f.request(cmd, g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := gate.Run(context.Background(), opts)
+	res, err := gate.Run(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep := res.Report
 	return rep
 }
 

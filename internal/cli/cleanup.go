@@ -11,8 +11,6 @@ import (
 	"ledgercheck/internal/scratch"
 )
 
-func init() { register(70, newCleanupCmd) }
-
 func newCleanupCmd(g *globals) *cobra.Command {
 	var dsn string
 	var olderThan time.Duration

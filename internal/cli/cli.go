@@ -1,8 +1,10 @@
 // Package cli implements the ledgercheck command line. [Run] is the whole program, callable
 // in-process by tests; cmd/ledgercheck only calls it.
 //
-// Each command lives in its own file and registers itself with register() from an init function.
-// Commands write their report to stdout only; progress and logs go to stderr.
+// Each command lives in its own file; [commands] lists them, in the order --help shows them.
+// Commands map flags and configuration to a request of internal/gate and write its report to
+// stdout only; progress and logs go to stderr. They hold no domain logic
+// (docs/architecture.md).
 package cli
 
 import (
@@ -13,7 +15,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"syscall"
 
@@ -23,7 +24,7 @@ import (
 	"ledgercheck/internal/report"
 )
 
-// Exit codes, as documented in README.md and design.md.
+// Exit codes, as documented in README.md ("Exit codes").
 const (
 	ExitOK       = 0 // passed
 	ExitFindings = 1 // lint error, unreviewed difference, stale allowlist entry, failed rerun
@@ -55,16 +56,18 @@ func (g *globals) logf(format string, args ...any) {
 	fmt.Fprintf(g.stderr, format+"\n", args...)
 }
 
-type commandFactory struct {
-	order int
-	new   func(*globals) *cobra.Command
-}
-
-var factories []commandFactory
-
-// register adds a command to the root command. order sorts the commands in --help.
-func register(order int, f func(*globals) *cobra.Command) {
-	factories = append(factories, commandFactory{order, f})
+// commands are the subcommands of ledgercheck, in the order --help lists them.
+var commands = []func(*globals) *cobra.Command{
+	newCheckCmd,
+	newLintCmd,
+	newParityCmd,
+	newAllowlistCmd,
+	newRerunCmd,
+	newSnapshotCmd,
+	newEnvCmd,
+	newCleanupCmd,
+	newExplainCmd,
+	newVersionCmd,
 }
 
 func newRoot(g *globals) *cobra.Command {
@@ -86,9 +89,8 @@ Exit codes: 0 passed; 1 findings; 2 usage, configuration or input error; 3 envir
 	root.SetErr(g.stderr)
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print no progress on stderr")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return fault.Input(err) })
-	sort.SliceStable(factories, func(i, j int) bool { return factories[i].order < factories[j].order })
-	for _, f := range factories {
-		root.AddCommand(f.new(g))
+	for _, newCmd := range commands {
+		root.AddCommand(newCmd(g))
 	}
 	return root
 }

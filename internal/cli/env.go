@@ -6,8 +6,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(60, newEnvCmd) }
-
 func newEnvCmd(g *globals) *cobra.Command {
 	env := &cobra.Command{
 		Use:   "env",

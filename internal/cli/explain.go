@@ -12,8 +12,6 @@ import (
 	"ledgercheck/internal/rule"
 )
 
-func init() { register(80, newExplainCmd) }
-
 func newExplainCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "explain [RULE]",

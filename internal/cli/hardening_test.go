@@ -56,7 +56,7 @@ var panicAfter struct {
 // test-panic starts a scratch server the way every command does (defer srv.Close()), creates a
 // database and panics in the command's goroutine.
 func init() {
-	register(1000, func(g *globals) *cobra.Command {
+	commands = append(commands, func(g *globals) *cobra.Command {
 		var sf serverFlags
 		cmd := &cobra.Command{Use: "test-panic", Hidden: true, RunE: func(cmd *cobra.Command, _ []string) error {
 			srv, err := g.startServer(cmd.Context(), &sf)

@@ -2,27 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/config"
-	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/fault"
-	"ledgercheck/internal/finding"
 	"ledgercheck/internal/gate"
 	"ledgercheck/internal/input"
-	"ledgercheck/internal/install"
-	"ledgercheck/internal/lint"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/sqlscript"
-	"ledgercheck/introspect"
 )
-
-func init() { register(20, newLintCmd) }
 
 func newLintCmd(g *globals) *cobra.Command {
 	var (
@@ -70,33 +59,22 @@ Exit 1 if any finding is an error.`,
 					return fault.Input(err)
 				}
 			}
-			var srv *scratch.Server
-			if install {
-				var err error
-				if srv, err = g.startServer(cmd.Context(), &sf); err != nil {
-					return err
-				}
-				defer srv.Close()
-			}
-			rep := lintReport()
-			for _, path := range args {
-				src, err := input.ReadFile(path, input.Migration)
-				if err != nil {
-					return fault.Input(err)
-				}
-				g.logf("linting %s", path)
-				ph := report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + path, File: path,
-					Findings: lint.Source(path, src, cfg, lint.Options{Dim: dim})}
-				if srv != nil {
-					fs, err := installCrossCheck(cmd, srv, path, src, dim, cfg)
+			rep, err := gate.Lint(cmd.Context(), gate.LintRequest{
+				Files: args, Lint: cfg, Dim: dim, Install: install,
+				Read: func(path string) ([]byte, error) {
+					src, err := input.ReadFile(path, input.Migration)
 					if err != nil {
-						return err
+						return nil, fault.Input(err)
 					}
-					ph.Findings = append(ph.Findings, fs...)
-				}
-				rep.Phases = append(rep.Phases, ph)
+					return src, nil
+				},
+				Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &sf) },
+				Logf:  func(format string, args ...any) { g.logf(format, args...) },
+				Tool:  "ledgercheck", Version: Version, Root: ".",
+			})
+			if err != nil {
+				return err
 			}
-			rep.Finish()
 			return out.render(g, rep)
 		},
 	}
@@ -107,45 +85,4 @@ Exit 1 if any finding is an error.`,
 	cmd.Flags().BoolVar(&install, "install", false, "also install each file into a scratch database and cross-check the catalog changes (needs Postgres)")
 	addServerFlags(cmd, &sf)
 	return cmd
-}
-
-// installCrossCheck installs src over the prerequisites and cross-checks its footprint. A file
-// that does not parse is left to the parse-error finding; one that fails to install is a finding.
-func installCrossCheck(cmd *cobra.Command, srv *scratch.Server, path string, src []byte, dim int, cfg lint.Config) ([]finding.Finding, error) {
-	f, err := pgsql.Parse(path, src)
-	if err != nil {
-		return nil, nil
-	}
-	if dim == 0 {
-		dim = 1536
-	}
-	sf, err := sqlscript.Parse(path, src, dim)
-	if err != nil {
-		if fd, ok := install.Finding(err); ok {
-			return []finding.Finding{fd}, nil
-		}
-		return nil, err
-	}
-	ctx := cmd.Context()
-	db, err := srv.NewDatabase(ctx, dim)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Drop(context.WithoutCancel(ctx))
-	fp, _, err := install.Footprint(ctx, db, sqlscript.Script(sf), nil, introspect.Options{})
-	var se *scratch.ScriptError
-	if errors.As(err, &se) {
-		return []finding.Finding{{Phase: finding.PhaseInstall, Rule: gate.RuleInstallFailed, Severity: finding.SevError, Pos: se.Pos,
-			Message: "the migration does not install over the prerequisites: " + se.Message()}}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return crosscheck.Check(f, cfg, fp), nil
-}
-
-// lintReport is the report lint fills with one phase per file. Every format writes it; text as
-// lint's compact form, one finding per line.
-func lintReport() *report.Report {
-	return &report.Report{Tool: "ledgercheck", Version: Version, Root: "."}
 }

@@ -1,21 +1,22 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/config"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/gate"
 	"ledgercheck/internal/input"
 	"ledgercheck/internal/parity"
-	"ledgercheck/internal/report"
+	"ledgercheck/internal/scratch"
 )
-
-func init() { register(30, newParityCmd) }
 
 // parityFlags are the flags parity, allowlist suggest and check share: the configuration file,
 // the fields flags may override, and the server.
@@ -72,57 +73,61 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 	return cfg, nil
 }
 
-// parityOptions reads every file the configuration names into parity options.
-func parityOptions(cfg *config.Config, g *globals) (parity.Options, error) {
-	opts := parity.Options{
-		NoPrerequisites: cfg.Environment.Prerequisites == "none",
+// gateRequest reads every file the configuration names into a gate request (steps aside): the
+// artifact, its port with the allowlist, the extra files, the fixture and the probes, with the
+// server the flags describe.
+func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request, error) {
+	req := gate.Request{
+		Lint: cfg.Lint, NoPrerequisites: cfg.Environment.Prerequisites == "none",
+		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, sf) },
+		Logf:  func(format string, args ...any) { g.logf(format, args...) },
+		Tool:  "ledgercheck", Version: Version, Root: ".",
 	}
-	if !g.quiet {
-		opts.Log = g.stderr
+	if cfg.Path != "" {
+		req.Root = filepath.Dir(cfg.Path)
 	}
-	read := func(path string, k input.Kind) (parity.Script, error) {
+	read := func(path string, k input.Kind) (*gate.Script, error) {
 		src, err := input.ReadFile(path, k)
 		if err != nil {
-			return parity.Script{}, fault.Input(err)
+			return nil, fault.Input(err)
 		}
-		return parity.Script{Name: path, Src: src}, nil
+		return &gate.Script{Name: path, Src: src}, nil
 	}
 	var err error
-	if opts.Left.Script, err = read(cfg.Variants.Left.File, input.Migration); err != nil {
-		return opts, err
+	if req.Artifact, err = variant("artifact", cfg.Variants.Left); err != nil {
+		return req, err
 	}
-	if opts.Right.Script, err = read(cfg.Variants.Right.File, input.Migration); err != nil {
-		return opts, err
+	port, err := variant("port", cfg.Variants.Right)
+	if err != nil {
+		return req, err
 	}
-	opts.Left.Dim, opts.Right.Dim = cfg.Variants.Left.Dim, cfg.Variants.Right.Dim
 	for _, x := range cfg.Environment.Extra {
 		s, err := read(x, input.Migration)
 		if err != nil {
-			return opts, err
+			return req, err
 		}
-		opts.Extra = append(opts.Extra, s)
+		req.Extra = append(req.Extra, *s)
 	}
 	if cfg.Fixture != "" {
-		s, err := read(cfg.Fixture, input.Fixture)
-		if err != nil {
-			return opts, err
+		if req.Fixture, err = read(cfg.Fixture, input.Fixture); err != nil {
+			return req, err
 		}
-		opts.Fixture = &s
 	}
 	for _, p := range cfg.Probes {
-		opts.Probes = append(opts.Probes, parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
+		req.Probes = append(req.Probes, parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
 	}
+	var al *allowlist.File
 	if cfg.Allowlist != "" {
-		a, err := allowlist.Load(cfg.Allowlist)
+		al, err = allowlist.Load(cfg.Allowlist)
 		if errors.Is(err, fs.ErrNotExist) {
-			return opts, fault.Input(fmt.Errorf("%s: no such allowlist file (create one with `ledgercheck allowlist suggest > %s`)", cfg.Allowlist, cfg.Allowlist))
+			return req, fault.Input(fmt.Errorf("%s: no such allowlist file (create one with `ledgercheck allowlist suggest > %s`)", cfg.Allowlist, cfg.Allowlist))
 		}
 		if err != nil {
-			return opts, err
+			return req, err
 		}
-		opts.Allowlist = a
 	}
-	return opts, nil
+	req.Ports = []gate.Port{{Variant: port, Allowlist: al}}
+	return req, nil
 }
 
 func newParityCmd(g *globals) *cobra.Command {
@@ -162,16 +167,11 @@ install that failed; 2 a configuration or input error (with file:line); 3 no Pos
 			if err := out.validate(); err != nil {
 				return err
 			}
-			rep, phases, err := runParity(cmd, g, &pf)
+			res, err := runParity(cmd, g, &pf)
 			if err != nil {
 				return err
 			}
-			r := &report.Report{Tool: "ledgercheck", Version: Version, Root: ".", Phases: phases}
-			if rep != nil {
-				r.Duration = rep.Timings.Total
-			}
-			r.Finish()
-			return out.render(g, r)
+			return out.render(g, res.Report)
 		},
 	}
 	addParityFlags(cmd, &pf)
@@ -179,31 +179,17 @@ install that failed; 2 a configuration or input error (with file:line); 3 no Pos
 	return cmd
 }
 
-// runParity loads the configuration, starts the server and runs the parity check. It returns
-// the parity report and its phases, or, when a variant does not install, no report and the
-// install phase with its install-failed finding.
-func runParity(cmd *cobra.Command, g *globals, pf *parityFlags) (*parity.Report, []report.PhaseResult, error) {
+// runParity loads the configuration and runs the gate's parity steps: both installs, the
+// fixture, the probes and the comparison through the allowlist.
+func runParity(cmd *cobra.Command, g *globals, pf *parityFlags) (*gate.Result, error) {
 	cfg, err := pf.loadConfig(cmd)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	opts, err := parityOptions(cfg, g)
+	req, err := gateRequest(cfg, g, &pf.sf)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ctx := cmd.Context()
-	srv, err := g.startServer(ctx, &pf.sf)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer srv.Close()
-	rep, err := parity.Run(ctx, srv, opts)
-	if err != nil {
-		ph, ok := installPhase(err)
-		if !ok {
-			return nil, nil, err
-		}
-		return nil, []report.PhaseResult{ph}, nil
-	}
-	return rep, rep.Phases("artifact", "port"), nil
+	req.Steps, req.Command = gate.Steps{Parity: true}, "parity"
+	return gate.Run(cmd.Context(), req)
 }

@@ -42,7 +42,7 @@ func TestParityCommandShipped(t *testing.T) {
 		probes.Name != "probes" || probes.Counts["probes"] == 0 || al.Name != "allowlist" || al.Counts["stale"] != 0 {
 		t.Errorf("report = %+v", rep)
 	}
-	if !strings.Contains(errs, "parity: artifact:") {
+	if !strings.Contains(errs, "parity: artifact: ") || !strings.Contains(errs, "parity: pass in") {
 		t.Errorf("progress should go to stderr, got %q", errs)
 	}
 }

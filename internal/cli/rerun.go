@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,12 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/gate"
 	"ledgercheck/internal/input"
-	"ledgercheck/internal/report"
 	"ledgercheck/internal/rerun"
+	"ledgercheck/internal/scratch"
 )
-
-func init() { register(40, newRerunCmd) }
 
 func newRerunCmd(g *globals) *cobra.Command {
 	var (
@@ -65,18 +65,24 @@ flag), 3 when Postgres cannot be started or reached.`,
 			if noFixture && fixture != "" {
 				return fault.Input(errors.New("--fixture and --no-fixture exclude each other"))
 			}
-			opts := rerun.Options{Dim: dim, Times: times, Logf: g.logf}
 			src, err := input.ReadFile(args[0], input.Migration)
 			if err != nil {
 				return fault.Input(err)
 			}
-			opts.File = rerun.Script{Name: args[0], Src: src}
+			req := gate.Request{
+				Artifact: gate.Variant{Name: "migration", File: args[0], Src: src, Dim: dim},
+				Steps:    gate.Steps{Rerun: true, RerunApart: true}, Command: "rerun",
+				Times: times,
+				Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &sf) },
+				Logf:  func(format string, args ...any) { g.logf(format, args...) },
+				Tool:  "ledgercheck", Version: Version, Root: ".",
+			}
 			if from != "" {
 				src, err := input.ReadFile(from, input.Migration)
 				if err != nil {
 					return fault.Input(fmt.Errorf("--from: %w", err))
 				}
-				opts.Previous = &rerun.Script{Name: from, Src: src}
+				req.Artifact.Previous = &gate.Script{Name: from, Src: src}
 			}
 			if !noFixture {
 				if fixture == "" {
@@ -92,22 +98,13 @@ flag), 3 when Postgres cannot be started or reached.`,
 				if err != nil {
 					return fault.Input(fmt.Errorf("--fixture: %w", err))
 				}
-				opts.Fixture = &rerun.Script{Name: fixture, Src: src}
+				req.Fixture = &gate.Script{Name: fixture, Src: src}
 			}
-
-			srv, err := g.startServer(ctx, &sf)
+			res, err := gate.Run(ctx, req)
 			if err != nil {
 				return err
 			}
-			defer srv.Close()
-			res, err := rerun.Audit(ctx, srv, opts)
-			if err != nil {
-				return err
-			}
-			t := res.Timings
-			g.logf("rerun: done in %s (rerun audit %s, upgrade %s, fresh install %s)", report.FormatDuration(t.Total),
-				report.FormatDuration(t.Rerun), report.FormatDuration(t.Upgrade), report.FormatDuration(t.Fresh))
-			return out.render(g, res.Report("ledgercheck", Version))
+			return out.render(g, res.Report)
 		},
 	}
 	fl := cmd.Flags()

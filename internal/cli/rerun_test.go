@@ -84,7 +84,7 @@ CREATE OR REPLACE FUNCTION public.n(a int, b int DEFAULT 0) RETURNS int LANGUAGE
 	if len(doc.Phases) != 2 || doc.Phases[1].Name != "upgrade from "+v1 {
 		t.Errorf("phases: %+v", doc.Phases)
 	}
-	if !strings.Contains(errs, "rerun: applying "+v2+" again (run 3 of 3)") || !strings.Contains(errs, "rerun: done in") {
+	if !strings.Contains(errs, "rerun: applying "+v2+" again (run 3 of 3)") || !strings.Contains(errs, "rerun: fail in") {
 		t.Errorf("progress on stderr:\n%s", errs)
 	}
 

@@ -20,8 +20,6 @@ import (
 	"ledgercheck/introspect"
 )
 
-func init() { register(50, newSnapshotCmd) }
-
 func newSnapshotCmd(g *globals) *cobra.Command {
 	var (
 		sf        serverFlags

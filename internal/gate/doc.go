@@ -1,10 +1,23 @@
-// Package gate runs the whole pre-merge gate of `ledgercheck check` and returns one
-// [ledgercheck/report.Report]: lint of both variants, parity of their installs (catalog
-// differences through the allowlist, behavioural probes, lint's cross-check of the installed
-// footprints) and the rerun audit of each.
+// Package gate owns ledgercheck's pipeline: every command that checks migrations asks it for a
+// subset of what `ledgercheck check` runs, and renders the [ledgercheck/internal/report.Report]
+// it returns. The commands hold no domain logic (docs/architecture.md, "The pipeline").
 //
-// [Run] orchestrates; the steps that live in other packages are plugged in as functions
-// ([ParityFunc], [RerunFunc]), so that each keeps one owner. The server boots while both
-// variants are linted; then parity and both rerun audits run side by side, each in databases of
-// its own. Every phase is timed.
+// [Run] takes a [Request]: the artifact, its ports (each with its allowlist), the fixture, the
+// probes and the [Steps] to run. Each variant is parsed once; the parse serves lint, the
+// install, lint's cross-check and diff's declared signatures. While the scratch server boots,
+// the variants are linted; then each variant gets ONE database, a copy of its dimension's
+// template (whose snapshot, the footprint's "before", is taken once): install and footprint,
+// fixture, probes (each rolled back), cross-check, and the rerun audit's runs 2..N on the same
+// database; a variant with a previous version gets one more database for the upgrade audit.
+// Finally each port is compared with the artifact (internal/parity). The variants run side by
+// side, which two cores serve well: the server does the work.
+//
+//   - check: every step.
+//   - parity: the installs, fixture, probes and parity ([Steps.Parity] alone).
+//   - rerun: one variant, the fixture, the rerun and upgrade audits ([Steps.Rerun]).
+//   - lint: [Lint], parse and lint, and with --install the install and cross-check.
+//
+// The phases (internal/parity, internal/rerun, internal/crosscheck, internal/lint) take their
+// inputs and return findings; the gate owns databases, ordering and concurrency. Importing gate
+// registers every rule any phase reports in the catalog (internal/rule).
 package gate

@@ -7,228 +7,498 @@ import (
 	"sync"
 	"time"
 
+	"ledgercheck/internal/allowlist"
+	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/install"
 	"ledgercheck/internal/lint"
+	"ledgercheck/internal/parity"
+	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
+	"ledgercheck/internal/rerun"
 	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/sqlscript"
+	"ledgercheck/introspect"
 )
+
+// Script is a SQL file: its name as the user gave it (used in positions) and its content.
+type Script struct {
+	Name string
+	Src  []byte
+}
 
 // Variant is one install of the migration: the artifact or a port.
 type Variant struct {
-	// Name names the variant in phase names: "artifact", "port".
+	// Name names the variant in phase names and messages: "artifact", "port".
 	Name string
 	// File is the migration as the user named it (positions use it); Src is its content.
 	File string
 	Src  []byte
 	// Dim is the variant's vector dimension.
 	Dim int
-	// Previous, when not empty, is the previous version of File for the upgrade audit, and
-	// PreviousSrc its content.
-	Previous    string
-	PreviousSrc []byte
+	// Previous, when not nil, is the previous version of File, for the upgrade audit.
+	Previous *Script
 }
 
 // Label is the variant's name and dimension, e.g. "artifact (1536)".
 func (v Variant) Label() string { return fmt.Sprintf("%s (%d)", v.Name, v.Dim) }
 
-// ParityFunc installs both variants on srv, compares them through the allowlist and runs the
-// probes (ledgercheck/parity), and returns the phase results to report. The error is for
-// infrastructure failures only; differences are findings.
-type ParityFunc func(ctx context.Context, srv *scratch.Server) ([]report.PhaseResult, error)
+// Port is a variant compared with the artifact, through its own allowlist.
+type Port struct {
+	Variant
+	// Allowlist is the reviewed differences between the artifact and this port; nil accepts
+	// nothing.
+	Allowlist *allowlist.File
+}
 
-// RerunFunc audits one variant for reruns (and the upgrade from its previous version) in
-// databases of its own on srv, and returns the phase result. The error is for infrastructure
-// failures only.
-type RerunFunc func(ctx context.Context, srv *scratch.Server, v Variant) (report.PhaseResult, error)
+// Steps selects the parts of the pipeline a request runs; every command is a subset of check's.
+type Steps struct {
+	// Lint lints each variant (no database).
+	Lint bool
+	// CrossCheck cross-checks each install against lint's reading of the file ("lint installed
+	// VARIANT").
+	CrossCheck bool
+	// Parity compares each port with the artifact, probes included.
+	Parity bool
+	// Rerun audits each variant's reruns, and the upgrade from its previous version.
+	Rerun bool
+	// RerunApart reports the rerun and the upgrade audit as phases of their own ("rerun FILE",
+	// "upgrade from PREVIOUS"), as the rerun command does; check shows one phase per variant.
+	RerunApart bool
+}
 
-// Options configure a gate run.
-type Options struct {
-	// Left and Right are the two variants: the artifact and the port.
-	Left, Right Variant
-	// Lint is the lint configuration applied to both variants.
+// Request is what a command asks of the gate: the variants, what to run on them, and how.
+type Request struct {
+	// Artifact is the migration under review; Ports are compared with it (config version 1 has
+	// exactly one; the rerun command has none).
+	Artifact Variant
+	Ports    []Port
+	// Steps are the parts of the pipeline to run.
+	Steps Steps
+	// Lint is the lint configuration, for lint and the cross-check.
 	Lint lint.Config
+	// NoPrerequisites installs the environment only, not the Open Brain prerequisites.
+	NoPrerequisites bool
+	// Extra are SQL files run in every database after the prerequisites, before the variant.
+	Extra []Script
+	// Fixture is loaded into every install after the variant; nil loads none.
+	Fixture *Script
+	// Probes run on every install after the fixture, each in a transaction rolled back.
+	Probes []parity.Probe
+	// Times is how many times the rerun audit applies each variant, the install included (0:
+	// rerun.DefaultTimes).
+	Times int
 	// Start starts the scratch server; it runs while the variants are linted. Run closes the
-	// server before it returns.
+	// server before it returns. Nil when no step needs a database.
 	Start func(ctx context.Context) (*scratch.Server, error)
-	// Parity compares the two installs; nil reports parity as skipped.
-	Parity ParityFunc
-	// Rerun audits each variant; nil reports the rerun audit as skipped.
-	Rerun RerunFunc
+	// Server, when not nil, is a running server used instead of Start, and left running (tests
+	// share one).
+	Server *scratch.Server
 	// Logf receives progress lines with step timings; nil discards them. It is called from
 	// several goroutines, one call at a time.
 	Logf func(format string, args ...any)
+	// Command names the command in progress lines ("check", "parity", "rerun"; default
+	// "check").
+	Command string
 	// Tool, Version and Root are copied into the report.
 	Tool, Version, Root string
 }
 
-// Run runs the gate and returns its report. The steps and what runs concurrently:
+// Result is a run's report, and the parity comparison of each port (for allowlist suggest);
+// an entry is nil when an install failed.
+type Result struct {
+	Report *report.Report
+	Parity []*parity.Report
+}
+
+// variantRun is one variant going through the pipeline.
+type variantRun struct {
+	v       Variant
+	file    *pgsql.File // the parse lint and the cross-check read
+	parseEr error
+	lint    report.PhaseResult
+
+	installed   parity.Installed
+	installErr  error // the variant (or an extra file) that does not install: a finding
+	installFile string
+	fixtureErr  error
+	fresh       *introspect.Snapshot
+	crossCheck  []finding.Finding
+	rerun       *rerun.Result
+}
+
+// Run runs the request and returns its report. The pipeline (docs/architecture.md):
 //
-//  1. the scratch server starts while both variants are linted;
-//  2. parity (both installs, fixture, probes, diff, allowlist) and the rerun audit of each
-//     variant run side by side, each in databases of its own. Roles are cluster-wide, but
-//     snapshots see them from their own database (ledgercheck/introspect), so the installs
-//     cannot see each other.
+//  1. each variant is parsed once, and linted, while the scratch server boots;
+//  2. each variant is installed into ONE database of its own (a copy of its dimension's
+//     template, whose snapshot is taken once): footprint, fixture, probes (each rolled back),
+//     the cross-check, then the rerun audit's runs 2..N on the same database; a variant with a
+//     previous version gets one more database, for the upgrade audit. The variants run side by
+//     side;
+//  3. each port is compared with the artifact through its allowlist.
 //
 // A variant that does not install is a finding (rule install-failed). The error is for what the
 // user must fix outside the migrations: no Postgres, a server that fails, an interrupted run.
-func Run(ctx context.Context, opts Options) (*report.Report, error) {
+func Run(ctx context.Context, req Request) (*Result, error) {
 	t0 := time.Now()
 	var logMu sync.Mutex
 	logf := func(format string, args ...any) {
-		if opts.Logf == nil {
+		if req.Logf == nil {
 			return
 		}
 		logMu.Lock()
 		defer logMu.Unlock()
-		opts.Logf(format, args...)
+		req.Logf(format, args...)
 	}
-	rep := &report.Report{Tool: opts.Tool, Version: opts.Version, Root: opts.Root,
-		LeftLabel: opts.Left.Label(), RightLabel: opts.Right.Label()}
-
+	command := req.Command
+	if command == "" {
+		command = "check"
+	}
+	// say is a progress line of the gate's own, prefixed with the command.
+	say := func(format string, args ...any) { logf(command+": "+format, args...) }
+	runs := []*variantRun{{v: req.Artifact}}
+	for _, p := range req.Ports {
+		runs = append(runs, &variantRun{v: p.Variant})
+	}
+	rep := &report.Report{Tool: req.Tool, Version: req.Version, Root: req.Root, LeftLabel: req.Artifact.Label()}
+	if len(req.Ports) > 0 {
+		rep.RightLabel = req.Ports[0].Label()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	// 1. Boot the server while linting.
+	needDB := req.Steps.CrossCheck || req.Steps.Parity || req.Steps.Rerun
 	var (
 		srv      *scratch.Server
 		startErr error
 		bootTime time.Duration
 		started  = make(chan struct{})
 	)
-	go func() {
-		defer close(started)
-		defer fault.Recover(&startErr)
-		s0 := time.Now()
-		srv, startErr = opts.Start(ctx)
-		bootTime = time.Since(s0)
-		if startErr == nil {
-			logf("check: server ready in %s", report.FormatDuration(bootTime))
-		}
-	}()
-	defer func() {
-		<-started
-		if srv != nil {
-			if err := srv.Close(); err != nil {
-				logf("check: stopping the scratch server: %v", err)
-			}
-		}
-	}()
-	lints := make([]report.PhaseResult, 2)
-	lintErrs := make([]error, 2)
-	var wg sync.WaitGroup
-	for i, v := range []Variant{opts.Left, opts.Right} {
-		wg.Add(1)
+	if needDB && req.Server != nil {
+		srv = req.Server
+		close(started)
+	} else if needDB {
 		go func() {
-			defer wg.Done()
-			defer fault.Recover(&lintErrs[i])
+			defer close(started)
+			defer fault.Recover(&startErr)
 			s0 := time.Now()
-			fs := lint.Source(v.File, v.Src, opts.Lint, lint.Options{Dim: v.Dim})
-			lints[i] = report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + v.Name, File: v.File, Duration: time.Since(s0), Findings: fs}
-			logf("check: lint %s: %d findings in %s", v.Name, len(fs), report.FormatDuration(lints[i].Duration))
+			srv, startErr = req.Start(ctx)
+			bootTime = time.Since(s0)
+			if startErr == nil {
+				say("server ready in %s", report.FormatDuration(bootTime))
+			}
 		}()
+		defer func() {
+			<-started
+			if srv != nil {
+				if err := srv.Close(); err != nil {
+					say("stopping the scratch server: %v", err)
+				}
+			}
+		}()
+	} else {
+		close(started)
 	}
-	wg.Wait()
-	if err := errors.Join(lintErrs...); err != nil {
+
+	// 1. Parse (once) and lint each variant while the server boots.
+	if err := each(runs, func(r *variantRun) error {
+		s0 := time.Now()
+		r.file, r.parseEr = pgsql.Parse(r.v.File, r.v.Src)
+		if req.Steps.Lint {
+			fs := lint.Parsed(r.v.File, r.file, r.parseEr, req.Lint, lint.Options{Dim: r.v.Dim})
+			r.lint = report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + r.v.Name, File: r.v.File, Duration: time.Since(s0), Findings: fs}
+			say("lint %s: %d findings in %s", r.v.Name, len(fs), report.FormatDuration(r.lint.Duration))
+		}
+		return nil
+	}, nil); err != nil {
 		return nil, fmt.Errorf("lint: %w", err)
 	}
-	rep.Phases = append(rep.Phases, lints...)
+	if req.Steps.Lint {
+		for _, r := range runs {
+			rep.Phases = append(rep.Phases, r.lint)
+		}
+	}
 	<-started
 	if startErr != nil {
 		return nil, startErr
 	}
 
-	// 2. Parity and the rerun audits, side by side.
-	var (
-		mu       sync.Mutex
-		firstErr error
-		reruns   = make([]report.PhaseResult, 2)
-		parity   []report.PhaseResult
-	)
-	fail := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if firstErr == nil || errors.Is(firstErr, context.Canceled) {
-			firstErr = err
+	// 2. One database per variant, side by side.
+	res := &Result{}
+	if needDB {
+		p := &pipeline{req: req, srv: srv, logf: logf, say: say, before: map[int]*snapshotOnce{}}
+		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
+			return nil, err
 		}
-		cancel()
+		// 3. Each port against the artifact.
+		if req.Steps.Parity {
+			for i, port := range req.Ports {
+				phases, pr, err := p.parity(runs[0], runs[i+1], port)
+				if err != nil {
+					return nil, err
+				}
+				rep.Phases = append(rep.Phases, phases...)
+				res.Parity = append(res.Parity, pr)
+			}
+		}
+		if req.Steps.Rerun {
+			for _, r := range runs {
+				rep.Phases = append(rep.Phases, rerunPhases(r, req.Steps.RerunApart)...)
+			}
+		}
 	}
-	// spawn runs f in a goroutine of its own; its error, or its panic as a *fault.PanicError,
-	// cancels the others.
-	spawn := func(what string, f func() error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var err error
+	rep.Duration = time.Since(t0)
+	rep.Finish()
+	res.Report = rep
+	say("%s in %s (server boot %s)", rep.Status(), report.FormatDuration(rep.Duration), report.FormatDuration(bootTime))
+	return res, nil
+}
+
+// each runs f on every variant in a goroutine of its own and waits. An error, or a panic (as a
+// *fault.PanicError), of one calls cancel (when not nil) so that the others stop; the first
+// error that is not a consequence of that cancellation is returned.
+func each(runs []*variantRun, f func(*variantRun) error, cancel func()) error {
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Go(func() {
 			func() {
-				defer fault.Recover(&err)
-				err = f()
+				defer fault.Recover(&errs[i])
+				errs[i] = f(r)
 			}()
-			if err != nil {
-				fail(fmt.Errorf("%s: %w", what, err))
+			if errs[i] != nil && cancel != nil {
+				cancel()
 			}
-		}()
-	}
-	if opts.Parity == nil {
-		parity = []report.PhaseResult{skipped(finding.PhaseParity, "parity", opts.Right.File, "the parity step is not available in this build")}
-	} else {
-		spawn("parity", func() error {
-			s0 := time.Now()
-			phs, err := opts.Parity(ctx, srv)
-			if err != nil {
-				return err
-			}
-			parity = phs
-			logf("check: parity: %d phases in %s", len(phs), report.FormatDuration(time.Since(s0)))
-			return nil
-		})
-	}
-	for i, v := range []Variant{opts.Left, opts.Right} {
-		if opts.Rerun == nil {
-			reruns[i] = skipped(finding.PhaseRerun, "rerun "+v.Name, v.File, "the rerun audit is not available in this build")
-			continue
-		}
-		spawn("rerun audit of "+v.File, func() error {
-			s0 := time.Now()
-			ph, err := opts.Rerun(ctx, srv, v)
-			if err != nil {
-				return err
-			}
-			ph.Phase = finding.PhaseRerun
-			if ph.Name == "" {
-				ph.Name = "rerun " + v.Name
-			}
-			if ph.File == "" {
-				ph.File = v.File
-			}
-			if ph.Duration == 0 {
-				ph.Duration = time.Since(s0)
-			}
-			reruns[i] = ph
-			logf("check: rerun %s: %d findings in %s", v.Name, len(ph.Findings), report.FormatDuration(ph.Duration))
-			return nil
 		})
 	}
 	wg.Wait()
-	if firstErr != nil {
-		if err := ctx.Err(); err != nil && errors.Is(firstErr, context.Canceled) {
-			return nil, err
+	var first error
+	for _, err := range errs {
+		if err != nil && (first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
+			first = err
 		}
-		return nil, firstErr
 	}
-	rep.Phases = append(rep.Phases, parity...)
-	rep.Phases = append(rep.Phases, reruns...)
-	rep.Duration = time.Since(t0)
-	rep.Finish()
-	logf("check: %s in %s (server boot %s)", rep.Status(), report.FormatDuration(rep.Duration), report.FormatDuration(bootTime))
-	return rep, nil
+	return first
+}
+
+// pipeline is the database part of a run: the server, and the snapshot of each template.
+type pipeline struct {
+	req  Request
+	srv  *scratch.Server
+	logf func(string, ...any) // the phases' progress lines
+	say  func(string, ...any) // the gate's own
+
+	mu     sync.Mutex
+	before map[int]*snapshotOnce // by dimension (0: the environment only)
+}
+
+// snapshotOnce is the snapshot of a template, taken once from the first database copied from
+// it, before anything is installed: every database of that dimension starts as that snapshot.
+type snapshotOnce struct {
+	once sync.Once
+	snap *introspect.Snapshot
+	err  error
+}
+
+// templateSnapshot returns the snapshot of db's template, taking it from db (which must be a
+// fresh copy) the first time.
+func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database) (*introspect.Snapshot, error) {
+	key := db.Dim
+	if p.req.NoPrerequisites {
+		key = 0
+	}
+	p.mu.Lock()
+	s := p.before[key]
+	if s == nil {
+		s = &snapshotOnce{}
+		p.before[key] = s
+	}
+	p.mu.Unlock()
+	s.once.Do(func() { s.snap, s.err = install.Snapshot(ctx, db, introspect.Options{}) })
+	return s.snap, s.err
+}
+
+// newDatabase returns a database for v at its dimension, with the extra files run in it.
+func (p *pipeline) newDatabase(ctx context.Context, v Variant) (*scratch.Database, error) {
+	if !p.req.NoPrerequisites {
+		return p.srv.NewDatabase(ctx, v.Dim)
+	}
+	db, err := p.srv.NewEnvDatabase(ctx)
+	if err == nil {
+		db.Dim = v.Dim
+	}
+	return db, err
+}
+
+// variant takes one variant through its database: install (footprint), fixture, probes,
+// cross-check, rerun audit.
+func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
+	t0 := time.Now()
+	v := r.v
+	db, err := p.newDatabase(ctx, v)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = db.Drop(dctx) // the server drops leftovers on Close
+	}()
+	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim}
+	// failed records the first script that does not install; other errors end the run.
+	failed := func(file string, err error) error {
+		if _, ok := install.Finding(err); ok && ctx.Err() == nil {
+			r.installErr, r.installFile = err, file
+			return nil
+		}
+		return err
+	}
+	for _, x := range p.req.Extra {
+		if err := sqlscript.ExecFile(ctx, db, x.Name, x.Src); err != nil {
+			if err := failed(x.Name, err); err != nil {
+				return err
+			}
+			return p.rerunOnly(ctx, r, db, err, nil, t0)
+		}
+	}
+	before, err := p.templateSnapshot(ctx, db)
+	if err != nil {
+		return err
+	}
+	f := r.file
+	var sc *scratch.Script
+	if r.parseEr == nil {
+		f, err = sqlscript.Reuse(r.file, v.Src, v.Dim)
+	} else {
+		err = r.parseEr
+	}
+	if err == nil {
+		sc = sqlscript.Script(f)
+		r.installed.Source = f
+		r.installed.Footprint, r.fresh, err = install.Footprint(ctx, db, sc, before, introspect.Options{})
+	}
+	if err != nil {
+		if err := failed(v.File, err); err != nil {
+			return err
+		}
+		return p.rerunOnly(ctx, r, db, err, sc, t0)
+	}
+	if fx := p.req.Fixture; fx != nil {
+		if err := sqlscript.ExecFile(ctx, db, fx.Name, fx.Src); err != nil {
+			if err := failed(fx.Name, err); err != nil {
+				return err
+			}
+			r.fixtureErr = err
+		}
+	}
+	if r.fixtureErr == nil && p.req.Steps.Parity {
+		if err := p.probes(ctx, db, r); err != nil {
+			return err
+		}
+	}
+	if p.req.Steps.CrossCheck && r.file != nil {
+		r.crossCheck = crosscheck.Check(r.file, p.req.Lint, r.installed.Footprint)
+	}
+	p.say("%s: %s at dimension %d installed, fixture loaded, %d probes run in %s", v.Name, v.File, v.Dim, len(r.installed.Rows), report.FormatDuration(time.Since(t0)))
+	return p.rerun(ctx, r, db, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0)}, sc)
+}
+
+// rerunOnly hands a variant whose install failed to the rerun audit, which reports it.
+func (p *pipeline) rerunOnly(ctx context.Context, r *variantRun, db *scratch.Database, installErr error, sc *scratch.Script, t0 time.Time) error {
+	return p.rerun(ctx, r, db, rerun.Prepared{DB: db, Install: installErr, Took: time.Since(t0)}, sc)
+}
+
+// rerun continues the rerun audit on the variant's database (and runs its upgrade audit).
+func (p *pipeline) rerun(ctx context.Context, r *variantRun, db *scratch.Database, prep rerun.Prepared, sc *scratch.Script) error {
+	if !p.req.Steps.Rerun {
+		return nil
+	}
+	v := r.v
+	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.req.Times, Script: sc, Logf: p.logf}
+	if v.Previous != nil {
+		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
+	}
+	if fx := p.req.Fixture; fx != nil {
+		opts.Fixture = &rerun.Script{Name: fx.Name, Src: fx.Src}
+	}
+	res, err := rerun.AuditPrepared(ctx, p.srv, prep, opts)
+	if err != nil {
+		return fmt.Errorf("rerun audit of %s: %w", v.File, err)
+	}
+	r.rerun = res
+	p.say("rerun %s: %d findings in %s", v.Name, len(res.Findings), report.FormatDuration(res.Timings.Total))
+	return nil
+}
+
+// probes runs every probe on db, each in a transaction rolled back.
+func (p *pipeline) probes(ctx context.Context, db *scratch.Database, r *variantRun) error {
+	n := len(p.req.Probes)
+	r.installed.Rows, r.installed.Errs = make([]*scratch.Rows, n), make([]error, n)
+	if n == 0 {
+		return nil
+	}
+	conn, err := db.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	for i, pr := range p.req.Probes {
+		r.installed.Rows[i], r.installed.Errs[i] = scratch.QueryRollback(ctx, conn, scratch.SubstituteDim(pr.SQL, r.v.Dim), scratch.QueryOptions{Role: pr.Role})
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// parity compares a port with the artifact: the phases parity, probes and allowlist, and the
+// cross-check of both installs; or, when one of them does not install, the phase
+// "install VARIANT" with its install-failed finding.
+func (p *pipeline) parity(art, port *variantRun, cfg Port) ([]report.PhaseResult, *parity.Report, error) {
+	for _, r := range []*variantRun{art, port} {
+		if r.installErr != nil {
+			f, _ := install.Finding(r.installErr)
+			return []report.PhaseResult{{Phase: finding.PhaseInstall, Name: "install " + r.v.Name, File: r.installFile, Findings: []finding.Finding{f}}}, nil, nil
+		}
+	}
+	rep, err := parity.Compare(art.installed, port.installed, p.req.Probes, cfg.Allowlist)
+	if err != nil {
+		return nil, nil, err
+	}
+	phases := rep.Phases(art.v.Name, port.v.Name)
+	if p.req.Steps.CrossCheck {
+		for _, r := range []*variantRun{art, port} {
+			if r.file == nil {
+				continue
+			}
+			phases = append(phases, report.PhaseResult{Phase: finding.PhaseLint, Name: "lint installed " + r.v.Name, File: r.v.File,
+				Findings: r.crossCheck,
+				Notes:    []string{"what installing the file changed on pre-existing objects, against what its statements visibly do"}})
+		}
+	}
+	return phases, rep, nil
+}
+
+// rerunPhases are a variant's rerun and upgrade audits: one phase per audit (apart), or one for
+// the variant, as check shows it.
+func rerunPhases(r *variantRun, apart bool) []report.PhaseResult {
+	if r.rerun == nil {
+		return nil
+	}
+	if apart {
+		return r.rerun.Phases()
+	}
+	res := r.rerun
+	ph := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + r.v.Name, File: r.v.File, Duration: res.Timings.Total,
+		Counts: map[string]int{"runs": res.Runs, "tables": res.Tables, "rows": int(res.Rows)}}
+	for _, p := range res.Phases() {
+		ph.Findings = append(ph.Findings, p.Findings...)
+		ph.Notes = append(ph.Notes, p.Notes...)
+	}
+	return []report.PhaseResult{ph}
 }
 
 // InstallFinding turns a rejected statement or a syntax error into an install-failed finding;
 // it reports false for any other error.
 func InstallFinding(err error) (finding.Finding, bool) { return install.Finding(err) }
-
-func skipped(ph finding.Phase, name, file, why string) report.PhaseResult {
-	return report.PhaseResult{Phase: ph, Name: name, File: file, Status: report.StatusSkip, Notes: []string{why}}
-}

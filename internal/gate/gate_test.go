@@ -3,24 +3,24 @@ package gate
 import (
 	"context"
 	"errors"
-	"ledgercheck/internal/config"
-	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"strings"
 	"testing"
 
+	"ledgercheck/internal/config"
 	"ledgercheck/internal/fault"
-	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/scratch/scratchtest"
 )
 
-// panicOptions are gate options on a real embedded cluster; *srv is the server once started.
-func panicOptions(srv **scratch.Server) Options {
+// panicRequest is a check request on a real embedded cluster; *srv is the server once started.
+func panicRequest(srv **scratch.Server) Request {
 	src := []byte("CREATE TABLE IF NOT EXISTS public.t (id int);\nNOTIFY pgrst, 'reload schema';\n")
-	return Options{
-		Left:  Variant{Name: "artifact", File: "a.sql", Src: src, Dim: 1536},
-		Right: Variant{Name: "port", File: "b.sql", Src: src, Dim: 1024},
-		Lint:  config.DefaultLint(),
+	return Request{
+		Artifact: Variant{Name: "artifact", File: "a.sql", Src: src, Dim: 1536},
+		Ports:    []Port{{Variant: Variant{Name: "port", File: "b.sql", Src: src, Dim: 1024}}},
+		Steps:    Steps{Lint: true, CrossCheck: true, Parity: true, Rerun: true},
+		Lint:     config.DefaultLint(),
 		Start: func(ctx context.Context) (*scratch.Server, error) {
 			s, err := scratch.Start(ctx, scratch.Options{})
 			*srv = s
@@ -33,30 +33,24 @@ func panicOptions(srv **scratch.Server) Options {
 // and the scratch cluster is stopped and removed before Run returns.
 func TestPanicInAStepIsAnErrorAndTheServerIsClosed(t *testing.T) {
 	scratchtest.NeedPostgres(t)
-	waitCancel := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
 	for _, tc := range []struct {
-		name   string
-		parity ParityFunc
-		rerun  RerunFunc
-		want   string
+		name, when, want string
 	}{
-		{"parity panics", func(context.Context, *scratch.Server) ([]report.PhaseResult, error) { panic("parity boom") }, nil, "parity: internal error: parity boom"},
-		{"rerun panics while parity runs", func(ctx context.Context, _ *scratch.Server) ([]report.PhaseResult, error) {
-			return nil, waitCancel(ctx)
-		}, func(_ context.Context, _ *scratch.Server, v Variant) (report.PhaseResult, error) {
-			var m map[string]int
-			m[v.Name]++ // assignment to a nil map
-			return report.PhaseResult{}, nil
-		}, "internal error: assignment to entry in nil map"},
+		{"a variant's install panics", "installed", "internal error: boom at installed"},
+		{"the rerun audit panics", "rerun: applying", "internal error: boom at rerun: applying"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var srv *scratch.Server
-			opts := panicOptions(&srv)
-			opts.Parity, opts.Rerun = tc.parity, tc.rerun
-			rep, err := Run(context.Background(), opts)
+			req := panicRequest(&srv)
+			req.Logf = func(format string, args ...any) {
+				if strings.Contains(format, tc.when) {
+					panic("boom at " + tc.when)
+				}
+			}
+			res, err := Run(context.Background(), req)
 			var pe *fault.PanicError
-			if rep != nil || !errors.As(err, &pe) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Run = %v, %v; want no report and a *fault.PanicError with %q", rep, err, tc.want)
+			if res != nil || !errors.As(err, &pe) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Run = %v, %v; want no report and a *fault.PanicError with %q", res, err, tc.want)
 			}
 			if !strings.Contains(err.Error(), "gate_test.go") {
 				t.Errorf("%q does not say where the panic happened", err)
@@ -72,9 +66,9 @@ func TestPanicInAStepIsAnErrorAndTheServerIsClosed(t *testing.T) {
 }
 
 func TestPanicInStartIsAnError(t *testing.T) {
-	opts := panicOptions(new(*scratch.Server))
-	opts.Start = func(context.Context) (*scratch.Server, error) { panic("start boom") }
-	_, err := Run(context.Background(), opts)
+	req := panicRequest(new(*scratch.Server))
+	req.Start = func(context.Context) (*scratch.Server, error) { panic("start boom") }
+	_, err := Run(context.Background(), req)
 	var pe *fault.PanicError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "start boom") {
 		t.Fatalf("Run = %v, want the start panic as an error", err)

@@ -3,8 +3,6 @@ package gate
 import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/install"
-	_ "ledgercheck/internal/parity" // the gate runs every phase: linking it registers every rule
-	_ "ledgercheck/internal/rerun"
 	"ledgercheck/internal/rule"
 )
 

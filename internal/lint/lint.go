@@ -16,6 +16,13 @@ import (
 // checked either.
 func Source(name string, src []byte, cfg Config, opts Options) []finding.Finding {
 	f, err := pgsql.Parse(name, src)
+	return Parsed(name, f, err, cfg, opts)
+}
+
+// Parsed lints a file already parsed: f and err are what [pgsql.Parse] returned for the file
+// called name (the gate parses each variant once and shares the parse). A parse error is
+// reported as [Source] reports it.
+func Parsed(name string, f *pgsql.File, err error, cfg Config, opts Options) []finding.Finding {
 	if err != nil {
 		var se *pgsql.SyntaxError
 		if !errors.As(err, &se) {

@@ -1,14 +1,15 @@
-// Package parity runs the dual-install parity check: the artifact (left) and a port (right) are
-// installed in parallel, each into its own scratch database with the prerequisites at its own
-// dimension; their footprints are compared with ledgercheck/diff (declared signatures and the
-// dimension scan from the parsed sources included); the same fixture is loaded into both and the
-// same probe queries run on both, row by row; and the differences are filtered through the
-// reviewed allowlist (ledgercheck/allowlist).
+// Package parity compares a port with the artifact: their footprints (what each install created
+// and changed in the catalog) with ledgercheck/diff, declared signatures and the dimension scan
+// from the parsed sources included; the rows the same probe queries return on both installs,
+// over the same fixture; and the differences filtered through the port's reviewed allowlist
+// (internal/allowlist).
 //
-// [Run] returns a [Report]. It passes when every semantic difference (catalog or probe) is
-// accepted by an allowlist entry and no entry is stale; cosmetic differences are reported and
-// never fail. [Report.WriteText] and [Report.WriteJSON] render it, [Report.Findings] hands it to
-// the check command.
+// parity takes installed variants ([Installed]: footprints, probe rows, parsed files) and an
+// allowlist, and returns a [Report]; the gate (internal/gate) owns the databases, installs each
+// variant once and shares the install with the probes, lint's cross-check and the rerun audit.
+// [Compare] passes when every semantic difference (catalog or probe) is accepted by an
+// allowlist entry and no entry is stale; cosmetic differences are reported and never fail.
+// [Report.Phases] turns the report into the phases internal/report renders.
 //
 // A probe difference has kind "probe", the probe's name as object and attribute "rows"; its
 // values are the rendered results (header, then rows, " | " between values, NULL as \N), so an

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"ledgercheck/internal/gate"
 	"ledgercheck/internal/golden"
 	"ledgercheck/internal/report"
 	"os"
@@ -62,24 +63,24 @@ func readRepoTB(t testing.TB, path string) string {
 	return string(b)
 }
 
-// shippedOptions are the parity options of the shipped ledgercheck.yaml (fixture and probes),
-// with files named as in the repository.
-func shippedOptions(t testing.TB) (parity.Options, *config.Config) {
+// shippedRequest is the gate's parity request for the shipped ledgercheck.yaml (fixture and
+// probes), with files named as in the repository, on the package's scratch server.
+func shippedRequest(t testing.TB) gate.Request {
 	t.Helper()
 	cfg, err := config.Load("../../ledgercheck.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := parity.Options{}
 	fx, err := os.ReadFile(cfg.Fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Fixture = &parity.Script{Name: "testdata/fixtures/ledger_fixture.sql", Src: fx}
+	req := gate.Request{Steps: gate.Steps{Parity: true}, Server: scratchtest.Server(t), Tool: "ledgercheck", Version: "test",
+		Fixture: &gate.Script{Name: "testdata/fixtures/ledger_fixture.sql", Src: fx}}
 	for _, p := range cfg.Probes {
-		opts.Probes = append(opts.Probes, parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
+		req.Probes = append(req.Probes, parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
 	}
-	return opts, cfg
+	return req
 }
 
 // runCase runs one case and renders what the parity command would print: the exit code, then
@@ -113,9 +114,9 @@ func runCase(t *testing.T, dir string) string {
 		allow = strings.TrimRight(allow, "\n") + "\n  " + strings.ReplaceAll(strings.TrimRight(tc.AllowlistAppend, "\n"), "\n", "\n  ") + "\n"
 	}
 
-	opts, _ := shippedOptions(t)
-	opts.Left = parity.Variant{Script: parity.Script{Name: "left.sql", Src: []byte(left)}, Dim: 1536}
-	opts.Right = parity.Variant{Script: parity.Script{Name: "right.sql", Src: []byte(right)}, Dim: 1024}
+	req := shippedRequest(t)
+	req.Artifact = gate.Variant{Name: "artifact", File: "left.sql", Src: []byte(left), Dim: 1536}
+	port := gate.Port{Variant: gate.Variant{Name: "port", File: "right.sql", Src: []byte(right), Dim: 1024}}
 	exit := func(err error) string {
 		code := 3
 		switch {
@@ -130,21 +131,18 @@ func runCase(t *testing.T, dir string) string {
 	if err != nil {
 		return exit(err)
 	}
-	opts.Allowlist = al
-	rep, err := parity.Run(context.Background(), scratchtest.Server(t), opts)
+	port.Allowlist = al
+	req.Ports = []gate.Port{port}
+	res, err := gate.Run(context.Background(), req)
 	if err != nil {
-		var ie *parity.InstallError
-		if errors.As(err, &ie) {
-			return exit(fmt.Errorf("%w: %s", fault.ErrFindings, ie))
-		}
 		return exit(err)
 	}
 	// The phases as every command renders them (internal/report's text format), without times.
-	r := &report.Report{Tool: "ledgercheck", Version: "test", Phases: rep.Phases("artifact", "port")}
+	r := res.Report
+	r.Duration = 0
 	for i := range r.Phases {
 		r.Phases[i].Duration = 0
 	}
-	r.Finish()
 	var out strings.Builder
 	code := 0
 	if r.Failed() {

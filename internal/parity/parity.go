@@ -2,39 +2,20 @@ package parity
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"ledgercheck/diff"
 	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/fault"
-	"ledgercheck/internal/install"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/sqlscript"
 	"ledgercheck/introspect"
 )
-
-// Script is a named SQL file.
-type Script struct {
-	// Name is the file as the user named it, used in positions.
-	Name string
-	Src  []byte
-}
-
-// Variant is one side: a migration at a vector dimension.
-type Variant struct {
-	Script
-	Dim int
-}
 
 // Probe is a query whose results must be the same on both installs (see config.Probe).
 type Probe struct {
@@ -44,42 +25,21 @@ type Probe struct {
 	Role      string
 }
 
-// Options configure [Run].
-type Options struct {
-	Left, Right Variant
-	// NoPrerequisites installs the environment only, not the Open Brain prerequisites.
-	NoPrerequisites bool
-	// Extra are SQL files run in both databases after the prerequisites, before the variant.
-	Extra []Script
-	// Allowlist is the reviewed differences; nil accepts nothing.
-	Allowlist *allowlist.File
-	// Fixture is loaded into both installs after the variant; nil loads nothing (and then probes
-	// see empty tables).
-	Fixture *Script
-	// Probes run on both installs after the fixture.
-	Probes []Probe
-	// Snapshot selects what the footprints include.
-	Snapshot introspect.Options
-	// Log receives progress lines; nil discards them.
-	Log io.Writer
+// Installed is one variant as the gate installed it: what the comparison needs.
+type Installed struct {
+	// Name is the variant's role ("artifact", "port"), File its migration as the user named
+	// it, Dim its vector dimension.
+	Name, File string
+	Dim        int
+	// Source is the parsed migration, for the declared signatures and the dimension scan.
+	Source *pgsql.File
+	// Footprint is what installing it changed in the catalog.
+	Footprint *introspect.Footprint
+	// Rows and Errs are each probe's result on the install with the fixture, in probe order:
+	// the rows, or the error the probe failed with.
+	Rows []*scratch.Rows
+	Errs []error
 }
-
-// InstallError is a variant, an extra file or the fixture that failed to install: a finding
-// (exit 1), since the migration under review is what failed.
-type InstallError struct {
-	// Side is "artifact" or "port".
-	Side string
-	// File is the script that failed.
-	File string
-	// Err is a *scratch.ScriptError or *pgsql.SyntaxError with the position.
-	Err error
-}
-
-func (e *InstallError) Error() string {
-	return fmt.Sprintf("%s: installing %s failed: %s", e.Side, e.File, e.Err)
-}
-
-func (e *InstallError) Unwrap() error { return e.Err }
 
 // ProbeResult is one probe's outcome.
 type ProbeResult struct {
@@ -91,85 +51,48 @@ type ProbeResult struct {
 	Error map[string]string `json:"error,omitempty"`
 }
 
-// Timings are the wall times of the phases of a run.
+// Timings are the wall times of a comparison. Total counts in the parity phase's duration; the
+// installs are the gate's.
 type Timings struct {
-	Install time.Duration `json:"install"`
-	Diff    time.Duration `json:"diff"`
-	Total   time.Duration `json:"total"`
+	Diff  time.Duration
+	Total time.Duration
 }
 
-// Report is the outcome of [Run].
+// Report is the outcome of [Compare].
 type Report struct {
-	Left  diff.SideInfo `json:"left"`
-	Right diff.SideInfo `json:"right"`
+	Left  diff.SideInfo
+	Right diff.SideInfo
 	// Allowlist is the allowlist's path ("" for none).
-	Allowlist string `json:"allowlist"`
+	Allowlist string
 	// Differences are every catalog and probe difference, sorted.
-	Differences []diff.Difference `json:"-"`
+	Differences []diff.Difference
 	// Sites are the dimension normalizations.
-	Sites []diff.Site `json:"-"`
+	Sites []diff.Site
 	// Outcome sorts the differences by review state and lists stale entries.
-	Outcome *allowlist.Outcome `json:"-"`
+	Outcome *allowlist.Outcome
 	// Probes are the probe results in configuration order.
-	Probes  []ProbeResult `json:"-"`
-	Timings Timings       `json:"-"`
-	// Footprints and Sources are each side's install footprint and parsed migration (left,
-	// right), for checks that need the installs themselves (lint's cross-check).
-	Footprints [2]*introspect.Footprint `json:"-"`
-	Sources    [2]*pgsql.File           `json:"-"`
+	Probes []ProbeResult
+	// Timings are how long the comparison took.
+	Timings Timings
 }
 
 // Passed reports whether every difference is accepted and no entry is stale.
 func (r *Report) Passed() bool { return r.Outcome.Passed() }
 
-type sideRun struct {
-	fp     *introspect.Footprint
-	src    *pgsql.File
-	probes []*scratch.Rows
-	perr   []error
-	err    error
-}
-
-// Run installs both variants in parallel, each in its own scratch database of srv, takes their
-// footprints, loads the fixture, runs the probes, compares, and applies the allowlist. An
-// install that fails is an [*InstallError]; a probe that fails on both sides is a
-// configuration error ([fault.Input]); other errors are the environment's.
-func Run(ctx context.Context, srv *scratch.Server, opts Options) (*Report, error) {
-	logw := opts.Log
-	if logw == nil {
-		logw = io.Discard
-	}
+// Compare compares the port with the artifact: their footprints attribute by attribute
+// (ledgercheck/diff, declared signatures and the dimension scan from the parsed sources
+// included), and each probe's rows; then it filters the differences through the port's
+// allowlist (nil accepts nothing). A probe that fails on both installs is a configuration error
+// ([fault.Input]).
+func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Report, error) {
 	t0 := time.Now()
-	// The two sides install in parallel, each in its own database. Roles are cluster-wide, but a
-	// snapshot sees them from its database (introspect lists the roles the database uses), so a
-	// role one side creates does not show up in the other's footprint.
-	var runs [2]sideRun
-	var wg sync.WaitGroup
-	for i, v := range []Variant{opts.Left, opts.Right} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer fault.Recover(&runs[i].err) // a panic is this side's error, not a crash
-			runs[i] = runSide(ctx, srv, [2]string{"artifact", "port"}[i], v, opts, logw)
-		}()
-	}
-	wg.Wait()
-	for _, r := range runs {
-		if r.err != nil {
-			return nil, r.err
-		}
-	}
-	tInstall := time.Since(t0)
-
-	t1 := time.Now()
 	res := diff.Compare(
-		diff.Side{Label: "left", File: opts.Left.Name, Dim: opts.Left.Dim, Footprint: runs[0].fp, Source: DeclaredSource(runs[0].src)},
-		diff.Side{Label: "right", File: opts.Right.Name, Dim: opts.Right.Dim, Footprint: runs[1].fp, Source: DeclaredSource(runs[1].src)},
+		diff.Side{Label: "left", File: artifact.File, Dim: artifact.Dim, Footprint: artifact.Footprint, Source: DeclaredSource(artifact.Source)},
+		diff.Side{Label: "right", File: port.File, Dim: port.Dim, Footprint: port.Footprint, Source: DeclaredSource(port.Source)},
 	)
-	rep := &Report{Left: res.Left, Right: res.Right, Sites: res.Sites, Differences: res.Differences,
-		Footprints: [2]*introspect.Footprint{runs[0].fp, runs[1].fp}, Sources: [2]*pgsql.File{runs[0].src, runs[1].src}}
-	for i, p := range opts.Probes {
-		pr, d, err := compareProbe(p, runs[0].probes[i], runs[1].probes[i], runs[0].perr[i], runs[1].perr[i])
+	rep := &Report{Left: res.Left, Right: res.Right, Sites: res.Sites, Differences: res.Differences}
+	for i, p := range probes {
+		pr, d, err := compareProbe(p, probeRows(artifact, i), probeRows(port, i), probeErr(artifact, i), probeErr(port, i))
 		if err != nil {
 			return nil, err
 		}
@@ -181,84 +104,26 @@ func Run(ctx context.Context, srv *scratch.Server, opts Options) (*Report, error
 	slices.SortFunc(rep.Differences, func(a, b diff.Difference) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Object, b.Object), cmp.Compare(a.Attr, b.Attr))
 	})
-	if opts.Allowlist != nil {
-		rep.Allowlist = opts.Allowlist.Path
+	if al != nil {
+		rep.Allowlist = al.Path
 	}
-	rep.Outcome = opts.Allowlist.Apply(rep.Differences)
-	rep.Timings = Timings{Install: tInstall, Diff: time.Since(t1), Total: time.Since(t0)}
+	rep.Outcome = al.Apply(rep.Differences)
+	rep.Timings = Timings{Diff: time.Since(t0), Total: time.Since(t0)}
 	return rep, nil
 }
 
-// runSide installs one variant into a database of its own, loads the fixture and runs the probes.
-// Every script is bounded by the server's install time limit.
-func runSide(ctx context.Context, srv *scratch.Server, label string, v Variant, opts Options, logw io.Writer) (r sideRun) {
-	t0 := time.Now()
-	src, err := sqlscript.Parse(v.Name, v.Src, v.Dim)
-	if err != nil {
-		r.err = &InstallError{Side: label, File: v.Name, Err: err}
-		return r
+func probeRows(v Installed, i int) *scratch.Rows {
+	if i < len(v.Rows) {
+		return v.Rows[i]
 	}
-	r.src = src
-	var db *scratch.Database
-	if opts.NoPrerequisites {
-		db, err = srv.NewEnvDatabase(ctx)
-		if err == nil {
-			db.Dim = v.Dim
-		}
-	} else {
-		db, err = srv.NewDatabase(ctx, v.Dim)
-	}
-	if err != nil {
-		r.err = err
-		return r
-	}
-	defer db.Drop(context.WithoutCancel(ctx)) //nolint:errcheck // the server drops leftovers on Close
-	for _, x := range opts.Extra {
-		if err := sqlscript.ExecFile(ctx, db, x.Name, x.Src); err != nil {
-			r.err = installErr(label, x.Name, err)
-			return r
-		}
-	}
-	fp, _, err := install.Footprint(ctx, db, sqlscript.Script(src), nil, opts.Snapshot)
-	if err != nil {
-		r.err = installErr(label, v.Name, err)
-		return r
-	}
-	r.fp = fp
-	if opts.Fixture != nil {
-		if err := sqlscript.ExecFile(ctx, db, opts.Fixture.Name, opts.Fixture.Src); err != nil {
-			r.err = installErr(label, opts.Fixture.Name, err)
-			return r
-		}
-	}
-	r.probes = make([]*scratch.Rows, len(opts.Probes))
-	r.perr = make([]error, len(opts.Probes))
-	if len(opts.Probes) > 0 {
-		conn, err := db.Connect(ctx)
-		if err != nil {
-			r.err = err
-			return r
-		}
-		defer conn.Close(context.WithoutCancel(ctx))
-		for i, p := range opts.Probes {
-			r.probes[i], r.perr[i] = scratch.QueryRollback(ctx, conn, scratch.SubstituteDim(p.SQL, v.Dim), scratch.QueryOptions{Role: p.Role})
-			if ctx.Err() != nil {
-				r.err = ctx.Err()
-				return r
-			}
-		}
-	}
-	fmt.Fprintf(logw, "parity: %s: %s at dimension %d installed, fixture loaded, %d probes run in %s\n", label, v.Name, v.Dim, len(opts.Probes), time.Since(t0).Round(time.Millisecond))
-	return r
+	return nil
 }
 
-func installErr(side, file string, err error) error {
-	var se *scratch.ScriptError
-	var pe *pgsql.SyntaxError
-	if errors.As(err, &se) || errors.As(err, &pe) {
-		return &InstallError{Side: side, File: file, Err: err}
+func probeErr(v Installed, i int) error {
+	if i < len(v.Errs) {
+		return v.Errs[i]
 	}
-	return err
+	return nil
 }
 
 // compareProbe compares one probe's results; the difference, if any, has kind "probe", the

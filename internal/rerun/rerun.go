@@ -48,6 +48,9 @@ type Options struct {
 	Fixture *Script
 	// Snapshot selects what the catalog snapshots and table digests cover.
 	Snapshot introspect.Options
+	// Script, when not nil, is File already parsed (the gate parses each variant once); else
+	// File is parsed for each run.
+	Script *scratch.Script
 	// Logf, when not nil, receives progress lines (it may be called from several goroutines,
 	// one call at a time).
 	Logf func(format string, args ...any)
@@ -60,8 +63,6 @@ type Timings struct {
 	Rerun time.Duration `json:"rerun"`
 	// Upgrade is the upgrade audit's database: previous version, fixture, upgrade, snapshots.
 	Upgrade time.Duration `json:"upgrade,omitempty"`
-	// Fresh is the fresh install the upgrade is compared with.
-	Fresh time.Duration `json:"fresh,omitempty"`
 	// Total is the whole audit, wall clock.
 	Total time.Duration `json:"total"`
 }
@@ -112,26 +113,65 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 	if opts.File.Name == "" {
 		return nil, errors.New("rerun: no migration file given")
 	}
-	start := time.Now()
-	var mu sync.Mutex
-	logf := func(format string, args ...any) {
-		if opts.Logf != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			opts.Logf(format, args...)
+	a := newAuditor(srv, opts)
+	t0 := time.Now()
+	db, drop, err := a.newDatabase(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer drop()
+	p := Prepared{DB: db}
+	a.logf("rerun: installing %s at dimension %d (run 1 of %d)", opts.File.Name, opts.Dim, opts.Times)
+	if p.Install = a.exec(ctx, db, opts.File, opts.Script); p.Install == nil {
+		if opts.Previous != nil {
+			s, err := a.capture(ctx, db, false)
+			if err != nil {
+				return nil, err
+			}
+			p.Fresh = s.snap
+		}
+		if opts.Fixture != nil {
+			a.logf("rerun: loading the fixture %s", opts.Fixture.Name)
+			p.Fixture = a.exec(ctx, db, *opts.Fixture, nil)
 		}
 	}
-	a := &auditor{srv: srv, opts: opts, logf: logf}
+	p.Took = time.Since(t0)
+	return AuditPrepared(ctx, srv, p, opts)
+}
 
+// Prepared is a database in which the caller (the gate, or [Audit]) installed the migration
+// and loaded the fixture: the state after run 1. The gate prepares one database per variant and
+// shares it between the install's footprint, the probes, lint's cross-check and this audit.
+type Prepared struct {
+	DB *scratch.Database
+	// Install is the error of installing the migration and Fixture that of loading the fixture
+	// (not tried when the install failed). A statement the server rejected or a syntax error is
+	// a finding of the audit; any other error is returned by [AuditPrepared].
+	Install, Fixture error
+	// Fresh is the catalog after the install, before the fixture (nil when the install failed):
+	// what the upgrade audit compares the upgraded database with.
+	Fresh *introspect.Snapshot
+	// Took is how long preparing took; it counts in the rerun phase's duration.
+	Took time.Duration
+}
+
+// AuditPrepared continues the rerun audit on p (runs 2 to Times on p.DB) and, with
+// [Options.Previous], runs the upgrade audit in a database of its own on srv, concurrently.
+func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Options) (*Result, error) {
+	if opts.Times == 0 {
+		opts.Times = DefaultTimes
+	}
+	start := time.Now().Add(-p.Took)
+	a := newAuditor(srv, opts)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
-		wg                  sync.WaitGroup
-		errs                [3]error
-		rr                  rerunOutcome
-		up                  upgradeOutcome
-		fresh               *introspect.Snapshot
-		tRerun, tUp, tFresh time.Duration
+		wg          sync.WaitGroup
+		errs        [2]error
+		rr          rerunOutcome
+		up          upgradeOutcome
+		fresh       = p.Fresh
+		tRerun, tUp time.Duration
 	)
 	spawn := func(i int, d *time.Duration, f func() error) {
 		wg.Add(1)
@@ -145,21 +185,21 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 			*d = time.Since(t0)
 		}()
 	}
-	spawn(0, &tRerun, func() (err error) { rr, err = a.rerun(ctx); return err })
+	spawn(0, &tRerun, func() (err error) { rr, err = a.rerun(ctx, p); return err })
 	if opts.Previous != nil {
 		spawn(1, &tUp, func() (err error) { up, err = a.upgrade(ctx); return err })
-		spawn(2, &tFresh, func() (err error) { fresh, err = a.fresh(ctx); return err })
 	}
 	wg.Wait()
 	if err := firstError(errs[:]); err != nil {
 		return nil, err
 	}
 
+	tRerun += p.Took
 	rerunPhase := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + opts.File.Name, File: opts.File.Name,
 		Duration: tRerun, Findings: rr.findings, Notes: []string{a.rerunSummary(rr)},
 		Counts: map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}}
 	res := &Result{Runs: rr.runs, Tables: rr.tables, Rows: rr.rows,
-		Timings: Timings{Rerun: tRerun, Upgrade: tUp, Fresh: tFresh}, phases: []report.PhaseResult{rerunPhase}}
+		Timings: Timings{Rerun: tRerun, Upgrade: tUp}, phases: []report.PhaseResult{rerunPhase}}
 	if opts.Previous != nil {
 		fs := up.findings
 		// Compare catalogs only when both installs succeeded; a failing fresh install is the
@@ -170,7 +210,7 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 			}
 		}
 		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun,
-			Name: "upgrade from " + opts.Previous.Name, File: opts.File.Name, Duration: max(tUp, tFresh),
+			Name: "upgrade from " + opts.Previous.Name, File: opts.File.Name, Duration: tUp,
 			Findings: fs, Notes: []string{a.upgradeSummary(up, fresh != nil, fs)},
 			Counts: map[string]int{"tables": up.tables, "rows": int(up.rows)}})
 	}
@@ -208,16 +248,40 @@ type auditor struct {
 	logf func(string, ...any)
 }
 
+func newAuditor(srv *scratch.Server, opts Options) *auditor {
+	var mu sync.Mutex
+	logf := func(format string, args ...any) {
+		if opts.Logf != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			opts.Logf(format, args...)
+		}
+	}
+	return &auditor{srv: srv, opts: opts, logf: logf}
+}
+
 // failure is a script that the server (or the parser) rejected.
 type failure struct {
 	pos finding.Position
 	msg string
 }
 
+// exec runs a script in db (sc, when not nil, is s already parsed).
+func (a *auditor) exec(ctx context.Context, db *scratch.Database, s Script, sc *scratch.Script) error {
+	if sc != nil {
+		return db.Exec(ctx, sc)
+	}
+	return sqlscript.ExecFile(ctx, db, s.Name, s.Src)
+}
+
 // apply runs a script in db. A statement the server rejects, or a syntax error, is a failure;
 // anything else (the connection, a cancelled context) is an error.
-func (a *auditor) apply(ctx context.Context, db *scratch.Database, s Script) (*failure, error) {
-	err := sqlscript.ExecFile(ctx, db, s.Name, s.Src)
+func (a *auditor) apply(ctx context.Context, db *scratch.Database, s Script, sc *scratch.Script) (*failure, error) {
+	return a.failure(ctx, s.Name, a.exec(ctx, db, s, sc))
+}
+
+// failure turns the error of running the script called name into a failure, or returns it.
+func (a *auditor) failure(ctx context.Context, name string, err error) (*failure, error) {
 	if err == nil {
 		return nil, nil
 	}
@@ -229,7 +293,7 @@ func (a *auditor) apply(ctx context.Context, db *scratch.Database, s Script) (*f
 		if pe := se.PgError(); pe != nil {
 			return &failure{pos: se.Pos, msg: serverMessage(pe)}, nil
 		}
-		return nil, fmt.Errorf("rerun: applying %s: %w", s.Name, err)
+		return nil, fmt.Errorf("rerun: applying %s: %w", name, err)
 	}
 	var sy *pgsql.SyntaxError
 	if errors.As(err, &sy) {
@@ -238,7 +302,7 @@ func (a *auditor) apply(ctx context.Context, db *scratch.Database, s Script) (*f
 		}
 		return &failure{pos: sy.Pos, msg: "syntax error: " + sy.Msg}, nil
 	}
-	return nil, fmt.Errorf("rerun: applying %s: %w", s.Name, err)
+	return nil, fmt.Errorf("rerun: applying %s: %w", name, err)
 }
 
 // serverMessage renders the server's error as one line: message, SQLSTATE, detail and hint.
@@ -311,16 +375,11 @@ type item struct {
 }
 
 // rerun is the rerun audit.
-func (a *auditor) rerun(ctx context.Context) (rerunOutcome, error) {
+func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 	var out rerunOutcome
 	o := a.opts
-	db, drop, err := a.newDatabase(ctx)
-	if err != nil {
-		return out, err
-	}
-	defer drop()
-	a.logf("rerun: installing %s at dimension %d (run 1 of %d)", o.File.Name, o.Dim, o.Times)
-	if f, err := a.apply(ctx, db, o.File); err != nil {
+	db := p.DB
+	if f, err := a.failure(ctx, o.File.Name, p.Install); err != nil {
 		return out, err
 	} else if f != nil {
 		out.findings = append(out.findings, newFinding(RuleRerunInstallFailed, finding.SevError, f.pos,
@@ -330,8 +389,7 @@ func (a *auditor) rerun(ctx context.Context) (rerunOutcome, error) {
 	}
 	out.runs = 1
 	if o.Fixture != nil {
-		a.logf("rerun: loading the fixture %s", o.Fixture.Name)
-		if f, err := a.apply(ctx, db, *o.Fixture); err != nil {
+		if f, err := a.failure(ctx, o.Fixture.Name, p.Fixture); err != nil {
 			return out, err
 		} else if f != nil {
 			out.findings = append(out.findings, newFinding(RuleRerunFixtureFailed, finding.SevError, f.pos,
@@ -351,7 +409,7 @@ func (a *auditor) rerun(ctx context.Context) (rerunOutcome, error) {
 	seen := map[string]bool{}
 	for run := 2; run <= o.Times; run++ {
 		a.logf("rerun: applying %s again (run %d of %d)", o.File.Name, run, o.Times)
-		if f, err := a.apply(ctx, db, o.File); err != nil {
+		if f, err := a.apply(ctx, db, o.File, o.Script); err != nil {
 			return out, err
 		} else if f != nil {
 			out.findings = append(out.findings, newFinding(RuleRerunFailed, finding.SevError, f.pos,
@@ -394,7 +452,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 	}
 	defer drop()
 	a.logf("upgrade: installing the previous version %s", o.Previous.Name)
-	if f, err := a.apply(ctx, db, *o.Previous); err != nil {
+	if f, err := a.apply(ctx, db, *o.Previous, nil); err != nil {
 		return out, err
 	} else if f != nil {
 		out.findings = append(out.findings, newFinding(RuleUpgradePreviousFailed, finding.SevError, f.pos,
@@ -403,7 +461,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 	}
 	if o.Fixture != nil {
 		a.logf("upgrade: loading the fixture %s over %s", o.Fixture.Name, o.Previous.Name)
-		if f, err := a.apply(ctx, db, *o.Fixture); err != nil {
+		if f, err := a.apply(ctx, db, *o.Fixture, nil); err != nil {
 			return out, err
 		} else if f != nil {
 			out.findings = append(out.findings, newFinding(RuleUpgradeFixtureFailed, finding.SevError, f.pos,
@@ -420,7 +478,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		out.rows += t.Rows
 	}
 	a.logf("upgrade: applying %s over %s", o.File.Name, o.Previous.Name)
-	if f, err := a.apply(ctx, db, o.File); err != nil {
+	if f, err := a.apply(ctx, db, o.File, o.Script); err != nil {
 		return out, err
 	} else if f != nil {
 		out.findings = append(out.findings, newFinding(RuleUpgradeFailed, finding.SevError, f.pos,
@@ -434,25 +492,6 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 	out.snap = after.snap
 	out.findings = append(out.findings, upgradeRowFindings(before.digest, after.digest)...)
 	return out, nil
-}
-
-// fresh installs the migration alone, the reference the upgrade is compared with. It returns nil
-// when the install fails (the rerun audit reports that).
-func (a *auditor) fresh(ctx context.Context) (*introspect.Snapshot, error) {
-	db, drop, err := a.newDatabase(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer drop()
-	a.logf("upgrade: installing %s into a fresh database for reference", a.opts.File.Name)
-	if f, err := a.apply(ctx, db, a.opts.File); err != nil || f != nil {
-		return nil, err
-	}
-	s, err := a.capture(ctx, db, false)
-	if err != nil {
-		return nil, err
-	}
-	return s.snap, nil
 }
 
 func (a *auditor) rerunSummary(rr rerunOutcome) string {

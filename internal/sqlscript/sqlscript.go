@@ -28,10 +28,19 @@ func Parse(name string, src []byte, dim int) (*pgsql.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := psqlOnly(f); err != nil {
+	if err := Check(f); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// Reuse returns f, the parse of src, as [Parse] would return it for an install at dim: f
+// itself when src has no `:dim` to substitute, else src parsed again.
+func Reuse(f *pgsql.File, src []byte, dim int) (*pgsql.File, error) {
+	if dim > 0 && scratch.SubstituteDim(string(src), dim) != string(src) {
+		return Parse(f.Name, src, dim)
+	}
+	return f, Check(f)
 }
 
 // Script returns the statements of f as scratch runs them.
@@ -64,11 +73,11 @@ func ExecConn(ctx context.Context, conn *pgx.Conn, name string, src []byte, dim 
 	return scratch.ExecScript(ctx, conn, Script(f))
 }
 
-// psqlOnly rejects what only psql can run, as a [*pgsql.SyntaxError] at its position: a
+// Check rejects what only psql can run, as a [*pgsql.SyntaxError] at its position: a
 // meta-command (\i, \set, ...), which pgsql.Parse blanked out so that lint could read the rest
 // (installing the file without it would install something else than psql does), and
 // COPY ... FROM STDIN, which would wait for data no SQL client sends.
-func psqlOnly(f *pgsql.File) error {
+func Check(f *pgsql.File) error {
 	if len(f.MetaCommands) > 0 {
 		m := f.MetaCommands[0]
 		text := m.Text

@@ -1,0 +1,57 @@
+package rerun_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+
+	"ledgercheck/internal/gate"
+	"ledgercheck/internal/golden"
+	"ledgercheck/internal/report"
+	"ledgercheck/internal/rerun"
+	"ledgercheck/internal/scratch/scratchtest"
+)
+
+// TestGoldenThroughTheGate runs every case under testdata/rerun as the rerun command does, through
+// the gate (one database prepared by the gate's install step, then the audit continues on it),
+// and compares the text report with the same want.txt as TestGolden: the gate's rerun subset
+// reports what the standalone audit does.
+func TestGoldenThroughTheGate(t *testing.T) {
+	dirs, err := filepath.Glob("../../testdata/rerun/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	for _, d := range dirs {
+		dir := "testdata/rerun/" + filepath.Base(d)
+		t.Run(filepath.Base(d), func(t *testing.T) {
+			t.Parallel()
+			opts := rerun.LoadCase(t, dir)
+			req := gate.Request{
+				Artifact: gate.Variant{Name: "migration", File: opts.File.Name, Src: opts.File.Src, Dim: opts.Dim},
+				Steps:    gate.Steps{Rerun: true, RerunApart: true},
+				Times:    opts.Times, Server: scratchtest.Server(t), Tool: "ledgercheck", Version: "test",
+			}
+			if opts.Previous != nil {
+				req.Artifact.Previous = &gate.Script{Name: opts.Previous.Name, Src: opts.Previous.Src}
+			}
+			if opts.Fixture != nil {
+				req.Fixture = &gate.Script{Name: opts.Fixture.Name, Src: opts.Fixture.Src}
+			}
+			res, err := gate.Run(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := res.Report
+			rep.Duration = 0
+			for i := range rep.Phases {
+				rep.Phases[i].Duration = 0
+			}
+			var got bytes.Buffer
+			if err := report.WriteReportText(&got, rep, false); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("../..", dir, "want.txt"), got.Bytes())
+		})
+	}
+}
