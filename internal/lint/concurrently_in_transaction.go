@@ -5,47 +5,11 @@ import (
 	"ledgercheck/internal/pgsql"
 )
 
-var _ = register(&Rule{
-	ID: "unterminated-transaction", Severity: finding.SevError,
-	Summary: "BEGIN without a matching COMMIT, or BEGIN inside an open transaction",
-	Explain: `A BEGIN that is never committed leaves the whole migration in an open transaction: psql
-rolls it back at exit, and a tool that keeps the session open holds its locks. A second BEGIN
-inside an open transaction is ignored with a warning, and its COMMIT then ends the outer one.
-
-    BEGIN;
-    CREATE TABLE IF NOT EXISTS public.agent_decision_ledger (...);
-    NOTIFY pgrst, 'reload schema';
-
-becomes
-
-    BEGIN;
-    CREATE TABLE IF NOT EXISTS public.agent_decision_ledger (...);
-    NOTIFY pgrst, 'reload schema';
-    COMMIT;
-
-(squawk: transaction-nesting.)`,
-	Check: func(p *Pass) {
-		var open *pgsql.Op
-		for _, op := range p.TopLevel() {
-			switch op.Verb {
-			case pgsql.VerbBegin:
-				if open != nil {
-					p.Report(op.Pos, "", "BEGIN inside the transaction opened at %d:%d; PostgreSQL ignores it and the next COMMIT ends the outer transaction", open.Pos.Line, open.Pos.Col)
-					continue
-				}
-				open = op
-			case pgsql.VerbCommit, pgsql.VerbRollback:
-				open = nil
-			}
-		}
-		if open != nil {
-			p.Report(open.Pos, "", "BEGIN has no matching COMMIT; the migration would be rolled back")
-		}
-	},
-})
+// ConcurrentlyInTransaction is the id of the rule below.
+const ConcurrentlyInTransaction = "concurrently-in-transaction"
 
 var _ = register(&Rule{
-	ID: "concurrently-in-transaction", Severity: finding.SevError,
+	ID: ConcurrentlyInTransaction, Severity: finding.SevError,
 	Summary: "CREATE/DROP INDEX CONCURRENTLY or REINDEX CONCURRENTLY inside a transaction",
 	Explain: `CONCURRENTLY cannot run inside a transaction block; PostgreSQL rejects it, so the whole
 migration fails. That includes function bodies and DO blocks, which always run in a transaction.

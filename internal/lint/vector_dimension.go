@@ -2,8 +2,11 @@ package lint
 
 import "ledgercheck/internal/finding"
 
+// VectorDimension is the id of the rule below.
+const VectorDimension = "vector-dimension"
+
 var _ = register(&Rule{
-	ID: "vector-dimension", Severity: finding.SevError,
+	ID: VectorDimension, Severity: finding.SevError,
 	Summary: "with --dim N, a vector, halfvec or sparsevec whose dimension is not N",
 	Explain: `A port installs the same schema at another embedding dimension (the 1024-dim production port
 of the 1536-dim artifact). One vector(1536) left behind in a parameter, a cast or a declaration

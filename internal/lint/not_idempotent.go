@@ -5,8 +5,11 @@ import (
 	"ledgercheck/internal/pgsql"
 )
 
+// NotIdempotent is the id of the rule below.
+const NotIdempotent = "not-idempotent"
+
 var _ = register(&Rule{
-	ID: "not-idempotent", Severity: finding.SevError,
+	ID: NotIdempotent, Severity: finding.SevError,
 	Summary: "a statement that fails or duplicates when the file runs a second time",
 	Explain: `A sidecar is "safe to run more than once". Each object is checked on its own:
 

@@ -10,8 +10,11 @@ import (
 // serverFileFunctions read or write files on the database server, or list its directories.
 var serverFileFunctions = []string{"pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "lo_import", "lo_export", "pg_file_write", "pg_file_rename", "pg_file_unlink", "pg_logdir_ls", "pg_ls_logdir", "pg_ls_waldir", "pg_ls_tmpdir", "pg_ls_archive_statusdir"}
 
+// UnsafeServerAccess is the id of the rule below.
+const UnsafeServerAccess = "unsafe-server-access"
+
 var _ = register(&Rule{
-	ID: "unsafe-server-access", Severity: finding.SevError,
+	ID: UnsafeServerAccess, Severity: finding.SevError,
 	Summary: "COPY ... PROGRAM, server file access, ALTER SYSTEM, CREATE LANGUAGE or an untrusted extension",
 	Explain: `A sidecar schema has no business running programs or reading files on the database server,
 changing server configuration, or installing languages and extensions that can do so. These

@@ -9,8 +9,11 @@ import (
 	"ledgercheck/internal/pgsql"
 )
 
+// UndeclaredChange is the id of the rule below.
+const UndeclaredChange = "undeclared-change"
+
 var ruleUndeclaredChange = register(&Rule{
-	ID: "undeclared-change", Severity: finding.SevError,
+	ID: UndeclaredChange, Severity: finding.SevError,
 	Summary: "installing the file changed an object it did not create, and no statement of the file shows it",
 	Explain: `The static rules read every statement of the file, including function bodies, DO blocks and
 EXECUTE strings that are literals. SQL built at run time is opaque to them:

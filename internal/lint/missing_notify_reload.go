@@ -5,8 +5,11 @@ import (
 	"ledgercheck/internal/pgsql"
 )
 
+// MissingNotifyReload is the id of the rule below.
+const MissingNotifyReload = "missing-notify-reload"
+
 var _ = register(&Rule{
-	ID: "missing-notify-reload", Severity: finding.SevError,
+	ID: MissingNotifyReload, Severity: finding.SevError,
 	Summary: "the file does not end with NOTIFY pgrst, 'reload schema'",
 	Explain: `PostgREST caches the schema; after DDL a new RPC is "not found in the schema cache" until the
 cache reloads. Open Brain migrations end with an explicit reload (Supabase's event triggers do the

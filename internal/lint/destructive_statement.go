@@ -5,8 +5,11 @@ import (
 	"ledgercheck/internal/pgsql"
 )
 
+// DestructiveStatement is the id of the rule below.
+const DestructiveStatement = "destructive-statement"
+
 var _ = register(&Rule{
-	ID: "destructive-statement", Severity: finding.SevError,
+	ID: DestructiveStatement, Severity: finding.SevError,
 	Summary: "DROP TABLE, DROP SCHEMA, DROP COLUMN, TRUNCATE, or DELETE/UPDATE without WHERE",
 	Explain: `A migration that may run more than once must not lose data: DROP TABLE, DROP SCHEMA and
 DROP COLUMN destroy it, TRUNCATE empties a table, and DELETE or UPDATE without WHERE touches every

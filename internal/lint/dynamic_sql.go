@@ -5,8 +5,11 @@ import (
 	"ledgercheck/internal/pgsql"
 )
 
+// DynamicSQL is the id of the rule below.
+const DynamicSQL = "dynamic-sql"
+
 var _ = register(&Rule{
-	ID: "dynamic-sql", Severity: finding.SevWarning,
+	ID: DynamicSQL, Severity: finding.SevWarning,
 	Summary: "EXECUTE of SQL built at run time, which lint cannot see",
 	Explain: `EXECUTE in a function body or DO block runs SQL that exists only at run time, so none of the
 other rules can check it: an ALTER of public.thoughts built with format() passes every static

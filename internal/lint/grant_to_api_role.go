@@ -1,0 +1,47 @@
+package lint
+
+import (
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/pgsql"
+	"slices"
+	"strings"
+)
+
+// GrantToAPIRole is the id of the rule below.
+const GrantToAPIRole = "grant-to-api-role"
+
+var _ = register(&Rule{
+	ID: GrantToAPIRole, Severity: finding.SevError,
+	Summary: "a GRANT to anon, authenticated or PUBLIC not allowed by configuration",
+	Explain: `Sidecar objects are reached through service_role. A grant to anon, authenticated or PUBLIC
+exposes the object to every Data API client, which the agent-memory pattern never does ("No anon
+or authenticated grants"). splinter infers the same exposure after the fact (0013, 0026, 0027).
+
+    GRANT SELECT ON public.agent_recall_policy_stats TO anon, service_role;
+
+becomes
+
+    GRANT SELECT ON public.agent_recall_policy_stats TO service_role;
+
+If a role really needs access, list it under lint.allowed_grantees in ledgercheck.yaml.`,
+	Check: func(p *Pass) {
+		for _, op := range p.Ops() {
+			if op.Verb != pgsql.VerbGrant || op.Grant == nil || op.Grant.Role {
+				continue
+			}
+			for _, g := range op.Grant.Grantees {
+				if slices.Contains(apiRoles, g) && !slices.Contains(p.Config.AllowedGrantees, g) {
+					obj := ""
+					if len(op.Objects) > 0 {
+						obj = op.Objects[0].String()
+					}
+					who := g
+					if g == "public" {
+						who = "PUBLIC"
+					}
+					p.Report(op.At(), obj, "%s %s to %s%s; sidecar objects are granted to service_role only (allow it in lint.allowed_grantees if intended)", op.Tag, strings.Join(op.Grant.Privileges, ", "), who, where(op))
+				}
+			}
+		}
+	},
+})

@@ -1,0 +1,22 @@
+package lint
+
+import "ledgercheck/internal/finding"
+
+// UnusedSuppression is the id of the rule below.
+const UnusedSuppression = "unused-suppression"
+
+var ruleUnusedSuppression = register(&Rule{
+	ID: UnusedSuppression, Severity: finding.SevError,
+	Summary: "a ledgercheck:ignore comment suppresses nothing",
+	Explain: `A suppression that matches no finding in its statement is stale: the statement was fixed
+or moved, and the exception would silently cover a future, different problem. Remove it.
+
+    -- ledgercheck:ignore destructive-statement cleanup of test rows   <- nothing to suppress
+    DELETE FROM public.agent_decision_ledger WHERE workspace_id = 'test';
+
+becomes
+
+    DELETE FROM public.agent_decision_ledger WHERE workspace_id = 'test';
+
+(squawk reports ignores of unknown rules but not unused ones.)`,
+})
