@@ -39,11 +39,11 @@ becomes, if cleanup is really needed,
 					p.Report(o.Pos, o.String(), "TRUNCATE %s empties the table%s", o.Name, where(op))
 				}
 			case pgsql.VerbDelete, pgsql.VerbUpdate:
-				if !op.HasWhere {
+				if !op.HasWhere() {
 					p.Report(op.Pos, obj.String(), "%s on %s without WHERE touches every row%s", op.Tag, obj.Name, where(op))
 				}
 			case pgsql.VerbAlter:
-				for _, c := range op.AlterCmds {
+				for _, c := range op.AlterCmds() {
 					if c.Action == "DropColumn" {
 						p.Report(c.Pos, obj.String(), "DROP COLUMN %s destroys its data%s", pgsql.QuoteIdent(c.Name), where(op))
 					}

@@ -31,8 +31,8 @@ or, when the dynamic SQL is needed,
 (squawk and splinter treat bodies as opaque; squawk#411, squawk#528.)`,
 	Check: func(p *Pass) {
 		for _, op := range p.Ops() {
-			if op.Verb == pgsql.VerbExecute && op.Dynamic != nil && !op.Dynamic.Literal {
-				p.Report(op.Pos, "", "EXECUTE runs SQL built at run time%s; lint cannot check it: %s", where(op), abbreviate(op.Dynamic.SQL, 60))
+			if op.Verb == pgsql.VerbExecute && op.Dynamic() != nil && !op.Dynamic().Literal {
+				p.Report(op.Pos, "", "EXECUTE runs SQL built at run time%s; lint cannot check it: %s", where(op), abbreviate(op.Dynamic().SQL, 60))
 			}
 		}
 	},

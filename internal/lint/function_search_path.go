@@ -21,7 +21,7 @@ becomes
       LANGUAGE plpgsql SET search_path = public, extensions AS $$ ... $$;`,
 	Check: func(p *Pass) {
 		for _, def := range functionDefs(p) {
-			if !def.Func.SecurityDefiner && !pinned(p, def) {
+			if !def.Func().SecurityDefiner && !pinned(p, def) {
 				obj := def.Objects[0]
 				p.Report(def.Pos, obj.String(), "%s %s has no SET search_path (splinter 0011)", obj.Kind, obj.Name)
 			}

@@ -26,10 +26,10 @@ becomes
 If a role really needs access, list it under lint.allowed_grantees in ledgercheck.yaml.`,
 	Check: func(p *Pass) {
 		for _, op := range p.Ops() {
-			if op.Verb != pgsql.VerbGrant || op.Grant == nil || op.Grant.Role {
+			if op.Verb != pgsql.VerbGrant || op.Grant() == nil || op.Grant().Role {
 				continue
 			}
-			for _, g := range op.Grant.Grantees {
+			for _, g := range op.Grant().Grantees {
 				if slices.Contains(apiRoles, g) && !slices.Contains(p.Config.AllowedGrantees, g) {
 					obj := ""
 					if len(op.Objects) > 0 {
@@ -39,7 +39,7 @@ If a role really needs access, list it under lint.allowed_grantees in ledgerchec
 					if g == "public" {
 						who = "PUBLIC"
 					}
-					p.Report(op.At(), obj, "%s %s to %s%s; sidecar objects are granted to service_role only (allow it in lint.allowed_grantees if intended)", op.Tag, strings.Join(op.Grant.Privileges, ", "), who, where(op))
+					p.Report(op.At(), obj, "%s %s to %s%s; sidecar objects are granted to service_role only (allow it in lint.allowed_grantees if intended)", op.Tag, strings.Join(op.Grant().Privileges, ", "), who, where(op))
 				}
 			}
 		}

@@ -12,7 +12,7 @@ var apiRoles = []string{"anon", "authenticated", "public"}
 func hasPrivilegeStmt(ops []*pgsql.Op, obj pgsql.Object) bool {
 	fn := obj.Kind == pgsql.KindFunction || obj.Kind == pgsql.KindProcedure
 	for _, op := range ops {
-		if (op.Verb != pgsql.VerbGrant && op.Verb != pgsql.VerbRevoke) || op.Grant == nil || op.Grant.Role || op.Grant.Defaults {
+		if (op.Verb != pgsql.VerbGrant && op.Verb != pgsql.VerbRevoke) || op.Grant() == nil || op.Grant().Role || op.Grant().Defaults {
 			continue
 		}
 		for _, o := range op.Objects {

@@ -37,7 +37,7 @@ becomes
 			obj := op.Objects[0]
 			switch obj.Kind {
 			case pgsql.KindFunction, pgsql.KindProcedure:
-				if op.Func != nil && op.Func.ReturnsTrigger {
+				if op.Func() != nil && op.Func().ReturnsTrigger {
 					continue
 				}
 			case pgsql.KindView, pgsql.KindMatView:

@@ -30,7 +30,7 @@ becomes
 		for i >= 0 && top[i].Verb == pgsql.VerbCommit {
 			i--
 		}
-		if i >= 0 && top[i].Verb == pgsql.VerbNotify && top[i].Channel == "pgrst" && top[i].Payload == "reload schema" {
+		if n := notifyOf(top, i); n != nil && n.Channel == "pgrst" && n.Payload == "reload schema" {
 			return
 		}
 		pos := finding.Position{File: p.File.Name, Line: 1, Col: 1}
@@ -42,3 +42,11 @@ becomes
 		p.Report(pos, "", "%s", msg)
 	},
 })
+
+// notifyOf returns the NOTIFY of ops[i], or nil when i is out of range or ops[i] is no NOTIFY.
+func notifyOf(ops []*pgsql.Op, i int) *pgsql.Notify {
+	if i < 0 || i >= len(ops) {
+		return nil
+	}
+	return ops[i].Notify()
+}

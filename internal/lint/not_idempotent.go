@@ -84,7 +84,7 @@ func checkIdempotency(p *Pass) {
 				}
 			}
 		case pgsql.VerbAlter:
-			for _, c := range op.AlterCmds {
+			for _, c := range op.AlterCmds() {
 				ck := obj.Name.String() + "\x00" + c.Name
 				switch c.Action {
 				case "AddColumn":

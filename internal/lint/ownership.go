@@ -174,20 +174,20 @@ func existingTouches(f *pgsql.File, cfg Config, own *Ownership) []Touch {
 			t.Attach = true
 			out = append(out, t)
 		case pgsql.VerbAlter, pgsql.VerbDrop, pgsql.VerbRename, pgsql.VerbTruncate, pgsql.VerbComment, pgsql.VerbGrant, pgsql.VerbRevoke:
-			if op.Grant != nil && op.Grant.Role {
+			if op.Grant() != nil && op.Grant().Role {
 				out = append(out, roleTouches(cfg, own, op)...)
 				continue
 			}
 			detail := ""
-			if op.Grant != nil {
-				detail = strings.Join(op.Grant.Privileges, ", ") + " to " + strings.Join(op.Grant.Grantees, ", ")
+			if op.Grant() != nil {
+				detail = strings.Join(op.Grant().Privileges, ", ") + " to " + strings.Join(op.Grant().Grantees, ", ")
 				if op.Verb == pgsql.VerbRevoke {
-					detail = strings.Join(op.Grant.Privileges, ", ") + " from " + strings.Join(op.Grant.Grantees, ", ")
+					detail = strings.Join(op.Grant().Privileges, ", ") + " from " + strings.Join(op.Grant().Grantees, ", ")
 				}
 			}
-			if len(op.AlterCmds) > 0 {
+			if len(op.AlterCmds()) > 0 {
 				var acts []string
-				for _, c := range op.AlterCmds {
+				for _, c := range op.AlterCmds() {
 					acts = append(acts, c.Action)
 				}
 				detail = strings.Join(acts, ", ")
@@ -196,7 +196,7 @@ func existingTouches(f *pgsql.File, cfg Config, own *Ownership) []Touch {
 				if obj.Name.Name == "" && obj.Kind != "default privileges" {
 					continue
 				}
-				if op.Grant != nil && op.Grant.Defaults || !own.Owns(obj, op.SearchPath) {
+				if op.Grant() != nil && op.Grant().Defaults || !own.Owns(obj, op.SearchPath) {
 					out = append(out, touch(cfg, op, obj, detail))
 				}
 			}
@@ -217,10 +217,10 @@ func roleTouches(cfg Config, own *Ownership, op *pgsql.Op) []Touch {
 	for _, r := range op.Objects {
 		granted = append(granted, r.Name.Name)
 		if !own.Owns(r, op.SearchPath) {
-			out = append(out, touch(cfg, op, r, "membership granted to "+strings.Join(op.Grant.Grantees, ", ")))
+			out = append(out, touch(cfg, op, r, "membership granted to "+strings.Join(op.Grant().Grantees, ", ")))
 		}
 	}
-	for _, g := range op.Grant.Grantees {
+	for _, g := range op.Grant().Grantees {
 		obj := pgsql.Object{Kind: pgsql.KindRole, Name: pgsql.Name{Name: g}, Qualified: true, Pos: op.At()}
 		if !own.Owns(obj, op.SearchPath) {
 			out = append(out, touch(cfg, op, obj, "made a member of "+strings.Join(granted, ", ")))

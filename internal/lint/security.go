@@ -10,7 +10,7 @@ import (
 func functionDefs(p *Pass) []*pgsql.Op {
 	var out []*pgsql.Op
 	for _, op := range p.Ops() {
-		if op.Verb == pgsql.VerbCreate && op.Func != nil && len(op.Objects) > 0 {
+		if op.Verb == pgsql.VerbCreate && op.Func() != nil && len(op.Objects) > 0 {
 			out = append(out, op)
 		}
 	}
@@ -20,14 +20,14 @@ func functionDefs(p *Pass) []*pgsql.Op {
 // pinned reports whether the function created by def has a pinned search_path, in its
 // definition or by a later ALTER FUNCTION ... SET search_path.
 func pinned(p *Pass, def *pgsql.Op) bool {
-	if def.Func.PinnedPath {
+	if def.Func().PinnedPath {
 		return true
 	}
 	if p.alterFns == nil {
-		p.alterFns = p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbAlter && op.Func != nil })
+		p.alterFns = p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbAlter && op.Func() != nil })
 	}
 	for _, op := range p.alterFns[def.Objects[0].Name.Name] {
-		if op.Verb == pgsql.VerbAlter && op.Func != nil && op.Func.PinnedPath && len(op.Objects) > 0 && sameRelation(op.Objects[0], op.SearchPath, def.Objects[0].Name) {
+		if op.Verb == pgsql.VerbAlter && op.Func() != nil && op.Func().PinnedPath && len(op.Objects) > 0 && sameRelation(op.Objects[0], op.SearchPath, def.Objects[0].Name) {
 			return true
 		}
 	}

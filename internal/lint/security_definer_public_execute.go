@@ -28,16 +28,16 @@ becomes
     GRANT EXECUTE ON FUNCTION public.ledger_admin() TO service_role;`,
 	Check: func(p *Pass) {
 		for _, def := range functionDefs(p) {
-			if !def.Func.SecurityDefiner {
+			if !def.Func().SecurityDefiner {
 				continue
 			}
 			obj := def.Objects[0]
 			revoked := false
 			for _, op := range p.Ops() {
-				if op.Verb != pgsql.VerbRevoke || op.Grant == nil || !slices.Contains(op.Grant.Grantees, "public") {
+				if op.Verb != pgsql.VerbRevoke || op.Grant() == nil || !slices.Contains(op.Grant().Grantees, "public") {
 					continue
 				}
-				if !slices.Contains(op.Grant.Privileges, "execute") && !slices.Contains(op.Grant.Privileges, "all") {
+				if !slices.Contains(op.Grant().Privileges, "execute") && !slices.Contains(op.Grant().Privileges, "all") {
 					continue
 				}
 				for _, o := range op.Objects {

@@ -22,7 +22,7 @@ becomes
       LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$ ... $$;`,
 	Check: func(p *Pass) {
 		for _, def := range functionDefs(p) {
-			if def.Func.SecurityDefiner && !pinned(p, def) {
+			if def.Func().SecurityDefiner && !pinned(p, def) {
 				obj := def.Objects[0]
 				p.Report(def.Pos, obj.String(), "SECURITY DEFINER %s %s has no SET search_path", obj.Kind, obj.Name)
 			}

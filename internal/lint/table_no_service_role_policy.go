@@ -35,7 +35,7 @@ becomes
 					continue
 				}
 				obj := op.Object()
-				if sameTable(obj.Table, obj.Qualified, op.SearchPath, name) && slices.Contains(op.Roles, "service_role") {
+				if sameTable(obj.Table, obj.Qualified, op.SearchPath, name) && slices.Contains(op.Roles(), "service_role") {
 					ok = true
 				}
 			}

@@ -33,7 +33,7 @@ becomes
 				if op.Verb != pgsql.VerbAlter || len(op.Objects) == 0 || !sameRelation(op.Objects[0], op.SearchPath, name) {
 					continue
 				}
-				for _, c := range op.AlterCmds {
+				for _, c := range op.AlterCmds() {
 					if c.Action == "EnableRowSecurity" {
 						ok = true
 					}

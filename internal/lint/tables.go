@@ -44,11 +44,11 @@ func sameTable(t pgsql.Name, qualified bool, path []string, n pgsql.Name) bool {
 // granted reports whether the file grants something on relation n to role.
 func granted(p *Pass, grants map[string][]*pgsql.Op, n pgsql.Name, role string) bool {
 	for _, op := range append(grants[n.Name], grants[n.Schema]...) {
-		if op.Verb != pgsql.VerbGrant || op.Grant == nil || op.Grant.Defaults || op.Grant.Role || !slices.Contains(op.Grant.Grantees, role) {
+		if op.Verb != pgsql.VerbGrant || op.Grant() == nil || op.Grant().Defaults || op.Grant().Role || !slices.Contains(op.Grant().Grantees, role) {
 			continue
 		}
 		for _, o := range op.Objects {
-			if op.Grant.AllInSchema && o.Name.Name == n.Schema {
+			if op.Grant().AllInSchema && o.Name.Name == n.Schema {
 				return true
 			}
 			if sameRelation(o, op.SearchPath, n) {

@@ -141,7 +141,7 @@ func explained(verbs []pgsql.Verb, v pgsql.Verb) bool {
 func culprit(f *pgsql.File, own *Ownership) (finding.Position, string) {
 	for i := range f.Ops {
 		op := &f.Ops[i]
-		if op.Dynamic != nil && !op.Dynamic.Literal {
+		if op.Dynamic() != nil && !op.Dynamic().Literal {
 			return op.At(), "the EXECUTE of SQL built at run time" + where(op) + " at " + op.At().String()
 		}
 	}

@@ -33,14 +33,14 @@ becomes a client-side load (psql's \copy, or INSERT statements), outside the mig
 	Check: func(p *Pass) {
 		for _, op := range p.Ops() {
 			switch {
-			case op.Verb == pgsql.VerbCopy && op.Copy != nil && op.Copy.Program:
-				p.Report(op.Pos, op.Object().String(), "COPY ... PROGRAM runs %q on the database server%s", op.Copy.File, where(op))
-			case op.Verb == pgsql.VerbCopy && op.Copy != nil && op.Copy.File != "":
+			case op.Verb == pgsql.VerbCopy && op.Copy() != nil && op.Copy().Program:
+				p.Report(op.Pos, op.Object().String(), "COPY ... PROGRAM runs %q on the database server%s", op.Copy().File, where(op))
+			case op.Verb == pgsql.VerbCopy && op.Copy() != nil && op.Copy().File != "":
 				dir := "reads"
-				if !op.Copy.From {
+				if !op.Copy().From {
 					dir = "writes"
 				}
-				p.Report(op.Pos, op.Object().String(), "COPY %s the server file %q%s", dir, op.Copy.File, where(op))
+				p.Report(op.Pos, op.Object().String(), "COPY %s the server file %q%s", dir, op.Copy().File, where(op))
 			case op.Verb == pgsql.VerbAlterSystem:
 				p.Report(op.Pos, "", "ALTER SYSTEM changes the server configuration%s", where(op))
 			case op.Verb == pgsql.VerbCreate && op.Object().Kind == pgsql.KindLanguage:

@@ -30,7 +30,7 @@ becomes plain SQL:
 			p.Report(m.Pos, "", "%s is psql syntax, not SQL; other clients reject the file", abbreviate(m.Text, 40))
 		}
 		for _, op := range p.Ops() {
-			if op.Verb == pgsql.VerbCopy && op.Copy != nil && op.Copy.File == "" && op.Copy.From {
+			if op.Verb == pgsql.VerbCopy && op.Copy() != nil && op.Copy().File == "" && op.Copy().From {
 				p.Report(op.Pos, op.Object().String(), "COPY ... FROM STDIN needs psql to supply the data%s", where(op))
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"ledgercheck/internal/finding"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -44,7 +45,60 @@ type scope struct {
 
 func (a *analyzer) pos(sc *scope, local int) finding.Position { return a.f.Pos(sc.m(local)) }
 
-// stmt analyses one statement that spans src[start:end] of its scope.
+// span is the text a statement was parsed from: src[start:end] of its scope.
+type span struct{ start, end int }
+
+// handler analyses one statement node of its family into op (the draft of the statement's Op)
+// and returns the analysis of the statement's body, if it has one (a function's, a DO block's,
+// CREATE SCHEMA's elements), which runs once the op is recorded.
+type handler func(a *analyzer, sc *scope, n *pg_query.Node, op *draft, sp span) (body func())
+
+// statements are a family's handlers, each for the parse-tree node type it analyses (a nil
+// pointer of the oneof's wrapper type: (*pg_query.Node_CreateStmt)(nil)).
+type statements []struct {
+	node    any
+	analyse handler
+}
+
+// handlers maps every statement node type to its family's handler. The families are the files
+// stmt_*.go: a new statement kind is a handler there, a new family a file whose list joins the
+// one below. (It is filled in init because the handlers reach stmt, which reads it.)
+var handlers map[reflect.Type]handler
+
+func init() {
+	handlers = index(
+		tableStatements,
+		typeStatements,
+		attachedStatements,
+		policyStatements,
+		schemaStatements,
+		roleStatements,
+		objectStatements,
+		grantStatements,
+		functionStatements,
+		doStatements,
+		sessionStatements,
+		dataStatements,
+	)
+}
+
+// index builds the dispatch table, panicking on a node type two families claim.
+func index(families ...statements) map[reflect.Type]handler {
+	m := map[reflect.Type]handler{}
+	for _, f := range families {
+		for _, st := range f {
+			t := reflect.TypeOf(st.node)
+			if _, dup := m[t]; dup {
+				panic("pgsql: two handlers for " + t.String())
+			}
+			m[t] = st.analyse
+		}
+	}
+	return m
+}
+
+// stmt analyses one statement that spans src[start:end] of its scope: its family's handler
+// fills the op, which is recorded before the statement's body (if any) is analysed.
 func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 	if n == nil {
 		return
@@ -55,263 +109,9 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 	op.Pos = a.f.Pos(op.Start)
 	op.at = op.Pos
 	var body func()
-	switch s := n.Node.(type) {
-	case *pg_query.Node_CreateStmt:
-		x := s.CreateStmt
-		op.Verb, op.Tag, op.IfNotExists = VerbCreate, "CREATE TABLE", x.IfNotExists
-		op.Objects = []Object{a.rel(sc, KindTable, x.Relation, op.Pos)}
-	case *pg_query.Node_CreateTableAsStmt:
-		x := s.CreateTableAsStmt
-		kind := KindTable
-		op.Tag = "CREATE TABLE AS"
-		if x.Objtype == pg_query.ObjectType_OBJECT_MATVIEW {
-			kind, op.Tag = KindMatView, "CREATE MATERIALIZED VIEW"
-		}
-		op.Verb, op.IfNotExists = VerbCreate, x.IfNotExists
-		if x.Into != nil {
-			op.Objects = []Object{a.rel(sc, kind, x.Into.Rel, op.Pos)}
-		}
-	case *pg_query.Node_SelectStmt:
-		op.Verb, op.Tag = VerbSelect, "SELECT"
-		if into := s.SelectStmt.IntoClause; into != nil {
-			op.Verb, op.Tag = VerbCreate, "SELECT INTO"
-			op.Objects = []Object{a.rel(sc, KindTable, into.Rel, op.Pos)}
-		}
-	case *pg_query.Node_ViewStmt:
-		x := s.ViewStmt
-		op.Verb, op.Tag, op.OrReplace = VerbCreate, "CREATE VIEW", x.Replace
-		op.Objects = []Object{a.rel(sc, KindView, x.View, op.Pos)}
-	case *pg_query.Node_CreateFunctionStmt:
-		body = a.createFunction(sc, s.CreateFunctionStmt, op, start, end)
-	case *pg_query.Node_DoStmt:
-		op.Verb, op.Tag = VerbDo, "DO"
-		body = a.doBlock(sc, s.DoStmt, op, start, end)
-	case *pg_query.Node_IndexStmt:
-		x := s.IndexStmt
-		op.Verb, op.Tag, op.IfNotExists, op.Concurrently = VerbCreate, "CREATE INDEX", x.IfNotExists, x.Concurrent
-		tbl := a.rel(sc, KindTable, x.Relation, op.Pos)
-		op.Objects = []Object{{Kind: KindIndex, Name: Name{tbl.Name.Schema, x.Idxname}, Table: tbl.Name, Qualified: tbl.Qualified, Pos: tbl.Pos}, tbl}
-		op.at = tbl.Pos
-	case *pg_query.Node_CreateSchemaStmt:
-		x := s.CreateSchemaStmt
-		op.Verb, op.Tag, op.IfNotExists = VerbCreate, "CREATE SCHEMA", x.IfNotExists
-		op.Objects = []Object{{Kind: KindSchema, Name: Name{Name: x.Schemaname}, Qualified: true, Pos: op.Pos}}
-		if len(x.SchemaElts) > 0 {
-			body = func() {
-				saved := a.path
-				a.path = []string{x.Schemaname}
-				for _, e := range x.SchemaElts {
-					a.stmt(&scope{src: sc.src, m: sc.m, ctx: sc.ctx, stmt: sc.stmt, fn: sc.fn, depth: sc.depth}, e, start, end)
-				}
-				a.path = saved
-			}
-		}
-	case *pg_query.Node_CreateExtensionStmt:
-		x := s.CreateExtensionStmt
-		op.Verb, op.Tag, op.IfNotExists = VerbCreate, "CREATE EXTENSION", x.IfNotExists
-		op.Objects = []Object{{Kind: KindExtension, Name: Name{Name: x.Extname}, Qualified: true, Pos: op.Pos}}
-	case *pg_query.Node_AlterExtensionStmt:
-		op.Verb, op.Tag = VerbAlter, "ALTER EXTENSION"
-		op.Objects = []Object{{Kind: KindExtension, Name: Name{Name: s.AlterExtensionStmt.Extname}, Qualified: true, Pos: op.Pos}}
-	case *pg_query.Node_CreatePolicyStmt:
-		x := s.CreatePolicyStmt
-		op.Verb, op.Tag = VerbCreate, "CREATE POLICY"
-		tbl := a.rel(sc, KindTable, x.Table, op.Pos)
-		op.Objects = []Object{{Kind: KindPolicy, Name: Name{Name: x.PolicyName}, Table: tbl.Name, Qualified: tbl.Qualified, Pos: tbl.Pos}, tbl}
-		op.Roles = roleNames(x.Roles)
-		op.at = tbl.Pos
-	case *pg_query.Node_AlterPolicyStmt:
-		x := s.AlterPolicyStmt
-		op.Verb, op.Tag = VerbAlter, "ALTER POLICY"
-		tbl := a.rel(sc, KindTable, x.Table, op.Pos)
-		op.Objects = []Object{{Kind: KindPolicy, Name: Name{Name: x.PolicyName}, Table: tbl.Name, Qualified: tbl.Qualified, Pos: tbl.Pos}}
-		op.Roles = roleNames(x.Roles)
-		op.at = tbl.Pos
-	case *pg_query.Node_CreateTrigStmt:
-		x := s.CreateTrigStmt
-		op.Verb, op.Tag, op.OrReplace = VerbCreate, "CREATE TRIGGER", x.Replace
-		tbl := a.rel(sc, KindTable, x.Relation, op.Pos)
-		op.Objects = []Object{{Kind: KindTrigger, Name: Name{Name: x.Trigname}, Table: tbl.Name, Qualified: tbl.Qualified, Pos: tbl.Pos}, tbl}
-		op.at = tbl.Pos
-	case *pg_query.Node_RuleStmt:
-		x := s.RuleStmt
-		op.Verb, op.Tag, op.OrReplace = VerbCreate, "CREATE RULE", x.Replace
-		tbl := a.rel(sc, KindTable, x.Relation, op.Pos)
-		op.Objects = []Object{{Kind: KindRule, Name: Name{Name: x.Rulename}, Table: tbl.Name, Qualified: tbl.Qualified, Pos: tbl.Pos}, tbl}
-		op.at = tbl.Pos
-	case *pg_query.Node_CreateSeqStmt:
-		x := s.CreateSeqStmt
-		op.Verb, op.Tag, op.IfNotExists = VerbCreate, "CREATE SEQUENCE", x.IfNotExists
-		op.Objects = []Object{a.rel(sc, KindSequence, x.Sequence, op.Pos)}
-	case *pg_query.Node_AlterSeqStmt:
-		x := s.AlterSeqStmt
-		op.Verb, op.Tag, op.IfExists = VerbAlter, "ALTER SEQUENCE", x.MissingOk
-		op.Objects = []Object{a.rel(sc, KindSequence, x.Sequence, op.Pos)}
-	case *pg_query.Node_CompositeTypeStmt:
-		op.Verb, op.Tag = VerbCreate, "CREATE TYPE"
-		op.Objects = []Object{a.rel(sc, KindType, s.CompositeTypeStmt.Typevar, op.Pos)}
-	case *pg_query.Node_CreateEnumStmt:
-		op.Verb, op.Tag = VerbCreate, "CREATE TYPE"
-		op.Objects = []Object{a.listObj(KindType, strs(s.CreateEnumStmt.TypeName), op.Pos)}
-	case *pg_query.Node_CreateRangeStmt:
-		op.Verb, op.Tag = VerbCreate, "CREATE TYPE"
-		op.Objects = []Object{a.listObj(KindType, strs(s.CreateRangeStmt.TypeName), op.Pos)}
-	case *pg_query.Node_CreateDomainStmt:
-		op.Verb, op.Tag = VerbCreate, "CREATE DOMAIN"
-		op.Objects = []Object{a.listObj(KindType, strs(s.CreateDomainStmt.Domainname), op.Pos)}
-	case *pg_query.Node_DefineStmt:
-		x := s.DefineStmt
-		kind := kindOf(x.Kind)
-		op.Verb, op.Tag, op.IfNotExists, op.OrReplace = VerbCreate, "CREATE "+strings.ToUpper(string(kind)), x.IfNotExists, x.Replace
-		op.Objects = []Object{a.listObj(kind, strs(x.Defnames), op.Pos)}
-	case *pg_query.Node_AlterEnumStmt:
-		op.Verb, op.Tag = VerbAlter, "ALTER TYPE"
-		op.Objects = []Object{a.listObj(KindType, strs(s.AlterEnumStmt.TypeName), op.Pos)}
-	case *pg_query.Node_AlterTableStmt:
-		a.alterTable(sc, s.AlterTableStmt, op)
-	case *pg_query.Node_RenameStmt:
-		a.rename(sc, s.RenameStmt, op)
-	case *pg_query.Node_AlterObjectSchemaStmt:
-		x := s.AlterObjectSchemaStmt
-		kind := kindOf(x.ObjectType)
-		op.Verb, op.Tag, op.IfExists = VerbAlter, "ALTER "+strings.ToUpper(string(kind))+" SET SCHEMA", x.MissingOk
-		op.Objects = []Object{a.target(sc, kind, x.Relation, x.Object, op.Pos)}
-		op.at = op.Objects[0].Pos
-	case *pg_query.Node_AlterOwnerStmt:
-		x := s.AlterOwnerStmt
-		kind := kindOf(x.ObjectType)
-		op.Verb, op.Tag = VerbAlter, "ALTER "+strings.ToUpper(string(kind))+" OWNER"
-		op.Objects = []Object{a.target(sc, kind, x.Relation, x.Object, op.Pos)}
-		op.at = op.Objects[0].Pos
-	case *pg_query.Node_AlterFunctionStmt:
-		x := s.AlterFunctionStmt
-		kind := kindOf(x.Objtype)
-		op.Verb, op.Tag = VerbAlter, "ALTER "+strings.ToUpper(string(kind))
-		if x.Func != nil {
-			op.Objects = []Object{a.listObj(kind, strs(x.Func.Objname), op.Pos)}
-		}
-		for _, act := range x.Actions {
-			if d := act.GetDefElem(); d != nil && d.Defname == "set" {
-				if vs := d.Arg.GetVariableSetStmt(); vs != nil && strings.EqualFold(vs.Name, "search_path") {
-					op.Func = &Function{PinnedPath: vs.Kind == pg_query.VariableSetKind_VAR_SET_VALUE, SearchPath: setValues(vs)}
-				}
-			}
-		}
-	case *pg_query.Node_DropStmt:
-		x := s.DropStmt
-		kind := kindOf(x.RemoveType)
-		op.Verb, op.Tag, op.IfExists, op.Concurrently = VerbDrop, "DROP "+strings.ToUpper(string(kind)), x.MissingOk, x.Concurrent
-		for _, o := range x.Objects {
-			op.Objects = append(op.Objects, a.objOf(sc, kind, o, op.Pos))
-		}
-	case *pg_query.Node_TruncateStmt:
-		op.Verb, op.Tag = VerbTruncate, "TRUNCATE"
-		for _, r := range s.TruncateStmt.Relations {
-			op.Objects = append(op.Objects, a.rel(sc, KindTable, r.GetRangeVar(), op.Pos))
-		}
-		if len(op.Objects) > 0 {
-			op.at = op.Objects[0].Pos
-		}
-	case *pg_query.Node_CommentStmt:
-		x := s.CommentStmt
-		kind := kindOf(x.Objtype)
-		op.Verb, op.Tag = VerbComment, "COMMENT ON "+strings.ToUpper(string(kind))
-		op.Objects = []Object{a.objOf(sc, kind, x.Object, op.Pos)}
-	case *pg_query.Node_GrantStmt:
-		a.grant(sc, s.GrantStmt, op)
-	case *pg_query.Node_AlterDefaultPrivilegesStmt:
-		x := s.AlterDefaultPrivilegesStmt
-		if x.Action != nil {
-			a.grant(sc, x.Action, op)
-		}
-		op.Tag = "ALTER DEFAULT PRIVILEGES"
-		op.Grant.Defaults = true
-		op.Objects = nil
-		for _, o := range x.Options {
-			if d := o.GetDefElem(); d != nil && d.Defname == "schemas" {
-				for _, sn := range strs(d.Arg.GetList().GetItems()) {
-					op.Objects = append(op.Objects, Object{Kind: KindSchema, Name: Name{Name: sn}, Qualified: true, Pos: op.Pos})
-				}
-			}
-		}
-		if len(op.Objects) == 0 {
-			op.Objects = []Object{{Kind: "default privileges", Name: Name{Name: "all schemas"}, Qualified: true, Pos: op.Pos}}
-		}
-	case *pg_query.Node_GrantRoleStmt:
-		x := s.GrantRoleStmt
-		op.Verb, op.Tag = VerbRevoke, "REVOKE ROLE"
-		if x.IsGrant {
-			op.Verb, op.Tag = VerbGrant, "GRANT ROLE"
-		}
-		op.Grant = &Grant{Role: true, Grantees: roleNames(x.GranteeRoles)}
-		for _, r := range x.GrantedRoles {
-			if ap := r.GetAccessPriv(); ap != nil {
-				op.Objects = append(op.Objects, Object{Kind: KindRole, Name: Name{Name: ap.PrivName}, Qualified: true, Pos: op.Pos})
-			}
-		}
-	case *pg_query.Node_CreateRoleStmt:
-		op.Verb, op.Tag = VerbCreate, "CREATE ROLE"
-		op.Objects = []Object{{Kind: KindRole, Name: Name{Name: s.CreateRoleStmt.Role}, Qualified: true, Pos: op.Pos}}
-	case *pg_query.Node_AlterRoleStmt:
-		op.Verb, op.Tag = VerbAlter, "ALTER ROLE"
-		op.Objects = []Object{{Kind: KindRole, Name: Name{Name: roleName(s.AlterRoleStmt.Role)}, Qualified: true, Pos: op.Pos}}
-	case *pg_query.Node_DropRoleStmt:
-		op.Verb, op.Tag, op.IfExists = VerbDrop, "DROP ROLE", s.DropRoleStmt.MissingOk
-		for _, r := range roleNames(s.DropRoleStmt.Roles) {
-			op.Objects = append(op.Objects, Object{Kind: KindRole, Name: Name{Name: r}, Qualified: true, Pos: op.Pos})
-		}
-	case *pg_query.Node_NotifyStmt:
-		op.Verb, op.Tag, op.Channel, op.Payload = VerbNotify, "NOTIFY", s.NotifyStmt.Conditionname, s.NotifyStmt.Payload
-	case *pg_query.Node_TransactionStmt:
-		switch s.TransactionStmt.Kind {
-		case pg_query.TransactionStmtKind_TRANS_STMT_BEGIN, pg_query.TransactionStmtKind_TRANS_STMT_START:
-			op.Verb, op.Tag = VerbBegin, "BEGIN"
-		case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT:
-			op.Verb, op.Tag = VerbCommit, "COMMIT"
-		case pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-			op.Verb, op.Tag = VerbRollback, "ROLLBACK"
-		default:
-			op.Tag = strings.TrimPrefix(s.TransactionStmt.Kind.String(), "TRANS_STMT_")
-		}
-	case *pg_query.Node_VariableSetStmt:
-		a.set(s.VariableSetStmt, op)
-	case *pg_query.Node_DeleteStmt:
-		x := s.DeleteStmt
-		op.Verb, op.Tag, op.HasWhere = VerbDelete, "DELETE", x.WhereClause != nil
-		op.Objects = []Object{a.rel(sc, KindTable, x.Relation, op.Pos)}
-	case *pg_query.Node_UpdateStmt:
-		x := s.UpdateStmt
-		op.Verb, op.Tag, op.HasWhere = VerbUpdate, "UPDATE", x.WhereClause != nil
-		op.Objects = []Object{a.rel(sc, KindTable, x.Relation, op.Pos)}
-	case *pg_query.Node_InsertStmt:
-		op.Verb, op.Tag = VerbInsert, "INSERT"
-		op.Objects = []Object{a.rel(sc, KindTable, s.InsertStmt.Relation, op.Pos)}
-	case *pg_query.Node_CopyStmt:
-		x := s.CopyStmt
-		op.Verb, op.Tag = VerbCopy, "COPY"
-		op.Copy = &Copy{From: x.IsFrom, Program: x.IsProgram, File: x.Filename}
-		if x.Relation != nil {
-			op.Objects = []Object{a.rel(sc, KindTable, x.Relation, op.Pos)}
-		}
-	case *pg_query.Node_AlterSystemStmt:
-		op.Verb, op.Tag = VerbAlterSystem, "ALTER SYSTEM"
-		if x := s.AlterSystemStmt.Setstmt; x != nil {
-			op.Setting = strings.ToLower(x.Name)
-		}
-	case *pg_query.Node_CreatePlangStmt:
-		x := s.CreatePlangStmt
-		op.Verb, op.Tag, op.OrReplace = VerbCreate, "CREATE LANGUAGE", x.Replace
-		op.Objects = []Object{{Kind: KindLanguage, Name: Name{Name: x.Plname}, Qualified: true, Pos: op.Pos}}
-	case *pg_query.Node_CallStmt:
-		op.Verb, op.Tag = VerbCall, "CALL"
-	case *pg_query.Node_ReindexStmt:
-		op.Tag = "REINDEX"
-		for _, p := range s.ReindexStmt.Params {
-			if d := p.GetDefElem(); d != nil && d.Defname == "concurrently" {
-				op.Concurrently = true
-			}
-		}
-	default:
+	if h := handlers[reflect.TypeOf(n.Node)]; h != nil {
+		body = h(a, sc, n, op, span{start, end})
+	} else {
 		op.Tag = strings.ToUpper(strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", n.Node), "*pg_query.Node_"), "Stmt"))
 	}
 	if sc.collect {
@@ -412,132 +212,6 @@ func (a *analyzer) objOf(sc *scope, kind ObjKind, n *pg_query.Node, at finding.P
 	return Object{Kind: kind, Pos: at}
 }
 
-func (a *analyzer) alterTable(sc *scope, x *pg_query.AlterTableStmt, op *draft) {
-	kind := kindOf(x.Objtype)
-	op.Verb, op.Tag, op.IfExists = VerbAlter, "ALTER "+strings.ToUpper(string(kind)), x.MissingOk
-	tbl := a.rel(sc, kind, x.Relation, op.Pos)
-	op.Objects = []Object{tbl}
-	op.at = tbl.Pos
-	for _, c := range x.Cmds {
-		ac := c.GetAlterTableCmd()
-		if ac == nil {
-			continue
-		}
-		cmd := AlterCmd{Action: strings.TrimPrefix(ac.Subtype.String(), "AT_"), Name: ac.Name, Pos: tbl.Pos}
-		switch ac.Subtype {
-		case pg_query.AlterTableType_AT_AddColumn:
-			cmd.IfNotExists = ac.MissingOk
-		default:
-			cmd.IfExists = ac.MissingOk
-		}
-		if cd := ac.Def.GetColumnDef(); cd != nil {
-			cmd.Name = cd.Colname
-			if cd.Location >= 0 {
-				cmd.Pos = a.pos(sc, int(cd.Location))
-			}
-		}
-		if con := ac.Def.GetConstraint(); con != nil {
-			if cmd.Name == "" {
-				cmd.Name = con.Conname
-			}
-			if con.Location >= 0 {
-				cmd.Pos = a.pos(sc, int(con.Location))
-			}
-		}
-		op.AlterCmds = append(op.AlterCmds, cmd)
-	}
-}
-
-func (a *analyzer) rename(sc *scope, x *pg_query.RenameStmt, op *draft) {
-	kind := kindOf(x.RenameType)
-	op.Verb, op.Tag, op.IfExists = VerbRename, "ALTER "+strings.ToUpper(string(kind))+" RENAME", x.MissingOk
-	switch {
-	case kind.OnTable() && x.Relation != nil:
-		tbl := a.rel(sc, KindTable, x.Relation, op.Pos)
-		op.Objects = []Object{{Kind: kind, Name: Name{Name: x.Subname}, Table: tbl.Name, Qualified: tbl.Qualified, Pos: tbl.Pos}}
-	case kind == KindSchema:
-		op.Objects = []Object{{Kind: kind, Name: Name{Name: x.Subname}, Qualified: true, Pos: op.Pos}}
-	default:
-		op.Objects = []Object{a.target(sc, kind, x.Relation, x.Object, op.Pos)}
-	}
-	op.at = op.Objects[0].Pos
-}
-
-func (a *analyzer) grant(sc *scope, x *pg_query.GrantStmt, op *draft) {
-	op.Verb, op.Tag = VerbRevoke, "REVOKE"
-	if x.IsGrant {
-		op.Verb, op.Tag = VerbGrant, "GRANT"
-	}
-	g := &Grant{AllInSchema: x.Targtype == pg_query.GrantTargetType_ACL_TARGET_ALL_IN_SCHEMA, Grantees: roleNames(x.Grantees)}
-	for _, p := range x.Privileges {
-		if ap := p.GetAccessPriv(); ap != nil {
-			g.Privileges = append(g.Privileges, strings.ToLower(ap.PrivName))
-		}
-	}
-	if len(g.Privileges) == 0 {
-		g.Privileges = []string{"all"}
-	}
-	op.Grant = g
-	kind := kindOf(x.Objtype)
-	if g.AllInSchema {
-		kind = KindSchema
-	}
-	for _, o := range x.Objects {
-		op.Objects = append(op.Objects, a.objOf(sc, kind, o, op.Pos))
-	}
-}
-
-func (a *analyzer) set(x *pg_query.VariableSetStmt, op *draft) {
-	op.Verb, op.Tag, op.Setting = VerbSet, "SET", strings.ToLower(x.Name)
-	if x.Kind == pg_query.VariableSetKind_VAR_RESET || x.Kind == pg_query.VariableSetKind_VAR_RESET_ALL {
-		op.Tag = "RESET"
-	}
-	if x.Kind == pg_query.VariableSetKind_VAR_SET_VALUE {
-		op.Values = setValues(x)
-	}
-	if op.Setting == "search_path" || x.Kind == pg_query.VariableSetKind_VAR_RESET_ALL {
-		if x.Kind == pg_query.VariableSetKind_VAR_SET_VALUE {
-			a.path = searchPath(op.Values)
-		} else {
-			a.path = DefaultSearchPath
-		}
-	}
-}
-
-// setValues returns the values of SET name = v1, v2, ... as strings.
-func setValues(x *pg_query.VariableSetStmt) []string {
-	vals := []string{}
-	for _, arg := range x.Args {
-		if c := arg.GetAConst(); c != nil {
-			switch {
-			case c.GetSval() != nil:
-				vals = append(vals, c.GetSval().Sval)
-			case c.GetIval() != nil:
-				vals = append(vals, itoa(int(c.GetIval().Ival)))
-			case c.GetFval() != nil:
-				vals = append(vals, c.GetFval().Fval)
-			case c.GetBoolval() != nil:
-				vals = append(vals, map[bool]string{true: "on", false: "off"}[c.GetBoolval().Boolval])
-			}
-		}
-	}
-	return vals
-}
-
-// searchPath turns SET search_path values into the schemas that resolve names. Each value is one
-// schema, as the parser folded it: PostgreSQL quotes every element of a list setting, so even
-// SET search_path = 'a, b' names a single schema "a, b". "$user" and empty entries are dropped.
-func searchPath(vals []string) []string {
-	var path []string
-	for _, v := range vals {
-		if v == "" || v == "$user" {
-			continue
-		}
-		path = append(path, v)
-	}
-	return path
-}
-
 func itoa(i int) string {
 	if i == 0 {
 		return "0"
@@ -567,65 +241,36 @@ func strs(nodes []*pg_query.Node) []string {
 	return out
 }
 
-func roleName(r *pg_query.RoleSpec) string {
-	if r == nil {
-		return ""
-	}
-	switch r.Roletype {
-	case pg_query.RoleSpecType_ROLESPEC_PUBLIC:
-		return "public"
-	case pg_query.RoleSpecType_ROLESPEC_CSTRING:
-		return r.Rolename
-	}
-	return strings.ToLower(strings.TrimPrefix(r.Roletype.String(), "ROLESPEC_"))
+// objectKinds are the object types lint distinguishes; kindOf names the others.
+var objectKinds = map[pg_query.ObjectType]ObjKind{
+	pg_query.ObjectType_OBJECT_TABLE:         KindTable,
+	pg_query.ObjectType_OBJECT_FOREIGN_TABLE: KindTable,
+	pg_query.ObjectType_OBJECT_VIEW:          KindView,
+	pg_query.ObjectType_OBJECT_MATVIEW:       KindMatView,
+	pg_query.ObjectType_OBJECT_INDEX:         KindIndex,
+	pg_query.ObjectType_OBJECT_SEQUENCE:      KindSequence,
+	pg_query.ObjectType_OBJECT_FUNCTION:      KindFunction,
+	pg_query.ObjectType_OBJECT_ROUTINE:       KindFunction,
+	pg_query.ObjectType_OBJECT_AGGREGATE:     KindFunction,
+	pg_query.ObjectType_OBJECT_PROCEDURE:     KindProcedure,
+	pg_query.ObjectType_OBJECT_SCHEMA:        KindSchema,
+	pg_query.ObjectType_OBJECT_EXTENSION:     KindExtension,
+	pg_query.ObjectType_OBJECT_POLICY:        KindPolicy,
+	pg_query.ObjectType_OBJECT_TRIGGER:       KindTrigger,
+	pg_query.ObjectType_OBJECT_RULE:          KindRule,
+	pg_query.ObjectType_OBJECT_TYPE:          KindType,
+	pg_query.ObjectType_OBJECT_DOMAIN:        KindType,
+	pg_query.ObjectType_OBJECT_COLUMN:        KindColumn,
+	pg_query.ObjectType_OBJECT_TABCONSTRAINT: KindConstraint,
+	pg_query.ObjectType_OBJECT_LANGUAGE:      KindLanguage,
+	pg_query.ObjectType_OBJECT_ROLE:          KindRole,
 }
 
-func roleNames(nodes []*pg_query.Node) []string {
-	var out []string
-	for _, n := range nodes {
-		if r := n.GetRoleSpec(); r != nil {
-			out = append(out, roleName(r))
-		}
-	}
-	return out
-}
-
+// kindOf is the kind of an object type: one lint distinguishes, else PostgreSQL's name in
+// lower case ("foreign data wrapper").
 func kindOf(t pg_query.ObjectType) ObjKind {
-	switch t {
-	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_FOREIGN_TABLE:
-		return KindTable
-	case pg_query.ObjectType_OBJECT_VIEW:
-		return KindView
-	case pg_query.ObjectType_OBJECT_MATVIEW:
-		return KindMatView
-	case pg_query.ObjectType_OBJECT_INDEX:
-		return KindIndex
-	case pg_query.ObjectType_OBJECT_SEQUENCE:
-		return KindSequence
-	case pg_query.ObjectType_OBJECT_FUNCTION, pg_query.ObjectType_OBJECT_ROUTINE, pg_query.ObjectType_OBJECT_AGGREGATE:
-		return KindFunction
-	case pg_query.ObjectType_OBJECT_PROCEDURE:
-		return KindProcedure
-	case pg_query.ObjectType_OBJECT_SCHEMA:
-		return KindSchema
-	case pg_query.ObjectType_OBJECT_EXTENSION:
-		return KindExtension
-	case pg_query.ObjectType_OBJECT_POLICY:
-		return KindPolicy
-	case pg_query.ObjectType_OBJECT_TRIGGER:
-		return KindTrigger
-	case pg_query.ObjectType_OBJECT_RULE:
-		return KindRule
-	case pg_query.ObjectType_OBJECT_TYPE, pg_query.ObjectType_OBJECT_DOMAIN:
-		return KindType
-	case pg_query.ObjectType_OBJECT_COLUMN:
-		return KindColumn
-	case pg_query.ObjectType_OBJECT_TABCONSTRAINT:
-		return KindConstraint
-	case pg_query.ObjectType_OBJECT_LANGUAGE:
-		return KindLanguage
-	case pg_query.ObjectType_OBJECT_ROLE:
-		return KindRole
+	if k, ok := objectKinds[t]; ok {
+		return k
 	}
 	return ObjKind(strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(t.String(), "OBJECT_")), "_", " "))
 }

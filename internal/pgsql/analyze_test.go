@@ -45,8 +45,8 @@ func TestBodyPositions(t *testing.T) {
 		t.Fatal(err)
 	}
 	del := opAt(t, f, "DELETE", InFunction)
-	if got := del.Pos; got.Line != 9 || got.Col != 5 || !del.HasWhere {
-		t.Errorf("DELETE at %v (where=%v), want 9:5 with WHERE", got, del.HasWhere)
+	if got := del.Pos; got.Line != 9 || got.Col != 5 || !del.HasWhere() {
+		t.Errorf("DELETE at %v (where=%v), want 9:5 with WHERE", got, del.HasWhere())
 	}
 	var cond *Op // the IF condition, re-parsed as SELECT v = 'é'
 	for i := range f.Ops {
@@ -72,12 +72,12 @@ func TestBodyPositions(t *testing.T) {
 	if o := alter.Object(); o.Name != (Name{"public", "thoughts"}) || o.Pos.Line != 13 || o.Pos.Col != 30 {
 		t.Errorf("EXECUTE'd ALTER TABLE on %v at %v, want public.thoughts at 13:30", o.Name, o.Pos)
 	}
-	if len(alter.AlterCmds) != 1 || alter.AlterCmds[0].Pos.Line != 13 || alter.AlterCmds[0].Pos.Col != 50 {
-		t.Errorf("ADD COLUMN at %+v, want 13:50", alter.AlterCmds)
+	if len(alter.AlterCmds()) != 1 || alter.AlterCmds()[0].Pos.Line != 13 || alter.AlterCmds()[0].Pos.Col != 50 {
+		t.Errorf("ADD COLUMN at %+v, want 13:50", alter.AlterCmds())
 	}
 	ex := opAt(t, f, "EXECUTE", InFunction)
-	if ex.Pos.Line != 13 || ex.Pos.Col != 3 || !ex.Dynamic.Literal {
-		t.Errorf("EXECUTE at %v literal=%v, want 13:3 literal", ex.Pos, ex.Dynamic.Literal)
+	if ex.Pos.Line != 13 || ex.Pos.Col != 3 || !ex.Dynamic().Literal {
+		t.Errorf("EXECUTE at %v literal=%v, want 13:3 literal", ex.Pos, ex.Dynamic().Literal)
 	}
 	d := opAt(t, f, "DELETE", InDo)
 	if o := d.Object(); o.Name.Name != `Q"t` || o.Pos.Line != 16 || o.Pos.Col != 23 {
@@ -136,24 +136,24 @@ CREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t1 (a);
 		t.Fatal(err)
 	}
 	fn := opAt(t, f, "CREATE FUNCTION", TopLevel)
-	if fn.Func == nil || !fn.Func.SecurityDefiner || !fn.Func.PinnedPath || fn.Func.Language != "plpgsql" || !fn.Func.ReturnsTrigger ||
-		strings.Join(fn.Func.SearchPath, ",") != "public,extensions" || !fn.OrReplace || fn.Object().Name != (Name{"s", "f"}) {
-		t.Errorf("function = %+v %+v", fn.Func, fn.Object())
+	if fn.Func() == nil || !fn.Func().SecurityDefiner || !fn.Func().PinnedPath || fn.Func().Language != "plpgsql" || !fn.Func().ReturnsTrigger ||
+		strings.Join(fn.Func().SearchPath, ",") != "public,extensions" || !fn.OrReplace || fn.Object().Name != (Name{"s", "f"}) {
+		t.Errorf("function = %+v %+v", fn.Func(), fn.Object())
 	}
-	if fn.Func.BodyPos.Line != 2 || fn.Func.BodyPos.Col != 43 {
-		t.Errorf("body at %v, want 2:43", fn.Func.BodyPos)
+	if fn.Func().BodyPos.Line != 2 || fn.Func().BodyPos.Col != 43 {
+		t.Errorf("body at %v, want 2:43", fn.Func().BodyPos)
 	}
 	rv := opAt(t, f, "REVOKE", TopLevel)
-	if rv.Grant.Grantees[0] != "public" || rv.Grant.Privileges[0] != "execute" || rv.Object().Kind != KindFunction {
-		t.Errorf("revoke = %+v %v", rv.Grant, rv.Object())
+	if rv.Grant().Grantees[0] != "public" || rv.Grant().Privileges[0] != "execute" || rv.Object().Kind != KindFunction {
+		t.Errorf("revoke = %+v %v", rv.Grant(), rv.Object())
 	}
 	g := opAt(t, f, "GRANT", TopLevel)
-	if strings.Join(g.Grant.Privileges, ",") != "select,insert" || strings.Join(g.Grant.Grantees, ",") != "service_role,Anon" || len(g.Objects) != 2 || g.Objects[1].Name != (Name{"s", "t2"}) {
-		t.Errorf("grant = %+v %v", g.Grant, g.Objects)
+	if strings.Join(g.Grant().Privileges, ",") != "select,insert" || strings.Join(g.Grant().Grantees, ",") != "service_role,Anon" || len(g.Objects) != 2 || g.Objects[1].Name != (Name{"s", "t2"}) {
+		t.Errorf("grant = %+v %v", g.Grant(), g.Objects)
 	}
-	n := opAt(t, f, "NOTIFY", TopLevel)
-	if n.Channel != "pgrst" || n.Payload != "reload schema" {
-		t.Errorf("notify = %q %q", n.Channel, n.Payload)
+	n := opAt(t, f, "NOTIFY", TopLevel).Notify()
+	if n == nil || n.Channel != "pgrst" || n.Payload != "reload schema" {
+		t.Errorf("notify = %+v", n)
 	}
 	ix := opAt(t, f, "CREATE INDEX", TopLevel)
 	if !ix.Concurrently || !ix.IfNotExists || ix.Object().Table != (Name{"public", "t1"}) {

@@ -12,110 +12,6 @@ import (
 	"github.com/pganalyze/pg_query_go/v5/parser"
 )
 
-func (a *analyzer) createFunction(sc *scope, x *pg_query.CreateFunctionStmt, op *draft, start, end int) func() {
-	fn := &Function{Language: "sql", Procedure: x.IsProcedure}
-	kind := KindFunction
-	op.Tag = "CREATE FUNCTION"
-	if x.IsProcedure {
-		kind, op.Tag = KindProcedure, "CREATE PROCEDURE"
-	}
-	op.Verb, op.OrReplace = VerbCreate, x.Replace
-	obj := a.listObj(kind, strs(x.Funcname), op.Pos)
-	op.Objects = []Object{obj}
-	if rt := x.ReturnType; rt != nil {
-		if n := strs(rt.Names); len(n) > 0 && (n[len(n)-1] == "trigger" || n[len(n)-1] == "event_trigger") {
-			fn.ReturnsTrigger = true
-		}
-	}
-	asLoc := -1
-	for _, o := range x.Options {
-		d := o.GetDefElem()
-		if d == nil {
-			continue
-		}
-		switch d.Defname {
-		case "language":
-			fn.Language = strings.ToLower(d.Arg.GetString_().GetSval())
-		case "security":
-			fn.SecurityDefiner = d.Arg.GetBoolean().GetBoolval()
-		case "set":
-			if vs := d.Arg.GetVariableSetStmt(); vs != nil && strings.EqualFold(vs.Name, "search_path") {
-				fn.PinnedPath = vs.Kind == pg_query.VariableSetKind_VAR_SET_VALUE
-				fn.SearchPath = searchPath(setValues(vs))
-			}
-		case "as":
-			if items := d.Arg.GetList().GetItems(); len(items) > 0 {
-				fn.Body = items[0].GetString_().GetSval()
-			}
-			asLoc = int(d.Location)
-		}
-	}
-	op.Func = fn
-	return func() {
-		if fn.PinnedPath && len(fn.SearchPath) > 0 {
-			a.path = fn.SearchPath
-		}
-		if x.SqlBody != nil {
-			inner := &scope{src: sc.src, m: sc.m, ctx: InFunction, stmt: sc.stmt, fn: obj.Name, depth: sc.depth + 1}
-			var walk func(n *pg_query.Node)
-			walk = func(n *pg_query.Node) {
-				if l := n.GetList(); l != nil {
-					for _, it := range l.Items {
-						walk(it)
-					}
-					return
-				}
-				a.stmt(inner, n, start, end)
-			}
-			walk(x.SqlBody)
-			return
-		}
-		if asLoc < 0 {
-			return
-		}
-		lit, bm := a.bodyLiteral(sc, asLoc, fn.Body)
-		fn.BodyPos = a.f.Pos(bm(0))
-		switch fn.Language {
-		case "plpgsql":
-			a.plpgsql(sc, sc.src[start:end], lit.value, bm, InFunction, obj.Name)
-		case "sql":
-			if p := a.parseNested(sc, lit.value, bm, InFunction, obj.Name, true); p != nil {
-				p.Msg = "in the body of function " + obj.Name.String() + ": " + p.Msg
-				a.probs = append(a.probs, *p)
-			}
-		default:
-			a.probs = append(a.probs, Problem{Pos: fn.BodyPos, Msg: "the body of function " + obj.Name.String() + " is in language " + fn.Language + ", which ledgercheck does not analyse"})
-		}
-	}
-}
-
-func (a *analyzer) doBlock(sc *scope, x *pg_query.DoStmt, op *draft, start, end int) func() {
-	lang, body, loc := "plpgsql", "", -1
-	for _, arg := range x.Args {
-		d := arg.GetDefElem()
-		if d == nil {
-			continue
-		}
-		switch d.Defname {
-		case "as":
-			body, loc = d.Arg.GetString_().GetSval(), int(d.Location)
-		case "language":
-			lang = strings.ToLower(d.Arg.GetString_().GetSval())
-		}
-	}
-	return func() {
-		if loc < 0 {
-			return
-		}
-		lit, bm := a.bodyLiteral(sc, loc, body)
-		if lang != "plpgsql" {
-			a.probs = append(a.probs, Problem{Pos: a.f.Pos(bm(0)), Msg: "a DO block in language " + lang + " is not analysed"})
-			return
-		}
-		a.plpgsql(sc, sc.src[start:end], lit.value, bm, InDo, Name{})
-	}
-}
-
 // bodyLiteral finds the string literal holding a body whose AS clause (or the literal itself)
 // starts at loc in sc.src, and returns it with a map from body offsets to file offsets.
 func (a *analyzer) bodyLiteral(sc *scope, loc int, value string) (*literal, offsetMap) {
@@ -220,31 +116,36 @@ func (w *plWalker) walk(v any, line int) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			val := x[k]
-			switch k {
-			case "PLpgSQL_expr":
-				if e, ok := val.(map[string]any); ok {
-					q, _ := e["query"].(string)
-					mode, _ := e["parseMode"].(float64)
-					w.expr(q, int(mode), line)
-				}
-				continue
-			case "PLpgSQL_stmt_dynexecute", "PLpgSQL_stmt_dynfors":
-				if s, ok := val.(map[string]any); ok {
-					w.dynamic(s, "query", line)
-				}
-			case "PLpgSQL_stmt_return_query", "PLpgSQL_stmt_open":
-				if s, ok := val.(map[string]any); ok && s["dynquery"] != nil {
-					w.dynamic(s, "dynquery", line)
-				}
-			case "PLpgSQL_var":
-				if s, ok := val.(map[string]any); ok {
-					w.variable(s, line)
-				}
+			if !w.node(k, x[k], line) {
+				w.walk(x[k], line)
 			}
-			w.walk(val, line)
 		}
 	}
+}
+
+// node analyses the PL/pgSQL node of kind k that the walk meets: an expression (parsed as SQL,
+// and not walked further: it reports true), a dynamic EXECUTE, a variable declaration.
+func (w *plWalker) node(k string, val any, line int) (done bool) {
+	m, ok := val.(map[string]any)
+	if !ok {
+		return false
+	}
+	switch k {
+	case "PLpgSQL_expr":
+		q, _ := m["query"].(string)
+		mode, _ := m["parseMode"].(float64)
+		w.expr(q, int(mode), line)
+		return true
+	case "PLpgSQL_stmt_dynexecute", "PLpgSQL_stmt_dynfors":
+		w.dynamic(m, "query", line)
+	case "PLpgSQL_stmt_return_query", "PLpgSQL_stmt_open":
+		if m["dynquery"] != nil {
+			w.dynamic(m, "dynquery", line)
+		}
+	case "PLpgSQL_var":
+		w.variable(m, line)
+	}
+	return false
 }
 
 // expr re-parses the SQL of one PLpgSQL_expr. mode is PostgreSQL's RawParseMode: 0 a whole
@@ -316,7 +217,9 @@ func (w *plWalker) dynamic(s map[string]any, key string, line int) {
 	}
 	a := w.a
 	op := draft{Op: Op{Stmt: w.sc.stmt, Verb: VerbExecute, Tag: "EXECUTE", Start: w.bm(at)},
-		Detail: Detail{Context: w.ctx, SearchPath: a.path, Function: w.fn, Dynamic: &Dynamic{SQL: q}}}
+		Detail: Detail{Context: w.ctx, SearchPath: a.path, Function: w.fn}}
+	dyn := &Dynamic{SQL: q}
+	op.Family = dyn
 	op.Pos = a.f.Pos(op.Start)
 	op.at = op.Pos
 	off := w.lines.locate(q, line)
@@ -325,7 +228,7 @@ func (w *plWalker) dynamic(s map[string]any, key string, line int) {
 		a.ops = append(a.ops, op.finish())
 		return
 	}
-	op.Dynamic.Literal, op.Dynamic.SQL = true, value
+	dyn.Literal, dyn.SQL = true, value
 	a.ops = append(a.ops, op.finish())
 	exprM := w.exprMap(off, 7, line)
 	m := func(i int) int {

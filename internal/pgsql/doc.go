@@ -9,5 +9,14 @@
 // deeper statement is a [*SyntaxError] with TooComplex set (or a [Problem] inside a body), at the
 // statement.
 //
+// Each statement becomes an [Op]: the common fields (position, context, verb, tag, objects,
+// calls, search path, guards) and one typed detail per statement family ([Detail.Family]).
+// analyze.go dispatches each parse-tree node to its family's handler; each family is a file of
+// its own (stmt_tables.go, stmt_functions.go, stmt_grants.go, stmt_policies.go,
+// stmt_attached.go for triggers, rules and indexes, stmt_session.go for transaction control,
+// SET and NOTIFY, stmt_data.go for DML and COPY, stmt_do.go for DO and dynamic SQL, ...), with
+// its handlers, its detail type and the detail's accessor on Op, so that a new statement kind is
+// a handler in one file (docs/architecture.md, "Adding a statement kind").
+//
 // Columns count Unicode code points, not bytes, as SARIF's "unicodeCodePoints" column kind.
 package pgsql

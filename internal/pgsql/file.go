@@ -73,6 +73,22 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s: syntax error: %s", e.Pos, e.Msg)
 }
 
+// checkText rejects a file that is not valid UTF-8, holds a NUL byte, or is over the migration
+// size limit, before it is parsed.
+func (f *File) checkText() error {
+	if i := indexInvalid(f.Src); i >= 0 {
+		what := "invalid UTF-8"
+		if f.Src[i] == 0 {
+			what = "a NUL byte"
+		}
+		return &SyntaxError{Pos: f.Pos(i), Msg: "the file contains " + what + "; migrations must be UTF-8 text"}
+	}
+	if k := input.Migration; int64(len(f.Src)) > k.Limit {
+		return &SyntaxError{Pos: f.Pos(0), Msg: input.TooLarge(int64(len(f.Src)), k)}
+	}
+	return nil
+}
+
 // Parse parses src, the content of the file called name. A file that is not valid UTF-8 or that
 // contains a NUL byte is rejected with an error at the first offending byte, since the server
 // would reject it too; a file over the migration size limit, or with a statement nested deeper
@@ -81,15 +97,8 @@ func (e *SyntaxError) Error() string {
 func Parse(name string, src []byte) (*File, error) {
 	f := &File{Name: name, Src: string(src)}
 	f.indexLines()
-	if i := indexInvalid(f.Src); i >= 0 {
-		what := "invalid UTF-8"
-		if f.Src[i] == 0 {
-			what = "a NUL byte"
-		}
-		return nil, &SyntaxError{Pos: f.Pos(i), Msg: "the file contains " + what + "; migrations must be UTF-8 text"}
-	}
-	if k := input.Migration; int64(len(src)) > k.Limit {
-		return nil, &SyntaxError{Pos: f.Pos(0), Msg: input.TooLarge(int64(len(src)), k)}
+	if err := f.checkText(); err != nil {
+		return nil, err
 	}
 	text := f.Src
 	// The one nesting check of the file: blanking meta-commands out below keeps every offset
@@ -156,43 +165,61 @@ var batchBytes = 64 << 10
 // ATOMIC bodies), or len(text).
 func batchEnd(text string, start int) int {
 	s := scanner{src: text, off: start}
-	depth, atomic, cases, begin := 0, 0, 0, false
+	var b batchState
 	for {
 		t := s.next()
-		word := ""
 		switch t.kind {
 		case tokEOF:
 			return len(text)
 		case tokComment:
 			continue
-		case tokWord:
-			word = text[t.start:t.end]
-			switch {
-			case begin && strings.EqualFold(word, "atomic"):
-				atomic++
-			case atomic > 0 && strings.EqualFold(word, "case"):
-				cases++
-			case atomic > 0 && strings.EqualFold(word, "end"):
-				if cases > 0 {
-					cases--
-				} else {
-					atomic--
-				}
-			}
 		case tokPunct:
-			switch text[t.start] {
-			case '(', '[':
-				depth++
-			case ')', ']':
-				depth = max(depth-1, 0)
-			case ';':
-				if depth == 0 && atomic == 0 && t.end-start >= batchBytes {
-					return t.end
-				}
+			if b.punct(text[t.start]) && t.end-start >= batchBytes {
+				return t.end
 			}
 		}
-		begin = strings.EqualFold(word, "begin")
+		b.word(t, text)
 	}
+}
+
+// batchState follows the nesting that a semicolon does not end: brackets, and the BEGIN ATOMIC
+// ... END of a SQL-standard function body (with the CASE ... END inside it).
+type batchState struct {
+	depth, atomic, cases int
+	begin                bool // the previous token was BEGIN
+}
+
+// punct follows a bracket and reports whether c is a semicolon that ends a statement.
+func (b *batchState) punct(c byte) bool {
+	switch c {
+	case '(', '[':
+		b.depth++
+	case ')', ']':
+		b.depth = max(b.depth-1, 0)
+	case ';':
+		return b.depth == 0 && b.atomic == 0
+	}
+	return false
+}
+
+// word follows BEGIN ATOMIC, CASE and END.
+func (b *batchState) word(t token, text string) {
+	if t.kind != tokWord {
+		b.begin = false
+		return
+	}
+	word := text[t.start:t.end]
+	switch {
+	case b.begin && strings.EqualFold(word, "atomic"):
+		b.atomic++
+	case b.atomic > 0 && strings.EqualFold(word, "case"):
+		b.cases++
+	case b.atomic > 0 && strings.EqualFold(word, "end") && b.cases > 0:
+		b.cases--
+	case b.atomic > 0 && strings.EqualFold(word, "end"):
+		b.atomic--
+	}
+	b.begin = strings.EqualFold(word, "begin")
 }
 
 // batch records and analyses the statements of tree, parsed from text, which starts at offset

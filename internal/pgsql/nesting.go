@@ -137,25 +137,16 @@ func checkNesting(sql string, limit int) error {
 // nesting is [checkNesting] that also counts the statements of sql.
 func nesting(sql string, limit int) (stmts int, err error) {
 	s := scanner{src: sql}
-	stack := make([]frame, 1, 16)
-	stack[0].kind = 's'
-	stmtStart, afterOpen := -1, false
-	closeTop := func() {
-		f := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		top := &stack[len(stack)-1]
-		top.child = max(top.child, f.depth())
-	}
+	e := &estimator{sql: sql, stack: make([]frame, 1, 16)}
+	e.stack[0].kind = 's'
+	stmtStart := -1
 	for {
 		t := s.next()
 		if t.kind == tokComment {
 			continue
 		}
 		if t.kind == tokEOF || t.kind == tokPunct && sql[t.start] == ';' {
-			for len(stack) > 1 {
-				closeTop()
-			}
-			if d := (stack[0].depth() + 1) / 2; d > limit {
+			if d := e.endStatement(); d > limit {
 				return stmts, &nestingError{Offset: stmtStart, Nesting: d, Limit: limit}
 			}
 			if stmtStart >= 0 {
@@ -164,54 +155,96 @@ func nesting(sql string, limit int) (stmts int, err error) {
 			if t.kind == tokEOF {
 				return stmts, nil
 			}
-			stack[0], stmtStart, afterOpen = frame{kind: 's'}, -1, false
+			stmtStart = -1
 			continue
 		}
 		if stmtStart < 0 {
 			stmtStart = t.start
 		}
-		top := &stack[len(stack)-1]
-		opened := afterOpen
-		afterOpen = false
-		switch t.kind {
-		case tokOp:
-			top.ops += levelsOperator
-		case tokPunct:
-			switch sql[t.start] {
-			case '(', '[':
-				stack = append(stack, frame{kind: '(', levels: levelsGroup})
-				afterOpen = true
-			case ')', ']':
-				for len(stack) > 1 && stack[len(stack)-1].kind != '(' {
-					closeTop()
-				}
-				if len(stack) > 1 {
-					closeTop()
-				}
-			case ',':
-				top.endItem()
-			}
-		case tokWord:
-			switch wordClass(sql[t.start:t.end]) {
-			case wordSep:
-				top.endItem()
-			case wordOperator:
-				top.ops += levelsOperator
-			case wordSetOp:
-				top.set += levelsSetOp
-			case wordJoin:
-				top.set += levelsJoin
-			case wordCase:
-				stack = append(stack, frame{kind: 'c', levels: levelsCase})
-			case wordEnd:
-				if top.kind == 'c' {
-					closeTop()
-				}
-			case wordQuery:
-				if opened {
-					top.levels = levelsSubquery
-				}
-			}
+		e.token(t)
+	}
+}
+
+// estimator follows the groups of one statement at a time.
+type estimator struct {
+	sql   string
+	stack []frame
+	// afterOpen is set right after an opening parenthesis: a SELECT there is a sub-select.
+	afterOpen bool
+}
+
+// closeTop closes the innermost group into its parent.
+func (e *estimator) closeTop() {
+	f := e.stack[len(e.stack)-1]
+	e.stack = e.stack[:len(e.stack)-1]
+	top := &e.stack[len(e.stack)-1]
+	top.child = max(top.child, f.depth())
+}
+
+// endStatement closes every group and returns the statement's nesting, in MaxNesting's unit.
+func (e *estimator) endStatement() int {
+	for len(e.stack) > 1 {
+		e.closeTop()
+	}
+	d := (e.stack[0].depth() + 1) / 2
+	e.stack[0], e.afterOpen = frame{kind: 's'}, false
+	return d
+}
+
+// token follows one token of the statement.
+func (e *estimator) token(t token) {
+	opened := e.afterOpen
+	e.afterOpen = false
+	switch t.kind {
+	case tokOp:
+		e.stack[len(e.stack)-1].ops += levelsOperator
+	case tokPunct:
+		e.punct(e.sql[t.start])
+	case tokWord:
+		e.word(e.sql[t.start:t.end], opened)
+	}
+}
+
+// punct opens and closes brackets, and ends items at commas.
+func (e *estimator) punct(c byte) {
+	switch c {
+	case '(', '[':
+		e.stack = append(e.stack, frame{kind: '(', levels: levelsGroup})
+		e.afterOpen = true
+	case ')', ']':
+		for len(e.stack) > 1 && e.stack[len(e.stack)-1].kind != '(' {
+			e.closeTop()
+		}
+		if len(e.stack) > 1 {
+			e.closeTop()
+		}
+	case ',':
+		e.stack[len(e.stack)-1].endItem()
+	}
+}
+
+// word counts the keywords that nest: operators, set operations, joins, CASE ... END and
+// sub-selects (a query keyword right after an opening parenthesis).
+func (e *estimator) word(w string, opened bool) {
+	top := &e.stack[len(e.stack)-1]
+	switch wordClass(w) {
+	case wordSep:
+		top.endItem()
+	case wordOperator:
+		top.ops += levelsOperator
+	case wordSetOp:
+		top.set += levelsSetOp
+	case wordJoin:
+		top.set += levelsJoin
+	case wordCase:
+		e.stack = append(e.stack, frame{kind: 'c', levels: levelsCase})
+	case wordEnd:
+		if top.kind == 'c' {
+			e.closeTop()
+		}
+	case wordQuery:
+		if opened {
+			top.levels = levelsSubquery
 		}
 	}
 }

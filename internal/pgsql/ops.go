@@ -172,60 +172,6 @@ func (o Object) Key() Key {
 	return Key{Kind: k, Name: o.Name, Table: o.Table}
 }
 
-// AlterCmd is one subcommand of ALTER TABLE.
-type AlterCmd struct {
-	// Action is PostgreSQL's name of the subcommand without its AT_ prefix: "AddColumn",
-	// "DropColumn", "AlterColumnType", "AddConstraint", "DropConstraint", "EnableRowSecurity",
-	// "ForceRowSecurity", "ChangeOwner", ...
-	Action string `json:"action"`
-	// Name is the column or constraint concerned, if any.
-	Name string `json:"name,omitempty"`
-	// IfExists and IfNotExists are the subcommand's own guards (DROP COLUMN IF EXISTS,
-	// ADD COLUMN IF NOT EXISTS).
-	IfExists    bool `json:"if_exists,omitempty"`
-	IfNotExists bool `json:"if_not_exists,omitempty"`
-	// Pos is the subcommand's column or constraint definition when the parser records it, else
-	// the table name.
-	Pos finding.Position `json:"pos"`
-}
-
-// Grant is the content of GRANT or REVOKE on objects (or ALTER DEFAULT PRIVILEGES).
-type Grant struct {
-	// Privileges are lower case ("select", "execute"); "all" for ALL [PRIVILEGES].
-	Privileges []string `json:"privileges"`
-	// Grantees are role names as folded; PUBLIC is "public".
-	Grantees []string `json:"grantees"`
-	// AllInSchema is set for ... ON ALL TABLES|FUNCTIONS|SEQUENCES IN SCHEMA; the objects are then
-	// the schemas.
-	AllInSchema bool `json:"all_in_schema,omitempty"`
-	// Defaults is set for ALTER DEFAULT PRIVILEGES.
-	Defaults bool `json:"defaults,omitempty"`
-	// Role is set for GRANT role TO role (membership); the objects are the granted roles.
-	Role bool `json:"role,omitempty"`
-}
-
-// Function describes CREATE FUNCTION or CREATE PROCEDURE.
-type Function struct {
-	Language        string `json:"language"`
-	SecurityDefiner bool   `json:"security_definer"`
-	// SearchPath is the function's pinned search_path (SET search_path = ...), nil if not pinned.
-	SearchPath     []string `json:"search_path"`
-	PinnedPath     bool     `json:"pinned_path"`
-	ReturnsTrigger bool     `json:"returns_trigger"`
-	Procedure      bool     `json:"procedure"`
-	// Body is the function's source text (the AS string), empty for BEGIN ATOMIC bodies.
-	Body string `json:"body,omitempty"`
-	// BodyPos is where the body starts in the file.
-	BodyPos finding.Position `json:"body_pos"`
-}
-
-// Copy describes a COPY statement.
-type Copy struct {
-	From    bool   `json:"from"`
-	Program bool   `json:"program"`
-	File    string `json:"file,omitempty"` // server-side file or program; empty for STDIN/STDOUT
-}
-
 // Call is a function call in an expression.
 type Call struct {
 	// Name is the called function, lower case as folded, schema-qualified only if the SQL was.
@@ -237,8 +183,14 @@ type Call struct {
 // inside a function body, a DO block or a literal EXECUTE string, with its positions mapped back
 // to the file.
 //
+// An Op has what every statement has (position, verb, tag) and a [Detail] with what most have
+// (context, search path, objects, calls, guards), plus one typed detail per statement family
+// ([Detail.Family]: [*AlterTable], [*Function], [*Grant], [*Policy], [*DML], [*Setting],
+// [*Notify], [*Copy], [*Dynamic]), each read through its accessor ([Op.Grant], ...). Each
+// family's analysis, detail type and accessor live in a file of their own (stmt_*.go).
+//
 // A file of 4 MiB can hold 400,000 statements, so an Op keeps what every statement has and
-// points at a [Detail] for the rest, whose fields read as the Op's own (op.Objects, op.Grant).
+// points at its Detail, whose fields read as the Op's own (op.Objects, op.IfExists).
 type Op struct {
 	// Stmt is the index of the enclosing top-level statement in [File.Stmts].
 	Stmt int  `json:"stmt"`
@@ -256,7 +208,7 @@ type Op struct {
 }
 
 // Detail is the part of an [Op] that only some statements have: a top-level statement that
-// names no object, calls no function and has none of the attributes below has none.
+// names no object, calls no function and has no guard or family detail has none.
 type Detail struct {
 	// Context is where the statement runs (TopLevel, the zero value, for an op without detail).
 	Context Context `json:"context"`
@@ -269,30 +221,24 @@ type Detail struct {
 	Function Name `json:"function,omitzero"`
 	// Objects are the objects the statement creates or acts on; the first is the main one.
 	Objects []Object `json:"objects,omitempty"`
+	// Calls are the function calls in the statement's expressions.
+	Calls []Call `json:"calls,omitempty"`
+	Guards
+	// Family is the statement family's own detail (nil for a family without one).
+	Family Family `json:"family,omitempty"`
+}
 
+// Guards are the clauses that make a statement safe to run again, or not in a transaction.
+type Guards struct {
 	IfExists     bool `json:"if_exists,omitempty"`
 	IfNotExists  bool `json:"if_not_exists,omitempty"`
 	OrReplace    bool `json:"or_replace,omitempty"`
 	Concurrently bool `json:"concurrently,omitempty"`
-	// HasWhere is set for UPDATE and DELETE with a WHERE clause.
-	HasWhere bool `json:"has_where,omitempty"`
-	// Roles are a policy's TO roles (folded; PUBLIC is "public"; empty means PUBLIC).
-	Roles     []string   `json:"roles,omitempty"`
-	AlterCmds []AlterCmd `json:"alter_cmds,omitempty"`
-	Grant     *Grant     `json:"grant,omitempty"`
-	Func      *Function  `json:"func,omitempty"`
-	Copy      *Copy      `json:"copy,omitempty"`
-	// Channel and Payload are NOTIFY's.
-	Channel string `json:"channel,omitempty"`
-	Payload string `json:"payload,omitempty"`
-	// Setting and Values are SET's (Values nil for RESET or SET ... TO DEFAULT).
-	Setting string   `json:"setting,omitempty"`
-	Values  []string `json:"values,omitempty"`
-	// Dynamic is set on a PL/pgSQL EXECUTE: Literal reports whether its SQL was a string literal
-	// (or a concatenation of literals), whose statements then appear as Ops of their own.
-	Dynamic *Dynamic `json:"dynamic,omitempty"`
-	// Calls are the function calls in the statement's expressions.
-	Calls []Call `json:"calls,omitempty"`
+}
+
+// Family is the typed detail of one statement family.
+type Family interface {
+	family() string
 }
 
 // noDetail is the Detail of every op that has none.
@@ -322,13 +268,6 @@ func (d *draft) finish() Op {
 		op.Detail = &detail
 	}
 	return op
-}
-
-// Dynamic describes a PL/pgSQL EXECUTE (or FOR ... EXECUTE, RETURN QUERY EXECUTE, OPEN ...
-// FOR EXECUTE).
-type Dynamic struct {
-	Literal bool   `json:"literal"`
-	SQL     string `json:"sql,omitempty"`
 }
 
 // At returns the position of the clause a finding should point at (the target name, the

@@ -59,96 +59,125 @@ func isOpChar(c byte) bool {
 
 // next returns the next token, skipping white space, or a token of kind tokEOF at the end.
 func (s *scanner) next() token {
-	src := s.src
-	for s.off < len(src) && isSpace(src[s.off]) {
+	for s.off < len(s.src) && isSpace(s.src[s.off]) {
 		s.off++
 	}
 	start := s.off
-	if start == len(src) {
+	if start == len(s.src) {
 		return token{tokEOF, start, start}
 	}
-	c := src[start]
-	at := func(i int) byte {
-		if start+i < len(src) {
-			return src[start+i]
-		}
-		return 0
+	kind, ok := s.quotedOrComment(start)
+	if !ok {
+		kind = s.bare(start)
 	}
-	kind := tokOther
+	return token{kind, start, s.off}
+}
+
+// at returns the byte i bytes after start, or 0 past the end.
+func (s *scanner) at(start, i int) byte {
+	if start+i < len(s.src) {
+		return s.src[start+i]
+	}
+	return 0
+}
+
+// quotedOrComment moves past a comment, a quoted string or identifier or a dollar-quoted string
+// that starts at start, and reports false when none does.
+func (s *scanner) quotedOrComment(start int) (tokKind, bool) {
+	c, c1 := s.src[start], s.at(start, 1)
 	switch {
-	case c == '-' && at(1) == '-':
-		kind = tokComment
-		s.off = len(src)
-		for i := start + 2; i < len(src); i++ {
-			if src[i] == '\n' || src[i] == '\r' {
-				s.off = i
-				break
-			}
-		}
-	case c == '/' && at(1) == '*':
-		kind = tokComment
+	case c == '-' && c1 == '-':
+		s.lineComment(start)
+		return tokComment, true
+	case c == '/' && c1 == '*':
 		s.blockComment()
-	case c == '\'':
-		kind = tokString
-		s.quoted(start+1, '\'', false)
-	case (c == 'E' || c == 'e') && at(1) == '\'':
-		kind = tokString
-		s.quoted(start+2, '\'', true)
-	case (c == 'B' || c == 'b' || c == 'X' || c == 'x' || c == 'N' || c == 'n') && at(1) == '\'':
-		kind = tokString
-		s.quoted(start+2, '\'', false)
-	case (c == 'U' || c == 'u') && at(1) == '&' && (at(2) == '\'' || at(2) == '"'):
-		kind = tokString
-		if at(2) == '"' {
-			kind = tokIdent
-		}
-		s.quoted(start+3, at(2), false)
-	case c == '"':
-		kind = tokIdent
-		s.quoted(start+1, '"', false)
+		return tokComment, true
 	case c == '$':
-		kind = s.dollar()
+		return s.dollar(), true
+	}
+	return s.quotedToken(start)
+}
+
+// quotedToken moves past a quoted string (with its E, B, X, N or U& prefix) or a quoted
+// identifier that starts at start, and reports false when none does.
+func (s *scanner) quotedToken(start int) (tokKind, bool) {
+	c, c1, c2 := s.src[start], s.at(start, 1), s.at(start, 2)
+	switch {
+	case c == '"':
+		s.quoted(start+1, '"', false)
+		return tokIdent, true
+	case c == '\'':
+		s.quoted(start+1, '\'', false)
+	case c1 == '\'' && (c == 'E' || c == 'e'):
+		s.quoted(start+2, '\'', true)
+	case c1 == '\'' && strings.IndexByte("BbXxNn", c) >= 0:
+		s.quoted(start+2, '\'', false)
+	case c1 == '&' && (c == 'U' || c == 'u') && (c2 == '"' || c2 == '\''):
+		s.quoted(start+3, c2, false)
+		if c2 == '"' {
+			return tokIdent, true
+		}
+	default:
+		return 0, false
+	}
+	return tokString, true
+}
+
+// lineComment moves past a -- comment that starts at start, to the end of its line.
+func (s *scanner) lineComment(start int) {
+	s.off = len(s.src)
+	if i := strings.IndexAny(s.src[start+2:], "\r\n"); i >= 0 {
+		s.off = start + 2 + i
+	}
+}
+
+// bare moves past a word, number, punctuation, operator or other character at start.
+func (s *scanner) bare(start int) tokKind {
+	src, c, c1 := s.src, s.src[start], s.at(start, 1)
+	s.off++
+	switch {
 	case isIdentStart(c):
-		kind = tokWord
-		s.off++
 		for s.off < len(src) && isIdentCont(src[s.off]) {
 			s.off++
 		}
-	case isDigit(c) || c == '.' && isDigit(at(1)):
-		kind = tokNumber
+		return tokWord
+	case isDigit(c) || c == '.' && isDigit(c1):
+		s.off--
 		s.number()
-	case c == '(' || c == ')' || c == '[' || c == ']' || c == ',' || c == ';':
-		kind = tokPunct
-		s.off++
-	case c == '.':
-		kind = tokPunct
-		s.off++
-		if at(1) == '.' {
-			s.off++
-		}
-	case c == ':':
-		kind = tokPunct
-		s.off++
-		if at(1) == ':' || at(1) == '=' {
-			kind = tokOp
-			s.off++
-		}
+		return tokNumber
+	case strings.IndexByte("()[],;.:", c) >= 0:
+		return s.punct(c, c1)
 	case isOpChar(c):
-		kind = tokOp
-		s.off++
-		for s.off < len(src) && isOpChar(src[s.off]) {
-			if rest := src[s.off:]; len(rest) > 1 && (rest[:2] == "--" || rest[:2] == "/*") {
-				break
-			}
-			s.off++
-		}
-	default:
-		s.off++
-		for s.off < len(src) && src[s.off]&0xC0 == 0x80 { // the rest of a UTF-8 sequence
-			s.off++
-		}
+		s.operator()
+		return tokOp
 	}
-	return token{kind, start, s.off}
+	for s.off < len(src) && src[s.off]&0xC0 == 0x80 { // the rest of a UTF-8 sequence
+		s.off++
+	}
+	return tokOther
+}
+
+// punct moves past the punctuation c (followed by c1) whose first byte it is past: ".." is one
+// token, and "::" and ":=" are operators.
+func (s *scanner) punct(c, c1 byte) tokKind {
+	switch {
+	case c == '.' && c1 == '.':
+		s.off++
+	case c == ':' && (c1 == ':' || c1 == '='):
+		s.off++
+		return tokOp
+	}
+	return tokPunct
+}
+
+// operator moves past the rest of an operator, which a comment start ends.
+func (s *scanner) operator() {
+	for s.off < len(s.src) && isOpChar(s.src[s.off]) {
+		if rest := s.src[s.off:]; len(rest) > 1 && (rest[:2] == "--" || rest[:2] == "/*") {
+			break
+		}
+		s.off++
+	}
 }
 
 // quoted moves past a quoted string or identifier whose content starts at from and ends at the
@@ -232,11 +261,11 @@ func (s *scanner) number() {
 	for i < len(src) {
 		c := src[i]
 		switch {
-		case isDigit(c) || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case isDigit(c) || c == '_' || isLetter(c):
 			i++
 		case c == '.' && !(i+1 < len(src) && src[i+1] == '.'):
 			i++
-		case (c == '+' || c == '-') && (src[i-1] == 'e' || src[i-1] == 'E') && i+1 < len(src) && isDigit(src[i+1]):
+		case (c == '+' || c == '-') && exponent(src, i):
 			i++
 		default:
 			s.off = i
@@ -244,4 +273,12 @@ func (s *scanner) number() {
 		}
 	}
 	s.off = i
+}
+
+// isLetter reports whether c is an ASCII letter.
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// exponent reports whether the sign at src[i] is an exponent's: after an e and before a digit.
+func exponent(src string, i int) bool {
+	return (src[i-1] == 'e' || src[i-1] == 'E') && i+1 < len(src) && isDigit(src[i+1])
 }

@@ -87,7 +87,7 @@ func Check(f *pgsql.File) error {
 		return &pgsql.SyntaxError{Pos: m.Pos, Msg: text + " is psql syntax, not SQL; the file cannot be installed as it is (rule unsupported-statement)"}
 	}
 	for _, op := range f.Ops {
-		if op.Context == pgsql.TopLevel && op.Verb == pgsql.VerbCopy && op.Copy != nil && op.Copy.From && !op.Copy.Program && op.Copy.File == "" {
+		if op.Context == pgsql.TopLevel && op.Verb == pgsql.VerbCopy && op.Copy() != nil && op.Copy().From && !op.Copy().Program && op.Copy().File == "" {
 			return &pgsql.SyntaxError{Pos: op.Pos, Msg: "COPY ... FROM STDIN needs psql to supply the data; the file cannot be installed as it is (rule unsupported-statement)"}
 		}
 	}

@@ -1,0 +1,148 @@
+package pgsql
+
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"ledgercheck/internal/finding"
+)
+
+// The tables family: CREATE TABLE (and AS, and SELECT INTO), CREATE VIEW and CREATE MATERIALIZED
+// VIEW, sequences, and ALTER TABLE with its subcommands ([AlterTable]).
+var tableStatements = statements{
+	{(*pg_query.Node_CreateStmt)(nil), createTable},
+	{(*pg_query.Node_CreateTableAsStmt)(nil), createTableAs},
+	{(*pg_query.Node_SelectStmt)(nil), selectStmt},
+	{(*pg_query.Node_ViewStmt)(nil), createView},
+	{(*pg_query.Node_CreateSeqStmt)(nil), createSequence},
+	{(*pg_query.Node_AlterSeqStmt)(nil), alterSequence},
+	{(*pg_query.Node_AlterTableStmt)(nil), alterTable},
+}
+
+// AlterTable is the detail of ALTER TABLE (and ALTER VIEW, ALTER INDEX, ... on a relation).
+type AlterTable struct {
+	Cmds []AlterCmd `json:"cmds"`
+}
+
+func (*AlterTable) family() string { return "tables" }
+
+// AlterCmds returns the subcommands of an ALTER TABLE, or nil.
+func (o *Op) AlterCmds() []AlterCmd {
+	if t, ok := o.Family.(*AlterTable); ok {
+		return t.Cmds
+	}
+	return nil
+}
+
+// AlterCmd is one subcommand of ALTER TABLE.
+type AlterCmd struct {
+	// Action is PostgreSQL's name of the subcommand without its AT_ prefix: "AddColumn",
+	// "DropColumn", "AlterColumnType", "AddConstraint", "DropConstraint", "EnableRowSecurity",
+	// "ForceRowSecurity", "ChangeOwner", ...
+	Action string `json:"action"`
+	// Name is the column or constraint concerned, if any.
+	Name string `json:"name,omitempty"`
+	// IfExists and IfNotExists are the subcommand's own guards (DROP COLUMN IF EXISTS,
+	// ADD COLUMN IF NOT EXISTS).
+	IfExists    bool `json:"if_exists,omitempty"`
+	IfNotExists bool `json:"if_not_exists,omitempty"`
+	// Pos is the subcommand's column or constraint definition when the parser records it, else
+	// the table name.
+	Pos finding.Position `json:"pos"`
+}
+
+func createTable(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
+	x := n.GetCreateStmt()
+	op.Verb, op.Tag, op.IfNotExists = VerbCreate, "CREATE TABLE", x.IfNotExists
+	op.Objects = []Object{a.rel(sc, KindTable, x.Relation, op.Pos)}
+	return nil
+}
+
+func createTableAs(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
+	x := n.GetCreateTableAsStmt()
+	kind := KindTable
+	op.Tag = "CREATE TABLE AS"
+	if x.Objtype == pg_query.ObjectType_OBJECT_MATVIEW {
+		kind, op.Tag = KindMatView, "CREATE MATERIALIZED VIEW"
+	}
+	op.Verb, op.IfNotExists = VerbCreate, x.IfNotExists
+	if x.Into != nil {
+		op.Objects = []Object{a.rel(sc, kind, x.Into.Rel, op.Pos)}
+	}
+	return nil
+}
+
+func selectStmt(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
+	op.Verb, op.Tag = VerbSelect, "SELECT"
+	if into := n.GetSelectStmt().IntoClause; into != nil {
+		op.Verb, op.Tag = VerbCreate, "SELECT INTO"
+		op.Objects = []Object{a.rel(sc, KindTable, into.Rel, op.Pos)}
+	}
+	return nil
+}
+
+func createView(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
+	x := n.GetViewStmt()
+	op.Verb, op.Tag, op.OrReplace = VerbCreate, "CREATE VIEW", x.Replace
+	op.Objects = []Object{a.rel(sc, KindView, x.View, op.Pos)}
+	return nil
+}
+
+func createSequence(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
+	x := n.GetCreateSeqStmt()
+	op.Verb, op.Tag, op.IfNotExists = VerbCreate, "CREATE SEQUENCE", x.IfNotExists
+	op.Objects = []Object{a.rel(sc, KindSequence, x.Sequence, op.Pos)}
+	return nil
+}
+
+func alterSequence(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
+	x := n.GetAlterSeqStmt()
+	op.Verb, op.Tag, op.IfExists = VerbAlter, "ALTER SEQUENCE", x.MissingOk
+	op.Objects = []Object{a.rel(sc, KindSequence, x.Sequence, op.Pos)}
+	return nil
+}
+
+func alterTable(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
+	x := n.GetAlterTableStmt()
+	kind := kindOf(x.Objtype)
+	op.Verb, op.Tag, op.IfExists = VerbAlter, "ALTER "+strings.ToUpper(string(kind)), x.MissingOk
+	tbl := a.rel(sc, kind, x.Relation, op.Pos)
+	op.Objects = []Object{tbl}
+	op.at = tbl.Pos
+	t := &AlterTable{}
+	for _, c := range x.Cmds {
+		if ac := c.GetAlterTableCmd(); ac != nil {
+			t.Cmds = append(t.Cmds, a.alterCmd(sc, ac, tbl.Pos))
+		}
+	}
+	if len(t.Cmds) > 0 {
+		op.Family = t
+	}
+	return nil
+}
+
+// alterCmd is one ALTER TABLE subcommand, at its column or constraint definition (else at).
+func (a *analyzer) alterCmd(sc *scope, ac *pg_query.AlterTableCmd, at finding.Position) AlterCmd {
+	cmd := AlterCmd{Action: strings.TrimPrefix(ac.Subtype.String(), "AT_"), Name: ac.Name, Pos: at}
+	if ac.Subtype == pg_query.AlterTableType_AT_AddColumn {
+		cmd.IfNotExists = ac.MissingOk
+	} else {
+		cmd.IfExists = ac.MissingOk
+	}
+	if cd := ac.Def.GetColumnDef(); cd != nil {
+		cmd.Name = cd.Colname
+		if cd.Location >= 0 {
+			cmd.Pos = a.pos(sc, int(cd.Location))
+		}
+	}
+	if con := ac.Def.GetConstraint(); con != nil {
+		if cmd.Name == "" {
+			cmd.Name = con.Conname
+		}
+		if con.Location >= 0 {
+			cmd.Pos = a.pos(sc, int(con.Location))
+		}
+	}
+	return cmd
+}
