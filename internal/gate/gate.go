@@ -256,29 +256,36 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 }
 
 // each runs f on every variant in a goroutine of its own and waits. An error, or a panic (as a
-// *fault.PanicError), of one calls cancel (when not nil) so that the others stop; the first
-// error that is not a consequence of that cancellation is returned.
+// *fault.PanicError), of one calls cancel (when not nil) so that the others stop. The error
+// returned is the first to arrive, which is the cause: the others' errors (a connection cut
+// short, a context cancelled) are its consequences.
 func each(runs []*variantRun, f func(*variantRun) error, cancel func()) error {
-	errs := make([]error, len(runs))
-	var wg sync.WaitGroup
-	for i, r := range runs {
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	for _, r := range runs {
 		wg.Go(func() {
+			var err error
 			func() {
-				defer fault.Recover(&errs[i])
-				errs[i] = f(r)
+				defer fault.Recover(&err)
+				err = f(r)
 			}()
-			if errs[i] != nil && cancel != nil {
+			if err == nil {
+				return
+			}
+			mu.Lock()
+			if first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled) {
+				first = err
+			}
+			mu.Unlock()
+			if cancel != nil {
 				cancel()
 			}
 		})
 	}
 	wg.Wait()
-	var first error
-	for _, err := range errs {
-		if err != nil && (first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
-			first = err
-		}
-	}
 	return first
 }
 

@@ -36,7 +36,8 @@ func Snapshot(ctx context.Context, db *scratch.Database, opts introspect.Options
 		return nil, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	return introspect.Take(ctx, conn, SnapshotOptions(opts, db))
+	snap, err := introspect.Take(ctx, conn, SnapshotOptions(opts, db))
+	return snap, db.Blame(ctx, "taking a snapshot", err)
 }
 
 // Footprint runs sc in db as the install role between two snapshots and returns the difference
@@ -53,7 +54,7 @@ func Footprint(ctx context.Context, db *scratch.Database, sc *scratch.Script, be
 	defer conn.Close(context.WithoutCancel(ctx))
 	if before == nil {
 		if before, err = introspect.Take(ctx, conn, opts); err != nil {
-			return nil, nil, fmt.Errorf("snapshot before %s: %w", sc.Name, err)
+			return nil, nil, db.Blame(ctx, "taking the snapshot before "+sc.Name, fmt.Errorf("snapshot before %s: %w", sc.Name, err))
 		}
 	}
 	// A connection of its own, as psql would use: session state the script leaves behind (SET
@@ -63,7 +64,7 @@ func Footprint(ctx context.Context, db *scratch.Database, sc *scratch.Script, be
 	}
 	after, err := introspect.Take(ctx, conn, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("snapshot after %s: %w", sc.Name, err)
+		return nil, nil, db.Blame(ctx, "taking the snapshot after "+sc.Name, fmt.Errorf("snapshot after %s: %w", sc.Name, err))
 	}
 	return introspect.Diff(before, after), after, nil
 }

@@ -349,11 +349,11 @@ func (a *auditor) capture(ctx context.Context, db *scratch.Database, withDigest 
 	defer conn.Close(context.WithoutCancel(ctx))
 	s := &state{}
 	if s.snap, err = introspect.Take(ctx, conn, install.SnapshotOptions(a.opts.Snapshot, db)); err != nil {
-		return nil, fmt.Errorf("rerun: snapshot of %s: %w", db.Name, err)
+		return nil, db.Blame(ctx, "taking a snapshot", fmt.Errorf("rerun: snapshot of %s: %w", db.Name, err))
 	}
 	if withDigest {
 		if s.digest, err = introspect.TakeDigest(ctx, conn, install.SnapshotOptions(a.opts.Snapshot, db)); err != nil {
-			return nil, fmt.Errorf("rerun: content digest of %s: %w", db.Name, err)
+			return nil, db.Blame(ctx, "taking a content digest", fmt.Errorf("rerun: content digest of %s: %w", db.Name, err))
 		}
 	}
 	return s, nil

@@ -92,3 +92,13 @@ func (s *Server) blame(ctx context.Context, se *ScriptError) error {
 }
 
 func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// Blame returns err, an error of ledgercheck's own reads of db (a snapshot, a table digest,
+// taken while what), as an environment error that says the server died, with what it logged
+// last, when it did; otherwise err unchanged.
+func (d *Database) Blame(ctx context.Context, what string, err error) error {
+	if err == nil || ctx.Err() != nil || d.srv.alive(ctx) {
+		return err
+	}
+	return fault.Env(fmt.Errorf("the scratch server died while %s: %s%s", what, oneLineErr(err), d.srv.serverLog()))
+}
