@@ -106,7 +106,7 @@ func TestAttacksAsWrittenAreRefused(t *testing.T) {
 		for _, name := range []string{"static.sql", "dynamic.sql", "files.sql"} {
 			for _, args := range [][]string{
 				{"snapshot", "-q", "--install", files[name], "--dim", "1536"},
-				{"check", "-q", "--format", "json", "--right", files[name], "--right-dim", "1024"},
+				{"check", "-q", "--format", "json", "--port", files[name], "--port-dim", "1024"},
 				{"lint", "-q", "--install", files[name]},
 			} {
 				t.Run(mode.name+"/"+args[0]+"/"+name, func(t *testing.T) {
@@ -141,7 +141,7 @@ func TestDSNMigrationCannotMakeDatabases(t *testing.T) {
 	srv := scratchtest.SharedDSNServer(t)
 	evil := filepath.Join(t.TempDir(), "createdb.sql")
 	os.WriteFile(evil, []byte("CREATE DATABASE lc_evil;\nNOTIFY pgrst, 'reload schema';\n"), 0o644)
-	code, out, errs := run(t, nil, "check", "-q", "--format", "json", "--dsn", srv.DSN, "--right", evil, "--right-dim", "1024")
+	code, out, errs := run(t, nil, "check", "-q", "--format", "json", "--dsn", srv.DSN, "--port", evil, "--port-dim", "1024")
 	if code != 1 || !strings.Contains(out, "permission denied to create database") {
 		t.Errorf("exit %d, want 1 with the refusal as a finding; stderr %q", code, errs)
 	}
@@ -299,7 +299,7 @@ func TestMigrationTerminatingSessionsIsAFinding(t *testing.T) {
 	scratchtest.NeedPostgres(t)
 	evil := filepath.Join(t.TempDir(), "terminate.sql")
 	os.WriteFile(evil, []byte("SELECT pg_sleep(0.3);\nSELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = current_user AND pid <> pg_backend_pid();\nNOTIFY pgrst, 'reload schema';\n"), 0o644)
-	code, out, errs := run(t, nil, "check", "-q", "--format", "json", "--right", evil, "--right-dim", "1024")
+	code, out, errs := run(t, nil, "check", "-q", "--format", "json", "--port", evil, "--port-dim", "1024")
 	if code != 1 || !strings.Contains(out, `"status": "fail"`) {
 		t.Errorf("exit %d, want 1 with a report; stderr %q; stdout %s", code, errs, firstLines(out, 20))
 	}

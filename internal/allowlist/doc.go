@@ -8,7 +8,7 @@
 //	  - kind: table                       # the difference's kind, object and attribute,
 //	    object: public.agent_decision_ledger  # as the parity report prints them
 //	    attr: rls
-//	    left: "true"                      # the expected values ("" for absent) ...
+//	    left: "true"                      # the artifact's and the port's values ("" for absent) ...
 //	    right: "false"
 //	    reason: the port uses a role model instead of RLS
 //	  - kind: function

@@ -18,12 +18,12 @@ import (
 // those of the rerun audit and the report.
 type checkFlags struct {
 	parityFlags
-	noAllowlist   bool
-	fixture       string
-	leftPrevious  string
-	rightPrevious string
-	times         int
-	out           outputFlags
+	noAllowlist      bool
+	fixture          string
+	artifactPrevious string
+	portPrevious     string
+	times            int
+	out              outputFlags
 }
 
 func newCheckCmd(g *globals) *cobra.Command {
@@ -40,12 +40,12 @@ func buildCheckCmd(g *globals) (*cobra.Command, *checkFlags) {
 		Long: `check runs the whole pre-merge gate, as ledgercheck.yaml in the working directory describes it
 (or the file --config names; without one, the shipped artifact and port): it lints both variants,
 installs each into a throwaway Supabase-like database at its dimension, audits reruns (and the
-upgrade from variants.<side>.previous), compares the two installs attribute by attribute
+upgrade from each variant's previous version), compares the two installs attribute by attribute
 through the allowlist, runs the probes on a shared fixture, cross-checks each install against
 lint, and prints one report: a summary table (phase, status, findings, time), then the findings
 grouped by phase. Flags override the file, so a contributor can check a port without editing it:
 
-  ledgercheck check --right my_port.sql --right-dim 768
+  ledgercheck check --port my_port.sql --port-dim 768
 
 Formats: text (colored on a terminal unless NO_COLOR is set), json (docs/json-schema.md), sarif
 (2.1.0, for GitHub code scanning), github (workflow-command annotations; with
@@ -71,8 +71,10 @@ entry, a failed rerun or install); 2 usage, configuration or input error; 3 envi
 	addParityFlags(cmd, &f.parityFlags)
 	fl.BoolVar(&f.noAllowlist, "no-allowlist", false, "use no allowlist: every semantic difference is a finding")
 	fl.StringVar(&f.fixture, "fixture", "", "SQL loaded after each install for the rerun audit and the probes (overrides fixture)")
-	fl.StringVar(&f.leftPrevious, "left-previous", "", "previous version of the artifact, for its upgrade audit (overrides variants.left.previous)")
-	fl.StringVar(&f.rightPrevious, "right-previous", "", "previous version of the port, for its upgrade audit (overrides variants.right.previous)")
+	fl.StringVar(&f.artifactPrevious, "artifact-previous", "", "previous version of the artifact, for its upgrade audit (overrides variants.left.previous)")
+	fl.StringVar(&f.portPrevious, "port-previous", "", "previous version of the port, for its upgrade audit (overrides variants.right.previous)")
+	alias(cmd, "left-previous", "artifact-previous")
+	alias(cmd, "right-previous", "port-previous")
 	fl.IntVar(&f.times, "times", 0, "how many times the rerun audit applies each variant (overrides rerun.times)")
 	f.out.add(cmd)
 	return cmd, f
@@ -93,11 +95,11 @@ func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, erro
 	if f.fixture != "" {
 		cfg.Fixture = f.fixture
 	}
-	if f.leftPrevious != "" {
-		cfg.Variants.Left.Previous = f.leftPrevious
+	if f.artifactPrevious != "" {
+		cfg.Variants.Artifact.Previous = f.artifactPrevious
 	}
-	if f.rightPrevious != "" {
-		cfg.Variants.Right.Previous = f.rightPrevious
+	if f.portPrevious != "" {
+		cfg.Variants.Port.Previous = f.portPrevious
 	}
 	if cmd.Flags().Changed("times") {
 		if f.times < 1 {
@@ -135,7 +137,7 @@ func loadConfig(path string) (*config.Config, error) {
 // variant reads a variant's migration (and its previous version) for the gate.
 func variant(name string, v config.Variant) (gate.Variant, error) {
 	if v.File == "" {
-		return gate.Variant{}, fault.Input(fmt.Errorf("the %s has no file; set variants.%s.file in %s or pass --%s", name, side(name), config.DefaultFile, name))
+		return gate.Variant{}, fault.Input(fmt.Errorf("the %s has no file; set %s.file in %s or pass --%s", name, config.Variants{}.Key(name), config.DefaultFile, name))
 	}
 	src, err := input.ReadFile(v.File, input.Migration)
 	if err != nil {
@@ -145,18 +147,9 @@ func variant(name string, v config.Variant) (gate.Variant, error) {
 	if v.Previous != "" {
 		prev, err := input.ReadFile(v.Previous, input.Migration)
 		if err != nil {
-			return gate.Variant{}, fault.Input(fmt.Errorf("variants.%s.previous: %w", side(name), err))
+			return gate.Variant{}, fault.Input(fmt.Errorf("%s.previous: %w", config.Variants{}.Key(name), err))
 		}
 		gv.Previous = &gate.Script{Name: v.Previous, Src: prev}
 	}
 	return gv, nil
-}
-
-// side is the key of a variant in configuration version 1 (variants.left, variants.right): the
-// one place the configuration's vocabulary meets the variants' (artifact, port).
-func side(name string) string {
-	if name == "artifact" {
-		return "left"
-	}
-	return "right"
 }

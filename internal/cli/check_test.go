@@ -34,8 +34,8 @@ func TestCheckInputErrors(t *testing.T) {
 		{[]string{"check", "--config", badConfig}, regexp.QuoteMeta(badConfig) + `:5:`},
 		{[]string{"check", "--config", repoConfig, "--allowlist", badAllow}, regexp.QuoteMeta(badAllow) + `:3:`},
 		{[]string{"check", "--config", repoConfig, "--format", "xml"}, `"xml" is not a format; want one of text, json, sarif, github, html`},
-		{[]string{"check", "--config", repoConfig, "--right-dim", "0"}, `--right-dim 0`},
-		{[]string{"check", "--config", repoConfig, "--left", filepath.Join(dir, "missing.sql")}, `missing.sql: no such file`},
+		{[]string{"check", "--config", repoConfig, "--port-dim", "0"}, `--port-dim 0`},
+		{[]string{"check", "--config", repoConfig, "--artifact", filepath.Join(dir, "missing.sql")}, `missing.sql: no such file`},
 		{[]string{"check", "--config", filepath.Join(dir, "none.yaml")}, `none.yaml`},
 		{[]string{"check", "--config", repoConfig, "--color", "sometimes"}, `--color "sometimes"`},
 		{[]string{"check", "extra-arg"}, `unknown command|accepts 0 arg`},
@@ -44,6 +44,20 @@ func TestCheckInputErrors(t *testing.T) {
 		if code != ExitInput || out != "" || !regexp.MustCompile(tc.want).MatchString(errs) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, one line matching %q", tc.args, code, out, errs, tc.want)
 		}
+	}
+}
+
+// The flags of earlier versions, --left* and --right*, are hidden deprecated aliases of
+// --artifact* and --port*: they still set the same value, with a note on stderr.
+func TestLeftRightFlagsAreDeprecatedAliases(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "check", "--config", repoConfig, "--right", filepath.Join(dir, "missing.sql"))
+	if code != ExitInput || out != "" || !strings.Contains(errs, "missing.sql: no such file") || !strings.Contains(errs, "--right is deprecated; use --port") {
+		t.Errorf("--right: exit %d, stderr %q", code, errs)
+	}
+	_, help, _ := runCLI(t, "check", "--help")
+	if strings.Contains(help, "--right") || strings.Contains(help, "--left") || !strings.Contains(help, "--port-dim") || !strings.Contains(help, "--artifact-previous") {
+		t.Errorf("check --help shows the deprecated flags or lacks the new ones:\n%s", help)
 	}
 }
 
@@ -149,8 +163,8 @@ func TestCheckScenarios(t *testing.T) {
 		rule  string // a rule whose finding must be in every format
 		text  string // text of that finding
 	}{
-		{"drifted port", []string{"--right", drifted}, true, "unreviewed-difference", "importance"},
-		{"failing lint", []string{"--left", badLint}, true, "modifies-existing-object", "public.thoughts"},
+		{"drifted port", []string{"--port", drifted}, true, "unreviewed-difference", "importance"},
+		{"failing lint", []string{"--artifact", badLint}, true, "modifies-existing-object", "public.thoughts"},
 		{"stale allowlist entry", []string{"--allowlist", stale}, true, "stale-allowlist-entry", "public.no_such_table"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -183,8 +183,8 @@ func TestBadInput(t *testing.T) {
 		add(ExitInput, want, "lint", f[name])
 		add(ExitInput, want, append([]string{"snapshot", "--install", f[name]}, server...)...)
 		add(ExitInput, want, append([]string{"rerun", f[name], "--dim", "1536"}, server...)...)
-		add(ExitInput, want, append([]string{"parity", "--config", repoConfig, "--left", f[name]}, server...)...)
-		add(ExitInput, want, append([]string{"check", "--config", repoConfig, "--right", f[name]}, server...)...)
+		add(ExitInput, want, append([]string{"parity", "--config", repoConfig, "--artifact", f[name]}, server...)...)
+		add(ExitInput, want, append([]string{"check", "--config", repoConfig, "--port", f[name]}, server...)...)
 	}
 	// Content: lint findings (exit 1); an install that fails is exit 1 too.
 	add(ExitFindings, `empty\.sql:1:1: error: the file is empty; it must end with NOTIFY pgrst, 'reload schema' \[missing-notify-reload\]`, "lint", f["empty.sql"])
@@ -203,8 +203,8 @@ func TestBadInput(t *testing.T) {
 	add(ExitFindings, `copy\.sql:2:1: syntax error: COPY \.\.\. FROM STDIN needs psql to supply the data; the file cannot be installed`, install("copy.sql")...)
 	add(ExitFindings, `nested\.sql:1:1: expression nesting of 10000 exceeds ledgercheck's limit of 2000`, install("nested.sql")...)
 	add(ExitFindings, `copy\.sql:2:1: error: .*COPY \.\.\. FROM STDIN needs psql .*\[rerun-install-failed\]`, append([]string{"rerun", f["copy.sql"], "--dim", "1536", "--no-fixture"}, server...)...)
-	add(ExitFindings, `(?m)^== install artifact ==\n.*nul\.sql:2:1: error: the migration does not install: the file contains a NUL byte; migrations must be UTF-8 text \[install-failed\]`, append([]string{"parity", "--config", repoConfig, "--left", f["nul.sql"]}, server...)...)
-	add(ExitFindings, `(?s)unsupported-statement.*meta\.sql:1:1: error: the migration does not install: \\i other\.sql is psql syntax`, append([]string{"check", "--config", repoConfig, "--right", f["meta.sql"], "--times", "2"}, server...)...)
+	add(ExitFindings, `(?m)^== install artifact ==\n.*nul\.sql:2:1: error: the migration does not install: the file contains a NUL byte; migrations must be UTF-8 text \[install-failed\]`, append([]string{"parity", "--config", repoConfig, "--artifact", f["nul.sql"]}, server...)...)
+	add(ExitFindings, `(?s)unsupported-statement.*meta\.sql:1:1: error: the migration does not install: \\i other\.sql is psql syntax`, append([]string{"check", "--config", repoConfig, "--port", f["meta.sql"], "--times", "2"}, server...)...)
 	// YAML: file:line, exit 2.
 	for name, want := range map[string]string{
 		"al_malformed.yaml": `al_malformed\.yaml:2: did not find expected node content$`,

@@ -71,10 +71,10 @@ fixture: %[5]s
 				return append([]string{"parity", "--config", config("allowlist", bad)}, noServer...)
 			}},
 			{"migration", func(bad string) []string {
-				return append([]string{"parity", "--config", repoConfig, "--left", bad}, noServer...)
+				return append([]string{"parity", "--config", repoConfig, "--artifact", bad}, noServer...)
 			}},
 			{"migration", func(bad string) []string {
-				return append([]string{"check", "--config", repoConfig, "--right", bad}, noServer...)
+				return append([]string{"check", "--config", repoConfig, "--port", bad}, noServer...)
 			}},
 			{"migration", func(bad string) []string {
 				return append([]string{"check", "--config", config("previous", bad)}, noServer...)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/config"
@@ -21,21 +22,25 @@ import (
 // parityFlags are the flags parity, allowlist suggest and check share: the configuration file,
 // the fields flags may override, and the server.
 type parityFlags struct {
-	sf         serverFlags
-	configPath string
-	left       string
-	leftDim    int
-	right      string
-	rightDim   int
-	allowlist  string
+	sf          serverFlags
+	configPath  string
+	artifact    string
+	artifactDim int
+	port        string
+	portDim     int
+	allowlist   string
 }
 
 func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
 	cmd.Flags().StringVar(&pf.configPath, "config", "", "configuration file (default: "+config.DefaultFile+" in the working directory when present, else the shipped artifact and port)")
-	cmd.Flags().StringVar(&pf.left, "left", "", "left migration (the artifact), overriding variants.left.file")
-	cmd.Flags().IntVar(&pf.leftDim, "left-dim", 0, "vector dimension of the left install, overriding variants.left.dim")
-	cmd.Flags().StringVar(&pf.right, "right", "", "right migration (the port), overriding variants.right.file")
-	cmd.Flags().IntVar(&pf.rightDim, "right-dim", 0, "vector dimension of the right install, overriding variants.right.dim")
+	cmd.Flags().StringVar(&pf.artifact, "artifact", "", "the artifact's migration, overriding variants.left.file")
+	cmd.Flags().IntVar(&pf.artifactDim, "artifact-dim", 0, "vector dimension of the artifact's install, overriding variants.left.dim")
+	cmd.Flags().StringVar(&pf.port, "port", "", "the port's migration, overriding variants.right.file")
+	cmd.Flags().IntVar(&pf.portDim, "port-dim", 0, "vector dimension of the port's install, overriding variants.right.dim")
+	alias(cmd, "left", "artifact")
+	alias(cmd, "left-dim", "artifact-dim")
+	alias(cmd, "right", "port")
+	alias(cmd, "right-dim", "port-dim")
 	cmd.Flags().StringVar(&pf.allowlist, "allowlist", "", "allowlist file, overriding the configuration's allowlist")
 	addServerFlags(cmd, &pf.sf)
 }
@@ -46,17 +51,17 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pf.left != "" {
-		cfg.Variants.Left.File = pf.left
+	if pf.artifact != "" {
+		cfg.Variants.Artifact.File = pf.artifact
 	}
-	if pf.right != "" {
-		cfg.Variants.Right.File = pf.right
+	if pf.port != "" {
+		cfg.Variants.Port.File = pf.port
 	}
-	if cmd.Flags().Changed("left-dim") {
-		cfg.Variants.Left.Dim = pf.leftDim
+	if cmd.Flags().Changed("artifact-dim") {
+		cfg.Variants.Artifact.Dim = pf.artifactDim
 	}
-	if cmd.Flags().Changed("right-dim") {
-		cfg.Variants.Right.Dim = pf.rightDim
+	if cmd.Flags().Changed("port-dim") {
+		cfg.Variants.Port.Dim = pf.portDim
 	}
 	if cmd.Flags().Changed("allowlist") {
 		cfg.Allowlist = pf.allowlist
@@ -64,7 +69,7 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 	for _, d := range []struct {
 		flag string
 		dim  int
-	}{{"--left-dim", cfg.Variants.Left.Dim}, {"--right-dim", cfg.Variants.Right.Dim}} {
+	}{{"--artifact-dim", cfg.Variants.Artifact.Dim}, {"--port-dim", cfg.Variants.Port.Dim}} {
 		if d.dim < 1 || d.dim > 16000 {
 			return nil, fault.Input(fmt.Errorf("%s %d: want a dimension from 1 to 16000", d.flag, d.dim))
 		}
@@ -94,10 +99,10 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		return &gate.Script{Name: path, Src: src}, nil
 	}
 	var err error
-	if req.Artifact, err = variant("artifact", cfg.Variants.Left); err != nil {
+	if req.Artifact, err = variant("artifact", cfg.Variants.Artifact); err != nil {
 		return req, err
 	}
-	port, err := variant("port", cfg.Variants.Right)
+	port, err := variant("port", cfg.Variants.Port)
 	if err != nil {
 		return req, err
 	}
@@ -155,7 +160,8 @@ Every semantic difference must be accepted by an entry of the allowlist (see
 and never fail. An allowlist entry that accepts no difference is stale and fails.
 
 The configuration (` + config.DefaultFile + `, or --config) names the variants, the allowlist, the
-fixture and the probes; --left, --left-dim, --right, --right-dim and --allowlist override it.
+fixture and the probes; --artifact, --artifact-dim, --port, --port-dim and --allowlist override
+it (--left and --right, the names of earlier versions, still work).
 
 Output: the phases parity, probes and allowlist of ` + "`ledgercheck check`" + `'s report, in any of its
 formats (--format text, json, sarif, github or html).
@@ -192,4 +198,28 @@ func runParity(cmd *cobra.Command, g *globals, pf *parityFlags) (*gate.Result, e
 	}
 	req.Steps, req.Command = gate.Steps{Parity: true}, "parity"
 	return gate.Run(cmd.Context(), req)
+}
+
+// alias adds the hidden, deprecated flag old as another name of the flag name: old scripts keep
+// working, and a note on stderr names the new flag.
+func alias(cmd *cobra.Command, old, name string) {
+	f := cmd.Flags().Lookup(name)
+	cmd.Flags().AddFlag(&pflag.Flag{Name: old, Usage: f.Usage, DefValue: f.DefValue,
+		Value: deprecatedValue{Value: f.Value, note: func() {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ledgercheck: --%s is deprecated; use --%s\n", old, name)
+		}}})
+	if err := cmd.Flags().MarkHidden(old); err != nil {
+		panic(err) // the flag was just added
+	}
+}
+
+// deprecatedValue is a flag's value under a deprecated name: setting it notes the new name.
+type deprecatedValue struct {
+	pflag.Value
+	note func()
+}
+
+func (d deprecatedValue) Set(s string) error {
+	d.note()
+	return d.Value.Set(s)
 }

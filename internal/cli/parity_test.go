@@ -67,7 +67,7 @@ func TestParityCommandInputErrors(t *testing.T) {
 	if code != ExitInput || !strings.Contains(errs, cfg+":5: unknown key probe") {
 		t.Errorf("unknown key: exit %d, stderr %q", code, errs)
 	}
-	code, _, errs = runCLI(t, "parity", "--config", "../../ledgercheck.yaml", "--right", filepath.Join(dir, "missing.sql"))
+	code, _, errs = runCLI(t, "parity", "--config", "../../ledgercheck.yaml", "--port", filepath.Join(dir, "missing.sql"))
 	if code != ExitInput || !strings.Contains(errs, "missing.sql: no such file") {
 		t.Errorf("missing file: exit %d, stderr %q", code, errs)
 	}

@@ -31,7 +31,7 @@ const DefaultFile = "ledgercheck.yaml"
 type Config struct {
 	// Version must be [Version].
 	Version int `yaml:"version"`
-	// Variants are the two installs parity compares: left (the artifact) and right (the port).
+	// Variants are the two installs parity compares: the artifact and the port.
 	Variants Variants `yaml:"variants"`
 	// Environment describes what each scratch database has before a variant is installed.
 	Environment Environment `yaml:"environment"`
@@ -45,7 +45,8 @@ type Config struct {
 	Probes []Probe `yaml:"probes"`
 	// Rerun configures the rerun audit (the check command's; parity ignores it).
 	Rerun Rerun `yaml:"rerun"`
-	// Lint is lint's policy (see [lint.Config]); absent means [lint.DefaultConfig].
+	// Lint is lint's policy (see [lint.Config]); absent means the shipped default's
+	// ([DefaultLint]).
 	Lint lint.Config `yaml:"lint"`
 	// Limits bound the time user SQL may take.
 	Limits Limits `yaml:"limits"`
@@ -58,10 +59,20 @@ type Config struct {
 	nlines  int // lines in the file
 }
 
-// Variants are the left and right installs.
+// Variants are the artifact and its port. Configuration version 1 names them variants.left
+// and variants.right ([Variants.Key]): these tags are where the file's words meet the code's.
 type Variants struct {
-	Left  Variant `yaml:"left"`
-	Right Variant `yaml:"right"`
+	Artifact Variant `yaml:"left"`
+	Port     Variant `yaml:"right"`
+}
+
+// Key returns the configuration key of the variant called name ("artifact" or "port"):
+// "variants.left" or "variants.right".
+func (Variants) Key(name string) string {
+	if name == "artifact" {
+		return "variants.left"
+	}
+	return "variants.right"
 }
 
 // Variant is one install: a migration file at a vector dimension.
@@ -212,12 +223,12 @@ func Parse(path string, data []byte) (*Config, error) {
 			*p = filepath.Join(dir, *p)
 		}
 	}
-	res(&c.Variants.Left.File)
-	res(&c.Variants.Right.File)
+	res(&c.Variants.Artifact.File)
+	res(&c.Variants.Port.File)
 	res(&c.Allowlist)
 	res(&c.Fixture)
-	res(&c.Variants.Left.Previous)
-	res(&c.Variants.Right.Previous)
+	res(&c.Variants.Artifact.Previous)
+	res(&c.Variants.Port.Previous)
 	for i := range c.Environment.Extra {
 		res(&c.Environment.Extra[i])
 	}
@@ -298,18 +309,18 @@ func (c *Config) validate() error {
 	for _, v := range []struct {
 		name string
 		v    Variant
-	}{{"left", c.Variants.Left}, {"right", c.Variants.Right}} {
-		p := "variants." + v.name
+	}{{"artifact", c.Variants.Artifact}, {"port", c.Variants.Port}} {
+		p := c.Variants.Key(v.name)
 		if v.v == (Variant{}) {
 			// No such variant: a configuration for lint alone, or one whose variants come from
-			// flags (--left, --right); the commands that need it say so.
+			// flags (--artifact, --port); the commands that need it say so.
 			continue
 		}
 		if v.v.File == "" {
-			return c.errAt(c.Line(p), "variants.%s.file is missing: name the migration to install", v.name)
+			return c.errAt(c.Line(p), "%s.file is missing: name the migration to install (the %s)", p, v.name)
 		}
 		if v.v.Dim < 1 || v.v.Dim > 16000 {
-			return c.errAt(c.Line(p+".dim"), "variants.%s.dim %d is out of range: want 1 to 16000", v.name, v.v.Dim)
+			return c.errAt(c.Line(p+".dim"), "%s.dim %d is out of range: want 1 to 16000", p, v.v.Dim)
 		}
 	}
 	switch c.Environment.Prerequisites {

@@ -14,15 +14,15 @@ func TestShippedConfigLoadsAndResolvesPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Variants.Left.File != filepath.Join("../..", "migrations/decision_ledger.sql") || c.Variants.Left.Dim != 1536 ||
-		c.Variants.Right.File != filepath.Join("../..", "migrations/ports/decision_ledger_1024.sql") || c.Variants.Right.Dim != 1024 {
+	if c.Variants.Artifact.File != filepath.Join("../..", "migrations/decision_ledger.sql") || c.Variants.Artifact.Dim != 1536 ||
+		c.Variants.Port.File != filepath.Join("../..", "migrations/ports/decision_ledger_1024.sql") || c.Variants.Port.Dim != 1024 {
 		t.Errorf("variants = %+v", c.Variants)
 	}
 	if c.Allowlist != filepath.Join("../..", "allowlist.yaml") || c.Fixture != filepath.Join("../..", "testdata/fixtures/ledger_fixture.sql") {
 		t.Errorf("allowlist %q fixture %q: not resolved against the file's directory", c.Allowlist, c.Fixture)
 	}
-	if c.Variants.Left.Previous != filepath.Join("../..", "testdata/fixtures/first_cut.sql") || c.Variants.Right.Previous != "" {
-		t.Errorf("previous versions %q and %q: want the first cut for the artifact only, resolved", c.Variants.Left.Previous, c.Variants.Right.Previous)
+	if c.Variants.Artifact.Previous != filepath.Join("../..", "testdata/fixtures/first_cut.sql") || c.Variants.Port.Previous != "" {
+		t.Errorf("previous versions %q and %q: want the first cut for the artifact only, resolved", c.Variants.Artifact.Previous, c.Variants.Port.Previous)
 	}
 	if len(c.Probes) < 5 || c.Rerun.Times != 3 || c.Limits.InstallTimeout != 120*time.Second || !c.LintSet || len(c.Lint.Allow) != 1 {
 		t.Errorf("probes %d rerun %+v limits %+v lint allow %d", len(c.Probes), c.Rerun, c.Limits, len(c.Lint.Allow))
@@ -35,7 +35,7 @@ func TestDefaultsAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Environment.Prerequisites != "builtin" || c.Limits.StatementTimeout != 60*time.Second || c.Variants.Left.File != "dir/a.sql" || c.LintSet || len(c.Lint.Existing) == 0 {
+	if c.Environment.Prerequisites != "builtin" || c.Limits.StatementTimeout != 60*time.Second || c.Variants.Artifact.File != "dir/a.sql" || c.LintSet || len(c.Lint.Existing) == 0 {
 		t.Errorf("defaults: %+v", c)
 	}
 	cases := []struct{ name, yaml, want string }{

@@ -6,9 +6,13 @@
 //
 // [Load] decodes strictly (version 1, unknown keys rejected, every value validated) and reports
 // every error as "file:line: message" (exit 2). Paths in the file are relative to the file's
-// directory and are resolved on load. Commands let flags override single fields (--left,
-// --right, --allowlist, ...), so a contributor can check a port without editing the file.
+// directory and are resolved on load. Commands let flags override single fields (--artifact,
+// --port, --allowlist, ...), so a contributor can check a port without editing the file.
 //
 // A missing section takes its default: builtin prerequisites, rerun twice, statement_timeout
-// 60s, lock_timeout 10s, install_timeout 120s, and [ledgercheck/lint.DefaultConfig] for lint.
+// 60s, lock_timeout 10s, install_timeout 120s, and the shipped default's lint section ([DefaultLint]).
+//
+// Version 1 names the variants variants.left (the artifact) and variants.right (the port); the
+// Go fields are [Variants.Artifact] and [Variants.Port], and the yaml tags are the one place the
+// two vocabularies meet.
 package config

@@ -45,10 +45,10 @@ type Installed struct {
 type ProbeResult struct {
 	Name string `json:"name"`
 	// Equal reports whether the results agree (within the tolerance).
-	Equal bool              `json:"equal"`
-	Left  *scratch.Rows     `json:"left,omitempty"`
-	Right *scratch.Rows     `json:"right,omitempty"`
-	Error map[string]string `json:"error,omitempty"`
+	Equal    bool              `json:"equal"`
+	Artifact *scratch.Rows     `json:"artifact,omitempty"`
+	Port     *scratch.Rows     `json:"port,omitempty"`
+	Error    map[string]string `json:"error,omitempty"`
 }
 
 // Timings are the wall times of a comparison. Total counts in the parity phase's duration; the
@@ -60,8 +60,9 @@ type Timings struct {
 
 // Report is the outcome of [Compare].
 type Report struct {
-	Left  diff.SideInfo
-	Right diff.SideInfo
+	// Artifact and Port are the two installs compared (diff's left and right).
+	Artifact diff.SideInfo
+	Port     diff.SideInfo
 	// Allowlist is the allowlist's path ("" for none).
 	Allowlist string
 	// Differences are every catalog and probe difference, sorted.
@@ -90,7 +91,7 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 		diff.Side{Label: "left", File: artifact.File, Dim: artifact.Dim, Footprint: artifact.Footprint, Source: DeclaredSource(artifact.Source)},
 		diff.Side{Label: "right", File: port.File, Dim: port.Dim, Footprint: port.Footprint, Source: DeclaredSource(port.Source)},
 	)
-	rep := &Report{Left: res.Left, Right: res.Right, Sites: res.Sites, Differences: res.Differences}
+	rep := &Report{Artifact: res.Left, Port: res.Right, Sites: res.Sites, Differences: res.Differences}
 	for i, p := range probes {
 		pr, d, err := compareProbe(p, probeRows(artifact, i), probeRows(port, i), probeErr(artifact, i), probeErr(port, i))
 		if err != nil {
@@ -129,17 +130,17 @@ func probeErr(v Installed, i int) error {
 // compareProbe compares one probe's results; the difference, if any, has kind "probe", the
 // probe's name as object and attribute "rows", and the rendered results as values.
 func compareProbe(p Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *diff.Difference, error) {
-	pr := ProbeResult{Name: p.Name, Left: l, Right: r}
+	pr := ProbeResult{Name: p.Name, Artifact: l, Port: r}
 	if lerr != nil && rerr != nil {
 		return pr, nil, fault.Input(fmt.Errorf("probe %q fails on both installs: %s", p.Name, oneLine(lerr.Error())))
 	}
 	lt, rt := "", ""
 	switch {
 	case lerr != nil:
-		pr.Error = map[string]string{"left": oneLine(lerr.Error())}
+		pr.Error = map[string]string{"artifact": oneLine(lerr.Error())}
 		lt, rt = "error: "+oneLine(lerr.Error())+"\n", RenderRows(r)
 	case rerr != nil:
-		pr.Error = map[string]string{"right": oneLine(rerr.Error())}
+		pr.Error = map[string]string{"port": oneLine(rerr.Error())}
 		lt, rt = RenderRows(l), "error: "+oneLine(rerr.Error())+"\n"
 	default:
 		if rowsEqual(l, r, p.Tolerance) {

@@ -49,20 +49,20 @@ func (r *Report) Summary() Summary {
 // in the notes, e.g. "artifact" and "port".
 func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 	sum := r.Summary()
-	par := report.PhaseResult{Phase: finding.PhaseParity, Name: "parity", File: r.Right.File, Duration: r.Timings.Total,
+	par := report.PhaseResult{Phase: finding.PhaseParity, Name: "parity", File: r.Port.File, Duration: r.Timings.Total,
 		Counts: map[string]int{"differences": sum.Differences, "allowlisted": sum.Allowlisted, "unreviewed": sum.Unreviewed,
 			"cosmetic": sum.Cosmetic, "normalized": sum.DimensionSites},
 		Notes: []string{fmt.Sprintf("%d differences between the %s %s (%d) and the %s %s (%d): %d allowlisted, %d cosmetic, %d unreviewed",
-			sum.Differences, artifact, r.Left.File, r.Left.Dim, port, r.Right.File, r.Right.Dim, sum.Allowlisted, sum.Cosmetic, sum.Unreviewed)}}
+			sum.Differences, artifact, r.Artifact.File, r.Artifact.Dim, port, r.Port.File, r.Port.Dim, sum.Allowlisted, sum.Cosmetic, sum.Unreviewed)}}
 	if len(r.Sites) > 0 {
 		var names []string
 		for _, st := range r.Sites {
 			names = append(names, st.String()+sitePositions(st))
 		}
 		par.Notes = append(par.Notes, fmt.Sprintf("%d dimension normalizations (vector(%d) in the %s is vector(%d) in the %s): %s",
-			len(r.Sites), r.Left.Dim, artifact, r.Right.Dim, port, strings.Join(names, "; ")))
+			len(r.Sites), r.Artifact.Dim, artifact, r.Port.Dim, port, strings.Join(names, "; ")))
 	}
-	probes := report.PhaseResult{Phase: finding.PhaseProbe, Name: "probes", File: r.Right.File,
+	probes := report.PhaseResult{Phase: finding.PhaseProbe, Name: "probes", File: r.Port.File,
 		Counts: map[string]int{"probes": sum.Probes, "differing": sum.ProbesDiffering},
 		Notes:  []string{fmt.Sprintf("%d probes on the fixture, %d return different rows", sum.Probes, sum.ProbesDiffering)}}
 	for _, p := range r.Probes {
@@ -70,7 +70,7 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 		if !p.Equal {
 			state = "DIFFERENT"
 		}
-		probes.Notes = append(probes.Notes, fmt.Sprintf("%s: %s %s, %s %s: %s", p.Name, artifact, rowCount(p.Left), port, rowCount(p.Right), state))
+		probes.Notes = append(probes.Notes, fmt.Sprintf("%s: %s %s, %s %s: %s", p.Name, artifact, rowCount(p.Artifact), port, rowCount(p.Port), state))
 	}
 	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist", File: r.Allowlist, Counts: map[string]int{"stale": sum.Stale}}
 	if r.Allowlist == "" {
@@ -139,14 +139,21 @@ func (r *Report) Findings() []finding.Finding {
 	return out
 }
 
+// variantOf and variantIn name diff's sides as the report does: left is the artifact, right the
+// port (in a presence, and in a dimension difference's note).
+var (
+	variantOf = strings.NewReplacer("left", "artifact", "right", "port")
+	variantIn = strings.NewReplacer("the left variant", "the artifact", "the right variant", "the port")
+)
+
 func differenceMessage(d diff.Difference) string {
 	switch {
 	case d.Kind == "probe":
 		return "probe " + d.Object + " returns different rows on the two installs"
 	case d.Kind == "dimension":
-		return d.Note
+		return variantIn.Replace(d.Note)
 	case d.Presence() != "":
-		return d.Kind + " " + d.Object + " exists on the " + strings.TrimSuffix(d.Presence(), " only") + " only"
+		return d.Kind + " " + d.Object + " exists in the " + variantOf.Replace(d.Presence())
 	case d.Class == introspect.Cosmetic:
 		return d.Attr + " of " + d.Kind + " " + d.Object + " differs in layout or comments only"
 	}
