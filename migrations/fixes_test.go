@@ -195,7 +195,7 @@ func TestFix3ClampedCosine(t *testing.T) {
 // Fix 4: the dependency normaliser is the parameter p_dependency_saturation (default 3), so a
 // decision's dependency term does not depend on what else matched.
 //
-// Note (openbrain-facts.md §7): the stored first cut already divides by a constant 3.0, so the
+// Note (the project's Open Brain facts, §7): the stored first cut already divides by a constant 3.0, so the
 // "same term across two candidate sets" half passes there too; what fails on the first cut is
 // the parameter itself.
 func TestFix4FrozenDependencySaturation(t *testing.T) {
