@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/ledgercheck
 
-.PHONY: setup build check test vet bench fuzz clean
+.PHONY: setup build check test vet lint bench fuzz clean
 
 setup:
 	@$(if $(PG),PG_MAJOR=$(PG) )bash scripts/setup.sh
@@ -23,6 +23,13 @@ vet:
 
 test: setup vet
 	$(GO) test -count=1 ./...
+
+# What CI checks besides the tests: go.mod and go.sum tidy, go vet, gofmt and staticcheck (a
+# pinned version from the Go module proxy; v0.8.2 builds with Go 1.26).
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint: vet
+	$(GO) mod tidy -diff
+	$(GO) run $(STATICCHECK) ./...
 
 # The whole gate cold and warm, per phase, beside pg_dump --schema-only + diff (bench/gate.sh).
 bench: setup build

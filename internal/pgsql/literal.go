@@ -6,8 +6,6 @@ import "strings"
 // query inside a body) to a byte offset in the file.
 type offsetMap func(int) int
 
-func identity(i int) int { return i }
-
 // literal is a string literal read from source text: its value, and where each byte of the value
 // sits in the source (nil when the value is a plain slice of the source starting at base).
 type literal struct {

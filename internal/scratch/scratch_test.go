@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
@@ -180,22 +178,4 @@ func TestBinDirEnv(t *testing.T) {
 	if _, err := scratch.FindBinDir(t.TempDir()); err == nil || strings.Contains(err.Error(), scratch.BinDirEnv) {
 		t.Errorf("got %v, want --pg-bin to win over %s", err, scratch.BinDirEnv)
 	}
-}
-
-func listDatabases(t *testing.T, dsn string) []string {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	rows, err := conn.Query(context.Background(), `SELECT datname FROM pg_database ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return names
 }
