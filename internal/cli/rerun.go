@@ -15,16 +15,19 @@ import (
 	"ledgercheck/internal/scratch"
 )
 
+// rerunFlags are the flags of the rerun command.
+type rerunFlags struct {
+	sf        serverFlags
+	dim       int
+	times     int
+	from      string
+	fixture   string
+	noFixture bool
+	out       outputFlags
+}
+
 func newRerunCmd(g *globals) *cobra.Command {
-	var (
-		sf        serverFlags
-		dim       int
-		times     int
-		from      string
-		fixture   string
-		noFixture bool
-		out       = newOutputFlags()
-	)
+	f := &rerunFlags{out: newOutputFlags()}
 	cmd := &cobra.Command{
 		Use:   "rerun FILE",
 		Short: "Prove a migration is safe to run again, and over its previous version, with no row lost",
@@ -37,7 +40,7 @@ as they were after the first run. The report gives the first statement that fail
 lost, duplicated, changed or added.
 
 With --from PREVIOUS it also installs PREVIOUS into a second database, loads the fixture and
-applies FILE over it: the result must have the catalog of a fresh install of FILE (no stale
+applies FILE over it: the result must have the catalog of FILE's fresh install (no stale
 overload, trigger, policy or column left behind) and no table may have fewer rows than before
 (a table the new version drops counts as loss). The audits run in separate databases, in
 parallel.
@@ -52,68 +55,83 @@ github or html. Exit 0 when both audits pass, 1 on findings, 2 for input errors 
 flag), 3 when Postgres cannot be started or reached.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if err := out.validate(); err != nil {
-				return err
-			}
-			if dim <= 0 {
-				return fault.Input(fmt.Errorf("--dim %d: want a positive dimension", dim))
-			}
-			if times < 1 {
-				return fault.Input(fmt.Errorf("--times %d: want at least 1 (the install)", times))
-			}
-			if noFixture && fixture != "" {
-				return fault.Input(errors.New("--fixture and --no-fixture exclude each other"))
-			}
-			src, err := input.ReadFile(args[0], input.Migration)
-			if err != nil {
-				return fault.Input(err)
-			}
-			req := gate.Request{
-				Artifact: gate.Variant{Name: "migration", File: args[0], Src: src, Dim: dim},
-				Steps:    gate.Steps{Rerun: true, RerunApart: true}, Command: "rerun",
-				Times: times,
-				Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &sf) },
-				Logf:  func(format string, args ...any) { g.logf(format, args...) },
-				Tool:  "ledgercheck", Version: Version, Root: ".",
-			}
-			if from != "" {
-				src, err := input.ReadFile(from, input.Migration)
-				if err != nil {
-					return fault.Input(fmt.Errorf("--from: %w", err))
-				}
-				req.Artifact.Previous = &gate.Script{Name: from, Src: src}
-			}
-			if !noFixture {
-				if fixture == "" {
-					wd, err := os.Getwd()
-					if err != nil {
-						return fault.Input(fmt.Errorf("finding the default fixture: %w", err))
-					}
-					if fixture, err = rerun.FindDefaultFixture(wd); err != nil {
-						return fault.Input(err)
-					}
-				}
-				src, err := input.ReadFile(fixture, input.Fixture)
-				if err != nil {
-					return fault.Input(fmt.Errorf("--fixture: %w", err))
-				}
-				req.Fixture = &gate.Script{Name: fixture, Src: src}
-			}
-			res, err := gate.Run(ctx, req)
+			req, err := f.request(g, args[0])
 			if err != nil {
 				return err
 			}
-			return out.render(g, res.Report)
+			res, err := gate.Run(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			return f.out.render(g, res.Report)
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&dim, "dim", 1536, "vector dimension of the prerequisites (and of :dim in the scripts)")
-	fl.IntVar(&times, "times", rerun.DefaultTimes, "how many times to apply FILE, the install included")
-	fl.StringVar(&from, "from", "", "previous version of FILE: also check the upgrade from it")
-	fl.StringVar(&fixture, "fixture", "", "SQL loaded after the install (default: "+rerun.DefaultFixture+", found from the working directory up)")
-	fl.BoolVar(&noFixture, "no-fixture", false, "load no fixture")
-	out.add(cmd)
-	addServerFlags(cmd, &sf)
+	fl.IntVar(&f.dim, "dim", 1536, "vector dimension of the prerequisites (and of :dim in the scripts)")
+	fl.IntVar(&f.times, "times", rerun.DefaultTimes, "how many times to apply FILE, the install included")
+	fl.StringVar(&f.from, "from", "", "previous version of FILE: also check the upgrade from it")
+	fl.StringVar(&f.fixture, "fixture", "", "SQL loaded after the install (default: "+rerun.DefaultFixture+", found from the working directory up)")
+	fl.BoolVar(&f.noFixture, "no-fixture", false, "load no fixture")
+	f.out.add(cmd)
+	addServerFlags(cmd, &f.sf)
 	return cmd
+}
+
+// request builds the gate's request for the rerun audit of file.
+func (f *rerunFlags) request(g *globals, file string) (gate.Request, error) {
+	if err := f.out.validate(); err != nil {
+		return gate.Request{}, err
+	}
+	switch {
+	case f.dim <= 0:
+		return gate.Request{}, fault.Input(fmt.Errorf("--dim %d: want a positive dimension", f.dim))
+	case f.times < 1:
+		return gate.Request{}, fault.Input(fmt.Errorf("--times %d: want at least 1 (the install)", f.times))
+	case f.noFixture && f.fixture != "":
+		return gate.Request{}, fault.Input(errors.New("--fixture and --no-fixture exclude each other"))
+	}
+	src, err := input.ReadFile(file, input.Migration)
+	if err != nil {
+		return gate.Request{}, fault.Input(err)
+	}
+	req := gate.Request{
+		Artifact: gate.Variant{Name: "migration", File: file, Src: src, Dim: f.dim},
+		Steps:    gate.Steps{Rerun: true, RerunApart: true}, Command: "rerun",
+		Times: f.times,
+		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &f.sf) },
+		Logf:  func(format string, args ...any) { g.logf(format, args...) },
+		Tool:  "ledgercheck", Version: Version, Root: ".",
+	}
+	if f.from != "" {
+		src, err := input.ReadFile(f.from, input.Migration)
+		if err != nil {
+			return req, fault.Input(fmt.Errorf("--from: %w", err))
+		}
+		req.Artifact.Previous = &gate.Script{Name: f.from, Src: src}
+	}
+	if !f.noFixture {
+		if req.Fixture, err = f.readFixture(); err != nil {
+			return req, err
+		}
+	}
+	return req, nil
+}
+
+// readFixture reads --fixture, or the project's ledger fixture found from the working directory.
+func (f *rerunFlags) readFixture() (*gate.Script, error) {
+	fixture := f.fixture
+	if fixture == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fault.Input(fmt.Errorf("finding the default fixture: %w", err))
+		}
+		if fixture, err = rerun.FindDefaultFixture(wd); err != nil {
+			return nil, fault.Input(err)
+		}
+	}
+	src, err := input.ReadFile(fixture, input.Fixture)
+	if err != nil {
+		return nil, fault.Input(fmt.Errorf("--fixture: %w", err))
+	}
+	return &gate.Script{Name: fixture, Src: src}, nil
 }

@@ -1,34 +1,32 @@
 package cli
 
 import (
-	"cmp"
+	"context"
 	"errors"
 	"fmt"
-	"io"
-	installstep "ledgercheck/internal/install"
-	"ledgercheck/internal/sqlscript"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/gate"
 	"ledgercheck/internal/input"
-	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/introspect"
 )
 
+// snapshotFlags are the flags of the snapshot command.
+type snapshotFlags struct {
+	sf        serverFlags
+	install   string
+	dim       int
+	format    formatFlag
+	footprint bool
+	opts      introspect.Options
+}
+
 func newSnapshotCmd(g *globals) *cobra.Command {
-	var (
-		sf        serverFlags
-		install   string
-		dim       int
-		format    = formatFlag{value: "text", choices: []string{"text", "json"}}
-		footprint bool
-		opts      introspect.Options
-	)
+	f := &snapshotFlags{format: formatFlag{value: "text", choices: []string{"text", "json"}}}
 	cmd := &cobra.Command{
 		Use:   "snapshot",
 		Short: "Print the catalog snapshot of a migration's install, or of an existing database",
@@ -64,212 +62,69 @@ A file that cannot be read is exit 2; a FILE that fails to install is reported a
 file:line:col with the server's error, exit 1; no Postgres is exit 3.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			if dim <= 0 {
-				return fault.Input(fmt.Errorf("--dim %d: want a positive dimension", dim))
-			}
-			if footprint && install == "" {
-				return fault.Input(errors.New("--footprint needs --install FILE: it shows what FILE changed"))
-			}
-			if install == "" && sf.dsn != "" {
-				if cmd.Flags().Changed("dim") {
-					return fault.Input(errors.New("--dim applies to scratch databases; with --dsn and no --install the database at --dsn is only read"))
-				}
-				g.logf("snapshot: reading the database at --dsn (read-only)")
-				opts.NormalizeBody = pgsql.NormalizeBody
-				s, err := introspect.TakeURL(ctx, sf.dsn, opts)
-				if err != nil {
-					return err
-				}
-				return writeSnapshot(g.stdout, format.value, s)
-			}
-			var src []byte
-			if install != "" {
-				var err error
-				if src, err = input.ReadFile(install, input.Migration); err != nil {
-					return fault.Input(err)
-				}
-			}
-			srv, err := g.startServer(ctx, &sf)
+			req, err := f.request(cmd, g)
 			if err != nil {
 				return err
 			}
-			defer srv.Close()
-			db, err := srv.NewDatabase(ctx, dim)
+			res, err := gate.Snapshot(cmd.Context(), req)
+			if _, failed := gate.InstallFinding(err); failed {
+				fmt.Fprintf(g.stderr, "ledgercheck: %s (installing %s failed)\n", oneLine(err.Error()), f.install)
+				return fault.ErrFindings
+			}
 			if err != nil {
 				return err
 			}
-			var (
-				fp   *introspect.Footprint
-				snap *introspect.Snapshot
-			)
-			if install != "" {
-				g.logf("snapshot: installing %s at dimension %d", install, dim)
-				var f *pgsql.File
-				if f, err = sqlscript.Parse(install, src, dim); err == nil {
-					fp, snap, err = installstep.Footprint(ctx, db, sqlscript.Script(f), nil, opts)
-				}
-			} else {
-				snap, err = installstep.Snapshot(ctx, db, opts)
-			}
-			if err != nil {
-				var se *scratch.ScriptError
-				var pe *pgsql.SyntaxError
-				if errors.As(err, &se) || errors.As(err, &pe) {
-					fmt.Fprintf(g.stderr, "ledgercheck: %s (installing %s failed)\n", oneLine(err.Error()), install)
-					return fault.ErrFindings
-				}
-				return err
-			}
-			if footprint {
-				return writeFootprint(g.stdout, format.value, fp)
-			}
-			return writeSnapshot(g.stdout, format.value, snap)
+			return f.write(g, res)
 		},
 	}
-	cmd.Flags().StringVar(&install, "install", "", "migration FILE to install into a scratch database before the snapshot")
-	cmd.Flags().IntVar(&dim, "dim", 1536, "vector dimension of the scratch database's prerequisites")
-	cmd.Flags().Var(&format, "format", "output format: text or json (docs/json-schema.md)")
-	cmd.Flags().BoolVar(&footprint, "footprint", false, "print only what --install FILE created, changed or dropped")
-	cmd.Flags().BoolVar(&opts.IncludeEnvironment, "include-environment", false, "include the environment's schemas (auth, extensions, storage, ...)")
-	cmd.Flags().BoolVar(&opts.IncludeExtensionObjects, "include-extension-objects", false, "include objects that belong to extensions")
-	cmd.Flags().StringSliceVar(&opts.Schemas, "schema", nil, "only these schemas (repeatable)")
-	addServerFlags(cmd, &sf)
+	fl := cmd.Flags()
+	fl.StringVar(&f.install, "install", "", "migration FILE to install into a scratch database before the snapshot")
+	fl.IntVar(&f.dim, "dim", 1536, "vector dimension of the scratch database's prerequisites")
+	fl.Var(&f.format, "format", "output format: text or json (docs/json-schema.md)")
+	fl.BoolVar(&f.footprint, "footprint", false, "print only what --install FILE created, changed or dropped")
+	fl.BoolVar(&f.opts.IncludeEnvironment, "include-environment", false, "include the environment's schemas (auth, extensions, storage, ...)")
+	fl.BoolVar(&f.opts.IncludeExtensionObjects, "include-extension-objects", false, "include objects that belong to extensions")
+	fl.StringSliceVar(&f.opts.Schemas, "schema", nil, "only these schemas (repeatable)")
+	addServerFlags(cmd, &f.sf)
 	return cmd
 }
 
-func writeSnapshot(w io.Writer, format string, s *introspect.Snapshot) error {
-	if format == "json" {
-		return report.WriteSnapshotJSON(w, "ledgercheck", Version, s)
+// request builds the gate's snapshot request from the flags.
+func (f *snapshotFlags) request(cmd *cobra.Command, g *globals) (gate.SnapshotRequest, error) {
+	if f.dim <= 0 {
+		return gate.SnapshotRequest{}, fault.Input(fmt.Errorf("--dim %d: want a positive dimension", f.dim))
 	}
-	tw := &textWriter{w: w}
-	for i, o := range groupObjects(s.Facts()) {
-		if i > 0 {
-			tw.line("")
-		}
-		tw.line(o.ObjectRef.String())
-		for _, f := range o.Facts {
-			if f.Shown() != "" {
-				tw.value("  ", f.Attr, f.Shown())
-			}
-		}
+	if f.footprint && f.install == "" {
+		return gate.SnapshotRequest{}, fault.Input(errors.New("--footprint needs --install FILE: it shows what FILE changed"))
 	}
-	return tw.err
+	req := gate.SnapshotRequest{Dim: f.dim, Options: f.opts,
+		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &f.sf) },
+		Logf:  func(format string, args ...any) { g.logf(format, args...) }}
+	if f.install == "" && f.sf.dsn != "" {
+		if cmd.Flags().Changed("dim") {
+			return req, fault.Input(errors.New("--dim applies to scratch databases; with --dsn and no --install the database at --dsn is only read"))
+		}
+		req.DSN = f.sf.dsn
+	}
+	if f.install != "" {
+		src, err := input.ReadFile(f.install, input.Migration)
+		if err != nil {
+			return req, fault.Input(err)
+		}
+		req.Install = &gate.Script{Name: f.install, Src: src}
+	}
+	return req, nil
 }
 
-func writeFootprint(w io.Writer, format string, fp *introspect.Footprint) error {
-	if format == "json" {
-		return report.WriteFootprintJSON(w, "ledgercheck", Version, fp)
+// write prints the snapshot, or the footprint, in the chosen format.
+func (f *snapshotFlags) write(g *globals, res *gate.SnapshotResult) error {
+	switch {
+	case f.footprint && f.format.value == "json":
+		return report.WriteFootprintJSON(g.stdout, "ledgercheck", Version, res.Footprint)
+	case f.footprint:
+		return report.WriteFootprintText(g.stdout, res.Footprint)
+	case f.format.value == "json":
+		return report.WriteSnapshotJSON(g.stdout, "ledgercheck", Version, res.Snapshot)
 	}
-	tw := &textWriter{w: w}
-	if fp.Empty() {
-		tw.line("no changes")
-		return tw.err
-	}
-	first := true
-	sep := func() {
-		if !first {
-			tw.line("")
-		}
-		first = false
-	}
-	var created []introspect.Fact
-	for _, o := range fp.Created {
-		created = append(created, o.Facts...)
-	}
-	for _, o := range groupObjects(created) {
-		sep()
-		tw.line("created " + o.ObjectRef.String())
-		for _, f := range o.Facts {
-			if f.Shown() != "" {
-				tw.value("  ", f.Attr, f.Shown())
-			}
-		}
-	}
-	var last introspect.ObjectRef
-	for _, c := range fp.Changed {
-		if c.Ref() != last {
-			sep()
-			tw.line("changed " + c.Ref().String())
-			last = c.Ref()
-		}
-		before, after := c.Before, c.After
-		if c.BeforeDisplay != "" || c.AfterDisplay != "" {
-			before, after = c.BeforeDisplay, c.AfterDisplay
-		}
-		label := c.Attr
-		if c.Class == introspect.Cosmetic {
-			label += " (cosmetic: whitespace or comments only)"
-		}
-		if !strings.Contains(before, "\n") && !strings.Contains(after, "\n") {
-			tw.line(fmt.Sprintf("  %s: %s -> %s", label, quoteEmpty(before), quoteEmpty(after)))
-			continue
-		}
-		tw.line("  " + label + ":")
-		tw.value("    ", "before", before)
-		tw.value("    ", "after", after)
-	}
-	for _, o := range fp.Dropped {
-		sep()
-		tw.line("dropped " + o.ObjectRef.String())
-	}
-	return tw.err
-}
-
-func quoteEmpty(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
-
-// groupObjects groups sorted facts by object, in a reading order: containers before contents.
-func groupObjects(facts []introspect.Fact) []introspect.ObjectFacts {
-	order := map[string]int{}
-	for i, k := range []string{
-		introspect.KindRole, introspect.KindSchema, introspect.KindExtension, introspect.KindDefaultPrivileges,
-		introspect.KindType, introspect.KindAttribute, introspect.KindTable, introspect.KindColumn,
-		introspect.KindConstraint, introspect.KindIndex, introspect.KindPolicy, introspect.KindTrigger,
-		introspect.KindView, introspect.KindSequence, introspect.KindFunction,
-	} {
-		order[k] = i
-	}
-	var out []introspect.ObjectFacts
-	idx := map[introspect.ObjectRef]int{}
-	for _, f := range facts {
-		i, ok := idx[f.Ref()]
-		if !ok {
-			i = len(out)
-			idx[f.Ref()] = i
-			out = append(out, introspect.ObjectFacts{ObjectRef: f.Ref()})
-		}
-		out[i].Facts = append(out[i].Facts, f)
-	}
-	// Facts come sorted by kind and object; a stable sort by kind order keeps objects sorted.
-	slices.SortStableFunc(out, func(a, b introspect.ObjectFacts) int { return cmp.Compare(order[a.Kind], order[b.Kind]) })
-	return out
-}
-
-// textWriter writes lines, keeping the first error.
-type textWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (t *textWriter) line(s string) {
-	if t.err == nil {
-		_, t.err = fmt.Fprintln(t.w, s)
-	}
-}
-
-// value writes "attr: value", or for a multi-line value "attr: |" and the lines indented.
-func (t *textWriter) value(indent, attr, v string) {
-	if !strings.Contains(v, "\n") {
-		t.line(indent + attr + ": " + v)
-		return
-	}
-	t.line(indent + attr + ": |")
-	for _, l := range strings.Split(strings.TrimRight(v, "\n"), "\n") {
-		t.line(indent + "    " + l)
-	}
+	return report.WriteSnapshotText(g.stdout, res.Snapshot)
 }

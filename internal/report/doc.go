@@ -19,7 +19,7 @@
 // [WriteText] is the compact text form of `ledgercheck lint`: one line per finding. Every command
 // that reports findings (check, lint, parity, rerun) writes the same JSON document, and
 // [WriteSnapshotJSON] and [WriteFootprintJSON] wrap `ledgercheck snapshot`'s output in the same
-// versioned envelope.
+// versioned envelope; [WriteSnapshotText] and [WriteFootprintText] are its text form.
 //
 // Positions are 1-based lines and columns counted in Unicode code points, in every format.
 package report

@@ -4,27 +4,28 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"ledgercheck/introspect"
 )
 
 // snapshotDoc is the envelope of `ledgercheck snapshot --format json`: the same schema_version
 // and tool as the findings document, then the snapshot or the footprint (introspect's model,
 // which documents its fields).
 type snapshotDoc struct {
-	SchemaVersion int      `json:"schema_version"`
-	Tool          jsonTool `json:"tool"`
-	Snapshot      any      `json:"snapshot,omitempty"`
-	Footprint     any      `json:"footprint,omitempty"`
+	SchemaVersion int                   `json:"schema_version"`
+	Tool          jsonTool              `json:"tool"`
+	Snapshot      *introspect.Snapshot  `json:"snapshot,omitempty"`
+	Footprint     *introspect.Footprint `json:"footprint,omitempty"`
 }
 
-// WriteSnapshotJSON writes a catalog snapshot (an introspect.Snapshot) as one JSON document of
-// schema version [SchemaVersion], described in docs/json-schema.md.
-func WriteSnapshotJSON(w io.Writer, tool, version string, snapshot any) error {
+// WriteSnapshotJSON writes a catalog snapshot as one JSON document of schema version
+// [SchemaVersion], described in docs/json-schema.md.
+func WriteSnapshotJSON(w io.Writer, tool, version string, snapshot *introspect.Snapshot) error {
 	return writeDocument(w, snapshotDoc{SchemaVersion: SchemaVersion, Tool: jsonTool{tool, version}, Snapshot: snapshot})
 }
 
-// WriteFootprintJSON writes a footprint (an introspect.Footprint: what installing a migration
-// created, changed and dropped) as [WriteSnapshotJSON] writes a snapshot.
-func WriteFootprintJSON(w io.Writer, tool, version string, footprint any) error {
+// WriteFootprintJSON writes a footprint (what installing a migration created, changed and
+// dropped) as [WriteSnapshotJSON] writes a snapshot.
+func WriteFootprintJSON(w io.Writer, tool, version string, footprint *introspect.Footprint) error {
 	return writeDocument(w, snapshotDoc{SchemaVersion: SchemaVersion, Tool: jsonTool{tool, version}, Footprint: footprint})
 }
 
