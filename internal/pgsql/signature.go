@@ -42,19 +42,6 @@ type Param struct {
 	Pos finding.Position `json:"pos"`
 }
 
-// InputTypes returns the types of the parameters that make up the function's identity (in,
-// inout and variadic).
-func (s Signature) InputTypes() []string {
-	var out []string
-	for _, p := range s.Params {
-		switch p.Mode {
-		case "in", "inout", "variadic":
-			out = append(out, p.Type)
-		}
-	}
-	return out
-}
-
 // Signatures returns the declared signatures of the file's top-level CREATE FUNCTION and
 // CREATE PROCEDURE statements, in file order.
 func (f *File) Signatures() []Signature { return f.sigs }
