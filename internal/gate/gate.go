@@ -169,49 +169,11 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	defer cancel()
 
 	needDB := req.Steps.CrossCheck || req.Steps.Parity || req.Steps.Rerun
-	var (
-		srv      *scratch.Server
-		startErr error
-		bootTime time.Duration
-		started  = make(chan struct{})
-	)
-	if needDB && req.Server != nil {
-		srv = req.Server
-		close(started)
-	} else if needDB {
-		go func() {
-			defer close(started)
-			defer fault.Recover(&startErr)
-			s0 := time.Now()
-			srv, startErr = req.Start(ctx)
-			bootTime = time.Since(s0)
-			if startErr == nil {
-				say("server ready in %s", report.FormatDuration(bootTime))
-			}
-		}()
-		defer func() {
-			<-started
-			if srv != nil {
-				if err := srv.Close(); err != nil {
-					say("stopping the scratch server: %v", err)
-				}
-			}
-		}()
-	} else {
-		close(started)
-	}
+	boot := startServer(ctx, req, needDB, say)
+	defer boot.close()
 
 	// 1. Parse (once) and lint each variant while the server boots.
-	if err := each(runs, func(r *variantRun) error {
-		s0 := time.Now()
-		r.file, r.parseEr = pgsql.Parse(r.v.File, r.v.Src)
-		if req.Steps.Lint {
-			fs := lint.Parsed(r.v.File, r.file, r.parseEr, req.Lint, lint.Options{Dim: r.v.Dim})
-			r.lint = report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + r.v.Name, File: r.v.File, Duration: time.Since(s0), Findings: fs}
-			say("lint %s: %d findings in %s", r.v.Name, len(fs), report.FormatDuration(r.lint.Duration))
-		}
-		return nil
-	}, nil); err != nil {
+	if err := each(runs, func(r *variantRun) error { r.parseAndLint(req, say); return nil }, nil); err != nil {
 		return nil, fmt.Errorf("lint: %w", err)
 	}
 	if req.Steps.Lint {
@@ -219,40 +181,110 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			rep.Phases = append(rep.Phases, r.lint)
 		}
 	}
-	<-started
-	if startErr != nil {
-		return nil, startErr
+	srv, err := boot.wait()
+	if err != nil {
+		return nil, err
 	}
 
-	// 2. One database per variant, side by side.
+	// 2. One database per variant, side by side; 3. each port against the artifact.
 	res := &Result{}
 	if needDB {
 		p := &pipeline{req: req, srv: srv, logf: logf, say: say, before: map[int]*snapshotOnce{}}
 		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
 			return nil, err
 		}
-		// 3. Each port against the artifact.
-		if req.Steps.Parity {
-			for i, port := range req.Ports {
-				phases, pr, err := p.parity(runs[0], runs[i+1], port)
-				if err != nil {
-					return nil, err
-				}
-				rep.Phases = append(rep.Phases, phases...)
-				res.Parity = append(res.Parity, pr)
-			}
-		}
-		if req.Steps.Rerun {
-			for _, r := range runs {
-				rep.Phases = append(rep.Phases, rerunPhases(r, req.Steps.RerunApart)...)
-			}
+		if err := p.report(rep, res, runs); err != nil {
+			return nil, err
 		}
 	}
 	rep.Duration = time.Since(t0)
 	rep.Finish()
 	res.Report = rep
-	say("%s in %s (server boot %s)", rep.Status(), report.FormatDuration(rep.Duration), report.FormatDuration(bootTime))
+	say("%s in %s (server boot %s)", rep.Status(), report.FormatDuration(rep.Duration), report.FormatDuration(boot.took))
 	return res, nil
+}
+
+// booting is the scratch server starting while the variants are linted.
+type booting struct {
+	started chan struct{}
+	srv     *scratch.Server
+	err     error
+	took    time.Duration
+	own     bool // started here, so closed here
+	say     func(string, ...any)
+}
+
+// startServer starts the request's server in a goroutine of its own, or takes its running one;
+// when no step needs a database there is none.
+func startServer(ctx context.Context, req Request, needDB bool, say func(string, ...any)) *booting {
+	b := &booting{started: make(chan struct{}), say: say}
+	if !needDB || req.Server != nil {
+		b.srv = req.Server
+		close(b.started)
+		return b
+	}
+	b.own = true
+	go func() {
+		defer close(b.started)
+		defer fault.Recover(&b.err)
+		s0 := time.Now()
+		b.srv, b.err = req.Start(ctx)
+		b.took = time.Since(s0)
+		if b.err == nil {
+			say("server ready in %s", report.FormatDuration(b.took))
+		}
+	}()
+	return b
+}
+
+// wait returns the server once it is up.
+func (b *booting) wait() (*scratch.Server, error) {
+	<-b.started
+	return b.srv, b.err
+}
+
+// close stops the server it started (after it is up, if it is still starting).
+func (b *booting) close() {
+	<-b.started
+	if !b.own || b.srv == nil {
+		return
+	}
+	if err := b.srv.Close(); err != nil {
+		b.say("stopping the scratch server: %v", err)
+	}
+}
+
+// parseAndLint parses the variant (once) and, when the request lints, lints the parse.
+func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
+	s0 := time.Now()
+	r.file, r.parseEr = pgsql.Parse(r.v.File, r.v.Src)
+	if !req.Steps.Lint {
+		return
+	}
+	fs := lint.Parsed(r.v.File, r.file, r.parseEr, req.Lint, lint.Options{Dim: r.v.Dim})
+	r.lint = report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + r.v.Name, File: r.v.File, Duration: time.Since(s0), Findings: fs}
+	say("lint %s: %d findings in %s", r.v.Name, len(fs), report.FormatDuration(r.lint.Duration))
+}
+
+// report adds the phases of the installed variants: each port's comparison with the artifact,
+// then each variant's rerun audit.
+func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) error {
+	if p.req.Steps.Parity {
+		for i, port := range p.req.Ports {
+			phases, pr, err := p.parity(runs[0], runs[i+1], port)
+			if err != nil {
+				return err
+			}
+			rep.Phases = append(rep.Phases, phases...)
+			res.Parity = append(res.Parity, pr)
+		}
+	}
+	if p.req.Steps.Rerun {
+		for _, r := range runs {
+			rep.Phases = append(rep.Phases, rerunPhases(r, p.req.Steps.RerunApart)...)
+		}
+	}
+	return nil
 }
 
 // each runs f on every variant in a goroutine of its own and waits. An error, or a panic (as a
@@ -353,47 +385,16 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		_ = db.Drop(dctx) // the server drops leftovers on Close
 	}()
 	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim}
-	// failed records the first script that does not install; other errors end the run.
-	failed := func(file string, err error) error {
-		if _, ok := install.Finding(err); ok && ctx.Err() == nil {
-			r.installErr, r.installFile = err, file
-			return nil
-		}
-		return err
-	}
-	for _, x := range p.req.Extra {
-		if err := sqlscript.ExecFile(ctx, db, x.Name, x.Src); err != nil {
-			if err := failed(x.Name, err); err != nil {
-				return err
-			}
-			return p.rerunOnly(ctx, r, db, err, nil, t0)
-		}
-	}
-	before, err := p.templateSnapshot(ctx, db)
+	sc, err := p.install(ctx, r, db)
 	if err != nil {
-		return err
-	}
-	f := r.file
-	var sc *scratch.Script
-	if r.parseEr == nil {
-		f, err = sqlscript.Reuse(r.file, v.Src, v.Dim)
-	} else {
-		err = r.parseEr
-	}
-	if err == nil {
-		sc = sqlscript.Script(f)
-		r.installed.Source = f
-		r.installed.Footprint, r.fresh, err = install.Footprint(ctx, db, sc, before, introspect.Options{})
-	}
-	if err != nil {
-		if err := failed(v.File, err); err != nil {
+		if err := r.failed(ctx, err); err != nil {
 			return err
 		}
-		return p.rerunOnly(ctx, r, db, err, sc, t0)
+		return p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0)}, sc)
 	}
 	if fx := p.req.Fixture; fx != nil {
 		if err := sqlscript.ExecFile(ctx, db, fx.Name, fx.Src); err != nil {
-			if err := failed(fx.Name, err); err != nil {
+			if err := r.failed(ctx, &scriptFailure{fx.Name, err}); err != nil {
 				return err
 			}
 			r.fixtureErr = err
@@ -408,16 +409,64 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		r.crossCheck = crosscheck.Check(r.file, p.req.Lint, r.installed.Footprint)
 	}
 	p.say("%s: %s at dimension %d installed, fixture loaded, %d probes run in %s", v.Name, v.File, v.Dim, len(r.installed.Rows), report.FormatDuration(time.Since(t0)))
-	return p.rerun(ctx, r, db, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0)}, sc)
+	return p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0)}, sc)
 }
 
-// rerunOnly hands a variant whose install failed to the rerun audit, which reports it.
-func (p *pipeline) rerunOnly(ctx context.Context, r *variantRun, db *scratch.Database, installErr error, sc *scratch.Script, t0 time.Time) error {
-	return p.rerun(ctx, r, db, rerun.Prepared{DB: db, Install: installErr, Took: time.Since(t0)}, sc)
+// scriptFailure is the failure of the script File to install (Err), for [variantRun.failed].
+type scriptFailure struct {
+	File string
+	Err  error
+}
+
+func (e *scriptFailure) Error() string { return e.File + ": " + e.Err.Error() }
+func (e *scriptFailure) Unwrap() error { return e.Err }
+
+// failed records the first script that does not install (a finding: install-failed), and
+// returns any other error, which ends the run.
+func (r *variantRun) failed(ctx context.Context, err error) error {
+	var sf *scriptFailure
+	if !errors.As(err, &sf) {
+		return err
+	}
+	if _, ok := install.Finding(sf.Err); !ok || ctx.Err() != nil {
+		return sf.Err
+	}
+	r.installErr, r.installFile = sf.Err, sf.File
+	return nil
+}
+
+// install runs the extra files and the variant in db and takes the variant's footprint, from
+// the template's snapshot. It returns the variant's script (nil when it does not parse); a
+// script that does not install is a *scriptFailure.
+func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Database) (*scratch.Script, error) {
+	v := r.v
+	for _, x := range p.req.Extra {
+		if err := sqlscript.ExecFile(ctx, db, x.Name, x.Src); err != nil {
+			return nil, &scriptFailure{x.Name, err}
+		}
+	}
+	before, err := p.templateSnapshot(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if r.parseEr != nil {
+		return nil, &scriptFailure{v.File, r.parseEr}
+	}
+	f, err := sqlscript.Reuse(r.file, v.Src, v.Dim)
+	if err != nil {
+		return nil, &scriptFailure{v.File, err}
+	}
+	sc := sqlscript.Script(f)
+	r.installed.Source = f
+	r.installed.Footprint, r.fresh, err = install.Footprint(ctx, db, sc, before, introspect.Options{})
+	if err != nil {
+		return sc, &scriptFailure{v.File, err}
+	}
+	return sc, nil
 }
 
 // rerun continues the rerun audit on the variant's database (and runs its upgrade audit).
-func (p *pipeline) rerun(ctx context.Context, r *variantRun, db *scratch.Database, prep rerun.Prepared, sc *scratch.Script) error {
+func (p *pipeline) rerun(ctx context.Context, r *variantRun, prep rerun.Prepared, sc *scratch.Script) error {
 	if !p.req.Steps.Rerun {
 		return nil
 	}
