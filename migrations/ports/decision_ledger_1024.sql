@@ -343,6 +343,18 @@ DROP FUNCTION IF EXISTS public.match_decision_ledger(text, text, vector, text, t
 -- All weights, the half-life and the saturation point are parameters; these are the defaults. A
 -- NULL or non-positive half-life or saturation falls back to its default; a NULL weight counts
 -- as 0; a NULL or < 1 match count means 10.
+--
+-- How it is computed (the result is the one the formula above gives over all candidates; only
+-- work that cannot change it is skipped; see migrations/README.md, "Recall performance"):
+--  * Each stream's anchor (fix 5) is its newest candidate, read off the stream index; a pass over
+--    the candidates replaces that when a workspace has more than 64 streams or a stream's 20
+--    newest rows hold no candidate.
+--  * The newest candidates of each stream are scored first. The p_match_count-th best of those
+--    scores is reached by p_match_count rows, so a row whose upper bound (its score with the
+--    highest relevance it can have) is lower cannot be returned: it is dropped before
+--    ts_rank_cd, which costs far more than the rest of a row's score.
+--  * plan_cache_mode = force_custom_plan: the plan is made for each call's own arguments; a cached
+--    generic plan misjudged the optional filters (about 100 rows instead of 10,000) and was slower.
 CREATE FUNCTION public.match_decision_ledger(
   p_workspace_id          text,
   p_query                 text DEFAULT NULL,
@@ -378,6 +390,7 @@ LANGUAGE plpgsql
 STABLE
 SET search_path = public, extensions
 SET jit = off
+SET plan_cache_mode = force_custom_plan
 AS $fn$
 DECLARE
   v_tsquery    tsquery;
@@ -393,9 +406,12 @@ BEGIN
   END IF;
 
   RETURN QUERY
-  WITH candidate AS MATERIALIZED (
-    -- Narrow rows, computed once: text, documents and embeddings are not carried through the
-    -- sorts; the winners are joined back to their text at the end.
+  WITH RECURSIVE
+  -- The candidate rows, and the one place where the filters are written. Not materialized: each
+  -- use below is planned on its own, as a full scan (the ranking pass, the fallback anchors) or as
+  -- index lookups (the stream heads). Text and embeddings stay out of it; the document and the
+  -- cosine are only computed where a use asks for them.
+  candidate AS NOT MATERIALIZED (
     SELECT l.memory_id         AS c_memory_id,
            l.task_id           AS c_task_id,
            l.step_index        AS c_step_index,
@@ -407,30 +423,14 @@ BEGIN
            CASE WHEN p_query_embedding IS NOT NULL AND t.embedding IS NOT NULL THEN
              1 - (t.embedding <=> p_query_embedding)
            END                 AS c_cosine,
-           -- Fix 2: the scaled rank x = 10 * ts_rank_cd, saturated below. A row that does not
-           -- match the query ranks 0 by definition, so ts_rank_cd runs only on matches.
-           CASE WHEN v_tsquery IS NOT NULL THEN
-             CASE WHEN d.document @@ v_tsquery THEN 10.0 * ts_rank_cd(d.document, v_tsquery) ELSE 0 END
-           END                 AS c_scaled_fts_rank,
-           coalesce(g.in_degree, 0) AS c_in_degree
+           -- The stored document while it is current; computed here for a row that has none, or
+           -- whose content was edited in agent_memories since.
+           CASE WHEN l.search_content_hash = hashtextextended(m.content, 0) THEN l.search_document
+                ELSE to_tsvector('english', coalesce(m.content, '') || ' ' || coalesce(l.rationale, ''))
+           END                 AS c_document
     FROM public.agent_decision_ledger AS l
     JOIN public.agent_memories AS m ON m.id = l.memory_id
     LEFT JOIN public.thoughts AS t ON t.id = m.thought_id
-    -- The stored document while it is current; computed here for a row that has none, or whose
-    -- content was edited in agent_memories since.
-    CROSS JOIN LATERAL (
-      SELECT CASE WHEN l.search_content_hash = hashtextextended(m.content, 0) THEN l.search_document
-                  ELSE to_tsvector('english', coalesce(m.content, '') || ' ' || coalesce(l.rationale, ''))
-             END AS document
-    ) AS d
-    -- In-degree: active decisions that depend on this one.
-    LEFT JOIN (
-      SELECT e.to_memory_id, count(*) AS in_degree
-      FROM public.agent_decision_edges AS e
-      JOIN public.agent_memories AS fm ON fm.id = e.from_memory_id
-      WHERE e.relation = 'depends_on' AND fm.lifecycle_status = 'active'
-      GROUP BY e.to_memory_id
-    ) AS g ON g.to_memory_id = l.memory_id
     WHERE l.workspace_id = p_workspace_id
       AND (p_project_id IS NULL OR l.project_id = p_project_id)
       AND (p_task_id IS NULL OR l.task_id = p_task_id)
@@ -439,48 +439,192 @@ BEGIN
       AND m.can_use_as_evidence
       AND m.review_status NOT IN ('rejected', 'restricted')
   ),
-  component AS (
+  -- In-degree: active decisions that depend on this one.
+  in_degree AS NOT MATERIALIZED (
+    SELECT e.to_memory_id AS g_memory_id, count(*) AS g_in_degree
+    FROM public.agent_decision_edges AS e
+    JOIN public.agent_memories AS fm ON fm.id = e.from_memory_id
+    WHERE e.relation = 'depends_on' AND fm.lifecycle_status = 'active'
+    GROUP BY e.to_memory_id
+  ),
+  -- Fix 5 needs each task stream's newest step among the candidates: the recency anchor. The
+  -- streams of the workspace are read off idx_agent_decision_ledger_stream one key at a time
+  -- (a loose index scan, stopped after 65 keys: more streams take the fallback below).
+  stream_key AS (
+    (SELECT l.task_id AS k_task_id FROM public.agent_decision_ledger AS l
+      WHERE l.workspace_id = p_workspace_id AND l.task_id IS NOT NULL
+        AND (p_task_id IS NULL OR l.task_id = p_task_id)
+      ORDER BY l.task_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT l.task_id FROM public.agent_decision_ledger AS l
+             WHERE l.workspace_id = p_workspace_id AND l.task_id > k.k_task_id
+               AND (p_task_id IS NULL OR l.task_id = p_task_id)
+             ORDER BY l.task_id LIMIT 1)
+    FROM stream_key AS k
+    WHERE k.k_task_id IS NOT NULL
+  ),
+  -- The streams: those keys, and the NULL stream (all rows without a task_id) when it has rows.
+  stream AS MATERIALIZED (
+    (SELECT k.k_task_id FROM stream_key AS k WHERE k.k_task_id IS NOT NULL LIMIT 65)
+    UNION ALL
+    SELECT NULL WHERE p_task_id IS NULL AND EXISTS (
+      SELECT 1 FROM public.agent_decision_ledger AS l
+      WHERE l.workspace_id = p_workspace_id AND l.task_id IS NULL)
+  ),
+  -- The stream heads: the newest candidates (up to 10) among the newest 20 ledger rows of each
+  -- stream, through the same index. A stream whose newest 20 rows hold no candidate has no head.
+  stream_head AS MATERIALIZED (
+    SELECT s.k_task_id AS h_task_id, h.c_memory_id AS h_memory_id, h.c_step_index AS h_step_index
+    FROM stream AS s
+    CROSS JOIN LATERAL (
+      SELECT c.c_memory_id, c.c_step_index
+      FROM ((SELECT l.memory_id FROM public.agent_decision_ledger AS l
+              WHERE s.k_task_id IS NOT NULL AND l.workspace_id = p_workspace_id AND l.task_id = s.k_task_id
+              ORDER BY l.step_index DESC LIMIT 20)
+            UNION ALL
+            (SELECT l.memory_id FROM public.agent_decision_ledger AS l
+              WHERE s.k_task_id IS NULL AND l.workspace_id = p_workspace_id AND l.task_id IS NULL
+              ORDER BY l.step_index DESC LIMIT 20)) AS w
+      CROSS JOIN LATERAL (
+        SELECT c.c_memory_id, c.c_step_index FROM candidate AS c WHERE c.c_memory_id = w.memory_id OFFSET 0
+      ) AS c
+      ORDER BY c.c_step_index DESC
+      LIMIT 10
+    ) AS h
+  ),
+  -- The anchors: each stream's newest candidate step. From the heads when there are at most 64
+  -- streams and every stream has a head (its first head is then the stream's newest candidate);
+  -- otherwise from one pass over the candidates. Both give the same values; the heads only save
+  -- that pass.
+  stream_complete AS MATERIALIZED (
+    SELECT (SELECT count(s.k_task_id) FROM stream AS s) <= 64
+           AND NOT EXISTS (SELECT 1 FROM stream AS s
+                           WHERE NOT EXISTS (SELECT 1 FROM stream_head AS h
+                                             WHERE h.h_task_id IS NOT DISTINCT FROM s.k_task_id))
+           AS complete
+  ),
+  anchor AS MATERIALIZED (
+    SELECT h.h_task_id AS a_task_id, max(h.h_step_index) AS a_step
+    FROM stream_head AS h
+    WHERE (SELECT complete FROM stream_complete)
+    GROUP BY h.h_task_id
+    UNION ALL
+    SELECT c.c_task_id, max(c.c_step_index)
+    FROM candidate AS c
+    WHERE NOT (SELECT complete FROM stream_complete)
+    GROUP BY c.c_task_id
+  ),
+  -- One row: the anchors by task_id (a lookup per candidate, whatever the number of streams) and
+  -- the anchor of the NULL stream.
+  anchor_map AS MATERIALIZED (
+    SELECT coalesce(jsonb_object_agg(a.a_task_id, a.a_step) FILTER (WHERE a.a_task_id IS NOT NULL), '{}') AS a_map,
+           max(a.a_step) FILTER (WHERE a.a_task_id IS NULL) AS a_null_step
+    FROM anchor AS a
+  ),
+  component AS NOT MATERIALIZED (
     SELECT c.c_memory_id,
            c.c_step_index,
            c.c_importance,
            c.c_pinned,
            c.c_lifecycle_status,
-           CASE
-             WHEN c.c_cosine IS NOT NULL THEN 'cosine'
-             WHEN v_tsquery IS NOT NULL THEN 'fts'
-             ELSE 'none'
-           END AS s_source,
-           -- Fix 3: each component clamped into [0,1]. GREATEST also maps a NULL to 0, and NULLIF
-           -- the NaN of a zero vector.
-           CASE
-             WHEN c.c_cosine IS NOT NULL THEN LEAST(GREATEST(nullif(c.c_cosine, 'NaN'), 0), 1)
-             WHEN v_tsquery IS NOT NULL THEN
-               LEAST(GREATEST(c.c_scaled_fts_rank / (1 + c.c_scaled_fts_rank), 0), 1)
-             ELSE 0
-           END::float AS s_relevance,
+           c.c_cosine,
+           c.c_document,
            LEAST(GREATEST(c.c_importance::float, 0), 1) AS s_importance,
            -- Fix 5: distance from the newest step of this row's task stream among the filtered
            -- candidates, or from p_current_step when that is newer.
            LEAST(GREATEST(exp(-GREATEST(GREATEST(p_current_step,
-                                                 max(c.c_step_index) OVER (PARTITION BY c.c_task_id))
+                                                 CASE WHEN c.c_task_id IS NULL
+                                                      THEN (SELECT a.a_null_step FROM anchor_map AS a)
+                                                      ELSE ((SELECT a.a_map FROM anchor_map AS a) ->> c.c_task_id)::integer END)
                                         - c.c_step_index, 0)
                               / v_half_life), 0), 1)::float AS s_recency,
            -- Fix 4: a frozen saturation point, independent of the candidate set.
-           LEAST(GREATEST(c.c_in_degree / v_saturation, 0), 1)::float AS s_dependency
+           LEAST(GREATEST(coalesce(g.g_in_degree, 0) / v_saturation, 0), 1)::float AS s_dependency
     FROM candidate AS c
+    LEFT JOIN in_degree AS g ON g.g_memory_id = c.c_memory_id
   ),
-  scored AS (
-    SELECT k.*,
-           (coalesce(p_w_similarity, 0) * k.s_relevance
+  scored AS NOT MATERIALIZED (
+    SELECT k.c_memory_id,
+           k.c_step_index,
+           k.c_importance,
+           k.c_pinned,
+           k.c_lifecycle_status,
+           r.s_source,
+           r.s_relevance,
+           k.s_recency,
+           k.s_dependency,
+           (coalesce(p_w_similarity, 0) * r.s_relevance
             + coalesce(p_w_importance, 0) * k.s_importance
             + coalesce(p_w_recency, 0) * k.s_recency
             + coalesce(p_w_dependency, 0) * k.s_dependency
-            - CASE WHEN k.c_lifecycle_status = 'active' THEN 0 ELSE 0.30 END)::float AS s_score
-    FROM component AS k
+            - CASE WHEN k.c_lifecycle_status = 'active' THEN 0 ELSE 0.30 END)::float AS s_score,
+           -- Upper bounds of s_score that pruning compares, computed without ts_rank_cd: relevance
+           -- is in [0,1], and exactly 0 for a row without a cosine whose document does not match.
+           -- s_cap needs only that (every other component at most 1); s_bound also the other
+           -- components. Pruning only runs with weights within +-1e100, where LEAST(.., 1e100)
+           -- changes nothing; it keeps a constant s_cap from overflowing when it is folded.
+           (LEAST(greatest(coalesce(p_w_similarity, 0) * k.s_relevant, 0), 1e100)
+            + LEAST(greatest(coalesce(p_w_importance, 0), 0), 1e100)
+            + LEAST(greatest(coalesce(p_w_recency, 0), 0), 1e100)
+            + LEAST(greatest(coalesce(p_w_dependency, 0), 0), 1e100))::float AS s_cap,
+           (greatest(coalesce(p_w_similarity, 0) * k.s_relevant, 0)
+            + coalesce(p_w_importance, 0) * k.s_importance
+            + coalesce(p_w_recency, 0) * k.s_recency
+            + coalesce(p_w_dependency, 0) * k.s_dependency
+            - CASE WHEN k.c_lifecycle_status = 'active' THEN 0 ELSE 0.30 END)::float AS s_bound
+    FROM (SELECT c.*,
+                 CASE WHEN c.c_cosine IS NOT NULL OR (v_tsquery IS NOT NULL AND c.c_document @@ v_tsquery)
+                      THEN 1 ELSE 0 END AS s_relevant
+          FROM component AS c) AS k
+    CROSS JOIN LATERAL (
+      SELECT CASE
+               WHEN k.c_cosine IS NOT NULL THEN 'cosine'
+               WHEN v_tsquery IS NOT NULL THEN 'fts'
+               ELSE 'none'
+             END AS s_source,
+             -- Fix 3: each component clamped into [0,1]. GREATEST also maps a NULL to 0, and NULLIF
+             -- the NaN of a zero vector. Fix 2: the scaled rank x = 10 * ts_rank_cd saturates as
+             -- x / (1 + x); a row that does not match the query ranks 0 by definition.
+             CASE
+               WHEN k.c_cosine IS NOT NULL THEN LEAST(GREATEST(nullif(k.c_cosine, 'NaN'), 0), 1)
+               WHEN v_tsquery IS NOT NULL THEN
+                 LEAST(GREATEST(x.c_scaled_fts_rank / (1 + x.c_scaled_fts_rank), 0), 1)
+               ELSE 0
+             END::float AS s_relevance
+      FROM (SELECT CASE WHEN v_tsquery IS NOT NULL THEN
+                     CASE WHEN k.c_document @@ v_tsquery THEN 10.0 * ts_rank_cd(k.c_document, v_tsquery) ELSE 0 END
+                   END AS c_scaled_fts_rank
+            OFFSET 0) AS x
+    ) AS r
+  ),
+  -- Pruning, exact. The v_limit-th best (pinned, score) among the stream heads is reached by
+  -- v_limit candidates, so a row whose upper bound is below it cannot be among the first v_limit
+  -- rows: it is dropped before its relevance (ts_rank_cd) is computed. Only with weights within
+  -- +-1e100 (so that no bound can overflow where the score does not); the margin covers rounding
+  -- between a bound and the score. No threshold row (fewer heads than v_limit, or other weights):
+  -- nothing is dropped.
+  threshold AS MATERIALIZED (
+    SELECT q.c_pinned AS t_pinned,
+           q.s_score - 1e-9 * (1 + greatest(abs(coalesce(p_w_similarity, 0)), abs(coalesce(p_w_importance, 0)),
+                                            abs(coalesce(p_w_recency, 0)), abs(coalesce(p_w_dependency, 0)))) AS t_score
+    FROM scored AS q
+    WHERE q.c_memory_id = ANY (ARRAY(SELECT h.h_memory_id FROM stream_head AS h))
+      AND abs(coalesce(p_w_similarity, 0)) <= 1e100 AND abs(coalesce(p_w_importance, 0)) <= 1e100
+      AND abs(coalesce(p_w_recency, 0)) <= 1e100 AND abs(coalesce(p_w_dependency, 0)) <= 1e100
+    ORDER BY q.c_pinned DESC, q.s_score DESC
+    OFFSET v_limit - 1
+    LIMIT 1
   ),
   top AS (
-    SELECT s.*
+    SELECT s.c_memory_id, s.c_step_index, s.c_importance, s.c_pinned, s.c_lifecycle_status, s.s_source,
+           s.s_relevance, s.s_recency, s.s_dependency, s.s_score
     FROM scored AS s
+    WHERE CASE WHEN (SELECT t.t_score FROM threshold AS t) IS NULL THEN true
+               ELSE (s.c_pinned, s.s_cap) >= ((SELECT t.t_pinned FROM threshold AS t), (SELECT t.t_score FROM threshold AS t))
+          END
+      AND CASE WHEN (SELECT t.t_score FROM threshold AS t) IS NULL THEN true
+               ELSE (s.c_pinned, s.s_bound) >= ((SELECT t.t_pinned FROM threshold AS t), (SELECT t.t_score FROM threshold AS t))
+          END
     ORDER BY s.c_pinned DESC, s.s_score DESC, s.c_step_index DESC, s.c_memory_id
     LIMIT v_limit
   )
