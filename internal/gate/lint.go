@@ -30,6 +30,12 @@ type LintRequest struct {
 	// cross-checks its footprint.
 	Install bool
 	Start   func(ctx context.Context) (*scratch.Server, error)
+	// Server, when not nil, is a running server used instead of Start, and left running.
+	Server *scratch.Server
+	// Setup, when not nil, runs in each file's database before the file is installed (and
+	// before the snapshot its footprint starts from): what the file needs beyond the
+	// prerequisites.
+	Setup func(ctx context.Context, db *scratch.Database) error
 	// Logf receives progress lines; nil discards them.
 	Logf func(format string, args ...any)
 	// Tool, Version and Root are copied into the report.
@@ -41,8 +47,8 @@ type LintRequest struct {
 func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 	t0 := time.Now()
 	rep := &report.Report{Tool: req.Tool, Version: req.Version, Root: req.Root}
-	var srv *scratch.Server
-	if req.Install {
+	srv := req.Server
+	if req.Install && srv == nil {
 		var err error
 		if srv, err = req.Start(ctx); err != nil {
 			return nil, err
@@ -61,7 +67,7 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 		f, perr := pgsql.Parse(path, src)
 		ph := report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + path, File: path,
 			Findings: lint.Parsed(path, f, perr, req.Lint, lint.Options{Dim: req.Dim})}
-		if srv != nil && perr == nil {
+		if req.Install && perr == nil {
 			fs, err := installCrossCheck(ctx, srv, f, src, req)
 			if err != nil {
 				return nil, err
@@ -90,6 +96,11 @@ func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, 
 			return nil, derr
 		}
 		defer db.Drop(context.WithoutCancel(ctx)) //nolint:errcheck // the server drops leftovers on Close
+		if req.Setup != nil {
+			if err := req.Setup(ctx, db); err != nil {
+				return nil, err
+			}
+		}
 		var fp *introspect.Footprint
 		if fp, _, err = install.Footprint(ctx, db, sqlscript.Script(sf), nil, introspect.Options{}); err == nil {
 			return crosscheck.Check(f, req.Lint, fp), nil
