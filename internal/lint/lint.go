@@ -56,6 +56,7 @@ func Run(f *pgsql.File, cfg Config, opts Options) []finding.Finding {
 		r.Check(p)
 	}
 	all = applySuppressions(f, cfg, all)
+	all = baseSchema(f, p.Own, cfg, all)
 	sortFindings(all)
 	return all
 }
