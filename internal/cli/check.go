@@ -111,7 +111,7 @@ func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, erro
 	if err != nil {
 		return gate.Request{}, err
 	}
-	req.Steps = gate.Steps{Lint: true, CrossCheck: true, Parity: true, Rerun: true}
+	req.Steps = gate.Steps{Lint: true, CrossCheck: true, Audit: true, Parity: true, Rerun: true}
 	req.Times = cfg.Rerun.Times
 	return req, nil
 }

@@ -62,6 +62,9 @@ const (
 	PhaseProbe   Phase = "probe"
 	PhaseRerun   Phase = "rerun"
 	PhaseAllow   Phase = "allowlist"
+	// PhaseAudit is the installed security audit: what the API roles can do once the file is
+	// installed, asked of the catalog.
+	PhaseAudit Phase = "audit"
 )
 
 // Finding is one thing the gate reports: a rule broken at a position, a difference between two

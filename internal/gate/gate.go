@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ledgercheck/internal/allowlist"
+	"ledgercheck/internal/audit"
 	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/finding"
@@ -59,6 +60,8 @@ type Steps struct {
 	// CrossCheck cross-checks each install against lint's reading of the file ("lint installed
 	// VARIANT").
 	CrossCheck bool
+	// Audit runs the installed security audit on each install ("audit VARIANT").
+	Audit bool
 	// Parity compares each port with the artifact, probes included.
 	Parity bool
 	// Rerun audits each variant's reruns, and the upgrade from its previous version.
@@ -125,6 +128,7 @@ type variantRun struct {
 	fixtureErr  error
 	fresh       *introspect.Snapshot
 	crossCheck  []finding.Finding
+	audit       *report.PhaseResult
 	rerun       *rerun.Result
 }
 
@@ -168,7 +172,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	needDB := req.Steps.CrossCheck || req.Steps.Parity || req.Steps.Rerun
+	needDB := req.Steps.CrossCheck || req.Steps.Audit || req.Steps.Parity || req.Steps.Rerun
 	boot := startServer(ctx, req, needDB, say)
 	defer boot.close()
 
@@ -279,11 +283,34 @@ func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) e
 			res.Parity = append(res.Parity, pr)
 		}
 	}
+	for _, r := range runs {
+		if r.audit != nil {
+			rep.Phases = append(rep.Phases, *r.audit)
+		}
+	}
 	if p.req.Steps.Rerun {
 		for _, r := range runs {
 			rep.Phases = append(rep.Phases, rerunPhases(r, p.req.Steps.RerunApart)...)
 		}
 	}
+	return nil
+}
+
+// audit runs the installed security audit on the variant's install (before the fixture), with
+// lint's findings as the facts already reported; lint's modifies-existing-object findings on
+// objects the install created (by SQL built at run time) are dropped first.
+func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Database, t0 time.Time) error {
+	if !p.req.Steps.Audit || r.file == nil {
+		return nil
+	}
+	fp := r.installed.Footprint
+	r.lint.Findings = crosscheck.Owned(r.lint.Findings, fp)
+	fs, err := auditInstall(ctx, db, audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings})
+	if err != nil {
+		return err
+	}
+	r.audit = &report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: time.Since(t0),
+		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints)"}}
 	return nil
 }
 
@@ -391,6 +418,9 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 			return err
 		}
 		return p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0)}, sc)
+	}
+	if err := p.audit(ctx, r, db, time.Now()); err != nil {
+		return err
 	}
 	if fx := p.req.Fixture; fx != nil {
 		if err := sqlscript.ExecFile(ctx, db, fx.Name, fx.Src); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"ledgercheck/internal/audit"
 	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/install"
@@ -68,11 +69,11 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 		ph := report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + path, File: path,
 			Findings: lint.Parsed(path, f, perr, req.Lint, lint.Options{Dim: req.Dim})}
 		if req.Install && perr == nil {
-			fs, err := installCrossCheck(ctx, srv, f, src, req)
+			static, fs, err := installCrossCheck(ctx, srv, f, src, req, ph.Findings)
 			if err != nil {
 				return nil, err
 			}
-			ph.Findings = append(ph.Findings, fs...)
+			ph.Findings = append(static, fs...)
 		}
 		ph.Duration = time.Since(s0)
 		rep.Phases = append(rep.Phases, ph)
@@ -82,9 +83,11 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 	return rep, nil
 }
 
-// installCrossCheck installs f (the parse of src) over the prerequisites and cross-checks its
-// footprint. A file that does not install is an install-failed finding.
-func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, src []byte, req LintRequest) ([]finding.Finding, error) {
+// installCrossCheck installs f (the parse of src) over the prerequisites, cross-checks its
+// footprint and audits it. static are lint's findings on f, returned without those on objects
+// the install shows the file created (crosscheck.Owned); the audit does not repeat them. A file
+// that does not install is an install-failed finding.
+func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, src []byte, req LintRequest, static []finding.Finding) ([]finding.Finding, []finding.Finding, error) {
 	dim := req.Dim
 	if dim == 0 {
 		dim = 1536
@@ -93,21 +96,37 @@ func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, 
 	if err == nil {
 		db, derr := srv.NewDatabase(ctx, dim)
 		if derr != nil {
-			return nil, derr
+			return nil, nil, derr
 		}
 		defer db.Drop(context.WithoutCancel(ctx)) //nolint:errcheck // the server drops leftovers on Close
 		if req.Setup != nil {
 			if err := req.Setup(ctx, db); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		var fp *introspect.Footprint
 		if fp, _, err = install.Footprint(ctx, db, sqlscript.Script(sf), nil, introspect.Options{}); err == nil {
-			return crosscheck.Check(f, req.Lint, fp), nil
+			static = crosscheck.Owned(static, fp)
+			audited, err := auditInstall(ctx, db, audit.Input{File: f, Footprint: fp, Lint: req.Lint, Static: static})
+			if err != nil {
+				return nil, nil, err
+			}
+			return static, append(crosscheck.Check(f, req.Lint, fp), audited...), nil
 		}
 	}
 	if fd, ok := install.Finding(err); ok {
-		return []finding.Finding{fd}, nil
+		return static, []finding.Finding{fd}, nil
 	}
-	return nil, err
+	return nil, nil, err
+}
+
+// auditInstall runs the installed security audit on db, on a superuser session of its own.
+func auditInstall(ctx context.Context, db *scratch.Database, in audit.Input) ([]finding.Finding, error) {
+	conn, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	fs, err := audit.Check(ctx, conn, in)
+	return fs, db.Blame(ctx, "auditing the install", err)
 }

@@ -32,6 +32,9 @@ type Config struct {
 	// DefinerCallers are reviewed exceptions to security-definer-public-execute: the API roles
 	// a SECURITY DEFINER function is meant to be called by, with a reason.
 	DefinerCallers []DefinerCaller `yaml:"definer_callers"`
+	// ExposedSchemas are the schemas the Data API serves (PostgREST's db-schemas), which the
+	// installed audit checks; empty means public alone, as on a default Supabase project.
+	ExposedSchemas []string `yaml:"exposed_schemas"`
 	// UntrustedExtensions are extensions whose creation is reported by unsafe-server-access.
 	UntrustedExtensions []string `yaml:"untrusted_extensions"`
 	// Severity overrides rules' default severities: error, warning, info, or off.
@@ -131,6 +134,14 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Exposed returns the schemas the Data API serves: [Config.ExposedSchemas], or public.
+func (c Config) Exposed() []string {
+	if len(c.ExposedSchemas) == 0 {
+		return []string{"public"}
+	}
+	return c.ExposedSchemas
 }
 
 // callerAllowed reports whether configuration says role is meant to execute fn.
