@@ -275,10 +275,7 @@ func locate(f *pgsql.File, r row) finding.Position {
 // message says what the role can do with the object, and the fix.
 func message(r row, roles []string) string {
 	who := strings.Join(roles, " and ")
-	obj := r.Kind + " " + r.Object
-	if r.Kind == "function" && len(r.Object) > 80 {
-		obj = fmt.Sprintf("function %s(%d arguments)", (pgsql.Name{Schema: r.Schema, Name: r.Name}).String(), r.NArgs)
-	}
+	obj := r.Kind + " " + finding.ShortIdentity(r.Object)
 	switch r.Rule {
 	case RuleDefinerExecutableByAnon, RuleDefinerExecutableByAuthenticated:
 		return fmt.Sprintf("%s can execute SECURITY DEFINER %s, with its owner's rights, through the Data API; REVOKE EXECUTE ... FROM PUBLIC, anon, authenticated", who, obj)

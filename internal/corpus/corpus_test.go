@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"ledgercheck/internal/golden"
+	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch/scratchtest"
 )
 
@@ -40,7 +42,8 @@ func TestCorpusLint(t *testing.T) {
 }
 
 // TestCorpus installs every file (lint --install: needs, install, cross-check, audit), keeps
-// each file's report and the table as goldens.
+// each file's report and the table as goldens, and fails on a label missed, a trap hit, an
+// unlabelled finding, or a message clipped or over report.MaxMessage characters.
 func TestCorpus(t *testing.T) {
 	srv := scratchtest.Server(t)
 	e := load(t)
@@ -53,6 +56,20 @@ func TestCorpus(t *testing.T) {
 	}
 	for _, r := range results {
 		golden.Check(t, filepath.Join("testdata", "golden", strings.TrimSuffix(r.Name, ".sql")+".txt"), []byte(r.Report()))
+		for _, l := range r.Missed {
+			t.Errorf("%s:%d: %s not reported (%s)", r.Name, l.Line, l.Rule, l.Note)
+		}
+		for _, tr := range r.Traps {
+			t.Errorf("%s:%d: %s reported, a false positive (%s): %s", r.Name, tr.Label.Line, tr.Label.Rule, tr.Label.Note, tr.Finding.Message)
+		}
+		for _, f := range r.Extra {
+			t.Errorf("%s:%d: unlabelled %s: %s", r.Name, f.Pos.Line, f.Rule, f.Message)
+		}
+		for _, f := range r.Reported {
+			if n := utf8.RuneCountInString(f.Message); strings.HasSuffix(f.Message, " more bytes)") || n > report.MaxMessage {
+				t.Errorf("%s: a message of %d characters, clipped or over %d: %s", r.Name, n, report.MaxMessage, f.Message)
+			}
+		}
 	}
 	var b bytes.Buffer
 	if err := WriteTable(&b, results); err != nil {

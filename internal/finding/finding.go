@@ -115,3 +115,18 @@ func HasErrors(fs []Finding) bool {
 	}
 	return false
 }
+
+// MaxArgList is the longest argument list a message shows; [ShortIdentity] counts the
+// arguments of a longer one.
+const MaxArgList = 60
+
+// ShortIdentity shortens a function identity for a message, "public.f(text, integer)" as it
+// is, a long argument list to its count: "public.match_decision_ledger(14 arguments)" (the
+// finding's Object keeps the identity). Anything without an argument list is returned as it is.
+func ShortIdentity(s string) string {
+	open := strings.IndexByte(s, '(')
+	if open < 0 || !strings.HasSuffix(s, ")") || len(s)-open <= MaxArgList {
+		return s
+	}
+	return fmt.Sprintf("%s(%d arguments)", s[:open], strings.Count(s[open:], ",")+1)
+}

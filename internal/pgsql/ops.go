@@ -1,7 +1,6 @@
 package pgsql
 
 import (
-	"fmt"
 	"ledgercheck/internal/finding"
 	"reflect"
 	"strings"
@@ -173,15 +172,10 @@ func (o Object) Label() string {
 	return o.String() + o.ArgList()
 }
 
-// ShortLabel is [Object.Label] for a message: a long argument list (more than 60 characters)
-// is shortened to its count, "function public.f(14 arguments)"; the finding's Object carries
+// ShortLabel is [Object.Label] for a message, a long argument list shortened to its count
+// ([finding.ShortIdentity]): "function public.f(14 arguments)"; the finding's Object carries
 // the full Label.
-func (o Object) ShortLabel() string {
-	if args := o.ArgList(); len(args) > 60 {
-		return fmt.Sprintf("%s(%d arguments)", o.String(), len(o.Args))
-	}
-	return o.Label()
-}
+func (o Object) ShortLabel() string { return finding.ShortIdentity(o.Label()) }
 
 // ShortSignature is the name and argument list of a function as [Object.ShortLabel] shortens
 // it, without the kind: "public.f(text)".
