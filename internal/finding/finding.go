@@ -25,6 +25,14 @@ func (p Position) String() string {
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
 }
 
+// Before reports whether p comes before q in the same file (by line, then column).
+func (p Position) Before(q Position) bool {
+	if p.Line != q.Line {
+		return p.Line < q.Line
+	}
+	return p.Col < q.Col
+}
+
 // ByteOffset converts a 1-based character (Unicode code point) position in s, as PostgreSQL
 // reports error positions, to a byte offset.
 func ByteOffset(s string, char int) int {

@@ -290,7 +290,7 @@ func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) e
 	}
 	if p.req.Steps.Rerun {
 		for _, r := range runs {
-			rep.Phases = append(rep.Phases, rerunPhases(r, p.req.Steps.RerunApart)...)
+			rep.Phases = append(rep.Phases, foldRerun(rerunPhases(r, p.req.Steps.RerunApart), r)...)
 		}
 	}
 	return nil

@@ -121,7 +121,7 @@ func applySuppressions(f *pgsql.File, cfg Config, fs []finding.Finding) []findin
 
 // covers reports whether the suppression applies to a finding of rule id at pos.
 func (s *suppression) covers(id string, pos finding.Position) bool {
-	return s.rule == id && !before(pos, s.from) && !before(s.to, pos)
+	return s.rule == id && !pos.Before(s.from) && !s.to.Before(pos)
 }
 
 // Suppressed reports whether a well-formed ledgercheck:ignore comment of f suppresses rule id
@@ -198,11 +198,4 @@ func statementAfter(f *pgsql.File, c pgsql.Comment) *pgsql.Statement {
 		}
 	}
 	return st
-}
-
-func before(a, b finding.Position) bool {
-	if a.Line != b.Line {
-		return a.Line < b.Line
-	}
-	return a.Col < b.Col
 }

@@ -1,0 +1,53 @@
+package gate
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"ledgercheck/internal/config"
+	"ledgercheck/internal/rerun"
+	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/scratch/scratchtest"
+)
+
+// check fails a file once for one fact: a DO block that does not make the plain CREATE
+// FUNCTION after it rerun-safe is lint's dynamic-idempotency warning and not-idempotent error;
+// the rerun audit's failure at that CREATE is folded into the latter, with a note, and the
+// installed audit runs as a phase of its own.
+func TestCheckFailsOnceForOneFact(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	src, err := os.ReadFile("../../testdata/corpus/23-do-revoke-loop-then-create.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Request{
+		Artifact: Variant{Name: "artifact", File: "23.sql", Src: src, Dim: 1536},
+		Steps:    Steps{Lint: true, CrossCheck: true, Audit: true, Rerun: true},
+		Lint:     config.DefaultLint(),
+		Start:    func(ctx context.Context) (*scratch.Server, error) { return scratch.Start(ctx, scratch.Options{}) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules, notes []string
+	var names []string
+	for _, ph := range res.Report.Phases {
+		names = append(names, ph.Name)
+		for _, f := range ph.Findings {
+			rules = append(rules, f.Rule)
+		}
+		notes = append(notes, ph.Notes...)
+	}
+	got := strings.Join(rules, " ")
+	if !strings.Contains(got, "not-idempotent") || !strings.Contains(got, "dynamic-idempotency") || strings.Contains(got, rerun.RuleRerunFailed) {
+		t.Errorf("findings %v: want not-idempotent and dynamic-idempotency, and no %s", rules, rerun.RuleRerunFailed)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "is lint's not-idempotent finding there, reported once") {
+		t.Errorf("no note of the folded rerun failure in %q", notes)
+	}
+	if !strings.Contains(strings.Join(names, ","), "audit artifact") {
+		t.Errorf("phases %v: no audit phase", names)
+	}
+}
