@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"ledgercheck/internal/install"
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/pgsql"
@@ -67,25 +69,33 @@ func TestEnvironmentDefaultsMatchTheCatalog(t *testing.T) {
 	}
 }
 
-// installAndAudit installs sql over the prerequisites at 1536 and audits it.
-func installAndAudit(t testing.TB, name, sql string, cfg lint.Config) ([]string, *pgsql.File) {
-	t.Helper()
+// installed installs sql (the file name) over the prerequisites at dim and returns its parse,
+// its footprint and a superuser connection to the database.
+func installed(tb testing.TB, name, sql string, dim int) (*pgsql.File, *introspect.Footprint, *pgx.Conn) {
+	tb.Helper()
 	ctx := context.Background()
-	db := scratchtest.NewDatabase(t, 1536)
-	f, err := sqlscript.Parse(name, []byte(sql), 1536)
+	db := scratchtest.NewDatabase(tb, dim)
+	f, err := sqlscript.Parse(name, []byte(sql), dim)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	fp, _, err := install.Footprint(ctx, db, sqlscript.Script(f), nil, introspect.Options{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	conn, err := db.ConnectAdmin(ctx)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	defer conn.Close(ctx)
-	fs, err := Check(ctx, conn, Input{File: f, Footprint: fp, Lint: cfg, Static: lint.Run(f, cfg, lint.Options{})})
+	tb.Cleanup(func() { conn.Close(context.Background()) })
+	return f, fp, conn
+}
+
+// installAndAudit installs sql over the prerequisites at 1536 and audits it.
+func installAndAudit(t testing.TB, name, sql string, cfg lint.Config) []string {
+	t.Helper()
+	f, fp, conn := installed(t, name, sql, 1536)
+	fs, err := Check(context.Background(), conn, Input{File: f, Footprint: fp, Lint: cfg, Static: lint.Run(f, cfg, lint.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +103,7 @@ func installAndAudit(t testing.TB, name, sql string, cfg lint.Config) ([]string,
 	for _, fd := range fs {
 		out = append(out, fd.String())
 	}
-	return out, f
+	return out
 }
 
 // A definer function created by dynamic SQL is found in the catalog, at its EXECUTE; a
@@ -107,7 +117,7 @@ CREATE FUNCTION public.g() RETURNS integer LANGUAGE sql SECURITY DEFINER SET sea
 NOTIFY pgrst, 'reload schema';
 `
 	cfg := lint.Config{DefinerCallers: []lint.DefinerCaller{{Function: "public.f(integer)", Roles: []string{"authenticated"}, Reason: "the test"}}}
-	got, _ := installAndAudit(t, "d.sql", sql, cfg)
+	got := installAndAudit(t, "d.sql", sql, cfg)
 	want := []string{"d.sql:2:3: error: anon can execute SECURITY DEFINER function public.f(integer), with its owner's rights, through the Data API; REVOKE EXECUTE ... FROM PUBLIC, anon, authenticated [definer-executable-by-anon]"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -130,7 +140,7 @@ CREATE MATERIALIZED VIEW public.counts AS SELECT count(*) FROM public.notes;
 GRANT SELECT ON public.emails, public.safe_emails, public.counts TO authenticated;
 NOTIFY pgrst, 'reload schema';
 `
-	got, _ := installAndAudit(t, "c.sql", sql, lint.Config{})
+	got := installAndAudit(t, "c.sql", sql, lint.Config{})
 	var rules []string
 	for _, g := range got {
 		rules = append(rules, g[strings.LastIndex(g, "[")+1:len(g)-1]+"@"+strings.Split(g, ":")[1])
@@ -150,25 +160,12 @@ func BenchmarkAudit(b *testing.B) {
 		dim  int
 	}{{"../../migrations/decision_ledger.sql", 1536}, {"../../migrations/ports/decision_ledger_1024.sql", 1024}} {
 		b.Run(v.file[strings.LastIndex(v.file, "/")+1:], func(b *testing.B) {
-			ctx := context.Background()
 			src, err := os.ReadFile(v.file)
 			if err != nil {
 				b.Fatal(err)
 			}
-			db := scratchtest.NewDatabase(b, v.dim)
-			f, err := sqlscript.Parse(v.file, src, v.dim)
-			if err != nil {
-				b.Fatal(err)
-			}
-			fp, _, err := install.Footprint(ctx, db, sqlscript.Script(f), nil, introspect.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			conn, err := db.ConnectAdmin(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer conn.Close(ctx)
+			f, fp, conn := installed(b, v.file, string(src), v.dim)
+			ctx := context.Background()
 			static := lint.Run(f, lint.Config{}, lint.Options{})
 			b.ResetTimer()
 			for b.Loop() {

@@ -8,7 +8,6 @@ package lint
 
 import (
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -253,21 +252,6 @@ func (po *privObject) apiHolders(priv string) []string {
 			out = append(out, r)
 		}
 	}
-	return out
-}
-
-// sortedRoles lists the roles of an acl that hold priv, sorted, PUBLIC as "PUBLIC".
-func (a acl) sortedRoles(priv string) []string {
-	var out []string
-	for r, ps := range a {
-		if ps[priv] {
-			if r == "public" {
-				r = "PUBLIC"
-			}
-			out = append(out, r)
-		}
-	}
-	sort.Strings(out)
 	return out
 }
 

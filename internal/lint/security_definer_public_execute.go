@@ -2,7 +2,6 @@ package lint
 
 import (
 	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql"
 )
 
 // SecurityDefinerPublicExecute is the id of the rule below.
@@ -61,34 +60,3 @@ becomes
 		}
 	},
 })
-
-// DefinerExposure is a SECURITY DEFINER function the file leaves executable by API roles.
-type DefinerExposure struct {
-	Function pgsql.Object
-	Roles    []string
-}
-
-// DefinerExposures returns, for each SECURITY DEFINER function f creates (trigger functions
-// excepted), the API roles that the static model says can execute it after the file, less the
-// configured callers: the facts security-definer-public-execute reports, which the installed
-// audit must not report a second time.
-func DefinerExposures(f *pgsql.File, cfg Config) []DefinerExposure {
-	p := &Pass{File: f, Config: cfg, Own: NewOwnership(f, cfg)}
-	var out []DefinerExposure
-	for _, po := range p.privileges() {
-		fn := po.def.Func()
-		if !isFunction(po.obj) || fn == nil || !fn.SecurityDefiner || fn.ReturnsTrigger {
-			continue
-		}
-		var roles []string
-		for _, r := range po.apiHolders("execute") {
-			if !cfg.callerAllowed(po.obj, r) {
-				roles = append(roles, r)
-			}
-		}
-		if len(roles) > 0 {
-			out = append(out, DefinerExposure{Function: po.obj, Roles: roles})
-		}
-	}
-	return out
-}
