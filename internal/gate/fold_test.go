@@ -51,3 +51,33 @@ func TestCheckFailsOnceForOneFact(t *testing.T) {
 		t.Errorf("phases %v: no audit phase", names)
 	}
 }
+
+// In check, an object created by SQL built at run time is the file's own once the install
+// shows it: lint's modifies-existing-object on its GRANT is dropped from the lint phase, and the
+// audit reports the definer function the EXECUTE created.
+func TestCheckOwnsWhatDynamicSQLCreated(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	src, err := os.ReadFile("../../testdata/corpus/44-dynamic-dimension-chunks.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Request{
+		Artifact: Variant{Name: "artifact", File: "44.sql", Src: src, Dim: 1536},
+		Steps:    Steps{Lint: true, CrossCheck: true, Audit: true},
+		Lint:     config.DefaultLint(),
+		Start:    func(ctx context.Context) (*scratch.Server, error) { return scratch.Start(ctx, scratch.Options{}) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ph := range res.Report.Phases {
+		for _, f := range ph.Findings {
+			got = append(got, ph.Name+": "+f.Rule)
+		}
+	}
+	all := strings.Join(got, "\n")
+	if strings.Contains(all, "modifies-existing-object") || !strings.Contains(all, "audit artifact: definer-executable-by-anon") {
+		t.Errorf("findings:\n%s\nwant no modifies-existing-object, and definer-executable-by-anon in the audit", all)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/audit"
 	"ledgercheck/internal/crosscheck"
@@ -273,6 +275,12 @@ func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
 // report adds the phases of the installed variants: each port's comparison with the artifact,
 // then each variant's rerun audit.
 func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) error {
+	if p.req.Steps.Lint && p.req.Steps.Audit {
+		// The lint phases, reported first, lose what the install showed the file owns.
+		for i, r := range runs {
+			rep.Phases[i].Findings = r.lint.Findings
+		}
+	}
 	if p.req.Steps.Parity {
 		for i, port := range p.req.Ports {
 			phases, pr, err := p.parity(runs[0], runs[i+1], port)
@@ -299,13 +307,14 @@ func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) e
 // audit runs the installed security audit on the variant's install (before the fixture), with
 // lint's findings as the facts already reported; lint's modifies-existing-object findings on
 // objects the install created (by SQL built at run time) are dropped first.
-func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Database, t0 time.Time) error {
+func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn) error {
 	if !p.req.Steps.Audit || r.file == nil {
 		return nil
 	}
+	t0 := time.Now()
 	fp := r.installed.Footprint
 	r.lint.Findings = crosscheck.Owned(r.lint.Findings, fp)
-	fs, err := auditInstall(ctx, db, audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings})
+	fs, err := auditInstall(ctx, db, conn, audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings})
 	if err != nil {
 		return err
 	}
@@ -419,9 +428,6 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		}
 		return p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0)}, sc)
 	}
-	if err := p.audit(ctx, r, db, time.Now()); err != nil {
-		return err
-	}
 	if fx := p.req.Fixture; fx != nil {
 		if err := sqlscript.ExecFile(ctx, db, fx.Name, fx.Src); err != nil {
 			if err := r.failed(ctx, &scriptFailure{fx.Name, err}); err != nil {
@@ -488,11 +494,17 @@ func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Datab
 	}
 	sc := sqlscript.Script(f)
 	r.installed.Source = f
-	r.installed.Footprint, r.fresh, err = install.Footprint(ctx, db, sc, before, introspect.Options{})
+	// One superuser session for the snapshots and the audit that reads the install next.
+	conn, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		return sc, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	r.installed.Footprint, r.fresh, err = install.FootprintOn(ctx, db, conn, sc, before, introspect.Options{})
 	if err != nil {
 		return sc, &scriptFailure{v.File, err}
 	}
-	return sc, nil
+	return sc, p.audit(ctx, r, db, conn)
 }
 
 // rerun continues the rerun audit on the variant's database (and runs its upgrade audit).

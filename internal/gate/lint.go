@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"ledgercheck/internal/audit"
 	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/finding"
@@ -104,10 +106,15 @@ func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, 
 				return nil, nil, err
 			}
 		}
+		conn, cerr := db.ConnectAdmin(ctx)
+		if cerr != nil {
+			return nil, nil, cerr
+		}
+		defer conn.Close(context.WithoutCancel(ctx))
 		var fp *introspect.Footprint
-		if fp, _, err = install.Footprint(ctx, db, sqlscript.Script(sf), nil, introspect.Options{}); err == nil {
+		if fp, _, err = install.FootprintOn(ctx, db, conn, sqlscript.Script(sf), nil, introspect.Options{}); err == nil {
 			static = crosscheck.Owned(static, fp)
-			audited, err := auditInstall(ctx, db, audit.Input{File: f, Footprint: fp, Lint: req.Lint, Static: static})
+			audited, err := auditInstall(ctx, db, conn, audit.Input{File: f, Footprint: fp, Lint: req.Lint, Static: static})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -120,13 +127,8 @@ func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, 
 	return nil, nil, err
 }
 
-// auditInstall runs the installed security audit on db, on a superuser session of its own.
-func auditInstall(ctx context.Context, db *scratch.Database, in audit.Input) ([]finding.Finding, error) {
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
+// auditInstall runs the installed security audit on conn, a superuser session of db.
+func auditInstall(ctx context.Context, db *scratch.Database, conn *pgx.Conn, in audit.Input) ([]finding.Finding, error) {
 	fs, err := audit.Check(ctx, conn, in)
 	return fs, db.Blame(ctx, "auditing the install", err)
 }
