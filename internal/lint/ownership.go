@@ -104,6 +104,13 @@ func NewOwnership(f *pgsql.File, cfg Config) *Ownership {
 		for _, obj := range op.Implicit {
 			add(obj)
 		}
+		if d := op.Dynamic(); d != nil {
+			for _, obj := range d.Creates {
+				if !o.existing.has(obj) {
+					add(obj)
+				}
+			}
+		}
 		switch {
 		case op.Verb == pgsql.VerbCreate && len(op.Objects) > 0:
 			if obj := op.Objects[0]; !o.existing.has(obj) {

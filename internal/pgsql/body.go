@@ -227,6 +227,7 @@ func (w *plWalker) dynamic(s map[string]any, key string, line int) {
 	off := w.lines.locate(q, line)
 	value, idx, ok := literalSQL(q)
 	if !ok {
+		dyn.Creates = a.templateCreates(w.sc, q, op.Start)
 		a.ops = append(a.ops, op.finish())
 		return
 	}

@@ -20,6 +20,80 @@ type Dynamic struct {
 	// whose statements then appear as Ops of their own.
 	Literal bool   `json:"literal"`
 	SQL     string `json:"sql,omitempty"`
+	// Creates are the objects a format() template creates under names that do not depend on
+	// its arguments (EXECUTE format('CREATE TABLE IF NOT EXISTS public.t (v vector(%s))', n)):
+	// the file's own, though the statements themselves stay opaque. Their position is the
+	// EXECUTE's.
+	Creates []Object `json:"creates,omitempty"`
+}
+
+// fmtArg stands for every argument of a format() template, so that the template parses.
+const fmtArg = "ledgercheck_format_argument"
+
+// formatSpecRE matches a format() specifier: %[position$][-][width]type.
+var formatSpecRE = regexp.MustCompile(`%(?:\d+\$)?-?(?:\d+|\*(?:\d+\$)?)?([sIL%])`)
+
+// formatTemplate returns the SQL of format('template', ...) with every specifier replaced by a
+// placeholder of its kind (an identifier, a literal), or false when q is not such a call.
+func formatTemplate(q string) (string, bool) {
+	tree, err := parse("SELECT "+q, MaxNesting)
+	if err != nil || len(tree.GetStmts()) != 1 {
+		return "", false
+	}
+	sel := tree.GetStmts()[0].GetStmt().GetSelectStmt()
+	if sel == nil || len(sel.TargetList) != 1 || sel.FromClause != nil {
+		return "", false
+	}
+	fc := sel.TargetList[0].GetResTarget().GetVal().GetFuncCall()
+	names := strs(fc.GetFuncname())
+	if fc == nil || len(names) == 0 || names[len(names)-1] != "format" || len(fc.Args) == 0 {
+		return "", false
+	}
+	arg := fc.Args[0]
+	if tc := arg.GetTypeCast(); tc != nil {
+		arg = tc.Arg
+	}
+	c := arg.GetAConst()
+	if c == nil || c.GetSval() == nil {
+		return "", false
+	}
+	return formatSpecRE.ReplaceAllStringFunc(c.GetSval().Sval, func(spec string) string {
+		switch spec[len(spec)-1] {
+		case '%':
+			return "%"
+		case 'L':
+			return "'" + fmtArg + "'"
+		}
+		return fmtArg
+	}), true
+}
+
+// templateCreates returns the objects the format() template q creates under names of its own
+// ([Dynamic.Creates]), at the file offset at (the EXECUTE). The template is analysed apart: its
+// statements are not ops of the file.
+func (a *analyzer) templateCreates(sc *scope, q string, at int) []Object {
+	tmpl, ok := formatTemplate(q)
+	if !ok {
+		return nil
+	}
+	sub := &analyzer{f: a.f, path: a.path}
+	sub.parseNested(sc, tmpl, func(int) int { return at }, InExecute, Name{}, false)
+	var out []Object
+	keep := func(o Object) {
+		if !strings.Contains(o.Name.Name+o.Name.Schema+o.Table.Name+o.Table.Schema, fmtArg) {
+			o.Pos = a.f.Pos(at)
+			out = append(out, o)
+		}
+	}
+	for _, op := range sub.ops {
+		if op.Verb == VerbCreate && len(op.Objects) > 0 && op.Context == InExecute {
+			keep(op.Objects[0])
+			for _, o := range op.Implicit {
+				keep(o)
+			}
+		}
+	}
+	return out
 }
 
 func (*Dynamic) family() string { return "do" }
