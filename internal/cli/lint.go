@@ -34,7 +34,10 @@ more. ` + "`ledgercheck explain`" + ` lists the rules; ` + "`ledgercheck explain
 With --install, each file is also installed into a scratch database with the Open Brain
 prerequisites (at --dim, default 1536), and the catalog before and after is compared with what the
 statements visibly do: a change to a pre-existing object that only SQL built at run time explains
-is reported as undeclared-change.
+is reported as undeclared-change; and the installed security audit asks the catalog what anon and
+authenticated can do with what the file created (a SECURITY DEFINER function they can execute, a
+view over auth.users, a table without RLS, ...), each finding at the statement that created the
+object. A fact lint already reported is not reported twice.
 
 A file that defines the prerequisites themselves (public.thoughts, the agent-memory tables) is a
 base schema, not a sidecar: lint reports it once (base-schema). --base-schema lints it as a
