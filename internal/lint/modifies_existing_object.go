@@ -16,7 +16,11 @@ var _ = register(&Rule{
 everything it did not create untouched (public.thoughts, the agent-memory tables, their functions,
 schemas, roles). That includes statements inside function bodies, DO blocks and literal EXECUTE
 strings, which run with the same rights. Re-creating a pre-existing object (CREATE OR REPLACE of
-a function listed under lint.existing in ledgercheck.yaml) counts as changing it.
+a function listed under lint.existing in ledgercheck.yaml) counts as changing it. Functions are
+identified by name and argument types: a new overload is the file's own (and needs its own
+grants), and lint.existing names the prerequisites' signatures ("function
+public.upsert_thought(text, jsonb)"; a name alone stands for every overload). The sequences of
+the file's serial and identity columns, and the columns it adds, are the file's own too.
 
 Names are resolved as PostgreSQL does: unquoted identifiers fold to lower case, quoted ones keep
 their case, unqualified names go through the search_path the file sets (default public).
