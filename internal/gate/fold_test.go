@@ -17,20 +17,7 @@ import (
 // the rerun audit's failure at that CREATE is folded into the latter, with a note, and the
 // installed audit runs as a phase of its own.
 func TestCheckFailsOnceForOneFact(t *testing.T) {
-	scratchtest.NeedPostgres(t)
-	src, err := os.ReadFile("../../testdata/corpus/23-do-revoke-loop-then-create.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), Request{
-		Artifact: Variant{Name: "artifact", File: "23.sql", Src: src, Dim: 1536},
-		Steps:    Steps{Lint: true, CrossCheck: true, Audit: true, Rerun: true},
-		Lint:     config.DefaultLint(),
-		Start:    func(ctx context.Context) (*scratch.Server, error) { return scratch.Start(ctx, scratch.Options{}) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := checkCorpusFile(t, "23-do-revoke-loop-then-create.sql", Steps{Lint: true, CrossCheck: true, Audit: true, Rerun: true})
 	var rules, notes []string
 	var names []string
 	for _, ph := range res.Report.Phases {
@@ -56,20 +43,7 @@ func TestCheckFailsOnceForOneFact(t *testing.T) {
 // shows it: lint's modifies-existing-object on its GRANT is dropped from the lint phase, and the
 // audit reports the definer function the EXECUTE created.
 func TestCheckOwnsWhatDynamicSQLCreated(t *testing.T) {
-	scratchtest.NeedPostgres(t)
-	src, err := os.ReadFile("../../testdata/corpus/44-dynamic-dimension-chunks.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), Request{
-		Artifact: Variant{Name: "artifact", File: "44.sql", Src: src, Dim: 1536},
-		Steps:    Steps{Lint: true, CrossCheck: true, Audit: true},
-		Lint:     config.DefaultLint(),
-		Start:    func(ctx context.Context) (*scratch.Server, error) { return scratch.Start(ctx, scratch.Options{}) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := checkCorpusFile(t, "44-dynamic-dimension-chunks.sql", Steps{Lint: true, CrossCheck: true, Audit: true})
 	var got []string
 	for _, ph := range res.Report.Phases {
 		for _, f := range ph.Findings {
@@ -80,4 +54,25 @@ func TestCheckOwnsWhatDynamicSQLCreated(t *testing.T) {
 	if strings.Contains(all, "modifies-existing-object") || !strings.Contains(all, "audit artifact: definer-executable-by-anon") {
 		t.Errorf("findings:\n%s\nwant no modifies-existing-object, and definer-executable-by-anon in the audit", all)
 	}
+}
+
+// checkCorpusFile runs the steps of check on a corpus file as the artifact, at 1536, with the
+// shipped lint policy, on an embedded cluster of its own.
+func checkCorpusFile(t *testing.T, name string, steps Steps) *Result {
+	t.Helper()
+	scratchtest.NeedPostgres(t)
+	src, err := os.ReadFile("../../testdata/corpus/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Request{
+		Artifact: Variant{Name: "artifact", File: name, Src: src, Dim: 1536},
+		Steps:    steps,
+		Lint:     config.DefaultLint(),
+		Start:    func(ctx context.Context) (*scratch.Server, error) { return scratch.Start(ctx, scratch.Options{}) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
