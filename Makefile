@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/ledgercheck
 
-.PHONY: setup build check test vet lint bench fuzz clean
+.PHONY: setup build check test vet lint bench fuzz corpus clean
 
 setup:
 	@$(if $(PG),PG_MAJOR=$(PG) )bash scripts/setup.sh
@@ -34,6 +34,11 @@ lint: vet
 # The whole gate cold and warm, per phase, beside pg_dump --schema-only + diff (bench/gate.sh).
 bench: setup build
 	@bash bench/gate.sh $(RUNS)
+
+# Precision and recall per rule on the labelled corpus (testdata/corpus), every file installed
+# with its needs (internal/corpus; the same table is a golden of its tests).
+corpus: setup
+	$(GO) run ./internal/cmd/corpus -install
 
 # Every fuzz target for FUZZTIME each (go test -fuzz takes one target at a time). A crasher is
 # written to the package's testdata/fuzz/ and stays there as a regression case for `make test`.

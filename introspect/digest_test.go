@@ -77,8 +77,8 @@ INSERT INTO app."Mixed Case" VALUES (2, NULL), (1, 'x');`)
 // schema, not the environment's (auth.*) or PostgreSQL's; Options.Schemas narrows it.
 func TestDigestScope(t *testing.T) {
 	db := scratchtest.NewDatabase(t, 1536)
-	// The environment has no tables of its own here; give it one, as Supabase's storage has.
-	scratchtest.Exec(t, db, "s.sql", digestSchema+`CREATE SCHEMA storage; CREATE TABLE storage.objects (id int);`)
+	// The environment has tables of its own (auth.users, storage.objects), as Supabase has.
+	scratchtest.Exec(t, db, "s.sql", digestSchema)
 	d := takeDigest(t, db, Options{})
 	for _, name := range []string{"public.thoughts", "public.agent_memories", "public.items", `app."Mixed Case"`} {
 		mustTable(t, d, name)

@@ -34,3 +34,37 @@ func TestLintInstallCatchesDynamicSQL(t *testing.T) {
 		t.Errorf("static lint: exit %v, output:\n%s", err, out)
 	}
 }
+
+// TestLintInstallReportsTheAuditInEveryFormat: a view over an RLS table without
+// security_invoker, granted to anon, is found by the installed audit, at the CREATE VIEW, in
+// every format.
+func TestLintInstallReportsTheAuditInEveryFormat(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	path := filepath.Join(t.TempDir(), "feed.sql")
+	src := "CREATE OR REPLACE VIEW public.public_feed AS SELECT id, content FROM public.thoughts;\n" +
+		"-- ledgercheck:ignore grant-to-api-role the feed is public on purpose in this test\n" +
+		"GRANT SELECT ON public.public_feed TO anon;\nNOTIFY pgrst, 'reload schema';\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ format, want string }{
+		{"text", path + ":1:1: error: anon can SELECT view public.public_feed"},
+		{"json", `"rule": "security-definer-view"`},
+		{"sarif", `"ruleId": "security-definer-view"`},
+		{"github", "::error file=" + path + ",line=1,col=1,title="},
+		{"github", "security-definer-view::anon can SELECT view public.public_feed"},
+		{"html", "security-definer-view"},
+	} {
+		out, err := exec.Command(binary(t), "lint", "-q", "--install", "--format", c.format, path).Output()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("%s: exit %v, want 1; stdout:\n%s", c.format, err, out)
+		}
+		if !strings.Contains(string(out), c.want) {
+			t.Errorf("%s: output lacks %q:\n%s", c.format, c.want, out)
+		}
+	}
+	if out, _ := exec.Command(binary(t), "lint", "-q", "--install", "--format", "json", path).Output(); !strings.Contains(string(out), `"line": 1`) {
+		t.Errorf("json: the audit finding has no position:\n%s", out)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"ledgercheck/internal/finding"
 	"regexp"
 	"strconv"
 	"strings"
@@ -56,9 +57,10 @@ type Entry struct {
 	re   *regexp.Regexp
 }
 
-// String names the entry for reports: "file:line: kind object attr".
+// String names the entry for reports: "kind object attr", a function's long argument list
+// shortened to its count (the entry's line says which entry it is).
 func (e *Entry) String() string {
-	obj := e.Object
+	obj := finding.ShortIdentity(e.Object)
 	if obj == "" {
 		obj = "~" + e.ObjectMatch
 	}

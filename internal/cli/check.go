@@ -42,7 +42,8 @@ func buildCheckCmd(g *globals) (*cobra.Command, *checkFlags) {
 installs each into a throwaway Supabase-like database at its dimension, audits reruns (and the
 upgrade from each variant's previous version), compares the two installs attribute by attribute
 through the allowlist, runs the probes on a shared fixture, cross-checks each install against
-lint, and prints one report: a summary table (phase, status, findings, time), then the findings
+lint, audits what anon and authenticated can do with what each install created (the security
+lints of Supabase's advisors, asked of the installed catalog), and prints one report: a summary table (phase, status, findings, time), then the findings
 grouped by phase. Flags override the file, so a contributor can check a port without editing it:
 
   ledgercheck check --port my_port.sql --port-dim 768
@@ -53,7 +54,7 @@ $GITHUB_STEP_SUMMARY set, the full report is appended to it as markdown) and htm
 self-contained page with side-by-side diffs). Progress with step timings goes to stderr.
 
 Exit codes: 0 passed; 1 findings (a lint error, an unreviewed difference, a stale allowlist
-entry, a failed rerun or install); 2 usage, configuration or input error; 3 environment error.`,
+entry, a failed rerun or install, an exposure the audit found); 2 usage, configuration or input error; 3 environment error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			req, err := f.request(cmd, g)
@@ -111,7 +112,7 @@ func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, erro
 	if err != nil {
 		return gate.Request{}, err
 	}
-	req.Steps = gate.Steps{Lint: true, CrossCheck: true, Parity: true, Rerun: true}
+	req.Steps = gate.Steps{Lint: true, CrossCheck: true, Audit: true, Parity: true, Rerun: true}
 	req.Times = cfg.Rerun.Times
 	return req, nil
 }

@@ -19,6 +19,7 @@ func newLintCmd(g *globals) *cobra.Command {
 		out        = newOutputFlags()
 		configPath string
 		install    bool
+		baseSchema bool
 		sf         serverFlags
 	)
 	cmd := &cobra.Command{
@@ -33,7 +34,14 @@ more. ` + "`ledgercheck explain`" + ` lists the rules; ` + "`ledgercheck explain
 With --install, each file is also installed into a scratch database with the Open Brain
 prerequisites (at --dim, default 1536), and the catalog before and after is compared with what the
 statements visibly do: a change to a pre-existing object that only SQL built at run time explains
-is reported as undeclared-change.
+is reported as undeclared-change; and the installed security audit asks the catalog what anon and
+authenticated can do with what the file created (a SECURITY DEFINER function they can execute, a
+view over auth.users, a table without RLS, ...), each finding at the statement that created the
+object. A fact lint already reported is not reported twice.
+
+A file that defines the prerequisites themselves (public.thoughts, the agent-memory tables) is a
+base schema, not a sidecar: lint reports it once (base-schema). --base-schema lints it as a
+migration of its own, with no object assumed to exist before it.
 
 The text format prints one finding per line, file:line:col: severity: message [rule] (columns
 count characters), the form editors and pre-commit hooks read; json, sarif, github and html are
@@ -52,6 +60,9 @@ Exit 1 if any finding is an error.`,
 				return err
 			}
 			cfg := conf.Lint
+			if baseSchema {
+				cfg.Existing = nil // a base schema defines the prerequisites: nothing exists before it
+			}
 			sf.applyLimits(cmd.Flags(), conf.Limits)
 			// Every file is checked before the first is linted, or a server started.
 			for _, path := range args {
@@ -82,6 +93,7 @@ Exit 1 if any finding is an error.`,
 	cmd.Flags().IntVar(&dim, "dim", 0, "require every vector(N), halfvec(N) and sparsevec(N) to have this dimension")
 	out.add(cmd)
 	cmd.Flags().StringVar(&configPath, "config", "", "gate configuration whose lint section (and limits) apply (default: "+config.DefaultFile+" in the working directory if there is one, else the built-in policy for the decision ledger)")
+	cmd.Flags().BoolVar(&baseSchema, "base-schema", false, "lint a base schema (a file that defines the prerequisites): no object is assumed to exist before it (lint.existing is ignored)")
 	cmd.Flags().BoolVar(&install, "install", false, "also install each file into a scratch database and cross-check the catalog changes (needs Postgres)")
 	addServerFlags(cmd, &sf)
 	return cmd

@@ -7,6 +7,7 @@
 package crosscheck
 
 import (
+	"fmt"
 	"strings"
 
 	"ledgercheck/internal/finding"
@@ -168,4 +169,59 @@ func factValue(fs []introspect.Fact, attr string) string {
 		}
 	}
 	return ""
+}
+
+// Owned returns static (lint's findings on the file) without the modifies-existing-object
+// findings on objects that installing the file created: an object SQL built at run time
+// creates (EXECUTE format('CREATE TABLE ...')) is the file's own, which only the install shows.
+func Owned(static []finding.Finding, fp *introspect.Footprint) []finding.Finding {
+	if fp == nil {
+		return static
+	}
+	created := map[string]bool{}
+	for _, o := range fp.Created {
+		created[createdKey(o.Kind, o.Object)] = true
+	}
+	var out []finding.Finding
+	for _, f := range static {
+		if f.Rule == lint.ModifiesExistingObject && created[staticKey(f.Object)] {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// createdKey identifies a created object of the footprint: "relation schema.name" (tables,
+// views, sequences share a namespace) or "function schema.name/arguments".
+func createdKey(kind, object string) string {
+	switch kind {
+	case introspect.KindTable, introspect.KindView, introspect.KindSequence:
+		return "relation " + object
+	case introspect.KindFunction:
+		name, args, _ := strings.Cut(object, "(")
+		n := 0
+		if args = strings.TrimSuffix(args, ")"); args != "" {
+			n = strings.Count(args, ",") + 1
+		}
+		return fmt.Sprintf("function %s/%d", name, n)
+	}
+	return kind + " " + object
+}
+
+// staticKey identifies the object of a lint finding as [createdKey] does.
+func staticKey(object string) string {
+	kind, ref, _ := strings.Cut(object, " ")
+	switch pgsql.ObjKind(kind) {
+	case pgsql.KindTable, pgsql.KindView, pgsql.KindSequence, pgsql.KindForeignTable:
+		return "relation " + ref
+	case pgsql.KindFunction, pgsql.KindProcedure:
+		if fn, err := pgsql.ParseFunctionRef(ref); err == nil && fn.HasArgs {
+			return fmt.Sprintf("function %s/%d", fn.Name, len(fn.Args))
+		}
+	}
+	if strings.HasPrefix(object, "materialized view ") {
+		return "relation " + strings.TrimPrefix(object, "materialized view ")
+	}
+	return object
 }

@@ -25,6 +25,14 @@ func (p Position) String() string {
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
 }
 
+// Before reports whether p comes before q in the same file (by line, then column).
+func (p Position) Before(q Position) bool {
+	if p.Line != q.Line {
+		return p.Line < q.Line
+	}
+	return p.Col < q.Col
+}
+
 // ByteOffset converts a 1-based character (Unicode code point) position in s, as PostgreSQL
 // reports error positions, to a byte offset.
 func ByteOffset(s string, char int) int {
@@ -62,6 +70,9 @@ const (
 	PhaseProbe   Phase = "probe"
 	PhaseRerun   Phase = "rerun"
 	PhaseAllow   Phase = "allowlist"
+	// PhaseAudit is the installed security audit: what the API roles can do once the file is
+	// installed, asked of the catalog.
+	PhaseAudit Phase = "audit"
 )
 
 // Finding is one thing the gate reports: a rule broken at a position, a difference between two
@@ -111,4 +122,19 @@ func HasErrors(fs []Finding) bool {
 		}
 	}
 	return false
+}
+
+// MaxArgList is the longest argument list a message shows; [ShortIdentity] counts the
+// arguments of a longer one.
+const MaxArgList = 60
+
+// ShortIdentity shortens a function identity for a message, "public.f(text, integer)" as it
+// is, a long argument list to its count: "public.match_decision_ledger(14 arguments)" (the
+// finding's Object keeps the identity). Anything without an argument list is returned as it is.
+func ShortIdentity(s string) string {
+	open := strings.IndexByte(s, '(')
+	if open < 0 || !strings.HasSuffix(s, ")") || len(s)-open <= MaxArgList {
+		return s
+	}
+	return fmt.Sprintf("%s(%d arguments)", s[:open], strings.Count(s[open:], ",")+1)
 }

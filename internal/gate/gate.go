@@ -7,7 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"ledgercheck/internal/allowlist"
+	"ledgercheck/internal/audit"
 	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/finding"
@@ -59,6 +62,8 @@ type Steps struct {
 	// CrossCheck cross-checks each install against lint's reading of the file ("lint installed
 	// VARIANT").
 	CrossCheck bool
+	// Audit runs the installed security audit on each install ("audit VARIANT").
+	Audit bool
 	// Parity compares each port with the artifact, probes included.
 	Parity bool
 	// Rerun audits each variant's reruns, and the upgrade from its previous version.
@@ -125,6 +130,7 @@ type variantRun struct {
 	fixtureErr  error
 	fresh       *introspect.Snapshot
 	crossCheck  []finding.Finding
+	audit       *report.PhaseResult
 	rerun       *rerun.Result
 }
 
@@ -168,7 +174,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	needDB := req.Steps.CrossCheck || req.Steps.Parity || req.Steps.Rerun
+	needDB := req.Steps.CrossCheck || req.Steps.Audit || req.Steps.Parity || req.Steps.Rerun
 	boot := startServer(ctx, req, needDB, say)
 	defer boot.close()
 
@@ -269,6 +275,12 @@ func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
 // report adds the phases of the installed variants: each port's comparison with the artifact,
 // then each variant's rerun audit.
 func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) error {
+	if p.req.Steps.Lint && p.req.Steps.Audit {
+		// The lint phases, reported first, lose what the install showed the file owns.
+		for i, r := range runs {
+			rep.Phases[i].Findings = r.lint.Findings
+		}
+	}
 	if p.req.Steps.Parity {
 		for i, port := range p.req.Ports {
 			phases, pr, err := p.parity(runs[0], runs[i+1], port)
@@ -279,11 +291,35 @@ func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) e
 			res.Parity = append(res.Parity, pr)
 		}
 	}
-	if p.req.Steps.Rerun {
-		for _, r := range runs {
-			rep.Phases = append(rep.Phases, rerunPhases(r, p.req.Steps.RerunApart)...)
+	for _, r := range runs {
+		if r.audit != nil {
+			rep.Phases = append(rep.Phases, *r.audit)
 		}
 	}
+	if p.req.Steps.Rerun {
+		for _, r := range runs {
+			rep.Phases = append(rep.Phases, foldRerun(rerunPhases(r, p.req.Steps.RerunApart), r)...)
+		}
+	}
+	return nil
+}
+
+// audit runs the installed security audit on the variant's install (before the fixture), with
+// lint's findings as the facts already reported; lint's modifies-existing-object findings on
+// objects the install created (by SQL built at run time) are dropped first.
+func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn) error {
+	if !p.req.Steps.Audit || r.file == nil {
+		return nil
+	}
+	t0 := time.Now()
+	fp := r.installed.Footprint
+	r.lint.Findings = crosscheck.Owned(r.lint.Findings, fp)
+	fs, err := auditInstall(ctx, db, conn, audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings})
+	if err != nil {
+		return err
+	}
+	r.audit = &report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: time.Since(t0),
+		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints)"}}
 	return nil
 }
 
@@ -458,11 +494,17 @@ func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Datab
 	}
 	sc := sqlscript.Script(f)
 	r.installed.Source = f
-	r.installed.Footprint, r.fresh, err = install.Footprint(ctx, db, sc, before, introspect.Options{})
+	// One superuser session for the snapshots and the audit that reads the install next.
+	conn, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		return sc, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	r.installed.Footprint, r.fresh, err = install.FootprintOn(ctx, db, conn, sc, before, introspect.Options{})
 	if err != nil {
 		return sc, &scriptFailure{v.File, err}
 	}
-	return sc, nil
+	return sc, p.audit(ctx, r, db, conn)
 }
 
 // rerun continues the rerun audit on the variant's database (and runs its upgrade audit).

@@ -4,6 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/internal/audit"
 	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/install"
@@ -30,6 +33,12 @@ type LintRequest struct {
 	// cross-checks its footprint.
 	Install bool
 	Start   func(ctx context.Context) (*scratch.Server, error)
+	// Server, when not nil, is a running server used instead of Start, and left running.
+	Server *scratch.Server
+	// Setup, when not nil, runs in each file's database before the file is installed (and
+	// before the snapshot its footprint starts from): what the file needs beyond the
+	// prerequisites.
+	Setup func(ctx context.Context, db *scratch.Database) error
 	// Logf receives progress lines; nil discards them.
 	Logf func(format string, args ...any)
 	// Tool, Version and Root are copied into the report.
@@ -41,8 +50,8 @@ type LintRequest struct {
 func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 	t0 := time.Now()
 	rep := &report.Report{Tool: req.Tool, Version: req.Version, Root: req.Root}
-	var srv *scratch.Server
-	if req.Install {
+	srv := req.Server
+	if req.Install && srv == nil {
 		var err error
 		if srv, err = req.Start(ctx); err != nil {
 			return nil, err
@@ -61,12 +70,12 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 		f, perr := pgsql.Parse(path, src)
 		ph := report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + path, File: path,
 			Findings: lint.Parsed(path, f, perr, req.Lint, lint.Options{Dim: req.Dim})}
-		if srv != nil && perr == nil {
-			fs, err := installCrossCheck(ctx, srv, f, src, req)
+		if req.Install && perr == nil {
+			static, fs, err := installCrossCheck(ctx, srv, f, src, req, ph.Findings)
 			if err != nil {
 				return nil, err
 			}
-			ph.Findings = append(ph.Findings, fs...)
+			ph.Findings = append(static, fs...)
 		}
 		ph.Duration = time.Since(s0)
 		rep.Phases = append(rep.Phases, ph)
@@ -76,9 +85,11 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 	return rep, nil
 }
 
-// installCrossCheck installs f (the parse of src) over the prerequisites and cross-checks its
-// footprint. A file that does not install is an install-failed finding.
-func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, src []byte, req LintRequest) ([]finding.Finding, error) {
+// installCrossCheck installs f (the parse of src) over the prerequisites, cross-checks its
+// footprint and audits it. static are lint's findings on f, returned without those on objects
+// the install shows the file created (crosscheck.Owned); the audit does not repeat them. A file
+// that does not install is an install-failed finding.
+func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, src []byte, req LintRequest, static []finding.Finding) ([]finding.Finding, []finding.Finding, error) {
 	dim := req.Dim
 	if dim == 0 {
 		dim = 1536
@@ -87,16 +98,37 @@ func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, 
 	if err == nil {
 		db, derr := srv.NewDatabase(ctx, dim)
 		if derr != nil {
-			return nil, derr
+			return nil, nil, derr
 		}
 		defer db.Drop(context.WithoutCancel(ctx)) //nolint:errcheck // the server drops leftovers on Close
+		if req.Setup != nil {
+			if err := req.Setup(ctx, db); err != nil {
+				return nil, nil, err
+			}
+		}
+		conn, cerr := db.ConnectAdmin(ctx)
+		if cerr != nil {
+			return nil, nil, cerr
+		}
+		defer conn.Close(context.WithoutCancel(ctx))
 		var fp *introspect.Footprint
-		if fp, _, err = install.Footprint(ctx, db, sqlscript.Script(sf), nil, introspect.Options{}); err == nil {
-			return crosscheck.Check(f, req.Lint, fp), nil
+		if fp, _, err = install.FootprintOn(ctx, db, conn, sqlscript.Script(sf), nil, introspect.Options{}); err == nil {
+			static = crosscheck.Owned(static, fp)
+			audited, err := auditInstall(ctx, db, conn, audit.Input{File: f, Footprint: fp, Lint: req.Lint, Static: static})
+			if err != nil {
+				return nil, nil, err
+			}
+			return static, append(crosscheck.Check(f, req.Lint, fp), audited...), nil
 		}
 	}
 	if fd, ok := install.Finding(err); ok {
-		return []finding.Finding{fd}, nil
+		return static, []finding.Finding{fd}, nil
 	}
-	return nil, err
+	return nil, nil, err
+}
+
+// auditInstall runs the installed security audit on conn, a superuser session of db.
+func auditInstall(ctx context.Context, db *scratch.Database, conn *pgx.Conn, in audit.Input) ([]finding.Finding, error) {
+	fs, err := audit.Check(ctx, conn, in)
+	return fs, db.Blame(ctx, "auditing the install", err)
 }

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/scratch"
@@ -50,8 +52,15 @@ func Footprint(ctx context.Context, db *scratch.Database, sc *scratch.Script, be
 	if err != nil {
 		return nil, nil, err
 	}
-	opts = SnapshotOptions(opts, db)
 	defer conn.Close(context.WithoutCancel(ctx))
+	return FootprintOn(ctx, db, conn, sc, before, opts)
+}
+
+// FootprintOn is [Footprint] taking its snapshots on conn, a superuser session of db's the
+// caller keeps (the gate audits the install on it next, without connecting again).
+func FootprintOn(ctx context.Context, db *scratch.Database, conn *pgx.Conn, sc *scratch.Script, before *introspect.Snapshot, opts introspect.Options) (*introspect.Footprint, *introspect.Snapshot, error) {
+	var err error
+	opts = SnapshotOptions(opts, db)
 	if before == nil {
 		if before, err = introspect.Take(ctx, conn, opts); err != nil {
 			return nil, nil, db.Blame(ctx, "taking the snapshot before "+sc.Name, fmt.Errorf("snapshot before %s: %w", sc.Name, err))

@@ -22,6 +22,10 @@ func TestShippedFiles(t *testing.T) {
 		// The port's role model instead of RLS ([D4]) breaks the table rules on purpose; each
 		// deviation is a reviewed ledgercheck:ignore with its reason in the file itself.
 		{"../../migrations/ports/decision_ledger_1024.sql", 1024, nil},
+		// The merged upstream revision drops every overload of match_decision_ledger in a DO
+		// block before its plain CREATE FUNCTION (issue 13: it was not-idempotent); it keeps
+		// warnings only (unpinned search paths, the dynamic DROP, grants that leave PUBLIC).
+		{"../../testdata/upstream/decision_ledger_upstream.sql", 1536, nil},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			src, err := os.ReadFile(tc.path)

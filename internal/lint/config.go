@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/input"
+	"ledgercheck/internal/pgsql"
 )
 
 // Config is lint's policy, the `lint:` section of ledgercheck.yaml. The zero Config knows no
@@ -27,6 +29,12 @@ type Config struct {
 	// AllowedGrantees are roles, besides service_role, that new objects may be granted to
 	// (e.g. "authenticated" for a table meant for the Data API). PUBLIC is "public".
 	AllowedGrantees []string `yaml:"allowed_grantees"`
+	// DefinerCallers are reviewed exceptions to security-definer-public-execute: the API roles
+	// a SECURITY DEFINER function is meant to be called by, with a reason.
+	DefinerCallers []DefinerCaller `yaml:"definer_callers"`
+	// ExposedSchemas are the schemas the Data API serves (PostgREST's db-schemas), which the
+	// installed audit checks; empty means public alone, as on a default Supabase project.
+	ExposedSchemas []string `yaml:"exposed_schemas"`
 	// UntrustedExtensions are extensions whose creation is reported by unsafe-server-access.
 	UntrustedExtensions []string `yaml:"untrusted_extensions"`
 	// Severity overrides rules' default severities: error, warning, info, or off.
@@ -41,6 +49,16 @@ type Allowance struct {
 	// Actions are the verbs allowed on it: create, alter, drop, rename, truncate, comment, grant,
 	// revoke.
 	Actions []string `yaml:"actions"`
+	// Reason says why a reviewer accepted it; required.
+	Reason string `yaml:"reason"`
+}
+
+// DefinerCaller says that API roles are meant to execute a SECURITY DEFINER function.
+type DefinerCaller struct {
+	// Function is the function with its argument types, "public.search_public_notes(text)".
+	Function string `yaml:"function"`
+	// Roles are the API roles meant to call it: anon, authenticated.
+	Roles []string `yaml:"roles"`
 	// Reason says why a reviewer accepted it; required.
 	Reason string `yaml:"reason"`
 }
@@ -91,7 +109,50 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	for _, c := range c.DefinerCallers {
+		fn, err := pgsql.ParseFunctionRef(c.Function)
+		if err != nil || !fn.HasArgs {
+			return fmt.Errorf("lint configuration: definer_callers: function %q: want a function with its argument types, e.g. public.f(text)", c.Function)
+		}
+		if strings.TrimSpace(c.Reason) == "" {
+			return fmt.Errorf("lint configuration: definer_callers entry for %q has no reason", c.Function)
+		}
+		if len(c.Roles) == 0 {
+			return fmt.Errorf("lint configuration: definer_callers entry for %q has no roles", c.Function)
+		}
+		for _, r := range c.Roles {
+			if r != "anon" && r != "authenticated" {
+				return fmt.Errorf("lint configuration: definer_callers entry for %q: role %q: want anon or authenticated", c.Function, r)
+			}
+		}
+	}
+	for _, e := range c.Existing {
+		if kind, ref, ok := strings.Cut(strings.TrimSpace(e), " "); ok && (kind == "function" || kind == "procedure") {
+			if _, err := pgsql.ParseFunctionRef(ref); err != nil {
+				return fmt.Errorf("lint configuration: existing entry %q: %v", e, err)
+			}
+		}
+	}
 	return nil
+}
+
+// Exposed returns the schemas the Data API serves: [Config.ExposedSchemas], or public.
+func (c Config) Exposed() []string {
+	if len(c.ExposedSchemas) == 0 {
+		return []string{"public"}
+	}
+	return c.ExposedSchemas
+}
+
+// callerAllowed reports whether configuration says role is meant to execute fn.
+func (c Config) callerAllowed(fn pgsql.Object, role string) bool {
+	for _, dc := range c.DefinerCallers {
+		ref, err := pgsql.ParseFunctionRef(dc.Function)
+		if err == nil && ref.Name == fn.Name && ref.SameArgs(fn) && slices.Contains(dc.Roles, role) {
+			return true
+		}
+	}
+	return false
 }
 
 // severity returns the configured severity of rule r, and whether the rule is on.

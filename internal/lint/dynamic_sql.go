@@ -15,7 +15,9 @@ var _ = register(&Rule{
 other rules can check it: an ALTER of public.thoughts built with format() passes every static
 check. When the SQL is a string literal (or literals joined with ||) ledgercheck parses and checks
 it like any other statement, and this rule stays quiet. Otherwise justify the statement with a
-suppression, or write the SQL statically.
+suppression, or write the SQL statically. (Of a format() template lint keeps one thing: the
+objects it creates under names that do not depend on its arguments are the file's own, so that
+a later GRANT on them is not a change to an object the file did not create.)
 
     EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON public.agent_decision_ledger (step_index)', v_name);
 

@@ -20,7 +20,7 @@ func hasPrivilegeStmt(ops []*pgsql.Op, obj pgsql.Object) bool {
 			if fn != ofn {
 				continue
 			}
-			if sameRelation(o, op.SearchPath, obj.Name) {
+			if sameRelation(o, op.SearchPath, obj.Name) && o.SameArgs(obj) {
 				return true
 			}
 		}

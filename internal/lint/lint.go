@@ -56,6 +56,7 @@ func Run(f *pgsql.File, cfg Config, opts Options) []finding.Finding {
 		r.Check(p)
 	}
 	all = applySuppressions(f, cfg, all)
+	all = baseSchema(f, p.Own, cfg, all)
 	sortFindings(all)
 	return all
 }
@@ -90,7 +91,6 @@ type suppression struct {
 // applySuppressions drops findings suppressed by ledgercheck:ignore comments and adds findings
 // for broken and unused suppressions.
 func applySuppressions(f *pgsql.File, cfg Config, fs []finding.Finding) []finding.Finding {
-	var sups []*suppression
 	var extra []finding.Finding
 	bad := func(pos finding.Position, r *Rule, format string, args ...any) {
 		sev, on := cfg.severity(r)
@@ -98,6 +98,47 @@ func applySuppressions(f *pgsql.File, cfg Config, fs []finding.Finding) []findin
 			extra = append(extra, finding.Finding{Phase: finding.PhaseLint, Rule: r.ID, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...)})
 		}
 	}
+	sups := suppressions(f, bad)
+	kept := fs[:0]
+	for _, fd := range fs {
+		suppressed := false
+		for _, s := range sups {
+			if s.covers(fd.Rule, fd.Pos) {
+				s.used, suppressed = true, true
+			}
+		}
+		if !suppressed {
+			kept = append(kept, fd)
+		}
+	}
+	for _, s := range sups {
+		if !s.used {
+			bad(s.pos, ruleUnusedSuppression, "ledgercheck:ignore %s suppresses nothing in the statement at %d:%d; remove it", s.rule, s.from.Line, s.from.Col)
+		}
+	}
+	return append(kept, extra...)
+}
+
+// covers reports whether the suppression applies to a finding of rule id at pos.
+func (s *suppression) covers(id string, pos finding.Position) bool {
+	return s.rule == id && !pos.Before(s.from) && !s.to.Before(pos)
+}
+
+// Suppressed reports whether a well-formed ledgercheck:ignore comment of f suppresses rule id
+// at pos: the installed audit honours the reviewed suppression of the static rule that reports
+// the same fact.
+func Suppressed(f *pgsql.File, id string, pos finding.Position) bool {
+	for _, s := range suppressions(f, func(finding.Position, *Rule, string, ...any) {}) {
+		if s.covers(id, pos) {
+			return true
+		}
+	}
+	return false
+}
+
+// suppressions reads the ledgercheck:ignore comments of f; bad receives the malformed ones.
+func suppressions(f *pgsql.File, bad func(pos finding.Position, r *Rule, format string, args ...any)) []*suppression {
+	var sups []*suppression
 	for _, c := range f.Comments() {
 		text := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.Text, "--"), "/*"), "*/"))
 		if !strings.HasPrefix(text, ignoreMarker) {
@@ -128,24 +169,7 @@ func applySuppressions(f *pgsql.File, cfg Config, fs []finding.Finding) []findin
 		}
 		sups = append(sups, &suppression{pos: c.Pos, rule: id, stmt: st.Index, from: st.Pos, to: f.Pos(st.End)})
 	}
-	kept := fs[:0]
-	for _, fd := range fs {
-		suppressed := false
-		for _, s := range sups {
-			if s.rule == fd.Rule && !before(fd.Pos, s.from) && !before(s.to, fd.Pos) {
-				s.used, suppressed = true, true
-			}
-		}
-		if !suppressed {
-			kept = append(kept, fd)
-		}
-	}
-	for _, s := range sups {
-		if !s.used {
-			bad(s.pos, ruleUnusedSuppression, "ledgercheck:ignore %s suppresses nothing in the statement at %d:%d; remove it", s.rule, s.from.Line, s.from.Col)
-		}
-	}
-	return append(kept, extra...)
+	return sups
 }
 
 // statementAfter returns the top-level statement that starts on the line after the comment c,
@@ -174,11 +198,4 @@ func statementAfter(f *pgsql.File, c pgsql.Comment) *pgsql.Statement {
 		}
 	}
 	return st
-}
-
-func before(a, b finding.Position) bool {
-	if a.Line != b.Line {
-		return a.Line < b.Line
-	}
-	return a.Col < b.Col
 }

@@ -28,7 +28,7 @@ becomes
 
 (splinter 0028/0029 flag the exposure of SECURITY DEFINER functions after the fact.)`,
 	Check: func(p *Pass) {
-		seen := map[pgsql.Name]bool{}
+		seen := map[ownKey]bool{}
 		privs := p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbGrant || op.Verb == pgsql.VerbRevoke })
 		for _, op := range p.Ops() {
 			if op.Verb != pgsql.VerbCreate || len(op.Objects) == 0 {
@@ -44,12 +44,12 @@ becomes
 			default:
 				continue
 			}
-			if p.Own.Existing(obj) || seen[obj.Name] {
+			if p.Own.Existing(obj) || seen[keyOf(obj)] {
 				continue
 			}
-			seen[obj.Name] = true
+			seen[keyOf(obj)] = true
 			if !hasPrivilegeStmt(privs[obj.Name.Name], obj) {
-				p.Report(obj.Pos, obj.String(), "%s %s has no explicit GRANT or REVOKE", obj.Kind, obj.Name)
+				p.Report(obj.Pos, obj.Label(), "%s has no explicit GRANT or REVOKE", obj.ShortLabel())
 			}
 		}
 	},

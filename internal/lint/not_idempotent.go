@@ -21,7 +21,14 @@ var _ = register(&Rule{
   - CREATE TYPE or DOMAIN needs a preceding DROP ... IF EXISTS (or a DO block that checks
     pg_type first);
   - ALTER TABLE ... ADD COLUMN needs IF NOT EXISTS; ADD CONSTRAINT a preceding DROP CONSTRAINT IF
-    EXISTS; DROP anything needs IF EXISTS; RENAME cannot run twice.
+    EXISTS; DROP anything needs IF EXISTS; RENAME cannot run twice;
+  - pg_cron's cron.schedule(schedule, command) adds a job on every run: name the job
+    (cron.schedule(job_name, schedule, command) updates the job of that name).
+
+A DO block that drops every overload of a name (a loop over pg_proc filtered by proname alone
+that EXECUTEs DROP FUNCTION of each regprocedure) counts as DROP FUNCTION IF EXISTS of that name;
+another DO block with dynamic SQL that may guard a statement reported here is a
+dynamic-idempotency warning, and the rerun audit decides.
 
 Statements idempotent by nature are never reported: ENABLE ROW LEVEL SECURITY, GRANT, REVOKE,
 COMMENT, NOTIFY, SET. Statements inside DO blocks and function bodies are not checked, since they
@@ -40,10 +47,18 @@ becomes
 })
 
 func checkIdempotency(p *Pass) {
-	dropped := map[ownKey]bool{}     // dropped earlier in the file
-	droppedCons := map[string]bool{} // "table\x00constraint" dropped IF EXISTS earlier
+	checkIdempotencyWith(p, func(_ *pgsql.Op, pos finding.Position, obj, format string, args ...any) {
+		p.Report(pos, obj, format, args...)
+	})
+}
+
+// checkIdempotencyWith calls report for every statement that is not rerun-safe.
+func checkIdempotencyWith(p *Pass, report func(op *pgsql.Op, pos finding.Position, obj, format string, args ...any)) {
+	dropped := map[ownKey]bool{}      // dropped earlier in the file
+	droppedAll := droppedOverloads(p) // functions whose every overload was dropped earlier
+	droppedCons := map[string]bool{}  // "table\x00constraint" dropped IF EXISTS earlier
 	key := func(o pgsql.Object) ownKey {
-		return keyOf(o.Kind, o.Name, o.Table)
+		return keyOf(o)
 	}
 	for _, op := range p.TopLevel() {
 		obj := op.Object()
@@ -51,36 +66,46 @@ func checkIdempotency(p *Pass) {
 		case pgsql.VerbDrop:
 			for _, o := range op.Objects {
 				dropped[key(o)] = true
+				if isFunction(o) && !o.HasArgs {
+					droppedAll[o.Name] = op.Stmt
+				}
 			}
 			if !op.IfExists {
-				p.Report(op.At(), obj.String(), "%s without IF EXISTS fails on the second run", op.Tag)
+				report(op, op.At(), obj.String(), "%s without IF EXISTS fails on the second run", op.Tag)
 			}
 		case pgsql.VerbRename:
-			p.Report(op.At(), obj.String(), "%s fails on the second run (the old name is gone); rename in a DO block that checks the catalog first", op.Tag)
+			report(op, op.At(), obj.String(), "%s fails on the second run (the old name is gone); rename in a DO block that checks the catalog first", op.Tag)
 		case pgsql.VerbCreate:
-			guarded := dropped[key(obj)]
+			stmt, all := droppedAll[obj.Name]
+			guarded := dropped[key(obj)] || isFunction(obj) && all && stmt < op.Stmt
 			switch obj.Kind {
 			case pgsql.KindIndex:
 				if obj.Name.Name == "" {
-					p.Report(op.Pos, "index on "+obj.Table.String(), "CREATE INDEX without a name creates another index on every run; name it and add IF NOT EXISTS")
+					report(op, op.Pos, "index on "+obj.Table.String(), "CREATE INDEX without a name creates another index on every run; name it and add IF NOT EXISTS")
 				} else if !op.IfNotExists && !guarded {
-					p.Report(op.Pos, obj.String(), "CREATE INDEX %s without IF NOT EXISTS fails on the second run", obj.Name.Name)
+					report(op, op.Pos, obj.String(), "CREATE INDEX %s without IF NOT EXISTS fails on the second run", obj.Name.Name)
 				}
-			case pgsql.KindTable, pgsql.KindSequence, pgsql.KindSchema, pgsql.KindExtension, pgsql.KindMatView:
+			case pgsql.KindTable, pgsql.KindSequence, pgsql.KindSchema, pgsql.KindExtension, pgsql.KindMatView, pgsql.KindForeignTable:
 				if !op.IfNotExists && !guarded {
-					p.Report(op.At(), obj.String(), "%s %s without IF NOT EXISTS fails on the second run", op.Tag, obj.Name)
+					report(op, op.At(), obj.String(), "%s %s without IF NOT EXISTS fails on the second run", op.Tag, obj.Name)
 				}
 			case pgsql.KindFunction, pgsql.KindProcedure, pgsql.KindView, pgsql.KindTrigger, pgsql.KindRule, pgsql.KindLanguage:
 				if !op.OrReplace && !guarded {
-					p.Report(op.At(), obj.String(), "%s %s without OR REPLACE or a preceding DROP ... IF EXISTS fails on the second run", op.Tag, obj.Name)
+					report(op, op.At(), obj.String(), "%s %s without OR REPLACE or a preceding DROP ... IF EXISTS fails on the second run", op.Tag, obj.Name)
 				}
 			case pgsql.KindPolicy:
 				if !guarded {
-					p.Report(op.At(), obj.String(), "CREATE POLICY %s on %s is not preceded by DROP POLICY IF EXISTS %s ON %s; it fails on the second run", obj.Name, obj.Table, obj.Name, obj.Table)
+					report(op, op.At(), obj.String(), "CREATE POLICY %s on %s is not preceded by DROP POLICY IF EXISTS %s ON %s; it fails on the second run", obj.Name, obj.Table, obj.Name, obj.Table)
 				}
 			case pgsql.KindType, pgsql.KindRole:
 				if !guarded && !op.IfNotExists && !op.OrReplace {
-					p.Report(op.At(), obj.String(), "%s %s fails on the second run; drop it IF EXISTS first or create it in a DO block that checks the catalog", op.Tag, obj.Name)
+					report(op, op.At(), obj.String(), "%s %s fails on the second run; drop it IF EXISTS first or create it in a DO block that checks the catalog", op.Tag, obj.Name)
+				}
+			}
+		case pgsql.VerbSelect:
+			for _, c := range op.Calls {
+				if c.Name.Name == "schedule" && c.Name.Schema == "cron" && c.Args == 2 {
+					report(op, c.Pos, "", "cron.schedule(schedule, command) without a job name adds another job on every run; call cron.schedule(job_name, schedule, command), which updates the job of that name")
 				}
 			}
 		case pgsql.VerbAlter:
@@ -89,21 +114,38 @@ func checkIdempotency(p *Pass) {
 				switch c.Action {
 				case "AddColumn":
 					if !c.IfNotExists {
-						p.Report(c.Pos, obj.String(), "ADD COLUMN %s without IF NOT EXISTS fails on the second run", pgsql.QuoteIdent(c.Name))
+						report(op, c.Pos, obj.String(), "ADD COLUMN %s without IF NOT EXISTS fails on the second run", pgsql.QuoteIdent(c.Name))
 					}
 				case "AddConstraint":
 					if !droppedCons[ck] {
-						p.Report(c.Pos, obj.String(), "ADD CONSTRAINT %s is not preceded by DROP CONSTRAINT IF EXISTS %s; it fails on the second run", pgsql.QuoteIdent(c.Name), pgsql.QuoteIdent(c.Name))
+						report(op, c.Pos, obj.String(), "ADD CONSTRAINT %s is not preceded by DROP CONSTRAINT IF EXISTS %s; it fails on the second run", pgsql.QuoteIdent(c.Name), pgsql.QuoteIdent(c.Name))
 					}
 				case "DropColumn", "DropConstraint":
 					if c.Action == "DropConstraint" {
 						droppedCons[ck] = true
 					}
 					if !c.IfExists {
-						p.Report(c.Pos, obj.String(), "%s %s without IF EXISTS fails on the second run", map[string]string{"DropColumn": "DROP COLUMN", "DropConstraint": "DROP CONSTRAINT"}[c.Action], pgsql.QuoteIdent(c.Name))
+						report(op, c.Pos, obj.String(), "%s %s without IF EXISTS fails on the second run", map[string]string{"DropColumn": "DROP COLUMN", "DropConstraint": "DROP CONSTRAINT"}[c.Action], pgsql.QuoteIdent(c.Name))
 					}
 				}
 			}
 		}
 	}
+}
+
+// droppedOverloads returns the functions whose every overload a statement drops, by the
+// statement's index: DROP FUNCTION name without arguments (dropped as the file goes), and the
+// DO blocks that drop every overload of a name ([pgsql.DoBlock.DropsOverloads]).
+func droppedOverloads(p *Pass) map[pgsql.Name]int {
+	out := map[pgsql.Name]int{}
+	for _, op := range p.TopLevel() {
+		if d := op.Do(); d != nil {
+			for _, n := range d.DropsOverloads {
+				if _, ok := out[n]; !ok {
+					out[n] = op.Stmt
+				}
+			}
+		}
+	}
+	return out
 }

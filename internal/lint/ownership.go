@@ -8,51 +8,90 @@ import (
 )
 
 // Ownership is the set of objects a file creates (anywhere in it, bodies included), less the
-// objects configuration says exist beforehand: re-creating those is changing them.
+// objects configuration says exist beforehand: re-creating those is changing them. Functions are
+// identified by name and argument types; the sequences of the file's serial and identity columns
+// and the columns it adds to any table are the file's too.
 type Ownership struct {
 	created  map[ownKey]finding.Position
 	schemas  map[string]bool
-	existing map[string]bool
+	columns  map[[2]pgsql.Name]bool // {table, {"", column}} added by the file
+	existing existingSet
 }
 
 // ownKey is an object identity in which the relation kinds (table, view, index, sequence,
-// materialized view) share one namespace, as they share pg_class.
+// materialized view) share one namespace, as they share pg_class, and functions are told apart
+// by their argument types.
 type ownKey struct {
 	class string
 	name  pgsql.Name
 	table pgsql.Name
+	args  string
 }
 
-func keyOf(kind pgsql.ObjKind, name, table pgsql.Name) ownKey {
-	class := string(kind)
-	switch kind {
-	case pgsql.KindTable, pgsql.KindView, pgsql.KindMatView, pgsql.KindIndex, pgsql.KindSequence:
+func keyOf(o pgsql.Object) ownKey {
+	class := string(o.Kind)
+	switch o.Kind {
+	case pgsql.KindTable, pgsql.KindView, pgsql.KindMatView, pgsql.KindIndex, pgsql.KindSequence, pgsql.KindForeignTable:
 		class = "relation"
 	case pgsql.KindProcedure:
 		class = string(pgsql.KindFunction)
 	}
-	if !kind.OnTable() {
+	table := o.Table
+	if !o.Kind.OnTable() {
 		table = pgsql.Name{}
 	}
-	return ownKey{class, name, table}
+	args := ""
+	if isFunction(o) && o.HasArgs {
+		args = strings.Join(o.Args, ",")
+	}
+	return ownKey{class, o.Name, table, args}
+}
+
+func isFunction(o pgsql.Object) bool {
+	return o.Kind == pgsql.KindFunction || o.Kind == pgsql.KindProcedure
+}
+
+// existingSet is lint.existing: objects by [pgsql.Object.String], and functions by name with
+// the argument lists configured (none: every overload of the name).
+type existingSet struct {
+	objects map[string]bool
+	fns     map[pgsql.Name][]pgsql.Object
+}
+
+func newExistingSet(entries []string) existingSet {
+	e := existingSet{objects: map[string]bool{}, fns: map[pgsql.Name][]pgsql.Object{}}
+	for _, entry := range entries {
+		entry = strings.TrimSpace(entry)
+		if kind, ref, ok := strings.Cut(entry, " "); ok && (kind == string(pgsql.KindFunction) || kind == string(pgsql.KindProcedure)) {
+			if fn, err := pgsql.ParseFunctionRef(ref); err == nil {
+				e.fns[fn.Name] = append(e.fns[fn.Name], fn)
+				continue
+			}
+		}
+		e.objects[entry] = true
+	}
+	return e
+}
+
+// has reports whether obj is listed: a function when an entry names it without arguments (every
+// overload), with the same arguments, or when obj itself names no argument list.
+func (e existingSet) has(obj pgsql.Object) bool {
+	if !isFunction(obj) {
+		return e.objects[obj.String()]
+	}
+	for _, fn := range e.fns[obj.Name] {
+		if obj.SameArgs(fn) {
+			return true
+		}
+	}
+	return false
 }
 
 // NewOwnership computes what f creates, given the configured pre-existing objects.
 func NewOwnership(f *pgsql.File, cfg Config) *Ownership {
-	o := &Ownership{created: map[ownKey]finding.Position{}, schemas: map[string]bool{}, existing: map[string]bool{}}
-	for _, e := range cfg.Existing {
-		o.existing[strings.TrimSpace(e)] = true
-	}
-	for i := range f.Ops {
-		op := &f.Ops[i]
-		if op.Verb != pgsql.VerbCreate || len(op.Objects) == 0 {
-			continue
-		}
-		obj := op.Objects[0]
-		if o.existing[obj.String()] {
-			continue
-		}
-		k := keyOf(obj.Kind, obj.Name, obj.Table)
+	o := &Ownership{created: map[ownKey]finding.Position{}, schemas: map[string]bool{}, columns: map[[2]pgsql.Name]bool{}, existing: newExistingSet(cfg.Existing)}
+	add := func(obj pgsql.Object) {
+		k := keyOf(obj)
 		if _, dup := o.created[k]; !dup {
 			o.created[k] = obj.Pos
 		}
@@ -60,60 +99,128 @@ func NewOwnership(f *pgsql.File, cfg Config) *Ownership {
 			o.schemas[obj.Name.Name] = true
 		}
 	}
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		for _, obj := range op.Implicit {
+			add(obj)
+		}
+		if d := op.Dynamic(); d != nil {
+			for _, obj := range d.Creates {
+				if !o.existing.has(obj) {
+					add(obj)
+				}
+			}
+		}
+		switch {
+		case op.Verb == pgsql.VerbCreate && len(op.Objects) > 0:
+			if obj := op.Objects[0]; !o.existing.has(obj) {
+				add(obj)
+			}
+		case op.Verb == pgsql.VerbAlter && len(op.Objects) > 0:
+			for _, c := range op.AlterCmds() {
+				if c.Action == "AddColumn" {
+					o.columns[[2]pgsql.Name{op.Objects[0].Name, {Name: c.Name}}] = true
+				}
+			}
+		}
+	}
 	return o
 }
 
 // Existing reports whether configuration lists obj as existing before the file runs.
-func (o *Ownership) Existing(obj pgsql.Object) bool { return o.existing[obj.String()] }
+func (o *Ownership) Existing(obj pgsql.Object) bool { return o.existing.has(obj) }
 
 // Owns reports whether the file creates obj. An object named within a table (column, constraint)
-// is owned when the table is; a policy, trigger or rule when the file creates it or its table.
-// An unqualified name is looked up in each schema of the search_path in effect.
+// is owned when the table is (a column also when the file adds it); a policy, trigger or rule
+// when the file creates it or its table. An unqualified name is looked up in each schema of the
+// search_path in effect. A function named without arguments is owned when the file creates an
+// overload of that name that configuration does not list.
 func (o *Ownership) Owns(obj pgsql.Object, path []string) bool {
 	switch obj.Kind {
 	case pgsql.KindColumn, pgsql.KindConstraint:
-		return o.owns(pgsql.KindTable, obj.Table, pgsql.Name{}, obj.Qualified, path)
-	case pgsql.KindPolicy, pgsql.KindTrigger, pgsql.KindRule:
-		if o.owns(obj.Kind, obj.Name, obj.Table, obj.Qualified, path) {
+		if obj.Kind == pgsql.KindColumn && o.addedColumn(obj, path) {
 			return true
 		}
-		return o.owns(pgsql.KindTable, obj.Table, pgsql.Name{}, obj.Qualified, path)
+		return o.owns(pgsql.Object{Kind: pgsql.KindTable, Name: obj.Table, Qualified: obj.Qualified}, path)
+	case pgsql.KindPolicy, pgsql.KindTrigger, pgsql.KindRule:
+		if o.owns(obj, path) {
+			return true
+		}
+		return o.owns(pgsql.Object{Kind: pgsql.KindTable, Name: obj.Table, Qualified: obj.Qualified}, path)
 	}
-	return o.owns(obj.Kind, obj.Name, obj.Table, obj.Qualified, path)
+	return o.owns(obj, path)
 }
 
-func (o *Ownership) owns(kind pgsql.ObjKind, name, table pgsql.Name, qualified bool, path []string) bool {
-	if kind.OnTable() {
+func (o *Ownership) addedColumn(col pgsql.Object, path []string) bool {
+	if o.columns[[2]pgsql.Name{col.Table, {Name: col.Name.Name}}] {
+		return true
+	}
+	if !col.Qualified {
+		for _, s := range path {
+			if o.columns[[2]pgsql.Name{{Schema: s, Name: col.Table.Name}, {Name: col.Name.Name}}] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// created reports whether the file creates obj as named (a function without arguments: any
+// overload the configuration does not list).
+func (o *Ownership) createdAs(obj pgsql.Object) bool {
+	if isFunction(obj) && !obj.HasArgs {
+		if o.existing.has(obj) {
+			return false
+		}
+		k := keyOf(obj)
+		for c := range o.created {
+			if c.class == k.class && c.name == k.name {
+				return true
+			}
+		}
+		return false
+	}
+	_, ok := o.created[keyOf(obj)]
+	return ok
+}
+
+func (o *Ownership) owns(obj pgsql.Object, path []string) bool {
+	if obj.Kind.OnTable() {
 		// The table's schema decides; try it as written, then through the path.
-		if _, ok := o.created[keyOf(kind, name, table)]; ok {
+		if o.createdAs(obj) {
 			return true
 		}
-		if !qualified {
+		if !obj.Qualified {
 			for _, s := range path {
-				if _, ok := o.created[keyOf(kind, name, pgsql.Name{Schema: s, Name: table.Name})]; ok {
+				alt := obj
+				alt.Table = pgsql.Name{Schema: s, Name: obj.Table.Name}
+				if o.createdAs(alt) {
 					return true
 				}
 			}
 		}
 		return false
 	}
-	if name.Schema != "" && o.schemas[name.Schema] && qualified {
+	name := obj.Name
+	if name.Schema != "" && o.schemas[name.Schema] && obj.Qualified {
 		return true
 	}
-	if _, ok := o.created[keyOf(kind, name, table)]; ok {
+	if o.createdAs(obj) {
 		return true
 	}
-	if !qualified && name.Schema != "" {
+	if !obj.Qualified && name.Schema != "" {
 		for _, s := range path {
 			if o.schemas[s] {
 				continue
 			}
-			if _, ok := o.created[keyOf(kind, pgsql.Name{Schema: s, Name: name.Name}, table)]; ok {
+			alt := obj
+			alt.Name = pgsql.Name{Schema: s, Name: name.Name}
+			if o.createdAs(alt) {
 				return true
 			}
 		}
 	}
-	if kind == pgsql.KindSchema && o.schemas[name.Name] {
+	if obj.Kind == pgsql.KindSchema && o.schemas[name.Name] {
 		return true
 	}
 	return false

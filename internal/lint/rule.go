@@ -80,6 +80,7 @@ type Pass struct {
 	findings *[]finding.Finding
 	ops, top []*pgsql.Op
 	alterFns map[string][]*pgsql.Op
+	privs    []*privObject
 }
 
 // Report records a finding of the current rule at pos. obj names the object concerned (may be

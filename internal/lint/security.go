@@ -27,7 +27,7 @@ func pinned(p *Pass, def *pgsql.Op) bool {
 		p.alterFns = p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbAlter && op.Func() != nil })
 	}
 	for _, op := range p.alterFns[def.Objects[0].Name.Name] {
-		if op.Verb == pgsql.VerbAlter && op.Func() != nil && op.Func().PinnedPath && len(op.Objects) > 0 && sameRelation(op.Objects[0], op.SearchPath, def.Objects[0].Name) {
+		if op.Verb == pgsql.VerbAlter && op.Func() != nil && op.Func().PinnedPath && len(op.Objects) > 0 && sameRelation(op.Objects[0], op.SearchPath, def.Objects[0].Name) && op.Objects[0].SameArgs(def.Objects[0]) {
 			return true
 		}
 	}

@@ -24,7 +24,10 @@ becomes
     ALTER TABLE public.agent_decision_edges ENABLE ROW LEVEL SECURITY;
     DROP POLICY IF EXISTS agent_decision_edges_service_role_all ON public.agent_decision_edges;
     CREATE POLICY agent_decision_edges_service_role_all ON public.agent_decision_edges
-      FOR ALL TO service_role USING (true) WITH CHECK (true);`,
+      FOR ALL TO service_role USING (true) WITH CHECK (true);
+
+The core thoughts pattern counts too: a policy for PUBLIC whose USING or WITH CHECK tests
+auth.role() = 'service_role' ("Service role full access").`,
 	Check: func(p *Pass) {
 		policies := p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbCreate && op.Object().Kind == pgsql.KindPolicy })
 		for _, t := range newTables(p) {
@@ -35,7 +38,9 @@ becomes
 					continue
 				}
 				obj := op.Object()
-				if sameTable(obj.Table, obj.Qualified, op.SearchPath, name) && slices.Contains(op.Roles(), "service_role") {
+				roles := op.Roles()
+				forAll := len(roles) == 0 || slices.Contains(roles, "public")
+				if sameTable(obj.Table, obj.Qualified, op.SearchPath, name) && (slices.Contains(roles, "service_role") || forAll && op.Policy().ServiceRoleClaim) {
 					ok = true
 				}
 			}

@@ -66,15 +66,21 @@ func CrossCheck(f *pgsql.File, cfg Config, changes []CatalogChange) []finding.Fi
 		declared[k] = append(declared[k], t.Verb)
 	}
 	defaultPrivs := false
+	allIn := map[string]bool{} // schemas of GRANT/REVOKE ... ON ALL ... IN SCHEMA
 	for i := range f.Ops {
 		if strings.Contains(f.Ops[i].Tag, "DEFAULT PRIVILEGES") {
 			defaultPrivs = true
+		}
+		if g := f.Ops[i].Grant(); g != nil && g.AllInSchema {
+			for _, o := range f.Ops[i].Objects {
+				allIn[o.Name.Name] = true
+			}
 		}
 	}
 	var out []finding.Finding
 	seen := map[string]bool{}
 	for _, c := range changes {
-		if explained(declared[c.Target], c.Verb) || (defaultPrivs && strings.HasPrefix(c.Target, "default privileges")) {
+		if explained(declared[c.Target], c.Verb) || (defaultPrivs && strings.HasPrefix(c.Target, "default privileges")) || c.Verb == pgsql.VerbGrant && allIn[targetSchema(c.Target)] {
 			continue
 		}
 		key := c.Target + "\x00" + string(c.Verb) + "\x00" + c.Detail
@@ -157,4 +163,11 @@ func culprit(f *pgsql.File, own *Ownership) (finding.Position, string) {
 		}
 	}
 	return finding.Position{File: f.Name, Line: 1, Col: 1}, ""
+}
+
+// targetSchema returns the schema of a [CatalogChange.Target] such as "table public.thoughts".
+func targetSchema(target string) string {
+	_, name, _ := strings.Cut(target, " ")
+	schema, _, _ := strings.Cut(name, ".")
+	return strings.Trim(schema, `"`)
 }

@@ -147,17 +147,18 @@ var (
 )
 
 func differenceMessage(d diff.Difference) string {
+	obj := finding.ShortIdentity(d.Object)
 	switch {
 	case d.Kind == "probe":
-		return "probe " + d.Object + " returns different rows on the two installs"
+		return "probe " + obj + " returns different rows on the two installs"
 	case d.Kind == "dimension":
 		return variantIn.Replace(d.Note)
 	case d.Presence() != "":
-		return d.Kind + " " + d.Object + " exists in the " + variantOf.Replace(d.Presence())
+		return d.Kind + " " + obj + " exists in the " + variantOf.Replace(d.Presence())
 	case d.Class == introspect.Cosmetic:
-		return d.Attr + " of " + d.Kind + " " + d.Object + " differs in layout or comments only"
+		return d.Attr + " of " + d.Kind + " " + obj + " differs in layout or comments only"
 	}
-	return d.Attr + " of " + d.Kind + " " + d.Object + " differs"
+	return d.Attr + " of " + d.Kind + " " + obj + " differs"
 }
 
 func rowCount(r *scratch.Rows) string {

@@ -199,7 +199,7 @@ func (a *analyzer) objOf(sc *scope, kind ObjKind, n *pg_query.Node, at finding.P
 	case *pg_query.Node_String_:
 		return a.listObj(kind, []string{x.String_.Sval}, at)
 	case *pg_query.Node_ObjectWithArgs:
-		return a.listObj(kind, strs(x.ObjectWithArgs.Objname), at)
+		return a.withArgs(kind, x.ObjectWithArgs, at)
 	case *pg_query.Node_TypeName:
 		pos := at
 		if x.TypeName.Location >= 0 {
@@ -299,7 +299,7 @@ func (c *collector) walk(msg protoreflect.Message) {
 	switch x := msg.Interface().(type) {
 	case *pg_query.FuncCall:
 		if names := strs(x.Funcname); len(names) > 0 {
-			call := Call{Name: Name{Name: names[len(names)-1]}, Pos: op.Pos}
+			call := Call{Name: Name{Name: names[len(names)-1]}, Pos: op.Pos, Args: len(x.Args)}
 			if len(names) >= 2 {
 				call.Name.Schema = names[len(names)-2]
 			}

@@ -39,7 +39,8 @@ var (
 
 // plpgsql compiles a function or DO statement with PL/pgSQL and analyses the SQL inside it.
 // body is the AS string, bm maps its offsets to the file.
-func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx Context, fn Name) {
+// It returns the parse tree (nil when the body does not compile).
+func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx Context, fn Name) []map[string]any {
 	js, err := parsePlPgSQL(stmtText)
 	if err != nil {
 		p := Problem{Pos: a.f.Pos(bm(0)), Msg: err.Error()}
@@ -67,17 +68,18 @@ func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx C
 		}
 		p.Msg = plWhere(ctx, fn) + ": " + p.Msg
 		a.probs = append(a.probs, p)
-		return
+		return nil
 	}
 	var fns []map[string]any
 	if err := json.Unmarshal([]byte(js), &fns); err != nil {
 		a.probs = append(a.probs, Problem{Pos: a.f.Pos(bm(0)), Msg: "unexpected PL/pgSQL parse tree: " + err.Error()})
-		return
+		return nil
 	}
 	w := &plWalker{a: a, sc: sc, body: body, lines: newLines(body), bm: bm, ctx: ctx, fn: fn}
 	for _, f := range fns {
 		w.walk(f["PLpgSQL_function"], 1)
 	}
+	return fns
 }
 
 // plWhere names a PL/pgSQL body for messages: "in the PL/pgSQL body of function f" or "in the
@@ -225,6 +227,7 @@ func (w *plWalker) dynamic(s map[string]any, key string, line int) {
 	off := w.lines.locate(q, line)
 	value, idx, ok := literalSQL(q)
 	if !ok {
+		dyn.Creates = a.templateCreates(w.sc, q, op.Start)
 		a.ops = append(a.ops, op.finish())
 		return
 	}

@@ -70,23 +70,26 @@ type ObjKind string
 
 // The object kinds lint distinguishes. Other kinds use the lower-case PostgreSQL object type name.
 const (
-	KindTable      ObjKind = "table"
-	KindView       ObjKind = "view"
-	KindMatView    ObjKind = "materialized view"
-	KindIndex      ObjKind = "index"
-	KindSequence   ObjKind = "sequence"
-	KindFunction   ObjKind = "function"
-	KindProcedure  ObjKind = "procedure"
-	KindSchema     ObjKind = "schema"
-	KindExtension  ObjKind = "extension"
-	KindPolicy     ObjKind = "policy"
-	KindTrigger    ObjKind = "trigger"
-	KindRule       ObjKind = "rule"
-	KindType       ObjKind = "type"
-	KindColumn     ObjKind = "column"
-	KindConstraint ObjKind = "constraint"
-	KindLanguage   ObjKind = "language"
-	KindRole       ObjKind = "role"
+	KindTable   ObjKind = "table"
+	KindView    ObjKind = "view"
+	KindMatView ObjKind = "materialized view"
+	// KindForeignTable is a foreign table: a relation with a table's privileges, no RLS and
+	// no policies.
+	KindForeignTable ObjKind = "foreign table"
+	KindIndex        ObjKind = "index"
+	KindSequence     ObjKind = "sequence"
+	KindFunction     ObjKind = "function"
+	KindProcedure    ObjKind = "procedure"
+	KindSchema       ObjKind = "schema"
+	KindExtension    ObjKind = "extension"
+	KindPolicy       ObjKind = "policy"
+	KindTrigger      ObjKind = "trigger"
+	KindRule         ObjKind = "rule"
+	KindType         ObjKind = "type"
+	KindColumn       ObjKind = "column"
+	KindConstraint   ObjKind = "constraint"
+	KindLanguage     ObjKind = "language"
+	KindRole         ObjKind = "role"
 )
 
 // OnTable reports whether objects of kind k are named within a table (policy, trigger, rule,
@@ -143,6 +146,11 @@ type Object struct {
 	Qualified bool `json:"qualified"`
 	// Pos is where the name appears, when the parser records it; else the statement's position.
 	Pos finding.Position `json:"pos"`
+	// Args are a function's or procedure's identity argument types ([ArgType]: no schema, no
+	// typmod, "int4" for integer), when the statement gives an argument list (HasArgs): CREATE
+	// FUNCTION always does, GRANT ... ON FUNCTION f without parentheses does not.
+	Args    []string `json:"args,omitempty"`
+	HasArgs bool     `json:"has_args,omitempty"`
 }
 
 // String renders the object as "kind name" (e.g. "table public.thoughts",
@@ -153,6 +161,56 @@ func (o Object) String() string {
 		s += " on " + o.Table.String()
 	}
 	return s
+}
+
+// Label renders the object as [Object.String] does, with a function's argument types as
+// PostgreSQL writes identity arguments: "function public.upsert_thought(text, jsonb)".
+func (o Object) Label() string {
+	if !o.HasArgs {
+		return o.String()
+	}
+	return o.String() + o.ArgList()
+}
+
+// ShortLabel is [Object.Label] for a message, a long argument list shortened to its count
+// ([finding.ShortIdentity]): "function public.f(14 arguments)"; the finding's Object carries
+// the full Label.
+func (o Object) ShortLabel() string { return finding.ShortIdentity(o.Label()) }
+
+// ShortSignature is the name and argument list of a function as [Object.ShortLabel] shortens
+// it, without the kind: "public.f(text)".
+func (o Object) ShortSignature() string {
+	return strings.TrimPrefix(o.ShortLabel(), string(o.Kind)+" ")
+}
+
+// ArgList renders a function's argument types in parentheses, "(text, integer)", with SQL's
+// names for the built-in types; "" when the statement gave no argument list.
+func (o Object) ArgList() string {
+	if !o.HasArgs {
+		return ""
+	}
+	names := make([]string, len(o.Args))
+	for i, a := range o.Args {
+		names[i] = DisplayType(a)
+	}
+	return "(" + strings.Join(names, ", ") + ")"
+}
+
+// SameArgs reports whether o and p may name the same function: their names are compared by the
+// caller; here, either gives no argument list or both give the same types.
+func (o Object) SameArgs(p Object) bool {
+	if !o.HasArgs || !p.HasArgs {
+		return true
+	}
+	if len(o.Args) != len(p.Args) {
+		return false
+	}
+	for i := range o.Args {
+		if o.Args[i] != p.Args[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Key is a comparable identity of the object, ignoring where it appears.
@@ -177,6 +235,8 @@ type Call struct {
 	// Name is the called function, lower case as folded, schema-qualified only if the SQL was.
 	Name Name             `json:"name"`
 	Pos  finding.Position `json:"pos"`
+	// Args is the number of arguments.
+	Args int `json:"args,omitempty"`
 }
 
 // Op is one SQL statement as lint sees it: a top-level statement of the file or a statement
@@ -223,6 +283,9 @@ type Detail struct {
 	Objects []Object `json:"objects,omitempty"`
 	// Calls are the function calls in the statement's expressions.
 	Calls []Call `json:"calls,omitempty"`
+	// Implicit are objects the statement creates without naming them: the sequence of a serial
+	// or identity column.
+	Implicit []Object `json:"implicit,omitempty"`
 	Guards
 	// Family is the statement family's own detail (nil for a family without one).
 	Family Family `json:"family,omitempty"`

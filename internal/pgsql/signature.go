@@ -1,6 +1,7 @@
 package pgsql
 
 import (
+	"fmt"
 	"ledgercheck/internal/finding"
 	"strconv"
 	"strings"
@@ -152,4 +153,90 @@ func constText(n *pg_query.Node) string {
 		return c.GetSval().Sval
 	}
 	return "?"
+}
+
+// ArgType renders a type the way function identities compare it: the type's own name without
+// schema or typmod (the parser has already resolved integer to int4, double precision to
+// float8), and "[]" for an array.
+func ArgType(t *pg_query.TypeName) string {
+	names := strs(t.Names)
+	if len(names) == 0 {
+		return ""
+	}
+	s := names[len(names)-1]
+	if t.PctType {
+		s = strings.Join(names, ".") + "%type"
+	}
+	if len(t.ArrayBounds) > 0 {
+		s += "[]"
+	}
+	return s
+}
+
+// displayTypes are SQL's names of the built-in types whose internal names [ArgType] returns.
+var displayTypes = map[string]string{
+	"int2": "smallint", "int4": "integer", "int8": "bigint", "float4": "real", "float8": "double precision",
+	"bool": "boolean", "varchar": "character varying", "bpchar": "character", "timestamptz": "timestamp with time zone",
+	"timestamp": "timestamp without time zone", "timetz": "time with time zone", "time": "time without time zone",
+}
+
+// DisplayType renders an [ArgType] as PostgreSQL prints identity arguments ("int4" as "integer").
+func DisplayType(t string) string {
+	base, arr := strings.CutSuffix(t, "[]")
+	if d, ok := displayTypes[base]; ok {
+		base = d
+	}
+	if arr {
+		base += "[]"
+	}
+	return base
+}
+
+// identityArgs returns the identity argument types of a CREATE FUNCTION's parameters: the
+// IN, INOUT and VARIADIC ones.
+func identityArgs(params []*pg_query.Node) []string {
+	args := []string{}
+	for _, pn := range params {
+		p := pn.GetFunctionParameter()
+		if p == nil {
+			continue
+		}
+		switch p.Mode {
+		case pg_query.FunctionParameterMode_FUNC_PARAM_OUT, pg_query.FunctionParameterMode_FUNC_PARAM_TABLE:
+			continue
+		}
+		args = append(args, ArgType(p.ArgType))
+	}
+	return args
+}
+
+// withArgs converts the ObjectWithArgs of DROP, COMMENT, GRANT and ALTER FUNCTION.
+func (a *analyzer) withArgs(kind ObjKind, x *pg_query.ObjectWithArgs, at finding.Position) Object {
+	obj := a.listObj(kind, strs(x.Objname), at)
+	if x.ArgsUnspecified {
+		return obj
+	}
+	obj.HasArgs, obj.Args = true, []string{}
+	if len(x.Objfuncargs) > 0 {
+		obj.Args = identityArgs(x.Objfuncargs)
+		return obj
+	}
+	for _, t := range x.Objargs {
+		if tn := t.GetTypeName(); tn != nil {
+			obj.Args = append(obj.Args, ArgType(tn))
+		}
+	}
+	return obj
+}
+
+// ParseFunctionRef reads a function as configuration names it, "public.f(text, jsonb)" or
+// "public.f" (every overload), with the types resolved as [ArgType] resolves them.
+func ParseFunctionRef(s string) (Object, error) {
+	f, err := Parse("function reference", []byte("DROP FUNCTION "+s))
+	if err != nil || len(f.Ops) != 1 || len(f.Ops[0].Objects) != 1 {
+		return Object{}, fmt.Errorf("%q is not a function name with an optional argument list", s)
+	}
+	o := f.Ops[0].Objects[0]
+	o.Pos = finding.Position{}
+	return o, nil
 }

@@ -49,6 +49,7 @@ func createFunction(a *analyzer, sc *scope, n *pg_query.Node, op *draft, sp span
 	}
 	op.Verb, op.OrReplace = VerbCreate, x.Replace
 	obj := a.listObj(kind, strs(x.Funcname), op.Pos)
+	obj.HasArgs, obj.Args = true, identityArgs(x.Parameters)
 	op.Objects = []Object{obj}
 	fn, asLoc := functionOptions(x)
 	op.Family = fn
@@ -140,7 +141,7 @@ func alterFunction(a *analyzer, _ *scope, n *pg_query.Node, op *draft, _ span) f
 	kind := kindOf(x.Objtype)
 	op.Verb, op.Tag = VerbAlter, "ALTER "+strings.ToUpper(string(kind))
 	if x.Func != nil {
-		op.Objects = []Object{a.listObj(kind, strs(x.Func.Objname), op.Pos)}
+		op.Objects = []Object{a.withArgs(kind, x.Func, op.Pos)}
 	}
 	for _, act := range x.Actions {
 		if d := act.GetDefElem(); d != nil && d.Defname == "set" {

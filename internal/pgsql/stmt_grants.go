@@ -28,6 +28,12 @@ type Grant struct {
 	Defaults bool `json:"defaults,omitempty"`
 	// Role is set for GRANT role TO role (membership); the objects are the granted roles.
 	Role bool `json:"role,omitempty"`
+	// Target is the kind of the objects whose privileges change: the objects' own kind, or, for
+	// ... ON ALL FUNCTIONS IN SCHEMA and ALTER DEFAULT PRIVILEGES, the kind of the objects
+	// concerned (table, sequence, function, type, schema).
+	Target ObjKind `json:"target,omitempty"`
+	// ForRoles are the roles of ALTER DEFAULT PRIVILEGES FOR ROLE (empty: the current role).
+	ForRoles []string `json:"for_roles,omitempty"`
 }
 
 func (*Grant) family() string { return "grants" }
@@ -59,6 +65,7 @@ func (a *analyzer) grant(sc *scope, x *pg_query.GrantStmt, op *draft) *Grant {
 	}
 	op.Family = g
 	kind := kindOf(x.Objtype)
+	g.Target = kind
 	if g.AllInSchema {
 		kind = KindSchema
 	}
@@ -79,10 +86,15 @@ func defaultPrivileges(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ sp
 	op.Family = g
 	op.Objects = nil
 	for _, o := range x.Options {
-		if d := o.GetDefElem(); d != nil && d.Defname == "schemas" {
+		d := o.GetDefElem()
+		switch {
+		case d == nil:
+		case d.Defname == "schemas":
 			for _, sn := range strs(d.Arg.GetList().GetItems()) {
 				op.Objects = append(op.Objects, global(KindSchema, sn, op.Pos))
 			}
+		case d.Defname == "roles":
+			g.ForRoles = roleNames(d.Arg.GetList().GetItems())
 		}
 	}
 	if len(op.Objects) == 0 {

@@ -14,6 +14,51 @@ var policyStatements = statements{
 type Policy struct {
 	// Roles are the policy's TO roles (folded; PUBLIC is "public"; empty means PUBLIC).
 	Roles []string `json:"roles,omitempty"`
+	// ServiceRoleClaim is set when USING or WITH CHECK tests auth.role() = 'service_role' (the
+	// thoughts policy pattern): a policy for the service_role JWT, whatever its TO roles.
+	ServiceRoleClaim bool `json:"service_role_claim,omitempty"`
+}
+
+// Policy returns the detail of CREATE POLICY or ALTER POLICY, or nil.
+func (o *Op) Policy() *Policy {
+	p, _ := o.Family.(*Policy)
+	return p
+}
+
+// testsServiceRole reports whether an expression is, or has among its AND/OR terms,
+// auth.role() = 'service_role' (either way round).
+func testsServiceRole(n *pg_query.Node) bool {
+	if n == nil {
+		return false
+	}
+	if b := n.GetBoolExpr(); b != nil {
+		for _, a := range b.Args {
+			if testsServiceRole(a) {
+				return true
+			}
+		}
+		return false
+	}
+	e := n.GetAExpr()
+	if e == nil || e.Kind != pg_query.A_Expr_Kind_AEXPR_OP {
+		return false
+	}
+	if ops := strs(e.Name); len(ops) != 1 || ops[0] != "=" {
+		return false
+	}
+	isRole := func(n *pg_query.Node) bool {
+		fc := n.GetFuncCall()
+		names := strs(fc.GetFuncname())
+		return fc != nil && len(names) == 2 && names[0] == "auth" && names[1] == "role" && len(fc.Args) == 0
+	}
+	isLit := func(n *pg_query.Node) bool {
+		if tc := n.GetTypeCast(); tc != nil {
+			n = tc.Arg
+		}
+		c := n.GetAConst()
+		return c != nil && c.GetSval() != nil && c.GetSval().Sval == "service_role"
+	}
+	return isRole(e.Lexpr) && isLit(e.Rexpr) || isRole(e.Rexpr) && isLit(e.Lexpr)
 }
 
 func (*Policy) family() string { return "policies" }
@@ -30,7 +75,7 @@ func createPolicy(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) f
 	x := n.GetCreatePolicyStmt()
 	op.Verb, op.Tag = VerbCreate, "CREATE POLICY"
 	a.onTable(sc, op, KindPolicy, x.PolicyName, x.Table)
-	op.Family = &Policy{Roles: roleNames(x.Roles)}
+	op.Family = &Policy{Roles: roleNames(x.Roles), ServiceRoleClaim: testsServiceRole(x.Qual) || testsServiceRole(x.WithCheck)}
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 // VIEW, sequences, and ALTER TABLE with its subcommands ([AlterTable]).
 var tableStatements = statements{
 	{(*pg_query.Node_CreateStmt)(nil), createTable},
+	{(*pg_query.Node_CreateForeignTableStmt)(nil), createForeignTable},
 	{(*pg_query.Node_CreateTableAsStmt)(nil), createTableAs},
 	{(*pg_query.Node_SelectStmt)(nil), selectStmt},
 	{(*pg_query.Node_ViewStmt)(nil), createView},
@@ -55,8 +56,51 @@ type AlterCmd struct {
 func createTable(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
 	x := n.GetCreateStmt()
 	op.Verb, op.Tag, op.IfNotExists = VerbCreate, "CREATE TABLE", x.IfNotExists
-	op.Objects = []Object{a.rel(sc, KindTable, x.Relation, op.Pos)}
+	tbl := a.rel(sc, KindTable, x.Relation, op.Pos)
+	op.Objects = []Object{tbl}
+	for _, e := range x.TableElts {
+		if cd := e.GetColumnDef(); cd != nil {
+			op.Implicit = append(op.Implicit, ownedSequence(tbl, cd)...)
+		}
+	}
 	return nil
+}
+
+func createForeignTable(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
+	x := n.GetCreateForeignTableStmt().GetBaseStmt()
+	op.Verb, op.Tag, op.IfNotExists = VerbCreate, "CREATE FOREIGN TABLE", x.GetIfNotExists()
+	op.Objects = []Object{a.rel(sc, KindForeignTable, x.GetRelation(), op.Pos)}
+	return nil
+}
+
+var serialTypes = map[string]bool{"serial": true, "serial4": true, "bigserial": true, "serial8": true, "smallserial": true, "serial2": true}
+
+// ownedSequence returns the sequence a serial or identity column definition creates, named as
+// PostgreSQL names it (table_column_seq, each part shortened to fit 63 bytes), or nothing.
+func ownedSequence(tbl Object, cd *pg_query.ColumnDef) []Object {
+	implied := false
+	if names := strs(cd.GetTypeName().GetNames()); len(names) > 0 && serialTypes[names[len(names)-1]] {
+		implied = true
+	}
+	for _, c := range cd.Constraints {
+		if con := c.GetConstraint(); con != nil && con.Contype == pg_query.ConstrType_CONSTR_IDENTITY {
+			implied = true
+		}
+	}
+	if !implied || tbl.Name.Name == "" {
+		return nil
+	}
+	t, col := tbl.Name.Name, cd.Colname
+	for len(t)+len(col)+len("__seq") > 63 {
+		if len(t) >= len(col) {
+			t = t[:len(t)-1]
+		} else {
+			col = col[:len(col)-1]
+		}
+	}
+	seq := tbl
+	seq.Kind, seq.Name.Name = KindSequence, t+"_"+col+"_seq"
+	return []Object{seq}
 }
 
 func createTableAs(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
@@ -114,6 +158,9 @@ func alterTable(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) fun
 	for _, c := range x.Cmds {
 		if ac := c.GetAlterTableCmd(); ac != nil {
 			t.Cmds = append(t.Cmds, a.alterCmd(sc, ac, tbl.Pos))
+			if cd := ac.Def.GetColumnDef(); cd != nil && ac.Subtype == pg_query.AlterTableType_AT_AddColumn {
+				op.Implicit = append(op.Implicit, ownedSequence(tbl, cd)...)
+			}
 		}
 	}
 	if len(t.Cmds) > 0 {

@@ -20,9 +20,10 @@ func diffText(f finding.Finding) string {
 // (RAISE EXCEPTION '%', repeat('x', 50000000)), and SQL quoted from a 4 MiB file could be too.
 // [Report.Finish] bounds every finding of a report with [Bound].
 const (
-	// MaxMessage is the most characters (Unicode code points) of a message: a long function
-	// identity and the server's hint fit.
-	MaxMessage = 500
+	// MaxMessage is the most characters (Unicode code points) of a message: a message says what
+	// is wrong and where in one line (a long function identity is shortened to its argument
+	// count, finding.ShortIdentity); the detail and `ledgercheck explain` say the rest.
+	MaxMessage = 300
 	// MaxDetail is the most bytes of a detail: a diff of a few hundred lines.
 	MaxDetail = 8 << 10
 )

@@ -2,19 +2,22 @@ package scratch
 
 import (
 	"embed"
+
 	"io/fs"
+	"ledgercheck/internal/scratch/env"
 	"path"
 	"sort"
 	"strings"
 )
 
 // The SQL every scratch database starts from, embedded so that ledgercheck builds a scratch
-// database from anywhere: env/ is the Supabase environment (roles, schemas, auth functions,
-// extensions, default privileges), prereq/ the Open Brain prerequisites (the core and the
-// agent-memory schema) at the database's vector dimension, written as :dim. They are the
-// tool's environment, not the product under review (that is migrations/).
+// database from anywhere: the Supabase environment (roles, schemas, auth and storage tables,
+// extensions, default privileges) is the package internal/scratch/env, prereq/ the Open Brain
+// prerequisites (the core and the agent-memory schema) at the database's vector dimension,
+// written as :dim. They are the tool's environment, not the product under review (that is
+// migrations/).
 //
-//go:embed env all:prereq
+//go:embed all:prereq
 var envFiles embed.FS
 
 // EnvScript is one embedded SQL file of the environment or the prerequisites.
@@ -26,26 +29,22 @@ type EnvScript struct {
 }
 
 // RolesScript returns the cluster-wide roles script, applied once per server as a superuser.
-func RolesScript() EnvScript { return mustRead("env/00_roles.sql") }
+func RolesScript() EnvScript { return EnvScript(env.Roles()) }
 
 // EnvironmentScripts returns the per-database Supabase environment, applied as a superuser, for
 // a server where user SQL runs as installRole and the superuser is adminRole (postgres and
-// supabase_admin on Supabase): the scripts name them as the psql variables :"install_role" and
-// :"admin_role".
+// supabase_admin on Supabase).
 func EnvironmentScripts(installRole, adminRole string) []EnvScript {
-	r := strings.NewReplacer(`:"install_role"`, quoteIdent(installRole), `:"admin_role"`, quoteIdent(adminRole))
-	scripts := readDir("env", func(n string) bool { return n != "00_roles.sql" })
-	for i := range scripts {
-		scripts[i].SQL = r.Replace(scripts[i].SQL)
+	var out []EnvScript
+	for _, s := range env.Database(installRole, adminRole) {
+		out = append(out, EnvScript(s))
 	}
-	return scripts
+	return out
 }
-
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // Prerequisites returns the Open Brain core and agent-memory scripts in install order, applied
 // as the install role after the environment.
-func Prerequisites() []EnvScript { return readDir("prereq", nil) }
+func Prerequisites() []EnvScript { return readDir("prereq") }
 
 func mustRead(name string) EnvScript {
 	b, err := envFiles.ReadFile(name)
@@ -55,14 +54,14 @@ func mustRead(name string) EnvScript {
 	return EnvScript{Name: name, SQL: string(b)}
 }
 
-func readDir(dir string, keep func(string) bool) []EnvScript {
+func readDir(dir string) []EnvScript {
 	entries, err := fs.ReadDir(envFiles, dir)
 	if err != nil {
 		panic("scratch: embedded dir missing: " + dir)
 	}
 	var out []EnvScript
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") || (keep != nil && !keep(e.Name())) {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") {
 			continue
 		}
 		out = append(out, mustRead(path.Join(dir, e.Name())))

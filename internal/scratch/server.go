@@ -261,7 +261,7 @@ func (s *Server) createRoles(ctx context.Context) error {
 }
 
 // apiRoles are the Supabase roles every scratch database expects (internal/scratch/env/00_roles.sql).
-var apiRoles = []string{"anon", "authenticated", "service_role", "authenticator"}
+var apiRoles = []string{"anon", "authenticated", "service_role", "authenticator", "supabase_auth_admin", "supabase_storage_admin"}
 
 // missingRoles returns the names among names that are not roles on the server.
 func missingRoles(ctx context.Context, conn *pgx.Conn, names []string) ([]string, error) {

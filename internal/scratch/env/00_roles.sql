@@ -28,5 +28,13 @@ BEGIN
     ALTER ROLE authenticator SET lock_timeout = '8s';
     GRANT anon, authenticated, service_role TO authenticator;
   END IF;
+  -- The owners of the auth and storage tables (20_auth_storage.sql); on Supabase they log in as
+  -- the auth and storage services, which never run here.
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_auth_admin') THEN
+    CREATE ROLE supabase_auth_admin NOLOGIN NOINHERIT;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_storage_admin') THEN
+    CREATE ROLE supabase_storage_admin NOLOGIN NOINHERIT;
+  END IF;
 END
 $roles$;

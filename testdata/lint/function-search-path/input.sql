@@ -1,4 +1,4 @@
 CREATE OR REPLACE FUNCTION public.ledger_now() RETURNS timestamptz
 LANGUAGE sql STABLE AS $$ SELECT now() $$;
-GRANT EXECUTE ON FUNCTION public.ledger_now() TO service_role;
+REVOKE EXECUTE ON FUNCTION public.ledger_now() FROM PUBLIC, anon, authenticated; GRANT EXECUTE ON FUNCTION public.ledger_now() TO service_role;
 NOTIFY pgrst, 'reload schema';

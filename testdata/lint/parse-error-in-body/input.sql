@@ -9,5 +9,5 @@ LANGUAGE plpgsql SET search_path = public AS $$
 BEGIN
   SELEC 1;
 END $$;
-GRANT EXECUTE ON FUNCTION public.f() TO service_role;
+REVOKE EXECUTE ON FUNCTION public.f() FROM PUBLIC, anon, authenticated; GRANT EXECUTE ON FUNCTION public.f() TO service_role;
 NOTIFY pgrst, 'reload schema';

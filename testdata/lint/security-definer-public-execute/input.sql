@@ -1,4 +1,4 @@
 CREATE OR REPLACE FUNCTION public.ledger_admin() RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = '' AS $$ BEGIN RETURN; END $$;
-GRANT EXECUTE ON FUNCTION public.ledger_admin() TO service_role;
+REVOKE EXECUTE ON FUNCTION public.ledger_admin() FROM PUBLIC; GRANT EXECUTE ON FUNCTION public.ledger_admin() TO service_role;
 NOTIFY pgrst, 'reload schema';

@@ -11,5 +11,5 @@ DECLARE
 BEGIN
   RETURN QUERY SELECT id FROM public.ledger ORDER BY e <=> p_e::vector(1536);
 END $$;
-GRANT EXECUTE ON FUNCTION public.ledger_match(vector) TO service_role;
+REVOKE EXECUTE ON FUNCTION public.ledger_match(vector) FROM PUBLIC, anon, authenticated; GRANT EXECUTE ON FUNCTION public.ledger_match(vector) TO service_role;
 NOTIFY pgrst, 'reload schema';

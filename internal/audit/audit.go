@@ -1,0 +1,300 @@
+// Package audit is the installed security audit: once a migration is installed, it asks the
+// catalog what the API roles (anon, authenticated) can really do with every object the
+// migration created or changed (its footprint), through PUBLIC, memberships and default
+// privileges, policies and view options, in one query per install (audit.sql). The checks are
+// the security lints of Supabase's database advisors (splinter), which run on live projects
+// after deployment; here they run before merge, scoped to the migration.
+//
+// A phase in the sense of docs/architecture.md: [Check] takes a connection to the installed
+// database, the parsed file (for positions), the footprint and lint's findings on the file, and
+// returns findings. A fact lint already reported statically is not reported again.
+package audit
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/lint"
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/introspect"
+)
+
+//go:embed audit.sql
+var auditSQL string
+
+// Querier runs the audit's query (a *pgx.Conn, a pgx.Tx).
+type Querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// Input is what the audit judges.
+type Input struct {
+	// File is the parse of the installed migration: findings point at the statement that
+	// created each object (an object created by SQL built at run time: the EXECUTE).
+	File *pgsql.File
+	// Footprint is what installing the file changed: the objects audited.
+	Footprint *introspect.Footprint
+	// Lint is the lint policy: the exposed schemas and the reviewed definer callers.
+	Lint lint.Config
+	// Static are lint's findings on the file; a fact among them is not reported again.
+	Static []finding.Finding
+}
+
+// row is one row of audit.sql.
+type row struct {
+	Rule, Kind, Object, Schema, Name string
+	NArgs                            int
+	Role, Detail                     string
+}
+
+// Check runs the audit on the database q is connected to (as a superuser or the install role:
+// the privilege functions answer for the API roles whoever asks).
+func Check(ctx context.Context, q Querier, in Input) ([]finding.Finding, error) {
+	rels, fns, exts := scope(in.Footprint)
+	if len(rels)+len(fns)+len(exts) == 0 {
+		return nil, nil
+	}
+	rs, err := q.Query(ctx, auditSQL, in.Lint.Exposed(), rels, fns, exts)
+	if err != nil {
+		return nil, fmt.Errorf("security audit: %w", err)
+	}
+	rows, err := pgx.CollectRows(rs, pgx.RowToStructByPos[row])
+	if err != nil {
+		return nil, fmt.Errorf("security audit: %w", err)
+	}
+	return findings(in, rows), nil
+}
+
+// scope lists the relations, functions and extensions the footprint created or changed; a
+// policy created or changed brings its table.
+func scope(fp *introspect.Footprint) (rels, fns, exts []string) {
+	add := func(kind, object string) {
+		switch kind {
+		case introspect.KindTable, introspect.KindView:
+			rels = append(rels, object)
+		case introspect.KindFunction:
+			fns = append(fns, object)
+		case introspect.KindExtension:
+			exts = append(exts, strings.Trim(object, `"`))
+		case introspect.KindPolicy:
+			if i := strings.LastIndex(object, " on "); i >= 0 {
+				rels = append(rels, object[i+len(" on "):])
+			}
+		}
+	}
+	if fp == nil {
+		return nil, nil, nil
+	}
+	for _, o := range fp.Created {
+		add(o.Kind, o.Object)
+	}
+	for _, c := range fp.Changed {
+		add(c.Kind, c.Object)
+	}
+	for _, l := range []*[]string{&rels, &fns, &exts} {
+		slices.Sort(*l)
+		*l = slices.Compact(*l)
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	return rels, fns, exts
+}
+
+// findings turns the rows into findings: one per rule and object (the roles of the rows
+// joined), less the facts lint reported and the callers configuration allows.
+func findings(in Input, rows []row) []finding.Finding {
+	static := staticFacts(in.Static)
+	type key struct{ rule, object string }
+	var order []key
+	byKey := map[key][]row{}
+	for _, r := range rows {
+		if static.has(r) || r.Kind == "function" && r.Role != "" && callerAllowed(in.Lint, r) {
+			continue
+		}
+		k := key{r.Rule, r.Object}
+		if _, ok := byKey[k]; !ok {
+			order = append(order, k)
+		}
+		byKey[k] = append(byKey[k], r)
+	}
+	var out []finding.Finding
+	for _, k := range order {
+		rs := byKey[k]
+		var roles []string
+		for _, r := range rs {
+			if r.Role != "" {
+				roles = append(roles, r.Role)
+			}
+		}
+		r := rs[0]
+		pos := locate(in.File, r)
+		if suppressed(in.File, r.Rule, pos) {
+			continue
+		}
+		out = append(out, finding.Finding{
+			Phase: finding.PhaseAudit, Rule: r.Rule, Severity: rules[r.Rule].Severity,
+			Pos: pos, Object: r.Kind + " " + r.Object, Message: message(r, roles),
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return out[i].Rule < out[j].Rule
+	})
+	return out
+}
+
+func callerAllowed(cfg lint.Config, r row) bool {
+	for _, c := range cfg.DefinerCallers {
+		fn, err := pgsql.ParseFunctionRef(c.Function)
+		if err == nil && fn.Name == (pgsql.Name{Schema: r.Schema, Name: r.Name}) && len(fn.Args) == r.NArgs && slices.Contains(c.Roles, r.Role) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameFact maps an audit rule to the static rules that report the same fact (the corpus
+// README's table: one fact, one finding).
+var sameFact = map[string][]string{
+	RuleRLSDisabledInPublic:              {lint.TableRLSDisabled},
+	RulePolicyExistsRLSDisabled:          {lint.TableRLSDisabled},
+	RuleRLSEnabledNoPolicy:               {lint.TableNoServiceRolePolicy},
+	RuleDefinerExecutableByAnon:          {lint.SecurityDefinerPublicExecute},
+	RuleDefinerExecutableByAuthenticated: {lint.SecurityDefinerPublicExecute},
+}
+
+// suppressed reports whether a reviewed ledgercheck:ignore of a static rule that reports the
+// same fact covers the statement at pos.
+func suppressed(f *pgsql.File, id string, pos finding.Position) bool {
+	if f == nil {
+		return false
+	}
+	for _, static := range sameFact[id] {
+		if lint.Suppressed(f, static, pos) {
+			return true
+		}
+	}
+	return false
+}
+
+// facts are the static findings by rule: relations by schema.name, functions by schema.name
+// and argument count.
+type facts map[string]map[string]bool
+
+func staticFacts(fs []finding.Finding) facts {
+	out := facts{}
+	for _, f := range fs {
+		kind, ref, ok := strings.Cut(f.Object, " ")
+		if !ok {
+			continue
+		}
+		var id string
+		switch kind {
+		case "function", "procedure":
+			fn, err := pgsql.ParseFunctionRef(ref)
+			if err != nil {
+				continue
+			}
+			id = fmt.Sprintf("%s/%d", fn.Name.String(), len(fn.Args))
+		default:
+			id = ref
+		}
+		if out[f.Rule] == nil {
+			out[f.Rule] = map[string]bool{}
+		}
+		out[f.Rule][id] = true
+	}
+	return out
+}
+
+func (fs facts) has(r row) bool {
+	id := (pgsql.Name{Schema: r.Schema, Name: r.Name}).String()
+	if r.Kind == "function" {
+		id = fmt.Sprintf("%s/%d", id, r.NArgs)
+	}
+	for _, rule := range sameFact[r.Rule] {
+		if fs[rule][id] {
+			return true
+		}
+	}
+	return false
+}
+
+// locate finds the statement that created the object of r: its CREATE, else the first EXECUTE
+// of SQL built at run time that names it, else the file's first line.
+func locate(f *pgsql.File, r row) finding.Position {
+	if f == nil {
+		return finding.Position{}
+	}
+	name := pgsql.Name{Schema: r.Schema, Name: r.Name}
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		if op.Verb != pgsql.VerbCreate || len(op.Objects) == 0 || op.Context == pgsql.InFunction {
+			continue
+		}
+		o := op.Objects[0]
+		switch r.Kind {
+		case "function":
+			if (o.Kind == pgsql.KindFunction || o.Kind == pgsql.KindProcedure) && o.Name == name && (!o.HasArgs || len(o.Args) == r.NArgs) {
+				return op.Pos
+			}
+		case "extension":
+			if o.Kind == pgsql.KindExtension && o.Name.Name == r.Name {
+				return op.Pos
+			}
+		case "policy":
+			if o.Kind == pgsql.KindPolicy && o.Name.Name == r.Name && o.Table.Schema == r.Schema {
+				return op.Pos
+			}
+		default:
+			if o.Kind != pgsql.KindPolicy && o.Kind != pgsql.KindIndex && o.Name == name {
+				return op.Pos
+			}
+		}
+	}
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		if d := op.Dynamic(); d != nil && !d.Literal && strings.Contains(strings.ToLower(d.SQL), strings.ToLower(r.Name)) {
+			return op.Pos
+		}
+	}
+	return finding.Position{File: f.Name, Line: 1, Col: 1}
+}
+
+// message says what the role can do with the object, and the fix.
+func message(r row, roles []string) string {
+	who := strings.Join(roles, " and ")
+	obj := r.Kind + " " + finding.ShortIdentity(r.Object)
+	switch r.Rule {
+	case RuleDefinerExecutableByAnon, RuleDefinerExecutableByAuthenticated:
+		return fmt.Sprintf("%s can execute SECURITY DEFINER %s, with its owner's rights, through the Data API; REVOKE EXECUTE ... FROM PUBLIC, anon, authenticated", who, obj)
+	case RuleAuthUsersExposed:
+		return fmt.Sprintf("%s can SELECT %s, which reads auth.users: every user's email and metadata; revoke it or read what is needed through a SECURITY INVOKER view of the file's own table", who, obj)
+	case RuleSecurityDefinerView:
+		return fmt.Sprintf("%s can SELECT %s, which has no security_invoker and reads with its owner's rights, past row level security; CREATE VIEW ... WITH (security_invoker = true)", who, obj)
+	case RuleRLSDisabledInPublic:
+		return fmt.Sprintf("%s is in an exposed schema without row level security: any role with a grant reads and writes every row through the Data API; ENABLE ROW LEVEL SECURITY", obj)
+	case RulePolicyExistsRLSDisabled:
+		return fmt.Sprintf("%s has policies (%s) but row level security is off, so they do nothing; ENABLE ROW LEVEL SECURITY", obj, r.Detail)
+	case RuleRLSEnabledNoPolicy:
+		return fmt.Sprintf("%s has row level security on and no policy: every Data API request but service_role's is denied; add the policy that states the intended access", obj)
+	case RulePolicyAlwaysTrue:
+		return fmt.Sprintf("%s lets %s %s every row (USING/WITH CHECK true); test the row, e.g. auth.uid() = user_id", obj, r.Role, strings.ToLower(r.Detail))
+	case RuleExtensionInPublic:
+		return fmt.Sprintf("%s is installed in schema public, which the Data API exposes; CREATE EXTENSION ... WITH SCHEMA extensions", obj)
+	case RuleMaterializedViewInAPI, RuleForeignTableInAPI:
+		return fmt.Sprintf("%s can SELECT %s, which has no row level security: every row is readable through the Data API; revoke it or expose the data through a table with RLS", who, obj)
+	}
+	return fmt.Sprintf("%s: %s", r.Rule, obj)
+}

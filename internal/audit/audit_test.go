@@ -1,0 +1,178 @@
+package audit
+
+import (
+	"context"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/internal/install"
+	"ledgercheck/internal/lint"
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/scratch/scratchtest"
+	"ledgercheck/internal/sqlscript"
+	"ledgercheck/introspect"
+)
+
+func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
+
+// The static privilege model lint applies (read from the environment's SQL) is what a fresh
+// scratch database reports in pg_default_acl for objects the install role creates.
+func TestEnvironmentDefaultsMatchTheCatalog(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 1536)
+	conn := scratchtest.Connect(t, db)
+	rows, err := conn.Query(context.Background(), `
+		SELECT coalesce(n.nspname, ''), d.defaclobjtype::text, coalesce(nullif(a.grantee::regrole::text, '-'), 'public'), a.privilege_type
+		FROM pg_default_acl d
+		LEFT JOIN pg_namespace n ON n.oid = d.defaclnamespace
+		CROSS JOIN LATERAL aclexplode(d.defaclacl) a
+		WHERE d.defaclrole = $1::regrole AND a.grantee <> d.defaclrole`, db.InstallRole())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{"r": "table", "S": "sequence", "f": "function"}
+	var got []string
+	for rows.Next() {
+		var schema, kind, grantee, priv string
+		if err := rows.Scan(&schema, &kind, &grantee, &priv); err != nil {
+			t.Fatal(err)
+		}
+		if grantee == "0" {
+			grantee = "public"
+		}
+		got = append(got, schema+" "+kinds[kind]+" "+grantee+" "+strings.ToLower(priv))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, d := range lint.EnvironmentDefaults() {
+		if d.Revoke || d.Grantee == lint.InstallRole {
+			continue
+		}
+		for _, p := range d.Privileges {
+			want = append(want, d.Schema+" "+string(d.Kind)+" "+d.Grantee+" "+p)
+		}
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	want = slices.Compact(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("pg_default_acl of a fresh scratch database:\n%s\nlint's model:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(want) == 0 {
+		t.Error("lint's model has no default privilege: the environment's SQL was not read")
+	}
+}
+
+// installed installs sql (the file name) over the prerequisites at dim and returns its parse,
+// its footprint and a superuser connection to the database.
+func installed(tb testing.TB, name, sql string, dim int) (*pgsql.File, *introspect.Footprint, *pgx.Conn) {
+	tb.Helper()
+	ctx := context.Background()
+	db := scratchtest.NewDatabase(tb, dim)
+	f, err := sqlscript.Parse(name, []byte(sql), dim)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fp, _, err := install.Footprint(ctx, db, sqlscript.Script(f), nil, introspect.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	conn, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { conn.Close(context.Background()) })
+	return f, fp, conn
+}
+
+// installAndAudit installs sql over the prerequisites at 1536 and audits it.
+func installAndAudit(t testing.TB, name, sql string, cfg lint.Config) []string {
+	t.Helper()
+	f, fp, conn := installed(t, name, sql, 1536)
+	fs, err := Check(context.Background(), conn, Input{File: f, Footprint: fp, Lint: cfg, Static: lint.Run(f, cfg, lint.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, fd := range fs {
+		out = append(out, fd.String())
+	}
+	return out
+}
+
+// A definer function created by dynamic SQL is found in the catalog, at its EXECUTE; a
+// configured caller is not reported; a fact lint reported is not repeated.
+func TestAuditDefinerFunctions(t *testing.T) {
+	const sql = `DO $$ BEGIN
+  EXECUTE format('CREATE FUNCTION public.f(p integer) RETURNS integer LANGUAGE sql SECURITY DEFINER SET search_path = %L AS ''SELECT p''', 'public');
+END $$;
+REVOKE EXECUTE ON FUNCTION public.f(integer) FROM PUBLIC;
+CREATE FUNCTION public.g() RETURNS integer LANGUAGE sql SECURITY DEFINER SET search_path = '' AS 'SELECT 1';
+NOTIFY pgrst, 'reload schema';
+`
+	cfg := lint.Config{DefinerCallers: []lint.DefinerCaller{{Function: "public.f(integer)", Roles: []string{"authenticated"}, Reason: "the test"}}}
+	got := installAndAudit(t, "d.sql", sql, cfg)
+	want := []string{"d.sql:2:3: error: anon can execute SECURITY DEFINER function public.f(integer), with its owner's rights, through the Data API; REVOKE EXECUTE ... FROM PUBLIC, anon, authenticated [definer-executable-by-anon]"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Every check of the audit on one migration: 0002, 0007, 0010, 0013, 0014, 0016, 0024.
+func TestAuditChecks(t *testing.T) {
+	const sql = `CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE TABLE public.open_table (id int);
+CREATE TABLE public.notes (id int, owner uuid);
+CREATE POLICY notes_all ON public.notes FOR ALL TO service_role USING (true);
+CREATE TABLE public.inbox (id int);
+ALTER TABLE public.inbox ENABLE ROW LEVEL SECURITY;
+CREATE POLICY inbox_delete ON public.inbox FOR DELETE TO anon USING (true);
+CREATE POLICY inbox_read ON public.inbox FOR SELECT TO anon USING (true);
+CREATE VIEW public.emails AS SELECT id, email FROM auth.users;
+CREATE VIEW public.safe_emails WITH (security_invoker = true) AS SELECT id FROM public.notes;
+CREATE MATERIALIZED VIEW public.counts AS SELECT count(*) FROM public.notes;
+GRANT SELECT ON public.emails, public.safe_emails, public.counts TO authenticated;
+NOTIFY pgrst, 'reload schema';
+`
+	got := installAndAudit(t, "c.sql", sql, lint.Config{})
+	var rules []string
+	for _, g := range got {
+		rules = append(rules, g[strings.LastIndex(g, "[")+1:len(g)-1]+"@"+strings.Split(g, ":")[1])
+	}
+	want := []string{"extension-in-public@1", "policy-always-true@7", "auth-users-exposed@9", "security-definer-view@9", "materialized-view-in-api@11"}
+	// 0013 and 0007 on open_table and notes are lint's table-rls-disabled: not repeated.
+	if !slices.Equal(rules, want) {
+		t.Errorf("got\n%s\nwant rules@lines %v", strings.Join(got, "\n"), want)
+	}
+}
+
+// BenchmarkAudit measures what the audit adds to one install of each shipped variant: its one
+// query and the findings, on the installed database (the install itself is not timed).
+func BenchmarkAudit(b *testing.B) {
+	for _, v := range []struct {
+		file string
+		dim  int
+	}{{"../../migrations/decision_ledger.sql", 1536}, {"../../migrations/ports/decision_ledger_1024.sql", 1024}} {
+		b.Run(v.file[strings.LastIndex(v.file, "/")+1:], func(b *testing.B) {
+			src, err := os.ReadFile(v.file)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, fp, conn := installed(b, v.file, string(src), v.dim)
+			ctx := context.Background()
+			static := lint.Run(f, lint.Config{}, lint.Options{})
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := Check(ctx, conn, Input{File: f, Footprint: fp, Static: static}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

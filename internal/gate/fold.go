@@ -1,0 +1,55 @@
+package gate
+
+import (
+	"fmt"
+
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/lint"
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/report"
+	"ledgercheck/internal/rerun"
+)
+
+// foldRerun keeps check from failing a file twice for one fact: a rerun that fails at a
+// statement lint reported as not-idempotent (the rerun audit deciding what lint could only
+// suspect, e.g. after a dynamic-idempotency warning) is folded into the lint finding, and the
+// phase says so in a note.
+func foldRerun(phases []report.PhaseResult, r *variantRun) []report.PhaseResult {
+	if r.file == nil {
+		return phases
+	}
+	flagged := map[int]bool{} // top-level statements lint reported not-idempotent
+	for _, f := range r.lint.Findings {
+		if f.Rule == lint.NotIdempotent {
+			if st := statementAt(r.file, f.Pos); st >= 0 {
+				flagged[st] = true
+			}
+		}
+	}
+	if len(flagged) == 0 {
+		return phases
+	}
+	for i := range phases {
+		var kept []finding.Finding
+		for _, f := range phases[i].Findings {
+			if f.Rule == rerun.RuleRerunFailed && f.Pos.File == r.v.File && flagged[statementAt(r.file, f.Pos)] {
+				phases[i].Notes = append(phases[i].Notes, fmt.Sprintf("the rerun failure at %s is lint's not-idempotent finding there, reported once", f.Pos))
+				continue
+			}
+			kept = append(kept, f)
+		}
+		phases[i].Findings = kept
+	}
+	return phases
+}
+
+// statementAt returns the index of the top-level statement of f that holds pos, or -1.
+func statementAt(f *pgsql.File, pos finding.Position) int {
+	for _, st := range f.Stmts {
+		end := f.Pos(st.End)
+		if !pos.Before(st.Pos) && !end.Before(pos) {
+			return st.Index
+		}
+	}
+	return -1
+}
