@@ -40,6 +40,7 @@ func startCheck(t *testing.T, args ...string) *running {
 	r.cmd = exec.Command(binary(t), append([]string{"check", "--format", "json"}, args...)...)
 	r.cmd.Dir = "../.."
 	r.cmd.Stdout = io.Discard
+	r.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the test binary
 	pipe, err := r.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

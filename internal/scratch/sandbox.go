@@ -60,6 +60,10 @@ func findBwrap() (string, error) {
 // run draws one at random from the 2^24 ids above it, a range no distribution assigns.
 const runUID = 0x50000000
 
+// IsRunUID reports whether uid is one of the user ids runs of the embedded cluster get when
+// ledgercheck runs as root.
+func IsRunUID(uid uint32) bool { return uid >= runUID && uid < runUID+1<<24 }
+
 // newRunCredential returns a user and group id of their own for one run's server (root only).
 func newRunCredential() (*syscall.Credential, error) {
 	for range 16 {

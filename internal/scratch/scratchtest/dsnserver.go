@@ -89,7 +89,10 @@ func StartDSNServer(opts DSNServerOptions) (s *DSNServer, err error) {
 		return s, fmt.Errorf("initdb: %v: %s", err, out)
 	}
 	args := []string{"-D", filepath.Join(dir, "data"), "-k", dir, "-c", "listen_addresses=",
-		"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off"}
+		"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off",
+		// Shared memory segments in the data directory, not the host's /dev/shm, where tests
+		// look for segments an embedded cluster might leave.
+		"-c", "dynamic_shared_memory_type=mmap"}
 	if version, _ := os.ReadFile(filepath.Join(dir, "data", "PG_VERSION")); opts.Preload == "ledgercheck_guard" && strings.TrimSpace(string(version)) != "15" {
 		opts.Preload = ""
 	}
