@@ -222,7 +222,7 @@ func TestCheckShipped(t *testing.T) {
 	for _, p := range doc.Phases {
 		names = append(names, p.Name)
 	}
-	want := []string{"lint artifact", "lint port", "parity", "probes", "allowlist", "lint installed artifact", "lint installed port", "rerun artifact", "rerun port"}
+	want := []string{"lint artifact", "lint port", "parity port", "probes port", "allowlist port", "lint installed artifact", "lint installed port", "rerun artifact", "rerun port"}
 	if !slices.Equal(names, want) || doc.SchemaVersion != report.SchemaVersion {
 		t.Errorf("json phases %v (schema %d), want %v", names, doc.SchemaVersion, want)
 	}

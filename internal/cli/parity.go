@@ -83,7 +83,7 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 // server the flags describe.
 func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request, error) {
 	req := gate.Request{
-		Lint: cfg.Lint, NoPrerequisites: cfg.Environment.Prerequisites == "none",
+		Lint: cfg.Lint, NoOpenBrain: cfg.Environment.Prerequisites == "none",
 		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, sf) },
 		Logf:  func(format string, args ...any) { g.logf(format, args...) },
 		Tool:  "ledgercheck", Version: Version, Root: ".",
@@ -111,7 +111,7 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		if err != nil {
 			return req, err
 		}
-		req.Extra = append(req.Extra, *s)
+		req.Prerequisites = append(req.Prerequisites, *s)
 	}
 	if cfg.Fixture != "" {
 		if req.Fixture, err = read(cfg.Fixture, input.Fixture); err != nil {

@@ -2,6 +2,8 @@ package gate
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -78,10 +80,14 @@ type Request struct {
 	Steps Steps
 	// Lint is the lint configuration, for lint and the cross-check.
 	Lint lint.Config
-	// NoPrerequisites installs the environment only, not the Open Brain prerequisites.
-	NoPrerequisites bool
-	// Extra are SQL files run in every database after the prerequisites, before the variant.
-	Extra []Script
+	// NoOpenBrain leaves the Open Brain prerequisites out of every database: the Supabase
+	// environment only (prerequisites.openbrain: false).
+	NoOpenBrain bool
+	// Prerequisites are SQL files run in order in every database, after the Open Brain
+	// prerequisites and before the variant, as the install role with `:dim` substituted
+	// (prerequisites.files): another sidecar the migrations depend on. They go into each
+	// dimension's template, so they run once per dimension.
+	Prerequisites []Script
 	// Fixture is loaded into every install after the variant; nil loads none.
 	Fixture *Script
 	// Probes run on every install after the fixture, each in a transaction rolled back.
@@ -189,7 +195,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	// 2. One database per variant, side by side; 3. each port against the artifact.
 	res := &Result{}
 	if needDB {
-		p := &pipeline{req: req, srv: srv, logf: logf, say: say, before: map[int]*snapshotOnce{}}
+		p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: baseOf(req), before: map[int]*snapshotOnce{}}
 		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
 			return nil, err
 		}
@@ -266,10 +272,20 @@ func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
 	say("lint %s: %d findings in %s", r.v.Name, len(fs), report.FormatDuration(r.lint.Duration))
 }
 
-// report adds the phases of the installed variants: each port's comparison with the artifact,
-// then each variant's rerun audit.
+// report adds the phases of the installed variants: each variant that does not install, each
+// port's comparison with the artifact, each install's cross-check, then each variant's rerun
+// audit.
 func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) error {
 	if p.req.Steps.Parity {
+		for _, r := range runs {
+			if r.installErr != nil {
+				rep.Phases = append(rep.Phases, installPhase(r))
+			}
+		}
+		if len(p.req.Ports) == 0 {
+			rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseParity, Name: "parity", File: p.req.Artifact.File, Status: report.StatusSkip,
+				Notes: []string{"not run: the configuration has no ports, so the artifact is checked alone (lint, install, cross-check, rerun)"}})
+		}
 		for i, port := range p.req.Ports {
 			phases, pr, err := p.parity(runs[0], runs[i+1], port)
 			if err != nil {
@@ -279,12 +295,34 @@ func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) e
 			res.Parity = append(res.Parity, pr)
 		}
 	}
+	if p.req.Steps.CrossCheck {
+		for _, r := range runs {
+			if r.file == nil || r.installErr != nil {
+				continue
+			}
+			rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseLint, Name: "lint installed " + r.v.Name, File: r.v.File,
+				Findings: r.crossCheck,
+				Notes:    []string{"what installing the file changed on pre-existing objects, against what its statements visibly do"}})
+		}
+	}
 	if p.req.Steps.Rerun {
 		for _, r := range runs {
 			rep.Phases = append(rep.Phases, rerunPhases(r, p.req.Steps.RerunApart)...)
 		}
 	}
 	return nil
+}
+
+// installPhase is the phase "install VARIANT" of a variant that does not install: its
+// install-failed finding, at the statement of the variant (or of a prerequisite file) that the
+// server rejected.
+func installPhase(r *variantRun) report.PhaseResult {
+	f, _ := install.Finding(r.installErr)
+	ph := report.PhaseResult{Phase: finding.PhaseInstall, Name: "install " + r.v.Name, File: r.installFile, Findings: []finding.Finding{f}}
+	if r.installFile != r.v.File {
+		ph.Notes = []string{fmt.Sprintf("the prerequisite %s does not install at dimension %d, so %s was not installed", r.installFile, r.v.Dim, r.v.File)}
+	}
+	return ph
 }
 
 // each runs f on every variant in a goroutine of its own and waits. An error, or a panic (as a
@@ -328,8 +366,10 @@ type pipeline struct {
 	logf func(string, ...any) // the phases' progress lines
 	say  func(string, ...any) // the gate's own
 
+	base scratch.Base // what every database starts from (the request's prerequisites)
+
 	mu     sync.Mutex
-	before map[int]*snapshotOnce // by dimension (0: the environment only)
+	before map[int]*snapshotOnce // by dimension
 }
 
 // snapshotOnce is the snapshot of a template, taken once from the first database copied from
@@ -344,9 +384,6 @@ type snapshotOnce struct {
 // fresh copy) the first time.
 func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database) (*introspect.Snapshot, error) {
 	key := db.Dim
-	if p.req.NoPrerequisites {
-		key = 0
-	}
 	p.mu.Lock()
 	s := p.before[key]
 	if s == nil {
@@ -358,16 +395,35 @@ func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database) (
 	return s.snap, s.err
 }
 
-// newDatabase returns a database for v at its dimension, with the extra files run in it.
+// newDatabase returns a database for v at its dimension, with the request's prerequisites. A
+// prerequisite file that does not install is a *scriptFailure.
 func (p *pipeline) newDatabase(ctx context.Context, v Variant) (*scratch.Database, error) {
-	if !p.req.NoPrerequisites {
-		return p.srv.NewDatabase(ctx, v.Dim)
+	return p.srv.NewDatabaseFrom(ctx, v.Dim, p.base)
+}
+
+// baseOf is what every database of req starts from: the Open Brain prerequisites unless
+// NoOpenBrain, then the prerequisite files, in the template of each dimension.
+func baseOf(req Request) scratch.Base {
+	b := scratch.Base{NoOpenBrain: req.NoOpenBrain}
+	if len(req.Prerequisites) == 0 {
+		return b
 	}
-	db, err := p.srv.NewEnvDatabase(ctx)
-	if err == nil {
-		db.Dim = v.Dim
+	h := sha256.New()
+	for _, x := range req.Prerequisites {
+		fmt.Fprintf(h, "%d:%s\x00%d:", len(x.Name), x.Name, len(x.Src))
+		h.Write(x.Src)
 	}
-	return db, err
+	b.Key = hex.EncodeToString(h.Sum(nil))
+	files := req.Prerequisites
+	b.Prepare = func(ctx context.Context, db *scratch.Database) error {
+		for _, x := range files {
+			if err := sqlscript.ExecFile(ctx, db, x.Name, x.Src); err != nil {
+				return &scriptFailure{x.Name, err}
+			}
+		}
+		return nil
+	}
+	return b
 }
 
 // variant takes one variant through its database: install (footprint), fixture, probes,
@@ -377,7 +433,9 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 	v := r.v
 	db, err := p.newDatabase(ctx, v)
 	if err != nil {
-		return err
+		// A prerequisite file that does not install is the variant's install-failed finding;
+		// with no database there is nothing more to run.
+		return r.failed(ctx, err)
 	}
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -435,16 +493,10 @@ func (r *variantRun) failed(ctx context.Context, err error) error {
 	return nil
 }
 
-// install runs the extra files and the variant in db and takes the variant's footprint, from
-// the template's snapshot. It returns the variant's script (nil when it does not parse); a
+// install runs the variant in db and takes its footprint, from the template's snapshot. It returns the variant's script (nil when it does not parse); a
 // script that does not install is a *scriptFailure.
 func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Database) (*scratch.Script, error) {
 	v := r.v
-	for _, x := range p.req.Extra {
-		if err := sqlscript.ExecFile(ctx, db, x.Name, x.Src); err != nil {
-			return nil, &scriptFailure{x.Name, err}
-		}
-	}
 	before, err := p.templateSnapshot(ctx, db)
 	if err != nil {
 		return nil, err
@@ -471,7 +523,7 @@ func (p *pipeline) rerun(ctx context.Context, r *variantRun, prep rerun.Prepared
 		return nil
 	}
 	v := r.v
-	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.req.Times, Script: sc, Logf: p.logf}
+	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.req.Times, Script: sc, Base: p.base, Logf: p.logf}
 	if v.Previous != nil {
 		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
 	}
@@ -508,14 +560,13 @@ func (p *pipeline) probes(ctx context.Context, db *scratch.Database, r *variantR
 	return nil
 }
 
-// parity compares a port with the artifact: the phases parity, probes and allowlist, and the
-// cross-check of both installs; or, when one of them does not install, the phase
-// "install VARIANT" with its install-failed finding.
+// parity compares a port with the artifact: the phases "parity PORT", "probes PORT" and
+// "allowlist PORT"; or, when one of the two does not install, "parity PORT" skipped.
 func (p *pipeline) parity(art, port *variantRun, cfg Port) ([]report.PhaseResult, *parity.Report, error) {
 	for _, r := range []*variantRun{art, port} {
 		if r.installErr != nil {
-			f, _ := install.Finding(r.installErr)
-			return []report.PhaseResult{{Phase: finding.PhaseInstall, Name: "install " + r.v.Name, File: r.installFile, Findings: []finding.Finding{f}}}, nil, nil
+			return []report.PhaseResult{{Phase: finding.PhaseParity, Name: "parity " + port.v.Name, File: port.v.File, Status: report.StatusSkip,
+				Notes: []string{fmt.Sprintf("not compared: the %s does not install (see the phase install %s)", r.v.Name, r.v.Name)}}}, nil, nil
 		}
 	}
 	rep, err := parity.Compare(art.installed, port.installed, p.req.Probes, cfg.Allowlist)
@@ -523,15 +574,8 @@ func (p *pipeline) parity(art, port *variantRun, cfg Port) ([]report.PhaseResult
 		return nil, nil, err
 	}
 	phases := rep.Phases(art.v.Name, port.v.Name)
-	if p.req.Steps.CrossCheck {
-		for _, r := range []*variantRun{art, port} {
-			if r.file == nil {
-				continue
-			}
-			phases = append(phases, report.PhaseResult{Phase: finding.PhaseLint, Name: "lint installed " + r.v.Name, File: r.v.File,
-				Findings: r.crossCheck,
-				Notes:    []string{"what installing the file changed on pre-existing objects, against what its statements visibly do"}})
-		}
+	for i := range phases {
+		phases[i].LeftLabel, phases[i].RightLabel = art.v.Label(), port.v.Label()
 	}
 	return phases, rep, nil
 }

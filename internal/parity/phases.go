@@ -43,13 +43,13 @@ func (r *Report) Summary() Summary {
 }
 
 // Phases returns the report as phases of the gate's report (internal/report renders them in
-// every format): "parity" (the catalog differences: each unreviewed one an error, each cosmetic
-// one an info; notes with the counts and the dimension normalizations), "probes" (each probe
-// whose rows differ) and "allowlist" (each stale entry). artifact and port name the two sides
-// in the notes, e.g. "artifact" and "port".
+// every format): "parity PORT" (the catalog differences: each unreviewed one an error, each
+// cosmetic one an info; notes with the counts and the dimension normalizations), "probes PORT"
+// (each probe whose rows differ) and "allowlist PORT" (each stale entry). artifact and port
+// name the two sides in the notes and the phase names, e.g. "artifact" and "production-1024".
 func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 	sum := r.Summary()
-	par := report.PhaseResult{Phase: finding.PhaseParity, Name: "parity", File: r.Port.File, Duration: r.Timings.Total,
+	par := report.PhaseResult{Phase: finding.PhaseParity, Name: "parity " + port, File: r.Port.File, Duration: r.Timings.Total,
 		Counts: map[string]int{"differences": sum.Differences, "allowlisted": sum.Allowlisted, "unreviewed": sum.Unreviewed,
 			"cosmetic": sum.Cosmetic, "normalized": sum.DimensionSites},
 		Notes: []string{fmt.Sprintf("%d differences between the %s %s (%d) and the %s %s (%d): %d allowlisted, %d cosmetic, %d unreviewed",
@@ -62,7 +62,7 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 		par.Notes = append(par.Notes, fmt.Sprintf("%d dimension normalizations (vector(%d) in the %s is vector(%d) in the %s): %s",
 			len(r.Sites), r.Artifact.Dim, artifact, r.Port.Dim, port, strings.Join(names, "; ")))
 	}
-	probes := report.PhaseResult{Phase: finding.PhaseProbe, Name: "probes", File: r.Port.File,
+	probes := report.PhaseResult{Phase: finding.PhaseProbe, Name: "probes " + port, File: r.Port.File,
 		Counts: map[string]int{"probes": sum.Probes, "differing": sum.ProbesDiffering},
 		Notes:  []string{fmt.Sprintf("%d probes on the fixture, %d return different rows", sum.Probes, sum.ProbesDiffering)}}
 	for _, p := range r.Probes {
@@ -72,7 +72,7 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 		}
 		probes.Notes = append(probes.Notes, fmt.Sprintf("%s: %s %s, %s %s: %s", p.Name, artifact, rowCount(p.Artifact), port, rowCount(p.Port), state))
 	}
-	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist", File: r.Allowlist, Counts: map[string]int{"stale": sum.Stale}}
+	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist " + port, File: r.Allowlist, Counts: map[string]int{"stale": sum.Stale}}
 	if r.Allowlist == "" {
 		al.Notes = []string{"no allowlist: every semantic difference is a finding"}
 	} else {
