@@ -38,8 +38,8 @@ func TestParityCommandShipped(t *testing.T) {
 		t.Fatalf("report = %+v", rep)
 	}
 	par, probes, al := rep.Phases[0], rep.Phases[1], rep.Phases[2]
-	if par.Name != "parity port" || par.Counts["unreviewed"] != 0 || par.Counts["allowlisted"] != par.Counts["differences"] || par.Counts["normalized"] != 1 ||
-		probes.Name != "probes port" || probes.Counts["probes"] == 0 || al.Name != "allowlist port" || al.Counts["stale"] != 0 {
+	if par.Name != "parity production-1024" || par.Counts["unreviewed"] != 0 || par.Counts["allowlisted"] != par.Counts["differences"] || par.Counts["normalized"] != 1 ||
+		probes.Name != "probes production-1024" || probes.Counts["probes"] == 0 || al.Name != "allowlist production-1024" || al.Counts["stale"] != 0 {
 		t.Errorf("report = %+v", rep)
 	}
 	if !strings.Contains(errs, "parity: artifact: ") || !strings.Contains(errs, "parity: pass in") {
