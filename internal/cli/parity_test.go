@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -78,5 +79,22 @@ func TestParityCommandInputErrors(t *testing.T) {
 	code, out, _ = runCLI(t, "allowlist", "check", "../../allowlist.yaml")
 	if code != ExitOK || !strings.Contains(out, "valid") {
 		t.Errorf("shipped allowlist check: exit %d, %q", code, out)
+	}
+}
+
+// The shipped probes test the ledger's public contract only: the upstream-style pair
+// (testdata/upstream, which has none of this project's internals and differs only in the
+// dimension) passes parity with the repository's configuration and no allowlist.
+func TestUpstreamPairPassesParity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded cluster")
+	}
+	code, out, errs := runCLI(t, "parity", "--config", "../../ledgercheck.yaml", "-q", "--no-allowlist",
+		"--artifact", "../../testdata/upstream/decision_ledger_upstream.sql", "--port", "../../testdata/upstream/decision_ledger_upstream_1024.sql")
+	if code == ExitEnv {
+		t.Skipf("no Postgres: %s", errs)
+	}
+	if code != ExitOK || !regexp.MustCompile(`\d+ probes on the fixture, 0 return different rows`).MatchString(out) || !strings.Contains(out, "0 differences between") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
 	}
 }
