@@ -139,17 +139,20 @@ func variant(cfg *config.Config, key, name string, v config.Variant) (gate.Varia
 	if key == "artifact" {
 		flag = "--artifact"
 	}
-	if v.DSN != "" {
-		return gate.Variant{}, fault.Input(fmt.Errorf("%s.dsn: this ledgercheck cannot read a deployed database yet", cfg.Key(key)))
-	}
-	if v.File == "" {
-		return gate.Variant{}, fault.Input(fmt.Errorf("the %s has no file; set %s.file in %s or pass %s", name, cfg.Key(key), orConfig(cfg), flag))
+	gv := gate.Variant{Name: name, File: v.File, Dim: v.Dim, DSN: v.DSN}
+	switch {
+	case v.File == "" && v.DSN == "":
+		return gv, fault.Input(fmt.Errorf("the %s has no file; set %s.file in %s or pass %s", name, cfg.Key(key), orConfig(cfg), flag))
+	case v.File == "" && v.Previous != "":
+		return gv, fault.Input(fmt.Errorf("the %s is read from a database and has no file, so it has no upgrade audit: drop %s-previous, or pass its file with %s", name, flag, flag))
+	case v.File == "":
+		return gv, nil
 	}
 	src, err := input.ReadFile(v.File, input.Migration)
 	if err != nil {
 		return gate.Variant{}, fault.Input(err)
 	}
-	gv := gate.Variant{Name: name, File: v.File, Src: src, Dim: v.Dim}
+	gv.Src = src
 	if v.Previous != "" {
 		prev, err := input.ReadFile(v.Previous, input.Migration)
 		if err != nil {

@@ -29,8 +29,10 @@ type parityFlags struct {
 	configPath  string
 	artifact    string
 	artifactDim int
+	artifactDSN string
 	port        string
 	portDim     int
+	portDSN     string
 	allowlist   string
 	noAllowlist bool
 	only        string
@@ -43,10 +45,14 @@ func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
 	fl.IntVar(&pf.artifactDim, "artifact-dim", 0, "vector dimension of the artifact's install, overriding artifact.dim")
 	fl.StringVar(&pf.port, "port", "", "the port's migration, overriding the configured port's file (with several configured ports: compared instead of them)")
 	fl.IntVar(&pf.portDim, "port-dim", 0, "vector dimension of the port's install, overriding the port's dim")
+	fl.StringVar(&pf.artifactDSN, "artifact-dsn", "", "read the artifact from this existing database (only read) instead of installing it; its file is --artifact FILE, if given")
+	fl.StringVar(&pf.portDSN, "port-dsn", "", "read the port from this existing database, a deployment (only read: one READ ONLY transaction), instead of installing it; its file is --port FILE, if given")
 	alias(cmd, "left", "artifact")
 	alias(cmd, "left-dim", "artifact-dim")
+	alias(cmd, "left-dsn", "artifact-dsn")
 	alias(cmd, "right", "port")
 	alias(cmd, "right-dim", "port-dim")
+	alias(cmd, "right-dsn", "port-dsn")
 	fl.StringVar(&pf.allowlist, "allowlist", "", "allowlist file of the port, overriding its configured allowlist")
 	fl.BoolVar(&pf.noAllowlist, "no-allowlist", false, "use no allowlist: every semantic difference is a finding")
 	fl.StringVar(&pf.only, "only", "", "compare only the configured port of this name with the artifact")
@@ -55,8 +61,10 @@ func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
 
 // loadConfig reads the configuration the flags name and applies the overrides: the artifact's
 // flags to the artifact, the port's flags to the one configured port (or to a new one when there
-// is none). With several configured ports, --port FILE replaces them, and the other port flags
-// need it; --only NAME keeps one of them.
+// is none). With several configured ports, --port FILE (or --port-dsn URL) replaces them, and the
+// other port flags need it; --only NAME keeps one of them. A side read from a database
+// (--X-dsn) has the file --X names, or none: a configured file says nothing about what that
+// database holds.
 func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 	cfg, err := loadConfig(pf.configPath)
 	if err != nil {
@@ -70,6 +78,9 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 		}
 		cfg.Ports = cfg.Ports[i : i+1]
 	}
+	if pf.artifactDSN != "" {
+		cfg.Artifact.DSN, cfg.Artifact.File, cfg.Artifact.Previous = pf.artifactDSN, "", ""
+	}
 	if pf.artifact != "" {
 		cfg.Artifact.File = pf.artifact
 	}
@@ -77,8 +88,9 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 		cfg.Artifact.Dim = pf.artifactDim
 	}
 	portFlags := []string{"port-dim", "allowlist", "port-previous"}
+	replacing := pf.port != "" || pf.portDSN != ""
 	if len(cfg.Ports) > 1 {
-		if pf.port == "" {
+		if !replacing {
 			for _, name := range portFlags {
 				if fl.Changed(name) {
 					return nil, fault.Input(fmt.Errorf("--%s: the configuration has %d ports (%s); pass --port FILE to check one port instead of them, or --only NAME", name, len(cfg.Ports), portNames(cfg)))
@@ -88,11 +100,14 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 			cfg.Ports = nil
 		}
 	}
-	if pf.port != "" || slices.ContainsFunc(portFlags, fl.Changed) {
+	if replacing || slices.ContainsFunc(portFlags, fl.Changed) {
 		if len(cfg.Ports) == 0 {
 			cfg.Ports = []config.Port{{Name: "port"}}
 		}
 		p := &cfg.Ports[0]
+		if pf.portDSN != "" {
+			p.DSN, p.File, p.Previous = pf.portDSN, "", ""
+		}
 		if pf.port != "" {
 			p.File, p.Name = pf.port, config.NameOf(pf.port)
 		}
@@ -229,6 +244,23 @@ name, dimension and allowlist), the prerequisites, the fixture and the probes. -
 earlier versions, still work): the port flags act on the configured port, or, when the
 configuration has several, --port FILE is compared instead of them. --only NAME compares one of
 the configured ports; --no-allowlist uses none.
+
+A side can be read from an existing database instead of installed, to ask "is my production
+port still what was reviewed, and does it match the artifact through the allowlist?":
+--port-dsn URL (or dsn: on a port in the configuration; --artifact-dsn for the artifact). That
+database is only read, in one REPEATABLE READ, READ ONLY transaction: nothing is created,
+changed or set there, so the URL's role needs only CONNECT (the catalog is readable by every
+role). What is compared are the objects that installing the files (the artifact's, and
+--port FILE, the port's own, installed in a scratch database as usual) created or changed, plus
+what is attached to them (columns, constraints, indexes, triggers, policies, grants, comments,
+sequences owned by their columns), looked up in that database by identity; everything else in it
+is out of scope. A difference there, such as a GRANT made after the review, is deployment drift,
+reported like any other. Without --port FILE the declared signature typmods and the objects only
+the port creates cannot be checked, and the probes do not run (the report says so). The report
+gives the server version of each side.
+
+  ledgercheck parity --port-dsn "postgres://reader@db.example.com/postgres" \
+    --port migrations/ports/decision_ledger_1024.sql --port-dim 1024
 
 Output: the phases "parity PORT", "probes PORT" and "allowlist PORT" of each port (as in
 ` + "`ledgercheck check`" + `'s report), in any of its formats (--format text, json, sarif, github or html).

@@ -41,6 +41,11 @@ type Variant struct {
 	Dim int
 	// Previous, when not nil, is the previous version of File, for the upgrade audit.
 	Previous *Script
+	// DSN, when set, is a database that holds this variant (a deployment), only read: parity
+	// compares what it holds instead of File's install. File, when also set, is what was
+	// deployed, and goes through the pipeline as usual (its install serves the comparison's
+	// scope, declared signatures and probes); "" compares the database alone.
+	DSN string
 }
 
 // Label is the variant's name and dimension, e.g. "artifact (1536)".
@@ -132,6 +137,7 @@ type variantRun struct {
 	fresh       *introspect.Snapshot
 	crossCheck  []finding.Finding
 	rerun       *rerun.Result
+	live        *liveSide // the database at the variant's DSN
 }
 
 // Run runs the request and returns its report. The pipeline (docs/architecture.md):
@@ -184,7 +190,9 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	if req.Steps.Lint {
 		for _, r := range runs {
-			rep.Phases = append(rep.Phases, r.lint)
+			if r.v.File != "" {
+				rep.Phases = append(rep.Phases, r.lint)
+			}
 		}
 	}
 	srv, err := boot.wait()
@@ -195,7 +203,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	// 2. One database per variant, side by side; 3. each port against the artifact.
 	res := &Result{}
 	if needDB {
-		p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: baseOf(req), before: map[int]*snapshotOnce{}}
+		p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: baseOf(req), before: map[int]*snapshotOnce{}, live: hasLive(req)}
 		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
 			return nil, err
 		}
@@ -262,6 +270,9 @@ func (b *booting) close() {
 
 // parseAndLint parses the variant (once) and, when the request lints, lints the parse.
 func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
+	if r.v.File == "" { // a database only
+		return
+	}
 	s0 := time.Now()
 	r.file, r.parseEr = pgsql.Parse(r.v.File, r.v.Src)
 	if !req.Steps.Lint {
@@ -367,6 +378,10 @@ type pipeline struct {
 	say  func(string, ...any) // the gate's own
 
 	base scratch.Base // what every database starts from (the request's prerequisites)
+	live bool         // some variant is read from a database: the report gives server versions
+
+	versionOnce sync.Once
+	version     string // the scratch server's version, when live
 
 	mu     sync.Mutex
 	before map[int]*snapshotOnce // by dimension
@@ -431,6 +446,16 @@ func baseOf(req Request) scratch.Base {
 func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 	t0 := time.Now()
 	v := r.v
+	if v.DSN != "" {
+		var err error
+		if r.live, err = readLive(ctx, v); err != nil {
+			return err
+		}
+		p.say("%s: read from %s (PostgreSQL %s), read-only, in %s", v.Name, r.live.where, r.live.version, report.FormatDuration(time.Since(t0)))
+		if v.File == "" {
+			return nil
+		}
+	}
 	db, err := p.newDatabase(ctx, v)
 	if err != nil {
 		// A prerequisite file that does not install is the variant's install-failed finding;
@@ -442,6 +467,12 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		defer cancel()
 		_ = db.Drop(dctx) // the server drops leftovers on Close
 	}()
+	if p.live {
+		p.versionOnce.Do(func() { p.version, err = serverVersion(ctx, db) })
+		if err != nil {
+			return err
+		}
+	}
 	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim}
 	sc, err := p.install(ctx, r, db)
 	if err != nil {
@@ -569,7 +600,16 @@ func (p *pipeline) parity(art, port *variantRun, cfg Port) ([]report.PhaseResult
 				Notes: []string{fmt.Sprintf("not compared: the %s does not install (see the phase install %s)", r.v.Name, r.v.Name)}}}, nil, nil
 		}
 	}
-	rep, err := parity.Compare(art.installed, port.installed, p.req.Probes, cfg.Allowlist)
+	var refs []*introspect.Footprint // what the files' installs did: the scope of a database read
+	for _, r := range []*variantRun{art, port} {
+		if r.v.File != "" {
+			refs = append(refs, r.installed.Footprint)
+		}
+	}
+	if len(refs) == 0 {
+		return nil, nil, fault.Input(fmt.Errorf("the artifact and the %s are both read from databases and neither has a file: give the file of one (--artifact or --port) to say which objects to compare", port.v.Name))
+	}
+	rep, err := parity.Compare(p.compared(art, refs), p.compared(port, refs), p.req.Probes, cfg.Allowlist)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -602,3 +642,16 @@ func rerunPhases(r *variantRun, apart bool) []report.PhaseResult {
 // InstallFinding turns a rejected statement or a syntax error into an install-failed finding;
 // it reports false for any other error.
 func InstallFinding(err error) (finding.Finding, bool) { return install.Finding(err) }
+
+// hasLive reports whether some variant of req is read from a database.
+func hasLive(req Request) bool {
+	if req.Artifact.DSN != "" {
+		return true
+	}
+	for _, p := range req.Ports {
+		if p.DSN != "" {
+			return true
+		}
+	}
+	return false
+}

@@ -131,10 +131,10 @@ func TestSeveralPorts(t *testing.T) {
 	}
 	par := res.Report.Phases[3]
 	if len(par.Findings) != 1 || par.Findings[0].Object != "table public.notes" || !strings.Contains(par.Findings[0].Message, "acl:anon") ||
-		par.RightLabel != "drifted-1024 (1024)" || !strings.Contains(par.Notes[0], "the drifted-1024 drifted.sql (1024)") {
+		par.RightLabel != "drifted-1024 (1024)" || !strings.Contains(par.Notes[0], "the port drifted-1024 drifted.sql (1024)") {
 		t.Errorf("parity drifted-1024 = %+v", par)
 	}
-	if res.Report.Phases[0].Notes[0] != "0 differences between the artifact sidecar.sql (1536) and the same-768 same.sql (768): 0 allowlisted, 0 cosmetic, 0 unreviewed" {
+	if res.Report.Phases[0].Notes[0] != "0 differences between the artifact sidecar.sql (1536) and the port same-768 same.sql (768): 0 allowlisted, 0 cosmetic, 0 unreviewed" {
 		t.Errorf("parity same-768 notes = %q", res.Report.Phases[0].Notes)
 	}
 	if len(res.Parity) != 2 || res.Parity[1].Outcome.Passed() {
