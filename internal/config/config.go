@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	texttemplate "text/template"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -185,11 +186,18 @@ func (c *Config) applyDefaults() {
 	}
 }
 
-// NameOf is a port's default name: the base name of its file without the extension.
+// NameOf is a port's default name: the base name of its file without the extension, with every
+// run of characters a name may not have replaced by '-' ("port" if nothing is left).
 func NameOf(file string) string {
 	base := filepath.Base(file)
-	return strings.TrimSuffix(base, filepath.Ext(base))
+	name := strings.Trim(notInName.ReplaceAllString(strings.TrimSuffix(base, filepath.Ext(base)), "-"), "-._")
+	if name == "" {
+		return "port"
+	}
+	return name
 }
+
+var notInName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // Load reads and validates the configuration at path and resolves its paths relative to the
 // file's directory. Every error is a [fault.Input] error: "path: message" for a file that cannot
@@ -470,3 +478,52 @@ func (c *Config) validateVariant(at, what string, v Variant) error {
 	}
 	return nil
 }
+
+// initTemplate is the configuration `ledgercheck init` writes (init.yaml.tmpl beside this file).
+//
+//go:embed init.yaml.tmpl
+var initTemplate string
+
+// Init describes the sidecar `ledgercheck init` writes a configuration for: its migration and
+// dimension and, optionally, one port with its dimension and allowlist. Paths are written as
+// given, relative to the configuration's directory.
+type Init struct {
+	Artifact string
+	Dim      int
+	// Port, when set, is the port's migration, at PortDim, reviewed through Allowlist.
+	Port      string
+	PortDim   int
+	Allowlist string
+}
+
+// Template returns the commented configuration of version 2 for in: the Open Brain defaults
+// (prerequisites, the lint policy's existing objects and untrusted extensions, from the shipped
+// default), no fixture, commented examples of ports, probes and prerequisite files. It passes
+// [Parse] as written.
+func Template(in Init) ([]byte, error) {
+	def := DefaultLint()
+	tpl, err := texttemplate.New("init").Funcs(texttemplate.FuncMap{"join": strings.Join, "yaml": yamlScalar}).Parse(initTemplate)
+	if err != nil {
+		return nil, fmt.Errorf("the init template: %w", err)
+	}
+	data := struct {
+		Init
+		PortName            string
+		Existing, Untrusted []string
+	}{Init: in, PortName: NameOf(in.Port), Existing: def.Existing, Untrusted: def.UntrustedExtensions}
+	var b bytes.Buffer
+	if err := tpl.Execute(&b, data); err != nil {
+		return nil, fmt.Errorf("the init template: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// yamlScalar writes s as a YAML scalar: as is when it is a plain path, else double-quoted.
+func yamlScalar(s string) string {
+	if plainScalar.MatchString(s) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+var plainScalar = regexp.MustCompile(`^[A-Za-z0-9_./][A-Za-z0-9_./-]*$`)

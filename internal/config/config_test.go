@@ -140,3 +140,35 @@ func TestLintOnlyConfig(t *testing.T) {
 		}
 	}
 }
+
+// The configuration init writes passes Parse as written, with or without a port, whatever the
+// file names; it carries the Open Brain defaults of the shipped lint policy.
+func TestTemplate(t *testing.T) {
+	for _, in := range []Init{
+		{Artifact: "sidecar.sql", Dim: 1536},
+		{Artifact: "migrations/my sidecar: v2.sql", Dim: 768, Port: "ports/#1 port 1024.sql", PortDim: 1024, Allowlist: "allow list.yaml"},
+	} {
+		b, err := Template(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Parse("dir/ledgercheck.yaml", b)
+		if err != nil {
+			t.Fatalf("%+v: %v\n%s", in, err, b)
+		}
+		if c.Version != Version || c.Artifact.File != filepath.Join("dir", in.Artifact) || c.Artifact.Dim != in.Dim || !c.Prerequisites.OpenBrain ||
+			!c.LintSet || len(c.Lint.Existing) != len(DefaultLint().Existing) || len(c.Lint.UntrustedExtensions) == 0 || len(c.Lint.Allow) != 0 {
+			t.Errorf("%+v: loads as %+v", in, c)
+		}
+		if in.Port == "" {
+			if len(c.Ports) != 0 {
+				t.Errorf("ports = %+v, want none", c.Ports)
+			}
+			continue
+		}
+		if len(c.Ports) != 1 || c.Ports[0].Name != "1-port-1024" || c.Ports[0].File != filepath.Join("dir", in.Port) || c.Ports[0].Dim != 1024 ||
+			c.Ports[0].Allowlist != filepath.Join("dir", in.Allowlist) {
+			t.Errorf("ports = %+v", c.Ports)
+		}
+	}
+}

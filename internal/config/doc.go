@@ -2,7 +2,8 @@
 // its ports (migration file or deployed database, vector dimension, previous version, and each
 // port's allowlist), the prerequisites of the scratch databases, the fixture and the probes of
 // behavioural parity, the rerun audit, lint's policy and the time limits. The repository root
-// holds a commented ledgercheck.yaml that checks the shipped artifact and port.
+// holds a commented ledgercheck.yaml that checks the shipped artifact and port; `ledgercheck
+// init` writes one for a sidecar of your own ([Template]).
 //
 // [Load] decodes strictly (unknown keys rejected, every value validated) and reports every
 // error as "file:line: message" (exit 2). Paths in the file are relative to the file's
