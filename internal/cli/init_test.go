@@ -11,22 +11,6 @@ import (
 	"ledgercheck/internal/config"
 )
 
-// A sidecar that depends on another sidecar's table, and that other sidecar.
-const (
-	initDeps    = "CREATE TABLE IF NOT EXISTS public.tags (id bigint PRIMARY KEY, name text NOT NULL);\n"
-	initSidecar = `CREATE TABLE IF NOT EXISTS public.notes (
-  id bigint PRIMARY KEY,
-  tag_id bigint REFERENCES public.tags (id),
-  body text NOT NULL
-);
-ALTER TABLE public.notes ENABLE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS notes_service_role_all ON public.notes;
-CREATE POLICY notes_service_role_all ON public.notes FOR ALL TO service_role USING (true) WITH CHECK (true);
-GRANT SELECT, INSERT, UPDATE, DELETE ON public.notes TO service_role;
-NOTIFY pgrst, 'reload schema';
-`
-)
-
 func write(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -85,12 +69,21 @@ func TestInitThenCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs a sidecar")
 	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(t.TempDir())
-	if code, _, errs := runCLI(t, "init", "-q", "--artifact", "sidecar.sql", "--dim", "1536"); code != ExitOK {
+	if code, _, errs := runCLI(t, "init", "-q", "--artifact", "notes.sql", "--dim", "1536"); code != ExitOK {
 		t.Fatalf("init: %s", errs)
 	}
-	write(t, "sidecar.sql", initSidecar)
-	write(t, "deps/tags.sql", initDeps)
+	for _, name := range []string{"notes.sql", "deps/tags.sql"} {
+		b, err := os.ReadFile(filepath.Join(repo, "testdata/sidecar", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, name, string(b))
+	}
 	without, err := os.ReadFile(config.DefaultFile)
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +106,7 @@ func TestInitThenCheck(t *testing.T) {
 		t.Fatalf("check without the prerequisite: %v", errorRules(rep))
 	}
 	f := rep.Phases[1].Findings[0]
-	if f.Pos.String() != "sidecar.sql:1:1" || !strings.Contains(f.Message, `relation "public.tags" does not exist`) {
+	if f.Pos.String() != "notes.sql:1:1" || !strings.Contains(f.Message, `relation "public.tags" does not exist`) {
 		t.Errorf("install finding: %s: %s", f.Pos, f.Message)
 	}
 }

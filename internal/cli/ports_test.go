@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"testing"
 
 	"ledgercheck/internal/config"
-	"ledgercheck/internal/gate"
 	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch/scratchtest"
 )
@@ -48,26 +46,6 @@ func twoPorts(t *testing.T, edit func(string) string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// sharedCheck runs check with args on the package's scratch server and returns its report.
-func sharedCheck(t *testing.T, args ...string) *report.Report {
-	t.Helper()
-	g := &globals{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, quiet: true}
-	cmd, f := buildCheckCmd(g)
-	if err := cmd.ParseFlags(args); err != nil {
-		t.Fatal(err)
-	}
-	req, err := f.request(cmd, g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Server = scratchtest.Server(t)
-	res, err := gate.Run(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Report
 }
 
 func statuses(rep *report.Report) map[string]report.Status {

@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,27 +16,21 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
 
-// A sidecar that depends on another sidecar's table (deps.sql), and a port of it.
-const (
-	depsSQL = `CREATE TABLE IF NOT EXISTS public.tags (id bigint PRIMARY KEY, name text NOT NULL, width int DEFAULT :dim);
-`
-	sidecarSQL = `CREATE TABLE IF NOT EXISTS public.notes (
-  id bigint PRIMARY KEY,
-  tag_id bigint REFERENCES public.tags (id),
-  body text NOT NULL
-);
-ALTER TABLE public.notes ENABLE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS notes_service_role_all ON public.notes;
-CREATE POLICY notes_service_role_all ON public.notes FOR ALL TO service_role USING (true) WITH CHECK (true);
-GRANT SELECT, INSERT, UPDATE, DELETE ON public.notes TO service_role;
-NOTIFY pgrst, 'reload schema';
-`
-)
+// sidecar reads a file of testdata/sidecar: notes.sql, a sidecar that references a table of
+// another sidecar, deps/tags.sql.
+func sidecar(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../../testdata/sidecar", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 // checkRequest is check's request for the sidecar (no ports) on the package's server.
 func checkRequest(t *testing.T) Request {
 	return Request{
-		Artifact: Variant{Name: "artifact", File: "sidecar.sql", Src: []byte(sidecarSQL), Dim: 1536},
+		Artifact: Variant{Name: "artifact", File: "sidecar.sql", Src: []byte(sidecar(t, "notes.sql")), Dim: 1536},
 		Steps:    Steps{Lint: true, CrossCheck: true, Parity: true, Rerun: true},
 		Lint:     config.DefaultLint(),
 		Server:   scratchtest.Server(t),
@@ -56,7 +51,7 @@ func phaseNames(rep *report.Report) []string {
 // the template; without it the sidecar fails to install, at its line, with the server's message.
 func TestArtifactAloneWithPrerequisiteFiles(t *testing.T) {
 	req := checkRequest(t)
-	req.Prerequisites = []Script{{Name: "deps/base.sql", Src: []byte(depsSQL)}}
+	req.Prerequisites = []Script{{Name: "deps/tags.sql", Src: []byte(sidecar(t, "deps/tags.sql"))}}
 	res, err := Run(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +84,7 @@ func TestArtifactAloneWithPrerequisiteFiles(t *testing.T) {
 func TestPrerequisiteFileThatFails(t *testing.T) {
 	req := checkRequest(t)
 	req.Prerequisites = []Script{{Name: "deps/base.sql", Src: []byte("CREATE TABLE IF NOT EXISTS public.tags (id bigint PRIMARY KEY);\nSELECT no_such_function();\n")}}
-	req.Ports = []Port{{Variant: Variant{Name: "copy", File: "copy.sql", Src: []byte(sidecarSQL), Dim: 1536}}}
+	req.Ports = []Port{{Variant: Variant{Name: "copy", File: "copy.sql", Src: []byte(sidecar(t, "notes.sql")), Dim: 1536}}}
 	res, err := Run(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -108,16 +103,17 @@ func TestPrerequisiteFileThatFails(t *testing.T) {
 // Each port is compared with the artifact through its own allowlist and reported under its own
 // name; a difference in one port fails that port's phases only.
 func TestSeveralPorts(t *testing.T) {
-	drifted := strings.Replace(sidecarSQL, "TO service_role;\n", "TO service_role;\nGRANT SELECT ON public.notes TO anon;\n", 1)
+	notes := sidecar(t, "notes.sql")
+	drifted := strings.Replace(notes, "TO service_role;\n", "TO service_role;\nGRANT SELECT ON public.notes TO anon;\n", 1)
 	al, err := allowlist.Parse("empty.yaml", []byte("version: 1\nentries: []\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := checkRequest(t)
 	req.Steps = Steps{Parity: true}
-	req.Prerequisites = []Script{{Name: "deps/base.sql", Src: []byte(depsSQL)}}
+	req.Prerequisites = []Script{{Name: "deps/tags.sql", Src: []byte(sidecar(t, "deps/tags.sql"))}}
 	req.Ports = []Port{
-		{Variant: Variant{Name: "same-768", File: "same.sql", Src: []byte(sidecarSQL), Dim: 768}, Allowlist: al},
+		{Variant: Variant{Name: "same-768", File: "same.sql", Src: []byte(notes), Dim: 768}, Allowlist: al},
 		{Variant: Variant{Name: "drifted-1024", File: "drifted.sql", Src: []byte(drifted), Dim: 1024}},
 	}
 	res, err := Run(context.Background(), req)
