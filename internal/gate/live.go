@@ -27,19 +27,27 @@ type liveSide struct {
 func readLive(ctx context.Context, v Variant) (*liveSide, error) {
 	cfg, err := pgx.ParseConfig(v.DSN)
 	if err != nil {
-		return nil, fault.Input(fmt.Errorf("the dsn of the %s: %w", v.Name, err))
+		return nil, fault.Input(fmt.Errorf("the dsn of the %s: %w", v.called(), err))
 	}
 	where := fmt.Sprintf("%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
 	conn, err := introspect.Connect(ctx, v.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("reading the %s from %s: %w", v.Name, where, err)
+		return nil, fmt.Errorf("reading the %s from %s: %w", v.called(), where, err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	snap, err := introspect.Take(ctx, conn, introspect.Options{NormalizeBody: pgsql.NormalizeBody})
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("reading the %s from %s: %w", v.Name, where, err))
+		return nil, fault.Env(fmt.Errorf("reading the %s from %s: %w", v.called(), where, err))
 	}
 	return &liveSide{snap: snap, version: conn.PgConn().ParameterStatus("server_version"), where: where}, nil
+}
+
+// called is how messages call the variant: "artifact", or "port NAME".
+func (v Variant) called() string {
+	if v.Name == "artifact" {
+		return v.Name
+	}
+	return "port " + v.Name
 }
 
 // serverVersion returns the server_version of db's server.
