@@ -77,8 +77,8 @@ type Steps struct {
 
 // Request is what a command asks of the gate: the variants, what to run on them, and how.
 type Request struct {
-	// Artifact is the migration under review; Ports are compared with it (config version 1 has
-	// exactly one; the rerun command has none).
+	// Artifact is the migration under review; Ports are compared with it, each through its own
+	// allowlist (any number; none checks the artifact alone, as the rerun command does).
 	Artifact Variant
 	Ports    []Port
 	// Steps are the parts of the pipeline to run.
