@@ -3,12 +3,13 @@ package gate
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/install"
 	"ledgercheck/internal/parity"
-	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/introspect"
 )
@@ -16,7 +17,7 @@ import (
 // liveSide is a variant read from a database that holds it (its DSN) rather than installed.
 type liveSide struct {
 	snap    *introspect.Snapshot
-	version string // the server's server_version
+	version string // the server's version ("15.14")
 	where   string // user@host:port/dbname, for the report (no password)
 }
 
@@ -35,11 +36,18 @@ func readLive(ctx context.Context, v Variant) (*liveSide, error) {
 		return nil, fmt.Errorf("reading the %s from %s: %w", v.called(), where, err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	snap, err := introspect.Take(ctx, conn, introspect.Options{NormalizeBody: pgsql.NormalizeBody})
+	snap, err := introspect.Take(ctx, conn, install.Normalizers(introspect.Options{}))
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("reading the %s from %s: %w", v.called(), where, err))
 	}
-	return &liveSide{snap: snap, version: conn.PgConn().ParameterStatus("server_version"), where: where}, nil
+	return &liveSide{snap: snap, version: versionOf(conn), where: where}, nil
+}
+
+// versionOf is the version of the server conn is connected to, as it reported it when the
+// connection started: "15.14" of "15.14 (Debian 15.14-0+deb12u1)".
+func versionOf(conn *pgx.Conn) string {
+	v, _, _ := strings.Cut(conn.PgConn().ParameterStatus("server_version"), " ")
+	return v
 }
 
 // called is how messages call the variant: "artifact", or "port NAME".
@@ -57,7 +65,7 @@ func serverVersion(ctx context.Context, db *scratch.Database) (string, error) {
 		return "", err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	return conn.PgConn().ParameterStatus("server_version"), nil
+	return versionOf(conn), nil
 }
 
 // compared is the side of a comparison that r is: its install, or, for a variant read from a

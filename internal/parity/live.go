@@ -7,16 +7,14 @@ import (
 )
 
 // liveNotes are the notes of a comparison in which a side was read from a database: where it
-// came from, the server versions of both sides (prominently when their major versions differ),
-// what a side without its file cannot check, where the probes ran (probes) or why they were not
-// compared (skipped, "" when they were).
+// came from, what a side without its file cannot check, and the server versions of both sides
+// (when they differ, [Compare] notes it first, whatever the sides); where the probes ran
+// (probes) or why they were not compared (skipped, "" when they were).
 func liveNotes(artifact, port Installed) (notes, probes []string, skipped string) {
 	if artifact.Live == "" && port.Live == "" {
 		return nil, nil, ""
 	}
-	if note, differ := versionNote(artifact, port); differ {
-		notes = append(notes, note)
-	} else if note != "" {
+	if note, differ := versionNote(artifact, port); note != "" && !differ {
 		defer func() { notes = append(notes, note) }()
 	}
 	for _, in := range []Installed{artifact, port} {
@@ -44,31 +42,4 @@ func filesOf(sides ...Installed) string {
 		}
 	}
 	return strings.Join(files, " and ")
-}
-
-// versionNote says which server version each side ran on or was read from, and whether their
-// major versions differ. Differences that only the version makes (a privilege one version has,
-// a definition deparsed differently) are reported like any other; the note says to expect them.
-func versionNote(artifact, port Installed) (note string, differ bool) {
-	if artifact.Server == "" || port.Server == "" {
-		return "", false
-	}
-	where := func(in Installed) string {
-		if in.Live != "" {
-			return "was read from PostgreSQL " + in.Server
-		}
-		return "ran on PostgreSQL " + in.Server
-	}
-	if major(artifact.Server) != major(port.Server) {
-		return fmt.Sprintf("WARNING: the two sides ran on different PostgreSQL major versions: the %s %s, the %s %s; some differences below may come from the versions alone (privileges, deparsed definitions)",
-			called(artifact.Name), where(artifact), called(port.Name), where(port)), true
-	}
-	return fmt.Sprintf("the %s %s, the %s %s", called(artifact.Name), where(artifact), called(port.Name), where(port)), false
-}
-
-// major is the major version of a server_version string ("15.14 (Debian 15.14-0+deb12u1)": "15").
-func major(version string) string {
-	v, _, _ := strings.Cut(version, ".")
-	v, _, _ = strings.Cut(v, " ")
-	return v
 }

@@ -44,7 +44,7 @@ type Installed struct {
 	// objects in scope (introspect.Deployed); Source and Rows are its File's, when File is set
 	// (the file's scratch install), else nil.
 	Live string
-	// Server is the server version the side ran on or was read from ("15.14"); "" when unknown.
+	// Server is the server version the side ran on ("15.14"); "" when unknown.
 	Server string
 }
 
@@ -121,7 +121,11 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 		diff.Side{Label: "right", File: port.shown(), Dim: port.Dim, Footprint: port.Footprint, Source: right},
 	)
 	rep := &Report{Artifact: res.Left, Port: res.Right, Sites: res.Sites, Differences: res.Differences}
-	rep.Notes, rep.ProbesNotes, rep.ProbesSkipped = liveNotes(artifact, port)
+	if note, differ := versionNote(artifact, port); differ {
+		rep.Notes = append(rep.Notes, note)
+	}
+	live, probeNotes, skipped := liveNotes(artifact, port)
+	rep.Notes, rep.ProbesNotes, rep.ProbesSkipped = append(rep.Notes, live...), probeNotes, skipped
 	rep.portFile = port.File
 	if rep.ProbesSkipped != "" {
 		probes = nil
