@@ -310,9 +310,21 @@ func (d *decoder) assemble() *Snapshot {
 	return s
 }
 
-// TakeURL connects to the database named by a connection URI or DSN and takes a snapshot of it
-// with [Take], read-only. A connection failure is a [fault.Env] error.
+// TakeURL connects to the database named by a connection URI or DSN ([Connect]) and takes a
+// snapshot of it with [Take], read-only.
 func TakeURL(ctx context.Context, dsn string, opts Options) (*Snapshot, error) {
+	conn, err := Connect(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return Take(ctx, conn, opts)
+}
+
+// Connect opens a connection to the database named by a connection URI or DSN, for [Take]. It
+// runs nothing on it. A string that does not parse is a [fault.Input] error; a connection
+// failure is a [fault.Env] error.
+func Connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fault.Input(fmt.Errorf("parsing the connection string: %w", err))
@@ -321,6 +333,5 @@ func TakeURL(ctx context.Context, dsn string, opts Options) (*Snapshot, error) {
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("connecting to %s: %w", cfg.Database, err))
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	return Take(ctx, conn, opts)
+	return conn, nil
 }

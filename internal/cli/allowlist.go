@@ -30,8 +30,8 @@ func newAllowlistSuggestCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "suggest",
 		Short: "Print candidate allowlist entries (reason: TODO) for the current differences",
-		Long: `suggest runs the parity comparison (same configuration and flags as ` + "`ledgercheck parity`" + `) and
-prints an allowlist with one entry per semantic difference that the current allowlist does not
+		Long: `suggest runs the parity comparison of one port (same configuration and flags as
+` + "`ledgercheck parity`" + `; with several configured ports, choose one with --only NAME) and prints an allowlist with one entry per semantic difference that the current allowlist does not
 accept (with --all: per semantic difference), every reason "TODO". The gate rejects TODO, so the
 entries only count once a person has reviewed each difference and written why it is accepted.
 Short values are pinned as left/right, long ones (bodies, listings, probe results) by digest.
@@ -39,7 +39,14 @@ Short values are pinned as left/right, long ones (bodies, listings, probe result
 Exit 0 when it printed the suggestions; 2 and 3 as for parity.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := runParity(cmd, g, &pf)
+			cfg, err := pf.loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			if len(cfg.Ports) != 1 {
+				return fault.Input(fmt.Errorf("allowlist suggest compares one port with the artifact, and the configuration has %d (%s): pass --only NAME, or --port FILE --port-dim N", len(cfg.Ports), portNames(cfg)))
+			}
+			res, err := runGateParity(cmd, g, &pf, cfg)
 			if err != nil {
 				return err
 			}

@@ -18,7 +18,6 @@ import (
 // those of the rerun audit and the report.
 type checkFlags struct {
 	parityFlags
-	noAllowlist      bool
 	fixture          string
 	artifactPrevious string
 	portPrevious     string
@@ -36,15 +35,18 @@ func buildCheckCmd(g *globals) (*cobra.Command, *checkFlags) {
 	f := &checkFlags{out: newOutputFlags()}
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Run the whole gate: lint, install, rerun and parity of the artifact and its port",
+		Short: "Run the whole gate: lint, install, rerun and parity of the artifact and its ports",
 		Long: `check runs the whole pre-merge gate, as ledgercheck.yaml in the working directory describes it
-(or the file --config names; without one, the shipped artifact and port): it lints both variants,
-installs each into a throwaway Supabase-like database at its dimension, audits reruns (and the
-upgrade from each variant's previous version), compares the two installs attribute by attribute
-through the allowlist, runs the probes on a shared fixture, cross-checks each install against
-lint, audits what anon and authenticated can do with what each install created (the security
-lints of Supabase's advisors, asked of the installed catalog), and prints one report: a summary table (phase, status, findings, time), then the findings
-grouped by phase. Flags override the file, so a contributor can check a port without editing it:
+(or the file --config names; without one, the shipped artifact and port): it lints the artifact
+and each port, installs each into a throwaway Supabase-like database at its dimension, audits
+reruns (and the upgrade from each variant's previous version), compares each port's install with
+the artifact's attribute by attribute through the port's allowlist, runs the probes on a shared
+fixture, cross-checks each install against lint, audits what anon and authenticated can do with
+what each install created (the security lints of Supabase's advisors, asked of the installed
+catalog), and prints one report: a summary table (phase, status, findings, time), then the
+findings grouped by phase, each port's under its own name. With no ports configured, it checks
+the artifact alone and reports parity as skipped. Flags override the file, so a contributor can
+check a port without editing it:
 
   ledgercheck check --port my_port.sql --port-dim 768
 
@@ -70,10 +72,9 @@ entry, a failed rerun or install, an exposure the audit found); 2 usage, configu
 	}
 	fl := cmd.Flags()
 	addParityFlags(cmd, &f.parityFlags)
-	fl.BoolVar(&f.noAllowlist, "no-allowlist", false, "use no allowlist: every semantic difference is a finding")
 	fl.StringVar(&f.fixture, "fixture", "", "SQL loaded after each install for the rerun audit and the probes (overrides fixture)")
-	fl.StringVar(&f.artifactPrevious, "artifact-previous", "", "previous version of the artifact, for its upgrade audit (overrides variants.left.previous)")
-	fl.StringVar(&f.portPrevious, "port-previous", "", "previous version of the port, for its upgrade audit (overrides variants.right.previous)")
+	fl.StringVar(&f.artifactPrevious, "artifact-previous", "", "previous version of the artifact, for its upgrade audit (overrides artifact.previous)")
+	fl.StringVar(&f.portPrevious, "port-previous", "", "previous version of the port, for its upgrade audit (overrides the port's previous)")
 	alias(cmd, "left-previous", "artifact-previous")
 	alias(cmd, "right-previous", "port-previous")
 	fl.IntVar(&f.times, "times", 0, "how many times the rerun audit applies each variant (overrides rerun.times)")
@@ -90,17 +91,14 @@ func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, erro
 	if err != nil {
 		return gate.Request{}, err
 	}
-	if f.noAllowlist {
-		cfg.Allowlist = ""
-	}
 	if f.fixture != "" {
 		cfg.Fixture = f.fixture
 	}
 	if f.artifactPrevious != "" {
-		cfg.Variants.Artifact.Previous = f.artifactPrevious
+		cfg.Artifact.Previous = f.artifactPrevious
 	}
 	if f.portPrevious != "" {
-		cfg.Variants.Port.Previous = f.portPrevious
+		cfg.Ports[0].Previous = f.portPrevious
 	}
 	if cmd.Flags().Changed("times") {
 		if f.times < 1 {
@@ -135,20 +133,32 @@ func loadConfig(path string) (*config.Config, error) {
 	return config.Default(), nil
 }
 
-// variant reads a variant's migration (and its previous version) for the gate.
-func variant(name string, v config.Variant) (gate.Variant, error) {
-	if v.File == "" {
-		return gate.Variant{}, fault.Input(fmt.Errorf("the %s has no file; set %s.file in %s or pass --%s", name, config.Variants{}.Key(name), config.DefaultFile, name))
+// variant reads a variant's migration (and its previous version) for the gate: v is the
+// configuration's variant at the dotted version 2 path key ("artifact", "ports.0"), called name
+// in the report.
+func variant(cfg *config.Config, key, name string, v config.Variant) (gate.Variant, error) {
+	flag := "--port"
+	if key == "artifact" {
+		flag = "--artifact"
+	}
+	gv := gate.Variant{Name: name, File: v.File, Dim: v.Dim, DSN: v.DSN}
+	switch {
+	case v.File == "" && v.DSN == "":
+		return gv, fault.Input(fmt.Errorf("the %s has no file; set %s.file in %s or pass %s", name, cfg.Key(key), orConfig(cfg), flag))
+	case v.File == "" && v.Previous != "":
+		return gv, fault.Input(fmt.Errorf("the %s is read from a database and has no file, so it has no upgrade audit: drop %s-previous, or pass its file with %s", name, flag, flag))
+	case v.File == "":
+		return gv, nil
 	}
 	src, err := input.ReadFile(v.File, input.Migration)
 	if err != nil {
 		return gate.Variant{}, fault.Input(err)
 	}
-	gv := gate.Variant{Name: name, File: v.File, Src: src, Dim: v.Dim}
+	gv.Src = src
 	if v.Previous != "" {
 		prev, err := input.ReadFile(v.Previous, input.Migration)
 		if err != nil {
-			return gate.Variant{}, fault.Input(fmt.Errorf("%s.previous: %w", config.Variants{}.Key(name), err))
+			return gate.Variant{}, fault.Input(fmt.Errorf("%s.previous: %w", cfg.Key(key), err))
 		}
 		gv.Previous = &gate.Script{Name: v.Previous, Src: prev}
 	}

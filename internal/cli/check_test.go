@@ -16,6 +16,7 @@ import (
 
 	"ledgercheck/internal/gate"
 	"ledgercheck/internal/report"
+	"ledgercheck/internal/scratch"
 )
 
 // The repository's configuration, from this package's directory.
@@ -75,10 +76,23 @@ func TestUseColor(t *testing.T) {
 	}
 }
 
-// checkReport runs the gate in-process with the given check flags and returns its report.
+// checkReport runs the gate in-process with the given check flags (a cluster of its own) and
+// returns its report.
 func checkReport(t *testing.T, args ...string) *report.Report {
 	t.Helper()
 	scratchtest.NeedPostgres(t)
+	return runCheck(t, nil, args...)
+}
+
+// sharedCheck runs check with args on the package's scratch server and returns its report.
+func sharedCheck(t *testing.T, args ...string) *report.Report {
+	t.Helper()
+	return runCheck(t, scratchtest.Server(t), args...)
+}
+
+// runCheck runs check in-process with args, on srv when it is not nil, and returns its report.
+func runCheck(t *testing.T, srv *scratch.Server, args ...string) *report.Report {
+	t.Helper()
 	g := &globals{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, quiet: true}
 	cmd, f := buildCheckCmd(g)
 	if err := cmd.ParseFlags(args); err != nil {
@@ -88,12 +102,12 @@ func checkReport(t *testing.T, args ...string) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.Server = srv
 	res, err := gate.Run(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := res.Report
-	return rep
+	return res.Report
 }
 
 // allFormats renders rep in every format, as check would print it.
@@ -222,7 +236,7 @@ func TestCheckShipped(t *testing.T) {
 	for _, p := range doc.Phases {
 		names = append(names, p.Name)
 	}
-	want := []string{"lint artifact", "lint port", "parity", "probes", "allowlist", "lint installed artifact", "lint installed port", "audit artifact", "audit port", "rerun artifact", "rerun port"}
+	want := []string{"lint artifact", "lint production-1024", "parity production-1024", "probes production-1024", "allowlist production-1024", "lint installed artifact", "lint installed production-1024", "audit artifact", "audit production-1024", "rerun artifact", "rerun production-1024"}
 	if !slices.Equal(names, want) || doc.SchemaVersion != report.SchemaVersion {
 		t.Errorf("json phases %v (schema %d), want %v", names, doc.SchemaVersion, want)
 	}

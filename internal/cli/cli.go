@@ -59,6 +59,7 @@ func (g *globals) logf(format string, args ...any) {
 // commands are the subcommands of ledgercheck, in the order --help lists them.
 var commands = []func(*globals) *cobra.Command{
 	newCheckCmd,
+	newInitCmd,
 	newLintCmd,
 	newParityCmd,
 	newAllowlistCmd,

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -26,64 +29,137 @@ type parityFlags struct {
 	configPath  string
 	artifact    string
 	artifactDim int
+	artifactDSN string
 	port        string
 	portDim     int
+	portDSN     string
 	allowlist   string
+	noAllowlist bool
+	only        string
 }
 
 func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
-	cmd.Flags().StringVar(&pf.configPath, "config", "", "configuration file (default: "+config.DefaultFile+" in the working directory when present, else the shipped artifact and port)")
-	cmd.Flags().StringVar(&pf.artifact, "artifact", "", "the artifact's migration, overriding variants.left.file")
-	cmd.Flags().IntVar(&pf.artifactDim, "artifact-dim", 0, "vector dimension of the artifact's install, overriding variants.left.dim")
-	cmd.Flags().StringVar(&pf.port, "port", "", "the port's migration, overriding variants.right.file")
-	cmd.Flags().IntVar(&pf.portDim, "port-dim", 0, "vector dimension of the port's install, overriding variants.right.dim")
+	fl := cmd.Flags()
+	fl.StringVar(&pf.configPath, "config", "", "configuration file (default: "+config.DefaultFile+" in the working directory when present, else the shipped artifact and port)")
+	fl.StringVar(&pf.artifact, "artifact", "", "the artifact's migration, overriding artifact.file")
+	fl.IntVar(&pf.artifactDim, "artifact-dim", 0, "vector dimension of the artifact's install, overriding artifact.dim")
+	fl.StringVar(&pf.port, "port", "", "the port's migration, overriding the configured port's file (with several configured ports: compared instead of them)")
+	fl.IntVar(&pf.portDim, "port-dim", 0, "vector dimension of the port's install, overriding the port's dim")
+	fl.StringVar(&pf.artifactDSN, "artifact-dsn", "", "read the artifact from this existing database (only read) instead of installing it; its file is --artifact FILE, if given")
+	fl.StringVar(&pf.portDSN, "port-dsn", "", "read the port from this existing database, a deployment (only read: one READ ONLY transaction), instead of installing it; its file is --port FILE, if given")
 	alias(cmd, "left", "artifact")
 	alias(cmd, "left-dim", "artifact-dim")
+	alias(cmd, "left-dsn", "artifact-dsn")
 	alias(cmd, "right", "port")
 	alias(cmd, "right-dim", "port-dim")
-	cmd.Flags().StringVar(&pf.allowlist, "allowlist", "", "allowlist file, overriding the configuration's allowlist")
+	alias(cmd, "right-dsn", "port-dsn")
+	fl.StringVar(&pf.allowlist, "allowlist", "", "allowlist file of the port, overriding its configured allowlist")
+	fl.BoolVar(&pf.noAllowlist, "no-allowlist", false, "use no allowlist: every semantic difference is a finding")
+	fl.StringVar(&pf.only, "only", "", "compare only the configured port of this name with the artifact")
 	addServerFlags(cmd, &pf.sf)
 }
 
-// loadConfig reads the configuration the flags name and applies the overrides.
+// loadConfig reads the configuration the flags name and applies the overrides: the artifact's
+// flags to the artifact, the port's flags to the one configured port (or to a new one when there
+// is none). With several configured ports, --port FILE (or --port-dsn URL) replaces them, and the
+// other port flags need it; --only NAME keeps one of them. A side read from a database
+// (--X-dsn) has the file --X names, or none: a configured file says nothing about what that
+// database holds.
 func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 	cfg, err := loadConfig(pf.configPath)
 	if err != nil {
 		return nil, err
 	}
+	fl := cmd.Flags()
+	if pf.only != "" {
+		i := slices.IndexFunc(cfg.Ports, func(p config.Port) bool { return p.Name == pf.only })
+		if i < 0 {
+			return nil, fault.Input(fmt.Errorf("--only %s: the configuration has no port of that name (its ports: %s)", pf.only, portNames(cfg)))
+		}
+		cfg.Ports = cfg.Ports[i : i+1]
+	}
+	if pf.artifactDSN != "" {
+		cfg.Artifact.DSN, cfg.Artifact.File, cfg.Artifact.Previous = pf.artifactDSN, "", ""
+	}
 	if pf.artifact != "" {
-		cfg.Variants.Artifact.File = pf.artifact
+		cfg.Artifact.File = pf.artifact
 	}
-	if pf.port != "" {
-		cfg.Variants.Port.File = pf.port
+	if fl.Changed("artifact-dim") {
+		cfg.Artifact.Dim = pf.artifactDim
 	}
-	if cmd.Flags().Changed("artifact-dim") {
-		cfg.Variants.Artifact.Dim = pf.artifactDim
+	portFlags := []string{"port-dim", "allowlist", "port-previous"}
+	replacing := pf.port != "" || pf.portDSN != ""
+	if len(cfg.Ports) > 1 {
+		if !replacing {
+			for _, name := range portFlags {
+				if fl.Changed(name) {
+					return nil, fault.Input(fmt.Errorf("--%s: the configuration has %d ports (%s); pass --port FILE to check one port instead of them, or --only NAME", name, len(cfg.Ports), portNames(cfg)))
+				}
+			}
+		} else {
+			cfg.Ports = nil
+		}
 	}
-	if cmd.Flags().Changed("port-dim") {
-		cfg.Variants.Port.Dim = pf.portDim
+	if replacing || slices.ContainsFunc(portFlags, fl.Changed) {
+		if len(cfg.Ports) == 0 {
+			cfg.Ports = []config.Port{{Name: "port"}}
+		}
+		p := &cfg.Ports[0]
+		if pf.portDSN != "" {
+			p.DSN, p.File, p.Previous = pf.portDSN, "", ""
+		}
+		if pf.port != "" {
+			p.File, p.Name = pf.port, config.NameOf(pf.port)
+		}
+		if fl.Changed("port-dim") {
+			p.Dim = pf.portDim
+		}
+		if fl.Changed("allowlist") {
+			p.Allowlist = pf.allowlist
+		}
 	}
-	if cmd.Flags().Changed("allowlist") {
-		cfg.Allowlist = pf.allowlist
+	if pf.noAllowlist {
+		for i := range cfg.Ports {
+			cfg.Ports[i].Allowlist = ""
+		}
 	}
-	for _, d := range []struct {
+	dims := []struct {
 		flag string
 		dim  int
-	}{{"--artifact-dim", cfg.Variants.Artifact.Dim}, {"--port-dim", cfg.Variants.Port.Dim}} {
+	}{{"--artifact-dim", cfg.Artifact.Dim}}
+	for _, p := range cfg.Ports {
+		dims = append(dims, struct {
+			flag string
+			dim  int
+		}{"--port-dim", p.Dim})
+	}
+	for _, d := range dims {
 		if d.dim < 1 || d.dim > 16000 {
 			return nil, fault.Input(fmt.Errorf("%s %d: want a dimension from 1 to 16000", d.flag, d.dim))
 		}
 	}
-	pf.sf.applyLimits(cmd.Flags(), cfg.Limits)
+	pf.sf.applyLimits(fl, cfg.Limits)
 	return cfg, nil
 }
 
+// portNames lists the configured ports' names.
+func portNames(cfg *config.Config) string {
+	var names []string
+	for _, p := range cfg.Ports {
+		names = append(names, p.Name)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
 // gateRequest reads every file the configuration names into a gate request (steps aside): the
-// artifact, its port with the allowlist, the extra files, the fixture and the probes, with the
-// server the flags describe.
+// artifact, its ports with their allowlists, the prerequisite files, the fixture and the probes,
+// with the server the flags describe.
 func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request, error) {
 	req := gate.Request{
-		Lint: cfg.Lint, NoPrerequisites: cfg.Environment.Prerequisites == "none",
+		Lint: cfg.Lint, NoOpenBrain: !cfg.Prerequisites.OpenBrain,
 		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, sf) },
 		Logf:  func(format string, args ...any) { g.logf(format, args...) },
 		Tool:  "ledgercheck", Version: Version, Root: ".",
@@ -99,19 +175,32 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		return &gate.Script{Name: path, Src: src}, nil
 	}
 	var err error
-	if req.Artifact, err = variant("artifact", cfg.Variants.Artifact); err != nil {
+	if req.Artifact, err = variant(cfg, "artifact", "artifact", cfg.Artifact); err != nil {
 		return req, err
 	}
-	port, err := variant("port", cfg.Variants.Port)
-	if err != nil {
-		return req, err
+	for i, p := range cfg.Ports {
+		v, err := variant(cfg, "ports."+strconv.Itoa(i), p.Name, p.Variant)
+		if err != nil {
+			return req, err
+		}
+		var al *allowlist.File
+		if p.Allowlist != "" {
+			al, err = allowlist.Load(p.Allowlist)
+			if errors.Is(err, fs.ErrNotExist) {
+				return req, fault.Input(fmt.Errorf("%s: no such allowlist file (create one with `ledgercheck allowlist suggest > %s`)", p.Allowlist, p.Allowlist))
+			}
+			if err != nil {
+				return req, err
+			}
+		}
+		req.Ports = append(req.Ports, gate.Port{Variant: v, Allowlist: al})
 	}
-	for _, x := range cfg.Environment.Extra {
+	for _, x := range cfg.Prerequisites.Files {
 		s, err := read(x, input.Migration)
 		if err != nil {
 			return req, err
 		}
-		req.Extra = append(req.Extra, *s)
+		req.Prerequisites = append(req.Prerequisites, *s)
 	}
 	if cfg.Fixture != "" {
 		if req.Fixture, err = read(cfg.Fixture, input.Fixture); err != nil {
@@ -121,17 +210,6 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 	for _, p := range cfg.Probes {
 		req.Probes = append(req.Probes, parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
 	}
-	var al *allowlist.File
-	if cfg.Allowlist != "" {
-		al, err = allowlist.Load(cfg.Allowlist)
-		if errors.Is(err, fs.ErrNotExist) {
-			return req, fault.Input(fmt.Errorf("%s: no such allowlist file (create one with `ledgercheck allowlist suggest > %s`)", cfg.Allowlist, cfg.Allowlist))
-		}
-		if err != nil {
-			return req, err
-		}
-	}
-	req.Ports = []gate.Port{{Variant: port, Allowlist: al}}
 	return req, nil
 }
 
@@ -142,29 +220,50 @@ func newParityCmd(g *globals) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "parity",
-		Short: "Install the artifact and a port side by side and diff them through the reviewed allowlist",
-		Long: `parity installs the artifact and a port in parallel, each into its own scratch database with the
-Supabase environment and the prerequisites at its own vector dimension, and compares what each
-install created or changed, attribute by attribute: tables, columns (types with typmods),
+		Short: "Install the artifact and its ports side by side and diff each port through its reviewed allowlist",
+		Long: `parity installs the artifact and each of its ports in parallel, each into its own scratch
+database with the Supabase environment and the prerequisites at its own vector dimension (ports
+at the same dimension share its template), and compares what each port's install created or
+changed with the artifact's, attribute by attribute: tables, columns (types with typmods),
 constraints, indexes, views, functions (signature, body, volatility, SECURITY DEFINER,
 search_path, grants), triggers, policies, RLS, roles and grants. Function signatures are also
 compared as declared in the source, since pg_proc keeps no typmod. vector(N) at each variant's own
 dimension is taken as equal (the sites are listed in the report); any other typmod is a
 difference.
 
-It then loads the same fixture into both installs and runs the same probe queries: the results
-must be identical row by row.
+It then loads the same fixture into every install and runs the same probe queries: each port's
+results must be identical to the artifact's, row by row.
 
-Every semantic difference must be accepted by an entry of the allowlist (see
+Every semantic difference must be accepted by an entry of the port's allowlist (see
 ` + "`ledgercheck allowlist suggest`" + `); cosmetic body differences (layout, comments) are reported
 and never fail. An allowlist entry that accepts no difference is stale and fails.
 
-The configuration (` + config.DefaultFile + `, or --config) names the variants, the allowlist, the
-fixture and the probes; --artifact, --artifact-dim, --port, --port-dim and --allowlist override
-it (--left and --right, the names of earlier versions, still work).
+The configuration (` + config.DefaultFile + `, or --config) names the artifact, the ports (each with its
+name, dimension and allowlist), the prerequisites, the fixture and the probes. --artifact,
+--artifact-dim, --port, --port-dim and --allowlist override it (--left and --right, the names of
+earlier versions, still work): the port flags act on the configured port, or, when the
+configuration has several, --port FILE is compared instead of them. --only NAME compares one of
+the configured ports; --no-allowlist uses none.
 
-Output: the phases parity, probes and allowlist of ` + "`ledgercheck check`" + `'s report, in any of its
-formats (--format text, json, sarif, github or html).
+A side can be read from an existing database instead of installed, to ask "is my production
+port still what was reviewed, and does it match the artifact through the allowlist?":
+--port-dsn URL (or dsn: on a port in the configuration; --artifact-dsn for the artifact). That
+database is only read, in one REPEATABLE READ, READ ONLY transaction: nothing is created,
+changed or set there, so the URL's role needs only CONNECT (the catalog is readable by every
+role). What is compared are the objects that installing the files (the artifact's, and
+--port FILE, the port's own, installed in a scratch database as usual) created or changed, plus
+what is attached to them (columns, constraints, indexes, triggers, policies, grants, comments,
+sequences owned by their columns), looked up in that database by identity; everything else in it
+is out of scope. A difference there, such as a GRANT made after the review, is deployment drift,
+reported like any other. Without --port FILE the declared signature typmods and the objects only
+the port creates cannot be checked, and the probes do not run (the report says so). The report
+gives the server version of each side.
+
+  ledgercheck parity --port-dsn "postgres://reader@db.example.com/postgres" \
+    --port migrations/ports/decision_ledger_1024.sql --port-dim 1024
+
+Output: the phases "parity PORT", "probes PORT" and "allowlist PORT" of each port (as in
+` + "`ledgercheck check`" + `'s report), in any of its formats (--format text, json, sarif, github or html).
 
 Exit codes: 0 every difference allowlisted; 1 an unreviewed difference, a stale entry, or an
 install that failed; 2 a configuration or input error (with file:line); 3 no Postgres.`,
@@ -185,12 +284,20 @@ install that failed; 2 a configuration or input error (with file:line); 3 no Pos
 	return cmd
 }
 
-// runParity loads the configuration and runs the gate's parity steps: both installs, the
-// fixture, the probes and the comparison through the allowlist.
+// runParity loads the configuration and runs the gate's parity steps: the installs, the
+// fixture, the probes and each port's comparison through its allowlist.
 func runParity(cmd *cobra.Command, g *globals, pf *parityFlags) (*gate.Result, error) {
 	cfg, err := pf.loadConfig(cmd)
 	if err != nil {
 		return nil, err
+	}
+	return runGateParity(cmd, g, pf, cfg)
+}
+
+// runGateParity runs the gate's parity steps for a loaded configuration.
+func runGateParity(cmd *cobra.Command, g *globals, pf *parityFlags, cfg *config.Config) (*gate.Result, error) {
+	if len(cfg.Ports) == 0 {
+		return nil, fault.Input(fmt.Errorf("no port to compare with the artifact: %s has no ports; pass --port FILE --port-dim N", orConfig(cfg)))
 	}
 	req, err := gateRequest(cfg, g, &pf.sf)
 	if err != nil {
@@ -198,6 +305,14 @@ func runParity(cmd *cobra.Command, g *globals, pf *parityFlags) (*gate.Result, e
 	}
 	req.Steps, req.Command = gate.Steps{Parity: true}, "parity"
 	return gate.Run(cmd.Context(), req)
+}
+
+// orConfig names the configuration in messages: its file, or the shipped default.
+func orConfig(cfg *config.Config) string {
+	if cfg.Path == "" {
+		return "the shipped default configuration"
+	}
+	return cfg.Path
 }
 
 // alias adds the hidden, deprecated flag old as another name of the flag name: old scripts keep

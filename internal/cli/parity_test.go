@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -38,8 +39,8 @@ func TestParityCommandShipped(t *testing.T) {
 		t.Fatalf("report = %+v", rep)
 	}
 	par, probes, al := rep.Phases[0], rep.Phases[1], rep.Phases[2]
-	if par.Name != "parity" || par.Counts["unreviewed"] != 0 || par.Counts["allowlisted"] != par.Counts["differences"] || par.Counts["normalized"] != 1 ||
-		probes.Name != "probes" || probes.Counts["probes"] == 0 || al.Name != "allowlist" || al.Counts["stale"] != 0 {
+	if par.Name != "parity production-1024" || par.Counts["unreviewed"] != 0 || par.Counts["allowlisted"] != par.Counts["differences"] || par.Counts["normalized"] != 1 ||
+		probes.Name != "probes production-1024" || probes.Counts["probes"] == 0 || al.Name != "allowlist production-1024" || al.Counts["stale"] != 0 {
 		t.Errorf("report = %+v", rep)
 	}
 	if !strings.Contains(errs, "parity: artifact: ") || !strings.Contains(errs, "parity: pass in") {
@@ -78,5 +79,22 @@ func TestParityCommandInputErrors(t *testing.T) {
 	code, out, _ = runCLI(t, "allowlist", "check", "../../allowlist.yaml")
 	if code != ExitOK || !strings.Contains(out, "valid") {
 		t.Errorf("shipped allowlist check: exit %d, %q", code, out)
+	}
+}
+
+// The shipped probes test the ledger's public contract only: the upstream-style pair
+// (testdata/upstream, which has none of this project's internals and differs only in the
+// dimension) passes parity with the repository's configuration and no allowlist.
+func TestUpstreamPairPassesParity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded cluster")
+	}
+	code, out, errs := runCLI(t, "parity", "--config", "../../ledgercheck.yaml", "-q", "--no-allowlist",
+		"--artifact", "../../testdata/upstream/decision_ledger_upstream.sql", "--port", "../../testdata/upstream/decision_ledger_upstream_1024.sql")
+	if code == ExitEnv {
+		t.Skipf("no Postgres: %s", errs)
+	}
+	if code != ExitOK || !regexp.MustCompile(`\d+ probes on the fixture, 0 return different rows`).MatchString(out) || !strings.Contains(out, "0 differences between") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
 	}
 }

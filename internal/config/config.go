@@ -5,11 +5,11 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	texttemplate "text/template"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -20,8 +20,10 @@ import (
 	"ledgercheck/internal/yamltext"
 )
 
-// Version is the only configuration version this package reads.
-const Version = 1
+// Version is the configuration version ledgercheck writes. [Parse] reads it and version 1, which
+// it maps onto version 2 (variants.left is the artifact; variants.right, with the top-level
+// allowlist, the one port; environment is prerequisites).
+const Version = 2
 
 // DefaultFile is the configuration file ledgercheck looks for in the working directory.
 const DefaultFile = "ledgercheck.yaml"
@@ -29,19 +31,36 @@ const DefaultFile = "ledgercheck.yaml"
 // Config is ledgercheck.yaml. Paths in it are relative to the file's directory; [Load] resolves
 // them, so every path field holds a usable path after loading.
 type Config struct {
-	// Version must be [Version].
+	// Version is [Version] (or 1, for a file of version 1).
 	Version int `yaml:"version"`
-	// Variants are the two installs parity compares: the artifact and the port.
-	Variants Variants `yaml:"variants"`
-	// Environment describes what each scratch database has before a variant is installed.
-	Environment Environment `yaml:"environment"`
-	// Allowlist is the reviewed differences file (see ledgercheck/allowlist); "" means none, so
-	// every difference is unreviewed.
-	Allowlist string `yaml:"allowlist"`
-	// Fixture is SQL loaded into both installs after the variant, before the probes (`:dim` is
+	// Artifact is the migration under review. A zero Artifact is a configuration for lint
+	// alone, or one whose variants come from flags; the commands that need it say so.
+	Artifact Variant `yaml:"artifact"`
+	// Ports are the variants compared with the artifact, each through its own allowlist. None
+	// checks the artifact alone.
+	Ports []Port `yaml:"ports"`
+	// Prerequisites are what every scratch database holds before a variant is installed.
+	Prerequisites Prerequisites `yaml:"prerequisites"`
+	// Shared are the keys every version has.
+	Shared `yaml:",inline"`
+
+	// Path is the file the configuration was read from ("" for [Default]).
+	Path string `yaml:"-"`
+	// LintSet reports whether the file had a lint section.
+	LintSet bool `yaml:"-"`
+	lines   map[string]int
+	nlines  int               // lines in the file
+	keys    map[string]string // version 2 key prefixes to the file's own (version 1)
+}
+
+// Shared are the keys that mean the same in every configuration version: a key that does not
+// depend on the variants belongs here.
+type Shared struct {
+	// Fixture is SQL loaded into every install after the variant, before the probes (`:dim` is
 	// substituted with each variant's dimension). "" loads nothing.
 	Fixture string `yaml:"fixture"`
-	// Probes are the queries whose results must be identical on both installs.
+	// Probes are the queries whose results must be identical on the artifact's install and each
+	// port's.
 	Probes []Probe `yaml:"probes"`
 	// Rerun configures the rerun audit (the check command's; parity ignores it).
 	Rerun Rerun `yaml:"rerun"`
@@ -50,32 +69,9 @@ type Config struct {
 	Lint lint.Config `yaml:"lint"`
 	// Limits bound the time user SQL may take.
 	Limits Limits `yaml:"limits"`
-
-	// Path is the file the configuration was read from ("" for [Default]).
-	Path string `yaml:"-"`
-	// LintSet reports whether the file had a lint section.
-	LintSet bool `yaml:"-"`
-	lines   map[string]int
-	nlines  int // lines in the file
 }
 
-// Variants are the artifact and its port. Configuration version 1 names them variants.left
-// and variants.right ([Variants.Key]): these tags are where the file's words meet the code's.
-type Variants struct {
-	Artifact Variant `yaml:"left"`
-	Port     Variant `yaml:"right"`
-}
-
-// Key returns the configuration key of the variant called name ("artifact" or "port"):
-// "variants.left" or "variants.right".
-func (Variants) Key(name string) string {
-	if name == "artifact" {
-		return "variants.left"
-	}
-	return "variants.right"
-}
-
-// Variant is one install: a migration file at a vector dimension.
+// Variant is one install: a migration file at a vector dimension, or a database holding it.
 type Variant struct {
 	// File is the migration.
 	File string `yaml:"file"`
@@ -85,17 +81,33 @@ type Variant struct {
 	// with the fixture, applies File over it, and compares with a fresh install of File. ""
 	// skips the upgrade audit for this variant.
 	Previous string `yaml:"previous"`
+	// DSN, when set, is an existing database that holds this variant (a deployment): parity
+	// reads it, read-only, instead of File's install; File, when also set, is what was
+	// deployed and is checked as usual. It may hold no password: pgx reads PGPASSWORD and
+	// ~/.pgpass.
+	DSN string `yaml:"dsn"`
 }
 
-// Environment is what a scratch database holds before the variant.
-type Environment struct {
-	// Prerequisites is "builtin" (the Supabase environment plus the Open Brain core and the
-	// agent-memory schema, at the variant's dimension; the default) or "none" (the environment
-	// only).
-	Prerequisites string `yaml:"prerequisites"`
-	// Extra are SQL files run after the prerequisites in both databases, in order, as the install
-	// role (`:dim` substituted): further sidecars a migration depends on.
-	Extra []string `yaml:"extra"`
+// Port is a variant compared with the artifact.
+type Port struct {
+	// Name names the port in the report (letters, digits, '.', '_' and '-'); default: File's
+	// base name without its extension.
+	Name    string `yaml:"name"`
+	Variant `yaml:",inline"`
+	// Allowlist is the reviewed differences between the artifact and this port (see
+	// internal/allowlist); "" means none, so every difference is unreviewed.
+	Allowlist string `yaml:"allowlist"`
+}
+
+// Prerequisites are what a scratch database holds before the variant: the Supabase environment
+// always, then these.
+type Prerequisites struct {
+	// OpenBrain installs the shipped Open Brain core (thoughts, upsert_thought, match_thoughts)
+	// and the agent-memory schema at each variant's dimension (default true).
+	OpenBrain bool `yaml:"openbrain"`
+	// Files are SQL files run after them, in order, as the install role with `:dim` replaced by
+	// the variant's dimension: another sidecar the migration depends on.
+	Files []string `yaml:"files"`
 }
 
 // Probe is a query run on both installs after the fixture; the results must be identical, row
@@ -116,8 +128,8 @@ type Probe struct {
 
 // Rerun configures the rerun audit.
 type Rerun struct {
-	// Times is how many times the variant is installed in a row (at least 2; default 2). The
-	// previous version of each variant, for the upgrade audit, is variants.<side>.previous.
+	// Times is how many times each variant is installed in a row (at least 2; default 2). The
+	// previous version of each variant, for the upgrade audit, is its previous key.
 	Times int `yaml:"times"`
 }
 
@@ -155,9 +167,6 @@ func Default() *Config {
 func DefaultLint() lint.Config { return Default().Lint }
 
 func (c *Config) applyDefaults() {
-	if c.Environment.Prerequisites == "" {
-		c.Environment.Prerequisites = "builtin"
-	}
 	if c.Rerun.Times == 0 {
 		c.Rerun.Times = 2
 	}
@@ -170,7 +179,25 @@ func (c *Config) applyDefaults() {
 	if c.Limits.InstallTimeout == 0 {
 		c.Limits.InstallTimeout = 120 * time.Second
 	}
+	for i := range c.Ports {
+		if p := &c.Ports[i]; p.Name == "" && p.File != "" {
+			p.Name = NameOf(p.File)
+		}
+	}
 }
+
+// NameOf is a port's default name: the base name of its file without the extension, with every
+// run of characters a name may not have replaced by '-' ("port" if nothing is left).
+func NameOf(file string) string {
+	base := filepath.Base(file)
+	name := strings.Trim(notInName.ReplaceAllString(strings.TrimSuffix(base, filepath.Ext(base)), "-"), "-._")
+	if name == "" {
+		return "port"
+	}
+	return name
+}
+
+var notInName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // Load reads and validates the configuration at path and resolves its paths relative to the
 // file's directory. Every error is a [fault.Input] error: "path: message" for a file that cannot
@@ -187,27 +214,52 @@ func Load(path string) (*Config, error) {
 var (
 	lineMsg    = regexp.MustCompile(`^line (\d+): (.*)$`)
 	unknownKey = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+	intoType   = regexp.MustCompile(`into config\.(Config|configV1)\b`)
 )
 
 // Parse decodes and validates a configuration read from the file called path; relative paths in
-// it are resolved against path's directory.
+// it are resolved against path's directory. A file of version 1 is mapped onto version 2, and
+// its errors name its own keys.
 func Parse(path string, data []byte) (*Config, error) {
 	c := &Config{Path: path, nlines: bytes.Count(data, []byte("\n")) + 1}
 	if line, what := yamltext.Check(data); line > 0 {
 		return nil, c.errAt(line, "%s", what)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, c.errAt(1, "the configuration is empty; start it with \"version: %d\"", Version)
-		}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, c.yamlError(data, err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err == nil && len(doc.Content) == 1 {
-		c.lines = map[string]int{}
-		indexLines(doc.Content[0], "", c.lines)
+	if len(doc.Content) == 0 {
+		return nil, c.errAt(1, "the configuration is empty; start it with \"version: %d\"", Version)
+	}
+	if root := doc.Content[0]; root.Kind != yaml.MappingNode {
+		return nil, c.errAt(root.Line, "the configuration is not a mapping; start it with \"version: %d\" (see the commented %s at the repository root)", Version, DefaultFile)
+	}
+	c.lines = map[string]int{}
+	indexLines(doc.Content[0], "", c.lines)
+	var head struct {
+		Version any `yaml:"version"`
+	}
+	if err := doc.Decode(&head); err != nil {
+		return nil, c.yamlError(data, err)
+	}
+	switch head.Version {
+	case 1:
+		if err := c.decodeV1(data); err != nil {
+			return nil, err
+		}
+	case Version:
+		c.Prerequisites.OpenBrain = true // the default, unless the file says otherwise
+		if err := strictDecode(data, c); err != nil {
+			return nil, c.yamlError(data, err)
+		}
+	case nil:
+		if err := strictDecode(data, &Config{}); err != nil { // an unknown key says more
+			return nil, c.yamlError(data, err)
+		}
+		return nil, c.errAt(1, "the configuration has no version; start it with \"version: %d\"", Version)
+	default:
+		return nil, c.errAt(c.Line("version"), "version %v is not supported; this ledgercheck reads version: %d (and version: 1)", head.Version, Version)
 	}
 	_, c.LintSet = c.lines["lint"]
 	if !c.LintSet { // default.yaml has one, so this does not recurse
@@ -223,16 +275,27 @@ func Parse(path string, data []byte) (*Config, error) {
 			*p = filepath.Join(dir, *p)
 		}
 	}
-	res(&c.Variants.Artifact.File)
-	res(&c.Variants.Port.File)
-	res(&c.Allowlist)
+	resVariant := func(v *Variant) {
+		res(&v.File)
+		res(&v.Previous)
+	}
+	resVariant(&c.Artifact)
+	for i := range c.Ports {
+		resVariant(&c.Ports[i].Variant)
+		res(&c.Ports[i].Allowlist)
+	}
 	res(&c.Fixture)
-	res(&c.Variants.Artifact.Previous)
-	res(&c.Variants.Port.Previous)
-	for i := range c.Environment.Extra {
-		res(&c.Environment.Extra[i])
+	for i := range c.Prerequisites.Files {
+		res(&c.Prerequisites.Files[i])
 	}
 	return c, nil
+}
+
+// strictDecode decodes data into v, rejecting unknown keys.
+func strictDecode(data []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	return dec.Decode(v)
 }
 
 // yamlError turns a yaml.v3 error into "path:line: message".
@@ -243,7 +306,7 @@ func (c *Config) yamlError(data []byte, err error) error {
 			n, _ := strconv.Atoi(m[1])
 			msg := unknownKey.ReplaceAllString(m[2], "unknown key $1 (see the commented "+DefaultFile+" at the repository root for the keys)")
 			msg = strings.ReplaceAll(msg, "into time.Duration", "into a duration (write it as 60s or 2m)")
-			msg = strings.ReplaceAll(msg, "into config.Config", "into a configuration (a mapping that starts with version: 1)")
+			msg = intoType.ReplaceAllString(msg, "into a configuration (a mapping that starts with version: "+strconv.Itoa(Version)+")")
 			return c.errAt(n, "%s", msg)
 		}
 	}
@@ -256,7 +319,7 @@ func (c *Config) yamlError(data []byte, err error) error {
 }
 
 // indexLines records the line of every key and sequence item under its dotted path
-// ("variants.left.dim", "probes.2.name").
+// ("artifact.dim", "probes.2.name").
 func indexLines(n *yaml.Node, prefix string, out map[string]int) {
 	join := func(k string) string {
 		if prefix == "" {
@@ -280,8 +343,28 @@ func indexLines(n *yaml.Node, prefix string, out map[string]int) {
 	}
 }
 
-// Line returns the line of the key at the dotted path, or of its nearest ancestor, or 1.
+// Key returns the configuration key at the dotted version 2 path ("ports.0.dim") as the file
+// writes it: the same path for a file of version 2, its version 1 name ("variants.right.dim")
+// for a file of version 1.
+func (c *Config) Key(path string) string {
+	best, name := "", path
+	for v2, v1 := range c.keys { // the longest version 2 prefix wins
+		if len(v2) <= len(best) {
+			continue
+		}
+		if path == v2 {
+			best, name = v2, v1
+		} else if rest, ok := strings.CutPrefix(path, v2+"."); ok {
+			best, name = v2, v1+"."+rest
+		}
+	}
+	return name
+}
+
+// Line returns the line of the key at the dotted version 2 path, or of its nearest ancestor in
+// the file, or 1.
 func (c *Config) Line(path string) int {
+	path = c.Key(path)
 	for path != "" {
 		if n, ok := c.lines[path]; ok {
 			return n
@@ -302,33 +385,38 @@ func (c *Config) errAt(line int, format string, args ...any) error {
 	return fault.Input(fmt.Errorf("%s:%d: %s", c.Path, line, fmt.Sprintf(format, args...)))
 }
 
+// portName is the pattern of a port's name: it names phases and appears in messages.
+var portName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
 func (c *Config) validate() error {
-	if c.Version != Version {
-		return c.errAt(c.Line("version"), "version %d is not supported; this ledgercheck reads version: %d", c.Version, Version)
-	}
-	for _, v := range []struct {
-		name string
-		v    Variant
-	}{{"artifact", c.Variants.Artifact}, {"port", c.Variants.Port}} {
-		p := c.Variants.Key(v.name)
-		if v.v == (Variant{}) {
-			// No such variant: a configuration for lint alone, or one whose variants come from
-			// flags (--artifact, --port); the commands that need it say so.
-			continue
-		}
-		if v.v.File == "" {
-			return c.errAt(c.Line(p), "%s.file is missing: name the migration to install (the %s)", p, v.name)
-		}
-		if v.v.Dim < 1 || v.v.Dim > 16000 {
-			return c.errAt(c.Line(p+".dim"), "%s.dim %d is out of range: want 1 to 16000", p, v.v.Dim)
-		}
-	}
-	switch c.Environment.Prerequisites {
-	case "builtin", "none":
-	default:
-		return c.errAt(c.Line("environment.prerequisites"), "environment.prerequisites %q: want builtin or none", c.Environment.Prerequisites)
+	if err := c.validateVariant("artifact", "artifact", c.Artifact); err != nil {
+		return err
 	}
 	names := map[string]int{}
+	for i, p := range c.Ports {
+		at := "ports." + strconv.Itoa(i)
+		switch {
+		case p.Name == "" && p.Variant == (Variant{}):
+			return c.errAt(c.Line(at), "port %d is empty: give its file (the migration) or dsn (a database that holds it), and its dim", i+1)
+		case p.Name == "":
+			return c.errAt(c.Line(at), "port %d has a dsn and no file: give it a name", i+1)
+		case !portName.MatchString(p.Name):
+			return c.errAt(c.Line(at+".name"), "port %d: name %q: use letters, digits, '.', '_' and '-' (it names the port's phases)", i+1, p.Name)
+		case p.Name == "artifact":
+			return c.errAt(c.Line(at+".name"), "port %d: artifact is the artifact's name; give the port another", i+1)
+		}
+		if prev, ok := names[p.Name]; ok {
+			return c.errAt(c.Line(at), "ports %d and %d are both named %q; give each a name of its own", prev+1, i+1, p.Name)
+		}
+		names[p.Name] = i
+		if p.Variant == (Variant{}) {
+			return c.errAt(c.Line(at), "port %q has no file and no dsn: name the migration to install (file) or the database that holds it (dsn)", p.Name)
+		}
+		if err := c.validateVariant(at, fmt.Sprintf("port %q", p.Name), p.Variant); err != nil {
+			return err
+		}
+	}
+	names = map[string]int{}
 	for i, p := range c.Probes {
 		at := "probes." + strconv.Itoa(i)
 		switch {
@@ -343,6 +431,11 @@ func (c *Config) validate() error {
 			return c.errAt(c.Line(at+".name"), "probe name %q is used twice (also at line %d)", p.Name, prev)
 		}
 		names[p.Name] = c.Line(at + ".name")
+	}
+	for i, f := range c.Prerequisites.Files {
+		if strings.TrimSpace(f) == "" {
+			return c.errAt(c.Line("prerequisites.files."+strconv.Itoa(i)), "%s: entry %d is empty: name a SQL file", c.Key("prerequisites.files"), i+1)
+		}
 	}
 	if c.Rerun.Times < 2 {
 		return c.errAt(c.Line("rerun.times"), "rerun.times %d: want at least 2 (a rerun is a second install)", c.Rerun.Times)
@@ -360,3 +453,77 @@ func (c *Config) validate() error {
 	}
 	return nil
 }
+
+// validateVariant checks the variant at the dotted path at ("artifact", "ports.0"), called
+// what in messages of version 2 (version 1 names its keys). A zero variant is valid: a
+// configuration for lint alone, or one whose variants come from flags (--artifact, --port); the
+// commands that need it say so.
+func (c *Config) validateVariant(at, what string, v Variant) error {
+	if v == (Variant{}) {
+		return nil
+	}
+	key := what + ": "
+	if c.Version == 1 {
+		key = c.Key(at) + "."
+	}
+	switch {
+	case v.File == "" && v.DSN == "":
+		return c.errAt(c.Line(at), "%sfile is missing: name the migration to install, or the database that holds it (dsn)", key)
+	case v.Dim < 1 || v.Dim > 16000:
+		return c.errAt(c.Line(at+".dim"), "%sdim %d is out of range: want 1 to 16000", key, v.Dim)
+	case v.Previous != "" && v.File == "":
+		return c.errAt(c.Line(at+".previous"), "%sprevious needs a file: the upgrade audit applies the file over its previous version", key)
+	case strings.TrimSpace(v.DSN) != v.DSN:
+		return c.errAt(c.Line(at+".dsn"), "%sdsn has leading or trailing spaces", key)
+	}
+	return nil
+}
+
+// initTemplate is the configuration `ledgercheck init` writes (init.yaml.tmpl beside this file).
+//
+//go:embed init.yaml.tmpl
+var initTemplate string
+
+// Init describes the sidecar `ledgercheck init` writes a configuration for: its migration and
+// dimension and, optionally, one port with its dimension and allowlist. Paths are written as
+// given, relative to the configuration's directory.
+type Init struct {
+	Artifact string
+	Dim      int
+	// Port, when set, is the port's migration, at PortDim, reviewed through Allowlist.
+	Port      string
+	PortDim   int
+	Allowlist string
+}
+
+// Template returns the commented configuration of version 2 for in: the Open Brain defaults
+// (prerequisites, the lint policy's existing objects and untrusted extensions, from the shipped
+// default), no fixture, commented examples of ports, probes and prerequisite files. It passes
+// [Parse] as written.
+func Template(in Init) ([]byte, error) {
+	def := DefaultLint()
+	tpl, err := texttemplate.New("init").Funcs(texttemplate.FuncMap{"join": strings.Join, "yaml": yamlScalar}).Parse(initTemplate)
+	if err != nil {
+		return nil, fmt.Errorf("the init template: %w", err)
+	}
+	data := struct {
+		Init
+		PortName            string
+		Existing, Untrusted []string
+	}{Init: in, PortName: NameOf(in.Port), Existing: def.Existing, Untrusted: def.UntrustedExtensions}
+	var b bytes.Buffer
+	if err := tpl.Execute(&b, data); err != nil {
+		return nil, fmt.Errorf("the init template: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// yamlScalar writes s as a YAML scalar: as is when it is a plain path, else double-quoted.
+func yamlScalar(s string) string {
+	if plainScalar.MatchString(s) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+var plainScalar = regexp.MustCompile(`^[A-Za-z0-9_./][A-Za-z0-9_./-]*$`)

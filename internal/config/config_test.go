@@ -14,41 +14,105 @@ func TestShippedConfigLoadsAndResolvesPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Variants.Artifact.File != filepath.Join("../..", "migrations/decision_ledger.sql") || c.Variants.Artifact.Dim != 1536 ||
-		c.Variants.Port.File != filepath.Join("../..", "migrations/ports/decision_ledger_1024.sql") || c.Variants.Port.Dim != 1024 {
-		t.Errorf("variants = %+v", c.Variants)
+	if c.Version != 2 || c.Artifact.File != filepath.Join("../..", "migrations/decision_ledger.sql") || c.Artifact.Dim != 1536 || len(c.Ports) != 1 {
+		t.Fatalf("artifact %+v, %d ports", c.Artifact, len(c.Ports))
 	}
-	if c.Allowlist != filepath.Join("../..", "allowlist.yaml") || c.Fixture != filepath.Join("../..", "testdata/fixtures/ledger_fixture.sql") {
-		t.Errorf("allowlist %q fixture %q: not resolved against the file's directory", c.Allowlist, c.Fixture)
+	p := c.Ports[0]
+	if p.Name != "production-1024" || p.File != filepath.Join("../..", "migrations/ports/decision_ledger_1024.sql") || p.Dim != 1024 ||
+		p.Allowlist != filepath.Join("../..", "allowlist.yaml") || p.Previous != "" || p.DSN != "" {
+		t.Errorf("port = %+v", p)
 	}
-	if c.Variants.Artifact.Previous != filepath.Join("../..", "testdata/fixtures/first_cut.sql") || c.Variants.Port.Previous != "" {
-		t.Errorf("previous versions %q and %q: want the first cut for the artifact only, resolved", c.Variants.Artifact.Previous, c.Variants.Port.Previous)
+	if c.Fixture != filepath.Join("../..", "testdata/fixtures/ledger_fixture.sql") || c.Artifact.Previous != filepath.Join("../..", "testdata/fixtures/first_cut.sql") {
+		t.Errorf("fixture %q, previous %q: not resolved against the file's directory", c.Fixture, c.Artifact.Previous)
+	}
+	if !c.Prerequisites.OpenBrain || len(c.Prerequisites.Files) != 0 {
+		t.Errorf("prerequisites = %+v", c.Prerequisites)
 	}
 	if len(c.Probes) < 5 || c.Rerun.Times != 3 || c.Limits.InstallTimeout != 120*time.Second || !c.LintSet || len(c.Lint.Allow) != 1 {
 		t.Errorf("probes %d rerun %+v limits %+v lint allow %d", len(c.Probes), c.Rerun, c.Limits, len(c.Lint.Allow))
 	}
+	d := Default()
+	if d.Artifact.File != "migrations/decision_ledger.sql" || len(d.Ports) != 1 || d.Ports[0].Name != p.Name || d.Ports[0].Dim != p.Dim {
+		t.Errorf("the shipped default's variants differ from ledgercheck.yaml's: %+v %+v", d.Artifact, d.Ports)
+	}
 }
 
-func TestDefaultsAndErrors(t *testing.T) {
-	base := "version: 1\nvariants:\n  left: {file: a.sql, dim: 1536}\n  right: {file: b.sql, dim: 1024}\n"
-	c, err := Parse("dir/c.yaml", []byte(base))
+const v2 = "version: 2\nartifact: {file: a.sql, dim: 1536}\nports:\n  - {file: ports/b_1024.sql, dim: 1024, allowlist: al.yaml}\n"
+
+func TestVersion2(t *testing.T) {
+	c, err := Parse("dir/c.yaml", []byte(v2+"  - {name: staging, file: c.sql, dim: 768, previous: c0.sql, dsn: \"host=/tmp dbname=staging\"}\nprerequisites:\n  files: [deps/base.sql]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Environment.Prerequisites != "builtin" || c.Limits.StatementTimeout != 60*time.Second || c.Variants.Artifact.File != "dir/a.sql" || c.LintSet || len(c.Lint.Existing) == 0 {
+	if len(c.Ports) != 2 || c.Ports[0].Name != "b_1024" || c.Ports[0].Allowlist != "dir/al.yaml" || c.Ports[1].Name != "staging" ||
+		c.Ports[1].Previous != "dir/c0.sql" || c.Ports[1].DSN != "host=/tmp dbname=staging" || c.Ports[1].Allowlist != "" {
+		t.Errorf("ports = %+v", c.Ports)
+	}
+	if !c.Prerequisites.OpenBrain || len(c.Prerequisites.Files) != 1 || c.Prerequisites.Files[0] != "dir/deps/base.sql" {
+		t.Errorf("prerequisites = %+v", c.Prerequisites)
+	}
+	if c.Limits.StatementTimeout != 60*time.Second || c.Rerun.Times != 2 || c.LintSet || len(c.Lint.Existing) == 0 {
 		t.Errorf("defaults: %+v", c)
 	}
+	c, err = Parse("c.yaml", []byte("version: 2\nartifact: {file: a.sql, dim: 1536}\nprerequisites: {openbrain: false}\n"))
+	if err != nil || len(c.Ports) != 0 || c.Prerequisites.OpenBrain {
+		t.Errorf("no ports, no Open Brain: %+v, %v", c, err)
+	}
+	c, err = Parse("c.yaml", []byte("version: 2\nports:\n  - {name: prod, dsn: \"postgres://reader@db/prod\", dim: 1024}\n"))
+	if err != nil || c.Ports[0].File != "" || c.Ports[0].Name != "prod" {
+		t.Errorf("a port read from a database only: %+v, %v", c, err)
+	}
+}
+
+// A file of version 1 loads as version 2: variants.left is the artifact, variants.right the one
+// port (named after its file) with the top-level allowlist, environment the prerequisites; its
+// errors name its own keys.
+func TestVersion1(t *testing.T) {
+	base := "version: 1\nvariants:\n  left: {file: a.sql, dim: 1536}\n  right: {file: b.sql, dim: 1024}\n"
+	c, err := Parse("dir/c.yaml", []byte(base+"allowlist: al.yaml\nenvironment:\n  prerequisites: none\n  extra: [x.sql]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Version != 1 || c.Artifact.File != "dir/a.sql" || len(c.Ports) != 1 || c.Ports[0].Name != "b" || c.Ports[0].File != "dir/b.sql" ||
+		c.Ports[0].Allowlist != "dir/al.yaml" || c.Prerequisites.OpenBrain || len(c.Prerequisites.Files) != 1 || c.Prerequisites.Files[0] != "dir/x.sql" {
+		t.Errorf("version 1 mapped to %+v", c)
+	}
+	if c, err := Parse("c.yaml", []byte(base)); err != nil || !c.Prerequisites.OpenBrain {
+		t.Errorf("builtin prerequisites by default: %+v, %v", c, err)
+	}
+	if c.Key("ports.0.dim") != "variants.right.dim" || c.Key("ports.0.allowlist") != "allowlist" || c.Line("ports.0.dim") != 4 {
+		t.Errorf("keys: %q %q, line %d", c.Key("ports.0.dim"), c.Key("ports.0.allowlist"), c.Line("ports.0.dim"))
+	}
+}
+
+func TestErrors(t *testing.T) {
+	v1 := "version: 1\nvariants:\n  left: {file: a.sql, dim: 1536}\n  right: {file: b.sql, dim: 1024}\n"
 	cases := []struct{ name, yaml, want string }{
-		{"unknown key", base + "probes:\n  - name: p\n    sql: select 1\n    tolerence: 1\n", "c.yaml:8: unknown key tolerence"},
-		{"version", "version: 3\n", "c.yaml:1: version 3 is not supported"},
-		{"dim", strings.Replace(base, "dim: 1024", "dim: 0", 1), "c.yaml:4: variants.right.dim 0 is out of range"},
-		{"no file", "version: 1\nvariants:\n  left: {dim: 1536}\n  right: {file: b.sql, dim: 1024}\n", "c.yaml:3: variants.left.file is missing"},
-		{"duplicate probe", base + "probes:\n  - {name: p, sql: select 1}\n  - {name: p, sql: select 2}\n", "c.yaml:7: probe name \"p\" is used twice (also at line 6)"},
-		{"empty sql", base + "probes:\n  - name: p\n", "c.yaml:6: probe \"p\" has no sql"},
-		{"prerequisites", base + "environment:\n  prerequisites: some\n", "c.yaml:6: environment.prerequisites \"some\""},
-		{"duration", base + "limits:\n  lock_timeout: soon\n", "c.yaml:6:"},
-		{"rerun", base + "rerun:\n  times: 1\n", "c.yaml:6: rerun.times 1"},
-		{"lint", base + "lint:\n  severity: {no-such-rule: off}\n", "c.yaml:5: severity for unknown rule"},
+		{"unknown key", v2 + "probes:\n  - name: p\n    sql: select 1\n    tolerence: 1\n", "c.yaml:8: unknown key tolerence"},
+		{"unknown key v1", v1 + "ports: []\n", "c.yaml:5: unknown key ports"},
+		{"v1 key in v2", "version: 2\nvariants:\n  left: {file: a.sql, dim: 1536}\n", "c.yaml:2: unknown key variants"},
+		{"version", "version: 3\n", "c.yaml:1: version 3 is not supported; this ledgercheck reads version: 2 (and version: 1)"},
+		{"no version", "artifact: {file: a.sql, dim: 1}\n", "c.yaml:1: the configuration has no version; start it with \"version: 2\""},
+		{"not a mapping", "- 1\n", "c.yaml:1: the configuration is not a mapping"},
+		{"empty", "", "c.yaml:1: the configuration is empty"},
+		{"dim", strings.Replace(v2, "dim: 1024", "dim: 0", 1), "c.yaml:4: port \"b_1024\": dim 0 is out of range: want 1 to 16000"},
+		{"dim v1", strings.Replace(v1, "dim: 1024", "dim: 0", 1), "c.yaml:4: variants.right.dim 0 is out of range"},
+		{"no file v1", "version: 1\nvariants:\n  left: {dim: 1536}\n  right: {file: b.sql, dim: 1024}\n", "c.yaml:3: variants.left.file is missing"},
+		{"no file", "version: 2\nartifact: {dim: 1536}\n", "c.yaml:2: artifact: file is missing"},
+		{"empty port", v2 + "  - {}\n", "c.yaml:5: port 2 is empty"},
+		{"unnamed dsn", v2 + "  - {dsn: \"host=/tmp\", dim: 3}\n", "c.yaml:5: port 2 has a dsn and no file: give it a name"},
+		{"same name", v2 + "  - {file: other/b_1024.sql, dim: 768}\n", "c.yaml:5: ports 1 and 2 are both named \"b_1024\""},
+		{"bad name", v2 + "  - {name: \"my port\", file: c.sql, dim: 768}\n", "c.yaml:5: port 2: name \"my port\": use letters"},
+		{"artifact name", v2 + "  - {name: artifact, file: c.sql, dim: 768}\n", "c.yaml:5: port 2: artifact is the artifact's name"},
+		{"previous without file", v2 + "  - {name: p, dsn: \"host=/tmp\", dim: 3, previous: p0.sql}\n", "c.yaml:5: port \"p\": previous needs a file"},
+		{"duplicate probe", v2 + "probes:\n  - {name: p, sql: select 1}\n  - {name: p, sql: select 2}\n", "c.yaml:7: probe name \"p\" is used twice (also at line 6)"},
+		{"empty sql", v2 + "probes:\n  - name: p\n", "c.yaml:6: probe \"p\" has no sql"},
+		{"prerequisites v1", v1 + "environment:\n  prerequisites: some\n", "c.yaml:6: environment.prerequisites \"some\""},
+		{"prerequisites", v2 + "prerequisites:\n  openbrain: some\n", "c.yaml:6: cannot unmarshal"},
+		{"empty file", v2 + "prerequisites:\n  files: [\"\"]\n", "c.yaml:6: prerequisites.files: entry 1 is empty"},
+		{"duration", v2 + "limits:\n  lock_timeout: soon\n", "c.yaml:6:"},
+		{"rerun", v2 + "rerun:\n  times: 1\n", "c.yaml:6: rerun.times 1"},
+		{"lint", v2 + "lint:\n  severity: {no-such-rule: off}\n", "c.yaml:5: severity for unknown rule"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,8 +120,8 @@ func TestDefaultsAndErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
-			if fault.KindOf(err) != fault.KindInput {
-				t.Error("not an input error (exit 2)")
+			if fault.KindOf(err) != fault.KindInput || strings.Contains(err.Error(), "config.") {
+				t.Errorf("%v: not an input error (exit 2), or it names a Go type", err)
 			}
 		})
 	}
@@ -66,11 +130,45 @@ func TestDefaultsAndErrors(t *testing.T) {
 // A configuration may hold only the lint policy (for `ledgercheck lint` and its pre-commit
 // hook); the commands that need variants say so when they are missing.
 func TestLintOnlyConfig(t *testing.T) {
-	c, err := Parse("dir/ledgercheck.yaml", []byte("version: 1\nlint:\n  severity:\n    dynamic-sql: off\n"))
-	if err != nil {
-		t.Fatal(err)
+	for _, version := range []string{"1", "2"} {
+		c, err := Parse("dir/ledgercheck.yaml", []byte("version: "+version+"\nlint:\n  severity:\n    dynamic-sql: off\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Artifact != (Variant{}) || len(c.Ports) != 0 || c.Lint.Severity["dynamic-sql"] != "off" {
+			t.Errorf("version %s: artifact %+v, ports %+v, lint severity %v", version, c.Artifact, c.Ports, c.Lint.Severity)
+		}
 	}
-	if c.Variants != (Variants{}) || c.Lint.Severity["dynamic-sql"] != "off" {
-		t.Errorf("variants %+v, lint severity %v", c.Variants, c.Lint.Severity)
+}
+
+// The configuration init writes passes Parse as written, with or without a port, whatever the
+// file names; it carries the Open Brain defaults of the shipped lint policy.
+func TestTemplate(t *testing.T) {
+	for _, in := range []Init{
+		{Artifact: "sidecar.sql", Dim: 1536},
+		{Artifact: "migrations/my sidecar: v2.sql", Dim: 768, Port: "ports/#1 port 1024.sql", PortDim: 1024, Allowlist: "allow list.yaml"},
+	} {
+		b, err := Template(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Parse("dir/ledgercheck.yaml", b)
+		if err != nil {
+			t.Fatalf("%+v: %v\n%s", in, err, b)
+		}
+		if c.Version != Version || c.Artifact.File != filepath.Join("dir", in.Artifact) || c.Artifact.Dim != in.Dim || !c.Prerequisites.OpenBrain ||
+			!c.LintSet || len(c.Lint.Existing) != len(DefaultLint().Existing) || len(c.Lint.UntrustedExtensions) == 0 || len(c.Lint.Allow) != 0 {
+			t.Errorf("%+v: loads as %+v", in, c)
+		}
+		if in.Port == "" {
+			if len(c.Ports) != 0 {
+				t.Errorf("ports = %+v, want none", c.Ports)
+			}
+			continue
+		}
+		if len(c.Ports) != 1 || c.Ports[0].Name != "1-port-1024" || c.Ports[0].File != filepath.Join("dir", in.Port) || c.Ports[0].Dim != 1024 ||
+			c.Ports[0].Allowlist != filepath.Join("dir", in.Allowlist) {
+			t.Errorf("ports = %+v", c.Ports)
+		}
 	}
 }

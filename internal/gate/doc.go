@@ -2,8 +2,10 @@
 // subset of what `ledgercheck check` runs, and renders the [ledgercheck/internal/report.Report]
 // it returns. The commands hold no domain logic (docs/architecture.md, "The pipeline").
 //
-// [Run] takes a [Request]: the artifact, its ports (each with its allowlist), the fixture, the
-// probes and the [Steps] to run. Each variant is parsed once; the parse serves lint, the
+// [Run] takes a [Request]: the artifact, its ports (each with its name and allowlist, any
+// number of them), the prerequisites, the fixture, the probes and the [Steps] to run. A variant
+// may be read from a database that holds it ([Variant.DSN], only read) instead of, or besides,
+// being installed from its file. Each variant is parsed once; the parse serves lint, the
 // install, lint's cross-check and diff's declared signatures. While the scratch server boots,
 // the variants are linted; then each variant gets ONE database, a copy of its dimension's
 // template (whose snapshot, the footprint's "before", is taken once): install and footprint,

@@ -2,6 +2,8 @@ package gate
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -42,6 +44,11 @@ type Variant struct {
 	Dim int
 	// Previous, when not nil, is the previous version of File, for the upgrade audit.
 	Previous *Script
+	// DSN, when set, is a database that holds this variant (a deployment), only read: parity
+	// compares what it holds instead of File's install. File, when also set, is what was
+	// deployed, and goes through the pipeline as usual (its install serves the comparison's
+	// scope, declared signatures and probes); "" compares the database alone.
+	DSN string
 }
 
 // Label is the variant's name and dimension, e.g. "artifact (1536)".
@@ -75,18 +82,22 @@ type Steps struct {
 
 // Request is what a command asks of the gate: the variants, what to run on them, and how.
 type Request struct {
-	// Artifact is the migration under review; Ports are compared with it (config version 1 has
-	// exactly one; the rerun command has none).
+	// Artifact is the migration under review; Ports are compared with it, each through its own
+	// allowlist (any number; none checks the artifact alone, as the rerun command does).
 	Artifact Variant
 	Ports    []Port
 	// Steps are the parts of the pipeline to run.
 	Steps Steps
 	// Lint is the lint configuration, for lint and the cross-check.
 	Lint lint.Config
-	// NoPrerequisites installs the environment only, not the Open Brain prerequisites.
-	NoPrerequisites bool
-	// Extra are SQL files run in every database after the prerequisites, before the variant.
-	Extra []Script
+	// NoOpenBrain leaves the Open Brain prerequisites out of every database: the Supabase
+	// environment only (prerequisites.openbrain: false).
+	NoOpenBrain bool
+	// Prerequisites are SQL files run in order in every database, after the Open Brain
+	// prerequisites and before the variant, as the install role with `:dim` substituted
+	// (prerequisites.files): another sidecar the migrations depend on. They go into each
+	// dimension's template, so they run once per dimension.
+	Prerequisites []Script
 	// Fixture is loaded into every install after the variant; nil loads none.
 	Fixture *Script
 	// Probes run on every install after the fixture, each in a transaction rolled back.
@@ -132,6 +143,7 @@ type variantRun struct {
 	crossCheck  []finding.Finding
 	audit       *report.PhaseResult
 	rerun       *rerun.Result
+	live        *liveSide // the database at the variant's DSN
 }
 
 // Run runs the request and returns its report. The pipeline (docs/architecture.md):
@@ -184,7 +196,9 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	if req.Steps.Lint {
 		for _, r := range runs {
-			rep.Phases = append(rep.Phases, r.lint)
+			if r.v.File != "" {
+				rep.Phases = append(rep.Phases, r.lint)
+			}
 		}
 	}
 	srv, err := boot.wait()
@@ -195,7 +209,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	// 2. One database per variant, side by side; 3. each port against the artifact.
 	res := &Result{}
 	if needDB {
-		p := &pipeline{req: req, srv: srv, logf: logf, say: say, before: map[int]*snapshotOnce{}}
+		p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: baseOf(req), before: map[int]*snapshotOnce{}, live: hasLive(req)}
 		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
 			return nil, err
 		}
@@ -262,6 +276,9 @@ func (b *booting) close() {
 
 // parseAndLint parses the variant (once) and, when the request lints, lints the parse.
 func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
+	if r.v.File == "" { // a database only
+		return
+	}
 	s0 := time.Now()
 	r.file, r.parseEr = pgsql.Parse(r.v.File, r.v.Src)
 	if !req.Steps.Lint {
@@ -272,8 +289,9 @@ func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
 	say("lint %s: %d findings in %s", r.v.Name, len(fs), report.FormatDuration(r.lint.Duration))
 }
 
-// report adds the phases of the installed variants: each port's comparison with the artifact,
-// then each variant's rerun audit.
+// report adds the phases of the installed variants: each variant that does not install, each
+// port's comparison with the artifact, each install's cross-check, then each variant's rerun
+// audit.
 func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) error {
 	if p.req.Steps.Lint && p.req.Steps.Audit {
 		// The lint phases, reported first, lose what the install showed the file owns.
@@ -282,6 +300,15 @@ func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) e
 		}
 	}
 	if p.req.Steps.Parity {
+		for _, r := range runs {
+			if r.installErr != nil {
+				rep.Phases = append(rep.Phases, installPhase(r))
+			}
+		}
+		if len(p.req.Ports) == 0 {
+			rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseParity, Name: "parity", File: p.req.Artifact.File, Status: report.StatusSkip,
+				Notes: []string{"not run: the configuration has no ports, so the artifact is checked alone (lint, install, cross-check, rerun)"}})
+		}
 		for i, port := range p.req.Ports {
 			phases, pr, err := p.parity(runs[0], runs[i+1], port)
 			if err != nil {
@@ -289,6 +316,16 @@ func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) e
 			}
 			rep.Phases = append(rep.Phases, phases...)
 			res.Parity = append(res.Parity, pr)
+		}
+	}
+	if p.req.Steps.CrossCheck {
+		for _, r := range runs {
+			if r.file == nil || r.installErr != nil {
+				continue
+			}
+			rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseLint, Name: "lint installed " + r.v.Name, File: r.v.File,
+				Findings: r.crossCheck,
+				Notes:    []string{"what installing the file changed on pre-existing objects, against what its statements visibly do"}})
 		}
 	}
 	for _, r := range runs {
@@ -321,6 +358,18 @@ func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Databas
 	r.audit = &report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: time.Since(t0),
 		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints)"}}
 	return nil
+}
+
+// installPhase is the phase "install VARIANT" of a variant that does not install: its
+// install-failed finding, at the statement of the variant (or of a prerequisite file) that the
+// server rejected.
+func installPhase(r *variantRun) report.PhaseResult {
+	f, _ := install.Finding(r.installErr)
+	ph := report.PhaseResult{Phase: finding.PhaseInstall, Name: "install " + r.v.Name, File: r.installFile, Findings: []finding.Finding{f}}
+	if r.installFile != r.v.File {
+		ph.Notes = []string{fmt.Sprintf("the prerequisite %s does not install at dimension %d, so %s was not installed", r.installFile, r.v.Dim, r.v.File)}
+	}
+	return ph
 }
 
 // each runs f on every variant in a goroutine of its own and waits. An error, or a panic (as a
@@ -364,8 +413,14 @@ type pipeline struct {
 	logf func(string, ...any) // the phases' progress lines
 	say  func(string, ...any) // the gate's own
 
+	base scratch.Base // what every database starts from (the request's prerequisites)
+	live bool         // some variant is read from a database: the report gives server versions
+
+	versionOnce sync.Once
+	version     string // the scratch server's version, when live
+
 	mu     sync.Mutex
-	before map[int]*snapshotOnce // by dimension (0: the environment only)
+	before map[int]*snapshotOnce // by dimension
 }
 
 // snapshotOnce is the snapshot of a template, taken once from the first database copied from
@@ -380,9 +435,6 @@ type snapshotOnce struct {
 // fresh copy) the first time.
 func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database) (*introspect.Snapshot, error) {
 	key := db.Dim
-	if p.req.NoPrerequisites {
-		key = 0
-	}
 	p.mu.Lock()
 	s := p.before[key]
 	if s == nil {
@@ -394,16 +446,35 @@ func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database) (
 	return s.snap, s.err
 }
 
-// newDatabase returns a database for v at its dimension, with the extra files run in it.
+// newDatabase returns a database for v at its dimension, with the request's prerequisites. A
+// prerequisite file that does not install is a *scriptFailure.
 func (p *pipeline) newDatabase(ctx context.Context, v Variant) (*scratch.Database, error) {
-	if !p.req.NoPrerequisites {
-		return p.srv.NewDatabase(ctx, v.Dim)
+	return p.srv.NewDatabaseFrom(ctx, v.Dim, p.base)
+}
+
+// baseOf is what every database of req starts from: the Open Brain prerequisites unless
+// NoOpenBrain, then the prerequisite files, in the template of each dimension.
+func baseOf(req Request) scratch.Base {
+	b := scratch.Base{NoOpenBrain: req.NoOpenBrain}
+	if len(req.Prerequisites) == 0 {
+		return b
 	}
-	db, err := p.srv.NewEnvDatabase(ctx)
-	if err == nil {
-		db.Dim = v.Dim
+	h := sha256.New()
+	for _, x := range req.Prerequisites {
+		fmt.Fprintf(h, "%d:%s\x00%d:", len(x.Name), x.Name, len(x.Src))
+		h.Write(x.Src)
 	}
-	return db, err
+	b.Key = hex.EncodeToString(h.Sum(nil))
+	files := req.Prerequisites
+	b.Prepare = func(ctx context.Context, db *scratch.Database) error {
+		for _, x := range files {
+			if err := sqlscript.ExecFile(ctx, db, x.Name, x.Src); err != nil {
+				return &scriptFailure{x.Name, err}
+			}
+		}
+		return nil
+	}
+	return b
 }
 
 // variant takes one variant through its database: install (footprint), fixture, probes,
@@ -411,15 +482,33 @@ func (p *pipeline) newDatabase(ctx context.Context, v Variant) (*scratch.Databas
 func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 	t0 := time.Now()
 	v := r.v
+	if v.DSN != "" {
+		var err error
+		if r.live, err = readLive(ctx, v); err != nil {
+			return err
+		}
+		p.say("%s: read from %s (PostgreSQL %s), read-only, in %s", v.Name, r.live.where, r.live.version, report.FormatDuration(time.Since(t0)))
+		if v.File == "" {
+			return nil
+		}
+	}
 	db, err := p.newDatabase(ctx, v)
 	if err != nil {
-		return err
+		// A prerequisite file that does not install is the variant's install-failed finding;
+		// with no database there is nothing more to run.
+		return r.failed(ctx, err)
 	}
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		_ = db.Drop(dctx) // the server drops leftovers on Close
 	}()
+	if p.live {
+		p.versionOnce.Do(func() { p.version, err = serverVersion(ctx, db) })
+		if err != nil {
+			return err
+		}
+	}
 	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim}
 	sc, err := p.install(ctx, r, db)
 	if err != nil {
@@ -471,16 +560,10 @@ func (r *variantRun) failed(ctx context.Context, err error) error {
 	return nil
 }
 
-// install runs the extra files and the variant in db and takes the variant's footprint, from
-// the template's snapshot. It returns the variant's script (nil when it does not parse); a
+// install runs the variant in db and takes its footprint, from the template's snapshot. It returns the variant's script (nil when it does not parse); a
 // script that does not install is a *scriptFailure.
 func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Database) (*scratch.Script, error) {
 	v := r.v
-	for _, x := range p.req.Extra {
-		if err := sqlscript.ExecFile(ctx, db, x.Name, x.Src); err != nil {
-			return nil, &scriptFailure{x.Name, err}
-		}
-	}
 	before, err := p.templateSnapshot(ctx, db)
 	if err != nil {
 		return nil, err
@@ -513,7 +596,7 @@ func (p *pipeline) rerun(ctx context.Context, r *variantRun, prep rerun.Prepared
 		return nil
 	}
 	v := r.v
-	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.req.Times, Script: sc, Logf: p.logf}
+	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.req.Times, Script: sc, Base: p.base, Logf: p.logf}
 	if v.Previous != nil {
 		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
 	}
@@ -550,30 +633,31 @@ func (p *pipeline) probes(ctx context.Context, db *scratch.Database, r *variantR
 	return nil
 }
 
-// parity compares a port with the artifact: the phases parity, probes and allowlist, and the
-// cross-check of both installs; or, when one of them does not install, the phase
-// "install VARIANT" with its install-failed finding.
+// parity compares a port with the artifact: the phases "parity PORT", "probes PORT" and
+// "allowlist PORT"; or, when one of the two does not install, "parity PORT" skipped.
 func (p *pipeline) parity(art, port *variantRun, cfg Port) ([]report.PhaseResult, *parity.Report, error) {
 	for _, r := range []*variantRun{art, port} {
 		if r.installErr != nil {
-			f, _ := install.Finding(r.installErr)
-			return []report.PhaseResult{{Phase: finding.PhaseInstall, Name: "install " + r.v.Name, File: r.installFile, Findings: []finding.Finding{f}}}, nil, nil
+			return []report.PhaseResult{{Phase: finding.PhaseParity, Name: "parity " + port.v.Name, File: port.v.File, Status: report.StatusSkip,
+				Notes: []string{fmt.Sprintf("not compared: the %s does not install (see the phase install %s)", r.v.Name, r.v.Name)}}}, nil, nil
 		}
 	}
-	rep, err := parity.Compare(art.installed, port.installed, p.req.Probes, cfg.Allowlist)
+	var refs []*introspect.Footprint // what the files' installs did: the scope of a database read
+	for _, r := range []*variantRun{art, port} {
+		if r.v.File != "" {
+			refs = append(refs, r.installed.Footprint)
+		}
+	}
+	if len(refs) == 0 {
+		return nil, nil, fault.Input(fmt.Errorf("the artifact and the %s are both read from databases and neither has a file: give the file of one (--artifact or --port) to say which objects to compare", port.v.Name))
+	}
+	rep, err := parity.Compare(p.compared(art, refs), p.compared(port, refs), p.req.Probes, cfg.Allowlist)
 	if err != nil {
 		return nil, nil, err
 	}
 	phases := rep.Phases(art.v.Name, port.v.Name)
-	if p.req.Steps.CrossCheck {
-		for _, r := range []*variantRun{art, port} {
-			if r.file == nil {
-				continue
-			}
-			phases = append(phases, report.PhaseResult{Phase: finding.PhaseLint, Name: "lint installed " + r.v.Name, File: r.v.File,
-				Findings: r.crossCheck,
-				Notes:    []string{"what installing the file changed on pre-existing objects, against what its statements visibly do"}})
-		}
+	for i := range phases {
+		phases[i].LeftLabel, phases[i].RightLabel = art.v.Label(), port.v.Label()
 	}
 	return phases, rep, nil
 }
@@ -600,3 +684,16 @@ func rerunPhases(r *variantRun, apart bool) []report.PhaseResult {
 // InstallFinding turns a rejected statement or a syntax error into an install-failed finding;
 // it reports false for any other error.
 func InstallFinding(err error) (finding.Finding, bool) { return install.Finding(err) }
+
+// hasLive reports whether some variant of req is read from a database.
+func hasLive(req Request) bool {
+	if req.Artifact.DSN != "" {
+		return true
+	}
+	for _, p := range req.Ports {
+		if p.DSN != "" {
+			return true
+		}
+	}
+	return false
+}

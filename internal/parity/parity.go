@@ -39,6 +39,21 @@ type Installed struct {
 	// the rows, or the error the probe failed with.
 	Rows []*scratch.Rows
 	Errs []error
+	// Live, when set, says where this side was read from rather than installed: a database
+	// (user@host:port/dbname, no password), only read. Footprint is then what it holds of the
+	// objects in scope (introspect.Deployed); Source and Rows are its File's, when File is set
+	// (the file's scratch install), else nil.
+	Live string
+	// Server is the server version the side ran on ("15.14"); "" when unknown.
+	Server string
+}
+
+// shown names the side's migration in notes: its file, or the database it was read from.
+func (in Installed) shown() string {
+	if in.File == "" {
+		return "database " + in.Live
+	}
+	return in.File
 }
 
 // ProbeResult is one probe's outcome.
@@ -73,8 +88,18 @@ type Report struct {
 	Outcome *allowlist.Outcome
 	// Probes are the probe results in configuration order.
 	Probes []ProbeResult
+	// ProbesSkipped, when set, says why no probe was compared (a side read from a database
+	// without its file has no scratch install to run them on); ProbesNotes say where they ran
+	// when a side was read from a database.
+	ProbesSkipped string
+	ProbesNotes   []string
+	// Notes say where a side read from a database came from, which server versions the sides
+	// ran on, and what could not be checked.
+	Notes []string
 	// Timings are how long the comparison took.
 	Timings Timings
+
+	portFile string // the port's migration, "" for a database read without its file
 }
 
 // Passed reports whether every difference is accepted and no entry is stale.
@@ -87,11 +112,24 @@ func (r *Report) Passed() bool { return r.Outcome.Passed() }
 // ([fault.Input]).
 func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Report, error) {
 	t0 := time.Now()
+	left, right := DeclaredSource(artifact.Source), DeclaredSource(port.Source)
+	if left == nil || right == nil { // a side read from a database without its file declares nothing
+		left, right = nil, nil
+	}
 	res := diff.Compare(
-		diff.Side{Label: "left", File: artifact.File, Dim: artifact.Dim, Footprint: artifact.Footprint, Source: DeclaredSource(artifact.Source)},
-		diff.Side{Label: "right", File: port.File, Dim: port.Dim, Footprint: port.Footprint, Source: DeclaredSource(port.Source)},
+		diff.Side{Label: "left", File: artifact.shown(), Dim: artifact.Dim, Footprint: artifact.Footprint, Source: left},
+		diff.Side{Label: "right", File: port.shown(), Dim: port.Dim, Footprint: port.Footprint, Source: right},
 	)
 	rep := &Report{Artifact: res.Left, Port: res.Right, Sites: res.Sites, Differences: res.Differences}
+	if note, differ := versionNote(artifact, port); differ {
+		rep.Notes = append(rep.Notes, note)
+	}
+	live, probeNotes, skipped := liveNotes(artifact, port)
+	rep.Notes, rep.ProbesNotes, rep.ProbesSkipped = append(rep.Notes, live...), probeNotes, skipped
+	rep.portFile = port.File
+	if rep.ProbesSkipped != "" {
+		probes = nil
+	}
 	for i, p := range probes {
 		pr, d, err := compareProbe(p, probeRows(artifact, i), probeRows(port, i), probeErr(artifact, i), probeErr(port, i))
 		if err != nil {

@@ -43,28 +43,33 @@ func (r *Report) Summary() Summary {
 }
 
 // Phases returns the report as phases of the gate's report (internal/report renders them in
-// every format): "parity" (the catalog differences: each unreviewed one an error, each cosmetic
-// one an info; notes with the counts and the dimension normalizations), "probes" (each probe
-// whose rows differ) and "allowlist" (each stale entry). artifact and port name the two sides
-// in the notes, e.g. "artifact" and "port".
+// every format): "parity PORT" (the catalog differences: each unreviewed one an error, each
+// cosmetic one an info; notes with the counts and the dimension normalizations), "probes PORT"
+// (each probe whose rows differ) and "allowlist PORT" (each stale entry). artifact and port
+// name the two sides in the notes and the phase names, e.g. "artifact" and "production-1024".
 func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 	sum := r.Summary()
-	par := report.PhaseResult{Phase: finding.PhaseParity, Name: "parity", File: r.Port.File, Duration: r.Timings.Total,
+	par := report.PhaseResult{Phase: finding.PhaseParity, Name: "parity " + port, File: r.portFile, Duration: r.Timings.Total,
 		Counts: map[string]int{"differences": sum.Differences, "allowlisted": sum.Allowlisted, "unreviewed": sum.Unreviewed,
 			"cosmetic": sum.Cosmetic, "normalized": sum.DimensionSites},
 		Notes: []string{fmt.Sprintf("%d differences between the %s %s (%d) and the %s %s (%d): %d allowlisted, %d cosmetic, %d unreviewed",
-			sum.Differences, artifact, r.Artifact.File, r.Artifact.Dim, port, r.Port.File, r.Port.Dim, sum.Allowlisted, sum.Cosmetic, sum.Unreviewed)}}
+			sum.Differences, called(artifact), r.Artifact.File, r.Artifact.Dim, called(port), r.Port.File, r.Port.Dim, sum.Allowlisted, sum.Cosmetic, sum.Unreviewed)}}
+	par.Notes = append(par.Notes, r.Notes...)
 	if len(r.Sites) > 0 {
 		var names []string
 		for _, st := range r.Sites {
 			names = append(names, st.String()+sitePositions(st))
 		}
 		par.Notes = append(par.Notes, fmt.Sprintf("%d dimension normalizations (vector(%d) in the %s is vector(%d) in the %s): %s",
-			len(r.Sites), r.Artifact.Dim, artifact, r.Port.Dim, port, strings.Join(names, "; ")))
+			len(r.Sites), r.Artifact.Dim, called(artifact), r.Port.Dim, called(port), strings.Join(names, "; ")))
 	}
-	probes := report.PhaseResult{Phase: finding.PhaseProbe, Name: "probes", File: r.Port.File,
+	probes := report.PhaseResult{Phase: finding.PhaseProbe, Name: "probes " + port, File: r.portFile,
 		Counts: map[string]int{"probes": sum.Probes, "differing": sum.ProbesDiffering},
 		Notes:  []string{fmt.Sprintf("%d probes on the fixture, %d return different rows", sum.Probes, sum.ProbesDiffering)}}
+	probes.Notes = append(probes.Notes, r.ProbesNotes...)
+	if r.ProbesSkipped != "" {
+		probes.Status, probes.Notes = report.StatusSkip, []string{r.ProbesSkipped}
+	}
 	for _, p := range r.Probes {
 		state := "same rows"
 		if !p.Equal {
@@ -72,7 +77,7 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 		}
 		probes.Notes = append(probes.Notes, fmt.Sprintf("%s: %s %s, %s %s: %s", p.Name, artifact, rowCount(p.Artifact), port, rowCount(p.Port), state))
 	}
-	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist", File: r.Allowlist, Counts: map[string]int{"stale": sum.Stale}}
+	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist " + port, File: r.Allowlist, Counts: map[string]int{"stale": sum.Stale}}
 	if r.Allowlist == "" {
 		al.Notes = []string{"no allowlist: every semantic difference is a finding"}
 	} else {
@@ -92,6 +97,15 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 		}
 	}
 	return []report.PhaseResult{par, probes, al}
+}
+
+// called is how notes call a side named name: "artifact", or "port NAME" for a port with a name
+// of its own ("port" alone for a port named so).
+func called(name string) string {
+	if name == "artifact" || name == "port" {
+		return name
+	}
+	return "port " + name
 }
 
 func sitePositions(s diff.Site) string {

@@ -60,6 +60,9 @@ type PhaseResult struct {
 	Notes []string
 	// Counts are named numbers for machines, e.g. {"allowlisted": 12, "cosmetic": 1}.
 	Counts map[string]int
+	// LeftLabel and RightLabel name the two sides of this phase's differences when they are not
+	// the report's (a report with several ports); empty means [Report.LeftLabel] and RightLabel.
+	LeftLabel, RightLabel string
 }
 
 // Errors returns the number of error findings.

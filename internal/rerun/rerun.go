@@ -48,6 +48,9 @@ type Options struct {
 	Fixture *Script
 	// Snapshot selects what the catalog snapshots and table digests cover.
 	Snapshot introspect.Options
+	// Base is what every database of the audit starts from (the Open Brain prerequisites and
+	// the configuration's prerequisite files); the zero Base is the Open Brain prerequisites.
+	Base scratch.Base
 	// Script, when not nil, is File already parsed (the gate parses each variant once); else
 	// File is parsed for each run.
 	Script *scratch.Script
@@ -323,7 +326,7 @@ func newFinding(rule string, sev finding.Severity, pos finding.Position, msg str
 
 // newDatabase returns a scratch database and a function that drops it.
 func (a *auditor) newDatabase(ctx context.Context) (*scratch.Database, func(), error) {
-	db, err := a.srv.NewDatabase(ctx, a.opts.Dim)
+	db, err := a.srv.NewDatabaseFrom(ctx, a.opts.Dim, a.opts.Base)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -128,7 +128,7 @@ be checked.
 
     ledgercheck rerun migrations/decision_ledger.sql --from old.sql   -- old.sql does not install
 
-becomes a --from (or variants.left.previous) that names the version actually deployed, such as
+becomes a --from (or artifact.previous) that names the version actually deployed, such as
 testdata/fixtures/first_cut.sql for the decision ledger.`})
 	_ = rule.Register(rule.Rule{ID: RuleUpgradeFixtureFailed, Phase: finding.PhaseRerun, Severity: finding.SevError,
 		Summary: "the fixture does not load over the previous version",

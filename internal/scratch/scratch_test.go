@@ -179,3 +179,45 @@ func TestBinDirEnv(t *testing.T) {
 		t.Errorf("got %v, want --pg-bin to win over %s", err, scratch.BinDirEnv)
 	}
 }
+
+// A Base builds a template of its own per dimension: Prepare runs once in it (as the install
+// role, after the prerequisites unless NoOpenBrain), every database is a copy, and Prepare's
+// error is returned unchanged to every caller.
+func TestBaseTemplates(t *testing.T) {
+	srv := scratchtest.Server(t)
+	ctx := context.Background()
+	var mu sync.Mutex
+	runs := 0
+	base := scratch.Base{NoOpenBrain: true, Key: "tags-v1", Prepare: func(ctx context.Context, db *scratch.Database) error {
+		mu.Lock()
+		runs++
+		mu.Unlock()
+		return sqlscript.ExecFile(ctx, db, "tags.sql", []byte("CREATE TABLE public.tags (id int, width int DEFAULT :dim);\n"))
+	}}
+	for range 2 {
+		db, err := srv.NewDatabaseFrom(ctx, 768, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Drop(context.Background()) })
+		conn := scratchtest.Connect(t, db)
+		var width, thoughts string
+		if err := conn.QueryRow(ctx, `SELECT pg_get_expr(d.adbin, d.adrelid), coalesce(to_regclass('public.thoughts')::text, 'none')
+			FROM pg_attrdef d WHERE d.adrelid = 'public.tags'::regclass`).Scan(&width, &thoughts); err != nil {
+			t.Fatal(err)
+		}
+		if width != "768" || thoughts != "none" {
+			t.Errorf("width default %s, public.thoughts %s; want 768 and none (no Open Brain)", width, thoughts)
+		}
+	}
+	if runs != 1 {
+		t.Errorf("Prepare ran %d times for one template, want 1", runs)
+	}
+	boom := errors.New("boom")
+	failing := scratch.Base{Key: "failing", Prepare: func(context.Context, *scratch.Database) error { return boom }}
+	for range 2 {
+		if _, err := srv.NewDatabaseFrom(ctx, 768, failing); err != boom {
+			t.Errorf("NewDatabaseFrom = %v, want Prepare's error unchanged", err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -65,16 +66,17 @@ type Server struct {
 	apiCreated []string  // environment roles this run created on the server
 
 	mu        sync.Mutex
-	templates map[int]*template
+	templates map[templateKey]*template
 	created   []string // databases to drop on Close, in creation order
 	seq       int      // numbers the run's databases
 	closed    bool
 }
 
 type template struct {
-	once sync.Once
-	name string
-	err  error
+	once  sync.Once
+	label string // names the database (see createDatabase)
+	name  string
+	err   error
 }
 
 // Start starts an embedded cluster, or connects to the server named by opts.DSN, checks that
@@ -99,7 +101,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	if opts.InstallTimeout == 0 {
 		opts.InstallTimeout = 120 * time.Second
 	}
-	s = &Server{opts: opts, templates: map[int]*template{}, runID: randomSuffix(), installPass: newSecret()}
+	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret()}
 	t0 := time.Now()
 	defer func() {
 		if err != nil {
@@ -277,23 +279,15 @@ func missingRoles(ctx context.Context, conn *pgx.Conn, names []string) ([]string
 }
 
 // NewDatabase returns a new scratch database with the Supabase environment and the Open Brain
-// prerequisites installed at vector dimension dim. The first call for a dimension builds its
-// template; later calls copy it.
+// prerequisites installed at vector dimension dim: [Server.NewDatabaseFrom] with the zero [Base].
 func (s *Server) NewDatabase(ctx context.Context, dim int) (*Database, error) {
-	if dim < 1 || dim > 16000 {
-		return nil, fault.Input(fmt.Errorf("dimension %d is out of range (1 to 16000)", dim))
-	}
-	tpl, err := s.template(ctx, dim)
-	if err != nil {
-		return nil, err
-	}
-	return s.createDatabase(ctx, dim, tpl)
+	return s.NewDatabaseFrom(ctx, dim, Base{})
 }
 
 // NewEnvDatabase returns a new scratch database with the Supabase environment only (no
 // prerequisites), for SQL that brings its own.
 func (s *Server) NewEnvDatabase(ctx context.Context) (*Database, error) {
-	db, err := s.createDatabase(ctx, 0, "")
+	db, err := s.createDatabase(ctx, 0, "", "")
 	if err != nil {
 		return nil, err
 	}
@@ -309,17 +303,20 @@ func (s *Server) environment() []EnvScript {
 	return EnvironmentScripts(s.installRole, s.adminRole)
 }
 
-func (s *Server) template(ctx context.Context, dim int) (string, error) {
+// template returns the name of the template database of dim and base, building it on first use:
+// the environment, then the Open Brain prerequisites (unless base.NoOpenBrain), then base.Prepare.
+func (s *Server) template(ctx context.Context, dim int, base Base) (string, error) {
+	k := templateKey{dim: dim, noOpenBrain: base.NoOpenBrain, key: base.Key}
 	s.mu.Lock()
-	t := s.templates[dim]
+	t := s.templates[k]
 	if t == nil {
-		t = &template{}
-		s.templates[dim] = t
+		t = &template{label: k.label(len(s.templates) + 1)}
+		s.templates[k] = t
 	}
 	s.mu.Unlock()
 	t.once.Do(func() {
 		t0 := time.Now()
-		db, err := s.createDatabase(ctx, dim, "")
+		db, err := s.createDatabase(ctx, dim, "", t.label)
 		if err != nil {
 			t.err = err
 			return
@@ -329,9 +326,17 @@ func (s *Server) template(ctx context.Context, dim int) (string, error) {
 			t.err = err
 			return
 		}
-		if err := db.execPrerequisites(ctx); err != nil {
-			t.err = fmt.Errorf("installing the prerequisites at dimension %d: %w", dim, err)
-			return
+		if !base.NoOpenBrain {
+			if err := db.execPrerequisites(ctx); err != nil {
+				t.err = fmt.Errorf("installing the prerequisites at dimension %d: %w", dim, err)
+				return
+			}
+		}
+		if base.Prepare != nil {
+			if err := base.Prepare(ctx, db); err != nil {
+				t.err = err
+				return
+			}
 		}
 		fmt.Fprintf(s.opts.Log, "scratch: template for dimension %d built in %s\n", dim, time.Since(t0).Round(time.Millisecond))
 	})
@@ -344,17 +349,19 @@ func (s *Server) template(ctx context.Context, dim int) (string, error) {
 // createDatabase creates a database named after the run, owned by the install role (as
 // Supabase's postgres owns its database). The name is chosen, and the run's lock held, before
 // the database exists, so a run killed at any moment leaves only names [Cleanup] recognises.
-func (s *Server) createDatabase(ctx context.Context, dim int, tpl string) (*Database, error) {
+//
+// label names the database after the run's id ("t1536" for a template); "" numbers it.
+func (s *Server) createDatabase(ctx context.Context, dim int, tpl, label string) (*Database, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil, errors.New("scratch: server is closed")
 	}
 	s.seq++
-	name := fmt.Sprintf("%s%s_%d", NamePrefix, s.runID, s.seq)
-	if tpl == "" && dim > 0 {
-		name = fmt.Sprintf("%s%s_t%d", NamePrefix, s.runID, dim)
+	if label == "" {
+		label = strconv.Itoa(s.seq)
 	}
+	name := fmt.Sprintf("%s%s_%s", NamePrefix, s.runID, label)
 	s.created = append(s.created, name)
 	s.mu.Unlock()
 	sql := "CREATE DATABASE " + ident(name) + " OWNER " + ident(s.installRole)

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"ledgercheck/internal/config"
+	"ledgercheck/internal/fault"
+)
+
+// initFlags are the flags of the init command.
+type initFlags struct {
+	in    config.Init
+	force bool
+}
+
+// emptyAllowlist is the allowlist init creates for a port: valid, and accepting nothing.
+const emptyAllowlist = `# The reviewed differences between the artifact's install and the port's (see the README,
+# "Writing allowlist entries"). Each entry pins one difference and says why it is accepted;
+# an entry that matches nothing is stale and fails the gate. Candidate entries for the current
+# differences: ledgercheck allowlist suggest (reasons TODO until a person writes them).
+version: 1
+entries: []
+`
+
+func newInitCmd(g *globals) *cobra.Command {
+	f := &initFlags{}
+	cmd := &cobra.Command{
+		Use:   "init --artifact FILE --dim N [--port FILE --port-dim M]",
+		Short: "Write a commented ledgercheck.yaml for a sidecar of your own",
+		Long: `init writes ` + config.DefaultFile + ` in the current directory for a new sidecar: its migration
+(--artifact, at vector dimension --dim) and, optionally, one port of it (--port at --port-dim),
+compared with the artifact through an allowlist (--allowlist, default allowlist.yaml, created
+empty when it does not exist; an existing one is left as it is). The file has the Open Brain
+defaults (the prerequisites, the lint policy's existing objects and untrusted extensions), with
+comments that explain every key, and commented-out examples of ports, probes, a fixture and
+prerequisite files (another sidecar this one depends on). It passes validation as written, so
+` + "`ledgercheck check`" + ` runs at once:
+
+  ledgercheck init --artifact sidecar.sql --dim 1536
+  ledgercheck check
+
+Paths are written as given and read relative to the configuration's directory. init refuses to
+overwrite an existing ` + config.DefaultFile + ` unless --force is given.
+
+Exit codes: 0 written; 2 a usage error or an existing ` + config.DefaultFile + `.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd, g) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.in.Artifact, "artifact", "", "the sidecar's migration (required)")
+	fl.IntVar(&f.in.Dim, "dim", 0, "the vector dimension it is installed at (required)")
+	fl.StringVar(&f.in.Port, "port", "", "a port of the migration, compared with it")
+	fl.IntVar(&f.in.PortDim, "port-dim", 0, "the port's vector dimension (with --port)")
+	fl.StringVar(&f.in.Allowlist, "allowlist", "allowlist.yaml", "the port's allowlist, created empty when missing (with --port)")
+	fl.BoolVar(&f.force, "force", false, "overwrite an existing "+config.DefaultFile)
+	return cmd
+}
+
+// run checks the flags, writes the configuration (and the port's allowlist when missing) and
+// says what it wrote on stderr.
+func (f *initFlags) run(cmd *cobra.Command, g *globals) error {
+	in := f.in
+	switch {
+	case in.Artifact == "":
+		return fault.Input(errors.New("--artifact FILE is required: the sidecar's migration"))
+	case in.Dim < 1 || in.Dim > 16000:
+		return fault.Input(fmt.Errorf("--dim %d: want the artifact's vector dimension, 1 to 16000", in.Dim))
+	case in.Port == "" && (cmd.Flags().Changed("port-dim") || cmd.Flags().Changed("allowlist")):
+		return fault.Input(errors.New("--port-dim and --allowlist describe a port: pass --port FILE too"))
+	case in.Port != "" && (in.PortDim < 1 || in.PortDim > 16000):
+		return fault.Input(fmt.Errorf("--port-dim %d: want the port's vector dimension, 1 to 16000", in.PortDim))
+	}
+	if in.Port == "" {
+		in.Allowlist = ""
+	}
+	if _, err := os.Lstat(config.DefaultFile); err == nil && !f.force {
+		return fault.Input(fmt.Errorf("%s already exists; pass --force to overwrite it", config.DefaultFile))
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fault.Input(fmt.Errorf("%s: %w", config.DefaultFile, err))
+	}
+	data, err := config.Template(in)
+	if err != nil {
+		return err
+	}
+	if _, err := config.Parse(config.DefaultFile, data); err != nil {
+		return fmt.Errorf("the configuration init writes does not load, please report it: %w", err)
+	}
+	if err := os.WriteFile(config.DefaultFile, data, 0o644); err != nil {
+		return fault.Input(fmt.Errorf("writing %s: %w", config.DefaultFile, err))
+	}
+	g.logf("init: wrote %s (version %d) for %s at dimension %d", config.DefaultFile, config.Version, in.Artifact, in.Dim)
+	if in.Port != "" {
+		g.logf("init: the port %s at dimension %d is compared with it through %s", in.Port, in.PortDim, in.Allowlist)
+		if _, err := os.Stat(in.Allowlist); errors.Is(err, fs.ErrNotExist) {
+			if err := os.WriteFile(in.Allowlist, []byte(emptyAllowlist), 0o644); err != nil {
+				return fault.Input(fmt.Errorf("writing %s: %w", in.Allowlist, err))
+			}
+			g.logf("init: wrote %s, an empty allowlist", in.Allowlist)
+		}
+	}
+	for _, file := range []string{in.Artifact, in.Port} {
+		if _, err := os.Stat(file); file != "" && err != nil {
+			g.logf("init: note: %s does not exist yet", file)
+		}
+	}
+	g.logf("init: next, ledgercheck check (another sidecar it depends on goes under prerequisites.files)")
+	return nil
+}

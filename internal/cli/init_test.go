@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"ledgercheck/internal/allowlist"
+	"ledgercheck/internal/config"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// init writes a configuration that loads as written, refuses to overwrite one without --force,
+// and creates an empty, valid allowlist for a port.
+func TestInit(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, out, errs := runCLI(t, "init", "--artifact", "sidecar.sql", "--dim", "1536")
+	if code != ExitOK || out != "" || !strings.Contains(errs, "wrote ledgercheck.yaml") || !strings.Contains(errs, "sidecar.sql does not exist yet") {
+		t.Fatalf("init: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	c, err := config.Load(config.DefaultFile)
+	if err != nil || c.Artifact.File != "sidecar.sql" || len(c.Ports) != 0 {
+		t.Fatalf("the written configuration: %+v, %v", c, err)
+	}
+	code, _, errs = runCLI(t, "init", "--artifact", "other.sql", "--dim", "768")
+	if code != ExitInput || errs != "ledgercheck: ledgercheck.yaml already exists; pass --force to overwrite it\n" {
+		t.Errorf("init over an existing file: exit %d, stderr %q", code, errs)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"init", "--dim", "1536"}, "--artifact FILE is required"},
+		{[]string{"init", "--artifact", "a.sql", "--dim", "0"}, "--dim 0"},
+		{[]string{"init", "--artifact", "a.sql", "--dim", "3", "--port-dim", "3"}, "pass --port FILE too"},
+		{[]string{"init", "--artifact", "a.sql", "--dim", "3", "--port", "p.sql"}, "--port-dim 0"},
+	} {
+		if code, _, errs := runCLI(t, tc.args...); code != ExitInput || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, errs, tc.want)
+		}
+	}
+	code, _, errs = runCLI(t, "init", "-q", "--force", "--artifact", "sidecar.sql", "--dim", "1536", "--port", "ports/sidecar_768.sql", "--port-dim", "768")
+	if code != ExitOK || errs != "" {
+		t.Fatalf("init --force with a port: exit %d, stderr %q", code, errs)
+	}
+	if c, err = config.Load(config.DefaultFile); err != nil || len(c.Ports) != 1 || c.Ports[0].Name != "sidecar_768" || c.Ports[0].Allowlist != "allowlist.yaml" {
+		t.Fatalf("with a port: %+v, %v", c, err)
+	}
+	if al, err := allowlist.Load("allowlist.yaml"); err != nil || al == nil || len(al.Entries) != 0 {
+		t.Errorf("the allowlist init wrote: %+v, %v", al, err)
+	}
+}
+
+// In an empty directory, init plus a sidecar file plus prerequisites.files (the sidecar it
+// depends on) gives a passing check; without the prerequisite the sidecar fails to install, at
+// its line, with the server's message.
+func TestInitThenCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs a sidecar")
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if code, _, errs := runCLI(t, "init", "-q", "--artifact", "notes.sql", "--dim", "1536"); code != ExitOK {
+		t.Fatalf("init: %s", errs)
+	}
+	for _, name := range []string{"notes.sql", "deps/tags.sql"} {
+		b, err := os.ReadFile(filepath.Join(repo, "testdata/sidecar", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, name, string(b))
+	}
+	without, err := os.ReadFile(config.DefaultFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := strings.Replace(string(without), "\n  files: []\n", "\n  files: [deps/tags.sql]\n", 1)
+	write(t, config.DefaultFile, with)
+	rep := sharedCheck(t)
+	var names []string
+	for _, ph := range rep.Phases {
+		names = append(names, ph.Name+" "+string(ph.Status))
+	}
+	want := []string{"lint artifact pass", "parity skip", "lint installed artifact pass", "audit artifact pass", "rerun artifact pass"}
+	if !slices.Equal(names, want) || rep.Failed() {
+		t.Fatalf("check with the prerequisite: %q, want %q (errors %v)", names, want, errorRules(rep))
+	}
+
+	write(t, config.DefaultFile, string(without))
+	rep = sharedCheck(t)
+	if !rep.Failed() || rep.Phases[1].Name != "install artifact" {
+		t.Fatalf("check without the prerequisite: %v", errorRules(rep))
+	}
+	f := rep.Phases[1].Findings[0]
+	if f.Pos.String() != "notes.sql:1:1" || !strings.Contains(f.Message, `relation "public.tags" does not exist`) {
+		t.Errorf("install finding: %s: %s", f.Pos, f.Message)
+	}
+}

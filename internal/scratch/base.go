@@ -1,0 +1,54 @@
+package scratch
+
+import (
+	"context"
+	"fmt"
+
+	"ledgercheck/internal/fault"
+)
+
+// Base is what every database of a dimension holds before a migration runs in it, after the
+// Supabase environment: the Open Brain prerequisites (unless NoOpenBrain) and then whatever
+// Prepare runs (another sidecar the migration depends on). Each (dimension, Base) has a template
+// of its own, built on first use; later databases are copies of it. The zero Base is the Open
+// Brain prerequisites alone, as [Server.NewDatabase] gives.
+type Base struct {
+	// NoOpenBrain leaves the Open Brain core and agent-memory schema out: the template holds the
+	// Supabase environment and what Prepare adds.
+	NoOpenBrain bool
+	// Prepare, when not nil, runs in each new template after the prerequisites (db.Dim is the
+	// template's dimension). Its error is returned, unchanged, by every [Server.NewDatabaseFrom]
+	// for that template, so a caller can tell a statement its SQL runs from a failing server.
+	Prepare func(ctx context.Context, db *Database) error
+	// Key identifies what Prepare runs: Bases with the same NoOpenBrain and Key share their
+	// templates, so it must change whenever Prepare's SQL does (a digest of the files).
+	Key string
+}
+
+// templateKey identifies a template: a dimension and a [Base].
+type templateKey struct {
+	dim         int
+	noOpenBrain bool
+	key         string
+}
+
+// label names the template's database: t<dim> for the zero Base, t<dim>_<seq> for another.
+func (k templateKey) label(seq int) string {
+	if !k.noOpenBrain && k.key == "" {
+		return fmt.Sprintf("t%d", k.dim)
+	}
+	return fmt.Sprintf("t%d_%d", k.dim, seq)
+}
+
+// NewDatabaseFrom returns a new scratch database at vector dimension dim that starts as base
+// says. The first call for a dimension and base builds their template; later calls copy it.
+func (s *Server) NewDatabaseFrom(ctx context.Context, dim int, base Base) (*Database, error) {
+	if dim < 1 || dim > 16000 {
+		return nil, fault.Input(fmt.Errorf("dimension %d is out of range (1 to 16000)", dim))
+	}
+	tpl, err := s.template(ctx, dim, base)
+	if err != nil {
+		return nil, err
+	}
+	return s.createDatabase(ctx, dim, tpl, "")
+}
