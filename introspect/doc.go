@@ -50,8 +50,10 @@
 // vector(1024) arguments have the same identity; parity checks the bodies and the source).
 //
 // ACLs become one fact per grantee, attribute "acl:<grantee>" (PUBLIC for the pseudo-role),
-// value the sorted privileges, "*" marking WITH GRANT OPTION; a NULL ACL is expanded to the
-// built-in default (acldefault), so the implicit EXECUTE to PUBLIC on functions is visible.
+// value the sorted privileges, "*" marking WITH GRANT OPTION, or ALL when the grantee holds every
+// privilege of the object's kind on that server (see [Grant]: MAINTAIN, new in PostgreSQL 17,
+// makes GRANT ALL a longer list there); a NULL ACL is expanded to the built-in default
+// (acldefault), so the implicit EXECUTE to PUBLIC on functions is visible.
 //
 // # Function bodies
 //

@@ -3,6 +3,7 @@ package introspect
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // Snapshot is the catalog of the user schemas of one database. Every list is sorted by its
@@ -43,10 +44,26 @@ type Role struct {
 
 // Grant is one grantee's privileges on an object: the ACL items for that grantee with the
 // grantor ignored. Privileges are sorted privilege names; a trailing "*" marks WITH GRANT OPTION.
+// A grantee that holds every privilege of the object's kind on the server has ["ALL"] (["ALL*"]
+// when all WITH GRANT OPTION), for the kinds with more than one privilege (tables, views,
+// sequences, schemas, their default privileges): PostgreSQL 17 gave tables and views MAINTAIN,
+// and GRANT ALL reads the same on 15 and 17 this way. Use [Grant.Holds] to ask for one privilege.
 type Grant struct {
 	// Grantee is a role name, or PUBLIC.
 	Grantee    string   `json:"grantee"`
 	Privileges []string `json:"privileges"`
+}
+
+// Holds reports whether the grant includes privilege (an upper-case name such as "SELECT"),
+// with or without grant option: listed, or ALL.
+func (g Grant) Holds(privilege string) bool {
+	for _, p := range g.Privileges {
+		switch strings.TrimSuffix(p, "*") {
+		case privilege, "ALL":
+			return true
+		}
+	}
+	return false
 }
 
 // Schema is a namespace.

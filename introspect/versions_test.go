@@ -1,0 +1,102 @@
+package introspect
+
+import (
+	"context"
+	"testing"
+
+	"ledgercheck/internal/scratch/scratchtest"
+)
+
+// The tests in this file pin values that must read the same on every supported server version
+// (PostgreSQL 15 and 17): `make test` runs them on 15, `make test-pg17` on 17, with the same
+// expectations unless a test says why not.
+
+// factValues returns the value of every fact of s by "kind object attr".
+func factValues(s *Snapshot) map[string]string {
+	out := map[string]string{}
+	for _, f := range s.Facts() {
+		out[f.Kind+" "+f.Object+" "+f.Attr] = f.Value
+	}
+	return out
+}
+
+// TestAllPrivilegesReadAllOnEveryVersion: a grantee that holds every privilege of an object's
+// kind reads ALL, so that an owner's default ACL, GRANT ALL and ALTER DEFAULT PRIVILEGES ...
+// GRANT ALL are the same value on 15 and on 17, where tables and views gained MAINTAIN. A
+// grantee with some privileges keeps its list; one with the 15 set spelled out lacks MAINTAIN on
+// 17, which is a real difference there.
+func TestAllPrivilegesReadAllOnEveryVersion(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 3)
+	// In a schema of its own: Supabase's default privileges grant ALL on public's tables and
+	// sequences to the API roles.
+	scratchtest.Exec(t, db, "grants.sql", `
+CREATE SCHEMA gsch;
+CREATE TABLE gsch.g (id int);
+CREATE VIEW gsch.gv AS SELECT id FROM gsch.g;
+CREATE SEQUENCE gsch.gs;
+CREATE FUNCTION gsch.gf() RETURNS int LANGUAGE sql AS 'SELECT 1';
+GRANT ALL ON gsch.g TO service_role;
+GRANT ALL ON gsch.g TO authenticator WITH GRANT OPTION;
+GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON gsch.g TO authenticated;
+GRANT SELECT, UPDATE ON gsch.gv TO anon;
+GRANT ALL ON gsch.gv TO service_role;
+GRANT ALL ON SEQUENCE gsch.gs TO service_role;
+GRANT USAGE ON SEQUENCE gsch.gs TO anon;
+GRANT ALL ON SCHEMA gsch TO service_role;
+GRANT ALL ON FUNCTION gsch.gf() TO service_role;
+GRANT ALL (id) ON gsch.g TO anon;
+ALTER DEFAULT PRIVILEGES IN SCHEMA gsch GRANT ALL ON TABLES TO service_role;
+ALTER DEFAULT PRIVILEGES IN SCHEMA gsch GRANT ALL ON SEQUENCES TO service_role;
+ALTER DEFAULT PRIVILEGES IN SCHEMA gsch GRANT SELECT ON TABLES TO anon;
+`)
+	s, err := Take(context.Background(), scratchtest.Connect(t, db), testOptions(Options{}, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The seven privileges a table has on 15, spelled out: all of them there; on 17 all but
+	// MAINTAIN, so a list.
+	fifteen := "ALL"
+	if scratchtest.Server(t).Major() >= 17 {
+		fifteen = "DELETE, INSERT, REFERENCES, SELECT, TRIGGER, TRUNCATE, UPDATE"
+	}
+	got := factValues(s)
+	for key, want := range map[string]string{
+		"table gsch.g acl:postgres":           "ALL", // the owner's default ACL
+		"table gsch.g acl:service_role":       "ALL",
+		"table gsch.g acl:authenticator":      "ALL*",
+		"table gsch.g acl:authenticated":      fifteen,
+		"view gsch.gv acl:postgres":           "ALL",
+		"view gsch.gv acl:service_role":       "ALL",
+		"view gsch.gv acl:anon":               "SELECT, UPDATE",
+		"sequence gsch.gs acl:service_role":   "ALL",
+		"sequence gsch.gs acl:anon":           "USAGE",
+		"schema gsch acl:service_role":        "ALL",
+		"function gsch.gf() acl:service_role": "EXECUTE", // one privilege: named, not ALL
+		"column gsch.g.id acl:anon":           "INSERT, REFERENCES, SELECT, UPDATE",
+		"default privileges for role postgres in schema gsch on tables acl:service_role":    "ALL",
+		"default privileges for role postgres in schema gsch on tables acl:anon":            "SELECT",
+		"default privileges for role postgres in schema gsch on sequences acl:service_role": "ALL",
+	} {
+		if got[key] != want {
+			t.Errorf("%s = %q, want %q", key, got[key], want)
+		}
+	}
+}
+
+func TestGrantHolds(t *testing.T) {
+	for _, tc := range []struct {
+		privs []string
+		priv  string
+		want  bool
+	}{
+		{[]string{"ALL"}, "MAINTAIN", true},
+		{[]string{"ALL*"}, "SELECT", true},
+		{[]string{"INSERT", "SELECT*"}, "SELECT", true},
+		{[]string{"INSERT", "SELECT*"}, "UPDATE", false},
+		{nil, "SELECT", false},
+	} {
+		if got := (Grant{Grantee: "anon", Privileges: tc.privs}).Holds(tc.priv); got != tc.want {
+			t.Errorf("%v holds %s = %v, want %v", tc.privs, tc.priv, got, tc.want)
+		}
+	}
+}
