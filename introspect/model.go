@@ -35,7 +35,9 @@ type Role struct {
 	Replication     bool   `json:"replication,omitempty"`
 	BypassRLS       bool   `json:"bypassrls,omitempty"`
 	ConnectionLimit int    `json:"connection_limit"`
-	// MemberOf are the roles this role is a member of, sorted; "*" marks ADMIN OPTION.
+	// MemberOf are the roles this role is a member of, sorted; "*" marks ADMIN OPTION, and
+	// "(inherit false)", "(inherit true)" or "(set false)" a grant (PostgreSQL 16 and later)
+	// whose INHERIT or SET option differs from what a plain GRANT gives this role.
 	MemberOf []string `json:"member_of,omitempty"`
 	// Config are the role's settings (ALTER ROLE ... SET), for all databases or, prefixed
 	// "database: ", for this one; sorted.

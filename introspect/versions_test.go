@@ -100,3 +100,64 @@ func TestGrantHolds(t *testing.T) {
 		}
 	}
 }
+
+// TestMembershipsReadTheSameOnEveryVersion: a membership is one entry per role, whoever
+// granted it (PostgreSQL 16 keeps a grant per grantor); a plain GRANT reads the same on 15 and 17,
+// also to a NOINHERIT member; and on 16 and later a grant's INHERIT and SET options show when
+// they differ from a plain grant's, which the snapshot did not see before.
+func TestMembershipsReadTheSameOnEveryVersion(t *testing.T) {
+	ctx := context.Background()
+	db := scratchtest.NewDatabase(t, 3)
+	admin, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	roles := []string{"lc_m_parent", "lc_m_child", "lc_m_noinherit", "lc_m_noinherit_on", "lc_m_noset", "lc_m_on"}
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, r := range roles {
+			_, _ = admin.Exec(ctx, "DROP OWNED BY "+r)
+			_, _ = admin.Exec(ctx, "DROP ROLE IF EXISTS "+r)
+		}
+	})
+	modern := scratchtest.Server(t).Major() >= 16
+	exec(`CREATE ROLE lc_m_parent NOLOGIN; CREATE ROLE lc_m_child NOLOGIN; CREATE ROLE lc_m_noinherit NOLOGIN NOINHERIT;
+		CREATE ROLE lc_m_noinherit_on NOLOGIN NOINHERIT; CREATE ROLE lc_m_noset NOLOGIN; CREATE ROLE lc_m_on NOLOGIN;
+		CREATE TABLE public.m (id int);
+		GRANT SELECT ON public.m TO lc_m_parent, lc_m_child, lc_m_noinherit, lc_m_noinherit_on, lc_m_noset, lc_m_on;
+		GRANT lc_m_parent TO lc_m_child WITH ADMIN OPTION;
+		GRANT lc_m_parent TO lc_m_noinherit;
+		GRANT lc_m_parent TO lc_m_on;
+		GRANT lc_m_parent TO postgres WITH ADMIN OPTION`)
+	want := map[string]string{
+		"lc_m_child":        "lc_m_parent*",
+		"lc_m_noinherit":    "lc_m_parent",
+		"lc_m_noinherit_on": "",
+		"lc_m_noset":        "",
+		"lc_m_on":           "lc_m_parent",
+	}
+	if modern {
+		// A second grant of the same membership by another grantor, then the options 16 added.
+		exec(`SET ROLE postgres; GRANT lc_m_parent TO lc_m_child; GRANT lc_m_parent TO lc_m_on; RESET ROLE;
+			GRANT lc_m_parent TO lc_m_noinherit_on WITH INHERIT TRUE;
+			GRANT lc_m_parent TO lc_m_noset WITH SET FALSE, INHERIT FALSE`)
+		want["lc_m_noinherit_on"] = "lc_m_parent (inherit true)"
+		want["lc_m_noset"] = "lc_m_parent (inherit false, set false)"
+	}
+	s, err := Take(ctx, admin, testOptions(Options{}, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := factValues(s)
+	for role, w := range want {
+		if g := got["role "+role+" member_of"]; g != w {
+			t.Errorf("role %s member_of = %q, want %q", role, g, w)
+		}
+	}
+}
