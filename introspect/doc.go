@@ -63,6 +63,15 @@
 // the raw text in [Fact.Display], so a difference in the raw text alone is [Cosmetic] and one in
 // the normalized form is [Semantic].
 //
+// # View definitions
+//
+// A view's "definition" fact compares the caller's [Options.NormalizeView] form of
+// pg_get_viewdef and shows the definition as printed ([Fact.Display]). PostgreSQL 16 and later
+// print the columns of a view that reads one relation without their qualifier (SELECT owner_id
+// FROM public.t, where 15 printed SELECT t.owner_id FROM public.t): ledgercheck's normalizer
+// reads both alike, so that definitions taken from a 15 and a 17 server compare equal, the
+// difference in print [Cosmetic].
+//
 // # Footprint
 //
 // [Diff] compares two snapshots (before and after installing a migration) into a [Footprint]:

@@ -192,6 +192,9 @@ type View struct {
 	Owner string `json:"owner"`
 	// Definition is pg_get_viewdef (pretty-printed).
 	Definition string `json:"definition"`
+	// DefinitionNormalized is Definition in the normal form of [Options.NormalizeView], which
+	// reads the same on every server version; the definition itself without one.
+	DefinitionNormalized string `json:"definition_normalized"`
 	// Options are the reloptions (security_invoker, security_barrier, check_option), sorted.
 	Options []string `json:"options,omitempty"`
 	// Populated is false for a materialized view created WITH NO DATA.

@@ -2,6 +2,7 @@ package introspect
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"ledgercheck/internal/scratch/scratchtest"
@@ -159,5 +160,43 @@ func TestMembershipsReadTheSameOnEveryVersion(t *testing.T) {
 		if g := got["role "+role+" member_of"]; g != w {
 			t.Errorf("role %s member_of = %q, want %q", role, g, w)
 		}
+	}
+}
+
+// TestViewDefinitionsReadTheSameOnEveryVersion: PostgreSQL 16 stopped qualifying the columns of
+// a view that reads one relation; the compared value of a view's definition is the same on 15
+// and 17, and the printed definition stays what the server printed.
+func TestViewDefinitionsReadTheSameOnEveryVersion(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 3)
+	scratchtest.Exec(t, db, "views.sql", `
+CREATE TABLE public.vt (id int PRIMARY KEY, n int);
+CREATE TABLE public.vu (id int, vt_id int);
+CREATE VIEW public.one AS SELECT id, n FROM public.vt WHERE n > 0 ORDER BY n;
+CREATE VIEW public.correlated AS SELECT x.id, (SELECT count(*) FROM public.vu WHERE vu.vt_id = x.id) AS c FROM public.vt x;
+CREATE MATERIALIZED VIEW public.mat AS SELECT n, count(*) AS c FROM public.vt GROUP BY n WITH NO DATA;
+`)
+	s, err := Take(context.Background(), scratchtest.Connect(t, db), testOptions(Options{}, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"public.one":        "SELECT id, n FROM public.vt WHERE n > 0 ORDER BY n",
+		"public.correlated": "SELECT id, (SELECT count(*) AS count FROM public.vu WHERE vu.vt_id = x.id) AS c FROM public.vt x",
+		"public.mat":        "SELECT n, count(*) AS c FROM public.vt GROUP BY n",
+	}
+	for _, f := range s.Facts() {
+		if f.Kind != KindView || f.Attr != "definition" {
+			continue
+		}
+		if w, ok := want[f.Object]; ok && f.Value != w {
+			t.Errorf("view %s: definition compares as %q, want %q", f.Object, f.Value, w)
+		}
+		if !strings.Contains(f.Shown(), "FROM public.vt") {
+			t.Errorf("view %s: shown as %q, want the server's pg_get_viewdef", f.Object, f.Shown())
+		}
+		delete(want, f.Object)
+	}
+	for v := range want {
+		t.Errorf("no definition fact for view %s", v)
 	}
 }

@@ -18,13 +18,22 @@ import (
 )
 
 // SnapshotOptions returns opts for snapshots of db: the server's install role and superuser
-// shown by their Supabase names ([introspect.Options.InstallRole]), and function bodies
-// normalized by ledgercheck's parser, so that a body whose layout or comments alone changed is
-// a cosmetic difference.
+// shown by their Supabase names ([introspect.Options.InstallRole]), and ledgercheck's
+// normalizers ([Normalizers]).
 func SnapshotOptions(opts introspect.Options, db *scratch.Database) introspect.Options {
 	opts.InstallRole, opts.AdminRole = db.InstallRole(), db.AdminRole()
+	return Normalizers(opts)
+}
+
+// Normalizers returns opts with ledgercheck's parser as the normalizer of function bodies and
+// view definitions where opts has none: a body whose layout or comments alone changed is a
+// cosmetic difference, and so is a view definition printed by PostgreSQL 15 and by 17.
+func Normalizers(opts introspect.Options) introspect.Options {
 	if opts.NormalizeBody == nil {
 		opts.NormalizeBody = pgsql.NormalizeBody
+	}
+	if opts.NormalizeView == nil {
+		opts.NormalizeView = pgsql.NormalizeView
 	}
 	return opts
 }
