@@ -66,6 +66,9 @@ func startCluster(ctx context.Context, binDir string, opts Options) (c *cluster,
 	if err != nil {
 		return nil, err
 	}
+	if err := checkVersion(opts.Postgres, major, "the server binaries in "+binDir+" are"); err != nil {
+		return nil, err
+	}
 	guard, err := guardFor(binDir, major, opts.noGuard)
 	if err != nil {
 		return nil, err

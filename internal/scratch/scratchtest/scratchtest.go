@@ -147,7 +147,7 @@ func Unavailable(t testing.TB, err error) {
 // that start clusters of their own (or run the ledgercheck binary).
 func NeedPostgres(t testing.TB) {
 	t.Helper()
-	if _, err := scratch.FindBinDir(""); err != nil {
+	if _, err := scratch.FindBinDir("", 0); err != nil {
 		Unavailable(t, err)
 	}
 }
