@@ -39,6 +39,8 @@ func TestCheckInputErrors(t *testing.T) {
 		{[]string{"check", "--config", filepath.Join(dir, "none.yaml")}, `none.yaml`},
 		{[]string{"check", "--config", repoConfig, "--color", "sometimes"}, `--color "sometimes"`},
 		{[]string{"check", "extra-arg"}, `unknown command|accepts 0 arg`},
+		{[]string{"check", "--config", repoConfig, "--pg", "16"}, `^ledgercheck: --pg 16: ledgercheck runs PostgreSQL 15 or 17\n$`},
+		{[]string{"lint", "--pg", "14", "../../migrations/decision_ledger.sql"}, `^ledgercheck: --pg 14: ledgercheck runs PostgreSQL 15 or 17\n$`},
 	} {
 		code, out, errs := runCLI(t, tc.args...)
 		if code != ExitInput || out != "" || !regexp.MustCompile(tc.want).MatchString(errs) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {

@@ -53,6 +53,9 @@ Exit 1 if any finding is an error.`,
 			}
 			cfg := conf.Lint
 			sf.applyLimits(cmd.Flags(), conf.Limits)
+			if err := sf.applyPostgres(cmd.Flags(), conf.Postgres); err != nil {
+				return err
+			}
 			// Every file is checked before the first is linted, or a server started.
 			for _, path := range args {
 				if err := input.Check(path, input.Migration); err != nil {

@@ -75,6 +75,9 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 		}
 	}
 	pf.sf.applyLimits(cmd.Flags(), cfg.Limits)
+	if err := pf.sf.applyPostgres(cmd.Flags(), cfg.Postgres); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,12 +55,19 @@ func RequestedVersion(major int) (int, error) {
 	} else {
 		source += " "
 	}
-	for _, v := range Versions {
-		if v == major {
-			return major, nil
-		}
+	if err := Supported(major); err != nil {
+		return 0, fault.Input(fmt.Errorf("%s%d: %w", source, major, err))
 	}
-	return 0, fault.Input(fmt.Errorf("%s%d: ledgercheck runs PostgreSQL %s", source, major, versionList()))
+	return major, nil
+}
+
+// Supported returns an error saying which versions ledgercheck runs unless major is one of
+// [Versions].
+func Supported(major int) error {
+	if slices.Contains(Versions, major) {
+		return nil
+	}
+	return fmt.Errorf("ledgercheck runs PostgreSQL %s", versionList())
 }
 
 // versionList is "15 or 17".

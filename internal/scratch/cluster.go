@@ -62,7 +62,7 @@ func startCluster(ctx context.Context, binDir string, opts Options) (c *cluster,
 	if err != nil {
 		return nil, err
 	}
-	major, err := serverMajor(binDir)
+	major, err := BinMajor(binDir)
 	if err != nil {
 		return nil, err
 	}
@@ -333,8 +333,8 @@ func randomUint32() uint32 {
 	return binary.LittleEndian.Uint32(b[:])
 }
 
-// serverMajor returns the major version of the PostgreSQL server in binDir (15, 17, ...).
-func serverMajor(binDir string) (int, error) {
+// BinMajor returns the major version of the PostgreSQL server in binDir (15, 17, ...).
+func BinMajor(binDir string) (int, error) {
 	out, err := exec.Command(filepath.Join(binDir, "postgres"), "--version").Output()
 	if err != nil {
 		return 0, fault.Env(fmt.Errorf("running %s --version: %w", filepath.Join(binDir, "postgres"), err))

@@ -41,6 +41,3 @@ func SetVersionBinDirs(t interface{ Cleanup(func()) }, major int, dirs ...string
 	versionBinDirs[major] = dirs
 	t.Cleanup(func() { versionBinDirs[major] = old })
 }
-
-// ServerMajor returns the major version of the server binaries in binDir.
-func ServerMajor(binDir string) (int, error) { return serverMajor(binDir) }

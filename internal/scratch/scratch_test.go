@@ -242,7 +242,7 @@ func TestVersionMismatch(t *testing.T) {
 	if err != nil {
 		scratchtest.Unavailable(t, err)
 	}
-	major, err := scratch.ServerMajor(bin)
+	major, err := scratch.BinMajor(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
