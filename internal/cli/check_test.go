@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/scratch/scratchtest"
@@ -236,6 +237,28 @@ func TestCheckShipped(t *testing.T) {
 	if doc.Status != "pass" {
 		t.Errorf("status %s, want pass", doc.Status)
 	}
+	checkServers(t, rep, outs, "embedded")
+}
+
+// checkServers checks that every format of rep says which server the artifact and the port ran
+// on: PostgreSQL of the version the tests run on, of the kind given.
+func checkServers(t *testing.T, rep *report.Report, outs map[string]string, kind string) {
+	t.Helper()
+	major := scratchtest.Major(t)
+	if len(rep.Servers) != 1 || !strings.HasPrefix(rep.Servers[0].Version, fmt.Sprint(major)+".") ||
+		rep.Servers[0].Kind != kind || !slices.Equal(rep.Servers[0].Ran, []string{"artifact", "port"}) {
+		t.Fatalf("servers %+v, want PostgreSQL %d (%s) for artifact and port", rep.Servers, major, kind)
+	}
+	line := "server: PostgreSQL " + rep.Servers[0].Version + " (" + kind + ") for artifact, port"
+	for format, out := range outs {
+		want := line
+		if format == "json" || format == "sarif" {
+			want = `"version": "` + rep.Servers[0].Version + `"`
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("%s output does not say %q", format, want)
+		}
+	}
 }
 
 // TestCheckShippedServerMode: on a --dsn server (here a plain cluster whose superuser is
@@ -248,6 +271,7 @@ func TestCheckShippedServerMode(t *testing.T) {
 	}
 	dsn := hostDSN(t, "")
 	rep := checkReport(t, "--config", repoConfig, "--dsn", dsn)
+	checkServers(t, rep, allFormats(t, rep), "dsn")
 	for _, ph := range rep.Phases {
 		for _, f := range ph.Findings {
 			if f.Severity == finding.SevError {

@@ -189,6 +189,11 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	// 2. One database per variant, side by side; 3. each port against the artifact.
 	res := &Result{}
 	if needDB {
+		ran := make([]string, len(runs))
+		for i, r := range runs {
+			ran[i] = r.v.Name
+		}
+		rep.Servers = []report.Server{serverOf(srv, ran)}
 		p := &pipeline{req: req, srv: srv, logf: logf, say: say, before: map[int]*snapshotOnce{}}
 		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
 			return nil, err
@@ -384,7 +389,7 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		defer cancel()
 		_ = db.Drop(dctx) // the server drops leftovers on Close
 	}()
-	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim}
+	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim, Server: p.srv.Version()}
 	sc, err := p.install(ctx, r, db)
 	if err != nil {
 		if err := r.failed(ctx, err); err != nil {
@@ -553,6 +558,15 @@ func rerunPhases(r *variantRun, apart bool) []report.PhaseResult {
 		ph.Notes = append(ph.Notes, p.Notes...)
 	}
 	return []report.PhaseResult{ph}
+}
+
+// serverOf describes srv for the report, with what ran on it.
+func serverOf(srv *scratch.Server, ran []string) report.Server {
+	kind := "dsn"
+	if srv.Embedded() {
+		kind = "embedded"
+	}
+	return report.Server{Version: srv.Version(), Kind: kind, Ran: ran}
 }
 
 // InstallFinding turns a rejected statement or a syntax error into an install-failed finding;

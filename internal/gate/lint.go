@@ -48,6 +48,7 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 			return nil, err
 		}
 		defer srv.Close()
+		rep.Servers = []report.Server{serverOf(srv, req.Files)}
 	}
 	for _, path := range req.Files {
 		src, err := req.Read(path)

@@ -31,6 +31,8 @@ type Installed struct {
 	// it, Dim its vector dimension.
 	Name, File string
 	Dim        int
+	// Server is the version of the PostgreSQL server it was installed on ("17.10"; "" unknown).
+	Server string
 	// Source is the parsed migration, for the declared signatures and the dimension scan.
 	Source *pgsql.File
 	// Footprint is what installing it changed in the catalog.
@@ -63,6 +65,8 @@ type Report struct {
 	// Artifact and Port are the two installs compared (diff's left and right).
 	Artifact diff.SideInfo
 	Port     diff.SideInfo
+	// ArtifactServer and PortServer are the versions of the servers each was installed on.
+	ArtifactServer, PortServer string
 	// Allowlist is the allowlist's path ("" for none).
 	Allowlist string
 	// Differences are every catalog and probe difference, sorted.
@@ -91,7 +95,8 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 		diff.Side{Label: "left", File: artifact.File, Dim: artifact.Dim, Footprint: artifact.Footprint, Source: DeclaredSource(artifact.Source)},
 		diff.Side{Label: "right", File: port.File, Dim: port.Dim, Footprint: port.Footprint, Source: DeclaredSource(port.Source)},
 	)
-	rep := &Report{Artifact: res.Left, Port: res.Right, Sites: res.Sites, Differences: res.Differences}
+	rep := &Report{Artifact: res.Left, Port: res.Right, Sites: res.Sites, Differences: res.Differences,
+		ArtifactServer: artifact.Server, PortServer: port.Server}
 	for i, p := range probes {
 		pr, d, err := compareProbe(p, probeRows(artifact, i), probeRows(port, i), probeErr(artifact, i), probeErr(port, i))
 		if err != nil {

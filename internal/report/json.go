@@ -16,6 +16,7 @@ type (
 		Status        Status      `json:"status"`
 		DurationMS    int64       `json:"duration_ms"`
 		Totals        jsonTotals  `json:"totals"`
+		Servers       []Server    `json:"servers"`
 		Phases        []jsonPhase `json:"phases"`
 	}
 	jsonTool struct {
@@ -53,6 +54,7 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 		Status:        r.Status(),
 		DurationMS:    r.Duration.Milliseconds(),
 		Totals:        jsonTotals{Errors: e, Warnings: wn, Infos: in},
+		Servers:       servers(r),
 		Phases:        make([]jsonPhase, 0, len(r.Phases)),
 	}
 	for i := range r.Phases {
@@ -74,4 +76,16 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 		doc.Phases = append(doc.Phases, jp)
 	}
 	return writeDocument(w, doc)
+}
+
+// servers returns the report's servers for a document: never nil, and no Ran list nil.
+func servers(r *Report) []Server {
+	out := make([]Server, len(r.Servers))
+	for i, s := range r.Servers {
+		if s.Ran == nil {
+			s.Ran = []string{}
+		}
+		out[i] = s
+	}
+	return out
 }
