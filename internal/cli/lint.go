@@ -56,6 +56,10 @@ Exit 1 if any finding is an error.`,
 			if err := sf.applyPostgres(cmd.Flags(), conf.Postgres); err != nil {
 				return err
 			}
+			pg, err := sf.postgres()
+			if err != nil {
+				return err
+			}
 			// Every file is checked before the first is linted, or a server started.
 			for _, path := range args {
 				if err := input.Check(path, input.Migration); err != nil {
@@ -63,7 +67,7 @@ Exit 1 if any finding is an error.`,
 				}
 			}
 			rep, err := gate.Lint(cmd.Context(), gate.LintRequest{
-				Files: args, Lint: cfg, Dim: dim, Install: install,
+				Files: args, Lint: cfg, Dim: dim, Install: install, Postgres: pg,
 				Read: func(path string) ([]byte, error) {
 					src, err := input.ReadFile(path, input.Migration)
 					if err != nil {

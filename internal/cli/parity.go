@@ -94,6 +94,10 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 	if cfg.Path != "" {
 		req.Root = filepath.Dir(cfg.Path)
 	}
+	var err error
+	if req.Postgres, err = sf.postgres(); err != nil {
+		return req, err
+	}
 	read := func(path string, k input.Kind) (*gate.Script, error) {
 		src, err := input.ReadFile(path, k)
 		if err != nil {
@@ -101,7 +105,6 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		}
 		return &gate.Script{Name: path, Src: src}, nil
 	}
-	var err error
 	if req.Artifact, err = variant("artifact", cfg.Variants.Artifact); err != nil {
 		return req, err
 	}

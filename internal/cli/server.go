@@ -50,9 +50,13 @@ func (f *serverFlags) applyPostgres(fl *pflag.FlagSet, major int) error {
 		f.pg = major
 		return nil
 	}
-	_, err := scratch.RequestedVersion(f.pg)
+	_, err := f.postgres()
 	return err
 }
+
+// postgres is the PostgreSQL major version the flags (and the configuration they took) ask for,
+// else $LEDGERCHECK_PG's, else 0.
+func (f *serverFlags) postgres() (int, error) { return scratch.RequestedVersion(f.pg) }
 
 // startServer starts the scratch server the flags describe, logging progress to stderr.
 func (g *globals) startServer(ctx context.Context, f *serverFlags) (*scratch.Server, error) {

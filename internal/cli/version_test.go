@@ -48,3 +48,20 @@ func TestPostgresFromConfigAndFlag(t *testing.T) {
 		t.Errorf("--pg %d over postgres: %d: exit %d, stdout %q, stderr %q; want exit 0", major, other, code, out, errs)
 	}
 }
+
+// TestLintParseErrorOnPostgres17: lint --pg 17 says that its parser, not PostgreSQL 17, rejects
+// syntax new in 17; without it, lint says PostgreSQL would reject the file.
+func TestLintParseErrorOnPostgres17(t *testing.T) {
+	t.Setenv("LEDGERCHECK_PG", "")
+	file := writeSQL(t, "json_table.sql", "SELECT * FROM JSON_TABLE('[1]'::jsonb, '$[*]' COLUMNS (a int PATH '$'));\nNOTIFY pgrst, 'reload schema';\n")
+	for args, want := range map[string]string{
+		"":        "(PostgreSQL would reject the file) [parse-error]",
+		"--pg=17": "(ledgercheck's parser, PostgreSQL 16's grammar, rejects the file; PostgreSQL 17 may take it",
+		"--pg=15": "(PostgreSQL would reject the file) [parse-error]",
+	} {
+		code, out, errs := runCLI(t, strings.Fields("lint -q "+args+" "+file)...)
+		if code != ExitFindings || !strings.Contains(out, want) {
+			t.Errorf("lint %s: exit %d, stdout %q, stderr %q; want exit 1 and %q", args, code, out, errs, want)
+		}
+	}
+}

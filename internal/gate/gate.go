@@ -80,6 +80,9 @@ type Request struct {
 	Lint lint.Config
 	// NoPrerequisites installs the environment only, not the Open Brain prerequisites.
 	NoPrerequisites bool
+	// Postgres is the PostgreSQL major version the run asks for (0: none, 15's rules), for lint
+	// (see lint.Options.Postgres); Start starts a server of that version.
+	Postgres int
 	// Extra are SQL files run in every database after the prerequisites, before the variant.
 	Extra []Script
 	// Fixture is loaded into every install after the variant; nil loads none.
@@ -266,7 +269,7 @@ func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
 	if !req.Steps.Lint {
 		return
 	}
-	fs := lint.Parsed(r.v.File, r.file, r.parseEr, req.Lint, lint.Options{Dim: r.v.Dim})
+	fs := lint.Parsed(r.v.File, r.file, r.parseEr, req.Lint, lint.Options{Dim: r.v.Dim, Postgres: req.Postgres})
 	r.lint = report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + r.v.Name, File: r.v.File, Duration: time.Since(s0), Findings: fs}
 	say("lint %s: %d findings in %s", r.v.Name, len(fs), report.FormatDuration(r.lint.Duration))
 }
