@@ -140,8 +140,8 @@ func copyTo(t *testing.T, dir, src, name string, edit func(string) string) strin
 	return p
 }
 
-// TestCheckScenarios runs the gate on the shipped set and on three broken variants of it, and
-// checks the exit status and that each finding shows in every format.
+// TestCheckScenarios runs the gate on four broken variants of the shipped set, and checks the
+// exit status and that each finding shows in every format (`make test-pg17`: on PostgreSQL 17).
 func TestCheckScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a cluster per scenario")
@@ -156,6 +156,10 @@ func TestCheckScenarios(t *testing.T) {
 		i := strings.LastIndex(s, "NOTIFY pgrst")
 		return s[:i] + "ALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS ledger_flag int;\n" + s[i:]
 	})
+	anon := copyTo(t, dir, port, "anon_1024.sql", func(s string) string {
+		i := strings.LastIndex(s, "NOTIFY pgrst")
+		return s[:i] + "GRANT SELECT ON public.agent_decision_ledger TO anon;\n" + s[i:]
+	})
 	stale := copyTo(t, dir, "../../allowlist.yaml", "allowlist.yaml", func(s string) string {
 		return s + "  - kind: table\n    object: public.no_such_table\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: an entry that matches nothing\n"
 	})
@@ -169,6 +173,7 @@ func TestCheckScenarios(t *testing.T) {
 		{"drifted port", []string{"--port", drifted}, true, "unreviewed-difference", "importance"},
 		{"failing lint", []string{"--artifact", badLint}, true, "modifies-existing-object", "public.thoughts"},
 		{"stale allowlist entry", []string{"--allowlist", stale}, true, "stale-allowlist-entry", "public.no_such_table"},
+		{"grant to anon in the port", []string{"--port", anon}, true, "unreviewed-difference", "acl:anon of table public.agent_decision_ledger"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := checkReport(t, append([]string{"--config", repoConfig, "--times", "1"}, tc.args...)...)
