@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/ledgercheck
 
-.PHONY: setup build check test test-pg17 vet lint bench fuzz clean
+.PHONY: setup build check test vet lint bench fuzz clean
 
 setup:
 	@$(if $(PG),PG_MAJOR=$(PG) )bash scripts/setup.sh
@@ -29,6 +29,7 @@ test: setup vet
 # that one that cannot get it fails (CI=true) or skips (locally), and never runs on 15 instead;
 # the tests about 15 alone (the guard's) name 15's binaries. Separate from `make test`, which
 # stays within its time on 2 cores.
+.PHONY: test-pg17
 test-pg17:
 	@$(MAKE) --no-print-directory setup PG=17
 	LEDGERCHECK_PG=17 $(GO) test -count=1 ./...

@@ -49,7 +49,6 @@ func TestDefaultsAndErrors(t *testing.T) {
 		{"duration", base + "limits:\n  lock_timeout: soon\n", "c.yaml:6:"},
 		{"rerun", base + "rerun:\n  times: 1\n", "c.yaml:6: rerun.times 1"},
 		{"lint", base + "lint:\n  severity: {no-such-rule: off}\n", "c.yaml:5: severity for unknown rule"},
-		{"postgres", base + "postgres: 16\n", "c.yaml:5: postgres 16: ledgercheck runs PostgreSQL 15 or 17"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,20 +60,6 @@ func TestDefaultsAndErrors(t *testing.T) {
 				t.Error("not an input error (exit 2)")
 			}
 		})
-	}
-}
-
-// postgres: names the PostgreSQL major version the gate runs on; absent, it is 0 (the
-// environment's or the default).
-func TestPostgresVersion(t *testing.T) {
-	for yaml, want := range map[string]int{"version: 1\npostgres: 17\n": 17, "version: 1\npostgres: 15\n": 15, "version: 1\n": 0} {
-		c, err := Parse("c.yaml", []byte(yaml))
-		if err != nil {
-			t.Fatalf("%q: %v", yaml, err)
-		}
-		if c.Postgres != want {
-			t.Errorf("%q: postgres %d, want %d", yaml, c.Postgres, want)
-		}
 	}
 }
 

@@ -80,9 +80,6 @@ type Request struct {
 	Lint lint.Config
 	// NoPrerequisites installs the environment only, not the Open Brain prerequisites.
 	NoPrerequisites bool
-	// Postgres is the PostgreSQL major version the run asks for (0: none, 15's rules), for lint
-	// (see lint.Options.Postgres); Start starts a server of that version.
-	Postgres int
 	// Extra are SQL files run in every database after the prerequisites, before the variant.
 	Extra []Script
 	// Fixture is loaded into every install after the variant; nil loads none.
@@ -92,6 +89,9 @@ type Request struct {
 	// Times is how many times the rerun audit applies each variant, the install included (0:
 	// rerun.DefaultTimes).
 	Times int
+	// Postgres is the PostgreSQL major version the run asks for (0: none, 15's rules), for lint
+	// (see lint.Options.Postgres); Start starts a server of that version.
+	Postgres int
 	// Start starts the scratch server; it runs while the variants are linted. Run closes the
 	// server before it returns. Nil when no step needs a database.
 	Start func(ctx context.Context) (*scratch.Server, error)
@@ -188,15 +188,17 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-
-	// 2. One database per variant, side by side; 3. each port against the artifact.
-	res := &Result{}
 	if needDB {
 		ran := make([]string, len(runs))
 		for i, r := range runs {
 			ran[i] = r.v.Name
 		}
 		rep.Servers = []report.Server{serverOf(srv, ran)}
+	}
+
+	// 2. One database per variant, side by side; 3. each port against the artifact.
+	res := &Result{}
+	if needDB {
 		p := &pipeline{req: req, srv: srv, logf: logf, say: say, before: map[int]*snapshotOnce{}}
 		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
 			return nil, err

@@ -31,7 +31,7 @@ type Installed struct {
 	// it, Dim its vector dimension.
 	Name, File string
 	Dim        int
-	// Server is the version of the PostgreSQL server it was installed on ("17.10"; "" unknown).
+	// Server is the server version the side ran on ("17.10"); "" when unknown.
 	Server string
 	// Source is the parsed migration, for the declared signatures and the dimension scan.
 	Source *pgsql.File
@@ -65,8 +65,6 @@ type Report struct {
 	// Artifact and Port are the two installs compared (diff's left and right).
 	Artifact diff.SideInfo
 	Port     diff.SideInfo
-	// ArtifactServer and PortServer are the versions of the servers each was installed on.
-	ArtifactServer, PortServer string
 	// Allowlist is the allowlist's path ("" for none).
 	Allowlist string
 	// Differences are every catalog and probe difference, sorted.
@@ -77,6 +75,9 @@ type Report struct {
 	Outcome *allowlist.Outcome
 	// Probes are the probe results in configuration order.
 	Probes []ProbeResult
+	// Notes say what the parity phase should note besides the counts: that the sides ran on
+	// different PostgreSQL major versions.
+	Notes []string
 	// Timings are how long the comparison took.
 	Timings Timings
 }
@@ -95,8 +96,10 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 		diff.Side{Label: "left", File: artifact.File, Dim: artifact.Dim, Footprint: artifact.Footprint, Source: DeclaredSource(artifact.Source)},
 		diff.Side{Label: "right", File: port.File, Dim: port.Dim, Footprint: port.Footprint, Source: DeclaredSource(port.Source)},
 	)
-	rep := &Report{Artifact: res.Left, Port: res.Right, Sites: res.Sites, Differences: res.Differences,
-		ArtifactServer: artifact.Server, PortServer: port.Server}
+	rep := &Report{Artifact: res.Left, Port: res.Right, Sites: res.Sites, Differences: res.Differences}
+	if note, differ := versionNote(artifact, port); differ {
+		rep.Notes = append(rep.Notes, note)
+	}
 	for i, p := range probes {
 		pr, d, err := compareProbe(p, probeRows(artifact, i), probeRows(port, i), probeErr(artifact, i), probeErr(port, i))
 		if err != nil {

@@ -54,9 +54,7 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 			"cosmetic": sum.Cosmetic, "normalized": sum.DimensionSites},
 		Notes: []string{fmt.Sprintf("%d differences between the %s %s (%d) and the %s %s (%d): %d allowlisted, %d cosmetic, %d unreviewed",
 			sum.Differences, artifact, r.Artifact.File, r.Artifact.Dim, port, r.Port.File, r.Port.Dim, sum.Allowlisted, sum.Cosmetic, sum.Unreviewed)}}
-	if note := r.versionNote(artifact, port); note != "" {
-		par.Notes = append(par.Notes, note)
-	}
+	par.Notes = append(par.Notes, r.Notes...)
 	if len(r.Sites) > 0 {
 		var names []string
 		for _, st := range r.Sites {
@@ -95,24 +93,6 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 		}
 	}
 	return []report.PhaseResult{par, probes, al}
-}
-
-// versionNote says that the two sides ran on different PostgreSQL major versions, or "": the
-// catalog of one version may read differently from the other's where ledgercheck does not make
-// it version-stable (see README, "PostgreSQL 15 and 17").
-func (r *Report) versionNote(artifact, port string) string {
-	a, p := r.ArtifactServer, r.PortServer
-	if a == "" || p == "" || major(a) == major(p) {
-		return ""
-	}
-	return fmt.Sprintf("the %s ran on PostgreSQL %s and the %s on PostgreSQL %s: a difference may come from the server versions (ledgercheck reads privileges as ALL, view definitions and memberships alike on both; other catalog values are as each server prints them)",
-		artifact, a, port, p)
-}
-
-// major is the major version of a version "17.10": "17".
-func major(version string) string {
-	m, _, _ := strings.Cut(version, ".")
-	return m
 }
 
 func sitePositions(s diff.Site) string {

@@ -15,7 +15,7 @@ func TestVersionNote(t *testing.T) {
 		artifact, port string
 		want           string // in a note; "" for none about versions
 	}{
-		{"15.20", "17.10", "the artifact ran on PostgreSQL 15.20 and the port on PostgreSQL 17.10: a difference may come from the server versions"},
+		{"15.20", "17.10", "WARNING: the two sides ran on different PostgreSQL major versions: the artifact ran on PostgreSQL 15.20, the port ran on PostgreSQL 17.10"},
 		{"17.10", "17.4", ""},
 		{"15.20", "15.20", ""},
 		{"", "17.10", ""},

@@ -15,8 +15,8 @@ type (
 		ColumnKind    string      `json:"column_kind"`
 		Status        Status      `json:"status"`
 		DurationMS    int64       `json:"duration_ms"`
-		Totals        jsonTotals  `json:"totals"`
 		Servers       []Server    `json:"servers"`
+		Totals        jsonTotals  `json:"totals"`
 		Phases        []jsonPhase `json:"phases"`
 	}
 	jsonTool struct {
@@ -53,8 +53,8 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 		ColumnKind:    "unicodeCodePoints",
 		Status:        r.Status(),
 		DurationMS:    r.Duration.Milliseconds(),
-		Totals:        jsonTotals{Errors: e, Warnings: wn, Infos: in},
 		Servers:       servers(r),
+		Totals:        jsonTotals{Errors: e, Warnings: wn, Infos: in},
 		Phases:        make([]jsonPhase, 0, len(r.Phases)),
 	}
 	for i := range r.Phases {

@@ -94,6 +94,9 @@ type template struct {
 // what one run's migrations do to cluster-wide roles cannot change another's verdict; a run
 // also drops what killed runs left behind.
 func Start(ctx context.Context, opts Options) (s *Server, err error) {
+	if opts.Postgres, err = RequestedVersion(opts.Postgres); err != nil {
+		return nil, err
+	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
@@ -105,9 +108,6 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	}
 	if opts.InstallTimeout == 0 {
 		opts.InstallTimeout = 120 * time.Second
-	}
-	if opts.Postgres, err = RequestedVersion(opts.Postgres); err != nil {
-		return nil, err
 	}
 	s = &Server{opts: opts, templates: map[int]*template{}, runID: randomSuffix(), installPass: newSecret()}
 	t0 := time.Now()

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -325,37 +324,5 @@ func TestServerModeErrors(t *testing.T) {
 	_, err = scratch.Start(ctx, scratch.Options{DSN: strings.Replace(srv.DSN, "user=postgres", "user=lc_almost", 1)})
 	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), "is not a superuser") {
 		t.Errorf("a CREATEDB CREATEROLE role: got %v, want an environment error saying a superuser is needed", err)
-	}
-}
-
-// TestServerModeVersion: a --dsn server of another major version than the one asked for is
-// refused (exit 3) before anything is created there; one of that version reports it.
-func TestServerModeVersion(t *testing.T) {
-	srv := scratchtest.SharedDSNServer(t)
-	ctx := context.Background()
-	s, err := scratch.Start(ctx, scratch.Options{DSN: srv.DSN})
-	if err != nil {
-		t.Fatal(err)
-	}
-	major, version := s.Major(), s.Version()
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(version, strconv.Itoa(major)+".") {
-		t.Errorf("Version() = %q, want %d.minor", version, major)
-	}
-	same, err := scratch.Start(ctx, scratch.Options{DSN: srv.DSN, Postgres: major})
-	if err != nil {
-		t.Fatalf("asking for the server's own version %d: %v", major, err)
-	}
-	same.Close()
-	other := 15
-	if major == 15 {
-		other = 17
-	}
-	_, err = scratch.Start(ctx, scratch.Options{DSN: srv.DSN, Postgres: other})
-	want := fmt.Sprintf("the --dsn server runs PostgreSQL %d, and this run asks for PostgreSQL %d", major, other)
-	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), want) {
-		t.Errorf("got %v, want an environment error saying %q", err, want)
 	}
 }
