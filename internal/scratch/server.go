@@ -164,10 +164,10 @@ func (s *Server) Major() int { return s.major }
 
 // Version returns the server's version, major and minor, as "17.10" (from server_version_num,
 // without a distribution's suffix).
-func (s *Server) Version() string { return FormatVersion(s.version) }
+func (s *Server) Version() string { return formatVersion(s.version) }
 
-// FormatVersion renders a server_version_num (170010) as "17.10".
-func FormatVersion(num int) string { return fmt.Sprintf("%d.%d", num/10000, num%10000) }
+// formatVersion renders a server_version_num (170010) as "17.10".
+func formatVersion(num int) string { return fmt.Sprintf("%d.%d", num/10000, num%10000) }
 
 // Dir returns the embedded cluster's private directory, or "" in server mode.
 func (s *Server) Dir() string {
@@ -215,7 +215,7 @@ func (s *Server) connectServer(ctx context.Context) error {
 		return fault.Input(fmt.Errorf("--dsn names database %q, which looks like a ledgercheck scratch database; name a maintenance database such as postgres", db))
 	}
 	if version < 150000 {
-		return fault.Env(fmt.Errorf("the --dsn server runs PostgreSQL %s; ledgercheck needs 15 or later", FormatVersion(version)))
+		return fault.Env(fmt.Errorf("the --dsn server runs PostgreSQL %s; ledgercheck needs 15 or later", formatVersion(version)))
 	}
 	if err := checkVersion(s.opts.Postgres, version/10000, "the --dsn server runs"); err != nil {
 		return err
