@@ -50,8 +50,10 @@
 // vector(1024) arguments have the same identity; parity checks the bodies and the source).
 //
 // ACLs become one fact per grantee, attribute "acl:<grantee>" (PUBLIC for the pseudo-role),
-// value the sorted privileges, "*" marking WITH GRANT OPTION; a NULL ACL is expanded to the
-// built-in default (acldefault), so the implicit EXECUTE to PUBLIC on functions is visible.
+// value the sorted privileges, "*" marking WITH GRANT OPTION, or ALL when the grantee holds every
+// privilege of the object's kind on that server (see [Grant]: MAINTAIN, new in PostgreSQL 17,
+// makes GRANT ALL a longer list there); a NULL ACL is expanded to the built-in default
+// (acldefault), so the implicit EXECUTE to PUBLIC on functions is visible.
 //
 // # Function bodies
 //
@@ -60,6 +62,15 @@
 // layout gone, every literal, identifier and typmod kept; without one, the body as written). The "body" fact compares the normalized form and carries
 // the raw text in [Fact.Display], so a difference in the raw text alone is [Cosmetic] and one in
 // the normalized form is [Semantic].
+//
+// # View definitions
+//
+// A view's "definition" fact compares the caller's [Options.NormalizeView] form of
+// pg_get_viewdef and shows the definition as printed ([Fact.Display]). PostgreSQL 16 and later
+// print the columns of a view that reads one relation without their qualifier (SELECT owner_id
+// FROM public.t, where 15 printed SELECT t.owner_id FROM public.t): ledgercheck's normalizer
+// reads both alike, so that definitions taken from a 15 and a 17 server compare equal, the
+// difference in print [Cosmetic].
 //
 // # Footprint
 //

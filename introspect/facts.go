@@ -143,7 +143,7 @@ func (s *Snapshot) Facts() []Fact {
 		o := fb.obj(KindView, id)
 		o.add("kind", x.Kind)
 		o.add("owner", x.Owner)
-		o.add("definition", x.Definition)
+		o.addDisplay("definition", x.DefinitionNormalized, x.Definition)
 		o.add("options", strings.Join(x.Options, ", "))
 		if x.Kind == "materialized view" {
 			o.add("populated", strconv.FormatBool(x.Populated))

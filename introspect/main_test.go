@@ -37,10 +37,10 @@ func footprintOf(ctx context.Context, db *scratch.Database, name string, src []b
 	return Diff(before, after), after, nil
 }
 
-// testOptions are opts with the roles of db's server and ledgercheck's body normalizer, as the
+// testOptions are opts with the roles of db's server and ledgercheck's normalizers, as the
 // install step sets them.
 func testOptions(opts Options, db *scratch.Database) Options {
 	opts.InstallRole, opts.AdminRole = db.InstallRole(), db.AdminRole()
-	opts.NormalizeBody = pgsql.NormalizeBody
+	opts.NormalizeBody, opts.NormalizeView = pgsql.NormalizeBody, pgsql.NormalizeView
 	return opts
 }

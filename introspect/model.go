@@ -3,6 +3,7 @@ package introspect
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // Snapshot is the catalog of the user schemas of one database. Every list is sorted by its
@@ -34,7 +35,9 @@ type Role struct {
 	Replication     bool   `json:"replication,omitempty"`
 	BypassRLS       bool   `json:"bypassrls,omitempty"`
 	ConnectionLimit int    `json:"connection_limit"`
-	// MemberOf are the roles this role is a member of, sorted; "*" marks ADMIN OPTION.
+	// MemberOf are the roles this role is a member of, sorted; "*" marks ADMIN OPTION, and
+	// "(inherit false)", "(inherit true)" or "(set false)" a grant (PostgreSQL 16 and later)
+	// whose INHERIT or SET option differs from what a plain GRANT gives this role.
 	MemberOf []string `json:"member_of,omitempty"`
 	// Config are the role's settings (ALTER ROLE ... SET), for all databases or, prefixed
 	// "database: ", for this one; sorted.
@@ -43,10 +46,26 @@ type Role struct {
 
 // Grant is one grantee's privileges on an object: the ACL items for that grantee with the
 // grantor ignored. Privileges are sorted privilege names; a trailing "*" marks WITH GRANT OPTION.
+// A grantee that holds every privilege of the object's kind on the server has ["ALL"] (["ALL*"]
+// when all WITH GRANT OPTION), for the kinds with more than one privilege (tables, views,
+// sequences, schemas, their default privileges): PostgreSQL 17 gave tables and views MAINTAIN,
+// and GRANT ALL reads the same on 15 and 17 this way. Use [Grant.Holds] to ask for one privilege.
 type Grant struct {
 	// Grantee is a role name, or PUBLIC.
 	Grantee    string   `json:"grantee"`
 	Privileges []string `json:"privileges"`
+}
+
+// Holds reports whether the grant includes privilege (an upper-case name such as "SELECT"),
+// with or without grant option: listed, or ALL.
+func (g Grant) Holds(privilege string) bool {
+	for _, p := range g.Privileges {
+		switch strings.TrimSuffix(p, "*") {
+		case privilege, "ALL":
+			return true
+		}
+	}
+	return false
 }
 
 // Schema is a namespace.
@@ -173,6 +192,9 @@ type View struct {
 	Owner string `json:"owner"`
 	// Definition is pg_get_viewdef (pretty-printed).
 	Definition string `json:"definition"`
+	// DefinitionNormalized is Definition in the normal form of [Options.NormalizeView], which
+	// reads the same on every server version; the definition itself without one.
+	DefinitionNormalized string `json:"definition_normalized"`
 	// Options are the reloptions (security_invoker, security_barrier, check_option), sorted.
 	Options []string `json:"options,omitempty"`
 	// Populated is false for a materialized view created WITH NO DATA.

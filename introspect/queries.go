@@ -33,14 +33,29 @@ var EnvironmentSchemas = []string{
 // systemSchemaFilter is true for every schema but PostgreSQL's own.
 const systemSchemaFilter = `(%[1]s.nspname NOT IN ('pg_catalog', 'information_schema') AND %[1]s.nspname !~ '^pg_(toast|temp_|toast_temp_)')`
 
-// aclTemplate explodes an aclitem[] into a JSON array of {grantee, privileges}: one element per
-// grantee, the grantor ignored, privileges de-duplicated with "*" for WITH GRANT OPTION; NULL
-// (no ACL) stays NULL without running the subquery.
+// aclTemplate explodes an aclitem[] (%[1]s) into a JSON array of {grantee, privileges}: one
+// element per grantee, the grantor ignored, privileges de-duplicated with "*" for WITH GRANT
+// OPTION; NULL (no ACL) stays NULL without running the subquery.
+//
+// A grantee that holds every privilege its object's kind has on this server reads ["ALL"] (["ALL*"]
+// when it holds them all WITH GRANT OPTION), whatever the server version: PostgreSQL 17 added
+// MAINTAIN to the privileges of tables, views and materialized views, so GRANT ALL, ALTER DEFAULT
+// PRIVILEGES ... GRANT ALL and an owner's default ACL hold one more privilege on 17 than on 15,
+// and as lists they would differ between the two. The kind's privileges are its owner's in
+// acldefault(%[3]s, ...), the kind given as a "char" expression; kinds that have one privilege
+// (functions: EXECUTE, types: USAGE) or no default (columns) keep their list. A grantee that
+// holds some of a kind's privileges keeps the list on every version, so a grant of the 15 set
+// without MAINTAIN reads differently on 17 from GRANT ALL, as it should.
 const aclTemplate = `CASE WHEN %[1]s IS NOT NULL THEN
-  (SELECT json_agg(json_build_object('grantee', g.grantee, 'privileges', g.privileges) ORDER BY g.grantee)
+  (SELECT json_agg(json_build_object('grantee', g.grantee, 'privileges', CASE
+              WHEN k.n < 2 OR g.held < k.n OR g.any_grantable AND NOT g.all_grantable THEN g.privileges
+              WHEN g.all_grantable THEN ARRAY['ALL*'] ELSE ARRAY['ALL'] END) ORDER BY g.grantee)
      FROM (SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE %[2]s END AS grantee,
-                  array_agg(DISTINCT a.privilege_type || CASE WHEN a.is_grantable THEN '*' ELSE '' END) AS privileges
-             FROM aclexplode(%[1]s) a GROUP BY 1) g) END`
+                  array_agg(DISTINCT a.privilege_type || CASE WHEN a.is_grantable THEN '*' ELSE '' END) AS privileges,
+                  count(DISTINCT a.privilege_type) AS held,
+                  bool_or(a.is_grantable) AS any_grantable, bool_and(a.is_grantable) AS all_grantable
+             FROM aclexplode(%[1]s) a GROUP BY 1) g,
+          (SELECT count(DISTINCT d.privilege_type) AS n FROM aclexplode(acldefault(%[3]s, 10)) d) k) END`
 
 // extensionMemberTemplate is true unless the object is a member of an extension. NOT IN over
 // an uncorrelated subquery runs it once, as a hashed subplan, instead of a lookup per row.
@@ -65,7 +80,8 @@ func renderQueries(opts Options) (map[string]string, error) {
 	}
 	roleName := func(oidExpr string) string { return displayRole("pg_get_userbyid(" + oidExpr + ")") }
 	funcs := template.FuncMap{
-		"acl":  func(expr string) string { return fmt.Sprintf(aclTemplate, expr, roleName("a.grantee")) },
+		// acl explodes the ACL expr of an object of the kind kind (an acldefault "char" expression).
+		"acl":  func(expr, kind string) string { return fmt.Sprintf(aclTemplate, expr, roleName("a.grantee"), kind) },
 		"role": roleName,
 		// displayRole renders a role name as snapshots show it; installRole and adminRole are
 		// the names of the role user SQL ran as and of the superuser, as SQL literals.

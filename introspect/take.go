@@ -36,7 +36,18 @@ type Options struct {
 	// [BodyNormalizer]); nil compares bodies as written (BodyParse "text"), so that a change of
 	// layout or comments is semantic. ledgercheck passes its parser's (internal/pgsql).
 	NormalizeBody BodyNormalizer
+	// NormalizeView gives each view definition the normal form that a view's "definition" fact
+	// compares (see [ViewNormalizer]); nil compares definitions as the server prints them.
+	// ledgercheck passes its parser's (internal/pgsql), which reads a definition printed by
+	// PostgreSQL 15 and by 17 alike.
+	NormalizeView ViewNormalizer
 }
+
+// ViewNormalizer returns a view definition (pg_get_viewdef) in a normal form that does not depend
+// on the server version that printed it: PostgreSQL 16 stopped qualifying the columns of a view
+// that reads one relation. A definition it cannot read is an error, and the definition is then
+// compared as printed. It must be safe for concurrent use.
+type ViewNormalizer func(definition string) (normalized string, err error)
 
 // BodyNormalizer returns a function body in a normal form that ignores layout and comments, and
 // how it got it (method: "sql", "plpgsql", "tokens" or "text"). language is the function's
@@ -206,10 +217,28 @@ func (d *decoder) decode(name string, js []byte) error {
 	if err := json.Unmarshal(js, target); err != nil {
 		return fmt.Errorf("decoding %s: %w", name, err)
 	}
-	if name == "functions" {
+	switch name {
+	case "functions":
 		return normalizeBodies(s.Functions, d.opts.NormalizeBody)
+	case "views":
+		normalizeViews(s.Views, d.opts.NormalizeView)
 	}
 	return nil
+}
+
+// normalizeViews fills in DefinitionNormalized: the normal form, or the definition itself when
+// there is no normalizer or it cannot read the definition.
+func normalizeViews(views []View, normalize ViewNormalizer) {
+	for i := range views {
+		v := &views[i]
+		v.DefinitionNormalized = v.Definition
+		if normalize == nil {
+			continue
+		}
+		if norm, err := normalize(v.Definition); err == nil {
+			v.DefinitionNormalized = norm
+		}
+	}
 }
 
 // normalizeBodies fills in BodyNormalized and BodyParse, spread over the CPUs. A worker that

@@ -53,7 +53,8 @@
 #   make 17 the default of every ledgercheck run on the machine, and would collide with a future
 #   Debian postgresql-17.
 #   /usr/local is where software installed other than by dpkg belongs, and the embedded cluster's
-#   sandbox sees it (it binds /usr). Pass --pg-bin /usr/local/lib/postgresql/17/bin to use 17.
+#   sandbox sees it (it binds /usr). `ledgercheck --pg 17` (or postgres: 17 in ledgercheck.yaml,
+#   or LEDGERCHECK_PG=17) uses 17 from here.
 #
 # Idempotent: a second run changes nothing. Run as root; run as another user it prints the commands
 # that need root and exits 1.
@@ -140,7 +141,7 @@ if [ $need_pg -eq 0 ] && [ $need_dev -eq 0 ] && [ $need_vector -eq 0 ] && [ $nee
   skip "pgvector present ($("${PG_CONFIG}" --sharedir)/extension/vector.control)"
   skip_guard
   skip "bubblewrap present ($(command -v bwrap))"
-  [ "${PG_MAJOR}" = 15 ] || say "PostgreSQL ${PG_MAJOR}: pass --pg-bin ${PG_BIN} to ledgercheck"
+  [ "${PG_MAJOR}" = 15 ] || say "PostgreSQL ${PG_MAJOR} (${PG_BIN}): pass --pg ${PG_MAJOR} to ledgercheck"
   say "nothing to do"
   exit 0
 fi

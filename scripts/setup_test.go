@@ -165,7 +165,7 @@ const pg17Prefix = "/usr/local/lib/postgresql/17"
 // replaced by stubs that record their calls, and none may be called. The tree it installed is
 // complete (server, pg_config naming the tree, server headers, pgvector) and does not become the
 // machine's default PostgreSQL (`pg_config --bindir`), which stays what ledgercheck uses unless
-// given --pg-bin.
+// given --pg 17 (or --pg-bin).
 func TestSetupPG17IsIdempotent(t *testing.T) {
 	if !isExecFile(filepath.Join(pg17Prefix, "bin", "postgres")) && os.Geteuid() != 0 {
 		if os.Getenv("CI") == "true" {
@@ -202,7 +202,7 @@ func TestSetupPG17IsIdempotent(t *testing.T) {
 		"setup: skip: pgvector present (" + pg17Prefix + "/share/postgresql/extension/vector.control)",
 		"setup: skip: ledgercheck_guard: PostgreSQL 17 needs none",
 		"setup: skip: bubblewrap present",
-		"--pg-bin " + pg17Prefix + "/bin",
+		"PostgreSQL 17 (" + pg17Prefix + "/bin): pass --pg 17 to ledgercheck",
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

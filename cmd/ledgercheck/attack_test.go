@@ -310,7 +310,7 @@ func TestMigrationTerminatingSessionsIsAFinding(t *testing.T) {
 // the directory.
 func TestSIGKILLDuringInitdbLeavesNothing(t *testing.T) {
 	scratchtest.NeedPostgres(t)
-	real, err := scratch.FindBinDir("")
+	real, err := scratch.FindBinDir("", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

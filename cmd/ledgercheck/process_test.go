@@ -137,6 +137,23 @@ func checkThoughtsDim(t *testing.T, uri string, want int) {
 	}
 }
 
+// checkServerVersion checks that the database at uri runs PostgreSQL major.
+func checkServerVersion(t *testing.T, uri string, major int) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var num int
+	if err := conn.QueryRow(context.Background(), `SELECT current_setting('server_version_num')::int`).Scan(&num); err != nil {
+		t.Fatal(err)
+	}
+	if num/10000 != major {
+		t.Errorf("server_version_num is %d, want %dxxxx", num, major)
+	}
+}
+
 // postmasterOf reads the postmaster PID of the cluster in dir, failing the test without one.
 func postmasterOf(t *testing.T, dir string) int {
 	t.Helper()
@@ -147,11 +164,16 @@ func postmasterOf(t *testing.T, dir string) int {
 	return pid
 }
 
+// TestEnvUpSIGTERMRemovesEverything: env up --pg N gives a database of PostgreSQL N with the
+// environment and the prerequisites at the dimension asked for (N is the version the tests run
+// on: 15, or 17 under `make test-pg17`), and SIGTERM removes everything.
 func TestEnvUpSIGTERMRemovesEverything(t *testing.T) {
 	scratchtest.NeedPostgres(t)
-	cmd := exec.Command(binary(t), "env", "up", "--dim", "1024")
+	major := scratchtest.Major(t)
+	cmd := exec.Command(binary(t), "env", "up", "--dim", "1024", "--pg", strconv.Itoa(major))
 	uri, dir := envUp(t, cmd)
 	checkThoughtsDim(t, uri, 1024)
+	checkServerVersion(t, uri, major)
 	pm := postmasterOf(t, dir)
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {

@@ -50,6 +50,9 @@ check a port without editing it:
 
   ledgercheck check --port my_port.sql --port-dim 768
 
+It runs on PostgreSQL 15 unless --pg 17 (or postgres: 17 in the configuration) asks for 17, the
+version new Supabase projects run; the report says which version each variant ran on.
+
 Formats: text (colored on a terminal unless NO_COLOR is set), json (docs/json-schema.md), sarif
 (2.1.0, for GitHub code scanning), github (workflow-command annotations; with
 $GITHUB_STEP_SUMMARY set, the full report is appended to it as markdown) and html (one

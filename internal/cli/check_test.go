@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/scratch/scratchtest"
@@ -40,6 +41,8 @@ func TestCheckInputErrors(t *testing.T) {
 		{[]string{"check", "--config", filepath.Join(dir, "none.yaml")}, `none.yaml`},
 		{[]string{"check", "--config", repoConfig, "--color", "sometimes"}, `--color "sometimes"`},
 		{[]string{"check", "extra-arg"}, `unknown command|accepts 0 arg`},
+		{[]string{"check", "--config", repoConfig, "--pg", "16"}, `^ledgercheck: --pg 16: ledgercheck runs PostgreSQL 15 or 17\n$`},
+		{[]string{"lint", "--pg", "14", "../../migrations/decision_ledger.sql"}, `^ledgercheck: --pg 14: ledgercheck runs PostgreSQL 15 or 17\n$`},
 	} {
 		code, out, errs := runCLI(t, tc.args...)
 		if code != ExitInput || out != "" || !regexp.MustCompile(tc.want).MatchString(errs) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
@@ -151,8 +154,8 @@ func copyTo(t *testing.T, dir, src, name string, edit func(string) string) strin
 	return p
 }
 
-// TestCheckScenarios runs the gate on the shipped set and on three broken variants of it, and
-// checks the exit status and that each finding shows in every format.
+// TestCheckScenarios runs the gate on four broken variants of the shipped set, and checks the
+// exit status and that each finding shows in every format (`make test-pg17`: on PostgreSQL 17).
 func TestCheckScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a cluster per scenario")
@@ -167,6 +170,10 @@ func TestCheckScenarios(t *testing.T) {
 		i := strings.LastIndex(s, "NOTIFY pgrst")
 		return s[:i] + "ALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS ledger_flag int;\n" + s[i:]
 	})
+	anon := copyTo(t, dir, port, "anon_1024.sql", func(s string) string {
+		i := strings.LastIndex(s, "NOTIFY pgrst")
+		return s[:i] + "GRANT SELECT ON public.agent_decision_ledger TO anon;\n" + s[i:]
+	})
 	stale := copyTo(t, dir, "../../allowlist.yaml", "allowlist.yaml", func(s string) string {
 		return s + "  - kind: table\n    object: public.no_such_table\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: an entry that matches nothing\n"
 	})
@@ -180,6 +187,7 @@ func TestCheckScenarios(t *testing.T) {
 		{"drifted port", []string{"--port", drifted}, true, "unreviewed-difference", "importance"},
 		{"failing lint", []string{"--artifact", badLint}, true, "modifies-existing-object", "public.thoughts"},
 		{"stale allowlist entry", []string{"--allowlist", stale}, true, "stale-allowlist-entry", "public.no_such_table"},
+		{"grant to anon in the port", []string{"--port", anon}, true, "unreviewed-difference", "acl:anon of table public.agent_decision_ledger"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := checkReport(t, append([]string{"--config", repoConfig, "--times", "1"}, tc.args...)...)
@@ -248,6 +256,31 @@ func TestCheckShipped(t *testing.T) {
 	if doc.Status != "pass" {
 		t.Errorf("status %s, want pass", doc.Status)
 	}
+	checkServers(t, rep, outs, "embedded")
+}
+
+// checkServers checks that every format of rep says which server the artifact and the port ran
+// on: PostgreSQL of the version the tests run on, of the kind given.
+// shippedPort is the name of the port ledgercheck.yaml ships.
+const shippedPort = "production-1024"
+
+func checkServers(t *testing.T, rep *report.Report, outs map[string]string, kind string) {
+	t.Helper()
+	major := scratchtest.Major(t)
+	if len(rep.Servers) != 1 || !strings.HasPrefix(rep.Servers[0].Version, fmt.Sprint(major)+".") ||
+		rep.Servers[0].Kind != kind || !slices.Equal(rep.Servers[0].Ran, []string{"artifact", shippedPort}) {
+		t.Fatalf("servers %+v, want PostgreSQL %d (%s) for artifact and %s", rep.Servers, major, kind, shippedPort)
+	}
+	line := "server: PostgreSQL " + rep.Servers[0].Version + " (" + kind + ") for artifact, " + shippedPort
+	for format, out := range outs {
+		want := line
+		if format == "json" || format == "sarif" {
+			want = `"version": "` + rep.Servers[0].Version + `"`
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("%s output does not say %q", format, want)
+		}
+	}
 }
 
 // TestCheckShippedServerMode: on a --dsn server (here a plain cluster whose superuser is
@@ -260,6 +293,7 @@ func TestCheckShippedServerMode(t *testing.T) {
 	}
 	dsn := hostDSN(t, "")
 	rep := checkReport(t, "--config", repoConfig, "--dsn", dsn)
+	checkServers(t, rep, allFormats(t, rep), "dsn")
 	for _, ph := range rep.Phases {
 		for _, f := range ph.Findings {
 			if f.Severity == finding.SevError {

@@ -18,8 +18,8 @@ func newEnvCmd(g *globals) *cobra.Command {
 		Short: "Boot a scratch database and wait; Ctrl-C (or SIGTERM) removes it",
 		Long: `Boot a scratch database with the Supabase environment (roles, auth schema, extensions,
 pgvector) and the Open Brain prerequisites (thoughts, upsert_thought, match_thoughts, the
-agent-memory schema) at vector dimension --dim, print its connection URI as the first line of
-stdout, and wait. On SIGINT or SIGTERM the database (and the embedded cluster) is removed and the
+agent-memory schema) at vector dimension --dim, on PostgreSQL 15 or, with --pg 17, 17, print its
+connection URI as the first line of stdout, and wait. On SIGINT or SIGTERM the database (and the embedded cluster) is removed and the
 command exits 0.
 
   uri=$(ledgercheck env up --dim 1024 | head -n1) &   # or in another terminal:

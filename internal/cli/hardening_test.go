@@ -269,7 +269,7 @@ func regexpMatch(re, s string) bool { return regexp.MustCompile("(?m)" + re).Mat
 // It returns the bin directory for --pg-bin.
 func fakePostgresWithoutVector(t *testing.T) string {
 	t.Helper()
-	bin, err := scratch.FindBinDir("")
+	bin, err := scratch.FindBinDir("", 0)
 	if err != nil {
 		scratchtest.Unavailable(t, err)
 	}

@@ -18,6 +18,7 @@ import (
 func TestUnterminatedDollarQuoteIsOneLine(t *testing.T) {
 	body := strings.Repeat("  x := x + 1; -- a line of the body\n", 300)
 	p := writeSQL(t, "dollar.sql", "CREATE FUNCTION public.f() RETURNS int LANGUAGE plpgsql AS $$\nBEGIN\n"+body)
+	t.Setenv("LEDGERCHECK_PG", "") // the default, 15, whatever make test-pg17 asks for
 	code, out, _ := runCLI(t, "lint", "-q", p)
 	want := p + `:1:60: error: unterminated dollar-quoted string at or near "$$…" (PostgreSQL would reject the file) [parse-error]` + "\n"
 	if code != ExitFindings || out != want {

@@ -64,6 +64,13 @@ Exit 1 if any finding is an error.`,
 				cfg.Existing = nil // a base schema defines the prerequisites: nothing exists before it
 			}
 			sf.applyLimits(cmd.Flags(), conf.Limits)
+			if err := sf.applyPostgres(cmd.Flags(), conf.Postgres); err != nil {
+				return err
+			}
+			pg, err := sf.postgres()
+			if err != nil {
+				return err
+			}
 			// Every file is checked before the first is linted, or a server started.
 			for _, path := range args {
 				if err := input.Check(path, input.Migration); err != nil {
@@ -71,7 +78,7 @@ Exit 1 if any finding is an error.`,
 				}
 			}
 			rep, err := gate.Lint(cmd.Context(), gate.LintRequest{
-				Files: args, Lint: cfg, Dim: dim, Install: install,
+				Files: args, Lint: cfg, Dim: dim, Install: install, Postgres: pg,
 				Read: func(path string) ([]byte, error) {
 					src, err := input.ReadFile(path, input.Migration)
 					if err != nil {

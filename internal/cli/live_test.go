@@ -16,7 +16,7 @@ import (
 // schema of the database (pg_dump -s), and the server's databases and roles.
 func serverState(t *testing.T, live *scratchtest.DSNServer, db string) string {
 	t.Helper()
-	bin, err := scratch.FindBinDir("")
+	bin, err := scratch.FindBinDir("", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,6 +139,9 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
 		}
 	}
 	pf.sf.applyLimits(fl, cfg.Limits)
+	if err := pf.sf.applyPostgres(fl, cfg.Postgres); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 
@@ -167,6 +170,10 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 	if cfg.Path != "" {
 		req.Root = filepath.Dir(cfg.Path)
 	}
+	var err error
+	if req.Postgres, err = sf.postgres(); err != nil {
+		return req, err
+	}
 	read := func(path string, k input.Kind) (*gate.Script, error) {
 		src, err := input.ReadFile(path, k)
 		if err != nil {
@@ -174,7 +181,6 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		}
 		return &gate.Script{Name: path, Src: src}, nil
 	}
-	var err error
 	if req.Artifact, err = variant(cfg, "artifact", "artifact", cfg.Artifact); err != nil {
 		return req, err
 	}

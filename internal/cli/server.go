@@ -13,6 +13,7 @@ import (
 
 // serverFlags are the flags of every command that needs Postgres.
 type serverFlags struct {
+	pg               int
 	pgBin            string
 	dsn              string
 	statementTimeout time.Duration
@@ -21,7 +22,8 @@ type serverFlags struct {
 }
 
 func addServerFlags(cmd *cobra.Command, f *serverFlags) {
-	cmd.Flags().StringVar(&f.pgBin, "pg-bin", "", "directory of the PostgreSQL 15 server binaries (default: $LEDGERCHECK_PG_BIN, else pg_config --bindir, else /usr/lib/postgresql/15/bin)")
+	cmd.Flags().IntVar(&f.pg, "pg", 0, "PostgreSQL major version to run on, 15 or 17 (default: postgres: in the configuration, for the commands that read one, else $LEDGERCHECK_PG, else 15); a --dsn server must run it")
+	cmd.Flags().StringVar(&f.pgBin, "pg-bin", "", "directory of the PostgreSQL server binaries, instead of --pg's (15: /usr/lib/postgresql/15/bin, 17: /usr/local/lib/postgresql/17/bin; with no version asked for: $LEDGERCHECK_PG_BIN, else pg_config --bindir, else 15's)")
 	cmd.Flags().StringVar(&f.dsn, "dsn", "", "use this existing server instead of an embedded cluster; its role must be a superuser. ledgercheck creates databases and a login role of its own there (ledgercheck_<run id>...), runs user SQL only in them and only as that role, and drops them afterwards")
 	cmd.Flags().DurationVar(&f.statementTimeout, "statement-timeout", 60*time.Second, "statement_timeout for every statement of user SQL")
 	cmd.Flags().DurationVar(&f.lockTimeout, "lock-timeout", 10*time.Second, "lock_timeout for every statement of user SQL")
@@ -41,9 +43,24 @@ func (f *serverFlags) applyLimits(fl *pflag.FlagSet, l config.Limits) {
 	}
 }
 
+// applyPostgres takes the configuration's postgres: version when the user did not set --pg, and
+// refuses a --pg ledgercheck does not support before anything runs.
+func (f *serverFlags) applyPostgres(fl *pflag.FlagSet, major int) error {
+	if !fl.Changed("pg") {
+		f.pg = major
+		return nil
+	}
+	_, err := f.postgres()
+	return err
+}
+
+// postgres is the PostgreSQL major version the flags (and the configuration they took) ask for,
+// else $LEDGERCHECK_PG's, else 0.
+func (f *serverFlags) postgres() (int, error) { return scratch.RequestedVersion(f.pg) }
+
 // startServer starts the scratch server the flags describe, logging progress to stderr.
 func (g *globals) startServer(ctx context.Context, f *serverFlags) (*scratch.Server, error) {
-	opts := scratch.Options{PGBin: f.pgBin, DSN: f.dsn, StatementTimeout: f.statementTimeout, LockTimeout: f.lockTimeout, InstallTimeout: f.installTimeout}
+	opts := scratch.Options{Postgres: f.pg, PGBin: f.pgBin, DSN: f.dsn, StatementTimeout: f.statementTimeout, LockTimeout: f.lockTimeout, InstallTimeout: f.installTimeout}
 	if !g.quiet {
 		opts.Log = g.stderr
 	}

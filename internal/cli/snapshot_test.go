@@ -23,7 +23,7 @@ func TestSnapshotCommandDSNIsReadOnlyAndMatchesTake(t *testing.T) {
 	}
 	scratchtest.Exec(t, db, "decision_ledger.sql", string(src))
 	conn := scratchtest.Connect(t, db)
-	want, err := introspect.Take(context.Background(), conn, introspect.Options{NormalizeBody: pgsql.NormalizeBody})
+	want, err := introspect.Take(context.Background(), conn, introspect.Options{NormalizeBody: pgsql.NormalizeBody, NormalizeView: pgsql.NormalizeView})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestSnapshotCommandDSNIsReadOnlyAndMatchesTake(t *testing.T) {
 	if !bytes.Equal(wj, gj) {
 		t.Error("snapshot --dsn differs from Take on the same database")
 	}
-	after, err := introspect.Take(context.Background(), conn, introspect.Options{NormalizeBody: pgsql.NormalizeBody})
+	after, err := introspect.Take(context.Background(), conn, introspect.Options{NormalizeBody: pgsql.NormalizeBody, NormalizeView: pgsql.NormalizeView})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/input"
 	"ledgercheck/internal/lint"
+	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/yamltext"
 )
 
@@ -69,6 +70,9 @@ type Shared struct {
 	Lint lint.Config `yaml:"lint"`
 	// Limits bound the time user SQL may take.
 	Limits Limits `yaml:"limits"`
+	// Postgres is the PostgreSQL major version the gate runs on, 15 or 17; 0 (absent) leaves it
+	// to $LEDGERCHECK_PG, else 15. --pg overrides it.
+	Postgres int `yaml:"postgres"`
 }
 
 // Variant is one install: a migration file at a vector dimension, or a database holding it.
@@ -446,6 +450,11 @@ func (c *Config) validate() error {
 	}{{"statement_timeout", c.Limits.StatementTimeout}, {"lock_timeout", c.Limits.LockTimeout}, {"install_timeout", c.Limits.InstallTimeout}} {
 		if l.d < 0 {
 			return c.errAt(c.Line("limits."+l.key), "limits.%s %s is negative", l.key, l.d)
+		}
+	}
+	if c.Postgres != 0 {
+		if err := scratch.Supported(c.Postgres); err != nil {
+			return c.errAt(c.Line("postgres"), "postgres %d: %v", c.Postgres, err)
 		}
 	}
 	if err := c.Lint.Validate(); err != nil {

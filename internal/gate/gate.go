@@ -105,6 +105,9 @@ type Request struct {
 	// Times is how many times the rerun audit applies each variant, the install included (0:
 	// rerun.DefaultTimes).
 	Times int
+	// Postgres is the PostgreSQL major version the run asks for (0: none, 15's rules), for lint
+	// (see lint.Options.Postgres); Start starts a server of that version.
+	Postgres int
 	// Start starts the scratch server; it runs while the variants are linted. Run closes the
 	// server before it returns. Nil when no step needs a database.
 	Start func(ctx context.Context) (*scratch.Server, error)
@@ -205,11 +208,18 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if needDB {
+		ran := make([]string, len(runs))
+		for i, r := range runs {
+			ran[i] = r.v.Name
+		}
+		rep.Servers = []report.Server{serverOf(srv, ran)}
+	}
 
 	// 2. One database per variant, side by side; 3. each port against the artifact.
 	res := &Result{}
 	if needDB {
-		p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: baseOf(req), before: map[int]*snapshotOnce{}, live: hasLive(req)}
+		p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: baseOf(req), before: map[int]*snapshotOnce{}}
 		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
 			return nil, err
 		}
@@ -284,7 +294,7 @@ func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
 	if !req.Steps.Lint {
 		return
 	}
-	fs := lint.Parsed(r.v.File, r.file, r.parseEr, req.Lint, lint.Options{Dim: r.v.Dim})
+	fs := lint.Parsed(r.v.File, r.file, r.parseEr, req.Lint, lint.Options{Dim: r.v.Dim, Postgres: req.Postgres})
 	r.lint = report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + r.v.Name, File: r.v.File, Duration: time.Since(s0), Findings: fs}
 	say("lint %s: %d findings in %s", r.v.Name, len(fs), report.FormatDuration(r.lint.Duration))
 }
@@ -414,10 +424,6 @@ type pipeline struct {
 	say  func(string, ...any) // the gate's own
 
 	base scratch.Base // what every database starts from (the request's prerequisites)
-	live bool         // some variant is read from a database: the report gives server versions
-
-	versionOnce sync.Once
-	version     string // the scratch server's version, when live
 
 	mu     sync.Mutex
 	before map[int]*snapshotOnce // by dimension
@@ -503,13 +509,7 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		defer cancel()
 		_ = db.Drop(dctx) // the server drops leftovers on Close
 	}()
-	if p.live {
-		p.versionOnce.Do(func() { p.version, err = serverVersion(ctx, db) })
-		if err != nil {
-			return err
-		}
-	}
-	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim}
+	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim, Server: p.srv.Version()}
 	sc, err := p.install(ctx, r, db)
 	if err != nil {
 		if err := r.failed(ctx, err); err != nil {
@@ -681,19 +681,16 @@ func rerunPhases(r *variantRun, apart bool) []report.PhaseResult {
 	return []report.PhaseResult{ph}
 }
 
+// serverOf describes srv for the report, with what ran on it.
+func serverOf(srv *scratch.Server, ran []string) report.Server {
+	kind := "dsn"
+	if srv.Embedded() {
+		kind = "embedded"
+	}
+	return report.Server{Version: srv.Version(), Kind: kind, Ran: ran}
+}
+
 // InstallFinding turns a rejected statement or a syntax error into an install-failed finding;
 // it reports false for any other error.
 func InstallFinding(err error) (finding.Finding, bool) { return install.Finding(err) }
 
-// hasLive reports whether some variant of req is read from a database.
-func hasLive(req Request) bool {
-	if req.Artifact.DSN != "" {
-		return true
-	}
-	for _, p := range req.Ports {
-		if p.DSN != "" {
-			return true
-		}
-	}
-	return false
-}

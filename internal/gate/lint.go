@@ -29,6 +29,8 @@ type LintRequest struct {
 	// have (and the install's; 1536 when zero).
 	Lint lint.Config
 	Dim  int
+	// Postgres is the PostgreSQL major version the files are checked for (lint.Options.Postgres).
+	Postgres int
 	// Install installs each file into a scratch database of the server Start starts, and
 	// cross-checks its footprint.
 	Install bool
@@ -57,6 +59,7 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 			return nil, err
 		}
 		defer srv.Close()
+		rep.Servers = []report.Server{serverOf(srv, req.Files)}
 	}
 	for _, path := range req.Files {
 		src, err := req.Read(path)
@@ -69,7 +72,7 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 		s0 := time.Now()
 		f, perr := pgsql.Parse(path, src)
 		ph := report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + path, File: path,
-			Findings: lint.Parsed(path, f, perr, req.Lint, lint.Options{Dim: req.Dim})}
+			Findings: lint.Parsed(path, f, perr, req.Lint, lint.Options{Dim: req.Dim, Postgres: req.Postgres})}
 		if req.Install && perr == nil {
 			static, fs, err := installCrossCheck(ctx, srv, f, src, req, ph.Findings)
 			if err != nil {

@@ -10,7 +10,6 @@ import (
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/install"
 	"ledgercheck/internal/parity"
-	"ledgercheck/internal/scratch"
 	"ledgercheck/introspect"
 )
 
@@ -58,16 +57,6 @@ func (v Variant) called() string {
 	return "port " + v.Name
 }
 
-// serverVersion returns the server_version of db's server.
-func serverVersion(ctx context.Context, db *scratch.Database) (string, error) {
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	return versionOf(conn), nil
-}
-
 // compared is the side of a comparison that r is: its install, or, for a variant read from a
 // database, what that database holds of the objects that the installs of refs (the files of
 // both sides) created or changed.
@@ -77,7 +66,7 @@ func (p *pipeline) compared(r *variantRun, refs []*introspect.Footprint) parity.
 		in = parity.Installed{Name: r.v.Name, Dim: r.v.Dim}
 	}
 	if r.live == nil {
-		in.Server = p.version
+		in.Server = p.srv.Version()
 		return in
 	}
 	in.Footprint = introspect.Deployed(r.live.snap, refs...)

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"ledgercheck/internal/install"
-	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/sqlscript"
 	"ledgercheck/introspect"
@@ -38,8 +37,7 @@ func Snapshot(ctx context.Context, req SnapshotRequest) (*SnapshotResult, error)
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	opts := req.Options
-	opts.NormalizeBody = pgsql.NormalizeBody
+	opts := install.Normalizers(req.Options)
 	if req.DSN != "" && req.Install == nil {
 		logf("snapshot: reading the database at --dsn (read-only)")
 		s, err := introspect.TakeURL(ctx, req.DSN, opts)

@@ -27,12 +27,15 @@ func SnapshotOptions(opts introspect.Options, db *scratch.Database) introspect.O
 	return Normalizers(opts)
 }
 
-// Normalizers returns opts with ledgercheck's parser as the normalizer of function bodies where
-// opts has none, so that a body whose layout or comments alone changed is a cosmetic
-// difference: what a snapshot of any database needs to compare with the gate's.
+// Normalizers returns opts with ledgercheck's parser as the normalizer of function bodies and
+// view definitions where opts has none: a body whose layout or comments alone changed is a
+// cosmetic difference, and so is a view definition printed by PostgreSQL 15 and by 17.
 func Normalizers(opts introspect.Options) introspect.Options {
 	if opts.NormalizeBody == nil {
 		opts.NormalizeBody = pgsql.NormalizeBody
+	}
+	if opts.NormalizeView == nil {
+		opts.NormalizeView = pgsql.NormalizeView
 	}
 	return opts
 }

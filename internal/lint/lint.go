@@ -28,7 +28,7 @@ func Parsed(name string, f *pgsql.File, err error, cfg Config, opts Options) []f
 		if !errors.As(err, &se) {
 			se = &pgsql.SyntaxError{Pos: finding.Position{File: name, Line: 1, Col: 1}, Msg: err.Error()}
 		}
-		rule, msg := ruleParseError, se.Msg+" (PostgreSQL would reject the file)"
+		rule, msg := ruleParseError, se.Msg+rejection(opts)
 		if se.TooComplex {
 			rule, msg = ruleTooComplex, se.Msg
 		}

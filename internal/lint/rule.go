@@ -66,6 +66,10 @@ type Options struct {
 	// Dim, when positive, is the dimension every vector(N), halfvec(N) and sparsevec(N) in the
 	// file must have.
 	Dim int
+	// Postgres is the PostgreSQL major version the file is checked for (0: 15, the default): a
+	// syntax error says whether that version would reject the file, or only ledgercheck's
+	// parser might (a version newer than [pgsql.GrammarVersion]).
+	Postgres int
 }
 
 // Pass is what a rule's Check receives: the file, the configuration and what the file owns.

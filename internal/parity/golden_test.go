@@ -8,6 +8,7 @@ import (
 	"ledgercheck/internal/gate"
 	"ledgercheck/internal/golden"
 	"ledgercheck/internal/report"
+	"ledgercheck/internal/report/reporttest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,12 +138,9 @@ func runCase(t *testing.T, dir string) string {
 	if err != nil {
 		return exit(err)
 	}
-	// The phases as every command renders them (internal/report's text format), without times.
-	r := res.Report
-	r.Duration = 0
-	for i := range r.Phases {
-		r.Phases[i].Duration = 0
-	}
+	// The phases as every command renders them (internal/report's text format), without times
+	// or the server's version.
+	r := reporttest.Stable(res.Report)
 	var out strings.Builder
 	code := 0
 	if r.Failed() {

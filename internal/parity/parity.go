@@ -31,6 +31,8 @@ type Installed struct {
 	// it, Dim its vector dimension.
 	Name, File string
 	Dim        int
+	// Server is the server version the side ran on ("17.10"); "" when unknown.
+	Server string
 	// Source is the parsed migration, for the declared signatures and the dimension scan.
 	Source *pgsql.File
 	// Footprint is what installing it changed in the catalog.
@@ -44,8 +46,6 @@ type Installed struct {
 	// objects in scope (introspect.Deployed); Source and Rows are its File's, when File is set
 	// (the file's scratch install), else nil.
 	Live string
-	// Server is the server version the side ran on ("15.14"); "" when unknown.
-	Server string
 }
 
 // shown names the side's migration in notes: its file, or the database it was read from.

@@ -7,7 +7,8 @@ import (
 
 // versionNote says which server version each side ran on, and whether their major versions
 // differ. Differences that only the version makes (a privilege one version has, a definition
-// deparsed differently) are reported like any other; the note says to expect them.
+// deparsed differently) are reported like any other where ledgercheck does not read them alike
+// (README, "PostgreSQL 15 and 17"); the note says to expect them.
 func versionNote(artifact, port Installed) (note string, differ bool) {
 	if artifact.Server == "" || port.Server == "" {
 		return "", false

@@ -18,5 +18,12 @@
 // its handlers, its detail type and the detail's accessor on Op, so that a new statement kind is
 // a handler in one file (docs/architecture.md, "Adding a statement kind").
 //
+// The grammar is PostgreSQL 16's ([GrammarVersion]: pg_query_go v5): syntax new in PostgreSQL
+// 17 (JSON_TABLE, MERGE ... RETURNING, ...) is a syntax error here, though a 17 server takes it.
+//
 // Columns count Unicode code points, not bytes, as SARIF's "unicodeCodePoints" column kind.
 package pgsql
+
+// GrammarVersion is the PostgreSQL major version whose parser pg_query_go v5 embeds: a file it
+// rejects, PostgreSQL 15 and 16 reject too, and 17 may take (syntax new in 17).
+const GrammarVersion = 16

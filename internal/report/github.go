@@ -110,7 +110,7 @@ func stopToken(text []byte) string {
 }
 
 // WriteStepSummary writes the report as GitHub-flavoured markdown for $GITHUB_STEP_SUMMARY: the
-// verdict, the phase table, each phase's notes and a table of its findings, with diffs in
+// verdict, the server it ran on, the phase table, each phase's notes and a table of its findings, with diffs in
 // collapsible blocks. Text is escaped for markdown tables and inline HTML. Output is kept under
 // [StepSummaryLimit]; findings that do not fit are counted in a closing line.
 func WriteStepSummary(w io.Writer, r *Report) error {
@@ -118,6 +118,9 @@ func WriteStepSummary(w io.Writer, r *Report) error {
 	st := r.Status()
 	e, wn, in := r.Totals()
 	fmt.Fprintf(&b, "## %s %s: %s (%s) in %s\n\n", mdCell(r.Tool), mdCell(r.Version), strings.ToUpper(string(st)), severityCounts(e, wn, in), FormatDuration(r.Duration))
+	if sl := r.ServerLine(); sl != "" {
+		fmt.Fprintf(&b, "%s\n\n", mdCell(sl))
+	}
 	b.WriteString("| phase | status | findings | time |\n|---|---|---|---|\n")
 	for i := range r.Phases {
 		ph := &r.Phases[i]

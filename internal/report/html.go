@@ -45,7 +45,8 @@ footer{margin-top:3em;color:#8c959f;font-size:.85em}
 <body>
 <h1>{{.Tool}} {{.Version}} <span class="badge st-{{.Status}}">{{.Status}}</span></h1>
 <p>{{.Counts}} in {{.Duration}}.</p>
-<table class="summary">
+{{with .Server}}<p>{{.}}</p>
+{{end}}<table class="summary">
 <thead><tr><th>phase</th><th>status</th><th>findings</th><th>time</th></tr></thead>
 <tbody>
 {{- range .Phases}}
@@ -101,6 +102,7 @@ footer{margin-top:3em;color:#8c959f;font-size:.85em}
 type (
 	htmlView struct {
 		Tool, Version, Counts, Duration string
+		Server                          string // Report.ServerLine
 		Status                          Status
 		Phases                          []htmlPhase
 	}
@@ -125,13 +127,13 @@ type (
 )
 
 // WriteHTML writes the report as one self-contained HTML page (inline CSS, no script, no
-// external asset) for a reviewer to open from a CI artifact: the verdict, the phase summary, and
-// each phase's notes and findings, with textual differences (function bodies, view definitions)
-// shown side by side: from a finding's Left and Right texts, or from a unified diff in its
-// Detail. Every value is escaped by html/template.
+// external asset) for a reviewer to open from a CI artifact: the verdict, the server it ran on,
+// the phase summary, and each phase's notes and findings, with textual differences (function
+// bodies, view definitions) shown side by side: from a finding's Left and Right texts, or from a
+// unified diff in its Detail. Every value is escaped by html/template.
 func WriteHTML(w io.Writer, r *Report) error {
 	e, wn, in := r.Totals()
-	v := htmlView{Tool: r.Tool, Version: r.Version, Status: r.Status(), Counts: severityCounts(e, wn, in), Duration: FormatDuration(r.Duration)}
+	v := htmlView{Tool: r.Tool, Version: r.Version, Status: r.Status(), Counts: severityCounts(e, wn, in), Duration: FormatDuration(r.Duration), Server: r.ServerLine()}
 	for i := range r.Phases {
 		ph := &r.Phases[i]
 		hp := htmlPhase{

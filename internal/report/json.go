@@ -15,6 +15,7 @@ type (
 		ColumnKind    string      `json:"column_kind"`
 		Status        Status      `json:"status"`
 		DurationMS    int64       `json:"duration_ms"`
+		Servers       []Server    `json:"servers"`
 		Totals        jsonTotals  `json:"totals"`
 		Phases        []jsonPhase `json:"phases"`
 	}
@@ -52,6 +53,7 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 		ColumnKind:    "unicodeCodePoints",
 		Status:        r.Status(),
 		DurationMS:    r.Duration.Milliseconds(),
+		Servers:       servers(r),
 		Totals:        jsonTotals{Errors: e, Warnings: wn, Infos: in},
 		Phases:        make([]jsonPhase, 0, len(r.Phases)),
 	}
@@ -74,4 +76,16 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 		doc.Phases = append(doc.Phases, jp)
 	}
 	return writeDocument(w, doc)
+}
+
+// servers returns the report's servers for a document: never nil, and no Ran list nil.
+func servers(r *Report) []Server {
+	out := make([]Server, len(r.Servers))
+	for i, s := range r.Servers {
+		if s.Ran == nil {
+			s.Ran = []string{}
+		}
+		out[i] = s
+	}
+	return out
 }

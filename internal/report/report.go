@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"ledgercheck/internal/finding"
@@ -106,6 +107,41 @@ type Report struct {
 	// LeftLabel and RightLabel name the two sides of differences, e.g. "artifact (1536)" and
 	// "port (1024)"; empty means "left" and "right".
 	LeftLabel, RightLabel string
+	// Servers are the PostgreSQL servers the run installed on, each with what ran there; none
+	// for a run without a database (lint without --install).
+	Servers []Server
+}
+
+// Server is a PostgreSQL server a run used, and the variants (or files) that ran on it.
+type Server struct {
+	// Version is the server's version, major and minor: "17.10".
+	Version string `json:"version"`
+	// Kind is "embedded" (ledgercheck's own throwaway cluster) or "dsn" (a --dsn server).
+	Kind string `json:"kind"`
+	// Ran names what ran there: the variants ("artifact", "port") or the files.
+	Ran []string `json:"ran"`
+}
+
+// String is the server as the text formats show it: "PostgreSQL 17.10 (embedded) for artifact,
+// port".
+func (s Server) String() string {
+	return "PostgreSQL " + s.Version + " (" + s.Kind + ") for " + strings.Join(s.Ran, ", ")
+}
+
+// ServerLine is the line the text formats show under the verdict: "server: " and the server,
+// "servers: " and each of several separated by "; ", or "" for none.
+func (r *Report) ServerLine() string {
+	if len(r.Servers) == 0 {
+		return ""
+	}
+	parts := make([]string, len(r.Servers))
+	for i, s := range r.Servers {
+		parts[i] = s.String()
+	}
+	if len(parts) == 1 {
+		return "server: " + parts[0]
+	}
+	return "servers: " + strings.Join(parts, "; ")
 }
 
 // Finish is where findings enter a report: every producer calls it once the phases are in. It

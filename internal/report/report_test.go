@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ func sample() *Report {
 	return &Report{
 		Tool: "ledgercheck", Version: "1.2.3", Duration: 2310 * time.Millisecond,
 		LeftLabel: "artifact (1536)", RightLabel: "port (1024)",
+		Servers: []Server{{Version: "17.10", Kind: "embedded", Ran: []string{"artifact", "port"}}},
 		Phases: []PhaseResult{
 			{Phase: finding.PhaseLint, Name: "lint artifact", File: "migrations/a.sql", Duration: 12 * time.Millisecond, Findings: []finding.Finding{
 				{Phase: finding.PhaseLint, Rule: "dynamic-sql", Severity: finding.SevWarning, Pos: finding.Position{File: "migrations/a.sql", Line: 269, Col: 5},
@@ -131,8 +133,9 @@ func TestTextPlainHasNoEscapes(t *testing.T) {
 	// Columns line up in both: the TIME header starts at the same rune offset as each time.
 	for _, s := range []string{plain.String(), regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(color.String(), "")} {
 		lines := strings.Split(s, "\n")
-		col := strings.Index(lines[2], "TIME")
-		for _, l := range lines[3:9] {
+		h := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "PHASE") })
+		col := strings.Index(lines[h], "TIME")
+		for _, l := range lines[h+1 : h+7] {
 			if len(l) < col || l[col-2:col] != "  " || l[col] == ' ' {
 				t.Errorf("summary row not aligned with TIME at %d: %q", col, l)
 			}

@@ -22,9 +22,10 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool       sarifTool     `json:"tool"`
-		ColumnKind string        `json:"columnKind"`
-		Results    []sarifResult `json:"results"`
+		Tool       sarifTool      `json:"tool"`
+		ColumnKind string         `json:"columnKind"`
+		Results    []sarifResult  `json:"results"`
+		Properties map[string]any `json:"properties,omitempty"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
@@ -102,13 +103,17 @@ func sarifLevel(s finding.Severity) string {
 // with a 1-based start line and column counted in Unicode code points. A finding without a
 // position points at line 1 of its phase's file. Each result carries a partial fingerprint
 // (rule, file, object and message, numbered among equals) that does not depend on the line, so
-// code scanning can follow a finding when lines move.
+// code scanning can follow a finding when lines move. The run's properties name the servers it
+// ran on ("servers", as in the JSON document).
 func WriteSARIF(w io.Writer, r *Report) error {
 	rules, idx := r.ruleIndex()
 	run := sarifRun{
 		Tool:       sarifTool{Driver: sarifDriver{Name: r.Tool, Version: r.Version, SemanticVersion: semver(r.Version), Rules: make([]sarifRule, 0, len(rules))}},
 		ColumnKind: "unicodeCodePoints",
 		Results:    []sarifResult{},
+	}
+	if len(r.Servers) > 0 {
+		run.Properties = map[string]any{"servers": servers(r)}
 	}
 	for _, ri := range rules {
 		full := ri.Summary

@@ -53,7 +53,8 @@ func (p painter) severity(s finding.Severity) string {
 	return p.paint(ansiCyan, string(s))
 }
 
-// WriteReportText writes the report for a person: a one-line verdict, a summary table (phase,
+// WriteReportText writes the report for a person: a one-line verdict, the server it ran on
+// ([Report.ServerLine]), a summary table (phase,
 // status, findings, time), then the findings of each phase that has any, with their details
 // indented below them, and the phase's notes. With color, statuses, severities and diff lines
 // are colored with ANSI escapes; the caller decides (a terminal, and NO_COLOR unset).
@@ -62,7 +63,11 @@ func WriteReportText(w io.Writer, r *Report, color bool) error {
 	bw := bufio.NewWriter(w)
 	st := r.Status()
 	e, wn, in := r.Totals()
-	fmt.Fprintf(bw, "%s %s: %s (%s) in %s\n\n", r.Tool, r.Version, p.status(Status(strings.ToUpper(string(st)))), severityCounts(e, wn, in), FormatDuration(r.Duration))
+	fmt.Fprintf(bw, "%s %s: %s (%s) in %s\n", r.Tool, r.Version, p.status(Status(strings.ToUpper(string(st)))), severityCounts(e, wn, in), FormatDuration(r.Duration))
+	if sl := r.ServerLine(); sl != "" {
+		fmt.Fprintln(bw, sl)
+	}
+	fmt.Fprintln(bw)
 
 	// Summary table, padded by hand so that color escapes do not upset the alignment.
 	header := []string{"PHASE", "STATUS", "FINDINGS", "TIME"}

@@ -9,6 +9,7 @@ import (
 	"ledgercheck/internal/gate"
 	"ledgercheck/internal/golden"
 	"ledgercheck/internal/report"
+	"ledgercheck/internal/report/reporttest"
 	"ledgercheck/internal/rerun"
 	"ledgercheck/internal/scratch/scratchtest"
 )
@@ -42,11 +43,7 @@ func TestGoldenThroughTheGate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := res.Report
-			rep.Duration = 0
-			for i := range rep.Phases {
-				rep.Phases[i].Duration = 0
-			}
+			rep := reporttest.Stable(res.Report)
 			var got bytes.Buffer
 			if err := report.WriteReportText(&got, rep, false); err != nil {
 				t.Fatal(err)

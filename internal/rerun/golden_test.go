@@ -12,17 +12,13 @@ import (
 	"testing"
 
 	"ledgercheck/internal/report"
+	"ledgercheck/internal/report/reporttest"
 	"ledgercheck/internal/scratch/scratchtest"
 )
 
 // stableReport is the result's report with every duration zeroed, for goldens.
 func stableReport(res *Result) *report.Report {
-	rep := res.Report("ledgercheck", "test")
-	rep.Duration = 0
-	for i := range rep.Phases {
-		rep.Phases[i].Duration = 0
-	}
-	return rep
+	return reporttest.Stable(res.Report("ledgercheck", "test"))
 }
 
 // repo is the repository root, relative to this package's directory.

@@ -147,7 +147,7 @@ func TestLayer3SocketNeedsTheRunsSecret(t *testing.T) {
 			t.Errorf("as %s: %v, want a password authentication failure", c.user, err)
 		}
 	}
-	bin, err := scratch.FindBinDir("")
+	bin, err := scratch.FindBinDir("", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

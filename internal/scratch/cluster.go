@@ -62,8 +62,11 @@ func startCluster(ctx context.Context, binDir string, opts Options) (c *cluster,
 	if err != nil {
 		return nil, err
 	}
-	major, err := serverMajor(binDir)
+	major, err := BinMajor(binDir)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkVersion(opts.Postgres, major, "the server binaries in "+binDir+" are"); err != nil {
 		return nil, err
 	}
 	guard, err := guardFor(binDir, major, opts.noGuard)
@@ -330,8 +333,8 @@ func randomUint32() uint32 {
 	return binary.LittleEndian.Uint32(b[:])
 }
 
-// serverMajor returns the major version of the PostgreSQL server in binDir (15, 17, ...).
-func serverMajor(binDir string) (int, error) {
+// BinMajor returns the major version of the PostgreSQL server in binDir (15, 17, ...).
+func BinMajor(binDir string) (int, error) {
 	out, err := exec.Command(filepath.Join(binDir, "postgres"), "--version").Output()
 	if err != nil {
 		return 0, fault.Env(fmt.Errorf("running %s --version: %w", filepath.Join(binDir, "postgres"), err))

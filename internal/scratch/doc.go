@@ -3,7 +3,8 @@
 // from pull requests, fixtures, probes) runs. Only scratch and introspect talk to Postgres.
 //
 // A [Server] is either an embedded cluster (the default) or an existing server reached with a
-// DSN. The embedded cluster is initdb'd into a private temp dir and runs, with initdb, inside a
+// DSN, of PostgreSQL 15 or 17: [Options.Postgres] (--pg) asks for one, [FindBinDir] finds its
+// binaries, and a server of another version is refused. The embedded cluster is initdb'd into a private temp dir and runs, with initdb, inside a
 // bubblewrap sandbox (sandbox.go): its own namespaces, no host files but /usr, no network, a user
 // id of the run's own when ledgercheck runs as root, a password of the run's own on its only
 // socket, and every process killed with the sandbox, which dies with ledgercheck. On PostgreSQL 15

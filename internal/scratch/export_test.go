@@ -34,3 +34,10 @@ func (s *Server) LogBytes() int {
 	defer s.cl.log.mu.Unlock()
 	return len(s.cl.log.buf)
 }
+
+// SetVersionBinDirs makes major's binaries be looked for in dirs until the test ends.
+func SetVersionBinDirs(t interface{ Cleanup(func()) }, major int, dirs ...string) {
+	old := versionBinDirs[major]
+	versionBinDirs[major] = dirs
+	t.Cleanup(func() { versionBinDirs[major] = old })
+}

@@ -170,12 +170,13 @@ func TestMissingBinaries(t *testing.T) {
 }
 
 func TestBinDirEnv(t *testing.T) {
+	t.Setenv(scratch.VersionEnv, "")
 	t.Setenv(scratch.BinDirEnv, t.TempDir())
-	_, err := scratch.FindBinDir("")
+	_, err := scratch.FindBinDir("", 0)
 	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), scratch.BinDirEnv) {
 		t.Errorf("got %v, want an environment error naming %s", err, scratch.BinDirEnv)
 	}
-	if _, err := scratch.FindBinDir(t.TempDir()); err == nil || strings.Contains(err.Error(), scratch.BinDirEnv) {
+	if _, err := scratch.FindBinDir(t.TempDir(), 0); err == nil || strings.Contains(err.Error(), scratch.BinDirEnv) {
 		t.Errorf("got %v, want --pg-bin to win over %s", err, scratch.BinDirEnv)
 	}
 }

@@ -24,8 +24,14 @@ const NamePrefix = "ledgercheck_"
 // Options configure a [Server].
 type Options struct {
 	// PGBin is the directory of the PostgreSQL server binaries for the embedded cluster; empty
-	// means $LEDGERCHECK_PG_BIN, else `pg_config --bindir`, else /usr/lib/postgresql/15/bin.
+	// means Postgres's version directory, else $LEDGERCHECK_PG_BIN, else `pg_config --bindir`,
+	// else /usr/lib/postgresql/15/bin (see [FindBinDir]).
 	PGBin string
+	// Postgres is the PostgreSQL major version the run asks for (one of [Versions]; 0: the
+	// version $LEDGERCHECK_PG names, else none). The embedded cluster runs it, from its
+	// directory unless PGBin is set, and a --dsn server must run it; a server of another major
+	// version is an environment error. With none asked for, any supported version will do.
+	Postgres int
 	// DSN, when set, selects server mode: scratch databases are created on that server instead
 	// of in an embedded cluster. Its role must be a superuser (see [Start]).
 	DSN string
@@ -55,6 +61,7 @@ type Server struct {
 	admin     *pgx.ConnConfig // a superuser, in the maintenance database
 	adminRole string          // its name
 	major     int             // the server's major version
+	version   int             // server_version_num, e.g. 170010
 	runID     string          // 12 hex digits: names this run's databases (and, on a server, roles)
 
 	installRole, installPass string // the role user SQL logs in as, and its password
@@ -89,6 +96,9 @@ type template struct {
 // what one run's migrations do to cluster-wide roles cannot change another's verdict; a run
 // also drops what killed runs left behind.
 func Start(ctx context.Context, opts Options) (s *Server, err error) {
+	if opts.Postgres, err = RequestedVersion(opts.Postgres); err != nil {
+		return nil, err
+	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
@@ -115,7 +125,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 		}
 		s.installRole = NamePrefix + s.runID
 	} else {
-		bin, err := FindBinDir(opts.PGBin)
+		bin, err := FindBinDir(opts.PGBin, opts.Postgres)
 		if err != nil {
 			return s, err
 		}
@@ -143,9 +153,9 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 
 func (s *Server) describe() string {
 	if s.cl != nil {
-		return fmt.Sprintf("embedded PostgreSQL %d cluster (sandboxed) in %s", s.major, s.cl.dir)
+		return fmt.Sprintf("embedded PostgreSQL %s cluster (sandboxed) in %s", s.Version(), s.cl.dir)
 	}
-	return fmt.Sprintf("PostgreSQL %d server %s", s.major, s.admin.Host)
+	return fmt.Sprintf("PostgreSQL %s server %s", s.Version(), s.admin.Host)
 }
 
 // Embedded reports whether the server is an embedded cluster (as opposed to --dsn).
@@ -153,6 +163,13 @@ func (s *Server) Embedded() bool { return s.cl != nil }
 
 // Major returns the server's major version (15, 17, ...).
 func (s *Server) Major() int { return s.major }
+
+// Version returns the server's version, major and minor, as "17.10" (from server_version_num,
+// without a distribution's suffix).
+func (s *Server) Version() string { return formatVersion(s.version) }
+
+// formatVersion renders a server_version_num (170010) as "17.10".
+func formatVersion(num int) string { return fmt.Sprintf("%d.%d", num/10000, num%10000) }
 
 // Dir returns the embedded cluster's private directory, or "" in server mode.
 func (s *Server) Dir() string {
@@ -200,9 +217,12 @@ func (s *Server) connectServer(ctx context.Context) error {
 		return fault.Input(fmt.Errorf("--dsn names database %q, which looks like a ledgercheck scratch database; name a maintenance database such as postgres", db))
 	}
 	if version < 150000 {
-		return fault.Env(fmt.Errorf("the --dsn server runs PostgreSQL %d.%d; ledgercheck needs 15 or later", version/10000, version%10000))
+		return fault.Env(fmt.Errorf("the --dsn server runs PostgreSQL %s; ledgercheck needs 15 or later", formatVersion(version)))
 	}
-	s.admin, s.adminRole, s.major = cfg, role, version/10000
+	if err := checkVersion(s.opts.Postgres, version/10000, "the --dsn server runs"); err != nil {
+		return err
+	}
+	s.admin, s.adminRole, s.major, s.version = cfg, role, version/10000, version
 	return s.lockRun(ctx)
 }
 
@@ -213,7 +233,7 @@ func (s *Server) checkVector(ctx context.Context) error {
 	}
 	defer conn.Close(ctx)
 	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')`).Scan(&ok); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector'), current_setting('server_version_num')::int`).Scan(&ok, &s.version); err != nil {
 		return fault.Env(fmt.Errorf("checking for pgvector: %s", serverMessage(err)))
 	}
 	if !ok {

@@ -15,7 +15,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          CASE WHEN a.attcollation <> 0 AND a.attcollation <> t.typcollation
            THEN (SELECT quote_ident(cn.nspname) || '.' || quote_ident(co.collname) FROM pg_collation co JOIN pg_namespace cn ON cn.oid = co.collnamespace WHERE co.oid = a.attcollation)
          END AS collation,
-         {{acl "a.attacl"}} AS acl,
+         {{acl "a.attacl" "'c'"}} AS acl,
          {{comment "pg_class" "c.oid" "a.attnum"}} AS comment
   FROM pg_attribute a
   JOIN pg_class c ON c.oid = a.attrelid

@@ -21,7 +21,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          p.prorows AS rows,
          p.proconfig AS config,
          {{role "p.proowner"}} AS owner,
-         {{acl "coalesce(p.proacl, acldefault('f', p.proowner))"}} AS acl,
+         {{acl "coalesce(p.proacl, acldefault('f', p.proowner))" "'f'"}} AS acl,
          {{comment "pg_proc" "p.oid" "0"}} AS comment,
          CASE WHEN p.prosqlbody IS NOT NULL THEN pg_get_function_sqlbody(p.oid) ELSE p.prosrc END AS body
   FROM pg_proc p

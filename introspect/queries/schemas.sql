@@ -3,7 +3,7 @@
 SELECT coalesce(json_agg(x), '[]') FROM (
   SELECT n.nspname AS name,
          {{role "n.nspowner"}} AS owner,
-         {{acl "coalesce(n.nspacl, acldefault('n', n.nspowner))"}} AS acl,
+         {{acl "coalesce(n.nspacl, acldefault('n', n.nspowner))" "'n'"}} AS acl,
          {{comment "pg_namespace" "n.oid" "0"}} AS comment
   FROM pg_namespace n
   WHERE {{userSchema "n"}}

@@ -20,7 +20,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
              AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
            LIMIT 1) AS owned_by,
          {{role "c.relowner"}} AS owner,
-         {{acl "coalesce(c.relacl, acldefault('s', c.relowner))"}} AS acl,
+         {{acl "coalesce(c.relacl, acldefault('s', c.relowner))" "'s'"}} AS acl,
          {{comment "pg_class" "c.oid" "0"}} AS comment
   FROM pg_sequence s
   JOIN pg_class c ON c.oid = s.seqrelid

@@ -19,7 +19,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          CASE WHEN NOT c.relispartition THEN
            (SELECT json_agg(i.inhparent::regclass::text ORDER BY i.inhseqno) FROM pg_inherits i WHERE i.inhrelid = c.oid)
          END AS inherits,
-         {{acl "coalesce(c.relacl, acldefault('r', c.relowner))"}} AS acl,
+         {{acl "coalesce(c.relacl, acldefault('r', c.relowner))" "'r'"}} AS acl,
          {{comment "pg_class" "c.oid" "0"}} AS comment
   FROM pg_class c
   JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -7,7 +7,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          t.typname AS name,
          CASE t.typtype WHEN 'e' THEN 'enum' WHEN 'd' THEN 'domain' WHEN 'c' THEN 'composite' WHEN 'r' THEN 'range' END AS kind,
          {{role "t.typowner"}} AS owner,
-         {{acl "coalesce(t.typacl, acldefault('T', t.typowner))"}} AS acl,
+         {{acl "coalesce(t.typacl, acldefault('T', t.typowner))" "'T'"}} AS acl,
          {{comment "pg_type" "t.oid" "0"}} AS comment,
          CASE WHEN t.typtype = 'e' THEN
            (SELECT json_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = t.oid)

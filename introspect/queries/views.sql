@@ -9,7 +9,7 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          pg_get_viewdef(c.oid, true) AS definition,
          c.reloptions AS options,
          c.relkind = 'm' AND c.relispopulated AS populated,
-         {{acl "coalesce(c.relacl, acldefault('r', c.relowner))"}} AS acl,
+         {{acl "coalesce(c.relacl, acldefault('r', c.relowner))" "'r'"}} AS acl,
          {{comment "pg_class" "c.oid" "0"}} AS comment
   FROM pg_class c
   JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -41,7 +41,7 @@ type DSNServerOptions struct {
 	// ledgercheck_guard is left out on PostgreSQL 16 and later, which enforce its rules
 	// themselves and have no such module: a test that asks for a guarded server gets one there.
 	Preload string
-	// PGBin is the directory of the server binaries; "" means scratch.FindBinDir("").
+	// PGBin is the directory of the server binaries; "" means scratch.FindBinDir("", 0).
 	PGBin string
 	// Superuser names the bootstrap superuser (default postgres, as in a postgres container).
 	Superuser string
@@ -51,7 +51,7 @@ type DSNServerOptions struct {
 // tests run as root it runs as the `postgres` OS user (initdb refuses root). The server dies with
 // the test process.
 func StartDSNServer(opts DSNServerOptions) (s *DSNServer, err error) {
-	bin, err := scratch.FindBinDir(opts.PGBin)
+	bin, err := scratch.FindBinDir(opts.PGBin, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -147,7 +147,23 @@ func Unavailable(t testing.TB, err error) {
 // that start clusters of their own (or run the ledgercheck binary).
 func NeedPostgres(t testing.TB) {
 	t.Helper()
-	if _, err := scratch.FindBinDir(""); err != nil {
+	if _, err := scratch.FindBinDir("", 0); err != nil {
 		Unavailable(t, err)
 	}
+}
+
+// Major returns the PostgreSQL major version the tests run on when they start servers of their
+// own (or run the ledgercheck binary): the version $LEDGERCHECK_PG asks for, else that of the
+// server binaries scratch.FindBinDir finds. It calls [Unavailable] when there are none.
+func Major(t testing.TB) int {
+	t.Helper()
+	bin, err := scratch.FindBinDir("", 0)
+	if err != nil {
+		Unavailable(t, err)
+	}
+	major, err := scratch.BinMajor(bin)
+	if err != nil {
+		Unavailable(t, err)
+	}
+	return major
 }
