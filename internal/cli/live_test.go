@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -13,26 +14,63 @@ import (
 )
 
 // serverState is what a run must leave as it was on the server a --port-dsn names: the
-// schema of the database (pg_dump -s), and the server's databases and roles.
+// schema of the database (pg_dump -s where the server's major version has one: npm's
+// PostgreSQL 17 has none), a listing of its catalogs read with SQL of this test's own (not
+// ledgercheck's introspection, which is what is under test), and the server's databases and
+// roles.
 func serverState(t *testing.T, live *scratchtest.DSNServer, db string) string {
 	t.Helper()
 	bin, err := scratch.FindBinDir("", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(filepath.Join(bin, "pg_dump"), "--schema-only", "-d", live.DSNOf("postgres", db)).Output()
-	if err != nil {
-		t.Fatalf("pg_dump: %v", err)
+	var dump string
+	if pgDump := filepath.Join(bin, "pg_dump"); fileExists(pgDump) {
+		out, err := exec.Command(pgDump, "--schema-only", "-d", live.DSNOf("postgres", db)).Output()
+		if err != nil {
+			t.Fatalf("pg_dump: %v", err)
+		}
+		// pg_dump 15.14 and later write a random \restrict key.
+		dump = regexp.MustCompile(`(?m)^\\(un)?restrict .*$`).ReplaceAllString(string(out), "")
 	}
-	// pg_dump 15.14 and later write a random \restrict key.
-	dump := regexp.MustCompile(`(?m)^\\(un)?restrict .*$`).ReplaceAllString(string(out), "")
-	var globals string
+	var globals, catalogs string
 	if err := live.Conn(t).QueryRow(context.Background(), `SELECT
 		(SELECT string_agg(datname, ',' ORDER BY datname) FROM pg_database) || ' / ' ||
-		(SELECT string_agg(rolname, ',' ORDER BY rolname) FROM pg_roles)`).Scan(&globals); err != nil {
+		(SELECT string_agg(rolname || ':' || rolsuper || rolcreaterole || rolcanlogin, ',' ORDER BY rolname) FROM pg_roles) || ' / ' ||
+		(SELECT coalesce(string_agg(roleid::regrole || '>' || member::regrole, ',' ORDER BY 1), '') FROM pg_auth_members)`).Scan(&globals); err != nil {
 		t.Fatal(err)
 	}
-	return globals + "\n" + dump
+	if err := live.ConnTo(t, db).QueryRow(context.Background(), catalogListing).Scan(&catalogs); err != nil {
+		t.Fatal(err)
+	}
+	return globals + "\n" + catalogs + "\n" + dump
+}
+
+// catalogListing lists what a schema change would touch: relations with their privileges,
+// columns, defaults, constraints, indexes, policies, triggers, functions with their bodies and
+// privileges, schemas, comments and default privileges, one line each, in a stable order.
+const catalogListing = `SELECT string_agg(x, E'\n' ORDER BY x) FROM (
+	SELECT 'rel ' || c.oid::regclass || ' ' || c.relkind::text || ' ' || coalesce(c.relacl::text, '') || ' ' || c.relrowsecurity || ' ' || coalesce(c.reloptions::text, '') || ' ' || c.relowner::regrole AS x
+	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+	UNION ALL SELECT 'col ' || a.attrelid::regclass || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull || ' ' || coalesce(a.attacl::text, '') || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+	FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+	WHERE a.attnum > 0 AND NOT a.attisdropped AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+	UNION ALL SELECT 'con ' || conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+	UNION ALL SELECT 'idx ' || pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid::regclass::text NOT LIKE 'pg_%'
+	UNION ALL SELECT 'pol ' || polrelid::regclass || ' ' || polname || ' ' || polcmd::text || ' ' || polroles::text || ' ' || coalesce(pg_get_expr(polqual, polrelid), '') || ' ' || coalesce(pg_get_expr(polwithcheck, polrelid), '') FROM pg_policy
+	UNION ALL SELECT 'trg ' || tgrelid::regclass || ' ' || tgname || ' ' || tgenabled::text || ' ' || pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal
+	UNION ALL SELECT 'fn ' || p.oid::regprocedure || ' ' || coalesce(p.proacl::text, '') || ' ' || p.prosecdef || ' ' || coalesce(p.proconfig::text, '') || ' ' || md5(p.prosrc) || ' ' || p.proowner::regrole
+	FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
+	UNION ALL SELECT 'nsp ' || nspname || ' ' || coalesce(nspacl::text, '') || ' ' || nspowner::regrole FROM pg_namespace
+	UNION ALL SELECT 'cmt ' || classoid::regclass || ' ' || objoid || ' ' || objsubid || ' ' || md5(description) FROM pg_description WHERE objoid >= 16384
+	UNION ALL SELECT 'dacl ' || defaclrole::regrole || ' ' || defaclnamespace || ' ' || defaclobjtype::text || ' ' || defaclacl::text FROM pg_default_acl
+	UNION ALL SELECT 'ext ' || extname || ' ' || extversion FROM pg_extension
+) s`
+
+// fileExists reports whether path names an existing file.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // A database holding the shipped port, as a deployment installed it, passes parity with the

@@ -693,4 +693,3 @@ func serverOf(srv *scratch.Server, ran []string) report.Server {
 // InstallFinding turns a rejected statement or a syntax error into an install-failed finding;
 // it reports false for any other error.
 func InstallFinding(err error) (finding.Finding, bool) { return install.Finding(err) }
-
