@@ -56,7 +56,9 @@ version new Supabase projects run; the report says which version each variant ra
 Formats: text (colored on a terminal unless NO_COLOR is set), json (docs/json-schema.md), sarif
 (2.1.0, for GitHub code scanning), github (workflow-command annotations; with
 $GITHUB_STEP_SUMMARY set, the full report is appended to it as markdown) and html (one
-self-contained page with side-by-side diffs). Progress with step timings goes to stderr.
+self-contained page with side-by-side diffs). --format is stdout's; --output FORMAT=PATH
+(repeatable) writes more formats from the same run, e.g. --format github --output
+sarif=ledgercheck.sarif --output html=report.html. Progress with step timings goes to stderr.
 
 Exit codes: 0 passed; 1 findings (a lint error, an unreviewed difference, a stale allowlist
 entry, a failed rerun or install, an exposure the audit found); 2 usage, configuration or input error; 3 environment error.`,

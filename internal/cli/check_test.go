@@ -119,9 +119,8 @@ func allFormats(t *testing.T, rep *report.Report) map[string]string {
 	out := map[string]string{}
 	for _, format := range []string{"text", "json", "sarif", "github", "html"} {
 		var b bytes.Buffer
-		g := &globals{stdout: &b, stderr: io.Discard}
 		o := outputFlags{format: formatFlag{value: format}, color: "never", githubSummaryEnv: "LEDGERCHECK_TEST_NO_SUMMARY"}
-		if err := o.write(g, rep); err != nil {
+		if err := o.write(&b, format, rep, true); err != nil {
 			t.Fatal(err)
 		}
 		out[format] = b.String()

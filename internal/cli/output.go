@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,11 +38,49 @@ func (f *formatFlag) Set(s string) error {
 	return fmt.Errorf("%q is not a format; want one of %s", s, strings.Join(f.choices, ", "))
 }
 
-// outputFlags are --format and --color, and where the github format appends its job summary:
-// the one writer path of every command that reports findings.
+// outputFile is one --output FORMAT=PATH: the report in that format, written to PATH.
+type outputFile struct {
+	format, path string
+}
+
+// outputsFlag is --output, repeatable: FORMAT=PATH, FORMAT one of choices. Its errors are input
+// errors (exit 2) raised while the flags are parsed, before anything runs.
+type outputsFlag struct {
+	files   []outputFile
+	choices []string
+}
+
+func (f *outputsFlag) String() string {
+	s := make([]string, len(f.files))
+	for i, o := range f.files {
+		s[i] = o.format + "=" + o.path
+	}
+	return strings.Join(s, ",")
+}
+func (f *outputsFlag) Type() string { return "FORMAT=PATH" }
+func (f *outputsFlag) Set(s string) error {
+	format, path, ok := strings.Cut(s, "=")
+	if !ok || path == "" {
+		return fmt.Errorf("%q: want FORMAT=PATH, FORMAT one of %s", s, strings.Join(f.choices, ", "))
+	}
+	if !slices.Contains(f.choices, format) {
+		return fmt.Errorf("%q: %q is not a format; want one of %s", s, format, strings.Join(f.choices, ", "))
+	}
+	for _, o := range f.files {
+		if filepath.Clean(o.path) == filepath.Clean(path) {
+			return fmt.Errorf("%q: %s is already the output of %s", s, path, o.format)
+		}
+	}
+	f.files = append(f.files, outputFile{format: format, path: path})
+	return nil
+}
+
+// outputFlags are --format (stdout), --output (files) and --color, and where the github format
+// appends its job summary: the one writer path of every command that reports findings.
 type outputFlags struct {
-	format formatFlag
-	color  string
+	format  formatFlag
+	outputs outputsFlag
+	color   string
 	// compactText writes the text format as one line per finding (file:line:col: severity:
 	// message [rule]), the form editors and pre-commit hooks read: lint's.
 	compactText bool
@@ -47,11 +89,15 @@ type outputFlags struct {
 }
 
 func newOutputFlags() outputFlags {
-	return outputFlags{format: formatFlag{value: "text", choices: reportFormats}, color: "auto", githubSummaryEnv: "GITHUB_STEP_SUMMARY"}
+	return outputFlags{
+		format: formatFlag{value: "text", choices: reportFormats}, outputs: outputsFlag{choices: reportFormats},
+		color: "auto", githubSummaryEnv: "GITHUB_STEP_SUMMARY",
+	}
 }
 
 func (o *outputFlags) add(cmd *cobra.Command) {
-	cmd.Flags().Var(&o.format, "format", "output format: "+strings.Join(reportFormats, ", "))
+	cmd.Flags().Var(&o.format, "format", "output format on stdout: "+strings.Join(reportFormats, ", "))
+	cmd.Flags().Var(&o.outputs, "output", "also write the report in FORMAT to PATH (repeatable: one run, several formats), e.g. --output sarif=ledgercheck.sarif --output html=report.html")
 	cmd.Flags().StringVar(&o.color, "color", "auto", "color the text format: auto (a terminal and NO_COLOR unset), always or never")
 }
 
@@ -59,15 +105,51 @@ func (o *outputFlags) validate() error {
 	if o.color != "auto" && o.color != "always" && o.color != "never" {
 		return fault.Input(fmt.Errorf("--color %q: want auto, always or never", o.color))
 	}
+	for _, f := range o.outputs.files {
+		if err := checkWritable(f.path); err != nil {
+			return fault.Input(fmt.Errorf("--output %s=%s: %w", f.format, f.path, err))
+		}
+	}
 	return nil
 }
 
-// render prints the report in the chosen format (for github it also appends the markdown
-// summary to $GITHUB_STEP_SUMMARY when that is set) and returns [fault.ErrFindings] when the
-// report fails the gate.
-func (o *outputFlags) render(g *globals, rep *report.Report) error {
-	if err := o.write(g, rep); err != nil {
+// checkWritable proves that path can be written, before the run: it opens it for writing without
+// truncating it, and removes it again if it did not exist. Only a regular file (or none) will do.
+func checkWritable(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", path)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
+	}
+	existed := err == nil
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is in the message already
+		}
+		return fmt.Errorf("cannot write it: %w", err)
+	}
+	f.Close()
+	if !existed {
+		return os.Remove(path)
+	}
+	return nil
+}
+
+// render prints the report in the --format format (for github it also appends the markdown
+// summary to $GITHUB_STEP_SUMMARY when that is set), writes each --output file, and returns
+// [fault.ErrFindings] when the report fails the gate.
+func (o *outputFlags) render(g *globals, rep *report.Report) error {
+	if err := o.write(g.stdout, o.format.value, rep, true); err != nil {
+		return err
+	}
+	for _, f := range o.outputs.files {
+		if err := o.writeFile(f, rep); err != nil {
+			return fault.Env(fmt.Errorf("--output %s=%s: %w", f.format, f.path, err))
+		}
 	}
 	if rep.Failed() {
 		return fault.ErrFindings
@@ -75,19 +157,43 @@ func (o *outputFlags) render(g *globals, rep *report.Report) error {
 	return nil
 }
 
-func (o *outputFlags) write(g *globals, rep *report.Report) error {
-	switch o.format.value {
+// writeFile writes one --output file: into a temporary file beside it, renamed over it when
+// complete, so a reader never sees half a report.
+func (o *outputFlags) writeFile(f outputFile, rep *report.Report) error {
+	tmp, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename, a no-op
+	werr := o.write(tmp, f.format, rep, false)
+	if err := tmp.Chmod(0o644); werr == nil {
+		werr = err
+	}
+	if err := tmp.Close(); werr == nil {
+		werr = err
+	}
+	if werr != nil {
+		return werr
+	}
+	return os.Rename(tmp.Name(), f.path)
+}
+
+// write writes the report in format to w: stdout, or an --output file. The job summary of the
+// github format is appended for stdout only, so that a run appends it once; a file is never
+// colored.
+func (o *outputFlags) write(w io.Writer, format string, rep *report.Report, stdout bool) error {
+	switch format {
 	case "json":
-		return report.WriteReportJSON(g.stdout, rep)
+		return report.WriteReportJSON(w, rep)
 	case "sarif":
-		return report.WriteSARIF(g.stdout, rep)
+		return report.WriteSARIF(w, rep)
 	case "html":
-		return report.WriteHTML(g.stdout, rep)
+		return report.WriteHTML(w, rep)
 	case "github":
-		if err := report.WriteGitHub(g.stdout, rep); err != nil {
+		if err := report.WriteGitHub(w, rep); err != nil {
 			return err
 		}
-		if path := os.Getenv(o.githubSummaryEnv); path != "" {
+		if path := os.Getenv(o.githubSummaryEnv); stdout && path != "" {
 			sf, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 			if err != nil {
 				return fault.Env(fmt.Errorf("$%s: %w", o.githubSummaryEnv, err))
@@ -101,9 +207,9 @@ func (o *outputFlags) write(g *globals, rep *report.Report) error {
 		return nil
 	}
 	if o.compactText {
-		return report.WriteText(g.stdout, rep.Findings())
+		return report.WriteText(w, rep.Findings())
 	}
-	return report.WriteReportText(g.stdout, rep, useColor(o.color, g.stdout))
+	return report.WriteReportText(w, rep, stdout && useColor(o.color, w))
 }
 
 // useColor is the one colour decision of every command: always, never, or (auto) when w is a
