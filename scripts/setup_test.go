@@ -303,3 +303,142 @@ func stats(paths []string) string {
 	}
 	return b.String()
 }
+
+// fakeRoot makes a root for LEDGERCHECK_SETUP_SYSROOT holding etc/os-release (none when
+// osRelease is "") and the given files under etc/apt.
+func fakeRoot(t *testing.T, osRelease string, apt map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	if osRelease != "" {
+		copyFile(t, "", filepath.Join(root, "etc", "os-release"), []byte(osRelease))
+	}
+	for name, content := range apt {
+		copyFile(t, "", filepath.Join(root, "etc", "apt", name), []byte(content))
+	}
+	return root
+}
+
+// runStubbed runs setup.sh with env added and every installer (apt-get, dpkg, npm, gcc, make,
+// ...) replaced by a stub that records its call and fails; it returns the exit code, stdout,
+// stderr and the calls.
+func runStubbed(t *testing.T, script string, env ...string) (code int, stdout, stderr, calls string) {
+	t.Helper()
+	stubs := t.TempDir()
+	log := filepath.Join(stubs, "calls")
+	for _, name := range []string{"apt-get", "apt", "dpkg", "dpkg-deb", "npm", "node", "tar", "gcc", "cc", "make", "sudo"} {
+		stub := "#!/bin/sh\necho \"" + name + " $*\" >> " + log + "\nexit 1\n"
+		if err := os.WriteFile(filepath.Join(stubs, name), []byte(stub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("bash", script)
+	cmd.Env = append(os.Environ(), append(env, "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatal(err)
+	}
+	c, _ := os.ReadFile(log)
+	return code, out.String(), errb.String(), string(c)
+}
+
+// TestSetupOffDebianSaysWhatItNeeds: on a system that is not Debian 12 (Ubuntu, as GitHub's
+// hosted runners are; Debian 11; Fedora; one without os-release), a setup with something to
+// install runs no installer and fails with one line naming the system, what is missing, and how
+// to provide it (PGDG's packages, or --dsn), whether it runs as root or not.
+func TestSetupOffDebianSaysWhatItNeeds(t *testing.T) {
+	ubuntuSources := map[string]string{
+		"sources.list":                  "# Ubuntu sources have moved to /etc/apt/sources.list.d/ubuntu.sources\n",
+		"sources.list.d/ubuntu.sources": "Types: deb\nURIs: http://azure.archive.ubuntu.com/ubuntu/\nSuites: noble noble-updates\nComponents: main universe\n",
+	}
+	for _, tc := range []struct {
+		name, osRelease, pg, system, missing, how string
+	}{
+		{"ubuntu", "PRETTY_NAME=\"Ubuntu 24.04.1 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"24.04\"\nID=ubuntu\nID_LIKE=debian\n", "99",
+			"this is Ubuntu 24.04.1 LTS (", "missing: the PostgreSQL 99 server and headers, pgvector 0.8.0",
+			"install postgresql-99, postgresql-server-dev-99 and postgresql-99-pgvector from apt.postgresql.org (PGDG)"},
+		{"ubuntu-pg17", "PRETTY_NAME=\"Ubuntu 24.04.1 LTS\"\nVERSION_ID=\"24.04\"\nID=ubuntu\n", "17",
+			"this is Ubuntu 24.04.1 LTS (", "missing: the PostgreSQL 17 server and headers",
+			"install postgresql-17, postgresql-server-dev-17 and postgresql-17-pgvector from apt.postgresql.org (PGDG) and bubblewrap, then run ledgercheck with --pg 17"},
+		{"debian-11", "PRETTY_NAME=\"Debian GNU/Linux 11 (bullseye)\"\nVERSION_ID=\"11\"\nID=debian\n", "99",
+			"this is Debian GNU/Linux 11 (bullseye) (", "missing: the PostgreSQL 99 server", "apt.postgresql.org"},
+		{"fedora", "NAME=Fedora\nVERSION_ID=40\nID=fedora\n", "99", "this is Fedora (", "missing: the PostgreSQL 99 server", "apt.postgresql.org"},
+		{"no-os-release", "", "99", "this is an unknown system (no ", "missing: the PostgreSQL 99 server", "apt.postgresql.org"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			script := "setup.sh"
+			if tc.pg == "17" { // a copy whose pg_config.c changed: the installed 17 (if any) is stale for it
+				tree := t.TempDir()
+				script = filepath.Join(tree, "scripts", "setup.sh")
+				copyFile(t, "setup.sh", script, nil)
+				src, err := os.ReadFile("pgconfig/pg_config.c")
+				if err != nil {
+					t.Fatal(err)
+				}
+				copyFile(t, "", filepath.Join(tree, "scripts", "pgconfig", "pg_config.c"), append(src, "/* changed */\n"...))
+			}
+			root := fakeRoot(t, tc.osRelease, ubuntuSources)
+			code, out, errs, calls := runStubbed(t, script, "LEDGERCHECK_SETUP_SYSROOT="+root, "PG_MAJOR="+tc.pg)
+			line := strings.TrimSuffix(errs, "\n")
+			if code != 1 || strings.Contains(line, "\n") || !strings.HasPrefix(line, "setup: "+tc.system) {
+				t.Fatalf("exit %d, stderr %q, stdout %q; want exit 1 and one line starting %q", code, errs, out, "setup: "+tc.system)
+			}
+			for _, want := range []string{"setup installs from Debian 12 (bookworm) packages only", tc.missing, tc.how, "--dsn URL"} {
+				if !strings.Contains(line, want) {
+					t.Errorf("the line lacks %q:\n%s", want, line)
+				}
+			}
+			if calls != "" {
+				t.Errorf("setup ran installers:\n%s", calls)
+			}
+		})
+	}
+}
+
+// TestSetupFindsTheDebianMirrorOrSaysSo: on Debian 12 as root, the mirror pgvector's source
+// comes from is looked up in the apt sources before anything is installed. A layout with no
+// Debian mirror in it (Ubuntu's: a commented sources.list and a deb822 file) fails with one line
+// saying so, before apt-get has run (a grep that matches nothing must not end the lookup under
+// pipefail); deb822 and one-line bookworm layouts pass the lookup (and the test root then stops
+// setup before it installs).
+func TestSetupFindsTheDebianMirrorOrSaysSo(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the lookup runs as root only; as another user setup prints the commands instead")
+	}
+	debian12 := "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nVERSION_ID=\"12\"\nID=debian\n"
+	for _, tc := range []struct {
+		name string
+		apt  map[string]string
+		want string
+	}{
+		{"no-debian-mirror", map[string]string{
+			"sources.list":                  "# Ubuntu sources have moved to /etc/apt/sources.list.d/ubuntu.sources\n",
+			"sources.list.d/ubuntu.sources": "Types: deb\nURIs: http://azure.archive.ubuntu.com/ubuntu/\nSuites: noble\nComponents: main\n",
+		}, "setup: cannot find a Debian mirror (a deb.debian.org-style URI ending in /debian) in "},
+		{"no-sources-at-all", nil, "setup: cannot find a Debian mirror"},
+		{"deb822-bookworm", map[string]string{
+			"sources.list.d/debian.sources": "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm bookworm-updates\nComponents: main\n",
+		}, "setup: LEDGERCHECK_SETUP_SYSROOT is set"},
+		{"one-line-bookworm", map[string]string{
+			"sources.list": "# a comment\ndeb http://mirror.example.org/debian/ bookworm main\n",
+		}, "setup: LEDGERCHECK_SETUP_SYSROOT is set"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := fakeRoot(t, debian12, tc.apt)
+			code, out, errs, calls := runStubbed(t, "setup.sh", "LEDGERCHECK_SETUP_SYSROOT="+root, "PG_MAJOR=99")
+			line := strings.TrimSuffix(errs, "\n")
+			if code != 1 || strings.Contains(line, "\n") || !strings.HasPrefix(line, tc.want) {
+				t.Errorf("exit %d, stderr %q, stdout %q; want exit 1 and one line starting %q", code, errs, out, tc.want)
+			}
+			if calls != "" {
+				t.Errorf("setup ran installers:\n%s", calls)
+			}
+		})
+	}
+}
