@@ -84,7 +84,9 @@ Exit codes: 0 passed; 1 findings; 2 usage, configuration or input error; 3 envir
 (no Postgres, no pgvector, unreachable server), an interrupted run or an internal error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildVersion(),
 	}
+	root.SetVersionTemplate("ledgercheck {{.Version}}\n")
 	root.SetIn(g.stdin)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)

@@ -1,20 +1,153 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/scratch"
 )
 
+// pgQueryModule is the module of ledgercheck's SQL parser, whose version the build info holds.
+const pgQueryModule = "github.com/pganalyze/pg_query_go/v5"
+
+// versionInfo is what `ledgercheck version` prints, and its JSON document (--json).
+type versionInfo struct {
+	Ledgercheck string `json:"ledgercheck"`
+	// Commit and Modified are the VCS revision the binary was built from and whether the work
+	// tree had changes (empty and false when the build has no VCS information, as `go run`).
+	Commit   string `json:"commit,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+	Go       string `json:"go"`
+	Platform string `json:"platform"`
+	// PgQuery is pg_query_go's module version, and ParserGrammar the PostgreSQL major whose
+	// grammar it parses.
+	PgQuery       string `json:"pg_query_go"`
+	ParserGrammar int    `json:"parser_grammar"`
+	// Supported are the PostgreSQL majors ledgercheck runs; Found, for each, the server binaries
+	// the embedded mode would use (without --pg-bin), or why there are none.
+	Supported []int         `json:"postgres_supported"`
+	Found     []postgresBin `json:"postgres_found"`
+}
+
+// postgresBin is one supported major's server binaries on this machine.
+type postgresBin struct {
+	Major   int    `json:"major"`
+	Version string `json:"version,omitempty"`
+	BinDir  string `json:"bin_dir,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// buildVersion is the first line of `ledgercheck version` and all of `ledgercheck --version`:
+// the version and, when the build info has them, the commit and whether the tree was modified.
+func buildVersion() string {
+	v := versionInfo{Ledgercheck: Version}
+	v.fromBuildInfo()
+	return v.line()
+}
+
+func (v *versionInfo) line() string {
+	s := v.Ledgercheck
+	if v.Commit != "" {
+		s += " (commit " + v.Commit
+		if v.Modified {
+			s += ", modified"
+		}
+		s += ")"
+	}
+	return s
+}
+
+// fromBuildInfo fills in the commit and pg_query_go's version from the binary's build info.
+func (v *versionInfo) fromBuildInfo() {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.Commit = s.Value[:min(12, len(s.Value))]
+		case "vcs.modified":
+			v.Modified = s.Value == "true"
+		}
+	}
+	for _, d := range bi.Deps {
+		if d.Path == pgQueryModule {
+			v.PgQuery = d.Version
+			if d.Replace != nil {
+				v.PgQuery = d.Replace.Version
+			}
+		}
+	}
+}
+
+// collectVersion gathers everything `ledgercheck version` reports, the server binaries found
+// included (each asked for its version: `postgres --version`).
+func collectVersion() versionInfo {
+	v := versionInfo{
+		Ledgercheck: Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+		PgQuery: "unknown", ParserGrammar: pgsql.GrammarVersion, Supported: scratch.Versions,
+	}
+	v.fromBuildInfo()
+	for _, major := range scratch.Versions {
+		pb := postgresBin{Major: major}
+		dir, err := scratch.FindBinDir("", major)
+		if err == nil {
+			pb.BinDir = dir
+			pb.Version, err = scratch.BinVersion(dir)
+		}
+		if err != nil {
+			pb.Error = err.Error()
+		}
+		v.Found = append(v.Found, pb)
+	}
+	return v
+}
+
 func newVersionCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "version",
-		Short: "Print the ledgercheck version",
-		Args:  cobra.NoArgs,
+		Short: "Print the version of ledgercheck, Go, its SQL parser and the PostgreSQL servers found",
+		Long: `version prints ledgercheck's version (and the commit it was built from), the Go version, the
+version of pg_query_go (the SQL parser, PostgreSQL 16's grammar), the PostgreSQL major versions
+ledgercheck runs, and for each the server binaries the embedded mode would use (without
+--pg-bin). --json prints the same as one JSON object. ledgercheck --version prints the first line.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(g.stdout, "ledgercheck %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			v := collectVersion()
+			if asJSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(v)
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "ledgercheck %s\n", v.line())
+			fmt.Fprintf(&b, "go: %s %s\n", v.Go, v.Platform)
+			fmt.Fprintf(&b, "pg_query_go: %s (PostgreSQL %d's grammar)\n", v.PgQuery, v.ParserGrammar)
+			majors := make([]string, len(v.Supported))
+			for i, m := range v.Supported {
+				majors[i] = strconv.Itoa(m)
+			}
+			fmt.Fprintf(&b, "PostgreSQL supported: %s\n", strings.Join(majors, ", "))
+			for _, f := range v.Found {
+				if f.Error != "" {
+					fmt.Fprintf(&b, "PostgreSQL %d: not found: %s\n", f.Major, f.Error)
+				} else {
+					fmt.Fprintf(&b, "PostgreSQL %d: %s (%s)\n", f.Major, f.Version, f.BinDir)
+				}
+			}
+			_, err := fmt.Fprint(g.stdout, b.String())
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object")
+	return cmd
 }

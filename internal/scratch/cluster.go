@@ -335,18 +335,28 @@ func randomUint32() uint32 {
 
 // BinMajor returns the major version of the PostgreSQL server in binDir (15, 17, ...).
 func BinMajor(binDir string) (int, error) {
+	version, err := BinVersion(binDir)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.SplitN(version, ".", 2)[0])
+}
+
+// BinVersion returns the version of the PostgreSQL server in binDir ("15.20"), as its
+// `postgres --version` prints it.
+func BinVersion(binDir string) (string, error) {
 	out, err := exec.Command(filepath.Join(binDir, "postgres"), "--version").Output()
 	if err != nil {
-		return 0, fault.Env(fmt.Errorf("running %s --version: %w", filepath.Join(binDir, "postgres"), err))
+		return "", fault.Env(fmt.Errorf("running %s --version: %w", filepath.Join(binDir, "postgres"), err))
 	}
 	// "postgres (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)"
 	f := strings.Fields(string(out))
 	if len(f) >= 3 {
-		if v, err := strconv.Atoi(strings.SplitN(f[2], ".", 2)[0]); err == nil {
-			return v, nil
+		if _, err := strconv.Atoi(strings.SplitN(f[2], ".", 2)[0]); err == nil {
+			return f[2], nil
 		}
 	}
-	return 0, fault.Env(fmt.Errorf("cannot read the PostgreSQL version from %q", strings.TrimSpace(string(out))))
+	return "", fault.Env(fmt.Errorf("cannot read the PostgreSQL version from %q", strings.TrimSpace(string(out))))
 }
 
 // WorkDir is where embedded clusters get their private directory: $LEDGERCHECK_TMPDIR when set,
