@@ -19,7 +19,8 @@ func newExplainCmd(g *globals) *cobra.Command {
 		Long: `explain prints why a rule exists and a corrected example: every rule any phase reports (lint,
 install, parity, probes, allowlist, rerun and upgrade). Without an argument it lists every rule
 with its phase and default severity.`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeRuleIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
@@ -36,4 +37,18 @@ with its phase and default severity.`,
 			return err
 		},
 	}
+}
+
+// completeRuleIDs completes explain's RULE: every rule id, with its summary as the description.
+func completeRuleIDs(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var ids []cobra.Completion
+	for _, r := range rule.All() {
+		if strings.HasPrefix(r.ID, toComplete) {
+			ids = append(ids, cobra.CompletionWithDesc(r.ID, r.Summary))
+		}
+	}
+	return ids, cobra.ShellCompDirectiveNoFileComp
 }

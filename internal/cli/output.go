@@ -98,7 +98,24 @@ func newOutputFlags() outputFlags {
 func (o *outputFlags) add(cmd *cobra.Command) {
 	cmd.Flags().Var(&o.format, "format", "output format on stdout: "+strings.Join(reportFormats, ", "))
 	cmd.Flags().Var(&o.outputs, "output", "also write the report in FORMAT to PATH (repeatable: one run, several formats), e.g. --output sarif=ledgercheck.sarif --output html=report.html")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput)
 	cmd.Flags().StringVar(&o.color, "color", "auto", "color the text format: auto (a terminal and NO_COLOR unset), always or never")
+}
+
+// completeOutput completes --output: the formats (as "FORMAT="), then, after the "=", the path
+// as a file name.
+func completeOutput(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if strings.Contains(toComplete, "=") {
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+	var c []cobra.Completion
+	for _, f := range reportFormats {
+		if strings.HasPrefix(f, toComplete) {
+			c = append(c, f+"=")
+		}
+	}
+	return c, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
 }
 
 func (o *outputFlags) validate() error {
