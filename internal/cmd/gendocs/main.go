@@ -82,13 +82,16 @@ func rulesSection() string {
 }
 
 // explainMarkdown turns explain text into markdown: indented blocks become fenced SQL, the rest
-// stays as paragraphs.
+// stays as paragraphs and lists. A block starts after a blank line: an indented line right under
+// a list item ("  - ...") or a paragraph continues it, and stays out of the fence.
 func explainMarkdown(text string) string {
 	var b strings.Builder
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	inCode := false
 	for k, l := range lines {
-		isCode := strings.HasPrefix(l, "    ") || (inCode && strings.TrimSpace(l) == "" && nextIndented(lines, k))
+		startsBlock := k == 0 || strings.TrimSpace(lines[k-1]) == ""
+		isCode := strings.HasPrefix(l, "    ") && (inCode || startsBlock) ||
+			(inCode && strings.TrimSpace(l) == "" && nextIndented(lines, k))
 		switch {
 		case isCode && !inCode:
 			b.WriteString("```sql\n")

@@ -46,3 +46,13 @@ func TestExplainMarkdown(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestExplainMarkdownListContinuation: the continuation lines of a list item, indented under it,
+// stay in the list; only an indented block after a blank line is code.
+func TestExplainMarkdownListContinuation(t *testing.T) {
+	got := explainMarkdown("Rules:\n  - CREATE TABLE needs IF NOT EXISTS (an\n    index also needs a name);\n  - DROP needs IF EXISTS.\n\n    DROP TABLE IF EXISTS t;\n")
+	want := "Rules:\n  - CREATE TABLE needs IF NOT EXISTS (an\n    index also needs a name);\n  - DROP needs IF EXISTS.\n\n```sql\nDROP TABLE IF EXISTS t;\n```\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
