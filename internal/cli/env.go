@@ -22,8 +22,10 @@ agent-memory schema) at vector dimension --dim, on PostgreSQL 15 or, with --pg 1
 connection URI as the first line of stdout, and wait. On SIGINT or SIGTERM the database (and the embedded cluster) is removed and the
 command exits 0.
 
-  uri=$(ledgercheck env up --dim 1024 | head -n1) &   # or in another terminal:
-  psql "postgresql://postgres@/ledgercheck_...?host=/dev/shm/ledgercheck-...&port=5432"`,
+  ledgercheck env up --dim 1024 > /tmp/scratch.uri &   # or in another terminal
+  until [ -s /tmp/scratch.uri ]; do sleep 0.2; done
+  psql "$(head -n1 /tmp/scratch.uri)"                  # postgresql://postgres@/ledgercheck_...?host=...
+  kill %1                                              # removes the database`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
