@@ -225,3 +225,40 @@ func TestReadmeYAMLExamples(t *testing.T) {
 		t.Errorf("examples found per kind: %v; want at least one allowlist, configuration and workflow", kinds)
 	}
 }
+
+// tagRef is a reference to a release of ledgercheck: OWNER/ledgercheck@vX, or pre-commit's
+// rev: vX.
+var tagRef = regexp.MustCompile(`(?:ledgercheck@|\brev:\s*)(v\d[\w.-]*)`)
+
+// TestNoReferenceToAMissingTag: the README, the docs, action.yml and .pre-commit-hooks.yaml refer
+// to no release tag that the repository does not have (until there are tags, examples say main or
+// a commit); action.yml and the hooks file are YAML.
+func TestNoReferenceToAMissingTag(t *testing.T) {
+	out, err := exec.Command("git", "-C", "../..", "tag", "--list").Output()
+	if err != nil {
+		t.Skipf("git tag: %v", err)
+	}
+	tags := map[string]bool{}
+	for _, tag := range strings.Fields(string(out)) {
+		tags[tag] = true
+	}
+	files, _ := filepath.Glob("../../docs/*.md")
+	files = append(files, readmePath, "../../CHANGELOG.md", "../../action.yml", "../../.pre-commit-hooks.yaml")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range tagRef.FindAllStringSubmatch(string(data), -1) {
+			if !tags[m[1]] {
+				t.Errorf("%s refers to %q, and there is no tag %s", f, m[0], m[1])
+			}
+		}
+		if strings.HasSuffix(f, ".yml") || strings.HasSuffix(f, ".yaml") {
+			var doc any
+			if err := yaml.Unmarshal(data, &doc); err != nil {
+				t.Errorf("%s: %v", f, err)
+			}
+		}
+	}
+}
