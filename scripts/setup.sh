@@ -227,7 +227,15 @@ fi
 # The Debian mirror is looked up before anything is installed, so a system without one fails
 # with nothing changed.
 mirror=""
-if { [ "${PG_MAJOR}" = 17 ] && { [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; }; } || { [ $need_vector -eq 1 ] && [ ! -f "${SRC_LIST}" ]; }; then
+need_mirror=0
+if [ "${PG_MAJOR}" = 17 ] && { [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; }; then
+  need_vector=1 # a new tree needs its own pgvector (install_pg17 says so too)
+  if ! ls "${PG17_CACHE}/${PG17_HEADERS_PACKAGE}"_17.*_amd64.deb >/dev/null 2>&1; then
+    need_mirror=1 # 17's headers from trixie
+  fi
+fi
+if [ $need_vector -eq 1 ] && [ ! -f "${SRC_LIST}" ]; then need_mirror=1; fi # pgvector's deb-src entry
+if [ $need_mirror -eq 1 ]; then
   mirror=$(debian_mirror)
 fi
 [ -z "${SYSROOT}" ] || die "LEDGERCHECK_SETUP_SYSROOT is set (${SYSROOT}): a test run, which stops before installing anything"
