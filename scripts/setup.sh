@@ -246,7 +246,6 @@ trap 'rm -rf ${work:+"${work}"} ${guard_work:+"${guard_work}"} ${pg17_work:+"${p
 updated=0
 apt_update() { if [ $updated -eq 0 ]; then say "apt-get update"; apt-get update -qq; updated=1; fi; }
 
-
 # trixie_apt runs apt-get on a private configuration that knows trixie's binary packages only, kept
 # in ${PG17_CACHE}/apt: the system's sources, package lists and dpkg database are not touched, so no
 # trixie package can be installed; it serves `apt-get download` of the 17 headers.
