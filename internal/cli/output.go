@@ -130,8 +130,9 @@ func (o *outputFlags) validate() error {
 	return nil
 }
 
-// checkWritable proves that path can be written, before the run: it opens it for writing without
-// truncating it, and removes it again if it did not exist. Only a regular file (or none) will do.
+// checkWritable proves, before the run, that the report can be written to path the way
+// [outputFlags.writeFile] writes it: path is a regular file or none, and a file can be created
+// beside it (and is removed again).
 func checkWritable(path string) error {
 	st, err := os.Stat(path)
 	switch {
@@ -140,20 +141,16 @@ func checkWritable(path string) error {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	existed := err == nil
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			err = pe.Err // the path is in the message already
+			err = pe.Err // the temporary name would only confuse
 		}
 		return fmt.Errorf("cannot write it: %w", err)
 	}
 	f.Close()
-	if !existed {
-		return os.Remove(path)
-	}
-	return nil
+	return os.Remove(f.Name())
 }
 
 // render prints the report in the --format format (for github it also appends the markdown
