@@ -45,7 +45,8 @@ migration of its own, with no object assumed to exist before it.
 
 The text format prints one finding per line, file:line:col: severity: message [rule] (columns
 count characters), the form editors and pre-commit hooks read; json, sarif, github and html are
-check's report (one phase per file; json is the document of docs/json-schema.md).
+check's report (one phase per file; json is the document of docs/json-schema.md);
+--output FORMAT=PATH (repeatable) writes other formats from the same run.
 Exit 1 if any finding is an error.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -269,7 +269,8 @@ gives the server version of each side.
     --port migrations/ports/decision_ledger_1024.sql --port-dim 1024
 
 Output: the phases "parity PORT", "probes PORT" and "allowlist PORT" of each port (as in
-` + "`ledgercheck check`" + `'s report), in any of its formats (--format text, json, sarif, github or html).
+` + "`ledgercheck check`" + `'s report), in any of its formats (--format text, json, sarif, github or html on stdout; --output
+FORMAT=PATH, repeatable, writes others from the same run).
 
 Exit codes: 0 every difference allowlisted; 1 an unreviewed difference, a stale entry, or an
 install that failed; 2 a configuration or input error (with file:line); 3 no Postgres.`,
