@@ -51,8 +51,9 @@ anywhere inside the repository). --fixture FILE loads another; --no-fixture load
 Fixtures may use :dim like the migrations.
 
 Output: --format text (the phases, their findings and a conclusion for each), json, sarif,
-github or html on stdout; --output FORMAT=PATH (repeatable) writes others from the same run. Exit 0 when both audits pass, 1 on findings, 2 for input errors (a missing file, a bad
-flag), 3 when Postgres cannot be started or reached.`,
+github or html on stdout; --output FORMAT=PATH (repeatable) writes others from the same run.
+Exit 0 when both audits pass, 1 on findings, 2 for input errors (a missing file, a bad flag),
+3 when Postgres cannot be started or reached.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := f.request(g, args[0])
