@@ -23,7 +23,7 @@ connection URI as the first line of stdout, and wait. On SIGINT or SIGTERM the d
 command exits 0.
 
   ledgercheck env up --dim 1024 > /tmp/scratch.uri &   # or in another terminal
-  until [ -s /tmp/scratch.uri ]; do sleep 0.2; done
+  until [ -s /tmp/scratch.uri ] || ! kill -0 $! 2>/dev/null; do sleep 0.2; done
   psql "$(head -n1 /tmp/scratch.uri)"                  # postgresql://postgres@/ledgercheck_...?host=...
   kill %1                                              # removes the database`,
 		Args: cobra.NoArgs,
