@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"ledgercheck/diff"
 	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/introspect"
@@ -98,6 +100,10 @@ type Report struct {
 	Notes []string
 	// Timings are how long the comparison took.
 	Timings Timings
+	// ProbeCauses maps each probe whose difference needs a review to its likely causes: the
+	// catalog differences needing a review on the objects its SQL names (see [probeCauses]).
+	// `allowlist suggest` gives the probes of one cause one entry.
+	ProbeCauses map[string][]string
 
 	portFile string // the port's migration, "" for a database read without its file
 }
@@ -147,6 +153,7 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 		rep.Allowlist = al.Path
 	}
 	rep.Outcome = al.Apply(rep.Differences)
+	rep.ProbeCauses = probeCauses(probes, rep.Outcome)
 	rep.Timings = Timings{Diff: time.Since(t0), Total: time.Since(t0)}
 	return rep, nil
 }
@@ -193,6 +200,74 @@ func compareProbe(p Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *
 	}
 	d.ID = "probe " + p.Name + " rows #" + strings.TrimPrefix(d.Digest(), "sha256:")[:12]
 	return pr, d, nil
+}
+
+// probeCauses relates each probe whose difference needs a review (unreviewed, or changed since
+// review) to the catalog differences that need one on an object its SQL names: the object's
+// own name (a function, view or table, without schema or arguments) or, for a column,
+// constraint, trigger or policy, its table's, as a word of the SQL. A heuristic that names the
+// likely cause; it never decides whether there is a difference.
+func probeCauses(probes []Probe, o *allowlist.Outcome) map[string][]string {
+	var catalog, probed []diff.Difference
+	collect := func(d diff.Difference) {
+		if d.Kind == "probe" {
+			probed = append(probed, d)
+		} else {
+			catalog = append(catalog, d)
+		}
+	}
+	for _, d := range o.Unreviewed {
+		collect(d)
+	}
+	for _, c := range o.Changed {
+		for _, d := range c.Differences {
+			collect(d)
+		}
+	}
+	sqlOf := map[string]string{}
+	for _, p := range probes {
+		sqlOf[p.Name] = p.SQL
+	}
+	out := map[string][]string{}
+	for _, pd := range probed {
+		words := map[string]bool{}
+		for _, w := range identWord.FindAllString(strings.ToLower(sqlOf[pd.Object]), -1) {
+			words[w] = true
+		}
+		for _, d := range catalog {
+			for _, n := range namesOf(d.Kind, d.Object) {
+				if words[strings.ToLower(n)] {
+					c := d.Kind + " " + finding.ShortIdentity(d.Object)
+					if d.Attr != "" {
+						c += " " + d.Attr
+					}
+					out[pd.Object] = append(out[pd.Object], c)
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+var identWord = regexp.MustCompile(`[a-z_][a-z0-9_$]*`)
+
+// namesOf returns the bare names a probe's SQL would use for an object: its own, and for an
+// object on a table (column, constraint, trigger, policy), the table's.
+func namesOf(kind, object string) []string {
+	last := func(s string) string { return s[strings.LastIndexByte(s, '.')+1:] }
+	if i := strings.IndexByte(object, '('); i >= 0 {
+		object = object[:i]
+	}
+	if name, table, ok := strings.Cut(object, " on "); ok {
+		return []string{last(name), last(table)}
+	}
+	if kind == introspect.KindColumn {
+		if i := strings.LastIndexByte(object, '.'); i >= 0 {
+			return []string{last(object[:i])}
+		}
+	}
+	return []string{last(object)}
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
