@@ -174,6 +174,8 @@ func Compare(left, right Side) *Result {
 			oneSided[ref] = r
 		}
 	}
+	renamed := renames(l, r, oneSided)
+	res.Differences = append(res.Differences, renamed...)
 	root := func(ref introspect.ObjectRef) introspect.ObjectRef {
 		sf := oneSided[ref]
 		for {
@@ -219,7 +221,10 @@ func Compare(left, right Side) *Result {
 		keys[k] = true
 	}
 	for k := range keys {
-		if _, ok := oneSided[introspect.ObjectRef{Kind: k.Kind, Object: k.Object}]; ok {
+		ref := introspect.ObjectRef{Kind: k.Kind, Object: k.Object}
+		if _, ok := oneSided[ref]; ok || slices.ContainsFunc(renamed, func(d Difference) bool {
+			return d.Kind == ref.Kind && (d.Left == ref.Object || d.Right == ref.Object)
+		}) {
 			continue
 		}
 		a, b := l.facts[k], r.facts[k]

@@ -175,3 +175,33 @@ func TestUnified(t *testing.T) {
 		t.Errorf("colored diff = %q", c)
 	}
 }
+
+func TestRenamedObjectsAreOneDifference(t *testing.T) {
+	table := mkFact("table", "public.t", "kind", "table")
+	trg := func(name, when string) []introspect.Fact {
+		obj := name + " on public.t"
+		return []introspect.Fact{mkFact("trigger", obj, "definition", "CREATE TRIGGER "+name+" "+when+" UPDATE ON public.t FOR EACH ROW EXECUTE FUNCTION f()"), mkFact("trigger", obj, "enabled", "O")}
+	}
+	idx := func(name string) []introspect.Fact {
+		return []introspect.Fact{mkFact("index", "public."+name, "table", "public.t"), mkFact("index", "public."+name, "definition", "CREATE INDEX "+name+" ON public.t USING btree (a)")}
+	}
+	side := func(label string, fs ...[]introspect.Fact) Side {
+		all := []introspect.Fact{table}
+		for _, f := range fs {
+			all = append(all, f...)
+		}
+		return Side{Label: label, Footprint: created(all...)}
+	}
+	res := Compare(side("left", trg("trg_updated_at", "BEFORE"), idx("t_a_idx")), side("right", trg("trg_set_updated_at", "BEFORE"), idx("idx_t_a")))
+	if got := ids(res); got != "index public.idx_t_a renamed [semantic]\ntrigger trg_set_updated_at on public.t renamed [semantic]" {
+		t.Fatalf("differences = %q, want one rename each", got)
+	}
+	if d := res.Differences[1]; d.Left != "trg_updated_at on public.t" || d.Right != "trg_set_updated_at on public.t" {
+		t.Errorf("rename = %+v", d)
+	}
+	// A renamed trigger whose definition changed too is not a rename.
+	res = Compare(side("left", trg("trg_updated_at", "BEFORE")), side("right", trg("trg_set_updated_at", "AFTER")))
+	if got := ids(res); got != "trigger trg_set_updated_at on public.t [semantic]\ntrigger trg_updated_at on public.t [semantic]" {
+		t.Errorf("differences = %q, want the two one-sided triggers", got)
+	}
+}

@@ -232,6 +232,8 @@ func differenceMessage(d diff.Difference) string {
 		return "probe " + obj + " returns different rows on the two installs"
 	case d.Kind == "dimension":
 		return variantIn.Replace(d.Note)
+	case d.Attr == diff.AttrRenamed:
+		return d.Kind + " " + d.Left + " is renamed " + namesOf(d.Kind, d.Right)[0] + " in the port (same definition)"
 	case d.Presence() != "":
 		return d.Kind + " " + obj + " exists in the " + variantOf.Replace(d.Presence())
 	case d.Class == introspect.Cosmetic:
