@@ -129,6 +129,9 @@ func TestOneSidedObjectsFoldIntoTheirTable(t *testing.T) {
 			t.Errorf("listing lacks %q:\n%s", want, tbl.Right)
 		}
 	}
+	if got := tbl.Members(); got != "1 column, 1 constraint, 1 index" {
+		t.Errorf("members = %q", got)
+	}
 	if tbl.Left != "" || tbl.Presence() != "right only" {
 		t.Errorf("presence = %q", tbl.Presence())
 	}

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"ledgercheck/introspect"
@@ -81,4 +82,48 @@ func bareName(object string) string {
 		return name
 	}
 	return object[strings.LastIndexByte(object, '.')+1:]
+}
+
+// plural names n objects of a kind in a summary.
+func plural(kind string, n int) string {
+	if n == 1 {
+		return "1 " + kind
+	}
+	switch {
+	case strings.HasSuffix(kind, "y"):
+		return strconv.Itoa(n) + " " + strings.TrimSuffix(kind, "y") + "ies"
+	case strings.HasSuffix(kind, "x"):
+		return strconv.Itoa(n) + " " + kind + "es"
+	}
+	return strconv.Itoa(n) + " " + kind + "s"
+}
+
+// Members summarizes what an object present on one side only holds: its one-sided children
+// by kind, in listing order ("4 columns, 2 constraints, 2 indexes"); "" for an attribute
+// difference or an object without children.
+func (d Difference) Members() string {
+	if d.Presence() == "" {
+		return ""
+	}
+	listing := d.Left + d.Right
+	counts := map[string]int{}
+	var kinds []string
+	for _, ln := range strings.Split(listing, "\n") {
+		if ln == "" || ln[0] == ' ' || strings.Contains(ln, ": ") {
+			continue
+		}
+		kind, _, ok := strings.Cut(ln, " ")
+		if !ok {
+			continue
+		}
+		if counts[kind] == 0 {
+			kinds = append(kinds, kind)
+		}
+		counts[kind]++
+	}
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, plural(k, counts[k]))
+	}
+	return strings.Join(parts, ", ")
 }

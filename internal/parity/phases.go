@@ -183,8 +183,8 @@ func (r *Report) changedFinding(c allowlist.Change) finding.Finding {
 	f := finding.Finding{Phase: finding.PhaseAllow, Rule: RuleChangedSinceReview, Severity: finding.SevError,
 		Pos: finding.Position{File: r.Allowlist, Line: c.Entry.Line, Col: 1}, Object: d.Kind + " " + d.Object}
 	what := strings.TrimSuffix(differenceMessage(d), " differs")
-	if p := d.Presence(); p != "" {
-		what = d.Kind + " " + finding.ShortIdentity(d.Object) + " (" + variantOf.Replace(p) + ")"
+	if d.Presence() != "" {
+		what = d.Kind + " " + finding.ShortIdentity(d.Object) + ", " + presence(d) + ","
 	}
 	var names []string
 	for _, x := range c.Differences {
@@ -218,12 +218,9 @@ func shown(v string) string {
 	return strconv.Quote(v)
 }
 
-// variantOf and variantIn name diff's sides as the report does: left is the artifact, right the
-// port (in a presence, and in a dimension difference's note).
-var (
-	variantOf = strings.NewReplacer("left", "artifact", "right", "port")
-	variantIn = strings.NewReplacer("the left variant", "the artifact", "the right variant", "the port")
-)
+// variantIn names diff's sides as the report does in a dimension difference's note: left is the
+// artifact, right the port.
+var variantIn = strings.NewReplacer("the left variant", "the artifact", "the right variant", "the port")
 
 func differenceMessage(d diff.Difference) string {
 	obj := finding.ShortIdentity(d.Object)
@@ -235,11 +232,24 @@ func differenceMessage(d diff.Difference) string {
 	case d.Attr == diff.AttrRenamed:
 		return d.Kind + " " + d.Left + " is renamed " + namesOf(d.Kind, d.Right)[0] + " in the port (same definition)"
 	case d.Presence() != "":
-		return d.Kind + " " + obj + " exists in the " + variantOf.Replace(d.Presence())
+		return d.Kind + " " + obj + ": " + presence(d)
 	case d.Class == introspect.Cosmetic:
 		return d.Attr + " of " + d.Kind + " " + obj + " differs in layout or comments only"
 	}
 	return d.Attr + " of " + d.Kind + " " + obj + " differs"
+}
+
+// presence says which side has a one-sided object, and what it holds: "only in the port (4
+// columns, 2 indexes)".
+func presence(d diff.Difference) string {
+	s := "only in the artifact"
+	if d.Presence() == "right only" {
+		s = "only in the port"
+	}
+	if m := d.Members(); m != "" {
+		s += " (" + m + ")"
+	}
+	return s
 }
 
 func rowCount(r *scratch.Rows) string {
