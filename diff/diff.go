@@ -235,6 +235,9 @@ func Compare(left, right Side) *Result {
 		if a.Display != "" || b.Display != "" {
 			d.LeftText, d.RightText = a.Shown(), b.Shown()
 		}
+		if k.Attr == "arguments" && d.LeftText == "" && d.RightText == "" {
+			d.LeftText, d.RightText = OnePerLine(a.Value), OnePerLine(b.Value)
+		}
 		if a.Value == b.Value {
 			d.Class = introspect.Cosmetic
 		}

@@ -208,3 +208,21 @@ func TestRenamedObjectsAreOneDifference(t *testing.T) {
 		t.Errorf("differences = %q, want the two one-sided triggers", got)
 	}
 }
+
+func TestArgumentListsOnePerLine(t *testing.T) {
+	args := func(def string) introspect.Fact {
+		return mkFact("function", "public.f(numeric, text[])", "arguments", "p_a numeric(10,2) DEFAULT "+def+", p_b text[] DEFAULT '{x,y}'::text[]")
+	}
+	res := Compare(Side{Label: "left", Footprint: created(args("30.0"))}, Side{Label: "right", Footprint: created(args("45.0"))})
+	if len(res.Differences) != 1 {
+		t.Fatalf("differences = %q", ids(res))
+	}
+	d := res.Differences[0]
+	l, r := d.Shown()
+	if l != "p_a numeric(10,2) DEFAULT 30.0,\np_b text[] DEFAULT '{x,y}'::text[]" || r != "p_a numeric(10,2) DEFAULT 45.0,\np_b text[] DEFAULT '{x,y}'::text[]" || !d.IsText() {
+		t.Errorf("shown = %q / %q", l, r)
+	}
+	if d.Digest() != Digest(args("30.0").Value, args("45.0").Value) {
+		t.Errorf("the digest must be of the values, not of the display")
+	}
+}

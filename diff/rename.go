@@ -127,3 +127,35 @@ func (d Difference) Members() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// OnePerLine puts each item of a comma-separated list (a function's argument list) on a line of
+// its own, splitting only at top-level commas (not inside parentheses, brackets or quotes), so
+// that a difference in one argument is one line of a diff. A list of one item is returned as it
+// is.
+func OnePerLine(list string) string {
+	var items []string
+	depth, start := 0, 0
+	var quote rune
+	for i, c := range list {
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case c == ',' && depth == 0:
+			items = append(items, strings.TrimSpace(list[start:i]))
+			start = i + 1
+		}
+	}
+	if len(items) == 0 {
+		return list
+	}
+	items = append(items, strings.TrimSpace(list[start:]))
+	return strings.Join(items, ",\n")
+}
