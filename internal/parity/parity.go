@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"ledgercheck/diff"
 	"ledgercheck/internal/allowlist"
@@ -195,6 +196,7 @@ func compareProbe(p Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *
 		lt, rt = RenderRows(l), RenderRows(r)
 	}
 	d := &diff.Difference{Kind: "probe", Object: p.Name, Attr: "rows", Left: lt, Right: rt, Class: introspect.Semantic}
+	d.LeftText, d.RightText = alignedRows(l, r, lerr, rerr)
 	if p.Tolerance > 0 {
 		d.Note = fmt.Sprintf("numeric values compared with tolerance %g", p.Tolerance)
 	}
@@ -284,6 +286,52 @@ func RenderRows(r *scratch.Rows) string {
 		b.WriteString(strings.Join(row, " | ") + "\n")
 	}
 	return b.String()
+}
+
+// alignedRows renders two results for display (the digest is of [RenderRows]): the columns
+// padded to one width across both results, so that the two tables line up and a changed cell
+// stands out; an error is shown as the error.
+func alignedRows(l, r *scratch.Rows, lerr, rerr error) (string, string) {
+	var widths []int
+	measure := func(row []string) {
+		for i, c := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, t := range []*scratch.Rows{l, r} {
+		if t == nil {
+			continue
+		}
+		measure(t.Columns)
+		for _, row := range t.Rows {
+			measure(row)
+		}
+	}
+	render := func(t *scratch.Rows, err error) string {
+		if err != nil {
+			return "error: " + oneLine(err.Error()) + "\n"
+		}
+		if t == nil {
+			return ""
+		}
+		var b strings.Builder
+		line := func(row []string) {
+			var cells []string
+			for i, c := range row {
+				cells = append(cells, c+strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)))
+			}
+			b.WriteString(strings.TrimRight(strings.Join(cells, " | "), " ") + "\n")
+		}
+		line(t.Columns)
+		for _, row := range t.Rows {
+			line(row)
+		}
+		return b.String()
+	}
+	return render(l, lerr), render(r, rerr)
 }
 
 // rowsEqual compares two results cell by cell; with a tolerance, two cells that both parse as

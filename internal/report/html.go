@@ -6,6 +6,8 @@ import (
 	"io"
 	"ledgercheck/internal/finding"
 	"strings"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // htmlPage is the self-contained page: inline CSS, no script, no external asset. The markup is
@@ -39,6 +41,7 @@ table.sbs td.no{text-align:right;color:#8c959f;user-select:none}
 table.sbs th{font-weight:600;text-align:left;padding:.2em .4em;background:#f6f8fa;border-bottom:1px solid #d0d7de}
 tr.hunk td{background:#ddf4ff;color:#57606a}
 td.del{background:#ffebe9}td.add{background:#dafbe1}
+td.del del{background:#ffb8b0;text-decoration:none}td.add ins{background:#8ee2a3;text-decoration:none}
 footer{margin-top:3em;color:#8c959f;font-size:.85em}
 </style>
 </head>
@@ -82,7 +85,7 @@ footer{margin-top:3em;color:#8c959f;font-size:.85em}
 {{- if eq .Kind "hunk"}}
 <tr class="hunk"><td colspan="4">{{.Left}}</td></tr>
 {{- else}}
-<tr><td class="no">{{if .LeftNo}}{{.LeftNo}}{{end}}</td><td class="{{.LeftClass}}">{{.Left}}</td><td class="no">{{if .RightNo}}{{.RightNo}}{{end}}</td><td class="{{.RightClass}}">{{.Right}}</td></tr>
+<tr><td class="no">{{if .LeftNo}}{{.LeftNo}}{{end}}</td><td class="{{.LeftClass}}">{{if .LeftHTML}}{{.LeftHTML}}{{else}}{{.Left}}{{end}}</td><td class="no">{{if .RightNo}}{{.RightNo}}{{end}}</td><td class="{{.RightClass}}">{{if .RightHTML}}{{.RightHTML}}{{else}}{{.Right}}{{end}}</td></tr>
 {{- end}}
 {{- end}}
 </tbody>
@@ -120,7 +123,10 @@ type (
 		Rows                   []htmlRow
 	}
 	htmlRow struct {
-		Kind, Left, Right     string
+		Kind, Left, Right string
+		// LeftHTML and RightHTML, when set, are Left and Right escaped, with the characters that
+		// changed in a changed line in <del> (left) and <ins> (right).
+		LeftHTML, RightHTML   template.HTML
 		LeftNo, RightNo       int
 		LeftClass, RightClass string
 	}
@@ -147,6 +153,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 			}
 			for _, row := range sideBySide(f) {
 				hr := htmlRow{Kind: row.Kind, Left: row.Left, Right: row.Right, LeftNo: row.LeftNo, RightNo: row.RightNo}
+				if row.Kind == "chg" {
+					hr.LeftHTML, hr.RightHTML = highlighted(row.Left, row.Right)
+				}
 				switch row.Kind {
 				case "del", "chg", "add":
 					if row.leftSide {
@@ -173,4 +182,28 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// highlighted returns a changed line and the line that replaced it as escaped HTML, the
+// characters that differ in <del> and <ins> ("" when the lines share too little, see
+// intraLine).
+func highlighted(a, b string) (left, right template.HTML) {
+	ds := intraLine(a, b)
+	if ds == nil {
+		return "", ""
+	}
+	var l, r strings.Builder
+	for _, d := range ds {
+		t := template.HTMLEscapeString(d.Text)
+		switch d.Type {
+		case diffmatchpatch.DiffDelete:
+			l.WriteString("<del>" + t + "</del>")
+		case diffmatchpatch.DiffInsert:
+			r.WriteString("<ins>" + t + "</ins>")
+		default:
+			l.WriteString(t)
+			r.WriteString(t)
+		}
+	}
+	return template.HTML(l.String()), template.HTML(r.String()) //nolint:gosec // every piece is escaped above
 }
