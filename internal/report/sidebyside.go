@@ -350,7 +350,7 @@ func changeMarks(a, b string) string {
 			out.WriteString("{+" + d.Text + "+}")
 		default:
 			t := []rune(spaces.ReplaceAllString(d.Text, " ")) // a column's padding says nothing here
-			head, tail := i > 0, i < len(ds)-1 // context after the previous change, before the next
+			head, tail := i > 0, i < len(ds)-1                // context after the previous change, before the next
 			switch {
 			case head && tail && len(t) > 2*markContext+1:
 				out.WriteString(headOf(t) + "…" + tailOf(t))
