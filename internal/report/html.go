@@ -42,6 +42,9 @@ table.sbs th{font-weight:600;text-align:left;padding:.2em .4em;background:#f6f8f
 tr.hunk td{background:#ddf4ff;color:#57606a}
 td.del{background:#ffebe9}td.add{background:#dafbe1}
 td.del del{background:#ffb8b0;text-decoration:none}td.add ins{background:#8ee2a3;text-decoration:none}
+div.scroll{overflow-x:auto;max-width:100%;margin:.5em 0}
+table.sbs.tabular{table-layout:auto;width:auto;margin:0}
+table.sbs.tabular td{white-space:pre;word-break:normal}
 footer{margin-top:3em;color:#8c959f;font-size:.85em}
 </style>
 </head>
@@ -76,7 +79,18 @@ footer{margin-top:3em;color:#8c959f;font-size:.85em}
 {{- range .Findings}}
 <div class="finding sev-{{.Severity}}">
 <div><span class="sev">{{.Severity}}</span> {{if .Where}}<code>{{.Where}}</code> {{end}}{{.Message}}{{if .Object}} <span class="obj">({{.Object}})</span>{{end}} <span class="rule">[{{.Rule}}]</span></div>
-{{- if .Rows}}
+{{- if .Lines}}
+<div class="scroll">
+<table class="sbs tabular">
+<thead><tr><th></th><th>{{.LeftTitle}} (−) and {{.RightTitle}} (+), each changed row above the row that replaced it</th></tr></thead>
+<tbody>
+{{- range .Lines}}
+<tr><td class="no">{{.Mark}}</td><td class="{{.Class}}">{{if .HTML}}{{.HTML}}{{else}}{{.Text}}{{end}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- else if .Rows}}
 <table class="sbs">
 <colgroup><col class="no"/><col/><col class="no"/><col/></colgroup>
 <thead><tr><th colspan="2">{{.LeftTitle}}</th><th colspan="2">{{.RightTitle}}</th></tr></thead>
@@ -121,6 +135,14 @@ type (
 		Rule, Detail           string
 		LeftTitle, RightTitle  string
 		Rows                   []htmlRow
+		// Lines, for a probe's results (column-aligned tables), are both sides in one column,
+		// each changed row above the row that replaced it, so that the columns line up: never
+		// wrapped inside a value, scrolled sideways instead. Rows is then nil.
+		Lines []htmlLine
+	}
+	htmlLine struct {
+		Mark, Class, Text string
+		HTML              template.HTML
 	}
 	htmlRow struct {
 		Kind, Left, Right string
@@ -136,7 +158,9 @@ type (
 // external asset) for a reviewer to open from a CI artifact: the verdict, the server it ran on,
 // the phase summary, and each phase's notes and findings, with textual differences (function
 // bodies, view definitions) shown side by side: from a finding's Left and Right texts, or from a
-// unified diff in its Detail. Every value is escaped by html/template.
+// unified diff in its Detail; the words that changed in a changed line are marked (<del>,
+// <ins>), and a probe's results are a table that scrolls rather than wraps inside a value.
+// Every value is escaped by html/template.
 func WriteHTML(w io.Writer, r *Report) error {
 	e, wn, in := r.Totals()
 	v := htmlView{Tool: r.Tool, Version: r.Version, Status: r.Status(), Counts: severityCounts(e, wn, in), Duration: FormatDuration(r.Duration), Server: r.ServerLine()}
@@ -166,6 +190,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 					}
 				}
 				hf.Rows = append(hf.Rows, hr)
+			}
+			if f.Phase == finding.PhaseProbe {
+				hf.Lines, hf.Rows = tableLines(hf.Rows), nil
 			}
 			hp.Findings = append(hp.Findings, hf)
 		}
@@ -206,4 +233,25 @@ func highlighted(a, b string) (left, right template.HTML) {
 		}
 	}
 	return template.HTML(l.String()), template.HTML(r.String()) //nolint:gosec // every piece is escaped above
+}
+
+// tableLines turns side-by-side rows into one column: an unchanged row once, a changed one as
+// the artifact's row (−) above the port's (+).
+func tableLines(rows []htmlRow) []htmlLine {
+	var out []htmlLine
+	for _, r := range rows {
+		switch {
+		case r.Kind == "hunk":
+		case r.Kind == "eq":
+			out = append(out, htmlLine{Text: r.Left})
+		default:
+			if r.LeftClass != "" {
+				out = append(out, htmlLine{Mark: "−", Class: "del", Text: r.Left, HTML: r.LeftHTML})
+			}
+			if r.RightClass != "" {
+				out = append(out, htmlLine{Mark: "+", Class: "add", Text: r.Right, HTML: r.RightHTML})
+			}
+		}
+	}
+	return out
 }

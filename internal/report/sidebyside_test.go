@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"ledgercheck/internal/finding"
 )
 
 // TestUnifiedTextMarksWhatChangedInALongLine: under a long changed line and its replacement,
@@ -26,5 +28,32 @@ func TestUnifiedTextMarksWhatChangedInALongLine(t *testing.T) {
 	l, r := highlighted("a < 1 AND b", "a < 1 OR b")
 	if l != "a &lt; 1 <del>AND</del> b" || r != "a &lt; 1 <ins>OR</ins> b" {
 		t.Errorf("highlighted = %q, %q", l, r)
+	}
+}
+
+// TestHTMLProbeTable: a probe's results are one column of rows that never wrap (a table that
+// scrolls sideways), each changed row above its replacement, the changed values marked.
+func TestHTMLProbeTable(t *testing.T) {
+	r := &Report{Tool: "ledgercheck", Version: "test", LeftLabel: "artifact", RightLabel: "port", Phases: []PhaseResult{{
+		Phase: finding.PhaseProbe, Name: "probes port",
+		Findings: []finding.Finding{{Phase: finding.PhaseProbe, Rule: "probe-difference", Severity: finding.SevError, Message: "probe p returns different rows",
+			Left:  "id | source | relevance   | score\n1  | cosine | 1.000000000 | 0.893783435\n2  | none   | 0.000000000 | 0.350000000\n",
+			Right: "id | source | relevance   | score\n1  | cosine | 1.000000000 | 0.903390929\n2  | none   | 0.000000000 | 0.350000000\n"}},
+	}}}
+	r.Finish()
+	var b strings.Builder
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		`<div class="scroll">` + "\n" + `<table class="sbs tabular">`,
+		`<tr><td class="no">−</td><td class="del">1  | cosine | 1.000000000 | <del>0.893783435</del></td></tr>` + "\n" + `<tr><td class="no">&#43;</td><td class="add">1  | cosine | 1.000000000 | <ins>0.903390929</ins></td></tr>`,
+		`<tr><td class="no"></td><td class="">2  | none   | 0.000000000 | 0.350000000</td></tr>`,
+		`table.sbs.tabular td{white-space:pre;word-break:normal}`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("html lacks %q:\n%s", want, got[strings.Index(got, "<tbody>"):])
+		}
 	}
 }
