@@ -246,3 +246,25 @@ func TestProbesEntryNeedsEveryProbe(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeDraftKeepsItsTODO: suggest --write on a file it wrote before (a draft) does not put a
+// second TODO before a reason that has one.
+func TestMergeDraftKeepsItsTODO(t *testing.T) {
+	src := "version: 1\nentries:\n  - kind: table\n    object: public.b\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: 'TODO changed since review: role model'\n"
+	if _, err := Parse("a.yaml", []byte(src)); err == nil {
+		t.Fatal("the gate accepted a TODO reason")
+	}
+	f, err := ParseDraft("a.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := diffs()[1:2]
+	ds[0].Right = "true, forced"
+	out, _, err := Merge(f, []byte(src), f.Apply(ds), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(out), "TODO") != 1 || !strings.Contains(string(out), "right: true, forced") {
+		t.Errorf("merged draft:\n%s", out)
+	}
+}

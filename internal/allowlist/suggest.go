@@ -236,7 +236,9 @@ func update(n *yaml.Node, c Change, o *Outcome) error {
 	if r == nil {
 		return fmt.Errorf("entry has no reason")
 	}
-	r.Value = todoChanged + r.Value
+	if !IsTODO(r.Value) { // a draft's TODO stays as it is
+		r.Value = todoChanged + r.Value
+	}
 	return nil
 }
 

@@ -165,7 +165,7 @@ func (r *Report) Findings() []finding.Finding {
 	for _, e := range r.Outcome.Stale {
 		out = append(out, finding.Finding{Phase: finding.PhaseAllow, Rule: RuleStaleAllowlistEntry, Severity: finding.SevError,
 			Pos:     finding.Position{File: r.Allowlist, Line: e.Line, Col: 1},
-			Message: "allowlist entry " + e.String() + " accepts no difference; remove it or update it"})
+			Message: staleMessage(e)})
 	}
 	for _, d := range r.Outcome.Cosmetic {
 		f := finding.Finding{Phase: finding.PhaseParity, Rule: RuleCosmeticDifference, Severity: finding.SevInfo,
@@ -174,6 +174,15 @@ func (r *Report) Findings() []finding.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// staleMessage says why an entry is stale and what to do.
+func staleMessage(e *allowlist.Entry) string {
+	what := "accepts no difference"
+	if len(e.Probes) > 0 {
+		what = "does not match every probe it lists (each must return the rows it was reviewed with)"
+	}
+	return "allowlist entry " + e.String() + " " + what + "; remove it (`ledgercheck allowlist suggest --write` does) or update it"
 }
 
 // changedFinding is the one finding of a difference that changed since review: at the entry, with
