@@ -202,6 +202,16 @@ func TestRenamedObjectsAreOneDifference(t *testing.T) {
 	if d := res.Differences[1]; d.Left != "trg_updated_at on public.t" || d.Right != "trg_set_updated_at on public.t" {
 		t.Errorf("rename = %+v", d)
 	}
+	// A primary key renamed with its index: two renames.
+	pk := func(name string) []introspect.Fact {
+		return []introspect.Fact{mkFact("constraint", name+" on public.t", "definition", "PRIMARY KEY (a)"),
+			mkFact("index", "public."+name, "table", "public.t"), mkFact("index", "public."+name, "constraint", name),
+			mkFact("index", "public."+name, "definition", "CREATE UNIQUE INDEX "+name+" ON public.t USING btree (a)")}
+	}
+	res = Compare(side("left", pk("t_pkey")), side("right", pk("t_id_pk")))
+	if got := ids(res); got != "constraint t_id_pk on public.t renamed [semantic]\nindex public.t_id_pk renamed [semantic]" {
+		t.Errorf("differences = %q, want the constraint and its index renamed", got)
+	}
 	// A renamed trigger whose definition changed too is not a rename.
 	res = Compare(side("left", trg("trg_updated_at", "BEFORE")), side("right", trg("trg_set_updated_at", "AFTER")))
 	if got := ids(res); got != "trigger trg_set_updated_at on public.t [semantic]\ntrigger trg_updated_at on public.t [semantic]" {

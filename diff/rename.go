@@ -32,7 +32,11 @@ func renames(l, r *sideFacts, oneSided map[introspect.ObjectRef]*sideFacts) []Di
 		var b strings.Builder
 		b.WriteString(ref.Kind + "\x00" + sf.parent[ref].String() + "\x00")
 		for _, k := range sf.created[ref] {
-			b.WriteString(k.Attr + "=" + word.ReplaceAllString(sf.facts[k].Value, "${1}\x01${2}") + "\x00")
+			v := word.ReplaceAllString(sf.facts[k].Value, "${1}\x01${2}")
+			if ref.Kind == introspect.KindIndex && k.Attr == "constraint" && v != "" {
+				v = "\x01" // the constraint it backs, renamed with it
+			}
+			b.WriteString(k.Attr + "=" + v + "\x00")
 		}
 		return b.String()
 	}
