@@ -129,6 +129,9 @@ func TestOneSidedObjectsFoldIntoTheirTable(t *testing.T) {
 			t.Errorf("listing lacks %q:\n%s", want, tbl.Right)
 		}
 	}
+	if _, shown := tbl.Shown(); shown != "table public.pins: kind=table\ncolumn public.pins.id: type=uuid\nconstraint pins_pkey on public.pins: type=primary key\nindex public.pins_pkey: table=public.pins\n" {
+		t.Errorf("shown:\n%s", shown)
+	}
 	if got := tbl.Members(); got != "1 column, 1 constraint, 1 index" {
 		t.Errorf("members = %q", got)
 	}

@@ -18,7 +18,8 @@
 // another, on the same table and with the same definition (each one's own name taken out), is
 // one difference of attribute [AttrRenamed] (left: the old identity, right: the new one), not
 // two one-sided objects. [Difference.Members] summarizes what a one-sided object holds ("4
-// columns, 2 indexes"). Differing argument lists are displayed one argument per line
+// columns, 2 indexes"), and its display text (LeftText or RightText) has one line per object
+// rather than one per fact. Differing argument lists are displayed one argument per line
 // ([OnePerLine]; LeftText and RightText), so a changed default is one line of the diff; the
 // values, and so the digests, are the catalog's.
 //
