@@ -174,6 +174,8 @@ func Compare(left, right Side) *Result {
 			oneSided[ref] = r
 		}
 	}
+	renamed := renames(l, r, oneSided)
+	res.Differences = append(res.Differences, renamed...)
 	root := func(ref introspect.ObjectRef) introspect.ObjectRef {
 		sf := oneSided[ref]
 		for {
@@ -203,9 +205,9 @@ func Compare(left, right Side) *Result {
 		listing := sf.listing(rt, members)
 		d := Difference{Kind: rt.Kind, Object: rt.Object, Class: introspect.Semantic}
 		if sf == l {
-			d.Left = listing
+			d.Left, d.LeftText = listing, sf.compact(members)
 		} else {
-			d.Right = listing
+			d.Right, d.RightText = listing, sf.compact(members)
 		}
 		res.Differences = append(res.Differences, d)
 	}
@@ -219,7 +221,10 @@ func Compare(left, right Side) *Result {
 		keys[k] = true
 	}
 	for k := range keys {
-		if _, ok := oneSided[introspect.ObjectRef{Kind: k.Kind, Object: k.Object}]; ok {
+		ref := introspect.ObjectRef{Kind: k.Kind, Object: k.Object}
+		if _, ok := oneSided[ref]; ok || slices.ContainsFunc(renamed, func(d Difference) bool {
+			return d.Kind == ref.Kind && (d.Left == ref.Object || d.Right == ref.Object)
+		}) {
 			continue
 		}
 		a, b := l.facts[k], r.facts[k]
@@ -229,6 +234,9 @@ func Compare(left, right Side) *Result {
 		d := Difference{Kind: k.Kind, Object: k.Object, Attr: k.Attr, Left: a.Value, Right: b.Value, Class: introspect.Semantic}
 		if a.Display != "" || b.Display != "" {
 			d.LeftText, d.RightText = a.Shown(), b.Shown()
+		}
+		if k.Attr == "arguments" && d.LeftText == "" && d.RightText == "" {
+			d.LeftText, d.RightText = OnePerLine(a.Value), OnePerLine(b.Value)
 		}
 		if a.Value == b.Value {
 			d.Class = introspect.Cosmetic
@@ -286,6 +294,32 @@ func (s *sideFacts) listing(root introspect.ObjectRef, members []introspect.Obje
 			v := strings.ReplaceAll(f.Value, "\n", "\n"+prefix+"    ")
 			b.WriteString(prefix + k.Attr + ": " + v + "\n")
 		}
+	}
+	return b.String()
+}
+
+// compact renders a one-sided object and its one-sided children for display, one line per
+// object ("column public.t.note: not_null=false; position=5; type=text"), so that a table only
+// one side has reads as its objects rather than as a line per fact. An object with a
+// multi-line value (a body) keeps one line per fact, as in the listing.
+func (s *sideFacts) compact(members []introspect.ObjectRef) string {
+	var b strings.Builder
+	for _, ref := range members {
+		var parts []string
+		multi := false
+		for _, k := range s.created[ref] {
+			f := s.facts[k]
+			if f.Value == "" && f.Display == "" {
+				continue
+			}
+			multi = multi || strings.Contains(f.Value, "\n")
+			parts = append(parts, k.Attr+"="+f.Value)
+		}
+		if multi {
+			b.WriteString(ref.String() + "\n" + s.listing(ref, []introspect.ObjectRef{ref}))
+			continue
+		}
+		b.WriteString(ref.String() + ": " + strings.Join(parts, "; ") + "\n")
 	}
 	return b.String()
 }

@@ -129,6 +129,12 @@ func TestOneSidedObjectsFoldIntoTheirTable(t *testing.T) {
 			t.Errorf("listing lacks %q:\n%s", want, tbl.Right)
 		}
 	}
+	if _, shown := tbl.Shown(); shown != "table public.pins: kind=table\ncolumn public.pins.id: type=uuid\nconstraint pins_pkey on public.pins: type=primary key\nindex public.pins_pkey: table=public.pins\n" {
+		t.Errorf("shown:\n%s", shown)
+	}
+	if got := tbl.Members(); got != "1 column, 1 constraint, 1 index" {
+		t.Errorf("members = %q", got)
+	}
 	if tbl.Left != "" || tbl.Presence() != "right only" {
 		t.Errorf("presence = %q", tbl.Presence())
 	}
@@ -173,5 +179,63 @@ func TestUnified(t *testing.T) {
 	}
 	if c := Unified("x\n", "y\n", "a", "b", true); !strings.Contains(c, ansiRed+"-x"+ansiReset) || !strings.Contains(c, ansiGreen+"+y"+ansiReset) {
 		t.Errorf("colored diff = %q", c)
+	}
+}
+
+func TestRenamedObjectsAreOneDifference(t *testing.T) {
+	table := mkFact("table", "public.t", "kind", "table")
+	trg := func(name, when string) []introspect.Fact {
+		obj := name + " on public.t"
+		return []introspect.Fact{mkFact("trigger", obj, "definition", "CREATE TRIGGER "+name+" "+when+" UPDATE ON public.t FOR EACH ROW EXECUTE FUNCTION f()"), mkFact("trigger", obj, "enabled", "O")}
+	}
+	idx := func(name string) []introspect.Fact {
+		return []introspect.Fact{mkFact("index", "public."+name, "table", "public.t"), mkFact("index", "public."+name, "definition", "CREATE INDEX "+name+" ON public.t USING btree (a)")}
+	}
+	side := func(label string, fs ...[]introspect.Fact) Side {
+		all := []introspect.Fact{table}
+		for _, f := range fs {
+			all = append(all, f...)
+		}
+		return Side{Label: label, Footprint: created(all...)}
+	}
+	res := Compare(side("left", trg("trg_updated_at", "BEFORE"), idx("t_a_idx")), side("right", trg("trg_set_updated_at", "BEFORE"), idx("idx_t_a")))
+	if got := ids(res); got != "index public.idx_t_a renamed [semantic]\ntrigger trg_set_updated_at on public.t renamed [semantic]" {
+		t.Fatalf("differences = %q, want one rename each", got)
+	}
+	if d := res.Differences[1]; d.Left != "trg_updated_at on public.t" || d.Right != "trg_set_updated_at on public.t" {
+		t.Errorf("rename = %+v", d)
+	}
+	// A primary key renamed with its index: two renames.
+	pk := func(name string) []introspect.Fact {
+		return []introspect.Fact{mkFact("constraint", name+" on public.t", "definition", "PRIMARY KEY (a)"),
+			mkFact("index", "public."+name, "table", "public.t"), mkFact("index", "public."+name, "constraint", name),
+			mkFact("index", "public."+name, "definition", "CREATE UNIQUE INDEX "+name+" ON public.t USING btree (a)")}
+	}
+	res = Compare(side("left", pk("t_pkey")), side("right", pk("t_id_pk")))
+	if got := ids(res); got != "constraint t_id_pk on public.t renamed [semantic]\nindex public.t_id_pk renamed [semantic]" {
+		t.Errorf("differences = %q, want the constraint and its index renamed", got)
+	}
+	// A renamed trigger whose definition changed too is not a rename.
+	res = Compare(side("left", trg("trg_updated_at", "BEFORE")), side("right", trg("trg_set_updated_at", "AFTER")))
+	if got := ids(res); got != "trigger trg_set_updated_at on public.t [semantic]\ntrigger trg_updated_at on public.t [semantic]" {
+		t.Errorf("differences = %q, want the two one-sided triggers", got)
+	}
+}
+
+func TestArgumentListsOnePerLine(t *testing.T) {
+	args := func(def string) introspect.Fact {
+		return mkFact("function", "public.f(numeric, text[])", "arguments", "p_a numeric(10,2) DEFAULT "+def+", p_b text[] DEFAULT '{x,y}'::text[]")
+	}
+	res := Compare(Side{Label: "left", Footprint: created(args("30.0"))}, Side{Label: "right", Footprint: created(args("45.0"))})
+	if len(res.Differences) != 1 {
+		t.Fatalf("differences = %q", ids(res))
+	}
+	d := res.Differences[0]
+	l, r := d.Shown()
+	if l != "p_a numeric(10,2) DEFAULT 30.0,\np_b text[] DEFAULT '{x,y}'::text[]" || r != "p_a numeric(10,2) DEFAULT 45.0,\np_b text[] DEFAULT '{x,y}'::text[]" || !d.IsText() {
+		t.Errorf("shown = %q / %q", l, r)
+	}
+	if d.Digest() != Digest(args("30.0").Value, args("45.0").Value) {
+		t.Errorf("the digest must be of the values, not of the display")
 	}
 }

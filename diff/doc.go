@@ -14,6 +14,15 @@
 // the two values, [Difference.ID] the readable key with a digest prefix. An allowlist entry pins
 // a difference by that tuple or digest (ledgercheck/allowlist).
 //
+// A trigger, policy, index or constraint that one side has under one name and the other under
+// another, on the same table and with the same definition (each one's own name taken out), is
+// one difference of attribute [AttrRenamed] (left: the old identity, right: the new one), not
+// two one-sided objects. [Difference.Members] summarizes what a one-sided object holds ("4
+// columns, 2 indexes"), and its display text (LeftText or RightText) has one line per object
+// rather than one per fact. Differing argument lists are displayed one argument per line
+// ([OnePerLine]; LeftText and RightText), so a changed default is one line of the diff; the
+// values, and so the digests, are the catalog's.
+//
 // Function bodies are compared in their normalized form (comments and layout gone, every literal
 // and identifier kept); a body whose raw text alone differs is [introspect.Cosmetic]: reported,
 // never a failure. Everything else is [introspect.Semantic].

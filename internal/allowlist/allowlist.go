@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"ledgercheck/internal/finding"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"ledgercheck/internal/finding"
 
 	"gopkg.in/yaml.v3"
 
@@ -49,6 +51,13 @@ type Entry struct {
 	Right *string `yaml:"right,omitempty"`
 	// Digest is "sha256:<hex>" of the two values, for long values such as function bodies.
 	Digest string `yaml:"digest,omitempty"`
+	// Cause says which change moved the probes of a Probes entry (`allowlist suggest` writes the
+	// catalog differences of the objects the probes read). For the reviewer; not matched.
+	Cause string `yaml:"cause,omitempty"`
+	// Probes, instead of Object and a pin, accepts several probes' differences (kind probe) at
+	// once: each probe's name with the digest of its two results. One entry covers the probes
+	// one change moved; it is in use only when every probe it lists differs exactly so.
+	Probes map[string]string `yaml:"probes,omitempty"`
 	// Reason says why a reviewer accepted the difference. Required; "TODO" is not a reason.
 	Reason string `yaml:"reason"`
 
@@ -60,6 +69,9 @@ type Entry struct {
 // String names the entry for reports: "kind object attr", a function's long argument list
 // shortened to its count (the entry's line says which entry it is).
 func (e *Entry) String() string {
+	if len(e.Probes) > 0 {
+		return fmt.Sprintf("probe %s (%d probes)", strings.Join(e.probeNames(), ", "), len(e.Probes))
+	}
 	obj := finding.ShortIdentity(e.Object)
 	if obj == "" {
 		obj = "~" + e.ObjectMatch
@@ -73,6 +85,9 @@ func (e *Entry) String() string {
 
 // Matches reports whether the entry accepts d.
 func (e *Entry) Matches(d diff.Difference) bool {
+	if len(e.Probes) > 0 {
+		return d.Kind == "probe" && d.Attr == "rows" && e.Probes[d.Object] == d.Digest()
+	}
 	if e.Kind != d.Kind || e.Attr != d.Attr {
 		return false
 	}
@@ -108,7 +123,14 @@ var (
 // Parse decodes and validates an allowlist read from the file called path. Unknown keys,
 // a missing or unknown version, entries without a kind, an object or pinned values, malformed
 // patterns, empty or TODO reasons and duplicate entries are errors with the file's line number.
-func Parse(path string, data []byte) (*File, error) {
+func Parse(path string, data []byte) (*File, error) { return parse(path, data, false) }
+
+// ParseDraft is [Parse] for an allowlist under review: a reason that is TODO (or starts with
+// it, as `allowlist suggest --write` writes them) is accepted, so that suggest can merge into a
+// file whose new entries are not reviewed yet. The gate never reads a draft.
+func ParseDraft(path string, data []byte) (*File, error) { return parse(path, data, true) }
+
+func parse(path string, data []byte, draft bool) (*File, error) {
 	f := &File{Path: path}
 	lines := bytes.Count(data, []byte("\n")) + 1
 	fail := func(line int, format string, args ...any) error {
@@ -128,7 +150,7 @@ func Parse(path string, data []byte) (*File, error) {
 		if errors.As(err, &te) && len(te.Errors) > 0 {
 			if m := lineMsg.FindStringSubmatch(te.Errors[0]); m != nil {
 				n, _ := strconv.Atoi(m[1])
-				return nil, fail(n, "%s", strings.ReplaceAll(unknownKey.ReplaceAllString(m[2], "unknown key $1 (an allowlist has version and entries; an entry takes kind, object, object_match, attr, left, right, digest, reason)"), "into allowlist.File", "into an allowlist (a mapping that starts with version: 1)"))
+				return nil, fail(n, "%s", strings.ReplaceAll(unknownKey.ReplaceAllString(m[2], "unknown key $1 (an allowlist has version and entries; an entry takes kind, object, object_match, attr, left, right, digest, probes, cause, reason)"), "into allowlist.File", "into an allowlist (a mapping that starts with version: 1)"))
 			}
 		}
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
@@ -163,9 +185,13 @@ func Parse(path string, data []byte) (*File, error) {
 	for i := range f.Entries {
 		e := &f.Entries[i]
 		where := fmt.Sprintf("entry %d", i+1)
+		if err := e.checkProbes(); err != "" {
+			return nil, fail(e.Line, "%s %s", where, err)
+		}
 		switch {
 		case e.Kind == "":
 			return nil, fail(e.Line, "%s has no kind; copy kind, object and attr from the report (or `ledgercheck allowlist suggest`)", where)
+		case len(e.Probes) > 0:
 		case e.Object == "" && e.ObjectMatch == "":
 			return nil, fail(e.Line, "%s (%s) has neither object nor object_match", where, e.Kind)
 		case e.Object != "" && e.ObjectMatch != "":
@@ -180,6 +206,7 @@ func Parse(path string, data []byte) (*File, error) {
 		}
 		where += " (" + e.String() + ")"
 		switch {
+		case len(e.Probes) > 0:
 		case e.Digest != "" && (e.Left != nil || e.Right != nil):
 			return nil, fail(e.Line, "%s has both digest and left/right values; pin the difference with one of them", where)
 		case e.Digest == "" && (e.Left == nil || e.Right == nil):
@@ -191,8 +218,11 @@ func Parse(path string, data []byte) (*File, error) {
 		switch {
 		case reason == "":
 			return nil, fail(e.Line, "%s has an empty reason; write why a reviewer accepted this difference", where)
+		case draft && IsTODO(reason):
 		case strings.EqualFold(strings.TrimRight(reason, ".:! "), "todo"):
 			return nil, fail(e.Line, "%s has reason TODO; a person must review the difference and write the reason", where)
+		case IsTODO(reason):
+			return nil, fail(e.Line, "%s has a reason that starts with TODO; review the difference, then write the reason without the TODO", where)
 		}
 		key := e.key()
 		if prev, ok := seen[key]; ok {
@@ -214,7 +244,49 @@ func (e *Entry) key() string {
 		}
 		return *p
 	}
-	return strings.Join([]string{e.Kind, e.Object, e.ObjectMatch, e.Attr, deref(e.Left), deref(e.Right), e.Digest}, "\x00")
+	return strings.Join([]string{e.Kind, e.Object, e.ObjectMatch, e.Attr, deref(e.Left), deref(e.Right), e.Digest, strings.Join(e.probeNames(), "\x01")}, "\x00")
+}
+
+// IsTODO reports whether a reason is not one yet: its first word is TODO ("TODO", "TODO: ...",
+// and the "TODO changed since review: ..." that `allowlist suggest --write` writes over a
+// reviewed reason whose difference changed).
+func IsTODO(reason string) bool {
+	f := strings.Fields(reason)
+	return len(f) > 0 && strings.EqualFold(strings.TrimRight(f[0], ".:!,;"), "todo")
+}
+
+// probeNames returns the names of a Probes entry's probes, sorted.
+func (e *Entry) probeNames() []string {
+	names := make([]string, 0, len(e.Probes))
+	for n := range e.Probes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// checkProbes validates a Probes entry (and a Cause without one); "" when valid.
+func (e *Entry) checkProbes() string {
+	if len(e.Probes) == 0 {
+		if e.Cause != "" {
+			return "has a cause but no probes; cause goes with a probes list"
+		}
+		return ""
+	}
+	switch {
+	case e.Kind != "probe":
+		return "lists probes but its kind is " + strconv.Quote(e.Kind) + "; a probes list needs kind: probe"
+	case e.Object != "" || e.ObjectMatch != "" || e.Digest != "" || e.Left != nil || e.Right != nil:
+		return "has probes and object, object_match, digest, left or right; a probes list names the probes and their digests itself"
+	case e.Attr != "" && e.Attr != "rows":
+		return "has attr " + strconv.Quote(e.Attr) + "; a probe's attribute is rows"
+	}
+	for _, n := range e.probeNames() {
+		if !validDigest(e.Probes[n]) {
+			return fmt.Sprintf("probe %s: digest %q is malformed; want sha256: and 64 hex digits, as `ledgercheck allowlist suggest` prints", n, e.Probes[n])
+		}
+	}
+	return ""
 }
 
 // Match is a difference with the entries that accept it.
@@ -226,6 +298,24 @@ type Match struct {
 	Reason string `json:"reason"`
 }
 
+// Change is a reviewed difference that changed since its review: an entry that accepts no
+// difference any more, and the unreviewed difference(s) of the same kind, object and attribute
+// (for a probes entry, of its probes) that took its place. One finding, not a stale entry
+// plus a new difference.
+type Change struct {
+	Entry       *Entry
+	Differences []diff.Difference
+}
+
+// Reviewed returns the values the entry was reviewed with, as "left → right" texts for a pinned
+// pair, or the digest (the values themselves are not in the allowlist).
+func (c Change) Reviewed() (left, right string, pinned bool) {
+	if c.Entry.Left != nil && c.Entry.Right != nil {
+		return *c.Entry.Left, *c.Entry.Right, true
+	}
+	return "", "", false
+}
+
 // Outcome sorts differences by review state.
 type Outcome struct {
 	// Accepted are the semantic differences an entry accepts.
@@ -235,26 +325,36 @@ type Outcome struct {
 	// Cosmetic are the cosmetic differences: reported, never a failure (an entry may still
 	// accept one, and then it is not stale).
 	Cosmetic []diff.Difference `json:"cosmetic"`
+	// Changed are the entries whose difference changed since the review (neither in Stale nor
+	// their differences in Unreviewed): they fail the gate.
+	Changed []Change `json:"-"`
 	// Stale are the entries that accept no difference: they fail the gate.
 	Stale []*Entry `json:"-"`
 }
 
-// Passed reports whether the gate passes: no unreviewed difference and no stale entry.
-func (o *Outcome) Passed() bool { return len(o.Unreviewed) == 0 && len(o.Stale) == 0 }
+// Passed reports whether the gate passes: no unreviewed difference, no changed and no stale
+// entry.
+func (o *Outcome) Passed() bool {
+	return len(o.Unreviewed) == 0 && len(o.Stale) == 0 && len(o.Changed) == 0
+}
 
 // Apply sorts diffs against the allowlist. A nil File accepts nothing and has no entries.
+//
+// An entry that accepts nothing is stale, unless unreviewed differences of its kind, object
+// (not a pattern) and attribute exist, exactly one (a probes entry: those of its probes): then
+// the difference changed since the review, and the pair is one [Change].
 func (f *File) Apply(diffs []diff.Difference) *Outcome {
 	o := &Outcome{Accepted: []Match{}, Unreviewed: []diff.Difference{}, Cosmetic: []diff.Difference{}}
 	var entries []Entry
 	if f != nil {
 		entries = f.Entries
 	}
-	used := make([]bool, len(entries))
+	used := make([]int, len(entries)) // differences accepted
 	for _, d := range diffs {
 		m := Match{Difference: d}
 		for i := range entries {
 			if entries[i].Matches(d) {
-				used[i] = true
+				used[i]++
 				m.Entries = append(m.Entries, entries[i].Line)
 				if m.Reason == "" {
 					m.Reason = entries[i].Reason
@@ -270,10 +370,41 @@ func (f *File) Apply(diffs []diff.Difference) *Outcome {
 			o.Unreviewed = append(o.Unreviewed, d)
 		}
 	}
+	taken := make([]bool, len(o.Unreviewed))
 	for i := range entries {
-		if !used[i] {
-			o.Stale = append(o.Stale, &entries[i])
+		e := &entries[i]
+		if len(e.Probes) > 0 && used[i] == len(e.Probes) || len(e.Probes) == 0 && used[i] > 0 {
+			continue
+		}
+		var same []int
+		for j, d := range o.Unreviewed {
+			switch {
+			case taken[j]:
+			case len(e.Probes) > 0:
+				if _, ok := e.Probes[d.Object]; ok && d.Kind == "probe" {
+					same = append(same, j)
+				}
+			case e.Object != "" && d.Kind == e.Kind && d.Object == e.Object && d.Attr == e.Attr:
+				same = append(same, j)
+			}
+		}
+		if len(same) == 0 || len(e.Probes) == 0 && len(same) > 1 {
+			o.Stale = append(o.Stale, e)
+			continue
+		}
+		c := Change{Entry: e}
+		for _, j := range same {
+			taken[j] = true
+			c.Differences = append(c.Differences, o.Unreviewed[j])
+		}
+		o.Changed = append(o.Changed, c)
+	}
+	kept := o.Unreviewed[:0]
+	for j, d := range o.Unreviewed {
+		if !taken[j] {
+			kept = append(kept, d)
 		}
 	}
+	o.Unreviewed = kept
 	return o
 }

@@ -81,12 +81,14 @@ entries:
 	if len(o.Stale) != 1 || o.Stale[0].Object != "public.c" || o.Stale[0].Line != 14 || o.Passed() {
 		t.Errorf("stale = %+v, want the public.c entry at line 14, and a failure", o.Stale)
 	}
-	// The body entry pins the exact pair: a later change of either body is unreviewed.
+	// The body entry pins the exact pair: a later change of either body needs a new review,
+	// reported once, as a change since review (not a stale entry plus a new difference).
 	changed := diffs()
 	changed[2].Right = "select 3"
 	o = f.Apply(changed)
-	if len(o.Unreviewed) != 1 || o.Unreviewed[0].Object != "public.f()" {
-		t.Errorf("unreviewed = %+v, want the changed body", o.Unreviewed)
+	if len(o.Changed) != 1 || o.Changed[0].Entry.Line != 9 || len(o.Changed[0].Differences) != 1 || o.Changed[0].Differences[0].Right != "select 3" ||
+		len(o.Unreviewed) != 0 || len(o.Stale) != 1 || o.Passed() {
+		t.Errorf("changed %+v unreviewed %+v stale %+v, want the body entry changed", o.Changed, o.Unreviewed, o.Stale)
 	}
 	// A nil allowlist accepts nothing.
 	var none *File
@@ -97,7 +99,7 @@ entries:
 
 func TestSuggestIsRejectedUntilReviewed(t *testing.T) {
 	var buf bytes.Buffer
-	if err := Suggest(&buf, diffs()); err != nil {
+	if err := Suggest(&buf, diffs(), nil); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -114,5 +116,155 @@ func TestSuggestIsRejectedUntilReviewed(t *testing.T) {
 	}
 	if o := f.Apply(diffs()); !o.Passed() || len(o.Accepted) != 3 {
 		t.Errorf("reviewed suggestions: %+v", o)
+	}
+}
+
+// mergeSrc is a reviewed allowlist with comments: one entry that still matches, one whose
+// difference changed since review, one stale, and a probes entry.
+const mergeSrc = `# the reviewed differences
+version: 1
+entries:
+
+  # [D4] the role model
+  - kind: table
+    object: public.a
+    attr: rls
+    left: "true"
+    right: "false"
+    reason: >-
+      [D4] role model instead of RLS
+  - kind: table
+    object: public.b
+    attr: rls
+    left: "true"
+    right: "false"
+    reason: b's role model # why
+
+  # gone
+  - kind: table
+    object: public.gone
+    attr: rls
+    left: "true"
+    right: "false"
+    reason: the port dropped it
+`
+
+func TestMergeKeepsReviewedEntriesAndAddsTODOs(t *testing.T) {
+	f, err := Parse("a.yaml", []byte(mergeSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := diffs()
+	ds[1].Right = "true, forced" // public.b rls: changed since review
+	probe := func(name, l, r string) diff.Difference {
+		return diff.Difference{Kind: "probe", Object: name, Attr: "rows", Left: l, Right: r, Class: introspect.Semantic}
+	}
+	ds = append(ds, probe("p1", "a\n1\n", "a\n2\n"), probe("p2", "b\n1\n", "b\n2\n"), probe("p3", "c\n", "d\n"))
+	o := f.Apply(ds)
+	if len(o.Changed) != 1 || o.Changed[0].Entry.Object != "public.b" || len(o.Stale) != 1 || o.Stale[0].Object != "public.gone" || len(o.Unreviewed) != 4 {
+		t.Fatalf("changed %+v stale %+v unreviewed %d, want public.b changed, public.gone stale, 4 new", o.Changed, o.Stale, len(o.Unreviewed))
+	}
+	causes := map[string][]string{"p1": {"function public.f() body"}, "p2": {"function public.f() body"}}
+	out, res, err := Merge(f, []byte(mergeSrc), o, causes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	if res.Kept != 1 || len(res.Updated) != 1 || len(res.Removed) != 1 || len(res.Added) != 3 {
+		t.Errorf("kept %d updated %d removed %d added %d, want 1 1 1 3 (the body, the two probes of one cause, p3)", res.Kept, len(res.Updated), len(res.Removed), len(res.Added))
+	}
+	// The reviewed entry, its comment and its reason's style are as they were, and so is the file
+	// around them.
+	if !strings.HasPrefix(got, mergeSrc[:strings.Index(mergeSrc, "  - kind: table\n    object: public.b")]) {
+		t.Errorf("the kept entry or the comments changed:\n%s", got)
+	}
+	for _, want := range []string{
+		"right: true, forced\n    reason: 'TODO changed since review: b''s role model' # why\n",
+		"  # Added by `ledgercheck allowlist suggest`",
+		"    cause: function public.f() body\n    probes:\n      p1: " + diff.Digest("a\n1\n", "a\n2\n") + "\n      p2: ",
+		"  - kind: probe\n    object: p3\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("merged file lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "public.gone") || strings.Contains(got, "# gone") {
+		t.Errorf("the stale entry (and its comment) is still there:\n%s", got)
+	}
+	// The gate rejects the file until every TODO is reviewed; then it passes.
+	if _, err := Parse("a.yaml", out); err == nil || !strings.Contains(err.Error(), "starts with TODO") {
+		t.Errorf("merged file parsed without review: %v", err)
+	}
+	reviewed := strings.ReplaceAll(strings.ReplaceAll(got, "TODO changed since review: ", ""), "reason: TODO", "reason: reviewed")
+	g, err := Parse("a.yaml", []byte(reviewed))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, reviewed)
+	}
+	if o := g.Apply(ds); !o.Passed() {
+		t.Errorf("reviewed merge does not pass: unreviewed %v changed %v stale %v", o.Unreviewed, o.Changed, o.Stale)
+	}
+}
+
+func TestMergeCreatesAFile(t *testing.T) {
+	out, res, err := Merge(nil, nil, (*File)(nil).Apply(diffs()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Added) != 3 || !strings.Contains(string(out), "version: 1\nentries:\n\n  # Added by") {
+		t.Errorf("added %d:\n%s", len(res.Added), out)
+	}
+}
+
+func TestProbesEntryNeedsEveryProbe(t *testing.T) {
+	dg := diff.Digest("x", "y")
+	f, err := Parse("a.yaml", []byte("version: 1\nentries:\n  - kind: probe\n    cause: c\n    probes:\n      p1: "+dg+"\n      p2: "+dg+"\n    reason: r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := func(n string) diff.Difference {
+		return diff.Difference{Kind: "probe", Object: n, Attr: "rows", Left: "x", Right: "y", Class: introspect.Semantic}
+	}
+	if o := f.Apply([]diff.Difference{p("p1"), p("p2")}); !o.Passed() {
+		t.Errorf("both probes: %+v", o)
+	}
+	if o := f.Apply([]diff.Difference{p("p1")}); len(o.Stale) != 1 || o.Passed() {
+		t.Errorf("one probe no longer differs: stale %v, want the entry", o.Stale)
+	}
+	moved := p("p2")
+	moved.Right = "z"
+	if o := f.Apply([]diff.Difference{p("p1"), moved}); len(o.Changed) != 1 || len(o.Unreviewed) != 0 || len(o.Stale) != 0 {
+		t.Errorf("p2 moved: changed %v unreviewed %v stale %v, want one change", o.Changed, o.Unreviewed, o.Stale)
+	}
+	for _, bad := range []string{
+		"  - kind: table\n    probes: {p1: " + dg + "}\n    reason: r\n",
+		"  - kind: probe\n    object: p1\n    probes: {p1: " + dg + "}\n    reason: r\n",
+		"  - kind: probe\n    probes: {p1: md5}\n    reason: r\n",
+		"  - kind: probe\n    object: p1\n    digest: " + dg + "\n    cause: c\n    reason: r\n",
+	} {
+		if _, err := Parse("a.yaml", []byte("version: 1\nentries:\n"+bad)); err == nil {
+			t.Errorf("accepted:\n%s", bad)
+		}
+	}
+}
+
+// TestMergeDraftKeepsItsTODO: suggest --write on a file it wrote before (a draft) does not put a
+// second TODO before a reason that has one.
+func TestMergeDraftKeepsItsTODO(t *testing.T) {
+	src := "version: 1\nentries:\n  - kind: table\n    object: public.b\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: 'TODO changed since review: role model'\n"
+	if _, err := Parse("a.yaml", []byte(src)); err == nil {
+		t.Fatal("the gate accepted a TODO reason")
+	}
+	f, err := ParseDraft("a.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := diffs()[1:2]
+	ds[0].Right = "true, forced"
+	out, _, err := Merge(f, []byte(src), f.Apply(ds), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(out), "TODO") != 1 || !strings.Contains(string(out), "right: true, forced") {
+		t.Errorf("merged draft:\n%s", out)
 	}
 }

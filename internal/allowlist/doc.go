@@ -17,6 +17,12 @@
 //	    digest: sha256:...                # ... or the digest of both (bodies, listings)
 //	    reason: ...
 //
+//	  - kind: probe                       # probes one change moved: one entry for the cause
+//	    cause: function public.f(...) arguments
+//	    probes:
+//	      fts-migration-runners: sha256:...  # each probe's name and the digest of its rows
+//	    reason: ...
+//
 // An entry without attr is an object present on one side only. object_match (an anchored RE2
 // regular expression) may replace object for one difference repeated on several objects.
 //
@@ -30,7 +36,10 @@
 // # Applying
 //
 // [File.Apply] returns an [Outcome]: semantic differences an entry accepts, those none accepts
-// (they fail the gate), cosmetic differences (reported, never failing), and stale entries, which
-// accept nothing and also fail the gate, so the list cannot rot. [Suggest] prints candidate
-// entries, every reason TODO, for a person to review.
+// (they fail the gate), cosmetic differences (reported, never failing), stale entries, which
+// accept nothing and also fail the gate, so the list cannot rot, and changes since review: a
+// stale entry paired with the unreviewed difference of the same kind, object and attribute,
+// reported once with the reviewed and the new values. [Suggest] prints candidate entries, every
+// reason TODO, for a person to review; [Merge] merges them into the file through the yaml.v3
+// node tree (`allowlist suggest --write`), keeping every reviewed entry's reason and comments.
 package allowlist

@@ -3,6 +3,7 @@ package allowlist
 import (
 	"ledgercheck/internal/yamltext/yamltexttest"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -17,6 +18,7 @@ func FuzzParse(f *testing.F) {
 		"version: 1\nentries: []\n",
 		"version: 1\nentries:\n  - kind: table\n    object_match: 'public\\.(a|b'\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: r\n",
 		"version: 1\nentries:\n  - kind: function\n    object: f()\n    attr: body\n    digest: sha256:00\n    reason: TODO\n",
+		"version: 1\nentries:\n  - kind: probe\n    cause: function f() arguments\n    probes:\n      p1: sha256:" + strings.Repeat("0", 64) + "\n    reason: TODO changed since review: r\n",
 		"version: one\n", "entries: [\n", "- a\n", "~\n", "---\n", "version: 1\nentries: &a [*a]\n",
 		"version: 1\nentries:\n  - {kind: table, object: t, left: '', right: x, reason: ok}\n  - {kind: table, object: t, left: '', right: x, reason: ok}\n",
 	} {

@@ -1,12 +1,19 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/input"
+	"ledgercheck/internal/parity"
+	"ledgercheck/internal/report"
 )
 
 func newAllowlistCmd(g *globals) *cobra.Command {
@@ -24,19 +31,36 @@ reason. See ` + "`ledgercheck allowlist suggest --help`" + ` and ` + "`ledgerche
 
 func newAllowlistSuggestCmd(g *globals) *cobra.Command {
 	var (
-		pf  parityFlags
-		all bool
+		pf         parityFlags
+		all, write bool
 	)
 	cmd := &cobra.Command{
 		Use:   "suggest",
-		Short: "Print candidate allowlist entries (reason: TODO) for the current differences",
+		Short: "Print candidate allowlist entries (reason: TODO) for the current differences, or merge them into the allowlist (--write)",
 		Long: `suggest runs the parity comparison of one port (same configuration and flags as
-` + "`ledgercheck parity`" + `; with several configured ports, choose one with --only NAME) and prints an allowlist with one entry per semantic difference that the current allowlist does not
-accept (with --all: per semantic difference), every reason "TODO". The gate rejects TODO, so the
-entries only count once a person has reviewed each difference and written why it is accepted.
-Short values are pinned as left/right, long ones (bodies, listings, probe results) by digest.
+` + "`ledgercheck parity`" + `; with several configured ports, choose one with --only NAME) and prints an
+allowlist with one entry per semantic difference that the current allowlist does not accept (with
+--all: per semantic difference), every reason "TODO". The gate rejects TODO, so the entries only
+count once a person has reviewed each difference and written why it is accepted. Short values are
+pinned as left/right, long ones (bodies, listings, probe results) by digest. Probes whose
+differences have the same likely cause (the catalog differences of what their SQL reads, such as
+a changed default of the function they call) share one entry: kind probe, the cause, and a probes
+list with each probe's digest.
 
-Exit 0 when it printed the suggestions; 2 and 3 as for parity.`,
+--write merges into the port's allowlist file instead (--allowlist FILE, or the configured one;
+created when missing), editing the YAML tree so that every entry it keeps keeps its reason and its
+comments:
+  - an entry that still accepts its difference is left as it is;
+  - an entry whose difference changed since review (same kind, object and attribute, other
+    values) gets the new values and the reason "TODO changed since review: " + the reviewed
+    reason, which the gate rejects until a person has looked again and removed the TODO;
+  - a stale entry (it accepts no difference) is removed, and listed;
+  - every new difference gets an entry with reason TODO, at the end.
+It prints what it kept, updated, removed and added; review with ` + "`git diff`" + `, write the reasons, and
+run ` + "`ledgercheck parity`" + `. An allowlist with TODO reasons is read (suggest runs on drafts); the gate
+rejects it.
+
+Exit 0 when it printed the suggestions or wrote the file; 2 and 3 as for parity.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := pf.loadConfig(cmd)
@@ -46,7 +70,26 @@ Exit 0 when it printed the suggestions; 2 and 3 as for parity.`,
 			if len(cfg.Ports) != 1 {
 				return fault.Input(fmt.Errorf("allowlist suggest compares one port with the artifact, and the configuration has %d (%s): pass --only NAME, or --port FILE --port-dim N", len(cfg.Ports), portNames(cfg)))
 			}
-			res, err := runGateParity(cmd, g, &pf, cfg)
+			path := cfg.Ports[0].Allowlist
+			if write && path == "" {
+				return fault.Input(fmt.Errorf("--write: the port %s has no allowlist file; name one with --allowlist FILE", cfg.Ports[0].Name))
+			}
+			var src []byte
+			var al *allowlist.File
+			if path != "" {
+				src, err = input.ReadFile(path, input.Allowlist)
+				switch {
+				case errors.Is(err, fs.ErrNotExist) && write: // created
+				case err != nil:
+					return fault.Input(err)
+				default:
+					if al, err = allowlist.ParseDraft(path, src); err != nil {
+						return err
+					}
+				}
+			}
+			cfg.Ports[0].Allowlist = "" // read above, as a draft
+			res, err := runGateParityWith(cmd, g, &pf, cfg, al)
 			if err != nil {
 				return err
 			}
@@ -59,16 +102,86 @@ Exit 0 when it printed the suggestions; 2 and 3 as for parity.`,
 				}
 				return fault.ErrFindings
 			}
+			if write {
+				return writeAllowlist(g, path, al, src, rep)
+			}
 			diffs := rep.Outcome.Unreviewed
+			for _, c := range rep.Outcome.Changed {
+				diffs = append(diffs, c.Differences...)
+			}
 			if all {
 				diffs = rep.Differences
 			}
-			return allowlist.Suggest(g.stdout, diffs)
+			return allowlist.Suggest(g.stdout, diffs, rep.ProbeCauses)
 		},
 	}
 	addParityFlags(cmd, &pf)
 	cmd.Flags().BoolVar(&all, "all", false, "suggest an entry for every semantic difference, accepted ones included")
+	cmd.Flags().BoolVar(&write, "write", false, "merge into the allowlist file (--allowlist FILE, or the port's): keep reviewed entries, update changed ones, remove stale ones, add TODO entries")
+	cmd.MarkFlagsMutuallyExclusive("all", "write")
 	return cmd
+}
+
+// writeAllowlist merges the comparison into the allowlist at path and says what changed.
+func writeAllowlist(g *globals, path string, al *allowlist.File, src []byte, rep *parity.Report) error {
+	o := rep.Outcome
+	if al != nil && len(o.Unreviewed) == 0 && len(o.Changed) == 0 && len(o.Stale) == 0 {
+		fmt.Fprintf(g.stdout, "%s: up to date (%d entries, every difference accepted)\n", path, len(al.Entries))
+		return nil
+	}
+	out, m, err := allowlist.Merge(al, src, o, rep.ProbeCauses)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(path, out); err != nil {
+		return fault.Input(err)
+	}
+	w := g.stdout
+	fmt.Fprintf(w, "%s: %d entries kept, %d changed since review, %d stale removed, %d added (reason TODO)\n", path, m.Kept, len(m.Updated), len(m.Removed), len(m.Added))
+	for _, e := range m.Removed {
+		fmt.Fprintf(w, "  removed  line %d: %s (it accepts no difference; its reason was: %s)\n", e.Line, e.String(), report.Clip(oneLine(e.Reason), 120))
+	}
+	for _, c := range m.Updated {
+		fmt.Fprintf(w, "  changed  line %d: %s (new values pinned; reason now starts with TODO)\n", c.Entry.Line, c.Entry.String())
+	}
+	for _, e := range m.Added {
+		line := "  added    " + e.String()
+		if e.Cause != "" {
+			line += " (likely cause: " + e.Cause + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "Review the differences (`ledgercheck parity`, `git diff %s`), replace each TODO with the reason it is accepted, then run the gate.\n", path)
+	return nil
+}
+
+// writeFileAtomic replaces path with data (a temporary file in its directory, renamed), keeping
+// an existing file's permissions.
+func writeFileAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".allowlist-*.yaml")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }
 
 func newAllowlistCheckCmd(g *globals) *cobra.Command {

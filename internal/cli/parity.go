@@ -193,7 +193,7 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		if p.Allowlist != "" {
 			al, err = allowlist.Load(p.Allowlist)
 			if errors.Is(err, fs.ErrNotExist) {
-				return req, fault.Input(fmt.Errorf("%s: no such allowlist file (create one with `ledgercheck allowlist suggest > %s`)", p.Allowlist, p.Allowlist))
+				return req, fault.Input(fmt.Errorf("%s: no such allowlist file (create it with `ledgercheck allowlist suggest --write --allowlist %s`, then write a reason for each entry)", p.Allowlist, p.Allowlist))
 			}
 			if err != nil {
 				return req, err
@@ -303,12 +303,21 @@ func runParity(cmd *cobra.Command, g *globals, pf *parityFlags) (*gate.Result, e
 
 // runGateParity runs the gate's parity steps for a loaded configuration.
 func runGateParity(cmd *cobra.Command, g *globals, pf *parityFlags, cfg *config.Config) (*gate.Result, error) {
+	return runGateParityWith(cmd, g, pf, cfg, nil)
+}
+
+// runGateParityWith is runGateParity with the first port's allowlist given (al, when not nil)
+// rather than read from the configuration: allowlist suggest reads it as a draft.
+func runGateParityWith(cmd *cobra.Command, g *globals, pf *parityFlags, cfg *config.Config, al *allowlist.File) (*gate.Result, error) {
 	if len(cfg.Ports) == 0 {
 		return nil, fault.Input(fmt.Errorf("no port to compare with the artifact: %s has no ports; pass --port FILE --port-dim N", orConfig(cfg)))
 	}
 	req, err := gateRequest(cfg, g, &pf.sf)
 	if err != nil {
 		return nil, err
+	}
+	if al != nil {
+		req.Ports[0].Allowlist = al
 	}
 	req.Steps, req.Command = gate.Steps{Parity: true}, "parity"
 	return gate.Run(cmd.Context(), req)

@@ -4,14 +4,17 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"ledgercheck/diff"
 	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/introspect"
@@ -98,6 +101,10 @@ type Report struct {
 	Notes []string
 	// Timings are how long the comparison took.
 	Timings Timings
+	// ProbeCauses maps each probe whose difference needs a review to its likely causes: the
+	// catalog differences needing a review on the objects its SQL names (see [probeCauses]).
+	// `allowlist suggest` gives the probes of one cause one entry.
+	ProbeCauses map[string][]string
 
 	portFile string // the port's migration, "" for a database read without its file
 }
@@ -147,6 +154,7 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 		rep.Allowlist = al.Path
 	}
 	rep.Outcome = al.Apply(rep.Differences)
+	rep.ProbeCauses = probeCauses(probes, rep.Outcome)
 	rep.Timings = Timings{Diff: time.Since(t0), Total: time.Since(t0)}
 	return rep, nil
 }
@@ -188,11 +196,80 @@ func compareProbe(p Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *
 		lt, rt = RenderRows(l), RenderRows(r)
 	}
 	d := &diff.Difference{Kind: "probe", Object: p.Name, Attr: "rows", Left: lt, Right: rt, Class: introspect.Semantic}
+	d.LeftText, d.RightText = alignedRows(l, r, lerr, rerr)
 	if p.Tolerance > 0 {
 		d.Note = fmt.Sprintf("numeric values compared with tolerance %g", p.Tolerance)
 	}
 	d.ID = "probe " + p.Name + " rows #" + strings.TrimPrefix(d.Digest(), "sha256:")[:12]
 	return pr, d, nil
+}
+
+// probeCauses relates each probe whose difference needs a review (unreviewed, or changed since
+// review) to the catalog differences that need one on an object its SQL names: the object's
+// own name (a function, view or table, without schema or arguments) or, for a column,
+// constraint, trigger or policy, its table's, as a word of the SQL. A heuristic that names the
+// likely cause; it never decides whether there is a difference.
+func probeCauses(probes []Probe, o *allowlist.Outcome) map[string][]string {
+	var catalog, probed []diff.Difference
+	collect := func(d diff.Difference) {
+		if d.Kind == "probe" {
+			probed = append(probed, d)
+		} else {
+			catalog = append(catalog, d)
+		}
+	}
+	for _, d := range o.Unreviewed {
+		collect(d)
+	}
+	for _, c := range o.Changed {
+		for _, d := range c.Differences {
+			collect(d)
+		}
+	}
+	sqlOf := map[string]string{}
+	for _, p := range probes {
+		sqlOf[p.Name] = p.SQL
+	}
+	out := map[string][]string{}
+	for _, pd := range probed {
+		words := map[string]bool{}
+		for _, w := range identWord.FindAllString(strings.ToLower(sqlOf[pd.Object]), -1) {
+			words[w] = true
+		}
+		for _, d := range catalog {
+			for _, n := range namesOf(d.Kind, d.Object) {
+				if words[strings.ToLower(n)] {
+					c := d.Kind + " " + finding.ShortIdentity(d.Object)
+					if d.Attr != "" {
+						c += " " + d.Attr
+					}
+					out[pd.Object] = append(out[pd.Object], c)
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+var identWord = regexp.MustCompile(`[a-z_][a-z0-9_$]*`)
+
+// namesOf returns the bare names a probe's SQL would use for an object: its own, and for an
+// object on a table (column, constraint, trigger, policy), the table's.
+func namesOf(kind, object string) []string {
+	last := func(s string) string { return s[strings.LastIndexByte(s, '.')+1:] }
+	if i := strings.IndexByte(object, '('); i >= 0 {
+		object = object[:i]
+	}
+	if name, table, ok := strings.Cut(object, " on "); ok {
+		return []string{last(name), last(table)}
+	}
+	if kind == introspect.KindColumn {
+		if i := strings.LastIndexByte(object, '.'); i >= 0 {
+			return []string{last(object[:i])}
+		}
+	}
+	return []string{last(object)}
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -209,6 +286,52 @@ func RenderRows(r *scratch.Rows) string {
 		b.WriteString(strings.Join(row, " | ") + "\n")
 	}
 	return b.String()
+}
+
+// alignedRows renders two results for display (the digest is of [RenderRows]): the columns
+// padded to one width across both results, so that the two tables line up and a changed cell
+// stands out; an error is shown as the error.
+func alignedRows(l, r *scratch.Rows, lerr, rerr error) (string, string) {
+	var widths []int
+	measure := func(row []string) {
+		for i, c := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, t := range []*scratch.Rows{l, r} {
+		if t == nil {
+			continue
+		}
+		measure(t.Columns)
+		for _, row := range t.Rows {
+			measure(row)
+		}
+	}
+	render := func(t *scratch.Rows, err error) string {
+		if err != nil {
+			return "error: " + oneLine(err.Error()) + "\n"
+		}
+		if t == nil {
+			return ""
+		}
+		var b strings.Builder
+		line := func(row []string) {
+			var cells []string
+			for i, c := range row {
+				cells = append(cells, c+strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)))
+			}
+			b.WriteString(strings.TrimRight(strings.Join(cells, " | "), " ") + "\n")
+		}
+		line(t.Columns)
+		for _, row := range t.Rows {
+			line(row)
+		}
+		return b.String()
+	}
+	return render(l, lerr), render(r, rerr)
 }
 
 // rowsEqual compares two results cell by cell; with a tolerance, two cells that both parse as

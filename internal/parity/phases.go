@@ -2,9 +2,11 @@ package parity
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"ledgercheck/diff"
+	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch"
@@ -19,6 +21,7 @@ type Summary struct {
 	Cosmetic        int
 	DimensionSites  int
 	Stale           int
+	Changed         int
 	Probes          int
 	ProbesDiffering int
 }
@@ -32,6 +35,7 @@ func (r *Report) Summary() Summary {
 		Cosmetic:       len(r.Outcome.Cosmetic),
 		DimensionSites: len(r.Sites),
 		Stale:          len(r.Outcome.Stale),
+		Changed:        len(r.Outcome.Changed),
 		Probes:         len(r.Probes),
 	}
 	for _, p := range r.Probes {
@@ -54,6 +58,9 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 			"cosmetic": sum.Cosmetic, "normalized": sum.DimensionSites},
 		Notes: []string{fmt.Sprintf("%d differences between the %s %s (%d) and the %s %s (%d): %d allowlisted, %d cosmetic, %d unreviewed",
 			sum.Differences, called(artifact), r.Artifact.File, r.Artifact.Dim, called(port), r.Port.File, r.Port.Dim, sum.Allowlisted, sum.Cosmetic, sum.Unreviewed)}}
+	if sum.Changed > 0 {
+		par.Notes[0] += fmt.Sprintf(", %d changed since review (see the allowlist phase)", sum.Changed)
+	}
 	par.Notes = append(par.Notes, r.Notes...)
 	if len(r.Sites) > 0 {
 		var names []string
@@ -77,11 +84,24 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 		}
 		probes.Notes = append(probes.Notes, fmt.Sprintf("%s: %s %s, %s %s: %s", p.Name, artifact, rowCount(p.Artifact), port, rowCount(p.Port), state))
 	}
-	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist " + port, File: r.Allowlist, Counts: map[string]int{"stale": sum.Stale}}
+	byCause := map[string][]string{}
+	var causes []string
+	for _, p := range r.Probes {
+		if c := strings.Join(r.ProbeCauses[p.Name], "; "); c != "" {
+			if byCause[c] == nil {
+				causes = append(causes, c)
+			}
+			byCause[c] = append(byCause[c], p.Name)
+		}
+	}
+	for _, c := range causes {
+		probes.Notes = append(probes.Notes, fmt.Sprintf("%s: likely caused by %s (the differences of what they read)", strings.Join(byCause[c], ", "), c))
+	}
+	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist " + port, File: r.Allowlist, Counts: map[string]int{"stale": sum.Stale, "changed": sum.Changed}}
 	if r.Allowlist == "" {
 		al.Notes = []string{"no allowlist: every semantic difference is a finding"}
 	} else {
-		al.Notes = []string{fmt.Sprintf("%s: %d differences accepted, %d stale entries", r.Allowlist, sum.Allowlisted, sum.Stale)}
+		al.Notes = []string{fmt.Sprintf("%s: %d differences accepted, %d changed since review, %d stale entries", r.Allowlist, sum.Allowlisted, sum.Changed, sum.Stale)}
 	}
 	for _, m := range r.Outcome.Accepted {
 		al.Notes = append(al.Notes, fmt.Sprintf("%s:%d accepts %s", r.Allowlist, m.Entries[0], strings.TrimSpace(strings.SplitN(m.Difference.ID, " #", 2)[0])))
@@ -123,8 +143,8 @@ func sitePositions(s diff.Site) string {
 }
 
 // Findings returns the report's findings: one error per unreviewed difference (phase parity, or
-// probe for probe differences), one error per stale entry (phase allowlist, at the entry's
-// line), and one info per cosmetic difference.
+// probe for probe differences), one error per difference changed since review and per stale
+// entry (phase allowlist, at the entry's line), and one info per cosmetic difference.
 func (r *Report) Findings() []finding.Finding {
 	var out []finding.Finding
 	for _, d := range r.Outcome.Unreviewed {
@@ -139,10 +159,13 @@ func (r *Report) Findings() []finding.Finding {
 		f.Left, f.Right = d.Shown()
 		out = append(out, f)
 	}
+	for _, c := range r.Outcome.Changed {
+		out = append(out, r.changedFinding(c))
+	}
 	for _, e := range r.Outcome.Stale {
 		out = append(out, finding.Finding{Phase: finding.PhaseAllow, Rule: RuleStaleAllowlistEntry, Severity: finding.SevError,
 			Pos:     finding.Position{File: r.Allowlist, Line: e.Line, Col: 1},
-			Message: "allowlist entry " + e.String() + " accepts no difference; remove it or update it"})
+			Message: staleMessage(e)})
 	}
 	for _, d := range r.Outcome.Cosmetic {
 		f := finding.Finding{Phase: finding.PhaseParity, Rule: RuleCosmeticDifference, Severity: finding.SevInfo,
@@ -153,12 +176,60 @@ func (r *Report) Findings() []finding.Finding {
 	return out
 }
 
-// variantOf and variantIn name diff's sides as the report does: left is the artifact, right the
-// port (in a presence, and in a dimension difference's note).
-var (
-	variantOf = strings.NewReplacer("left", "artifact", "right", "port")
-	variantIn = strings.NewReplacer("the left variant", "the artifact", "the right variant", "the port")
-)
+// staleMessage says why an entry is stale and what to do.
+func staleMessage(e *allowlist.Entry) string {
+	what := "accepts no difference"
+	if len(e.Probes) > 0 {
+		what = "does not match every probe it lists (each must return the rows it was reviewed with)"
+	}
+	return "allowlist entry " + e.String() + " " + what + "; remove it (`ledgercheck allowlist suggest --write` does) or update it"
+}
+
+// changedFinding is the one finding of a difference that changed since review: at the entry, with
+// the reviewed values and the new ones.
+func (r *Report) changedFinding(c allowlist.Change) finding.Finding {
+	d := c.Differences[0]
+	f := finding.Finding{Phase: finding.PhaseAllow, Rule: RuleChangedSinceReview, Severity: finding.SevError,
+		Pos: finding.Position{File: r.Allowlist, Line: c.Entry.Line, Col: 1}, Object: d.Kind + " " + d.Object}
+	what := strings.TrimSuffix(differenceMessage(d), " differs")
+	if d.Presence() != "" {
+		what = d.Kind + " " + finding.ShortIdentity(d.Object) + ", " + presence(d) + ","
+	}
+	var names []string
+	for _, x := range c.Differences {
+		names = append(names, x.Object)
+	}
+	switch l, rt, pinned := c.Reviewed(); {
+	case len(c.Entry.Probes) > 0:
+		f.Message = fmt.Sprintf("probes %s return other rows than reviewed (allowlist entry %s)", strings.Join(names, ", "), c.Entry.String())
+	case pinned && l == d.Left:
+		f.Message = fmt.Sprintf("%s changed since review: the port's value was %s, is now %s (the artifact's: %s)", what, shown(rt), shown(d.Right), shown(d.Left))
+	case pinned && rt == d.Right:
+		f.Message = fmt.Sprintf("%s changed since review: the artifact's value was %s, is now %s (the port's: %s)", what, shown(l), shown(d.Left), shown(d.Right))
+	case pinned:
+		f.Message = fmt.Sprintf("%s changed since review: reviewed %s in the artifact and %s in the port, now %s and %s", what, shown(l), shown(rt), shown(d.Left), shown(d.Right))
+	default:
+		f.Message = fmt.Sprintf("%s changed since review: the entry pins other values by digest (%s…), which the allowlist does not keep; the new ones are below", what, strings.TrimPrefix(c.Entry.Digest, "sha256:")[:12])
+	}
+	if l, rt, pinned := c.Reviewed(); pinned && !strings.Contains(l+rt, "\n") && len(l+rt) < 200 {
+		f.Detail = "reviewed: " + shown(l) + " → " + shown(rt) + "\nnow:      " + shown(d.Left) + " → " + shown(d.Right)
+		return f
+	}
+	f.Left, f.Right = d.Shown()
+	return f
+}
+
+// shown quotes a value for a message; absent for "".
+func shown(v string) string {
+	if v == "" {
+		return "(absent)"
+	}
+	return strconv.Quote(v)
+}
+
+// variantIn names diff's sides as the report does in a dimension difference's note: left is the
+// artifact, right the port.
+var variantIn = strings.NewReplacer("the left variant", "the artifact", "the right variant", "the port")
 
 func differenceMessage(d diff.Difference) string {
 	obj := finding.ShortIdentity(d.Object)
@@ -167,12 +238,27 @@ func differenceMessage(d diff.Difference) string {
 		return "probe " + obj + " returns different rows on the two installs"
 	case d.Kind == "dimension":
 		return variantIn.Replace(d.Note)
+	case d.Attr == diff.AttrRenamed:
+		return d.Kind + " " + d.Left + " is renamed " + namesOf(d.Kind, d.Right)[0] + " in the port (same definition)"
 	case d.Presence() != "":
-		return d.Kind + " " + obj + " exists in the " + variantOf.Replace(d.Presence())
+		return d.Kind + " " + obj + ": " + presence(d)
 	case d.Class == introspect.Cosmetic:
 		return d.Attr + " of " + d.Kind + " " + obj + " differs in layout or comments only"
 	}
 	return d.Attr + " of " + d.Kind + " " + obj + " differs"
+}
+
+// presence says which side has a one-sided object, and what it holds: "only in the port (4
+// columns, 2 indexes)".
+func presence(d diff.Difference) string {
+	s := "only in the artifact"
+	if d.Presence() == "right only" {
+		s = "only in the port"
+	}
+	if m := d.Members(); m != "" {
+		s += " (" + m + ")"
+	}
+	return s
 }
 
 func rowCount(r *scratch.Rows) string {

@@ -11,6 +11,7 @@ const (
 	RuleProbeDifference      = "probe-difference"
 	RuleCosmeticDifference   = "cosmetic-difference"
 	RuleStaleAllowlistEntry  = "stale-allowlist-entry"
+	RuleChangedSinceReview   = "changed-since-review"
 )
 
 // seeAlso ends every parity rule's explain text.
@@ -60,4 +61,16 @@ different one. Remove it, or update its values after reviewing the new differenc
       attr: rls
       left: "true"
       right: "false"      <- the port now enables RLS too: delete the entry` + seeAlso})
+	_ = rule.Register(rule.Rule{ID: RuleChangedSinceReview, Phase: finding.PhaseAllow, Severity: finding.SevError,
+		Summary: "a reviewed difference changed: the allowlist entry pins other values than the installs show now",
+		Explain: `An allowlist entry pins a difference by its values (or their digest). When the same object's
+same attribute still differs, but with other values, the review no longer holds: the finding
+shows the reviewed values and the new ones (an entry pinned by digest keeps no values, so only the
+new ones are shown). Review the new values, then update the entry's pin:
+
+    ledgercheck allowlist suggest --write
+
+rewrites the entry in place with the new values and the reason "TODO changed since review: " and
+the reviewed reason; the gate rejects it until a person has checked the new values and removed the
+TODO.` + seeAlso})
 )

@@ -6,6 +6,8 @@ import (
 	"io"
 	"ledgercheck/internal/finding"
 	"strings"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // htmlPage is the self-contained page: inline CSS, no script, no external asset. The markup is
@@ -39,6 +41,10 @@ table.sbs td.no{text-align:right;color:#8c959f;user-select:none}
 table.sbs th{font-weight:600;text-align:left;padding:.2em .4em;background:#f6f8fa;border-bottom:1px solid #d0d7de}
 tr.hunk td{background:#ddf4ff;color:#57606a}
 td.del{background:#ffebe9}td.add{background:#dafbe1}
+td.del del{background:#ffb8b0;text-decoration:none}td.add ins{background:#8ee2a3;text-decoration:none}
+div.scroll{overflow-x:auto;max-width:100%;margin:.5em 0}
+table.sbs.tabular{table-layout:auto;width:auto;margin:0}
+table.sbs.tabular td{white-space:pre;word-break:normal}
 footer{margin-top:3em;color:#8c959f;font-size:.85em}
 </style>
 </head>
@@ -73,7 +79,18 @@ footer{margin-top:3em;color:#8c959f;font-size:.85em}
 {{- range .Findings}}
 <div class="finding sev-{{.Severity}}">
 <div><span class="sev">{{.Severity}}</span> {{if .Where}}<code>{{.Where}}</code> {{end}}{{.Message}}{{if .Object}} <span class="obj">({{.Object}})</span>{{end}} <span class="rule">[{{.Rule}}]</span></div>
-{{- if .Rows}}
+{{- if .Lines}}
+<div class="scroll">
+<table class="sbs tabular">
+<thead><tr><th></th><th>{{.LeftTitle}} (−) and {{.RightTitle}} (+), each changed row above the row that replaced it</th></tr></thead>
+<tbody>
+{{- range .Lines}}
+<tr><td class="no">{{.Mark}}</td><td class="{{.Class}}">{{if .HTML}}{{.HTML}}{{else}}{{.Text}}{{end}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- else if .Rows}}
 <table class="sbs">
 <colgroup><col class="no"/><col/><col class="no"/><col/></colgroup>
 <thead><tr><th colspan="2">{{.LeftTitle}}</th><th colspan="2">{{.RightTitle}}</th></tr></thead>
@@ -82,7 +99,7 @@ footer{margin-top:3em;color:#8c959f;font-size:.85em}
 {{- if eq .Kind "hunk"}}
 <tr class="hunk"><td colspan="4">{{.Left}}</td></tr>
 {{- else}}
-<tr><td class="no">{{if .LeftNo}}{{.LeftNo}}{{end}}</td><td class="{{.LeftClass}}">{{.Left}}</td><td class="no">{{if .RightNo}}{{.RightNo}}{{end}}</td><td class="{{.RightClass}}">{{.Right}}</td></tr>
+<tr><td class="no">{{if .LeftNo}}{{.LeftNo}}{{end}}</td><td class="{{.LeftClass}}">{{if .LeftHTML}}{{.LeftHTML}}{{else}}{{.Left}}{{end}}</td><td class="no">{{if .RightNo}}{{.RightNo}}{{end}}</td><td class="{{.RightClass}}">{{if .RightHTML}}{{.RightHTML}}{{else}}{{.Right}}{{end}}</td></tr>
 {{- end}}
 {{- end}}
 </tbody>
@@ -118,9 +135,20 @@ type (
 		Rule, Detail           string
 		LeftTitle, RightTitle  string
 		Rows                   []htmlRow
+		// Lines, for a probe's results (column-aligned tables), are both sides in one column,
+		// each changed row above the row that replaced it, so that the columns line up: never
+		// wrapped inside a value, scrolled sideways instead. Rows is then nil.
+		Lines []htmlLine
+	}
+	htmlLine struct {
+		Mark, Class, Text string
+		HTML              template.HTML
 	}
 	htmlRow struct {
-		Kind, Left, Right     string
+		Kind, Left, Right string
+		// LeftHTML and RightHTML, when set, are Left and Right escaped, with the characters that
+		// changed in a changed line in <del> (left) and <ins> (right).
+		LeftHTML, RightHTML   template.HTML
 		LeftNo, RightNo       int
 		LeftClass, RightClass string
 	}
@@ -130,7 +158,9 @@ type (
 // external asset) for a reviewer to open from a CI artifact: the verdict, the server it ran on,
 // the phase summary, and each phase's notes and findings, with textual differences (function
 // bodies, view definitions) shown side by side: from a finding's Left and Right texts, or from a
-// unified diff in its Detail. Every value is escaped by html/template.
+// unified diff in its Detail; the words that changed in a changed line are marked (<del>,
+// <ins>), and a probe's results are a table that scrolls rather than wraps inside a value.
+// Every value is escaped by html/template.
 func WriteHTML(w io.Writer, r *Report) error {
 	e, wn, in := r.Totals()
 	v := htmlView{Tool: r.Tool, Version: r.Version, Status: r.Status(), Counts: severityCounts(e, wn, in), Duration: FormatDuration(r.Duration), Server: r.ServerLine()}
@@ -147,6 +177,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 			}
 			for _, row := range sideBySide(f) {
 				hr := htmlRow{Kind: row.Kind, Left: row.Left, Right: row.Right, LeftNo: row.LeftNo, RightNo: row.RightNo}
+				if row.Kind == "chg" {
+					hr.LeftHTML, hr.RightHTML = highlighted(row.Left, row.Right)
+				}
 				switch row.Kind {
 				case "del", "chg", "add":
 					if row.leftSide {
@@ -157,6 +190,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 					}
 				}
 				hf.Rows = append(hf.Rows, hr)
+			}
+			if f.Phase == finding.PhaseProbe {
+				hf.Lines, hf.Rows = tableLines(hf.Rows), nil
 			}
 			hp.Findings = append(hp.Findings, hf)
 		}
@@ -173,4 +209,49 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// highlighted returns a changed line and the line that replaced it as escaped HTML, the
+// characters that differ in <del> and <ins> ("" when the lines share too little, see
+// intraLine).
+func highlighted(a, b string) (left, right template.HTML) {
+	ds := intraLine(a, b)
+	if ds == nil {
+		return "", ""
+	}
+	var l, r strings.Builder
+	for _, d := range ds {
+		t := template.HTMLEscapeString(d.Text)
+		switch d.Type {
+		case diffmatchpatch.DiffDelete:
+			l.WriteString("<del>" + t + "</del>")
+		case diffmatchpatch.DiffInsert:
+			r.WriteString("<ins>" + t + "</ins>")
+		default:
+			l.WriteString(t)
+			r.WriteString(t)
+		}
+	}
+	return template.HTML(l.String()), template.HTML(r.String()) //nolint:gosec // every piece is escaped above
+}
+
+// tableLines turns side-by-side rows into one column: an unchanged row once, a changed one as
+// the artifact's row (−) above the port's (+).
+func tableLines(rows []htmlRow) []htmlLine {
+	var out []htmlLine
+	for _, r := range rows {
+		switch {
+		case r.Kind == "hunk":
+		case r.Kind == "eq":
+			out = append(out, htmlLine{Text: r.Left})
+		default:
+			if r.LeftClass != "" {
+				out = append(out, htmlLine{Mark: "−", Class: "del", Text: r.Left, HTML: r.LeftHTML})
+			}
+			if r.RightClass != "" {
+				out = append(out, htmlLine{Mark: "+", Class: "add", Text: r.Right, HTML: r.RightHTML})
+			}
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"ledgercheck/internal/finding"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -148,10 +149,18 @@ func writeTextFinding(w io.Writer, p painter, f finding.Finding) {
 			l = p.paint(ansiGreen, l)
 		case strings.HasPrefix(l, "-"):
 			l = p.paint(ansiRed, l)
+		case strings.HasPrefix(l, "~") && bool(p):
+			l = markDel.ReplaceAllString(markIns.ReplaceAllString(l, ansiBold+ansiGreen+"$0"+ansiReset), ansiBold+ansiRed+"$0"+ansiReset)
 		}
 		fmt.Fprintf(w, "    %s\n", l)
 	}
 }
+
+// markDel and markIns are the change markers of a "~" line (see unifiedText).
+var (
+	markDel = regexp.MustCompile(`\[-.*?-\]`)
+	markIns = regexp.MustCompile(`\{\+.*?\+\}`)
+)
 
 // phaseStatus is the phase's status, derived from its findings when not set.
 func phaseStatus(ph *PhaseResult) Status {

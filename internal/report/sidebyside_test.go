@@ -1,0 +1,59 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"ledgercheck/internal/finding"
+)
+
+// TestUnifiedTextMarksWhatChangedInALongLine: under a long changed line and its replacement,
+// a "~" line shows the change with a little context, not the 600 characters again.
+func TestUnifiedTextMarksWhatChangedInALongLine(t *testing.T) {
+	long := func(v string) string {
+		return "p_workspace_id text, p_query text DEFAULT NULL::text, p_match_count integer DEFAULT 10, p_half_life_steps double precision DEFAULT " + v + ", p_dependency_saturation double precision DEFAULT 3.0, p_include_superseded boolean DEFAULT false"
+	}
+	got := unifiedText(long("30.0"), long("45.0"))
+	want := "~… double precision DEFAULT [-30.0-]{+45.0+}, p_dependency_saturation …\n"
+	if !strings.HasSuffix(got, want) || strings.Count(got, "\n~") != 1 {
+		t.Errorf("unified text:\n%s\nwant it to end with %q", got, want)
+	}
+	// Short lines, and lines that share little, get no marker line.
+	for _, pair := range [][2]string{{"WHERE a AND b", "WHERE a OR b"}, {long("1"), strings.Repeat("x", 200)}} {
+		if got := unifiedText(pair[0], pair[1]); strings.Contains(got, "\n~") {
+			t.Errorf("marker line for %q:\n%s", pair, got)
+		}
+	}
+	// The html highlights the changed characters, escaped.
+	l, r := highlighted("a < 1 AND b", "a < 1 OR b")
+	if l != "a &lt; 1 <del>AND</del> b" || r != "a &lt; 1 <ins>OR</ins> b" {
+		t.Errorf("highlighted = %q, %q", l, r)
+	}
+}
+
+// TestHTMLProbeTable: a probe's results are one column of rows that never wrap (a table that
+// scrolls sideways), each changed row above its replacement, the changed values marked.
+func TestHTMLProbeTable(t *testing.T) {
+	r := &Report{Tool: "ledgercheck", Version: "test", LeftLabel: "artifact", RightLabel: "port", Phases: []PhaseResult{{
+		Phase: finding.PhaseProbe, Name: "probes port",
+		Findings: []finding.Finding{{Phase: finding.PhaseProbe, Rule: "probe-difference", Severity: finding.SevError, Message: "probe p returns different rows",
+			Left:  "id | source | relevance   | score\n1  | cosine | 1.000000000 | 0.893783435\n2  | none   | 0.000000000 | 0.350000000\n",
+			Right: "id | source | relevance   | score\n1  | cosine | 1.000000000 | 0.903390929\n2  | none   | 0.000000000 | 0.350000000\n"}},
+	}}}
+	r.Finish()
+	var b strings.Builder
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		`<div class="scroll">` + "\n" + `<table class="sbs tabular">`,
+		`<tr><td class="no">−</td><td class="del">1  | cosine | 1.000000000 | <del>0.893783435</del></td></tr>` + "\n" + `<tr><td class="no">&#43;</td><td class="add">1  | cosine | 1.000000000 | <ins>0.903390929</ins></td></tr>`,
+		`<tr><td class="no"></td><td class="">2  | none   | 0.000000000 | 0.350000000</td></tr>`,
+		`table.sbs.tabular td{white-space:pre;word-break:normal}`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("html lacks %q:\n%s", want, got[strings.Index(got, "<tbody>"):])
+		}
+	}
+}
