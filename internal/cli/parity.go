@@ -16,6 +16,7 @@ import (
 	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/config"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/gate"
 	"ledgercheck/internal/input"
 	"ledgercheck/internal/parity"
@@ -213,8 +214,12 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 			return req, err
 		}
 	}
-	for _, p := range cfg.Probes {
-		req.Probes = append(req.Probes, parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
+	for i, p := range cfg.Probes {
+		pr := parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role}
+		if line := cfg.Line("probes." + strconv.Itoa(i)); cfg.Path != "" && line > 0 {
+			pr.Pos = finding.Position{File: cfg.Path, Line: line, Col: 1}
+		}
+		req.Probes = append(req.Probes, pr)
 	}
 	return req, nil
 }

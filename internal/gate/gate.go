@@ -18,6 +18,7 @@ import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/install"
 	"ledgercheck/internal/lint"
+	"ledgercheck/internal/locate"
 	"ledgercheck/internal/parity"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
@@ -134,7 +135,8 @@ type Result struct {
 // variantRun is one variant going through the pipeline.
 type variantRun struct {
 	v       Variant
-	file    *pgsql.File // the parse lint and the cross-check read
+	file    *pgsql.File   // the parse lint and the cross-check read
+	stmts   *locate.Index // the file's objects to its statements: where every finding points
 	parseEr error
 	lint    report.PhaseResult
 
@@ -291,6 +293,9 @@ func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
 	}
 	s0 := time.Now()
 	r.file, r.parseEr = pgsql.Parse(r.v.File, r.v.Src)
+	if r.parseEr == nil {
+		r.stmts = locate.New(r.file)
+	}
 	if !req.Steps.Lint {
 		return
 	}
@@ -345,7 +350,9 @@ func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) e
 	}
 	if p.req.Steps.Rerun {
 		for _, r := range runs {
-			rep.Phases = append(rep.Phases, foldRerun(rerunPhases(r, p.req.Steps.RerunApart), r)...)
+			phases := foldRerun(rerunPhases(r, p.req.Steps.RerunApart), r)
+			place(r, phases)
+			rep.Phases = append(rep.Phases, phases...)
 		}
 	}
 	return nil
@@ -361,7 +368,7 @@ func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Databas
 	t0 := time.Now()
 	fp := r.installed.Footprint
 	r.lint.Findings = crosscheck.Owned(r.lint.Findings, fp)
-	fs, err := auditInstall(ctx, db, conn, audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings})
+	fs, err := auditInstall(ctx, db, conn, audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings, Statements: r.stmts})
 	if err != nil {
 		return err
 	}
@@ -509,7 +516,7 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		defer cancel()
 		_ = db.Drop(dctx) // the server drops leftovers on Close
 	}()
-	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim, Server: p.srv.Version()}
+	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim, Server: p.srv.Version(), Statements: r.stmts}
 	sc, err := p.install(ctx, r, db)
 	if err != nil {
 		if err := r.failed(ctx, err); err != nil {

@@ -133,9 +133,7 @@ func (r *Report) Findings() []finding.Finding {
 		if d.Kind == "probe" {
 			f.Phase, f.Rule = finding.PhaseProbe, RuleProbeDifference
 		}
-		if d.Pos != nil {
-			f.Pos = finding.Position(*d.Pos)
-		}
+		r.place(&f, d)
 		f.Left, f.Right = d.Shown()
 		out = append(out, f)
 	}
@@ -147,6 +145,7 @@ func (r *Report) Findings() []finding.Finding {
 	for _, d := range r.Outcome.Cosmetic {
 		f := finding.Finding{Phase: finding.PhaseParity, Rule: RuleCosmeticDifference, Severity: finding.SevInfo,
 			Message: differenceMessage(d), Object: d.Kind + " " + d.Object}
+		r.place(&f, d)
 		f.Left, f.Right = d.Shown()
 		out = append(out, f)
 	}
