@@ -302,8 +302,12 @@ func (ix *Index) Changer(table string) (finding.Position, string, bool) {
 		{func(op *pgsql.Op) bool { return op.Context != pgsql.InFunction && writes(op) == 1 && on(op, "") }, "%s of %s"},
 		{func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbCreate && on(op, pgsql.KindTrigger) }, "%s on %s"},
 		{func(op *pgsql.Op) bool { return op.Context == pgsql.InFunction && writes(op) > 0 && on(op, "") }, "%s of %s in a function body"},
-		{func(op *pgsql.Op) bool { return op.Context != pgsql.InFunction && op.Verb == pgsql.VerbAlter && on(op, "") }, "%s of %s"},
-		{func(op *pgsql.Op) bool { return op.Context != pgsql.InFunction && op.Verb == pgsql.VerbCreate && on(op, "") }, "%s of %s"},
+		{func(op *pgsql.Op) bool {
+			return op.Context != pgsql.InFunction && op.Verb == pgsql.VerbAlter && on(op, "")
+		}, "%s of %s"},
+		{func(op *pgsql.Op) bool {
+			return op.Context != pgsql.InFunction && op.Verb == pgsql.VerbCreate && on(op, "")
+		}, "%s of %s"},
 	}
 	for _, r := range rules {
 		for i := range ix.file.Ops {
