@@ -44,6 +44,8 @@ type outputFlags struct {
 	compactText bool
 	// githubSummaryEnv names the variable holding the job summary file ($GITHUB_STEP_SUMMARY).
 	githubSummaryEnv string
+	// repoRoot is --repo-root (see [repoRoot]).
+	repoRoot string
 }
 
 func newOutputFlags() outputFlags {
@@ -53,6 +55,7 @@ func newOutputFlags() outputFlags {
 func (o *outputFlags) add(cmd *cobra.Command) {
 	cmd.Flags().Var(&o.format, "format", "output format: "+strings.Join(reportFormats, ", "))
 	cmd.Flags().StringVar(&o.color, "color", "auto", "color the text format: auto (a terminal and NO_COLOR unset), always or never")
+	cmd.Flags().StringVar(&o.repoRoot, "repo-root", "", "the directory sarif and github locations are relative to (default: the git top level of the working directory, else the working directory)")
 }
 
 func (o *outputFlags) validate() error {
@@ -66,6 +69,7 @@ func (o *outputFlags) validate() error {
 // summary to $GITHUB_STEP_SUMMARY when that is set) and returns [fault.ErrFindings] when the
 // report fails the gate.
 func (o *outputFlags) render(g *globals, rep *report.Report) error {
+	rep.Root = repoRoot(o.repoRoot)
 	if err := o.write(g, rep); err != nil {
 		return err
 	}

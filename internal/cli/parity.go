@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -167,9 +166,6 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, sf) },
 		Logf:  func(format string, args ...any) { g.logf(format, args...) },
 		Tool:  "ledgercheck", Version: Version, Root: ".",
-	}
-	if cfg.Path != "" {
-		req.Root = filepath.Dir(cfg.Path)
 	}
 	var err error
 	if req.Postgres, err = sf.postgres(); err != nil {

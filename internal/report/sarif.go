@@ -99,7 +99,7 @@ func sarifLevel(s finding.Severity) string {
 
 // WriteSARIF writes the report as a SARIF 2.1.0 log with one run, as GitHub code scanning
 // accepts it: every rule with its help text, and one result per finding with its rule id and
-// index, level, message, and a location relative to the repository root (uriBaseId %SRCROOT%)
+// index, level, message, and a location relative to the repository root (uriBaseId %SRCROOT%, never an absolute file:// URI)
 // with a 1-based start line and column counted in Unicode code points. A finding without a
 // position points at line 1 of its phase's file. Each result carries a partial fingerprint
 // (rule, file, object and message, numbered among equals) that does not depend on the line, so
@@ -193,39 +193,41 @@ func RelPath(root, file string) (string, bool) {
 	if file == "" {
 		return "", false
 	}
-	wd, _ := os.Getwd()
-	abs := func(p string) string {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(wd, p)
-		}
-		return filepath.Clean(p)
-	}
-	if root == "" {
-		root = wd
-	}
-	a := abs(file)
-	rel, err := filepath.Rel(abs(root), a)
+	a := absPath(file)
+	rel, err := filepath.Rel(absPath(root), a)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return filepath.ToSlash(a), false
 	}
 	return filepath.ToSlash(rel), true
 }
 
-// sarifURI returns the artifact URI of file: repo-relative with uriBaseId %SRCROOT%, or an
-// absolute file URI for a file outside the repository.
+// sarifURI returns the artifact URI of file, relative to the repository root (uriBaseId
+// %SRCROOT%): never an absolute file:// URI, which names the machine that wrote the log. A file
+// outside the root is reached from it with ".." segments.
 func sarifURI(root, file string) (uri, base string) {
 	rel, inside := RelPath(root, file)
 	if rel == "" {
 		return "", ""
 	}
+	if !inside {
+		if r, err := filepath.Rel(absPath(root), absPath(file)); err == nil {
+			rel = filepath.ToSlash(r)
+		}
+	}
 	segs := strings.Split(rel, "/")
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
 	}
-	if !inside {
-		return "file://" + strings.Join(segs, "/"), ""
-	}
 	return strings.Join(segs, "/"), "%SRCROOT%"
+}
+
+// absPath is p made absolute against the current directory ("" is the current directory).
+func absPath(p string) string {
+	wd, _ := os.Getwd()
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(wd, p)
+	}
+	return filepath.Clean(p)
 }
 
 func fingerprint(parts ...string) string {
