@@ -32,6 +32,9 @@ type TableDigest struct {
 	// RowHashes are the per-row hashes, sorted; kept so that [CompareRows] can say which rows
 	// were lost, duplicated or changed. Not part of the JSON form.
 	RowHashes []RowHash `json:"-"`
+	// Content names the columns of [RowHash.Content] (no default, identity or generation
+	// expression), in table order. Not part of the JSON form.
+	Content []string `json:"-"`
 }
 
 // RowHash identifies one row's content.
@@ -43,6 +46,9 @@ type RowHash struct {
 	// different Full are the same record inserted twice, or one record whose bookkeeping columns
 	// changed.
 	Content string
+	// Values is the row as a JSON object, columns in table order (to_json), when the digest was
+	// taken with [Options.RowValues] and the table has at most that many rows; else "".
+	Values string
 }
 
 // Table returns the digest of the table named name (schema-qualified), if d has it.
@@ -63,7 +69,11 @@ SELECT n.nspname, c.relname, format('%I.%I', n.nspname, c.relname),
        coalesce((SELECT string_agg(format('r.%I', a.attname), ', ' ORDER BY a.attnum)
                    FROM pg_attribute a
                   WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-                    AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''), '')
+                    AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''), ''),
+       coalesce((SELECT array_agg(a.attname::text ORDER BY a.attnum)
+                   FROM pg_attribute a
+                  WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                    AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''), '{}')
   FROM pg_class c
   JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE c.relkind = 'r'
@@ -72,10 +82,14 @@ SELECT n.nspname, c.relname, format('%I.%I', n.nspname, c.relname),
 
 // digestRowsQuery reads one hash pair per row of a table; %[1]s is the quoted table name and
 // %[2]s the content columns' select list.
-const digestRowsQuery = `SELECT md5(ROW(r.*)::text), md5(ROW(%[2]s)::text) FROM %[1]s AS r`
+const digestRowsQuery = `SELECT md5(ROW(r.*)::text), md5(ROW(%[2]s)::text), %[3]s FROM %[1]s AS r`
+
+// rowValues is digestRowsQuery's third column: the row as JSON in a table of at most %d rows.
+const rowValues = `CASE WHEN count(*) OVER () <= %d THEN to_json(r)::text END`
 
 type digestTable struct {
 	schema, name, quoted, contentCols string
+	content                           []string
 }
 
 // TakeDigest reads the content digest of every ordinary table of the user schemas that opts
@@ -105,7 +119,11 @@ func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error)
 	}
 	b := &pgx.Batch{}
 	for _, t := range tables {
-		b.Queue(fmt.Sprintf(digestRowsQuery, t.quoted, t.contentCols))
+		values := "NULL::text"
+		if opts.RowValues > 0 {
+			values = fmt.Sprintf(rowValues, opts.RowValues)
+		}
+		b.Queue(fmt.Sprintf(digestRowsQuery, t.quoted, t.contentCols, values))
 	}
 	res := tx.SendBatch(ctx, b)
 	for _, t := range tables {
@@ -141,7 +159,7 @@ func digestTables(ctx context.Context, tx pgx.Tx, opts Options) ([]digestTable, 
 	var out []digestTable
 	for rows.Next() {
 		var t digestTable
-		if err := rows.Scan(&t.schema, &t.name, &t.quoted, &t.contentCols); err != nil {
+		if err := rows.Scan(&t.schema, &t.name, &t.quoted, &t.contentCols, &t.content); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("digest: listing tables: %w", err)
 		}
@@ -159,12 +177,16 @@ func readRows(res pgx.BatchResults, t digestTable) (TableDigest, error) {
 	if err != nil {
 		return TableDigest{}, fmt.Errorf("digest: reading table %s: %w", name, err)
 	}
-	td := TableDigest{Table: name}
+	td := TableDigest{Table: name, Content: t.content}
 	for rows.Next() {
 		var h RowHash
-		if err := rows.Scan(&h.Full, &h.Content); err != nil {
+		var values *string
+		if err := rows.Scan(&h.Full, &h.Content, &values); err != nil {
 			rows.Close()
 			return TableDigest{}, fmt.Errorf("digest: reading table %s: %w", name, err)
+		}
+		if values != nil {
+			h.Values = *values
 		}
 		td.RowHashes = append(td.RowHashes, h)
 	}

@@ -350,9 +350,7 @@ func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) e
 	}
 	if p.req.Steps.Rerun {
 		for _, r := range runs {
-			phases := foldRerun(rerunPhases(r, p.req.Steps.RerunApart), r)
-			place(r, phases)
-			rep.Phases = append(rep.Phases, phases...)
+			rep.Phases = append(rep.Phases, foldRerun(rerunPhases(r, p.req.Steps.RerunApart), r)...)
 		}
 	}
 	return nil
@@ -603,7 +601,7 @@ func (p *pipeline) rerun(ctx context.Context, r *variantRun, prep rerun.Prepared
 		return nil
 	}
 	v := r.v
-	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.req.Times, Script: sc, Base: p.base, Logf: p.logf}
+	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.req.Times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf}
 	if v.Previous != nil {
 		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
 	}
@@ -681,9 +679,14 @@ func rerunPhases(r *variantRun, apart bool) []report.PhaseResult {
 	res := r.rerun
 	ph := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + r.v.Name, File: r.v.File, Duration: res.Timings.Total,
 		Counts: map[string]int{"runs": res.Runs, "tables": res.Tables, "rows": int(res.Rows)}}
+	skipped := true // every audit checked nothing: the phase is skipped
 	for _, p := range res.Phases() {
 		ph.Findings = append(ph.Findings, p.Findings...)
 		ph.Notes = append(ph.Notes, p.Notes...)
+		skipped = skipped && p.Status == report.StatusSkip
+	}
+	if skipped {
+		ph.Status = report.StatusSkip
 	}
 	return []report.PhaseResult{ph}
 }

@@ -259,7 +259,7 @@ func (ix *Index) Reader(funcs, rels []pgsql.Name) (finding.Position, string, boo
 }
 
 // Changer returns the statement of the file that most likely changes the rows of table when
-// the file runs again: a TRUNCATE, an UPDATE or DELETE without WHERE, an INSERT, an UPDATE or
+// the file runs again: a DROP or TRUNCATE, an UPDATE or DELETE without WHERE, an INSERT, an UPDATE or
 // DELETE with WHERE of it run by the file (top level, a DO block), in that order, else a trigger created on it, else a statement in a function body that writes
 // it, else DDL on it (ALTER, then CREATE); with a description ("UPDATE of public.t").
 func (ix *Index) Changer(table string) (finding.Position, string, bool) {
@@ -270,7 +270,7 @@ func (ix *Index) Changer(table string) (finding.Position, string, bool) {
 	// one whose WHERE may find nothing to do the second time, 0 for one that does not write.
 	writes := func(op *pgsql.Op) int {
 		switch op.Verb {
-		case pgsql.VerbTruncate:
+		case pgsql.VerbTruncate, pgsql.VerbDrop: // a DROP of the table itself (see on)
 			return 3
 		case pgsql.VerbUpdate, pgsql.VerbDelete:
 			if op.HasWhere() {

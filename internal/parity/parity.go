@@ -139,6 +139,9 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 	live, probeNotes, skipped := liveNotes(artifact, port)
 	rep.Notes, rep.ProbesNotes, rep.ProbesSkipped = append(rep.Notes, live...), probeNotes, skipped
 	rep.portFile = port.File
+	if len(probes) == 0 && rep.ProbesSkipped == "" {
+		rep.ProbesSkipped = "not run: the configuration has no probes, so the behaviour of the two installs (RPC results, views, rows) is not compared; add probes: to ledgercheck.yaml"
+	}
 	rep.statements, rep.probes = [2]*locate.Index{artifact.Statements, port.Statements}, probes
 	if rep.ProbesSkipped != "" {
 		probes = nil

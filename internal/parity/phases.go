@@ -79,7 +79,8 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 	}
 	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist " + port, File: r.Allowlist, Counts: map[string]int{"stale": sum.Stale}}
 	if r.Allowlist == "" {
-		al.Notes = []string{"no allowlist: every semantic difference is a finding"}
+		al.Status = report.StatusSkip
+		al.Notes = []string{"not run: the port has no allowlist, so every semantic difference is a finding"}
 	} else {
 		al.Notes = []string{fmt.Sprintf("%s: %d differences accepted, %d stale entries", r.Allowlist, sum.Allowlisted, sum.Stale)}
 	}

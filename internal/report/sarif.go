@@ -104,7 +104,8 @@ func sarifLevel(s finding.Severity) string {
 // position points at line 1 of its phase's file. Each result carries a partial fingerprint
 // (rule, file, object and message, numbered among equals) that does not depend on the line, so
 // code scanning can follow a finding when lines move. The run's properties name the servers it
-// ran on ("servers", as in the JSON document).
+// ran on ("servers", as in the JSON document) and the phases that checked nothing, with why
+// ("skipped": phase and why), since a log without results must not read as a pass of them.
 func WriteSARIF(w io.Writer, r *Report) error {
 	rules, idx := r.ruleIndex()
 	run := sarifRun{
@@ -114,6 +115,12 @@ func WriteSARIF(w io.Writer, r *Report) error {
 	}
 	if len(r.Servers) > 0 {
 		run.Properties = map[string]any{"servers": servers(r)}
+	}
+	if sk := skippedPhases(r); len(sk) > 0 {
+		if run.Properties == nil {
+			run.Properties = map[string]any{}
+		}
+		run.Properties["skipped"] = sk
 	}
 	for _, ri := range rules {
 		full := ri.Summary
@@ -165,6 +172,22 @@ func WriteSARIF(w io.Writer, r *Report) error {
 		return fmt.Errorf("writing report: %w", err)
 	}
 	return nil
+}
+
+// sarifSkip is a phase that checked nothing, in the run's properties.
+type sarifSkip struct {
+	Phase string `json:"phase"`
+	Why   string `json:"why"`
+}
+
+func skippedPhases(r *Report) []sarifSkip {
+	var out []sarifSkip
+	for i := range r.Phases {
+		if ph := &r.Phases[i]; ph.Status == StatusSkip {
+			out = append(out, sarifSkip{Phase: ph.Name, Why: strings.Join(ph.Notes, "; ")})
+		}
+	}
+	return out
 }
 
 // location returns where a finding points: its position, else line 1 of its phase's file.
