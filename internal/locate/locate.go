@@ -28,7 +28,8 @@ type entry struct {
 	// main is false for an object a statement names without acting on it (the table of CREATE
 	// INDEX, CREATE TRIGGER, CREATE POLICY).
 	main bool
-	// cmd is the ALTER TABLE subcommand that adds a column or constraint, if it is one.
+	// cmd is the ALTER TABLE subcommand that adds a column or constraint, if it is one, or
+	// "member" for a GRANT of a role to the object (a role).
 	cmd string
 }
 
@@ -48,6 +49,11 @@ func New(f *pgsql.File) *Index {
 			ix.add(objectKey(o), entry{op: op, pos: op.Pos, main: main})
 			if (o.Kind == pgsql.KindFunction || o.Kind == pgsql.KindProcedure) && o.HasArgs {
 				ix.add(overloads(o.Name), entry{op: op, pos: op.Pos, main: main})
+			}
+		}
+		if g := op.Grant(); g != nil && g.Role { // GRANT role TO grantee: the grantee's member_of
+			for _, r := range g.Grantees {
+				ix.add("role "+pgsql.QuoteIdent(r), entry{op: op, pos: op.Pos, main: true, cmd: "member"})
 			}
 		}
 		for _, o := range op.Implicit {
@@ -133,8 +139,22 @@ func overloads(n pgsql.Name) string { return "overloads " + n.String() }
 // create) is found at that statement. It reports false when no statement of the file names the
 // object, nor SQL built at run time that mentions its name.
 func (ix *Index) Statement(kind, object, attr string) (finding.Position, bool) {
+	pos, _, ok := ix.find(kind, object, attr)
+	return pos, ok
+}
+
+// Setter returns the position of the statement that set the object's attribute attr, when one
+// does: a GRANT or REVOKE to the role of "acl:ROLE", the ALTER of "rls", the COMMENT of
+// "comment"; unlike [Index.Statement], not the statement that created the object.
+func (ix *Index) Setter(kind, object, attr string) (finding.Position, bool) {
+	pos, exact, ok := ix.find(kind, object, attr)
+	return pos, ok && exact
+}
+
+// find is [Index.Statement], and whether the statement found set attr itself.
+func (ix *Index) find(kind, object, attr string) (pos finding.Position, exact, ok bool) {
 	if ix == nil || ix.file == nil {
-		return finding.Position{}, false
+		return finding.Position{}, false, false
 	}
 	es := ix.byKey[Key(kind, object)]
 	if kind == "function" || kind == "procedure" {
@@ -147,17 +167,18 @@ func (ix *Index) Statement(kind, object, attr string) (finding.Position, bool) {
 			es = ix.byKey[Key("table", t)]
 		}
 	}
-	if e, ok := pick(es, attr); ok {
-		return e.pos, true
+	if e, exact, ok := pick(es, attr); ok {
+		return e.pos, exact, true
 	}
-	return ix.dynamic(object)
+	pos, ok = ix.dynamic(object)
+	return pos, false, ok
 }
 
 // pick chooses among the statements naming an object the one that set attr: the last GRANT or
 // REVOKE to the role of an acl, the last ALTER that sets row level security or the owner, the
 // last COMMENT; else the last statement that created it, else the last that altered it, else the
 // first that names it.
-func pick(es []entry, attr string) (entry, bool) {
+func pick(es []entry, attr string) (e entry, exact, ok bool) {
 	last := func(match func(entry) bool) (entry, bool) {
 		for i := len(es) - 1; i >= 0; i-- {
 			if es[i].main && match(es[i]) {
@@ -168,6 +189,8 @@ func pick(es []entry, attr string) (entry, bool) {
 	}
 	var set func(entry) bool
 	switch {
+	case attr == "member_of":
+		set = func(e entry) bool { return e.cmd == "member" }
 	case strings.HasPrefix(attr, "acl:"):
 		role := strings.TrimPrefix(attr, "acl:")
 		set = func(e entry) bool {
@@ -197,18 +220,20 @@ func pick(es []entry, attr string) (entry, bool) {
 	}
 	if set != nil {
 		if e, ok := last(set); ok {
-			return e, true
+			return e, true, true
 		}
 	}
 	for _, v := range []pgsql.Verb{pgsql.VerbCreate, pgsql.VerbAlter, pgsql.VerbRename} {
-		if e, ok := last(func(e entry) bool { return e.op.Verb == v || e.cmd != "" && v == pgsql.VerbCreate }); ok {
-			return e, true
+		if e, ok := last(func(e entry) bool {
+			return e.cmd != "member" && (e.op.Verb == v || e.cmd != "" && v == pgsql.VerbCreate)
+		}); ok {
+			return e, false, true
 		}
 	}
 	if len(es) > 0 {
-		return es[0], true
+		return es[0], false, true
 	}
-	return entry{}, false
+	return entry{}, false, false
 }
 
 // dynamic finds the first EXECUTE of SQL built at run time that mentions the object's name.
@@ -241,13 +266,13 @@ func (ix *Index) Reader(funcs, rels []pgsql.Name) (finding.Position, string, boo
 	}
 	for _, f := range funcs {
 		n := qualified(f)
-		if e, ok := pick(ix.byKey[overloads(n)], ""); ok {
+		if e, _, ok := pick(ix.byKey[overloads(n)], ""); ok {
 			return e.pos, "function " + n.String(), true
 		}
 	}
 	for _, r := range rels {
 		n := qualified(r)
-		if e, ok := pick(ix.byKey[Key("table", n.String())], ""); ok {
+		if e, _, ok := pick(ix.byKey[Key("table", n.String())], ""); ok {
 			kind := "table"
 			if o := e.op.Object(); o.Kind != "" && o.Name == n {
 				kind = string(o.Kind)

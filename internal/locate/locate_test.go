@@ -107,3 +107,16 @@ func TestSplitRef(t *testing.T) {
 		}
 	}
 }
+
+func TestSetterAndRoleMemberships(t *testing.T) {
+	ix := index(t, src+"GRANT ledger_agent TO service_role;\n")
+	if pos, ok := ix.Setter("view", "public.v", "acl:anon"); !ok || pos.Line != 15 {
+		t.Errorf("Setter acl:anon = %v %v, want line 15", pos, ok)
+	}
+	if pos, ok := ix.Setter("view", "public.v", "acl:authenticated"); ok {
+		t.Errorf("Setter of an acl no statement sets = %v, want none", pos)
+	}
+	if pos, ok := ix.Statement("role", "service_role", "member_of"); !ok || pos.Line != 18 {
+		t.Errorf("Statement member_of = %v %v, want the GRANT of the role at line 18", pos, ok)
+	}
+}

@@ -12,7 +12,8 @@ import (
 
 // place points the finding of difference d at a statement: its own position when the
 // difference comes from the source (a declared signature); else the port's statement that
-// created or changed the object; for an object only in the artifact, the artifact's statement,
+// created or changed the object (when only the artifact has a statement setting the attribute,
+// a GRANT the port lacks, the message names it); for an object only in the artifact, the artifact's statement,
 // which the message names; for a probe, the statement of the port that created the function or
 // relation the probe reads, else the probe in the configuration. A difference no statement
 // explains says so in its message and keeps no position.
@@ -37,6 +38,11 @@ func (r *Report) place(f *finding.Finding, d diff.Difference) {
 	default:
 		if pos, ok := port.Statement(d.Kind, d.Object, d.Attr); ok {
 			f.Pos = pos
+			if _, own := port.Setter(d.Kind, d.Object, d.Attr); !own && d.Attr != "" {
+				if at, ok := art.Setter(d.Kind, d.Object, d.Attr); ok {
+					f.Message += fmt.Sprintf("; the artifact sets it at %s", at)
+				}
+			}
 			return
 		}
 		if pos, ok := art.Statement(d.Kind, d.Object, d.Attr); ok {
