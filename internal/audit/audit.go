@@ -75,6 +75,13 @@ func Check(ctx context.Context, q Querier, in Input) ([]finding.Finding, error) 
 	return findings(in, rows), nil
 }
 
+// Empty reports whether the footprint holds nothing the audit checks: no table, view, function,
+// extension or policy created or changed (the phase is then skipped, not passed).
+func Empty(fp *introspect.Footprint) bool {
+	rels, fns, exts := scope(fp)
+	return len(rels)+len(fns)+len(exts) == 0
+}
+
 // scope lists the relations, functions and extensions the footprint created or changed; a
 // policy created or changed brings its table.
 func scope(fp *introspect.Footprint) (rels, fns, exts []string) {

@@ -372,6 +372,10 @@ func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Databas
 	}
 	r.audit = &report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: time.Since(t0),
 		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints)"}}
+	if audit.Empty(fp) {
+		r.audit.Status = report.StatusSkip
+		r.audit.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
+	}
 	return nil
 }
 
