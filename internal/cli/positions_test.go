@@ -138,3 +138,28 @@ func TestEveryFindingOfADriftedRunHasItsStatement(t *testing.T) {
 		}
 	}
 }
+
+// The repository root is --repo-root, else the nearest directory up from the working directory
+// that holds .git (a directory, or a worktree's file), else the working directory.
+func TestRepoRoot(t *testing.T) {
+	repo := t.TempDir()
+	sub := filepath.Join(repo, "migrations", "ports")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".git"), []byte("gitdir: elsewhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(sub)
+	if got := repoRoot(""); got != repo {
+		t.Errorf("from %s: %q, want %q", sub, got, repo)
+	}
+	if got := repoRoot("/x"); got != "/x" {
+		t.Errorf("--repo-root /x: %q", got)
+	}
+	plain := t.TempDir()
+	t.Chdir(plain)
+	if got := repoRoot(""); got != plain && !strings.HasPrefix(plain, got) {
+		t.Errorf("outside a repository: %q, want the working directory %q", got, plain)
+	}
+}
