@@ -84,8 +84,10 @@ SELECT n.nspname, c.relname, format('%I.%I', n.nspname, c.relname),
 // %[2]s the content columns' select list.
 const digestRowsQuery = `SELECT md5(ROW(r.*)::text), md5(ROW(%[2]s)::text), %[3]s FROM %[1]s AS r`
 
-// rowValues is digestRowsQuery's third column: the row as JSON in a table of at most %d rows.
-const rowValues = `CASE WHEN count(*) OVER () <= %d THEN to_json(r)::text END`
+// rowValues is digestRowsQuery's third column: the row as JSON in a table of at most %[2]d rows
+// (%[1]s is the quoted table name). The count is an uncorrelated subquery that reads at most
+// one row more than that, once, so a large table is still read as a stream.
+const rowValues = `CASE WHEN (SELECT count(*) FROM (SELECT FROM %[1]s LIMIT %[2]d + 1) AS c) <= %[2]d THEN to_json(r.*)::text END`
 
 type digestTable struct {
 	schema, name, quoted, contentCols string
@@ -121,7 +123,7 @@ func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error)
 	for _, t := range tables {
 		values := "NULL::text"
 		if opts.RowValues > 0 {
-			values = fmt.Sprintf(rowValues, opts.RowValues)
+			values = fmt.Sprintf(rowValues, t.quoted, opts.RowValues)
 		}
 		b.Queue(fmt.Sprintf(digestRowsQuery, t.quoted, t.contentCols, values))
 	}
