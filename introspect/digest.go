@@ -80,8 +80,9 @@ SELECT n.nspname, c.relname, format('%I.%I', n.nspname, c.relname),
    AND n.nspname NOT IN ('pg_catalog', 'information_schema')
    AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'`
 
-// digestRowsQuery reads one hash pair per row of a table; %[1]s is the quoted table name and
-// %[2]s the content columns' select list.
+// digestRowsQuery reads one hash pair per row of a table, and its values or NULL; %[1]s is the
+// quoted table name, %[2]s the content columns' select list, %[3]s the values (rowValues, or
+// NULL::text).
 const digestRowsQuery = `SELECT md5(ROW(r.*)::text), md5(ROW(%[2]s)::text), %[3]s FROM %[1]s AS r`
 
 // rowValues is digestRowsQuery's third column: the row as JSON in a table of at most %[2]d rows
