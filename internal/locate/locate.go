@@ -19,6 +19,8 @@ import (
 type Index struct {
 	file  *pgsql.File
 	byKey map[string][]entry
+	// unnamed are the CREATE INDEX statements that leave the index's name to the server.
+	unnamed []entry
 }
 
 // entry is one statement acting on an object.
@@ -46,6 +48,10 @@ func New(f *pgsql.File) *Index {
 		}
 		for j, o := range op.Objects {
 			main := j == 0 || op.Verb != pgsql.VerbCreate
+			if o.Kind == pgsql.KindIndex && o.Name.Name == "" { // the server names it: table_column_idx
+				ix.unnamed = append(ix.unnamed, entry{op: op, pos: op.Pos, main: main})
+				continue
+			}
 			ix.add(objectKey(o), entry{op: op, pos: op.Pos, main: main})
 			if (o.Kind == pgsql.KindFunction || o.Kind == pgsql.KindProcedure) && o.HasArgs {
 				ix.add(overloads(o.Name), entry{op: op, pos: op.Pos, main: main})
@@ -162,6 +168,9 @@ func (ix *Index) find(kind, object, attr string) (pos finding.Position, exact, o
 		es = append(slices.Clip(es), ix.byKey["function "+name]...) // and what names every overload
 		slices.SortStableFunc(es, func(a, b entry) int { return a.op.Start - b.op.Start })
 	}
+	if len(es) == 0 && kind == "index" {
+		es = ix.unnamedIndex(object)
+	}
 	if len(es) == 0 && (kind == "column" || kind == "constraint") {
 		if t := tableOf(kind, object); t != "" {
 			es = ix.byKey[Key("table", t)]
@@ -234,6 +243,22 @@ func pick(es []entry, attr string) (e entry, exact, ok bool) {
 		return es[0], false, true
 	}
 	return entry{}, false, false
+}
+
+// unnamedIndex returns the CREATE INDEX statements without a name whose index the server may
+// have named object: its table's name, an underscore and more ("t_tag_idx1" for an index on
+// t), in the table's schema.
+func (ix *Index) unnamedIndex(object string) []entry {
+	schema, _, _ := strings.Cut(object, ".")
+	name := lastName(object)
+	var out []entry
+	for _, e := range ix.unnamed {
+		t := e.op.Objects[0].Table
+		if pgsql.QuoteIdent(t.Schema) == schema && strings.HasPrefix(name, t.Name+"_") {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // dynamic finds the first EXECUTE of SQL built at run time that mentions the object's name.

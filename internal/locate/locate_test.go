@@ -120,3 +120,15 @@ func TestSetterAndRoleMemberships(t *testing.T) {
 		t.Errorf("Statement member_of = %v %v, want the GRANT of the role at line 18", pos, ok)
 	}
 }
+
+// An index the server named (CREATE INDEX ON t (c): t_c_idx, t_c_idx1, ...) is found at the
+// CREATE INDEX without a name on its table.
+func TestUnnamedIndex(t *testing.T) {
+	ix := index(t, "CREATE TABLE public.tags (tag text);\nCREATE INDEX ON public.tags (tag);\n")
+	if pos, ok := ix.Statement("index", "public.tags_tag_idx1", ""); !ok || pos.Line != 2 {
+		t.Errorf("Statement = %v %v, want the CREATE INDEX at line 2", pos, ok)
+	}
+	if pos, ok := ix.Statement("index", "public.other_tag_idx", ""); ok {
+		t.Errorf("an index of another table found at %v", pos)
+	}
+}
