@@ -21,6 +21,18 @@ func statements(opts Options) *locate.Index {
 	return locate.New(f)
 }
 
+// previous returns the statements of the previous version (nil when it does not parse), parsed
+// once: where an object the upgrade left behind was created.
+func (a *auditor) previous() *locate.Index {
+	a.prevOnce.Do(func() {
+		p := a.opts.Previous
+		if f, err := sqlscript.Parse(p.Name, p.Src, a.opts.Dim); err == nil {
+			a.prev = locate.New(f)
+		}
+	})
+	return a.prev
+}
+
 // place points the finding of it, when it has no position (a catalog or row finding), at the
 // statement of the file that created or changed its object (that set its attribute, when it is
 // about one); a row finding at the statement that most likely wrote the rows, which its message
@@ -44,6 +56,13 @@ func (a *auditor) place(it *item) {
 	if pos, ok := a.ix.Statement(kind, object, it.attr); ok {
 		f.Pos = pos
 		return
+	}
+	if f.Rule == RuleUpgradeStaleObject && a.opts.Previous != nil {
+		if pos, ok := a.previous().Statement(kind, object, ""); ok {
+			f.Pos = pos
+			f.Message += fmt.Sprintf("; the previous version creates it at %s and no statement of %s drops it", pos, a.opts.File.Name)
+			return
+		}
 	}
 	f.Message += fmt.Sprintf("; no statement of %s names it", a.opts.File.Name)
 }

@@ -261,6 +261,9 @@ type auditor struct {
 	opts Options
 	logf func(string, ...any)
 	ix   *locate.Index // the file's statements, where findings point
+
+	prevOnce sync.Once
+	prev     *locate.Index // the previous version's statements (see previous)
 }
 
 func newAuditor(srv *scratch.Server, opts Options) *auditor {
