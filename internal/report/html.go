@@ -132,7 +132,7 @@ type (
 // bodies, view definitions) shown side by side: from a finding's Left and Right texts, or from a
 // unified diff in its Detail. Every value is escaped by html/template.
 func WriteHTML(w io.Writer, r *Report) error {
-	v := htmlView{Tool: r.Tool, Version: r.Version, Status: r.Status(), Counts: r.Counts(), Duration: FormatDuration(r.Duration), Server: r.ServerLine()}
+	v := htmlView{Tool: r.Tool, Version: r.Version, Status: r.Status(), Counts: r.Tally(), Duration: FormatDuration(r.Duration), Server: r.ServerLine()}
 	for i := range r.Phases {
 		ph := &r.Phases[i]
 		hp := htmlPhase{

@@ -195,9 +195,9 @@ func (r *Report) Skipped() []string {
 	return names
 }
 
-// Counts is what the verdict line says after the status: the findings by severity, and how many
+// Tally is what the verdict line says after the status: the findings by severity, and how many
 // phases were skipped ("no findings, 2 phases skipped").
-func (r *Report) Counts() string {
+func (r *Report) Tally() string {
 	e, w, i := r.Totals()
 	s := severityCounts(e, w, i)
 	switch n := len(r.Skipped()); {

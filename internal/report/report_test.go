@@ -343,8 +343,8 @@ func TestNothingCheckedIsSkippedNotPassed(t *testing.T) {
 	}
 	r.Phases = append(r.Phases, PhaseResult{Phase: finding.PhaseLint, Name: "lint artifact"})
 	r.Finish()
-	if r.Status() != StatusPass || r.Counts() != "no findings, 1 phase skipped" {
-		t.Errorf("with a phase that ran: %s (%s), want pass (no findings, 1 phase skipped)", r.Status(), r.Counts())
+	if r.Status() != StatusPass || r.Tally() != "no findings, 1 phase skipped" {
+		t.Errorf("with a phase that ran: %s (%s), want pass (no findings, 1 phase skipped)", r.Status(), r.Tally())
 	}
 	r.Phases = r.Phases[:1]
 	for name, write := range map[string]func(io.Writer, *Report) error{

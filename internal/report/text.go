@@ -62,7 +62,7 @@ func WriteReportText(w io.Writer, r *Report, color bool) error {
 	p := painter(color)
 	bw := bufio.NewWriter(w)
 	st := r.Status()
-	fmt.Fprintf(bw, "%s %s: %s (%s) in %s\n", r.Tool, r.Version, p.status(Status(strings.ToUpper(string(st)))), r.Counts(), FormatDuration(r.Duration))
+	fmt.Fprintf(bw, "%s %s: %s (%s) in %s\n", r.Tool, r.Version, p.status(Status(strings.ToUpper(string(st)))), r.Tally(), FormatDuration(r.Duration))
 	if sl := r.ServerLine(); sl != "" {
 		fmt.Fprintln(bw, sl)
 	}
@@ -119,7 +119,7 @@ func WriteReportText(w io.Writer, r *Report, color bool) error {
 			writeTextFinding(bw, p, f)
 		}
 	}
-	fmt.Fprintf(bw, "\n%s: %s\n", p.status(Status(strings.ToUpper(string(st)))), r.Counts())
+	fmt.Fprintf(bw, "\n%s: %s\n", p.status(Status(strings.ToUpper(string(st)))), r.Tally())
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
