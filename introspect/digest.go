@@ -1,10 +1,12 @@
 package introspect
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -262,12 +264,33 @@ func CompareRows(before, after TableDigest) RowDelta {
 	if before.Hash == after.Hash && before.Rows == after.Rows {
 		return d
 	}
-	// Multiset difference on full hashes.
-	count := map[string]int{}
+	c := ClassifyRows(before, after)
+	d.Lost, d.Duplicated, d.Changed, d.Added = int64(len(c.Lost)), int64(len(c.Duplicated)), int64(len(c.Changed)), int64(len(c.Added))
+	return d
+}
+
+// RowChanges are the rows of a table that differ between two digests of it, as [RowDelta]
+// counts them.
+type RowChanges struct {
+	// Changed pairs a row of before with the row of after it became.
+	Changed [][2]RowHash
+	// Duplicated, Added and Lost are extra rows that repeat a row of before, other extra rows,
+	// and rows of before that are gone.
+	Duplicated, Added, Lost []RowHash
+}
+
+// ClassifyRows says which rows changed from before to after: an extra row whose content
+// ([RowHash.Content]) equals a missing row's is that row, changed; an extra row whose content
+// equals any row of before is a duplicate; the remaining extra and missing rows pair up as
+// changed rows (each with the missing row that has the most equal columns, when the digests
+// kept the values, else in order); what is left is lost or added.
+func ClassifyRows(before, after TableDigest) RowChanges {
+	var c RowChanges
+	count := map[string]int{} // multiset difference on full hashes
 	for _, h := range before.RowHashes {
 		count[h.Full]++
 	}
-	var extra []RowHash
+	var extra, missing []RowHash
 	for _, h := range after.RowHashes {
 		if count[h.Full] > 0 {
 			count[h.Full]--
@@ -275,35 +298,67 @@ func CompareRows(before, after TableDigest) RowDelta {
 		}
 		extra = append(extra, h)
 	}
-	missingContent := map[string]int{}
-	var missing int64
 	for _, h := range before.RowHashes {
 		if count[h.Full] > 0 {
 			count[h.Full]--
-			missingContent[h.Content]++
-			missing++
+			missing = append(missing, h)
 		}
+	}
+	byContent := map[string][]int{} // the missing rows of each content, not paired yet
+	for i, m := range missing {
+		byContent[m.Content] = append(byContent[m.Content], i)
 	}
 	beforeContent := map[string]bool{}
 	for _, h := range before.RowHashes {
 		beforeContent[h.Content] = true
 	}
-	var rest int64
+	paired := make([]bool, len(missing))
+	var rest []RowHash
 	for _, h := range extra {
-		switch {
-		case missingContent[h.Content] > 0:
-			missingContent[h.Content]--
-			missing--
-			d.Changed++
+		switch ms := byContent[h.Content]; {
+		case len(ms) > 0:
+			byContent[h.Content] = ms[1:]
+			paired[ms[0]] = true
+			c.Changed = append(c.Changed, [2]RowHash{missing[ms[0]], h})
 		case beforeContent[h.Content]:
-			d.Duplicated++
+			c.Duplicated = append(c.Duplicated, h)
 		default:
-			rest++
+			rest = append(rest, h)
 		}
 	}
-	paired := min(rest, missing)
-	d.Changed += paired
-	d.Lost = missing - paired
-	d.Added = rest - paired
-	return d
+	for i, m := range missing {
+		if !paired[i] {
+			c.Lost = append(c.Lost, m)
+		}
+	}
+	for len(rest) > 0 && len(c.Lost) > 0 {
+		h, best := rest[0], 0
+		if h.Values != "" {
+			most := -1
+			for j, l := range c.Lost {
+				if n := sameValues(l.Values, h.Values); n > most {
+					best, most = j, n
+				}
+			}
+		}
+		c.Changed = append(c.Changed, [2]RowHash{c.Lost[best], h})
+		rest, c.Lost = rest[1:], slices.Delete(c.Lost, best, best+1)
+	}
+	c.Added = rest
+	return c
+}
+
+// sameValues counts the columns two rows' values (JSON objects) have equal.
+func sameValues(x, y string) int {
+	var a, b map[string]json.RawMessage
+	if json.Unmarshal([]byte(x), &a) != nil || json.Unmarshal([]byte(y), &b) != nil {
+		return 0
+	}
+	n := 0
+	for k, v := range a {
+		if w, ok := b[k]; ok && bytes.Equal(v, w) {
+			n++
+		}
+	}
+	return n
 }

@@ -189,3 +189,25 @@ INSERT INTO app."Mixed Case" VALUES (1, 'x'), (2, NULL);`)
 		t.Error("a digest without RowValues kept values")
 	}
 }
+
+// Rows whose content changed pair up with the lost row they share the most values with (their
+// key, most likely), whatever the order of their hashes.
+func TestClassifyRowsPairsByValues(t *testing.T) {
+	row := func(full, values string) RowHash { return RowHash{Full: full, Content: full, Values: values} }
+	before := TableDigest{Rows: 2, Hash: "b", RowHashes: []RowHash{
+		row("1", `{"name":"alpha","hits":1}`), row("2", `{"name":"beta","hits":1}`)}}
+	after := TableDigest{Rows: 2, Hash: "a", RowHashes: []RowHash{ // both changed; beta's hash sorts first
+		row("3", `{"name":"beta","hits":2}`), row("4", `{"name":"alpha","hits":2}`)}}
+	c := ClassifyRows(before, after)
+	if len(c.Changed) != 2 || len(c.Lost)+len(c.Added)+len(c.Duplicated) != 0 {
+		t.Fatalf("ClassifyRows = %+v, want two changed rows", c)
+	}
+	for _, p := range c.Changed {
+		if p[0].Values[:12] != p[1].Values[:12] { // {"name":"alp / {"name":"bet
+			t.Errorf("paired %s with %s", p[0].Values, p[1].Values)
+		}
+	}
+	if d := CompareRows(before, after); d.Changed != 2 || d.Lost != 0 || d.Added != 0 {
+		t.Errorf("CompareRows = %+v, want 2 changed", d)
+	}
+}

@@ -25,82 +25,21 @@ const (
 // column is one column of a row, in table order.
 type column struct{ name, value string }
 
-// rowChanges says how the rows of a table differ between two digests that kept their values:
-// the columns that changed in the changed rows (in table order), and a detail of at most
-// shownRows rows: a changed row as its label (its first content column that did not change,
-// e.g. a key the fixture gave) and each changed column's value before and after, a row
-// duplicated, added or lost as the values of its content columns (those without a default:
-// not the generated ids and timestamps, which differ from run to run). It pairs
-// rows as [introspect.CompareRows] counts them: a row whose content (Content hash) matches
-// first, then in order. Empty when the digests have no values.
+// rowChanges says how the rows of a table differ between two digests that kept their values
+// (as [introspect.ClassifyRows] pairs them): the columns that changed in the changed rows (in
+// table order), and a detail of at most shownRows rows: a changed row as its label (its first
+// content column that did not change, e.g. a key the fixture gave) and each changed column's
+// value before and after; a row duplicated, added or lost as the values of its content columns
+// (those without a default: not the generated ids and timestamps, which differ from run to
+// run). Empty when the digests have no values.
 func rowChanges(before, after introspect.TableDigest) (cols []string, detail string) {
-	count := map[string]int{}
-	for _, h := range before.RowHashes {
-		count[h.Full]++
-	}
-	var extra, missing []introspect.RowHash
-	for _, h := range after.RowHashes {
-		if count[h.Full] > 0 {
-			count[h.Full]--
-			continue
-		}
-		extra = append(extra, h)
-	}
-	for _, h := range before.RowHashes {
-		if count[h.Full] > 0 {
-			count[h.Full]--
-			missing = append(missing, h)
-		}
-	}
-	type pair struct{ b, a introspect.RowHash }
-	var pairs []pair
-	var dup, added []introspect.RowHash
-	used := make([]bool, len(missing))
-	unused := func(content string) int { // the first missing row of that content not paired yet
-		for j, m := range missing {
-			if !used[j] && m.Content == content {
-				return j
-			}
-		}
-		return -1
-	}
-	for _, x := range extra {
-		i := unused(x.Content)
-		switch {
-		case i >= 0:
-			used[i] = true
-			pairs = append(pairs, pair{missing[i], x})
-		case slices.ContainsFunc(before.RowHashes, func(b introspect.RowHash) bool { return b.Content == x.Content }):
-			dup = append(dup, x)
-		default:
-			added = append(added, x)
-		}
-	}
-	var lost []introspect.RowHash
-	for i, m := range missing {
-		if !used[i] {
-			lost = append(lost, m)
-		}
-	}
-	// The rest pair up as CompareRows counts them, each added row with the lost row that has
-	// the most equal columns (its key, most likely).
-	for len(added) > 0 && len(lost) > 0 {
-		x := added[0]
-		best, most := 0, -1
-		for j, l := range lost {
-			if n := sameColumns(l.Values, x.Values); n > most {
-				best, most = j, n
-			}
-		}
-		pairs = append(pairs, pair{lost[best], x})
-		added, lost = added[1:], slices.Delete(lost, best, best+1)
-	}
+	c := introspect.ClassifyRows(before, after)
 	// Each kind of change is shown sorted by its text (the rows' own order is their hashes').
 	var shown [4][]string
 	seen := map[string]bool{}
-	for _, p := range pairs {
-		b, errB := columns(p.b.Values)
-		a, errA := columns(p.a.Values)
+	for _, p := range c.Changed {
+		b, errB := columns(p[0].Values)
+		a, errA := columns(p[1].Values)
 		if errB != nil || errA != nil || len(b) != len(a) {
 			return nil, ""
 		}
@@ -127,16 +66,16 @@ func rowChanges(before, after introspect.TableDigest) (cols []string, detail str
 	for k, x := range []struct {
 		word string
 		rows []introspect.RowHash
-	}{{"duplicated", dup}, {"added", added}, {"lost", lost}} {
+	}{{"duplicated", c.Duplicated}, {"added", c.Added}, {"lost", c.Lost}} {
 		for _, r := range x.rows {
 			cs, err := columns(r.Values)
 			if err != nil {
 				return nil, ""
 			}
 			var vs []string
-			for _, c := range cs {
-				if len(before.Content) == 0 || slices.Contains(before.Content, c.name) {
-					vs = append(vs, c.name+" "+cut(c.value))
+			for _, col := range cs {
+				if len(before.Content) == 0 || slices.Contains(before.Content, col.name) {
+					vs = append(vs, col.name+" "+cut(col.value))
 				}
 			}
 			shown[k+1] = append(shown[k+1], x.word+": "+strings.Join(vs, ", "))
@@ -153,22 +92,6 @@ func rowChanges(before, after introspect.TableDigest) (cols []string, detail str
 		lines = append(lines[:shownRows], fmt.Sprintf("(%d more)", n-shownRows))
 	}
 	return cols, strings.Join(lines, "\n")
-}
-
-// sameColumns counts the columns two rows' values have equal (0 when either has none).
-func sameColumns(x, y string) int {
-	a, errA := columns(x)
-	b, errB := columns(y)
-	if errA != nil || errB != nil || len(a) != len(b) {
-		return 0
-	}
-	n := 0
-	for i := range a {
-		if a[i] == b[i] {
-			n++
-		}
-	}
-	return n
 }
 
 // columns decodes a row's JSON object, keeping the columns' order; a value is its JSON text
