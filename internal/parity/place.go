@@ -12,11 +12,12 @@ import (
 
 // place points the finding of difference d at a statement: its own position when the
 // difference comes from the source (a declared signature); else the port's statement that
-// created or changed the object (when only the artifact has a statement setting the attribute,
-// a GRANT the port lacks, the message names it); for an object only in the artifact, the artifact's statement,
-// which the message names; for a probe, the statement of the port that created the function or
-// relation the probe reads, else the probe in the configuration. A difference no statement
-// explains says so in its message and keeps no position.
+// created or changed the object (when only the artifact has a statement that sets the
+// attribute, such as a GRANT the port lacks, the message names it); for an object only in the
+// artifact, the artifact's statement, which the message names; for a probe, the statement of the
+// port that created the function or relation the probe reads, else the probe in the
+// configuration. A difference no statement explains says so in its message and keeps no
+// position.
 func (r *Report) place(f *finding.Finding, d diff.Difference) {
 	if d.Pos != nil {
 		f.Pos = finding.Position(*d.Pos)
