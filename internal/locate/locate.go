@@ -72,11 +72,15 @@ func New(f *pgsql.File) *Index {
 		}
 		if len(op.Objects) == 1 {
 			table := op.Objects[0].Name
-			for _, c := range op.AlterCmds() {
+			cmds := op.AlterCmds()
+			if ct := op.CreateTable(); ct != nil {
+				cmds = ct.Elements
+			}
+			for _, c := range cmds {
 				switch c.Action {
-				case "AddColumn":
+				case "AddColumn", "Column":
 					ix.add("column "+table.String()+"."+pgsql.QuoteIdent(c.Name), entry{op: op, pos: c.Pos, main: true, cmd: c.Action})
-				case "AddConstraint":
+				case "AddConstraint", "Constraint":
 					ix.add("constraint "+pgsql.QuoteIdent(c.Name)+" on "+table.String(), entry{op: op, pos: c.Pos, main: true, cmd: c.Action})
 				}
 			}

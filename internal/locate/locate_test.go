@@ -132,3 +132,21 @@ func TestUnnamedIndex(t *testing.T) {
 		t.Errorf("an index of another table found at %v", pos)
 	}
 }
+
+// A column or a named constraint of CREATE TABLE is found at its own definition.
+func TestCreateTableColumnsAtTheirLine(t *testing.T) {
+	ix := index(t, "CREATE TABLE public.t (\n  id int PRIMARY KEY,\n  n int CONSTRAINT n_positive CHECK (n > 0),\n  CONSTRAINT t_n_unique UNIQUE (n)\n);\n")
+	for _, c := range []struct {
+		kind, object string
+		line, col    int
+	}{
+		{"column", "public.t.n", 3, 3},
+		{"constraint", "n_positive on public.t", 3, 9},
+		{"constraint", "t_n_unique on public.t", 4, 3},
+		{"constraint", "t_pkey on public.t", 1, 1}, // named by the server: the table's statement
+	} {
+		if pos, ok := ix.Statement(c.kind, c.object, ""); !ok || pos.Line != c.line || pos.Col != c.col {
+			t.Errorf("Statement(%s %s) = %v %v, want %d:%d", c.kind, c.object, pos, ok, c.line, c.col)
+		}
+	}
+}
