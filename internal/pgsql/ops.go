@@ -245,7 +245,7 @@ type Call struct {
 //
 // An Op has what every statement has (position, verb, tag) and a [Detail] with what most have
 // (context, search path, objects, calls, guards), plus one typed detail per statement family
-// ([Detail.Family]: [*AlterTable], [*Function], [*Grant], [*Policy], [*DML], [*Setting],
+// ([Detail.Family]: [*AlterTable], [*CreateTable], [*Function], [*Grant], [*Policy], [*DML], [*Setting],
 // [*Notify], [*Copy], [*Dynamic]), each read through its accessor ([Op.Grant], ...). Each
 // family's analysis, detail type and accessor live in a file of their own (stmt_*.go).
 //
