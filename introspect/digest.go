@@ -1,10 +1,12 @@
 package introspect
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,6 +34,9 @@ type TableDigest struct {
 	// RowHashes are the per-row hashes, sorted; kept so that [CompareRows] can say which rows
 	// were lost, duplicated or changed. Not part of the JSON form.
 	RowHashes []RowHash `json:"-"`
+	// Content names the columns of [RowHash.Content] (no default, identity or generation
+	// expression), in table order. Not part of the JSON form.
+	Content []string `json:"-"`
 }
 
 // RowHash identifies one row's content.
@@ -43,6 +48,9 @@ type RowHash struct {
 	// different Full are the same record inserted twice, or one record whose bookkeeping columns
 	// changed.
 	Content string
+	// Values is the row as a JSON object, columns in table order (to_json), when the digest was
+	// taken with [Options.RowValues] and the table has at most that many rows; else "".
+	Values string
 }
 
 // Table returns the digest of the table named name (schema-qualified), if d has it.
@@ -63,19 +71,30 @@ SELECT n.nspname, c.relname, format('%I.%I', n.nspname, c.relname),
        coalesce((SELECT string_agg(format('r.%I', a.attname), ', ' ORDER BY a.attnum)
                    FROM pg_attribute a
                   WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-                    AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''), '')
+                    AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''), ''),
+       coalesce((SELECT array_agg(a.attname::text ORDER BY a.attnum)
+                   FROM pg_attribute a
+                  WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                    AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''), '{}')
   FROM pg_class c
   JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE c.relkind = 'r'
    AND n.nspname NOT IN ('pg_catalog', 'information_schema')
    AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'`
 
-// digestRowsQuery reads one hash pair per row of a table; %[1]s is the quoted table name and
-// %[2]s the content columns' select list.
-const digestRowsQuery = `SELECT md5(ROW(r.*)::text), md5(ROW(%[2]s)::text) FROM %[1]s AS r`
+// digestRowsQuery reads one hash pair per row of a table, and its values or NULL; %[1]s is the
+// quoted table name, %[2]s the content columns' select list, %[3]s the values (rowValues, or
+// NULL::text).
+const digestRowsQuery = `SELECT md5(ROW(r.*)::text), md5(ROW(%[2]s)::text), %[3]s FROM %[1]s AS r`
+
+// rowValues is digestRowsQuery's third column: the row as JSON in a table of at most %[2]d rows
+// (%[1]s is the quoted table name). The count is an uncorrelated subquery that reads at most
+// one row more than that, once, so a large table is still read as a stream.
+const rowValues = `CASE WHEN (SELECT count(*) FROM (SELECT FROM %[1]s LIMIT %[2]d + 1) AS c) <= %[2]d THEN to_json(r.*)::text END`
 
 type digestTable struct {
 	schema, name, quoted, contentCols string
+	content                           []string
 }
 
 // TakeDigest reads the content digest of every ordinary table of the user schemas that opts
@@ -105,7 +124,11 @@ func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error)
 	}
 	b := &pgx.Batch{}
 	for _, t := range tables {
-		b.Queue(fmt.Sprintf(digestRowsQuery, t.quoted, t.contentCols))
+		values := "NULL::text"
+		if opts.RowValues > 0 {
+			values = fmt.Sprintf(rowValues, t.quoted, opts.RowValues)
+		}
+		b.Queue(fmt.Sprintf(digestRowsQuery, t.quoted, t.contentCols, values))
 	}
 	res := tx.SendBatch(ctx, b)
 	for _, t := range tables {
@@ -141,7 +164,7 @@ func digestTables(ctx context.Context, tx pgx.Tx, opts Options) ([]digestTable, 
 	var out []digestTable
 	for rows.Next() {
 		var t digestTable
-		if err := rows.Scan(&t.schema, &t.name, &t.quoted, &t.contentCols); err != nil {
+		if err := rows.Scan(&t.schema, &t.name, &t.quoted, &t.contentCols, &t.content); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("digest: listing tables: %w", err)
 		}
@@ -159,12 +182,16 @@ func readRows(res pgx.BatchResults, t digestTable) (TableDigest, error) {
 	if err != nil {
 		return TableDigest{}, fmt.Errorf("digest: reading table %s: %w", name, err)
 	}
-	td := TableDigest{Table: name}
+	td := TableDigest{Table: name, Content: t.content}
 	for rows.Next() {
 		var h RowHash
-		if err := rows.Scan(&h.Full, &h.Content); err != nil {
+		var values *string
+		if err := rows.Scan(&h.Full, &h.Content, &values); err != nil {
 			rows.Close()
 			return TableDigest{}, fmt.Errorf("digest: reading table %s: %w", name, err)
+		}
+		if values != nil {
+			h.Values = *values
 		}
 		td.RowHashes = append(td.RowHashes, h)
 	}
@@ -237,12 +264,33 @@ func CompareRows(before, after TableDigest) RowDelta {
 	if before.Hash == after.Hash && before.Rows == after.Rows {
 		return d
 	}
-	// Multiset difference on full hashes.
-	count := map[string]int{}
+	c := ClassifyRows(before, after)
+	d.Lost, d.Duplicated, d.Changed, d.Added = int64(len(c.Lost)), int64(len(c.Duplicated)), int64(len(c.Changed)), int64(len(c.Added))
+	return d
+}
+
+// RowChanges are the rows of a table that differ between two digests of it, as [RowDelta]
+// counts them.
+type RowChanges struct {
+	// Changed pairs a row of before with the row of after it became.
+	Changed [][2]RowHash
+	// Duplicated, Added and Lost are extra rows that repeat a row of before, other extra rows,
+	// and rows of before that are gone.
+	Duplicated, Added, Lost []RowHash
+}
+
+// ClassifyRows says which rows changed from before to after: an extra row whose content
+// ([RowHash.Content]) equals a missing row's is that row, changed; an extra row whose content
+// equals any row of before is a duplicate; the remaining extra and missing rows pair up as
+// changed rows (each with the missing row that has the most equal columns, when the digests
+// kept the values, else in order); what is left is lost or added.
+func ClassifyRows(before, after TableDigest) RowChanges {
+	var c RowChanges
+	count := map[string]int{} // multiset difference on full hashes
 	for _, h := range before.RowHashes {
 		count[h.Full]++
 	}
-	var extra []RowHash
+	var extra, missing []RowHash
 	for _, h := range after.RowHashes {
 		if count[h.Full] > 0 {
 			count[h.Full]--
@@ -250,35 +298,67 @@ func CompareRows(before, after TableDigest) RowDelta {
 		}
 		extra = append(extra, h)
 	}
-	missingContent := map[string]int{}
-	var missing int64
 	for _, h := range before.RowHashes {
 		if count[h.Full] > 0 {
 			count[h.Full]--
-			missingContent[h.Content]++
-			missing++
+			missing = append(missing, h)
 		}
+	}
+	byContent := map[string][]int{} // the missing rows of each content, not paired yet
+	for i, m := range missing {
+		byContent[m.Content] = append(byContent[m.Content], i)
 	}
 	beforeContent := map[string]bool{}
 	for _, h := range before.RowHashes {
 		beforeContent[h.Content] = true
 	}
-	var rest int64
+	paired := make([]bool, len(missing))
+	var rest []RowHash
 	for _, h := range extra {
-		switch {
-		case missingContent[h.Content] > 0:
-			missingContent[h.Content]--
-			missing--
-			d.Changed++
+		switch ms := byContent[h.Content]; {
+		case len(ms) > 0:
+			byContent[h.Content] = ms[1:]
+			paired[ms[0]] = true
+			c.Changed = append(c.Changed, [2]RowHash{missing[ms[0]], h})
 		case beforeContent[h.Content]:
-			d.Duplicated++
+			c.Duplicated = append(c.Duplicated, h)
 		default:
-			rest++
+			rest = append(rest, h)
 		}
 	}
-	paired := min(rest, missing)
-	d.Changed += paired
-	d.Lost = missing - paired
-	d.Added = rest - paired
-	return d
+	for i, m := range missing {
+		if !paired[i] {
+			c.Lost = append(c.Lost, m)
+		}
+	}
+	for len(rest) > 0 && len(c.Lost) > 0 {
+		h, best := rest[0], 0
+		if h.Values != "" {
+			most := -1
+			for j, l := range c.Lost {
+				if n := sameValues(l.Values, h.Values); n > most {
+					best, most = j, n
+				}
+			}
+		}
+		c.Changed = append(c.Changed, [2]RowHash{c.Lost[best], h})
+		rest, c.Lost = rest[1:], slices.Delete(c.Lost, best, best+1)
+	}
+	c.Added = rest
+	return c
+}
+
+// sameValues counts the columns two rows' values (JSON objects) have equal.
+func sameValues(x, y string) int {
+	var a, b map[string]json.RawMessage
+	if json.Unmarshal([]byte(x), &a) != nil || json.Unmarshal([]byte(y), &b) != nil {
+		return 0
+	}
+	n := 0
+	for k, v := range a {
+		if w, ok := b[k]; ok && bytes.Equal(v, w) {
+			n++
+		}
+	}
+	return n
 }

@@ -159,3 +159,55 @@ func TestRowDeltaString(t *testing.T) {
 		}
 	}
 }
+
+// With RowValues, a digest keeps the rows of the tables that have at most that many, as JSON
+// objects in column order, and names the content columns; a larger table keeps none.
+func TestDigestRowValues(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, db, "a.sql", digestSchema+`
+INSERT INTO public.items (id, name, qty, created_at) VALUES (1, 'a', 1, '2026-01-01'), (2, 'b', NULL, '2026-01-02'), (3, 'c', 3, '2026-01-03');
+INSERT INTO app."Mixed Case" VALUES (1, 'x'), (2, NULL);`)
+	d := takeDigest(t, db, Options{RowValues: 2})
+	items, mixed := mustTable(t, d, "public.items"), mustTable(t, d, `app."Mixed Case"`)
+	for _, h := range items.RowHashes {
+		if h.Values != "" {
+			t.Errorf("public.items has 3 rows, more than 2, and kept %s", h.Values)
+		}
+	}
+	var values []string
+	for _, h := range mixed.RowHashes {
+		values = append(values, h.Values)
+	}
+	slices.Sort(values)
+	if want := []string{`{"r":1,"t":"x"}`, `{"r":2,"t":null}`}; !slices.Equal(values, want) {
+		t.Errorf("values %q, want %q", values, want)
+	}
+	if !slices.Equal(items.Content, []string{"name", "qty"}) {
+		t.Errorf("content columns of public.items: %q, want name and qty (id and created_at have defaults)", items.Content)
+	}
+	if plain := takeDigest(t, db, Options{}); mustTable(t, plain, `app."Mixed Case"`).RowHashes[0].Values != "" {
+		t.Error("a digest without RowValues kept values")
+	}
+}
+
+// Rows whose content changed pair up with the lost row they share the most values with (their
+// key, most likely), whatever the order of their hashes.
+func TestClassifyRowsPairsByValues(t *testing.T) {
+	row := func(full, values string) RowHash { return RowHash{Full: full, Content: full, Values: values} }
+	before := TableDigest{Rows: 2, Hash: "b", RowHashes: []RowHash{
+		row("1", `{"name":"alpha","hits":1}`), row("2", `{"name":"beta","hits":1}`)}}
+	after := TableDigest{Rows: 2, Hash: "a", RowHashes: []RowHash{ // both changed; beta's hash sorts first
+		row("3", `{"name":"beta","hits":2}`), row("4", `{"name":"alpha","hits":2}`)}}
+	c := ClassifyRows(before, after)
+	if len(c.Changed) != 2 || len(c.Lost)+len(c.Added)+len(c.Duplicated) != 0 {
+		t.Fatalf("ClassifyRows = %+v, want two changed rows", c)
+	}
+	for _, p := range c.Changed {
+		if p[0].Values[:12] != p[1].Values[:12] { // {"name":"alp / {"name":"bet
+			t.Errorf("paired %s with %s", p[0].Values, p[1].Values)
+		}
+	}
+	if d := CompareRows(before, after); d.Changed != 2 || d.Lost != 0 || d.Added != 0 {
+		t.Errorf("CompareRows = %+v, want 2 changed", d)
+	}
+}

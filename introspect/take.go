@@ -41,6 +41,10 @@ type Options struct {
 	// ledgercheck passes its parser's (internal/pgsql), which reads a definition printed by
 	// PostgreSQL 15 and by 17 alike.
 	NormalizeView ViewNormalizer
+	// RowValues, when > 0, makes [TakeDigest] keep each row's values ([RowHash.Values]) of the
+	// tables with at most that many rows, so that a report can show what changed; snapshots
+	// ignore it.
+	RowValues int
 }
 
 // ViewNormalizer returns a view definition (pg_get_viewdef) in a normal form that does not depend

@@ -22,6 +22,7 @@ import (
 
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/lint"
+	"ledgercheck/internal/locate"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/introspect"
 )
@@ -45,6 +46,8 @@ type Input struct {
 	Lint lint.Config
 	// Static are lint's findings on the file; a fact among them is not reported again.
 	Static []finding.Finding
+	// Statements maps the file's objects to its statements (nil: built from File).
+	Statements *locate.Index
 }
 
 // row is one row of audit.sql.
@@ -70,6 +73,13 @@ func Check(ctx context.Context, q Querier, in Input) ([]finding.Finding, error) 
 		return nil, fmt.Errorf("security audit: %w", err)
 	}
 	return findings(in, rows), nil
+}
+
+// Empty reports whether the footprint holds nothing the audit checks: no table, view, function,
+// extension or policy created or changed (the phase is then skipped, not passed).
+func Empty(fp *introspect.Footprint) bool {
+	rels, fns, exts := scope(fp)
+	return len(rels)+len(fns)+len(exts) == 0
 }
 
 // scope lists the relations, functions and extensions the footprint created or changed; a
@@ -135,7 +145,7 @@ func findings(in Input, rows []row) []finding.Finding {
 			}
 		}
 		r := rs[0]
-		pos := locate(in.File, r)
+		pos := position(in, r)
 		if suppressed(in.File, r.Rule, pos) {
 			continue
 		}
@@ -231,45 +241,20 @@ func (fs facts) has(r row) bool {
 	return false
 }
 
-// locate finds the statement that created the object of r: its CREATE, else the first EXECUTE
-// of SQL built at run time that names it, else the file's first line.
-func locate(f *pgsql.File, r row) finding.Position {
-	if f == nil {
+// position finds the statement that created the object of r (its CREATE, else the first EXECUTE
+// of SQL built at run time that names it), else the file's first line.
+func position(in Input, r row) finding.Position {
+	if in.File == nil {
 		return finding.Position{}
 	}
-	name := pgsql.Name{Schema: r.Schema, Name: r.Name}
-	for i := range f.Ops {
-		op := &f.Ops[i]
-		if op.Verb != pgsql.VerbCreate || len(op.Objects) == 0 || op.Context == pgsql.InFunction {
-			continue
-		}
-		o := op.Objects[0]
-		switch r.Kind {
-		case "function":
-			if (o.Kind == pgsql.KindFunction || o.Kind == pgsql.KindProcedure) && o.Name == name && (!o.HasArgs || len(o.Args) == r.NArgs) {
-				return op.Pos
-			}
-		case "extension":
-			if o.Kind == pgsql.KindExtension && o.Name.Name == r.Name {
-				return op.Pos
-			}
-		case "policy":
-			if o.Kind == pgsql.KindPolicy && o.Name.Name == r.Name && o.Table.Schema == r.Schema {
-				return op.Pos
-			}
-		default:
-			if o.Kind != pgsql.KindPolicy && o.Kind != pgsql.KindIndex && o.Name == name {
-				return op.Pos
-			}
-		}
+	ix := in.Statements
+	if ix == nil {
+		ix = locate.New(in.File)
 	}
-	for i := range f.Ops {
-		op := &f.Ops[i]
-		if d := op.Dynamic(); d != nil && !d.Literal && strings.Contains(strings.ToLower(d.SQL), strings.ToLower(r.Name)) {
-			return op.Pos
-		}
+	if pos, ok := ix.Statement(r.Kind, r.Object, ""); ok {
+		return pos
 	}
-	return finding.Position{File: f.Name, Line: 1, Col: 1}
+	return finding.Position{File: in.File.Name, Line: 1, Col: 1}
 }
 
 // message says what the role can do with the object, and the fix.

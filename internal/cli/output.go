@@ -86,6 +86,8 @@ type outputFlags struct {
 	compactText bool
 	// githubSummaryEnv names the variable holding the job summary file ($GITHUB_STEP_SUMMARY).
 	githubSummaryEnv string
+	// repoRoot is --repo-root (see [repoRoot]).
+	repoRoot string
 }
 
 func newOutputFlags() outputFlags {
@@ -101,6 +103,7 @@ func (o *outputFlags) add(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput)
 	cmd.Flags().StringVar(&o.color, "color", "auto", "color the text format: auto (a terminal and NO_COLOR unset), always or never")
+	cmd.Flags().StringVar(&o.repoRoot, "repo-root", "", "the directory sarif and github locations are relative to (default: the git top level of the working directory, else the working directory)")
 }
 
 // completeOutput completes --output: the formats (as "FORMAT="), then, after the "=", the path
@@ -157,6 +160,7 @@ func checkWritable(path string) error {
 // summary to $GITHUB_STEP_SUMMARY when that is set), writes each --output file, and returns
 // [fault.ErrFindings] when the report fails the gate.
 func (o *outputFlags) render(g *globals, rep *report.Report) error {
+	rep.Root = repoRoot(o.repoRoot)
 	if err := o.write(g.stdout, o.format.value, rep, true); err != nil {
 		return err
 	}

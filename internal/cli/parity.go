@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/config"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/gate"
 	"ledgercheck/internal/input"
 	"ledgercheck/internal/parity"
@@ -167,9 +167,6 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		Logf:  func(format string, args ...any) { g.logf(format, args...) },
 		Tool:  "ledgercheck", Version: Version, Root: ".",
 	}
-	if cfg.Path != "" {
-		req.Root = filepath.Dir(cfg.Path)
-	}
 	var err error
 	if req.Postgres, err = sf.postgres(); err != nil {
 		return req, err
@@ -213,8 +210,12 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 			return req, err
 		}
 	}
-	for _, p := range cfg.Probes {
-		req.Probes = append(req.Probes, parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
+	for i, p := range cfg.Probes {
+		pr := parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role}
+		if line := cfg.Line("probes." + strconv.Itoa(i)); cfg.Path != "" && line > 0 {
+			pr.Pos = finding.Position{File: cfg.Path, Line: line, Col: 1}
+		}
+		req.Probes = append(req.Probes, pr)
 	}
 	return req, nil
 }

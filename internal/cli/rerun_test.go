@@ -75,8 +75,8 @@ CREATE OR REPLACE FUNCTION public.n(a int, b int DEFAULT 0) RETURNS int LANGUAGE
 		}
 	}
 	want := []string{
-		"rerun-rows-duplicated table public.seeded: run 2 duplicated 1 row (1 row before, 2 after)",
-		"upgrade-stale-object function public.n(integer): left behind by the upgrade: a fresh install does not have it",
+		"rerun-rows-duplicated table public.seeded: run 2 duplicated 1 row (1 row before, 2 after); most likely the INSERT into public.seeded at " + v2 + ":2:1",
+		"upgrade-stale-object function public.n(integer): left behind by the upgrade: a fresh install does not have it; the previous version creates it at " + v1 + ":1:1 and no statement of " + v2 + " drops it",
 	}
 	if code != ExitFindings || doc.Status != "fail" || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("exit %d, status %q, findings\n%s\nwant exit 1, fail and\n%s", code, doc.Status, strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -12,6 +12,7 @@ import (
 
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/lint"
+	"ledgercheck/internal/locate"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/introspect"
 )
@@ -180,7 +181,7 @@ func Owned(static []finding.Finding, fp *introspect.Footprint) []finding.Finding
 	}
 	created := map[string]bool{}
 	for _, o := range fp.Created {
-		created[createdKey(o.Kind, o.Object)] = true
+		created[locate.Key(o.Kind, o.Object)] = true
 	}
 	var out []finding.Finding
 	for _, f := range static {
@@ -192,24 +193,7 @@ func Owned(static []finding.Finding, fp *introspect.Footprint) []finding.Finding
 	return out
 }
 
-// createdKey identifies a created object of the footprint: "relation schema.name" (tables,
-// views, sequences share a namespace) or "function schema.name/arguments".
-func createdKey(kind, object string) string {
-	switch kind {
-	case introspect.KindTable, introspect.KindView, introspect.KindSequence:
-		return "relation " + object
-	case introspect.KindFunction:
-		name, args, _ := strings.Cut(object, "(")
-		n := 0
-		if args = strings.TrimSuffix(args, ")"); args != "" {
-			n = strings.Count(args, ",") + 1
-		}
-		return fmt.Sprintf("function %s/%d", name, n)
-	}
-	return kind + " " + object
-}
-
-// staticKey identifies the object of a lint finding as [createdKey] does.
+// staticKey identifies the object of a lint finding as locate.Key identifies a catalog object.
 func staticKey(object string) string {
 	kind, ref, _ := strings.Cut(object, " ")
 	switch pgsql.ObjKind(kind) {

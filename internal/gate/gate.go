@@ -18,6 +18,7 @@ import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/install"
 	"ledgercheck/internal/lint"
+	"ledgercheck/internal/locate"
 	"ledgercheck/internal/parity"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
@@ -134,7 +135,8 @@ type Result struct {
 // variantRun is one variant going through the pipeline.
 type variantRun struct {
 	v       Variant
-	file    *pgsql.File // the parse lint and the cross-check read
+	file    *pgsql.File   // the parse lint and the cross-check read
+	stmts   *locate.Index // the file's objects to its statements: where every finding points
 	parseEr error
 	lint    report.PhaseResult
 
@@ -291,6 +293,9 @@ func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
 	}
 	s0 := time.Now()
 	r.file, r.parseEr = pgsql.Parse(r.v.File, r.v.Src)
+	if r.parseEr == nil {
+		r.stmts = locate.New(r.file)
+	}
 	if !req.Steps.Lint {
 		return
 	}
@@ -361,12 +366,16 @@ func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Databas
 	t0 := time.Now()
 	fp := r.installed.Footprint
 	r.lint.Findings = crosscheck.Owned(r.lint.Findings, fp)
-	fs, err := auditInstall(ctx, db, conn, audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings})
+	fs, err := auditInstall(ctx, db, conn, audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings, Statements: r.stmts})
 	if err != nil {
 		return err
 	}
 	r.audit = &report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: time.Since(t0),
 		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints)"}}
+	if audit.Empty(fp) {
+		r.audit.Status = report.StatusSkip
+		r.audit.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
+	}
 	return nil
 }
 
@@ -509,7 +518,7 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		defer cancel()
 		_ = db.Drop(dctx) // the server drops leftovers on Close
 	}()
-	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim, Server: p.srv.Version()}
+	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim, Server: p.srv.Version(), Statements: r.stmts}
 	sc, err := p.install(ctx, r, db)
 	if err != nil {
 		if err := r.failed(ctx, err); err != nil {
@@ -596,7 +605,7 @@ func (p *pipeline) rerun(ctx context.Context, r *variantRun, prep rerun.Prepared
 		return nil
 	}
 	v := r.v
-	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.req.Times, Script: sc, Base: p.base, Logf: p.logf}
+	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.req.Times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf}
 	if v.Previous != nil {
 		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
 	}
@@ -674,9 +683,14 @@ func rerunPhases(r *variantRun, apart bool) []report.PhaseResult {
 	res := r.rerun
 	ph := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + r.v.Name, File: r.v.File, Duration: res.Timings.Total,
 		Counts: map[string]int{"runs": res.Runs, "tables": res.Tables, "rows": int(res.Rows)}}
+	skipped := true // every audit checked nothing: the phase is skipped
 	for _, p := range res.Phases() {
 		ph.Findings = append(ph.Findings, p.Findings...)
 		ph.Notes = append(ph.Notes, p.Notes...)
+		skipped = skipped && p.Status == report.StatusSkip
+	}
+	if skipped {
+		ph.Status = report.StatusSkip
 	}
 	return []report.PhaseResult{ph}
 }

@@ -15,6 +15,7 @@ import (
 	"ledgercheck/internal/allowlist"
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/finding"
+	"ledgercheck/internal/locate"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/introspect"
@@ -26,6 +27,9 @@ type Probe struct {
 	SQL       string
 	Tolerance float64
 	Role      string
+	// Pos is where the configuration writes the probe (zero when it is not from a file): where
+	// a difference of the probe points when the port creates nothing the probe reads.
+	Pos finding.Position
 }
 
 // Installed is one variant as the gate installed it: what the comparison needs.
@@ -44,6 +48,9 @@ type Installed struct {
 	// the rows, or the error the probe failed with.
 	Rows []*scratch.Rows
 	Errs []error
+	// Statements maps the objects of Source to its statements (nil: none); differences point
+	// at them.
+	Statements *locate.Index
 	// Live, when set, says where this side was read from rather than installed: a database
 	// (user@host:port/dbname, no password), only read. Footprint is then what it holds of the
 	// objects in scope (introspect.Deployed); Source and Rows are its File's, when File is set
@@ -107,6 +114,10 @@ type Report struct {
 	ProbeCauses map[string][]string
 
 	portFile string // the port's migration, "" for a database read without its file
+	// statements are the artifact's and the port's statement maps, probes the probes compared:
+	// where each finding points.
+	statements [2]*locate.Index
+	probes     []Probe
 }
 
 // Passed reports whether every difference is accepted and no entry is stale.
@@ -134,6 +145,10 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 	live, probeNotes, skipped := liveNotes(artifact, port)
 	rep.Notes, rep.ProbesNotes, rep.ProbesSkipped = append(rep.Notes, live...), probeNotes, skipped
 	rep.portFile = port.File
+	if len(probes) == 0 && rep.ProbesSkipped == "" {
+		rep.ProbesSkipped = "not run: the configuration has no probes, so the behaviour of the two installs (RPC results, views, rows) is not compared; add probes: to ledgercheck.yaml"
+	}
+	rep.statements, rep.probes = [2]*locate.Index{artifact.Statements, port.Statements}, probes
 	if rep.ProbesSkipped != "" {
 		probes = nil
 	}

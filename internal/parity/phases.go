@@ -99,7 +99,8 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 	}
 	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist " + port, File: r.Allowlist, Counts: map[string]int{"stale": sum.Stale, "changed": sum.Changed}}
 	if r.Allowlist == "" {
-		al.Notes = []string{"no allowlist: every semantic difference is a finding"}
+		al.Status = report.StatusSkip
+		al.Notes = []string{"not run: the port has no allowlist, so every semantic difference is a finding"}
 	} else {
 		al.Notes = []string{fmt.Sprintf("%s: %d differences accepted, %d changed since review, %d stale entries", r.Allowlist, sum.Allowlisted, sum.Changed, sum.Stale)}
 	}
@@ -153,9 +154,7 @@ func (r *Report) Findings() []finding.Finding {
 		if d.Kind == "probe" {
 			f.Phase, f.Rule = finding.PhaseProbe, RuleProbeDifference
 		}
-		if d.Pos != nil {
-			f.Pos = finding.Position(*d.Pos)
-		}
+		r.place(&f, d)
 		f.Left, f.Right = d.Shown()
 		out = append(out, f)
 	}
@@ -170,6 +169,7 @@ func (r *Report) Findings() []finding.Finding {
 	for _, d := range r.Outcome.Cosmetic {
 		f := finding.Finding{Phase: finding.PhaseParity, Rule: RuleCosmeticDifference, Severity: finding.SevInfo,
 			Message: differenceMessage(d), Object: d.Kind + " " + d.Object}
+		r.place(&f, d)
 		f.Left, f.Right = d.Shown()
 		out = append(out, f)
 	}

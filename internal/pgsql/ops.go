@@ -245,8 +245,8 @@ type Call struct {
 //
 // An Op has what every statement has (position, verb, tag) and a [Detail] with what most have
 // (context, search path, objects, calls, guards), plus one typed detail per statement family
-// ([Detail.Family]: [*AlterTable], [*Function], [*Grant], [*Policy], [*DML], [*Setting],
-// [*Notify], [*Copy], [*Dynamic]), each read through its accessor ([Op.Grant], ...). Each
+// ([Detail.Family]: [*AlterTable], [*CreateTable], [*Function], [*Grant], [*Policy], [*DML],
+// [*Setting], [*Notify], [*Copy], [*Dynamic]), each read through its accessor ([Op.Grant], ...). Each
 // family's analysis, detail type and accessor live in a file of their own (stmt_*.go).
 //
 // A file of 4 MiB can hold 400,000 statements, so an Op keeps what every statement has and

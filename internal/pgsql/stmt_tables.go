@@ -53,15 +53,50 @@ type AlterCmd struct {
 	Pos finding.Position `json:"pos"`
 }
 
+// CreateTable is the detail of CREATE TABLE: where its columns and named constraints are
+// defined, so that a finding about one points at its line.
+type CreateTable struct {
+	// Elements are the column definitions and the named constraints (table constraints, and
+	// column constraints with a name), in order; Action is "Column" or "Constraint".
+	Elements []AlterCmd `json:"elements"`
+}
+
+func (*CreateTable) family() string { return "tables" }
+
+// CreateTable returns the detail of a CREATE TABLE, or nil.
+func (o *Op) CreateTable() *CreateTable {
+	t, _ := o.Family.(*CreateTable)
+	return t
+}
+
 func createTable(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
 	x := n.GetCreateStmt()
 	op.Verb, op.Tag, op.IfNotExists = VerbCreate, "CREATE TABLE", x.IfNotExists
 	tbl := a.rel(sc, KindTable, x.Relation, op.Pos)
 	op.Objects = []Object{tbl}
+	t := &CreateTable{}
+	at := func(loc int32) finding.Position {
+		if loc >= 0 {
+			return a.pos(sc, int(loc))
+		}
+		return tbl.Pos
+	}
 	for _, e := range x.TableElts {
 		if cd := e.GetColumnDef(); cd != nil {
 			op.Implicit = append(op.Implicit, ownedSequence(tbl, cd)...)
+			t.Elements = append(t.Elements, AlterCmd{Action: "Column", Name: cd.Colname, Pos: at(cd.Location)})
+			for _, c := range cd.Constraints {
+				if con := c.GetConstraint(); con != nil && con.Conname != "" {
+					t.Elements = append(t.Elements, AlterCmd{Action: "Constraint", Name: con.Conname, Pos: at(con.Location)})
+				}
+			}
 		}
+		if con := e.GetConstraint(); con != nil && con.Conname != "" {
+			t.Elements = append(t.Elements, AlterCmd{Action: "Constraint", Name: con.Conname, Pos: at(con.Location)})
+		}
+	}
+	if len(t.Elements) > 0 {
+		op.Family = t
 	}
 	return nil
 }

@@ -116,8 +116,7 @@ func stopToken(text []byte) string {
 func WriteStepSummary(w io.Writer, r *Report) error {
 	var b bytes.Buffer
 	st := r.Status()
-	e, wn, in := r.Totals()
-	fmt.Fprintf(&b, "## %s %s: %s (%s) in %s\n\n", mdCell(r.Tool), mdCell(r.Version), strings.ToUpper(string(st)), severityCounts(e, wn, in), FormatDuration(r.Duration))
+	fmt.Fprintf(&b, "## %s %s: %s (%s) in %s\n\n", mdCell(r.Tool), mdCell(r.Version), strings.ToUpper(string(st)), r.Tally(), FormatDuration(r.Duration))
 	if sl := r.ServerLine(); sl != "" {
 		fmt.Fprintf(&b, "%s\n\n", mdCell(sl))
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -160,19 +161,52 @@ func (r *Report) Finish() {
 }
 
 // Status is the gate's status: the worst phase status, where a skipped phase counts as a pass
-// (it was skipped because another phase failed) and a report with no phases passes.
+// (it checked nothing, and says why in its notes); a report none of whose phases checked
+// anything (every phase skipped, or none) is skipped, never passed.
 func (r *Report) Status() Status {
-	st := StatusPass
+	st, ran := StatusPass, false
 	for i := range r.Phases {
 		s := r.Phases[i].Status
 		if s == "" {
 			s = r.Phases[i].derive()
 		}
-		if s != StatusSkip && s.rank() > st.rank() {
+		if s == StatusSkip {
+			continue
+		}
+		ran = true
+		if s.rank() > st.rank() {
 			st = s
 		}
 	}
+	if !ran {
+		return StatusSkip
+	}
 	return st
+}
+
+// Skipped returns the names of the phases that checked nothing.
+func (r *Report) Skipped() []string {
+	var names []string
+	for i := range r.Phases {
+		if r.Phases[i].Status == StatusSkip {
+			names = append(names, r.Phases[i].Name)
+		}
+	}
+	return names
+}
+
+// Tally is what the verdict line says after the status: the findings by severity, and how many
+// phases were skipped ("no findings, 2 phases skipped").
+func (r *Report) Tally() string {
+	e, w, i := r.Totals()
+	s := severityCounts(e, w, i)
+	switch n := len(r.Skipped()); {
+	case n == 1:
+		s += ", 1 phase skipped"
+	case n > 1:
+		s += fmt.Sprintf(", %d phases skipped", n)
+	}
+	return s
 }
 
 // Failed reports whether the gate fails: some phase has an error finding or a fail status.

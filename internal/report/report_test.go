@@ -324,7 +324,40 @@ func TestRelPathAndURI(t *testing.T) {
 	if got, base := sarifURI(root, "my dir/a b.sql"); got != "report/my%20dir/a%20b.sql" || base != "%SRCROOT%" {
 		t.Errorf("sarifURI: %q %q", got, base)
 	}
-	if got, base := sarifURI(wd, "/etc/x.sql"); got != "file:///etc/x.sql" || base != "" {
+	if got, base := sarifURI(wd, filepath.Join(root, "x.sql")); got != "../x.sql" || base != "%SRCROOT%" {
 		t.Errorf("sarifURI outside the root: %q %q", got, base)
+	}
+}
+
+// A report none of whose phases checked anything is skipped, never passed, in every format.
+func TestNothingCheckedIsSkippedNotPassed(t *testing.T) {
+	r := &Report{Tool: "ledgercheck", Version: "t", Phases: []PhaseResult{
+		{Phase: finding.PhaseProbe, Name: "probes port", Status: StatusSkip, Notes: []string{"not run: the configuration has no probes"}},
+	}}
+	r.Finish()
+	if r.Status() != StatusSkip || r.Failed() {
+		t.Fatalf("status %s (failed %v), want skip and not failed", r.Status(), r.Failed())
+	}
+	if (&Report{}).Status() != StatusSkip {
+		t.Error("a report with no phase passes")
+	}
+	r.Phases = append(r.Phases, PhaseResult{Phase: finding.PhaseLint, Name: "lint artifact"})
+	r.Finish()
+	if r.Status() != StatusPass || r.Tally() != "no findings, 1 phase skipped" {
+		t.Errorf("with a phase that ran: %s (%s), want pass (no findings, 1 phase skipped)", r.Status(), r.Tally())
+	}
+	r.Phases = r.Phases[:1]
+	for name, write := range map[string]func(io.Writer, *Report) error{
+		"text": func(w io.Writer, r *Report) error { return WriteReportText(w, r, false) }, "json": WriteReportJSON,
+		"sarif": WriteSARIF, "html": WriteHTML, "summary": WriteStepSummary, "github": WriteGitHub,
+	} {
+		var b bytes.Buffer
+		if err := write(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if strings.Contains(strings.ToLower(out), `"status": "pass"`) || strings.Contains(out, "PASS") || !strings.Contains(out, "the configuration has no probes") {
+			t.Errorf("%s: says pass, or not why the phase was skipped:\n%s", name, out)
+		}
 	}
 }

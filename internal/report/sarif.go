@@ -99,12 +99,13 @@ func sarifLevel(s finding.Severity) string {
 
 // WriteSARIF writes the report as a SARIF 2.1.0 log with one run, as GitHub code scanning
 // accepts it: every rule with its help text, and one result per finding with its rule id and
-// index, level, message, and a location relative to the repository root (uriBaseId %SRCROOT%)
+// index, level, message, and a location relative to the repository root (uriBaseId %SRCROOT%, never an absolute file:// URI)
 // with a 1-based start line and column counted in Unicode code points. A finding without a
 // position points at line 1 of its phase's file. Each result carries a partial fingerprint
 // (rule, file, object and message, numbered among equals) that does not depend on the line, so
 // code scanning can follow a finding when lines move. The run's properties name the servers it
-// ran on ("servers", as in the JSON document).
+// ran on ("servers", as in the JSON document) and the phases that checked nothing, with why
+// ("skipped": phase and why), since a log without results must not read as a pass of them.
 func WriteSARIF(w io.Writer, r *Report) error {
 	rules, idx := r.ruleIndex()
 	run := sarifRun{
@@ -114,6 +115,12 @@ func WriteSARIF(w io.Writer, r *Report) error {
 	}
 	if len(r.Servers) > 0 {
 		run.Properties = map[string]any{"servers": servers(r)}
+	}
+	if sk := skippedPhases(r); len(sk) > 0 {
+		if run.Properties == nil {
+			run.Properties = map[string]any{}
+		}
+		run.Properties["skipped"] = sk
 	}
 	for _, ri := range rules {
 		full := ri.Summary
@@ -167,6 +174,22 @@ func WriteSARIF(w io.Writer, r *Report) error {
 	return nil
 }
 
+// sarifSkip is a phase that checked nothing, in the run's properties.
+type sarifSkip struct {
+	Phase string `json:"phase"`
+	Why   string `json:"why"`
+}
+
+func skippedPhases(r *Report) []sarifSkip {
+	var out []sarifSkip
+	for i := range r.Phases {
+		if ph := &r.Phases[i]; ph.Status == StatusSkip {
+			out = append(out, sarifSkip{Phase: ph.Name, Why: strings.Join(ph.Notes, "; ")})
+		}
+	}
+	return out
+}
+
 // location returns where a finding points: its position, else line 1 of its phase's file.
 // Lines and columns are at least 1.
 func location(ph *PhaseResult, f finding.Finding) (file string, line, col int) {
@@ -193,39 +216,41 @@ func RelPath(root, file string) (string, bool) {
 	if file == "" {
 		return "", false
 	}
-	wd, _ := os.Getwd()
-	abs := func(p string) string {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(wd, p)
-		}
-		return filepath.Clean(p)
-	}
-	if root == "" {
-		root = wd
-	}
-	a := abs(file)
-	rel, err := filepath.Rel(abs(root), a)
+	a := absPath(file)
+	rel, err := filepath.Rel(absPath(root), a)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return filepath.ToSlash(a), false
 	}
 	return filepath.ToSlash(rel), true
 }
 
-// sarifURI returns the artifact URI of file: repo-relative with uriBaseId %SRCROOT%, or an
-// absolute file URI for a file outside the repository.
+// sarifURI returns the artifact URI of file, relative to the repository root (uriBaseId
+// %SRCROOT%): never an absolute file:// URI, which names the machine that wrote the log. A file
+// outside the root is reached from it with ".." segments.
 func sarifURI(root, file string) (uri, base string) {
 	rel, inside := RelPath(root, file)
 	if rel == "" {
 		return "", ""
 	}
+	if !inside {
+		if r, err := filepath.Rel(absPath(root), absPath(file)); err == nil {
+			rel = filepath.ToSlash(r)
+		}
+	}
 	segs := strings.Split(rel, "/")
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
 	}
-	if !inside {
-		return "file://" + strings.Join(segs, "/"), ""
-	}
 	return strings.Join(segs, "/"), "%SRCROOT%"
+}
+
+// absPath is p made absolute against the current directory ("" is the current directory).
+func absPath(p string) string {
+	wd, _ := os.Getwd()
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(wd, p)
+	}
+	return filepath.Clean(p)
 }
 
 func fingerprint(parts ...string) string {

@@ -63,8 +63,7 @@ func WriteReportText(w io.Writer, r *Report, color bool) error {
 	p := painter(color)
 	bw := bufio.NewWriter(w)
 	st := r.Status()
-	e, wn, in := r.Totals()
-	fmt.Fprintf(bw, "%s %s: %s (%s) in %s\n", r.Tool, r.Version, p.status(Status(strings.ToUpper(string(st)))), severityCounts(e, wn, in), FormatDuration(r.Duration))
+	fmt.Fprintf(bw, "%s %s: %s (%s) in %s\n", r.Tool, r.Version, p.status(Status(strings.ToUpper(string(st)))), r.Tally(), FormatDuration(r.Duration))
 	if sl := r.ServerLine(); sl != "" {
 		fmt.Fprintln(bw, sl)
 	}
@@ -121,7 +120,7 @@ func WriteReportText(w io.Writer, r *Report, color bool) error {
 			writeTextFinding(bw, p, f)
 		}
 	}
-	fmt.Fprintf(bw, "\n%s: %s\n", p.status(Status(strings.ToUpper(string(st)))), severityCounts(e, wn, in))
+	fmt.Fprintf(bw, "\n%s: %s\n", p.status(Status(strings.ToUpper(string(st)))), r.Tally())
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}

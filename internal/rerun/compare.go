@@ -57,7 +57,7 @@ func catalogFindings(fp *introspect.Footprint, p phrasing) []item {
 	var out []item
 	one := func(ref introspect.ObjectRef, attr string, sev finding.Severity, rule, msg, detail string) {
 		out = append(out, item{
-			key: rule + "\x00" + ref.String() + "\x00" + attr,
+			key: rule + "\x00" + ref.String() + "\x00" + attr, attr: attr,
 			f: finding.Finding{Phase: finding.PhaseRerun, Rule: rule, Severity: sev, Message: msg,
 				Object: ref.String(), Detail: detail},
 		})
@@ -218,14 +218,21 @@ func rerunRowFindings(run int, base, after *introspect.Digest) []item {
 		case d.Changed > 0:
 			rule = RuleRerunRowsChanged
 		}
-		out = append(out, rowItem(rule, obj, fmt.Sprintf("run %d %s", run, d)))
+		it := rowItem(rule, obj, fmt.Sprintf("run %d %s", run, d))
+		if cols, detail := rowChanges(b, a); detail != "" {
+			if len(cols) > 0 {
+				it.f.Message += ": " + columnsWord(cols) + " " + strings.Join(cols, ", ")
+			}
+			it.f.Detail = detail
+		}
+		out = append(out, it)
 	}
 	return out
 }
 
 // upgradeRowFindings reports every table with fewer rows after the upgrade than before it.
-func upgradeRowFindings(before, after *introspect.Digest) []finding.Finding {
-	var out []finding.Finding
+func upgradeRowFindings(before, after *introspect.Digest) []item {
+	var out []item
 	for _, b := range before.Tables {
 		if b.Rows == 0 {
 			continue
@@ -235,10 +242,10 @@ func upgradeRowFindings(before, after *introspect.Digest) []finding.Finding {
 		switch {
 		case !ok:
 			out = append(out, rowItem(RuleUpgradeRowsLost, obj,
-				fmt.Sprintf("the upgrade dropped the table: lost all %s", rowsWord(b.Rows))).f)
+				fmt.Sprintf("the upgrade dropped the table: lost all %s", rowsWord(b.Rows))))
 		case a.Rows < b.Rows:
 			out = append(out, rowItem(RuleUpgradeRowsLost, obj,
-				fmt.Sprintf("the upgrade lost %s (%s before, %d after)", rowsWord(b.Rows-a.Rows), rowsWord(b.Rows), a.Rows)).f)
+				fmt.Sprintf("the upgrade lost %s (%s before, %d after)", rowsWord(b.Rows-a.Rows), rowsWord(b.Rows), a.Rows)))
 		}
 	}
 	return out

@@ -14,6 +14,7 @@ import (
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/install"
+	"ledgercheck/internal/locate"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
 	"ledgercheck/internal/scratch"
@@ -54,6 +55,9 @@ type Options struct {
 	// Script, when not nil, is File already parsed (the gate parses each variant once); else
 	// File is parsed for each run.
 	Script *scratch.Script
+	// Statements, when not nil, maps File's objects to its statements (the gate's, built once
+	// per variant); else File is parsed for it. Findings point at the statements.
+	Statements *locate.Index
 	// Logf, when not nil, receives progress lines (it may be called from several goroutines,
 	// one call at a time).
 	Logf func(format string, args ...any)
@@ -201,6 +205,9 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 	rerunPhase := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + opts.File.Name, File: opts.File.Name,
 		Duration: tRerun, Findings: rr.findings, Notes: []string{a.rerunSummary(rr)},
 		Counts: map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}}
+	if opts.Times == 1 && rr.installed && rr.failedAt == 0 && len(rr.findings) == 0 {
+		rerunPhase.Status = report.StatusSkip // installed once: nothing was compared
+	}
 	res := &Result{Runs: rr.runs, Tables: rr.tables, Rows: rr.rows,
 		Timings: Timings{Rerun: tRerun, Upgrade: tUp}, phases: []report.PhaseResult{rerunPhase}}
 	if opts.Previous != nil {
@@ -209,6 +216,7 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 		// rerun audit's rerun-install-failed finding.
 		if up.snap != nil && fresh != nil {
 			for _, it := range catalogFindings(introspect.Diff(fresh, up.snap), upgradePhrasing{}) {
+				a.place(&it)
 				fs = append(fs, it.f)
 			}
 		}
@@ -216,6 +224,9 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 			Name: "upgrade from " + opts.Previous.Name, File: opts.File.Name, Duration: tUp,
 			Findings: fs, Notes: []string{a.upgradeSummary(up, fresh != nil, fs)},
 			Counts: map[string]int{"tables": up.tables, "rows": int(up.rows)}})
+	} else {
+		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun, Name: "upgrade", File: opts.File.Name,
+			Status: report.StatusSkip, Notes: []string{fmt.Sprintf("upgrade not run: no previous version of %s was given, so no upgrade from it is checked", opts.File.Name)}})
 	}
 	for _, p := range res.phases {
 		res.Findings = append(res.Findings, p.Findings...)
@@ -249,6 +260,10 @@ type auditor struct {
 	srv  *scratch.Server
 	opts Options
 	logf func(string, ...any)
+	ix   *locate.Index // the file's statements, where findings point
+
+	prevOnce sync.Once
+	prev     *locate.Index // the previous version's statements (see previous)
 }
 
 func newAuditor(srv *scratch.Server, opts Options) *auditor {
@@ -260,7 +275,7 @@ func newAuditor(srv *scratch.Server, opts Options) *auditor {
 			opts.Logf(format, args...)
 		}
 	}
-	return &auditor{srv: srv, opts: opts, logf: logf}
+	return &auditor{srv: srv, opts: opts, logf: logf, ix: statements(opts)}
 }
 
 // failure is a script that the server (or the parser) rejected.
@@ -355,7 +370,9 @@ func (a *auditor) capture(ctx context.Context, db *scratch.Database, withDigest 
 		return nil, db.Blame(ctx, "taking a snapshot", fmt.Errorf("rerun: snapshot of %s: %w", db.Name, err))
 	}
 	if withDigest {
-		if s.digest, err = introspect.TakeDigest(ctx, conn, install.SnapshotOptions(a.opts.Snapshot, db)); err != nil {
+		opts := install.SnapshotOptions(a.opts.Snapshot, db)
+		opts.RowValues = rowValuesUpTo
+		if s.digest, err = introspect.TakeDigest(ctx, conn, opts); err != nil {
 			return nil, db.Blame(ctx, "taking a content digest", fmt.Errorf("rerun: content digest of %s: %w", db.Name, err))
 		}
 	}
@@ -373,8 +390,9 @@ type rerunOutcome struct {
 
 // item is a finding with the key that identifies it across runs.
 type item struct {
-	key string
-	f   finding.Finding
+	key  string
+	attr string // the catalog attribute that changed, if the finding is about one
+	f    finding.Finding
 }
 
 // rerun is the rerun audit.
@@ -430,6 +448,7 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 		for _, it := range items {
 			if !seen[it.key] {
 				seen[it.key] = true
+				a.place(&it)
 				out.findings = append(out.findings, it.f)
 			}
 		}
@@ -493,7 +512,10 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		return out, err
 	}
 	out.snap = after.snap
-	out.findings = append(out.findings, upgradeRowFindings(before.digest, after.digest)...)
+	for _, it := range upgradeRowFindings(before.digest, after.digest) {
+		a.place(&it)
+		out.findings = append(out.findings, it.f)
+	}
 	return out, nil
 }
 

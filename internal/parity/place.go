@@ -1,0 +1,86 @@
+package parity
+
+import (
+	"fmt"
+
+	"ledgercheck/diff"
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/locate"
+	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/scratch"
+)
+
+// place points the finding of difference d at a statement: its own position when the
+// difference comes from the source (a declared signature); else the port's statement that
+// created or changed the object (when only the artifact has a statement that sets the
+// attribute, such as a GRANT the port lacks, the message names it); for an object only in the
+// artifact, the artifact's statement, which the message names; for a probe, the statement of the
+// port that created the function or relation the probe reads, else the probe in the
+// configuration. A difference no statement explains says so in its message and keeps no
+// position.
+func (r *Report) place(f *finding.Finding, d diff.Difference) {
+	if d.Pos != nil {
+		f.Pos = finding.Position(*d.Pos)
+		return
+	}
+	art, port := r.statements[0], r.statements[1]
+	switch {
+	case d.Kind == "probe":
+		r.placeProbe(f, d.Object)
+		return
+	case d.Kind == "dimension":
+		return
+	case d.Presence() == "left only":
+		if pos, ok := art.Statement(d.Kind, d.Object, ""); ok {
+			f.Pos = pos
+			f.Message += fmt.Sprintf(", created at %s", pos)
+			return
+		}
+	default:
+		if pos, ok := port.Statement(d.Kind, d.Object, d.Attr); ok {
+			f.Pos = pos
+			if _, own := port.Setter(d.Kind, d.Object, d.Attr); !own && d.Attr != "" {
+				if at, ok := art.Setter(d.Kind, d.Object, d.Attr); ok {
+					f.Message += fmt.Sprintf("; the artifact sets it at %s", at)
+				}
+			}
+			return
+		}
+		if pos, ok := art.Statement(d.Kind, d.Object, d.Attr); ok {
+			f.Pos = pos
+			f.Message += fmt.Sprintf(": no statement of the port names it; the artifact's is at %s", pos)
+			return
+		}
+	}
+	if art != nil || port != nil {
+		f.Message += ": no statement of either file creates or changes it (a prerequisite's object, or one the server derives)"
+	}
+}
+
+// placeProbe points a probe's difference at the port's statement creating what the probe reads
+// (the artifact's when the port has none), else at the probe in the configuration.
+func (r *Report) placeProbe(f *finding.Finding, name string) {
+	var p Probe
+	for _, x := range r.probes {
+		if x.Name == name {
+			p = x
+		}
+	}
+	funcs, rels, err := pgsql.Reads(scratch.SubstituteDim(p.SQL, r.Port.Dim))
+	if err == nil {
+		for i, ix := range []*locate.Index{r.statements[1], r.statements[0]} {
+			if pos, what, ok := ix.Reader(funcs, rels); ok {
+				f.Pos = pos
+				f.Message += "; it reads " + what
+				if i == 1 {
+					f.Message += fmt.Sprintf(", which the port does not create (the artifact's is at %s)", pos)
+				}
+				return
+			}
+		}
+	}
+	if p.Pos.Line > 0 {
+		f.Pos = p.Pos
+		f.Message += "; no statement of the port creates what it reads, so it points at the probe"
+	}
+}
