@@ -1,0 +1,713 @@
+package scratch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/internal/fault"
+)
+
+// The cache across runs. Booting the embedded cluster (initdb, start, the Supabase roles) and
+// building its templates (the environment and the prerequisites at each dimension) costs more
+// than most runs' own work, and gives the same result every time for the same inputs. So an
+// embedded run keeps, under the user's cache directory, a copy of a cluster's data directory as
+// it was right after those steps, keyed by everything that went into it (see [cacheKey]); a
+// later run with the same key copies it into its own sandbox directory, hands the copy to its
+// own user id, starts it, and sets fresh passwords for the superuser and the install role before
+// anything else connects.
+//
+// What keeps the sandbox as strong as without the cache:
+//   - an entry is saved by a run right after the cluster's roles and templates are built, before
+//     any migration runs in it: nothing a migration wrote is ever in it;
+//   - a run never points a server at the cache: it copies, and the copy is its own (its uid);
+//   - the authentication rules (conf/pg_hba.conf) are not in the data directory: each run writes
+//     its own, root-owned, as without the cache;
+//   - the entry holds the builder's superuser password (mode 0600, in a 0700 directory); each
+//     run replaces it, and the install role's, with secrets of its own before user SQL.
+//
+// Four runs may start at once: an entry is built under an exclusive flock on its lock file (the
+// others wait for it, then copy), into a temporary directory renamed into place once complete;
+// its manifest, with the SHA-256 of every file, is written last. A copy checks every digest as
+// it reads, so an entry that is half written or corrupted is detected, removed and rebuilt.
+
+// CacheDirEnv names the environment variable that moves the cache (default: the user's cache
+// directory, os.UserCacheDir()/ledgercheck).
+const CacheDirEnv = "LEDGERCHECK_CACHE_DIR"
+
+// cacheFormat changes whenever the layout of an entry, or what goes into one, does.
+const cacheFormat = 1
+
+// maxCacheEntries is how many entries the cache keeps: when a run adds one beyond it, the
+// entries least recently used go (another ledgercheck binary or configuration each has its own).
+const maxCacheEntries = 6
+
+// CacheDir returns the directory of the cache across runs: $LEDGERCHECK_CACHE_DIR, else
+// os.UserCacheDir()/ledgercheck.
+func CacheDir() (string, error) {
+	if d := os.Getenv(CacheDirEnv); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory: %w", err)
+	}
+	return filepath.Join(d, "ledgercheck"), nil
+}
+
+// TemplateSpec names a template a run will use: a dimension and a [Base]. A run that gives its
+// templates to [Start] (Options.Templates) gets them from the cache, or builds them before it
+// returns, and saves them there.
+type TemplateSpec struct {
+	Dim  int
+	Base Base
+}
+
+// manifest describes a complete entry; it is written last.
+type manifest struct {
+	Format    int             `json:"format"`
+	Key       string          `json:"key"`
+	Postgres  string          `json:"postgres"`
+	Templates []cachedTpl     `json:"templates"`
+	Files     []manifestEntry `json:"files"`
+}
+
+type cachedTpl struct {
+	Dim         int    `json:"dim"`
+	NoOpenBrain bool   `json:"no_open_brain"`
+	Key         string `json:"key"`
+	Name        string `json:"name"` // the template database's name in the entry
+}
+
+type manifestEntry struct {
+	Path   string      `json:"path"` // relative to data/
+	Mode   fs.FileMode `json:"mode"`
+	Size   int64       `json:"size"`
+	SHA256 string      `json:"sha256,omitempty"`
+}
+
+// cacheRun is one run's use of one cache entry.
+type cacheRun struct {
+	dir    string // the entry: dir/data, dir/secret, dir/manifest.json
+	key    string
+	lock   *os.File
+	specs  []TemplateSpec
+	log    io.Writer
+	hit    *manifest // the entry copied into the run's cluster, or nil (the run builds it)
+	secret string    // the entry's superuser password, when hit
+}
+
+// cacheKey digests everything an entry depends on: the cache's format, ledgercheck's build (its
+// version, VCS revision and executable), the PostgreSQL binaries (their path, version and
+// files), pgvector's and the guard's files, the settings initdb and the server run with, the
+// environment's and the prerequisites' SQL, and the templates (dimension, Open Brain or not,
+// and the prerequisite files' digest).
+func cacheKey(c *cluster, specs []TemplateSpec) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "format %d\n", cacheFormat)
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		fmt.Fprintf(h, "build %s %s\n", bi.Main.Path, bi.Main.Version)
+		for _, s := range bi.Settings {
+			if strings.HasPrefix(s.Key, "vcs.") {
+				fmt.Fprintf(h, "%s=%s\n", s.Key, s.Value)
+			}
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if err := stamp(h, exe); err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(c.binDir)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "bin %s %s\n", c.binDir, real)
+	out, err := binVersion(c.binDir)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "version %s\n", out)
+	for _, f := range []string{"postgres", "initdb"} {
+		if err := stamp(h, filepath.Join(c.binDir, f)); err != nil {
+			return "", err
+		}
+	}
+	lib := pkgLibDir(c.binDir)
+	for _, f := range []string{"vector.so", guardLibrary + ".so"} {
+		_ = stamp(h, filepath.Join(lib, f)) // absent: stamps nothing, and the run says why
+	}
+	fmt.Fprintf(h, "guard %q %s\n", c.guard, guardDigest())
+	fmt.Fprintf(h, "initdb %q\nserver %q\n", initdbSettings, serverSettings)
+	fmt.Fprintf(h, "roles %q\n", RolesScript().SQL)
+	for _, s := range EnvironmentScripts("postgres", bootstrapUser) {
+		fmt.Fprintf(h, "env %s %q\n", s.Name, s.SQL)
+	}
+	for _, s := range Prerequisites() {
+		fmt.Fprintf(h, "prereq %s %q\n", s.Name, s.SQL)
+	}
+	for _, k := range specKeys(specs) {
+		fmt.Fprintf(h, "template %d %t %q\n", k.dim, k.noOpenBrain, k.key)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// specKeys returns the distinct template keys of specs, sorted.
+func specKeys(specs []TemplateSpec) []templateKey {
+	var ks []templateKey
+	for _, s := range specs {
+		k := templateKey{dim: s.Dim, noOpenBrain: s.Base.NoOpenBrain, key: s.Base.Key}
+		if !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	slices.SortFunc(ks, func(a, b templateKey) int {
+		if a.dim != b.dim {
+			return a.dim - b.dim
+		}
+		if a.noOpenBrain != b.noOpenBrain {
+			if a.noOpenBrain {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	return ks
+}
+
+// cacheable reports whether every template of specs can be cached: a Base whose Prepare has no
+// Key cannot (what it runs is unknown).
+func cacheable(specs []TemplateSpec) bool {
+	for _, s := range specs {
+		if s.Base.Prepare != nil && s.Base.Key == "" {
+			return false
+		}
+		if s.Dim < 1 || s.Dim > 16000 {
+			return false
+		}
+	}
+	return true
+}
+
+// stamp writes a file's path, size, modification time and inode into h.
+func stamp(h hash.Hash, path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	var ino uint64
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		ino = sys.Ino
+	}
+	fmt.Fprintf(h, "file %s %d %d %d\n", path, st.Size(), st.ModTime().UnixNano(), ino)
+	return nil
+}
+
+// openCache finds the run's entry and, when it is complete and intact, copies its data directory
+// into the cluster's (handed to the cluster's user). Otherwise it returns holding the entry's
+// exclusive lock: the run builds the entry and calls save (or release).
+func openCache(ctx context.Context, c *cluster, specs []TemplateSpec, log io.Writer) (*cacheRun, error) {
+	root, err := CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, err
+	}
+	key, err := cacheKey(c, specs)
+	if err != nil {
+		return nil, fmt.Errorf("computing the cache key: %w", err)
+	}
+	cr := &cacheRun{dir: filepath.Join(root, key), key: key, specs: specs, log: log}
+	if cr.lock, err = os.OpenFile(cr.dir+".lock", os.O_CREATE|os.O_RDWR, 0o600); err != nil {
+		return nil, err
+	}
+	// Readers share the lock; a builder has it alone.
+	if err := flock(ctx, cr.lock, syscall.LOCK_SH); err != nil {
+		cr.lock.Close()
+		return nil, err
+	}
+	if err := cr.restore(c); err == nil {
+		return cr, cr.release()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(log, "scratch: the cache entry %s is unusable (%v): rebuilding it\n", cr.dir, err)
+	}
+	if err := flock(ctx, cr.lock, syscall.LOCK_EX); err != nil {
+		cr.lock.Close()
+		return nil, err
+	}
+	// Another run may have built it while this one waited.
+	if err := cr.restore(c); err == nil {
+		return cr, cr.release()
+	}
+	// Incomplete, corrupted or absent: this run builds it (an old one and what killed builders
+	// left go first).
+	if err := os.RemoveAll(cr.dir); err != nil {
+		cr.release()
+		return nil, err
+	}
+	stale, _ := filepath.Glob(cr.dir + ".tmp-*")
+	for _, d := range stale {
+		os.RemoveAll(d)
+	}
+	return cr, nil
+}
+
+// flock takes a lock on f, waiting for it until ctx ends.
+func flock(ctx context.Context, f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			return fmt.Errorf("locking %s: %w", f.Name(), err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// release lets go of the entry's lock.
+func (cr *cacheRun) release() error {
+	if cr.lock == nil {
+		return nil
+	}
+	err := cr.lock.Close() // closing the last descriptor releases the flock
+	cr.lock = nil
+	return err
+}
+
+// restore copies the entry into c's data directory, checking every file against the manifest,
+// and reads the entry's superuser password. An entry without a manifest is fs.ErrNotExist; on
+// any error the data directory is emptied again.
+func (cr *cacheRun) restore(c *cluster) (err error) {
+	b, err := os.ReadFile(filepath.Join(cr.dir, "manifest.json"))
+	if err != nil {
+		return err
+	}
+	var m manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("reading its manifest: %w", err)
+	}
+	if m.Format != cacheFormat || m.Key != cr.key || len(m.Templates) != len(specKeys(cr.specs)) {
+		return errors.New("its manifest is of another entry")
+	}
+	secret, err := os.ReadFile(filepath.Join(cr.dir, "secret"))
+	if err != nil {
+		return err
+	}
+	data := filepath.Join(c.dir, "data")
+	defer func() {
+		if err != nil {
+			emptyDir(data)
+		}
+	}()
+	uid, gid := -1, -1
+	if c.sb.cred != nil {
+		uid, gid = c.sb.ids()
+	}
+	for _, e := range m.Files {
+		if _, err := copyEntry(filepath.Join(cr.dir, "data", e.Path), filepath.Join(data, e.Path), e, uid, gid); err != nil {
+			return err
+		}
+	}
+	cr.hit, cr.secret = &m, strings.TrimSpace(string(secret))
+	return nil
+}
+
+// emptyDir removes what is in dir, leaving dir.
+func emptyDir(dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}
+
+// copyEntry copies one file or directory of an entry to dst and gives it to uid and gid (-1:
+// unchanged). A file is checked against e (its size and SHA-256) when e has a digest; its
+// digest is returned.
+func copyEntry(src, dst string, e manifestEntry, uid, gid int) (string, error) {
+	digest := ""
+	if e.Mode.IsDir() {
+		if err := os.Mkdir(dst, e.Mode.Perm()); err != nil {
+			return "", err
+		}
+	} else {
+		in, err := os.Open(src)
+		if err != nil {
+			return "", err
+		}
+		defer in.Close()
+		out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, e.Mode.Perm())
+		if err != nil {
+			return "", err
+		}
+		h := sha256.New()
+		n, err := io.Copy(io.MultiWriter(out, h), in)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", err
+		}
+		digest = hex.EncodeToString(h.Sum(nil))
+		if e.SHA256 != "" && (n != e.Size || digest != e.SHA256) {
+			return "", fmt.Errorf("%s does not match its manifest", e.Path)
+		}
+	}
+	if err := os.Chmod(dst, e.Mode.Perm()); err != nil { // the umask applied at creation
+		return "", err
+	}
+	if uid >= 0 {
+		return digest, os.Lchown(dst, uid, gid)
+	}
+	return digest, nil
+}
+
+// save copies the stopped cluster's data directory into a new entry, with the templates' names
+// and the superuser's password, and renames it into place; the manifest is written last. The
+// run holds the entry's exclusive lock (openCache).
+func (cr *cacheRun) save(c *cluster, version string, tpls []cachedTpl) error {
+	tmp := cr.dir + ".tmp-" + randomSuffix()
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp) // gone once renamed
+	src := filepath.Join(c.dir, "data")
+	m := manifest{Format: cacheFormat, Key: cr.key, Postgres: version, Templates: tpls}
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if rel == "." || rel == "postmaster.pid" || rel == "postmaster.opts" {
+			return nil
+		}
+		st, err := d.Info()
+		if err != nil {
+			return err
+		}
+		e := manifestEntry{Path: rel, Mode: st.Mode() & (fs.ModeDir | fs.ModePerm), Size: st.Size()}
+		if !st.Mode().IsDir() && !st.Mode().IsRegular() {
+			return fmt.Errorf("%s is neither a file nor a directory", rel)
+		}
+		if st.Mode().IsDir() {
+			e.Size = 0
+		}
+		m.Files = append(m.Files, e)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := os.Mkdir(filepath.Join(tmp, "data"), 0o700); err != nil {
+		return err
+	}
+	for i, e := range m.Files {
+		// The cluster is stopped: the copy is what the digest is of.
+		if m.Files[i].SHA256, err = copyEntry(filepath.Join(src, e.Path), filepath.Join(tmp, "data", e.Path), e, -1, -1); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "secret"), []byte(c.adminSecret+"\n"), 0o600); err != nil {
+		return err
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), b, 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, cr.dir); err != nil {
+		if exists(filepath.Join(cr.dir, "manifest.json")) {
+			return nil // another run saved it (its lock file was removed by cache clean meanwhile)
+		}
+		return err
+	}
+	evict(filepath.Dir(cr.dir), cr.dir)
+	return nil
+}
+
+// touch records that the entry was used (its lock file's time), for eviction.
+func (cr *cacheRun) touch() {
+	now := time.Now()
+	_ = os.Chtimes(cr.dir+".lock", now, now)
+}
+
+// evict removes the least recently used entries beyond maxCacheEntries, never keep, and none
+// another run holds a lock on.
+func evict(root, keep string) {
+	locks, _ := filepath.Glob(filepath.Join(root, "*.lock"))
+	if len(locks) <= maxCacheEntries {
+		return
+	}
+	type used struct {
+		lock string
+		at   time.Time
+	}
+	var all []used
+	for _, l := range locks {
+		if st, err := os.Stat(l); err == nil && strings.TrimSuffix(l, ".lock") != keep {
+			all = append(all, used{l, st.ModTime()})
+		}
+	}
+	slices.SortFunc(all, func(a, b used) int { return a.at.Compare(b.at) })
+	for _, u := range all[:max(0, len(locks)-maxCacheEntries)] {
+		_ = removeEntry(u.lock)
+	}
+}
+
+// removeEntry removes the entry of a lock file when no run uses it, and its temporary
+// directories; the lock file stays (a run may have it open).
+func removeEntry(lock string) error {
+	f, err := os.OpenFile(lock, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return fmt.Errorf("%s is in use", strings.TrimSuffix(lock, ".lock"))
+	}
+	dir := strings.TrimSuffix(lock, ".lock")
+	tmps, _ := filepath.Glob(dir + ".tmp-*")
+	for _, d := range append(tmps, dir) {
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CacheInfo describes the cache across runs.
+type CacheInfo struct {
+	Dir     string // where it is
+	Entries int    // complete entries
+	Bytes   int64  // its size on disk, everything in it counted
+}
+
+// ReadCacheInfo returns where the cache is, how many entries it holds and its size.
+func ReadCacheInfo() (CacheInfo, error) {
+	dir, err := CacheDir()
+	if err != nil {
+		return CacheInfo{}, fault.Env(err)
+	}
+	info := CacheInfo{Dir: dir}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.Name() == "manifest.json" {
+			info.Entries++
+		}
+		if st, err := d.Info(); err == nil && !d.IsDir() {
+			info.Bytes += st.Size()
+		}
+		return nil
+	})
+	if err != nil {
+		return info, fault.Env(fmt.Errorf("reading the cache %s: %w", dir, err))
+	}
+	return info, nil
+}
+
+// CleanCache removes every entry of the cache that no running ledgercheck uses, and returns how
+// many it removed; an entry in use is an error once the others are removed.
+func CleanCache() (int, error) {
+	dir, err := CacheDir()
+	if err != nil {
+		return 0, fault.Env(err)
+	}
+	locks, _ := filepath.Glob(filepath.Join(dir, "*.lock"))
+	n := 0
+	var errs []error
+	for _, l := range locks {
+		had := exists(strings.TrimSuffix(l, ".lock") + "/manifest.json")
+		if err := removeEntry(l); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		os.Remove(l)
+		if had {
+			n++
+		}
+	}
+	if len(errs) > 0 {
+		return n, fault.Env(fmt.Errorf("cleaning the cache: %w", errors.Join(errs...)))
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) == 0 {
+		os.Remove(dir)
+	}
+	return n, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// startEmbedded starts the embedded cluster: a copy of the cache's entry when Options.Cache
+// and the cache has it; else a new one (initdb), which, with Options.Cache, builds the
+// templates and is saved as the entry before Start returns.
+func (s *Server) startEmbedded(ctx context.Context, bin string) error {
+	cl, err := newCluster(bin, s.opts)
+	if cl != nil {
+		s.cl = cl
+	}
+	if err != nil {
+		return err
+	}
+	s.adminRole, s.major, s.installRole = bootstrapUser, cl.major, "postgres"
+	t0 := time.Now()
+	var cr *cacheRun
+	if s.opts.Cache && cacheable(s.opts.Templates) {
+		if cr, err = openCache(ctx, cl, s.opts.Templates, s.opts.Log); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fmt.Fprintf(s.opts.Log, "scratch: not using the cache: %v\n", err)
+			cr = nil
+		}
+	}
+	if cr != nil && cr.hit != nil {
+		return s.startFromCache(ctx, cr, time.Since(t0))
+	}
+	if cr != nil {
+		defer cr.release()
+	}
+	if err := cl.initdb(ctx); err != nil {
+		return err
+	}
+	if err := cl.start(ctx); err != nil {
+		return err
+	}
+	s.admin = cl.adminConfig()
+	if err := s.setUp(ctx); err != nil {
+		return err
+	}
+	if cr == nil {
+		return nil
+	}
+	return s.saveToCache(ctx, cr)
+}
+
+// saveToCache builds the templates of the run's entry in the new cluster (before any other SQL
+// runs in it), stops the cluster cleanly, saves its data directory as the entry and starts it
+// again. A template that does not build (a prerequisite file that fails) is not cached: the run
+// reports it as without the cache.
+func (s *Server) saveToCache(ctx context.Context, cr *cacheRun) error {
+	t0 := time.Now()
+	var tpls []cachedTpl
+	for _, k := range specKeys(cr.specs) {
+		i := slices.IndexFunc(cr.specs, func(sp TemplateSpec) bool {
+			return sp.Dim == k.dim && sp.Base.NoOpenBrain == k.noOpenBrain && sp.Base.Key == k.key
+		})
+		name, err := s.template(ctx, k.dim, cr.specs[i].Base)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fmt.Fprintf(s.opts.Log, "scratch: nothing cached: the template for dimension %d does not build\n", k.dim)
+			return nil
+		}
+		tpls = append(tpls, cachedTpl{Dim: k.dim, NoOpenBrain: k.noOpenBrain, Key: k.key, Name: name})
+	}
+	built := time.Now()
+	if err := s.cl.shutdown(); err != nil {
+		return fault.Env(fmt.Errorf("stopping the scratch cluster to cache it: %w", err))
+	}
+	stopped := time.Now()
+	if err := cr.save(s.cl, s.Version(), tpls); err != nil {
+		fmt.Fprintf(s.opts.Log, "scratch: nothing cached: %v\n", err)
+	} else {
+		cr.touch()
+		cr.release()
+		fmt.Fprintf(s.opts.Log, "scratch: cluster and %d templates cached in %s (templates %s, stop %s, copy %s)\n", len(tpls), cr.dir,
+			built.Sub(t0).Round(time.Millisecond), stopped.Sub(built).Round(time.Millisecond), time.Since(stopped).Round(time.Millisecond))
+	}
+	if err := s.cl.start(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+// startFromCache starts the cluster copied from the cache, replaces the passwords of the
+// superuser and the install role with the run's own before anything else connects, and takes
+// the entry's templates as the run's (renamed after the run).
+func (s *Server) startFromCache(ctx context.Context, cr *cacheRun, copied time.Duration) error {
+	t0 := time.Now()
+	cl := s.cl
+	fresh := cl.adminSecret
+	cl.adminSecret = cr.secret
+	if err := cl.start(ctx); err != nil {
+		return err
+	}
+	var sql strings.Builder
+	fmt.Fprintf(&sql, "ALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\n",
+		ident(bootstrapUser), quoteLiteral(fresh), ident(s.installRole), quoteLiteral(s.installPass))
+	for _, k := range specKeys(cr.specs) {
+		i := slices.IndexFunc(cr.hit.Templates, func(t cachedTpl) bool {
+			return t.Dim == k.dim && t.NoOpenBrain == k.noOpenBrain && t.Key == k.key
+		})
+		if i < 0 {
+			return fault.Env(fmt.Errorf("the cache entry %s has no template for dimension %d: run `ledgercheck cache clean`", cr.dir, k.dim))
+		}
+		t := &template{label: k.label(len(s.templates) + 1)}
+		t.name = fmt.Sprintf("%s%s_%s", NamePrefix, s.runID, t.label)
+		t.once.Do(func() {})
+		s.templates[k] = t
+		fmt.Fprintf(&sql, "ALTER DATABASE %s RENAME TO %s;\n", ident(cr.hit.Templates[i].Name), ident(t.name))
+	}
+	if err := s.adminExec(ctx, cl.adminConfig(), sql.String()); err != nil {
+		return err
+	}
+	cl.adminSecret = fresh
+	s.admin = cl.adminConfig()
+	if err := s.checkVector(ctx); err != nil {
+		return err
+	}
+	if err := s.checkGuard(ctx); err != nil {
+		return err
+	}
+	cr.touch()
+	fmt.Fprintf(s.opts.Log, "scratch: cluster and %d templates copied from the cache %s in %s, started in %s\n", len(cr.hit.Templates), cr.dir, copied.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// adminExec runs sql (statements of ledgercheck's own) as the superuser of cfg.
+func (s *Server) adminExec(ctx context.Context, cfg *pgx.ConnConfig, sql string) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		return fault.Env(fmt.Errorf("taking over the cached cluster: %s", serverMessage(err)))
+	}
+	return nil
+}
