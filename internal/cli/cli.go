@@ -67,6 +67,7 @@ var commands = []func(*globals) *cobra.Command{
 	newSnapshotCmd,
 	newEnvCmd,
 	newCleanupCmd,
+	newCacheCmd,
 	newExplainCmd,
 	newVersionCmd,
 }
