@@ -69,7 +69,7 @@ func IsolateCache() func() {
 	if os.Getenv(scratch.CacheDirEnv) != "" {
 		return func() {}
 	}
-	dir, err := os.MkdirTemp("", "ledgercheck-test-cache-")
+	dir, err := os.MkdirTemp("", "lc-test-cache-")
 	if err != nil {
 		return func() {}
 	}
