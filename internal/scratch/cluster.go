@@ -55,6 +55,9 @@ type cluster struct {
 	exited      chan struct{}
 	waitErr     error
 	log         *ringLog // the postmaster's stderr, the last part of it
+	// cpu is the CPU time the server's processes used, counted when each postmaster stops
+	// (bubblewrap's init does not pass its children's times on to getrusage).
+	cpu time.Duration
 }
 
 // startCluster runs initdb and starts a postmaster listening only on a unix socket in a new
@@ -164,21 +167,65 @@ func (c *cluster) start(ctx context.Context) error {
 	return c.waitReady(ctx)
 }
 
-// shutdown stops the postmaster cleanly (a fast shutdown: SIGINT), so that its data directory
-// can be copied as it is, and waits for the sandbox to end. The directory stays.
-func (c *cluster) shutdown() error {
+// postmaster returns the host PID of the postmaster (the only child of the sandbox's init), or
+// 0 when there is none.
+func (c *cluster) postmaster() int {
+	if c.initPID <= 0 {
+		return 0
+	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", c.initPID, c.initPID))
 	if err != nil {
-		return fmt.Errorf("finding the postmaster in sandbox %d: %w", c.initPID, err)
+		return 0
 	}
 	f := strings.Fields(string(b))
 	if len(f) != 1 {
-		return fmt.Errorf("finding the postmaster in sandbox %d: %d processes", c.initPID, len(f))
+		return 0
 	}
-	pm, err := strconv.Atoi(f[0])
-	if err != nil {
-		return fmt.Errorf("finding the postmaster in sandbox %d: %w", c.initPID, err)
+	pm, _ := strconv.Atoi(f[0])
+	return pm
+}
+
+// treeCPU returns the CPU time process pid and its descendants used so far: for each, its own
+// time and that of the children it reaped (/proc/PID/stat utime, stime, cutime, cstime).
+func treeCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
 	}
+	var ticks int64
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err == nil {
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 {
+			f := strings.Fields(string(b[i+1:]))
+			// Fields after the command: state is f[0]; utime, stime, cutime, cstime are
+			// fields 14 to 17 of stat(5), f[11] to f[14].
+			for _, x := range f[11:min(15, len(f))] {
+				n, _ := strconv.ParseInt(x, 10, 64)
+				ticks += n
+			}
+		}
+	}
+	d := time.Duration(ticks) * time.Second / clockTicks
+	kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	for _, k := range strings.Fields(string(kids)) {
+		if n, err := strconv.Atoi(k); err == nil {
+			d += treeCPU(n)
+		}
+	}
+	return d
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's times: 100 on every Linux architecture Go
+// supports.
+const clockTicks = 100
+
+// shutdown stops the postmaster cleanly (a fast shutdown: SIGINT), so that its data directory
+// can be copied as it is, and waits for the sandbox to end. The directory stays.
+func (c *cluster) shutdown() error {
+	pm := c.postmaster()
+	if pm <= 0 {
+		return fmt.Errorf("no postmaster in sandbox %d", c.initPID)
+	}
+	c.cpu += treeCPU(c.initPID)
 	if err := syscall.Kill(pm, syscall.SIGINT); err != nil {
 		return fmt.Errorf("stopping the postmaster: %w", err)
 	}
@@ -203,6 +250,9 @@ func (c *cluster) initdb(ctx context.Context) error {
 	}
 	defer remove()
 	cmd := c.sb.command(filepath.Join(c.binDir, "initdb"), append([]string{"-D", innerDir + "/data", "--pwfile=" + pwfile}, initdbSettings...)...)
+	// initdb is the sandbox's init: bwrap then reaps it itself, and its CPU time (and that of
+	// the postgres --boot processes it runs) counts in ledgercheck's children's.
+	cmd.Args = append(cmd.Args[:1], append([]string{"--as-pid-1"}, cmd.Args[1:]...)...)
 	out := newRingLog(16 << 10)
 	cmd.Stdout, cmd.Stderr = out, out
 	// initdb dies with ledgercheck like the server does: run from a thread that lives until it
@@ -342,14 +392,35 @@ func (c *cluster) dead() bool {
 func (c *cluster) stop() error {
 	var errs []error
 	if c.cmd != nil && c.cmd.Process != nil {
-		if c.initPID > 0 {
-			_ = syscall.Kill(c.initPID, syscall.SIGKILL)
+		// An immediate shutdown (SIGQUIT to the postmaster) ends the backends, and the
+		// postmaster, the sandbox's init and bwrap each reap their children: the server's CPU
+		// time then counts in ledgercheck's children's (getrusage), as a run's cost should. A
+		// SIGKILL of the sandbox's init follows if the server has not ended within a second,
+		// and of bwrap if that does not end it.
+		c.cpu += treeCPU(c.initPID)
+		if pm := c.postmaster(); pm > 0 {
+			_ = syscall.Kill(pm, syscall.SIGQUIT)
 		}
-		_ = c.cmd.Process.Signal(syscall.SIGKILL)
+		wait := 0 * time.Second
+		if c.initPID > 0 {
+			wait = time.Second
+		}
 		select {
 		case <-c.exited:
-		case <-time.After(10 * time.Second):
-			errs = append(errs, fmt.Errorf("the scratch cluster's sandbox (pid %d) did not stop", c.cmd.Process.Pid))
+		case <-time.After(wait):
+			if c.initPID > 0 {
+				_ = syscall.Kill(c.initPID, syscall.SIGKILL)
+			}
+			select {
+			case <-c.exited:
+			case <-time.After(time.Second):
+				_ = c.cmd.Process.Signal(syscall.SIGKILL)
+			}
+			select {
+			case <-c.exited:
+			case <-time.After(10 * time.Second):
+				errs = append(errs, fmt.Errorf("the scratch cluster's sandbox (pid %d) did not stop", c.cmd.Process.Pid))
+			}
 		}
 		if c.initPID > 0 && !waitGone(c.initPID, 10*time.Second) {
 			errs = append(errs, fmt.Errorf("the scratch cluster's processes (sandbox pid %d) did not stop", c.initPID))

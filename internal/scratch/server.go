@@ -488,7 +488,9 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	if s.cl != nil {
 		// The whole cluster goes; no need to drop its databases one by one.
-		return s.cl.stop()
+		err := s.cl.stop()
+		fmt.Fprintf(s.opts.Log, "scratch: the embedded server's processes used %s of CPU\n", s.cl.cpu.Round(time.Millisecond))
+		return err
 	}
 	if s.admin == nil || s.anchor == nil {
 		return nil // never connected
