@@ -41,7 +41,9 @@ lint: vet
 	$(GO) mod tidy -diff
 	$(GO) run $(STATICCHECK) ./...
 
-# The whole gate cold and warm, per phase, beside pg_dump --schema-only + diff (bench/gate.sh).
+# The gate beside a bare cluster boot, alternating: check --no-cache and check with the cache warm,
+# medians and ranges of wall and CPU time, ratios, per phase (internal/cmd/bench); then pg_dump
+# --schema-only + diff, the plain alternative (bench/gate.sh). RUNS=N rounds (default 5).
 bench: setup build
 	@bash bench/gate.sh $(RUNS)
 
