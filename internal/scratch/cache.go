@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -43,15 +44,17 @@ import (
 //
 // Four runs may start at once: an entry is built under an exclusive flock on its lock file (the
 // others wait for it, then copy), into a temporary directory renamed into place once complete;
-// its manifest, with the SHA-256 of every file, is written last. A copy checks every digest as
-// it reads, so an entry that is half written or corrupted is detected, removed and rebuilt.
+// its manifest, with the size and CRC-32C of every file, is written last. A copy checks every
+// file as it reads it, so an entry that is half written or corrupted is detected, removed and
+// rebuilt. (CRC-32C, which the CPU computes, rather than SHA-256, which took half the copy's
+// time: the digests detect accidents; whoever could forge an entry could write its manifest.)
 
 // CacheDirEnv names the environment variable that moves the cache (default: the user's cache
 // directory, os.UserCacheDir()/ledgercheck).
 const CacheDirEnv = "LEDGERCHECK_CACHE_DIR"
 
 // cacheFormat changes whenever the layout of an entry, or what goes into one, does.
-const cacheFormat = 1
+const cacheFormat = 2
 
 // maxCacheEntries is how many entries the cache keeps: when a run adds one beyond it, the
 // entries least recently used go (another ledgercheck binary or configuration each has its own).
@@ -98,8 +101,10 @@ type manifestEntry struct {
 	Path   string      `json:"path"` // relative to data/
 	Mode   fs.FileMode `json:"mode"`
 	Size   int64       `json:"size"`
-	SHA256 string      `json:"sha256,omitempty"`
+	CRC32C string      `json:"crc32c,omitempty"`
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // cacheRun is one run's use of one cache entry.
 type cacheRun struct {
@@ -346,7 +351,7 @@ func emptyDir(dir string) {
 }
 
 // copyEntry copies one file or directory of an entry to dst and gives it to uid and gid (-1:
-// unchanged). A file is checked against e (its size and SHA-256) when e has a digest; its
+// unchanged). A file is checked against e (its size and CRC-32C) when e has a digest; its
 // digest is returned.
 func copyEntry(src, dst string, e manifestEntry, uid, gid int) (string, error) {
 	digest := ""
@@ -364,7 +369,7 @@ func copyEntry(src, dst string, e manifestEntry, uid, gid int) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		h := sha256.New()
+		h := crc32.New(castagnoli)
 		n, err := io.Copy(io.MultiWriter(out, h), in)
 		if cerr := out.Close(); err == nil {
 			err = cerr
@@ -373,7 +378,7 @@ func copyEntry(src, dst string, e manifestEntry, uid, gid int) (string, error) {
 			return "", err
 		}
 		digest = hex.EncodeToString(h.Sum(nil))
-		if e.SHA256 != "" && (n != e.Size || digest != e.SHA256) {
+		if e.CRC32C != "" && (n != e.Size || digest != e.CRC32C) {
 			return "", fmt.Errorf("%s does not match its manifest", e.Path)
 		}
 	}
@@ -397,12 +402,13 @@ func (cr *cacheRun) save(c *cluster, version string, tpls []cachedTpl) error {
 	defer os.RemoveAll(tmp) // gone once renamed
 	src := filepath.Join(c.dir, "data")
 	m := manifest{Format: cacheFormat, Key: cr.key, Postgres: version, Templates: tpls}
+	spare := spareWAL(filepath.Join(src, "pg_wal"))
 	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(src, path)
-		if rel == "." || rel == "postmaster.pid" || rel == "postmaster.opts" {
+		if rel == "." || rel == "postmaster.pid" || rel == "postmaster.opts" || spare[rel] {
 			return nil
 		}
 		st, err := d.Info()
@@ -427,7 +433,7 @@ func (cr *cacheRun) save(c *cluster, version string, tpls []cachedTpl) error {
 	}
 	for i, e := range m.Files {
 		// The cluster is stopped: the copy is what the digest is of.
-		if m.Files[i].SHA256, err = copyEntry(filepath.Join(src, e.Path), filepath.Join(tmp, "data", e.Path), e, -1, -1); err != nil {
+		if m.Files[i].CRC32C, err = copyEntry(filepath.Join(src, e.Path), filepath.Join(tmp, "data", e.Path), e, -1, -1); err != nil {
 			return err
 		}
 	}
@@ -449,6 +455,31 @@ func (cr *cacheRun) save(c *cluster, version string, tpls []cachedTpl) error {
 	}
 	evict(filepath.Dir(cr.dir), cr.dir)
 	return nil
+}
+
+// spareWAL returns the WAL segments of a cleanly stopped cluster that need not be copied (paths
+// relative to the data directory): all but the two lowest-numbered. A checkpoint removes or
+// recycles, under a later name, every segment before its redo point's, and a shutdown
+// checkpoint's redo point is its own record: so the lowest segment holds it, and the next one
+// its end, should it cross a segment boundary. The others are empty segments kept for reuse,
+// which the server makes again as it needs them.
+func spareWAL(dir string) map[string]bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var segs []string
+	for _, e := range ents {
+		if len(e.Name()) == 24 && strings.Trim(e.Name(), "0123456789ABCDEF") == "" && e.Type().IsRegular() {
+			segs = append(segs, e.Name())
+		}
+	}
+	slices.Sort(segs)
+	spare := map[string]bool{}
+	for _, s := range segs[min(2, len(segs)):] {
+		spare[filepath.Join("pg_wal", s)] = true
+	}
+	return spare
 }
 
 // touch records that the entry was used (its lock file's time), for eviction.

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -292,6 +293,13 @@ func bwrapMessage(err error, out *ringLog) string {
 	}
 	if len(lines) == 0 {
 		return err.Error()
+	}
+	// The cause may come before the last lines (a FATAL error, then a PANIC while aborting).
+	for _, l := range out.Tail(20) {
+		if strings.Contains(l, "FATAL:") && !slices.Contains(lines, l) {
+			lines = append([]string{l}, lines...)
+			break
+		}
 	}
 	return strings.Join(lines, " / ")
 }
