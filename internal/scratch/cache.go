@@ -255,6 +255,9 @@ func openCache(ctx context.Context, c *cluster, specs []TemplateSpec, log io.Wri
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(log, "scratch: the cache entry %s is unusable (%v): rebuilding it\n", cr.dir, err)
 	}
+	// Readers wait for a builder, so four runs that start at once build the entry once. (The
+	// shared lock is released first: flock would drop it anyway, not upgrade it atomically.)
+	_ = syscall.Flock(int(cr.lock.Fd()), syscall.LOCK_UN)
 	if err := flock(ctx, cr.lock, syscall.LOCK_EX); err != nil {
 		cr.lock.Close()
 		return nil, err
@@ -492,22 +495,25 @@ func (cr *cacheRun) touch() {
 // another run holds a lock on.
 func evict(root, keep string) {
 	locks, _ := filepath.Glob(filepath.Join(root, "*.lock"))
-	if len(locks) <= maxCacheEntries {
-		return
-	}
 	type used struct {
 		lock string
 		at   time.Time
 	}
 	var all []used
 	for _, l := range locks {
-		if st, err := os.Stat(l); err == nil && strings.TrimSuffix(l, ".lock") != keep {
+		dir := strings.TrimSuffix(l, ".lock")
+		if st, err := os.Stat(l); err == nil && dir != keep && exists(dir) {
 			all = append(all, used{l, st.ModTime()})
 		}
 	}
+	if len(all) < maxCacheEntries {
+		return
+	}
 	slices.SortFunc(all, func(a, b used) int { return a.at.Compare(b.at) })
-	for _, u := range all[:max(0, len(locks)-maxCacheEntries)] {
-		_ = removeEntry(u.lock)
+	for _, u := range all[:len(all)+1-maxCacheEntries] {
+		if removeEntry(u.lock) == nil {
+			os.Remove(u.lock)
+		}
 	}
 }
 
@@ -553,7 +559,7 @@ func ReadCacheInfo() (CacheInfo, error) {
 			}
 			return err
 		}
-		if d.Name() == "manifest.json" {
+		if d.Name() == "manifest.json" && filepath.Dir(filepath.Dir(path)) == dir {
 			info.Entries++
 		}
 		if st, err := d.Info(); err == nil && !d.IsDir() {
@@ -626,7 +632,20 @@ func (s *Server) startEmbedded(ctx context.Context, bin string) error {
 		}
 	}
 	if cr != nil && cr.hit != nil {
-		return s.startFromCache(ctx, cr, time.Since(t0))
+		err := s.startFromCache(ctx, cr, time.Since(t0))
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		// An entry its key did not tell apart (a library the server loads changed, say): it
+		// goes, and this run starts from scratch.
+		fmt.Fprintf(s.opts.Log, "scratch: the cached cluster %s did not start (%v): removing it\n", cr.dir, err)
+		_ = removeEntry(cr.dir + ".lock")
+		cl.stop()
+		s.cl, s.templates = nil, map[templateKey]*template{}
+		opts := s.opts
+		opts.Cache = false
+		s.opts = opts
+		return s.startEmbedded(ctx, bin)
 	}
 	if cr != nil {
 		defer cr.release()

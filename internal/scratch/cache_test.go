@@ -169,6 +169,23 @@ func TestCacheCorruptedOrHalfWrittenEntryIsRebuilt(t *testing.T) {
 		t.Errorf("the rebuilt entry is not used:\n%s", log)
 	}
 	closeGone(t, srv)
+
+	// An entry that copies but does not start (here: its password is not the cluster's) goes,
+	// and the run starts from scratch.
+	if err := os.WriteFile(filepath.Join(entry, "secret"), []byte("not-the-password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv, log = cachedStart(t)
+	if !strings.Contains(log, "did not start") {
+		t.Errorf("a cached cluster that does not start is not reported:\n%s", log)
+	}
+	if _, err := srv.NewDatabase(context.Background(), 1536); err != nil {
+		t.Errorf("after the fallback: %v", err)
+	}
+	closeGone(t, srv)
+	if _, err := os.Stat(filepath.Join(entry, "manifest.json")); err == nil {
+		t.Error("the entry that did not start is still there")
+	}
 }
 
 func TestCacheFourColdRunsAtOnce(t *testing.T) {

@@ -13,14 +13,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"ledgercheck/internal/fault"
 )
@@ -360,6 +361,10 @@ func (c *cluster) waitReady(ctx context.Context) error {
 		if err == nil {
 			conn.Close(ctx)
 			return nil
+		}
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "28P01" { // up, but the password is not the one
+			return fault.Env(fmt.Errorf("connecting to the scratch cluster: %s", serverMessage(err)))
 		}
 		select {
 		case <-c.exited:
