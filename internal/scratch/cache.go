@@ -125,20 +125,33 @@ type cacheRun struct {
 func cacheKey(c *cluster, specs []TemplateSpec) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "format %d\n", cacheFormat)
+	// A build of a committed revision is that revision; any other (a modified tree, a test
+	// binary) is its executable file.
+	revision := ""
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		fmt.Fprintf(h, "build %s %s\n", bi.Main.Path, bi.Main.Version)
+		modified := true
 		for _, s := range bi.Settings {
-			if strings.HasPrefix(s.Key, "vcs.") {
-				fmt.Fprintf(h, "%s=%s\n", s.Key, s.Value)
+			switch s.Key {
+			case "vcs.revision":
+				revision = s.Value
+			case "vcs.modified":
+				modified = s.Value != "false"
 			}
 		}
+		if modified {
+			revision = ""
+		}
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	if err := stamp(h, exe); err != nil {
-		return "", err
+	fmt.Fprintf(h, "revision %q\n", revision)
+	if revision == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", err
+		}
+		if err := stamp(h, exe); err != nil {
+			return "", err
+		}
 	}
 	real, err := filepath.EvalSymlinks(c.binDir)
 	if err != nil {
