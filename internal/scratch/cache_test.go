@@ -136,8 +136,8 @@ func TestCacheCorruptedOrHalfWrittenEntryIsRebuilt(t *testing.T) {
 	}
 	entry := dirs[0]
 
-	// One byte of a catalog file changed.
-	victim := filepath.Join(entry, "data", "global", "pg_control")
+	// One byte of the entry's files changed.
+	victim := filepath.Join(entry, "data.bin")
 	b, err := os.ReadFile(victim)
 	if err != nil {
 		t.Fatal(err)
@@ -152,8 +152,18 @@ func TestCacheCorruptedOrHalfWrittenEntryIsRebuilt(t *testing.T) {
 	}
 	closeGone(t, srv)
 	if got, _ := os.ReadFile(victim); bytes.Equal(got, b) {
-		t.Error("the corrupted file is still in the entry")
+		t.Error("the corrupted data is still in the entry")
 	}
+
+	// A data file cut short.
+	if err := os.Truncate(victim, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	srv, log = cachedStart(t)
+	if !strings.Contains(log, "not as long as its manifest") || !strings.Contains(log, "cached in") {
+		t.Errorf("a truncated entry is not detected and rebuilt:\n%s", log)
+	}
+	closeGone(t, srv)
 
 	// An entry whose manifest was never written (a builder killed before it) is rebuilt.
 	if err := os.Remove(filepath.Join(entry, "manifest.json")); err != nil {
