@@ -1,7 +1,7 @@
 package scratch
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -116,6 +116,7 @@ type cacheRun struct {
 	log    io.Writer
 	hit    *manifest // the entry copied into the run's cluster, or nil (the run builds it)
 	secret string    // the entry's superuser password, when hit
+	keep   bool      // the lock passed on to the goroutine that writes the entry
 }
 
 // cacheKey digests everything an entry depends on: the cache's format, ledgercheck's build (its
@@ -421,18 +422,13 @@ func writeEntry(dst string, e manifestEntry, r io.Reader, buf []byte, uid, gid i
 	return digest, nil
 }
 
-// save copies the stopped cluster's data directory into a new entry, with the templates' names
-// and the superuser's password, and renames it into place; the manifest is written last. The
-// run holds the entry's exclusive lock (openCache).
-func (cr *cacheRun) save(c *cluster, version string, tpls []cachedTpl) error {
-	tmp := cr.dir + ".tmp-" + randomSuffix()
-	if err := os.Mkdir(tmp, 0o700); err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp) // gone once renamed
+// pack reads the stopped cluster's data directory into an entry's manifest and data file
+// contents (about 40 MB, in memory until write has written them).
+func (cr *cacheRun) pack(c *cluster, version string, tpls []cachedTpl) (*manifest, []byte, error) {
 	src := filepath.Join(c.dir, "data")
-	m := manifest{Format: cacheFormat, Key: cr.key, Postgres: version, Templates: tpls}
+	m := &manifest{Format: cacheFormat, Key: cr.key, Postgres: version, Templates: tpls}
 	spare := spareWAL(filepath.Join(src, "pg_wal"))
+	var data bytes.Buffer
 	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -445,52 +441,47 @@ func (cr *cacheRun) save(c *cluster, version string, tpls []cachedTpl) error {
 		if err != nil {
 			return err
 		}
-		e := manifestEntry{Path: rel, Mode: st.Mode() & (fs.ModeDir | fs.ModePerm), Size: st.Size()}
-		if !st.Mode().IsDir() && !st.Mode().IsRegular() {
+		e := manifestEntry{Path: rel, Mode: st.Mode() & (fs.ModeDir | fs.ModePerm)}
+		switch {
+		case st.Mode().IsDir():
+		case st.Mode().IsRegular():
+			// The cluster is stopped: what is copied is what the digest is of.
+			in, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			h := crc32.New(castagnoli)
+			e.Size, err = io.Copy(io.MultiWriter(&data, h), in)
+			in.Close()
+			if err != nil {
+				return err
+			}
+			e.CRC32C = hex.EncodeToString(h.Sum(nil))
+		default:
 			return fmt.Errorf("%s is neither a file nor a directory", rel)
-		}
-		if st.Mode().IsDir() {
-			e.Size = 0
 		}
 		m.Files = append(m.Files, e)
 		return nil
 	})
 	if err != nil {
+		return nil, nil, err
+	}
+	return m, data.Bytes(), nil
+}
+
+// write writes a packed entry into a temporary directory, the manifest last, with the
+// superuser's password, and renames it into place. The run holds the entry's exclusive lock
+// (openCache).
+func (cr *cacheRun) write(m *manifest, data []byte, secret string) error {
+	tmp := cr.dir + ".tmp-" + randomSuffix()
+	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return err
 	}
-	out, err := os.OpenFile(filepath.Join(tmp, dataFile), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
+	defer os.RemoveAll(tmp) // gone once renamed
+	if err := os.WriteFile(filepath.Join(tmp, dataFile), data, 0o600); err != nil {
 		return err
 	}
-	defer out.Close()
-	w := bufio.NewWriterSize(out, 1<<20)
-	for i, e := range m.Files {
-		if e.Mode.IsDir() {
-			continue
-		}
-		// The cluster is stopped: what is copied is what the digest is of.
-		in, err := os.Open(filepath.Join(src, e.Path))
-		if err != nil {
-			return err
-		}
-		h := crc32.New(castagnoli)
-		n, err := io.Copy(io.MultiWriter(w, h), in)
-		in.Close()
-		if err != nil {
-			return err
-		}
-		if n != e.Size {
-			return fmt.Errorf("%s changed while it was copied", e.Path)
-		}
-		m.Files[i].CRC32C = hex.EncodeToString(h.Sum(nil))
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, "secret"), []byte(c.adminSecret+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "secret"), []byte(secret+"\n"), 0o600); err != nil {
 		return err
 	}
 	b, err := json.Marshal(m)
@@ -698,7 +689,11 @@ func (s *Server) startEmbedded(ctx context.Context, bin string) error {
 		return s.startEmbedded(ctx, bin)
 	}
 	if cr != nil {
-		defer cr.release()
+		defer func() {
+			if !cr.keep {
+				cr.release()
+			}
+		}()
 	}
 	if err := cl.initdb(ctx); err != nil {
 		return err
@@ -741,18 +736,33 @@ func (s *Server) saveToCache(ctx context.Context, cr *cacheRun) error {
 	if err := s.cl.shutdown(); err != nil {
 		return fault.Env(fmt.Errorf("stopping the scratch cluster to cache it: %w", err))
 	}
-	stopped := time.Now()
-	if err := cr.save(s.cl, s.Version(), tpls); err != nil {
+	m, data, err := cr.pack(s.cl, s.Version(), tpls)
+	if err != nil {
 		fmt.Fprintf(s.opts.Log, "scratch: nothing cached: %v\n", err)
-	} else {
-		cr.touch()
-		cr.release()
-		fmt.Fprintf(s.opts.Log, "scratch: cluster and %d templates cached in %s (templates %s, stop %s, copy %s)\n", len(tpls), cr.dir,
-			built.Sub(t0).Round(time.Millisecond), stopped.Sub(built).Round(time.Millisecond), time.Since(stopped).Round(time.Millisecond))
 	}
+	packed := time.Now()
 	if err := s.cl.start(ctx); err != nil {
 		return err
 	}
+	if m == nil {
+		return nil
+	}
+	// Written while the run goes on; other runs wait for the lock, and Close for the write.
+	secret := s.cl.adminSecret
+	s.saving = make(chan struct{})
+	cr.keep = true
+	go func() {
+		defer close(s.saving)
+		defer cr.release()
+		w0 := time.Now()
+		if err := cr.write(m, data, secret); err != nil {
+			fmt.Fprintf(s.opts.Log, "scratch: nothing cached: %v\n", err)
+			return
+		}
+		cr.touch()
+		fmt.Fprintf(s.opts.Log, "scratch: cluster and %d templates cached in %s (templates %s, stop and read %s, written in %s beside the run)\n", len(tpls), cr.dir,
+			built.Sub(t0).Round(time.Millisecond), packed.Sub(built).Round(time.Millisecond), time.Since(w0).Round(time.Millisecond))
+	}()
 	return nil
 }
 

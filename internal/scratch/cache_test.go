@@ -16,16 +16,17 @@ import (
 )
 
 // cachedStart starts an embedded cluster with the cache on and one template (1536, the Open
-// Brain prerequisites), returning it and what it logged.
-func cachedStart(t *testing.T) (*scratch.Server, string) {
+// Brain prerequisites), returning it and its log (complete once it is closed: a new entry is
+// written while the run goes on).
+func cachedStart(t *testing.T) (*scratch.Server, *syncBuffer) {
 	t.Helper()
-	var log syncBuffer
-	srv, err := scratch.Start(context.Background(), scratch.Options{Cache: true, Log: &log,
+	log := &syncBuffer{}
+	srv, err := scratch.Start(context.Background(), scratch.Options{Cache: true, Log: log,
 		Templates: []scratch.TemplateSpec{{Dim: 1536}}})
 	if err != nil {
 		t.Fatalf("Start: %v\n%s", err, log.String())
 	}
-	return srv, log.String()
+	return srv, log
 }
 
 // closeGone closes srv and fails the test unless its processes and its directory are gone.
@@ -68,10 +69,10 @@ func TestCacheReusedWithFreshSecretsAndNothingAMigrationWrote(t *testing.T) {
 	ctx := context.Background()
 
 	srv, log := cachedStart(t)
-	if !strings.Contains(log, "cached in") {
-		t.Errorf("a cold start does not save the entry:\n%s", log)
-	}
 	closeGone(t, srv)
+	if !strings.Contains(log.String(), "cached in") {
+		t.Errorf("a cold start does not save the entry:\n%s", log.String())
+	}
 	dirs, other := entries(t, root)
 	if len(dirs) != 1 || len(other) != 0 {
 		t.Fatalf("cache holds %v and %v, want one entry", dirs, other)
@@ -89,8 +90,8 @@ func TestCacheReusedWithFreshSecretsAndNothingAMigrationWrote(t *testing.T) {
 
 	srv, log = cachedStart(t)
 	defer closeGone(t, srv)
-	if !strings.Contains(log, "copied from the cache") {
-		t.Fatalf("a warm start does not copy the entry:\n%s", log)
+	if !strings.Contains(log.String(), "copied from the cache") {
+		t.Fatalf("a warm start does not copy the entry:\n%s", log.String())
 	}
 	// The entry's superuser password no longer opens the run's cluster.
 	cfg := srv.AdminConfig()
@@ -147,10 +148,10 @@ func TestCacheCorruptedOrHalfWrittenEntryIsRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, log := cachedStart(t)
-	if !strings.Contains(log, "unusable") || !strings.Contains(log, "cached in") {
-		t.Errorf("a corrupted entry is not detected and rebuilt:\n%s", log)
-	}
 	closeGone(t, srv)
+	if !strings.Contains(log.String(), "unusable") || !strings.Contains(log.String(), "cached in") {
+		t.Errorf("a corrupted entry is not detected and rebuilt:\n%s", log.String())
+	}
 	if got, _ := os.ReadFile(victim); bytes.Equal(got, b) {
 		t.Error("the corrupted data is still in the entry")
 	}
@@ -160,23 +161,23 @@ func TestCacheCorruptedOrHalfWrittenEntryIsRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, log = cachedStart(t)
-	if !strings.Contains(log, "not as long as its manifest") || !strings.Contains(log, "cached in") {
-		t.Errorf("a truncated entry is not detected and rebuilt:\n%s", log)
-	}
 	closeGone(t, srv)
+	if !strings.Contains(log.String(), "not as long as its manifest") || !strings.Contains(log.String(), "cached in") {
+		t.Errorf("a truncated entry is not detected and rebuilt:\n%s", log.String())
+	}
 
 	// An entry whose manifest was never written (a builder killed before it) is rebuilt.
 	if err := os.Remove(filepath.Join(entry, "manifest.json")); err != nil {
 		t.Fatal(err)
 	}
 	srv, log = cachedStart(t)
-	if !strings.Contains(log, "cached in") {
-		t.Errorf("an entry without its manifest is not rebuilt:\n%s", log)
-	}
 	closeGone(t, srv)
+	if !strings.Contains(log.String(), "cached in") {
+		t.Errorf("an entry without its manifest is not rebuilt:\n%s", log.String())
+	}
 	srv, log = cachedStart(t)
-	if !strings.Contains(log, "copied from the cache") {
-		t.Errorf("the rebuilt entry is not used:\n%s", log)
+	if !strings.Contains(log.String(), "copied from the cache") {
+		t.Errorf("the rebuilt entry is not used:\n%s", log.String())
 	}
 	closeGone(t, srv)
 
@@ -186,8 +187,8 @@ func TestCacheCorruptedOrHalfWrittenEntryIsRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, log = cachedStart(t)
-	if !strings.Contains(log, "did not start") {
-		t.Errorf("a cached cluster that does not start is not reported:\n%s", log)
+	if !strings.Contains(log.String(), "did not start") {
+		t.Errorf("a cached cluster that does not start is not reported:\n%s", log.String())
 	}
 	if _, err := srv.NewDatabase(context.Background(), 1536); err != nil {
 		t.Errorf("after the fallback: %v", err)
@@ -239,8 +240,8 @@ func TestCacheFourColdRunsAtOnce(t *testing.T) {
 	}
 	// The entry is valid: a fifth run copies it.
 	srv, log := cachedStart(t)
-	if !strings.Contains(log, "copied from the cache") {
-		t.Errorf("the entry four runs left is not used:\n%s", log)
+	if !strings.Contains(log.String(), "copied from the cache") {
+		t.Errorf("the entry four runs left is not used:\n%s", log.String())
 	}
 	closeGone(t, srv)
 	if _, err := scratch.CleanCache(); err != nil {

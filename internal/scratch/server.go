@@ -80,6 +80,8 @@ type Server struct {
 	anchor     *pgx.Conn // holds the run's locks for its whole life (see cleanup.go)
 	apiCreated []string  // environment roles this run created on the server
 
+	saving chan struct{} // closed once the cache entry this run builds is written (cache.go)
+
 	mu        sync.Mutex
 	templates map[templateKey]*template
 	created   []string // databases to drop on Close, in creation order
@@ -486,6 +488,9 @@ func (s *Server) Close() error {
 	s.closed = true
 	names := append([]string(nil), s.created...)
 	s.mu.Unlock()
+	if s.saving != nil {
+		<-s.saving
+	}
 	if s.cl != nil {
 		// The whole cluster goes; no need to drop its databases one by one.
 		err := s.cl.stop()
