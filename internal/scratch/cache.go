@@ -113,7 +113,6 @@ type cacheRun struct {
 	key    string
 	lock   *os.File
 	specs  []TemplateSpec
-	log    io.Writer
 	hit    *manifest // the entry copied into the run's cluster, or nil (the run builds it)
 	secret string    // the entry's superuser password, when hit
 	keep   bool      // the lock passed on to the goroutine that writes the entry
@@ -243,7 +242,7 @@ func stamp(h hash.Hash, path string) error {
 
 // openCache finds the run's entry and, when it is complete and intact, copies its data directory
 // into the cluster's (handed to the cluster's user). Otherwise it returns holding the entry's
-// exclusive lock: the run builds the entry and calls save (or release).
+// exclusive lock: the run builds the entry, packs and writes it (or releases the lock).
 func openCache(ctx context.Context, c *cluster, specs []TemplateSpec, log io.Writer) (*cacheRun, error) {
 	root, err := CacheDir()
 	if err != nil {
@@ -256,7 +255,7 @@ func openCache(ctx context.Context, c *cluster, specs []TemplateSpec, log io.Wri
 	if err != nil {
 		return nil, fmt.Errorf("computing the cache key: %w", err)
 	}
-	cr := &cacheRun{dir: filepath.Join(root, key), key: key, specs: specs, log: log}
+	cr := &cacheRun{dir: filepath.Join(root, key), key: key, specs: specs}
 	if cr.lock, err = os.OpenFile(cr.dir+".lock", os.O_CREATE|os.O_RDWR, 0o600); err != nil {
 		return nil, err
 	}
