@@ -62,22 +62,10 @@ type cluster struct {
 	cpu time.Duration
 }
 
-// startCluster runs initdb and starts a postmaster listening only on a unix socket in a new
-// private temp dir, both inside a bubblewrap sandbox (see sandbox.go) and, when ledgercheck runs
-// as root, as a user id of the run's own.
-func startCluster(ctx context.Context, binDir string, opts Options) (c *cluster, err error) {
-	c, err = newCluster(binDir, opts)
-	if err != nil {
-		return c, err
-	}
-	if err := c.initdb(ctx); err != nil {
-		return c, err
-	}
-	return c, c.start(ctx)
-}
-
-// newCluster prepares a cluster's private directory and sandbox, with an empty data directory:
-// the caller fills it (initdb, or a copy of a cached cluster) and starts it.
+// newCluster prepares a cluster's private temp dir and its bubblewrap sandbox (see sandbox.go),
+// run as a user id of the run's own when ledgercheck runs as root, with an empty data directory:
+// the caller fills it (initdb, or a copy of a cached cluster) and starts a postmaster that
+// listens only on a unix socket in that directory (start).
 func newCluster(binDir string, opts Options) (c *cluster, err error) {
 	bwrap, err := findBwrap()
 	if err != nil {
