@@ -347,6 +347,9 @@ func (cr *cacheRun) restore(c *cluster) (err error) {
 	defer in.Close()
 	var total int64
 	for _, e := range m.Files {
+		if !filepath.IsLocal(e.Path) || e.Size < 0 {
+			return fmt.Errorf("its manifest names %q", e.Path)
+		}
 		total += e.Size
 	}
 	if st, err := in.Stat(); err != nil || st.Size() != total {
