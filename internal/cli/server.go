@@ -28,7 +28,7 @@ func addServerFlags(cmd *cobra.Command, f *serverFlags) {
 	cmd.Flags().StringVar(&f.dsn, "dsn", "", "use this existing server instead of an embedded cluster; its role must be a superuser. ledgercheck creates databases and a login role of its own there (ledgercheck_<run id>...), runs user SQL only in them and only as that role, and drops them afterwards")
 	cmd.Flags().DurationVar(&f.statementTimeout, "statement-timeout", 60*time.Second, "statement_timeout for every statement of user SQL")
 	cmd.Flags().DurationVar(&f.lockTimeout, "lock-timeout", 10*time.Second, "lock_timeout for every statement of user SQL")
-	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "neither read nor write the cache of initialized clusters and templates across runs (`ledgercheck cache`); the embedded cluster is then built from scratch")
+	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "neither read nor write the cache of initialized clusters and templates across runs (see ledgercheck cache --help); the embedded cluster is then built from scratch")
 	cmd.Flags().DurationVar(&f.installTimeout, "install-timeout", 120*time.Second, "time limit for installing one file (a migration, fixture or probe script) as a whole")
 }
 
