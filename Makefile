@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/ledgercheck
 
-.PHONY: setup build check test vet lint bench fuzz corpus clean
+.PHONY: setup build check test vet lint bench bench-lint fuzz corpus clean
 
 setup:
 	@$(if $(PG),PG_MAJOR=$(PG) )bash scripts/setup.sh
@@ -41,9 +41,17 @@ lint: vet
 	$(GO) mod tidy -diff
 	$(GO) run $(STATICCHECK) ./...
 
-# The whole gate cold and warm, per phase, beside pg_dump --schema-only + diff (bench/gate.sh).
+# The gate beside a bare cluster boot, alternating: check --no-cache and check with the cache warm,
+# medians and ranges of wall and CPU time, ratios, per phase (internal/cmd/bench); then pg_dump
+# --schema-only + diff, the plain alternative (bench/gate.sh). RUNS=N rounds (default 5).
 bench: setup build
 	@bash bench/gate.sh $(RUNS)
+	@bash bench/lint.sh $(RUNS)
+
+# `ledgercheck lint` beside squawk (npm's squawk-cli, installed into ~/.cache/ledgercheck when
+# missing) on the same files, CPU and wall time (bench/lint.sh). Needs no database.
+bench-lint:
+	@bash bench/lint.sh $(RUNS)
 
 # Precision and recall per rule on the labelled corpus (testdata/corpus), every file installed
 # with its needs (internal/corpus; the same table is a golden of its tests).

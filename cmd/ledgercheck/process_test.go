@@ -55,7 +55,9 @@ func binary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	clean := scratchtest.IsolateCache()
 	code := scratchtest.StopSharedDSNServer(m.Run())
+	clean()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}

@@ -29,7 +29,7 @@ command exits 0.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			srv, err := g.startServer(ctx, &sf)
+			srv, err := g.startServer(ctx, &sf, nil)
 			if err != nil {
 				return err
 			}

@@ -59,7 +59,7 @@ func init() {
 	commands = append(commands, func(g *globals) *cobra.Command {
 		var sf serverFlags
 		cmd := &cobra.Command{Use: "test-panic", Hidden: true, RunE: func(cmd *cobra.Command, _ []string) error {
-			srv, err := g.startServer(cmd.Context(), &sf)
+			srv, err := g.startServer(cmd.Context(), &sf, nil)
 			if err != nil {
 				return err
 			}

@@ -87,7 +87,7 @@ Exit 1 if any finding is an error.`,
 					}
 					return src, nil
 				},
-				Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &sf) },
+				Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &sf, nil) },
 				Logf:  func(format string, args ...any) { g.logf(format, args...) },
 				Tool:  "ledgercheck", Version: Version, Root: ".",
 			})

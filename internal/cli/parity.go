@@ -163,9 +163,11 @@ func portNames(cfg *config.Config) string {
 func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request, error) {
 	req := gate.Request{
 		Lint: cfg.Lint, NoOpenBrain: !cfg.Prerequisites.OpenBrain,
-		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, sf) },
-		Logf:  func(format string, args ...any) { g.logf(format, args...) },
-		Tool:  "ledgercheck", Version: Version, Root: ".",
+		Start: func(ctx context.Context, t []scratch.TemplateSpec) (*scratch.Server, error) {
+			return g.startServer(ctx, sf, t)
+		},
+		Logf: func(format string, args ...any) { g.logf(format, args...) },
+		Tool: "ledgercheck", Version: Version, Root: ".",
 	}
 	var err error
 	if req.Postgres, err = sf.postgres(); err != nil {

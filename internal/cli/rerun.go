@@ -99,9 +99,11 @@ func (f *rerunFlags) request(g *globals, file string) (gate.Request, error) {
 		Artifact: gate.Variant{Name: "migration", File: file, Src: src, Dim: f.dim},
 		Steps:    gate.Steps{Rerun: true, RerunApart: true}, Command: "rerun",
 		Times: f.times,
-		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &f.sf) },
-		Logf:  func(format string, args ...any) { g.logf(format, args...) },
-		Tool:  "ledgercheck", Version: Version, Root: ".",
+		Start: func(ctx context.Context, t []scratch.TemplateSpec) (*scratch.Server, error) {
+			return g.startServer(ctx, &f.sf, t)
+		},
+		Logf: func(format string, args ...any) { g.logf(format, args...) },
+		Tool: "ledgercheck", Version: Version, Root: ".",
 	}
 	if f.from != "" {
 		src, err := input.ReadFile(f.from, input.Migration)

@@ -19,6 +19,7 @@ type serverFlags struct {
 	statementTimeout time.Duration
 	lockTimeout      time.Duration
 	installTimeout   time.Duration
+	noCache          bool
 }
 
 func addServerFlags(cmd *cobra.Command, f *serverFlags) {
@@ -27,6 +28,7 @@ func addServerFlags(cmd *cobra.Command, f *serverFlags) {
 	cmd.Flags().StringVar(&f.dsn, "dsn", "", "use this existing server instead of an embedded cluster; its role must be a superuser. ledgercheck creates databases and a login role of its own there (ledgercheck_<run id>...), runs user SQL only in them and only as that role, and drops them afterwards")
 	cmd.Flags().DurationVar(&f.statementTimeout, "statement-timeout", 60*time.Second, "statement_timeout for every statement of user SQL")
 	cmd.Flags().DurationVar(&f.lockTimeout, "lock-timeout", 10*time.Second, "lock_timeout for every statement of user SQL")
+	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "neither read nor write the cache of initialized clusters and templates across runs (see ledgercheck cache --help); the embedded cluster is then built from scratch")
 	cmd.Flags().DurationVar(&f.installTimeout, "install-timeout", 120*time.Second, "time limit for installing one file (a migration, fixture or probe script) as a whole")
 }
 
@@ -58,9 +60,11 @@ func (f *serverFlags) applyPostgres(fl *pflag.FlagSet, major int) error {
 // else $LEDGERCHECK_PG's, else 0.
 func (f *serverFlags) postgres() (int, error) { return scratch.RequestedVersion(f.pg) }
 
-// startServer starts the scratch server the flags describe, logging progress to stderr.
-func (g *globals) startServer(ctx context.Context, f *serverFlags) (*scratch.Server, error) {
-	opts := scratch.Options{Postgres: f.pg, PGBin: f.pgBin, DSN: f.dsn, StatementTimeout: f.statementTimeout, LockTimeout: f.lockTimeout, InstallTimeout: f.installTimeout}
+// startServer starts the scratch server the flags describe, logging progress to stderr; an
+// embedded cluster and the templates the run will use come from the cache unless --no-cache.
+func (g *globals) startServer(ctx context.Context, f *serverFlags, templates []scratch.TemplateSpec) (*scratch.Server, error) {
+	opts := scratch.Options{Postgres: f.pg, PGBin: f.pgBin, DSN: f.dsn, StatementTimeout: f.statementTimeout, LockTimeout: f.lockTimeout, InstallTimeout: f.installTimeout,
+		Cache: !f.noCache, Templates: templates}
 	if !g.quiet {
 		opts.Log = g.stderr
 	}

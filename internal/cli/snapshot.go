@@ -98,7 +98,7 @@ func (f *snapshotFlags) request(cmd *cobra.Command, g *globals) (gate.SnapshotRe
 		return gate.SnapshotRequest{}, fault.Input(errors.New("--footprint needs --install FILE: it shows what FILE changed"))
 	}
 	req := gate.SnapshotRequest{Dim: f.dim, Options: f.opts,
-		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &f.sf) },
+		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &f.sf, nil) },
 		Logf:  func(format string, args ...any) { g.logf(format, args...) }}
 	if f.install == "" && f.sf.dsn != "" {
 		if cmd.Flags().Changed("dim") {

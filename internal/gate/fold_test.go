@@ -69,7 +69,9 @@ func checkCorpusFile(t *testing.T, name string, steps Steps) *Result {
 		Artifact: Variant{Name: "artifact", File: name, Src: src, Dim: 1536},
 		Steps:    steps,
 		Lint:     config.DefaultLint(),
-		Start:    func(ctx context.Context) (*scratch.Server, error) { return scratch.Start(ctx, scratch.Options{}) },
+		Start: func(ctx context.Context, _ []scratch.TemplateSpec) (*scratch.Server, error) {
+			return scratch.Start(ctx, scratch.Options{})
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

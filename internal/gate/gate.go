@@ -109,9 +109,10 @@ type Request struct {
 	// Postgres is the PostgreSQL major version the run asks for (0: none, 15's rules), for lint
 	// (see lint.Options.Postgres); Start starts a server of that version.
 	Postgres int
-	// Start starts the scratch server; it runs while the variants are linted. Run closes the
-	// server before it returns. Nil when no step needs a database.
-	Start func(ctx context.Context) (*scratch.Server, error)
+	// Start starts the scratch server with the templates the run will use (for the cache across
+	// runs); it runs while the variants are linted. Run closes the server before it returns. Nil
+	// when no step needs a database.
+	Start func(ctx context.Context, templates []scratch.TemplateSpec) (*scratch.Server, error)
 	// Server, when not nil, is a running server used instead of Start, and left running (tests
 	// share one).
 	Server *scratch.Server
@@ -192,7 +193,14 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	defer cancel()
 
 	needDB := req.Steps.CrossCheck || req.Steps.Audit || req.Steps.Parity || req.Steps.Rerun
-	boot := startServer(ctx, req, needDB, say)
+	base := baseOf(req)
+	var templates []scratch.TemplateSpec
+	for _, r := range runs {
+		if r.v.File != "" {
+			templates = append(templates, scratch.TemplateSpec{Dim: r.v.Dim, Base: base})
+		}
+	}
+	boot := startServer(ctx, req, templates, needDB, say)
 	defer boot.close()
 
 	// 1. Parse (once) and lint each variant while the server boots.
@@ -221,7 +229,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	// 2. One database per variant, side by side; 3. each port against the artifact.
 	res := &Result{}
 	if needDB {
-		p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: baseOf(req), before: map[int]*snapshotOnce{}}
+		p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: base, before: map[int]*snapshotOnce{}}
 		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
 			return nil, err
 		}
@@ -248,7 +256,7 @@ type booting struct {
 
 // startServer starts the request's server in a goroutine of its own, or takes its running one;
 // when no step needs a database there is none.
-func startServer(ctx context.Context, req Request, needDB bool, say func(string, ...any)) *booting {
+func startServer(ctx context.Context, req Request, templates []scratch.TemplateSpec, needDB bool, say func(string, ...any)) *booting {
 	b := &booting{started: make(chan struct{}), say: say}
 	if !needDB || req.Server != nil {
 		b.srv = req.Server
@@ -260,7 +268,7 @@ func startServer(ctx context.Context, req Request, needDB bool, say func(string,
 		defer close(b.started)
 		defer fault.Recover(&b.err)
 		s0 := time.Now()
-		b.srv, b.err = req.Start(ctx)
+		b.srv, b.err = req.Start(ctx, templates)
 		b.took = time.Since(s0)
 		if b.err == nil {
 			say("server ready in %s", report.FormatDuration(b.took))

@@ -21,7 +21,7 @@ func panicRequest(srv **scratch.Server) Request {
 		Ports:    []Port{{Variant: Variant{Name: "port", File: "b.sql", Src: src, Dim: 1024}}},
 		Steps:    Steps{Lint: true, CrossCheck: true, Parity: true, Rerun: true},
 		Lint:     config.DefaultLint(),
-		Start: func(ctx context.Context) (*scratch.Server, error) {
+		Start: func(ctx context.Context, _ []scratch.TemplateSpec) (*scratch.Server, error) {
 			s, err := scratch.Start(ctx, scratch.Options{})
 			*srv = s
 			return s, err
@@ -67,7 +67,7 @@ func TestPanicInAStepIsAnErrorAndTheServerIsClosed(t *testing.T) {
 
 func TestPanicInStartIsAnError(t *testing.T) {
 	req := panicRequest(new(*scratch.Server))
-	req.Start = func(context.Context) (*scratch.Server, error) { panic("start boom") }
+	req.Start = func(context.Context, []scratch.TemplateSpec) (*scratch.Server, error) { panic("start boom") }
 	_, err := Run(context.Background(), req)
 	var pe *fault.PanicError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "start boom") {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 
@@ -32,7 +33,7 @@ func SnapshotOptions(opts introspect.Options, db *scratch.Database) introspect.O
 // cosmetic difference, and so is a view definition printed by PostgreSQL 15 and by 17.
 func Normalizers(opts introspect.Options) introspect.Options {
 	if opts.NormalizeBody == nil {
-		opts.NormalizeBody = pgsql.NormalizeBody
+		opts.NormalizeBody = normalizeBody
 	}
 	if opts.NormalizeView == nil {
 		opts.NormalizeView = pgsql.NormalizeView
@@ -115,4 +116,39 @@ func Finding(err error) (finding.Finding, bool) {
 			Message: "the migration does not install: " + syn.Msg}, true
 	}
 	return finding.Finding{}, false
+}
+
+// bodies remembers the normal form of every function body normalized in the process: a run
+// snapshots the same databases' functions (the environment's, the prerequisites', the
+// migration's) again and again (the template, each install, each rerun), and parsing PL/pgSQL is
+// most of a snapshot's CPU time. At most maxBodies are kept.
+var bodies = struct {
+	sync.Mutex
+	m map[pgsql.FunctionBody]normalized
+}{m: map[pgsql.FunctionBody]normalized{}}
+
+const maxBodies = 20000
+
+type normalized struct {
+	norm, method string
+	err          error
+}
+
+// normalizeBody is pgsql.NormalizeBody, remembered (it depends on its arguments alone).
+func normalizeBody(language, arguments, result, body string) (string, string, error) {
+	k := pgsql.FunctionBody{Language: language, Arguments: arguments, Result: result, Body: body}
+	bodies.Lock()
+	n, ok := bodies.m[k]
+	bodies.Unlock()
+	if ok {
+		return n.norm, n.method, n.err
+	}
+	n.norm, n.method, n.err = pgsql.NormalizeBody(language, arguments, result, body)
+	bodies.Lock()
+	if len(bodies.m) >= maxBodies {
+		clear(bodies.m)
+	}
+	bodies.m[k] = n
+	bodies.Unlock()
+	return n.norm, n.method, n.err
 }

@@ -13,12 +13,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"ledgercheck/internal/fault"
 )
@@ -41,9 +44,11 @@ const clusterPort = 5432
 
 // cluster is an embedded PostgreSQL cluster in a private temp dir, run in a sandbox.
 type cluster struct {
-	dir   string // the cluster's directory on the host (see sandbox.layout)
-	sb    *sandbox
-	major int // PostgreSQL major version of the binaries
+	dir    string // the cluster's directory on the host (see sandbox.layout)
+	binDir string // the PostgreSQL server binaries
+	guard  string // the library to preload ("" for none; see guardFor)
+	sb     *sandbox
+	major  int // PostgreSQL major version of the binaries
 	// adminSecret is the bootstrap superuser's password: the socket asks every client for one,
 	// so OS access as the server's user does not give superuser access.
 	adminSecret string
@@ -52,12 +57,16 @@ type cluster struct {
 	exited      chan struct{}
 	waitErr     error
 	log         *ringLog // the postmaster's stderr, the last part of it
+	// cpu is the CPU time the server's processes used, counted when each postmaster stops
+	// (bubblewrap's init does not pass its children's times on to getrusage).
+	cpu time.Duration
 }
 
-// startCluster runs initdb and starts a postmaster listening only on a unix socket in a new
-// private temp dir, both inside a bubblewrap sandbox (see sandbox.go) and, when ledgercheck runs
-// as root, as a user id of the run's own.
-func startCluster(ctx context.Context, binDir string, opts Options) (c *cluster, err error) {
+// newCluster prepares a cluster's private temp dir and its bubblewrap sandbox (see sandbox.go),
+// run as a user id of the run's own when ledgercheck runs as root, with an empty data directory:
+// the caller fills it (initdb, or a copy of a cached cluster) and starts a postmaster that
+// listens only on a unix socket in that directory (start).
+func newCluster(binDir string, opts Options) (c *cluster, err error) {
 	bwrap, err := findBwrap()
 	if err != nil {
 		return nil, err
@@ -79,7 +88,7 @@ func startCluster(ctx context.Context, binDir string, opts Options) (c *cluster,
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("creating the scratch cluster directory: %w", err))
 	}
-	c = &cluster{dir: dir, major: major, exited: make(chan struct{}), log: newRingLog(64 << 10), adminSecret: newSecret()}
+	c = &cluster{dir: dir, binDir: binDir, guard: guard, major: major, exited: make(chan struct{}), log: newRingLog(64 << 10), adminSecret: newSecret()}
 	defer func() {
 		if err != nil {
 			c.stop()
@@ -103,49 +112,137 @@ func startCluster(ctx context.Context, binDir string, opts Options) (c *cluster,
 	if err := c.sb.layout(); err != nil {
 		return c, fault.Env(fmt.Errorf("preparing the scratch cluster directory %s: %w", dir, err))
 	}
-	if err := c.initdb(ctx, binDir); err != nil {
-		return c, err
-	}
-	args := []string{
+	return c, nil
+}
+
+// serverSettings are the postmaster's settings besides its directories: what a cached cluster
+// was built under is part of its key (cache.go).
+var serverSettings = []string{
+	"-c", "listen_addresses=", "-c", "unix_socket_permissions=0700",
+	"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off",
+	"-c", "max_connections=100", "-c", "shared_buffers=32MB", "-c", "max_wal_size=1GB",
+	// No WAL segments kept for reuse: a stopped cluster (the cache's copy) holds one or two.
+	"-c", "min_wal_size=2MB",
+	// Dynamic shared memory as files in the data directory, which goes with the cluster,
+	// instead of /dev/shm segments a killed server would leave behind.
+	"-c", "dynamic_shared_memory_type=mmap",
+	// The log is only read after a failure: the server's own lines (LOG level, so crash
+	// reports are there) without the statements of user SQL.
+	"-c", "logging_collector=off", "-c", "log_min_messages=log", "-c", "log_min_error_statement=panic",
+	"-c", "log_checkpoints=off", "-c", "log_error_verbosity=terse", "-c", "TimeZone=UTC",
+}
+
+// initdbSettings are initdb's options besides the data directory and the password file.
+// WAL segments of 1 MB instead of 16: initdb writes, and the cache copies, one segment.
+var initdbSettings = []string{"-U", bootstrapUser, "--auth=scram-sha-256", "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C", "--wal-segsize=1"}
+
+// start starts the postmaster on the cluster's data directory and waits until it accepts the
+// bootstrap superuser's connections.
+func (c *cluster) start(ctx context.Context) error {
+	args := append([]string{
 		"-D", innerDir + "/data", "-k", innerDir + "/sock", "-p", strconv.Itoa(clusterPort),
 		"-c", "hba_file=" + innerDir + "/conf/pg_hba.conf",
-		"-c", "listen_addresses=", "-c", "unix_socket_permissions=0700",
-		"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off",
-		"-c", "max_connections=100", "-c", "shared_buffers=32MB", "-c", "max_wal_size=1GB",
-		// Dynamic shared memory as files in the data directory, which goes with the cluster,
-		// instead of /dev/shm segments a killed server would leave behind.
-		"-c", "dynamic_shared_memory_type=mmap",
-		// The log is only read after a failure: the server's own lines (LOG level, so crash
-		// reports are there) without the statements of user SQL.
-		"-c", "logging_collector=off", "-c", "log_min_messages=log", "-c", "log_min_error_statement=panic",
-		"-c", "log_checkpoints=off", "-c", "log_error_verbosity=terse", "-c", "TimeZone=UTC",
+	}, serverSettings...)
+	if c.guard != "" {
+		args = append(args, "-c", "shared_preload_libraries="+c.guard)
 	}
-	if guard != "" {
-		args = append(args, "-c", "shared_preload_libraries="+guard)
-	}
-	c.cmd = c.sb.command(filepath.Join(binDir, "postgres"), args...)
+	c.exited = make(chan struct{})
+	c.waitErr = nil
+	c.cmd = c.sb.command(filepath.Join(c.binDir, "postgres"), args...)
 	c.cmd.Stdout = c.log
 	c.cmd.Stderr = c.log
 	if err := c.startSandboxed(); err != nil {
-		return c, fault.Env(fmt.Errorf("starting postgres in its sandbox: %w", err))
+		return fault.Env(fmt.Errorf("starting postgres in its sandbox: %w", err))
 	}
-	if err := c.waitReady(ctx); err != nil {
-		return c, err
+	return c.waitReady(ctx)
+}
+
+// postmaster returns the host PID of the postmaster (the only child of the sandbox's init), or
+// 0 when there is none.
+func (c *cluster) postmaster() int {
+	if c.initPID <= 0 {
+		return 0
 	}
-	return c, nil
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", c.initPID, c.initPID))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 1 {
+		return 0
+	}
+	pm, _ := strconv.Atoi(f[0])
+	return pm
+}
+
+// treeCPU returns the CPU time process pid and its descendants used so far: for each, its own
+// time and that of the children it reaped (/proc/PID/stat utime, stime, cutime, cstime).
+func treeCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	var ticks int64
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err == nil {
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 {
+			f := strings.Fields(string(b[i+1:]))
+			// Fields after the command: state is f[0]; utime, stime, cutime, cstime are
+			// fields 14 to 17 of stat(5), f[11] to f[14].
+			for _, x := range f[11:min(15, len(f))] {
+				n, _ := strconv.ParseInt(x, 10, 64)
+				ticks += n
+			}
+		}
+	}
+	d := time.Duration(ticks) * time.Second / clockTicks
+	kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	for _, k := range strings.Fields(string(kids)) {
+		if n, err := strconv.Atoi(k); err == nil {
+			d += treeCPU(n)
+		}
+	}
+	return d
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's times: 100 on every Linux architecture Go
+// supports.
+const clockTicks = 100
+
+// shutdown stops the postmaster cleanly (a fast shutdown: SIGINT), so that its data directory
+// can be copied as it is, and waits for the sandbox to end. The directory stays.
+func (c *cluster) shutdown() error {
+	pm := c.postmaster()
+	if pm <= 0 {
+		return fmt.Errorf("no postmaster in sandbox %d", c.initPID)
+	}
+	c.cpu += treeCPU(c.initPID)
+	if err := syscall.Kill(pm, syscall.SIGINT); err != nil {
+		return fmt.Errorf("stopping the postmaster: %w", err)
+	}
+	select {
+	case <-c.exited:
+	case <-time.After(30 * time.Second):
+		return errors.New("the postmaster did not stop within 30s")
+	}
+	if !waitGone(c.initPID, 10*time.Second) {
+		return fmt.Errorf("the scratch cluster's processes (sandbox pid %d) did not stop", c.initPID)
+	}
+	c.cmd, c.initPID = nil, 0
+	return nil
 }
 
 // initdb creates the cluster in the sandbox, with the bootstrap superuser's password from a file
 // that only the sandbox's user can read and that is removed right after.
-func (c *cluster) initdb(ctx context.Context, binDir string) error {
+func (c *cluster) initdb(ctx context.Context) error {
 	pwfile, remove, err := c.sb.writeSecret("initdb.pw", c.adminSecret)
 	if err != nil {
 		return fault.Env(fmt.Errorf("preparing initdb: %w", err))
 	}
 	defer remove()
-	cmd := c.sb.command(filepath.Join(binDir, "initdb"),
-		"-D", innerDir+"/data", "-U", bootstrapUser, "--auth=scram-sha-256", "--pwfile="+pwfile,
-		"--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C")
+	cmd := c.sb.command(filepath.Join(c.binDir, "initdb"), append([]string{"-D", innerDir + "/data", "--pwfile=" + pwfile}, initdbSettings...)...)
+	// initdb is the sandbox's init: bwrap then reaps it itself, and its CPU time (and that of
+	// the postgres --boot processes it runs) counts in ledgercheck's children's.
+	cmd.Args = append(cmd.Args[:1], append([]string{"--as-pid-1"}, cmd.Args[1:]...)...)
 	out := newRingLog(16 << 10)
 	cmd.Stdout, cmd.Stderr = out, out
 	// initdb dies with ledgercheck like the server does: run from a thread that lives until it
@@ -185,6 +282,13 @@ func bwrapMessage(err error, out *ringLog) string {
 	}
 	if len(lines) == 0 {
 		return err.Error()
+	}
+	// The cause may come before the last lines (a FATAL error, then a PANIC while aborting).
+	for _, l := range out.Tail(20) {
+		if strings.Contains(l, "FATAL:") && !slices.Contains(lines, l) {
+			lines = append([]string{l}, lines...)
+			break
+		}
 	}
 	return strings.Join(lines, " / ")
 }
@@ -246,6 +350,10 @@ func (c *cluster) waitReady(ctx context.Context) error {
 			conn.Close(ctx)
 			return nil
 		}
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "28P01" { // up, but the password is not the one
+			return fault.Env(fmt.Errorf("connecting to the scratch cluster: %s", serverMessage(err)))
+		}
 		select {
 		case <-c.exited:
 			return fault.Env(fmt.Errorf("postgres exited during startup: %s", c.lastLog()))
@@ -285,14 +393,35 @@ func (c *cluster) dead() bool {
 func (c *cluster) stop() error {
 	var errs []error
 	if c.cmd != nil && c.cmd.Process != nil {
-		if c.initPID > 0 {
-			_ = syscall.Kill(c.initPID, syscall.SIGKILL)
+		// An immediate shutdown (SIGQUIT to the postmaster) ends the backends, and the
+		// postmaster, the sandbox's init and bwrap each reap their children: the server's CPU
+		// time then counts in ledgercheck's children's (getrusage), as a run's cost should. A
+		// SIGKILL of the sandbox's init follows if the server has not ended within a second,
+		// and of bwrap if that does not end it.
+		c.cpu += treeCPU(c.initPID)
+		if pm := c.postmaster(); pm > 0 {
+			_ = syscall.Kill(pm, syscall.SIGQUIT)
 		}
-		_ = c.cmd.Process.Signal(syscall.SIGKILL)
+		wait := 0 * time.Second
+		if c.initPID > 0 {
+			wait = time.Second
+		}
 		select {
 		case <-c.exited:
-		case <-time.After(10 * time.Second):
-			errs = append(errs, fmt.Errorf("the scratch cluster's sandbox (pid %d) did not stop", c.cmd.Process.Pid))
+		case <-time.After(wait):
+			if c.initPID > 0 {
+				_ = syscall.Kill(c.initPID, syscall.SIGKILL)
+			}
+			select {
+			case <-c.exited:
+			case <-time.After(time.Second):
+				_ = c.cmd.Process.Signal(syscall.SIGKILL)
+			}
+			select {
+			case <-c.exited:
+			case <-time.After(10 * time.Second):
+				errs = append(errs, fmt.Errorf("the scratch cluster's sandbox (pid %d) did not stop", c.cmd.Process.Pid))
+			}
 		}
 		if c.initPID > 0 && !waitGone(c.initPID, 10*time.Second) {
 			errs = append(errs, fmt.Errorf("the scratch cluster's processes (sandbox pid %d) did not stop", c.initPID))
@@ -345,18 +474,35 @@ func BinMajor(binDir string) (int, error) {
 // BinVersion returns the version of the PostgreSQL server in binDir ("15.20"), as its
 // `postgres --version` prints it.
 func BinVersion(binDir string) (string, error) {
-	out, err := exec.Command(filepath.Join(binDir, "postgres"), "--version").Output()
+	out, err := binVersion(binDir)
 	if err != nil {
-		return "", fault.Env(fmt.Errorf("running %s --version: %w", filepath.Join(binDir, "postgres"), err))
+		return "", err
 	}
 	// "postgres (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)"
-	f := strings.Fields(string(out))
+	f := strings.Fields(out)
 	if len(f) >= 3 {
 		if _, err := strconv.Atoi(strings.SplitN(f[2], ".", 2)[0]); err == nil {
 			return f[2], nil
 		}
 	}
-	return "", fault.Env(fmt.Errorf("cannot read the PostgreSQL version from %q", strings.TrimSpace(string(out))))
+	return "", fault.Env(fmt.Errorf("cannot read the PostgreSQL version from %q", out))
+}
+
+// binVersions remembers `postgres --version` of each binaries directory for the process.
+var binVersions sync.Map
+
+// binVersion returns the output of `postgres --version` in binDir.
+func binVersion(binDir string) (string, error) {
+	if v, ok := binVersions.Load(binDir); ok {
+		return v.(string), nil
+	}
+	out, err := exec.Command(filepath.Join(binDir, "postgres"), "--version").Output()
+	if err != nil {
+		return "", fault.Env(fmt.Errorf("running %s --version: %w", filepath.Join(binDir, "postgres"), err))
+	}
+	v := strings.TrimSpace(string(out))
+	binVersions.Store(binDir, v)
+	return v, nil
 }
 
 // WorkDir is where embedded clusters get their private directory: $LEDGERCHECK_TMPDIR when set,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -100,6 +101,9 @@ var dimVar = regexp.MustCompile(`(^|[^:]):dim\b`)
 // SubstituteDim replaces the psql-style variable `:dim` in sql with dim. A dimension of four
 // digits keeps every position in the file unchanged.
 func SubstituteDim(sql string, dim int) string {
+	if !strings.Contains(sql, ":dim") { // most files: the regexp alone costs milliseconds
+		return sql
+	}
 	return dimVar.ReplaceAllString(sql, "${1}"+strconv.Itoa(dim))
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"ledgercheck/internal/fault"
 )
@@ -40,13 +41,21 @@ func guardFor(binDir string, major int, noGuard bool) (string, error) {
 // pkgLibDir returns the directory of the server's loadable modules: `pg_config --pkglibdir`
 // from binDir when there is one, else binDir/../lib (Debian's layout).
 func pkgLibDir(binDir string) string {
+	if d, ok := pkgLibDirs.Load(binDir); ok {
+		return d.(string)
+	}
+	d := filepath.Join(filepath.Dir(binDir), "lib")
 	if out, err := exec.Command(filepath.Join(binDir, "pg_config"), "--pkglibdir").Output(); err == nil {
-		if d := strings.TrimSpace(string(out)); d != "" {
-			return d
+		if o := strings.TrimSpace(string(out)); o != "" {
+			d = o
 		}
 	}
-	return filepath.Join(filepath.Dir(binDir), "lib")
+	pkgLibDirs.Store(binDir, d)
+	return d
 }
+
+// pkgLibDirs remembers pkgLibDir's answers for the process.
+var pkgLibDirs sync.Map
 
 // guardSource is the guard module's source; the module reports the first 16 hex digits of its
 // SHA-256 as ledgercheck_guard.version, so a module built from another source is detected.

@@ -43,6 +43,14 @@ type Options struct {
 	// a migration that keeps issuing statements cannot hold the gate either.
 	InstallTimeout time.Duration
 
+	// Cache, in the embedded mode, takes the cluster and Templates from the cache across runs
+	// (cache.go) when it has them, and otherwise builds them before Start returns, before any
+	// other SQL runs, and saves them there. A --dsn server is not cached.
+	Cache bool
+	// Templates are the templates the run will use; with Cache they come from the cache, without
+	// it they are built on first use as any other.
+	Templates []TemplateSpec
+
 	// noGuard starts a PostgreSQL 15 embedded cluster without the role guard, for the tests that
 	// prove each of the other defence layers holds on its own.
 	noGuard bool
@@ -71,6 +79,8 @@ type Server struct {
 	// Server mode only.
 	anchor     *pgx.Conn // holds the run's locks for its whole life (see cleanup.go)
 	apiCreated []string  // environment roles this run created on the server
+
+	saving chan struct{} // closed once the cache entry this run builds is written (cache.go)
 
 	mu        sync.Mutex
 	templates map[templateKey]*template
@@ -119,36 +129,37 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 			s = nil
 		}
 	}()
-	if opts.DSN != "" {
-		if err := s.connectServer(ctx); err != nil {
-			return s, err
-		}
-		s.installRole = NamePrefix + s.runID
-	} else {
+	if opts.DSN == "" {
 		bin, err := FindBinDir(opts.PGBin, opts.Postgres)
 		if err != nil {
 			return s, err
 		}
-		cl, err := startCluster(ctx, bin, opts)
-		if cl != nil {
-			s.cl = cl
-		}
-		if err != nil {
+		if err := s.startEmbedded(ctx, bin); err != nil {
 			return s, err
 		}
-		s.admin, s.adminRole, s.major, s.installRole = cl.adminConfig(), bootstrapUser, cl.major, "postgres"
-	}
-	if err := s.checkVector(ctx); err != nil {
-		return s, err
-	}
-	if err := s.checkGuard(ctx); err != nil {
-		return s, err
-	}
-	if err := s.createRoles(ctx); err != nil {
-		return s, err
+	} else {
+		if err := s.connectServer(ctx); err != nil {
+			return s, err
+		}
+		s.installRole = NamePrefix + s.runID
+		if err := s.setUp(ctx); err != nil {
+			return s, err
+		}
 	}
 	fmt.Fprintf(opts.Log, "scratch: %s ready in %s\n", s.describe(), time.Since(t0).Round(time.Millisecond))
 	return s, nil
+}
+
+// setUp checks the server and creates the roles: what every server needs before its first
+// database.
+func (s *Server) setUp(ctx context.Context) error {
+	if err := s.checkVector(ctx); err != nil {
+		return err
+	}
+	if err := s.checkGuard(ctx); err != nil {
+		return err
+	}
+	return s.createRoles(ctx)
 }
 
 func (s *Server) describe() string {
@@ -477,9 +488,14 @@ func (s *Server) Close() error {
 	s.closed = true
 	names := append([]string(nil), s.created...)
 	s.mu.Unlock()
+	if s.saving != nil {
+		<-s.saving
+	}
 	if s.cl != nil {
 		// The whole cluster goes; no need to drop its databases one by one.
-		return s.cl.stop()
+		err := s.cl.stop()
+		fmt.Fprintf(s.opts.Log, "scratch: the embedded server's processes used %s of CPU\n", s.cl.cpu.Round(time.Millisecond))
+		return err
 	}
 	if s.admin == nil || s.anchor == nil {
 		return nil // never connected

@@ -36,6 +36,7 @@ var (
 // Main starts the package's scratch cluster, runs the tests and stops the cluster. Set
 // LEDGERCHECK_TEST_DSN to run against an existing server instead (server mode).
 func Main(m *testing.M) int {
+	defer IsolateCache()()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	srv, startErr = scratch.Start(ctx, scratch.Options{DSN: os.Getenv("LEDGERCHECK_TEST_DSN")})
 	cancel()
@@ -59,6 +60,21 @@ func Main(m *testing.M) int {
 		}
 	}
 	return code
+}
+
+// IsolateCache points the cache across runs ($LEDGERCHECK_CACHE_DIR) at a new temporary
+// directory, unless it is set, so that the tests' runs neither use nor fill the user's; the
+// function it returns removes that directory.
+func IsolateCache() func() {
+	if os.Getenv(scratch.CacheDirEnv) != "" {
+		return func() {}
+	}
+	dir, err := os.MkdirTemp("", "lc-test-cache-")
+	if err != nil {
+		return func() {}
+	}
+	os.Setenv(scratch.CacheDirEnv, dir)
+	return func() { os.RemoveAll(dir) }
 }
 
 // Server returns the package's server, skipping (or, under CI=true, failing) the test when it

@@ -1,0 +1,825 @@
+package scratch
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/internal/fault"
+)
+
+// The cache across runs. Booting the embedded cluster (initdb, start, the Supabase roles) and
+// building its templates (the environment and the prerequisites at each dimension) costs more
+// than most runs' own work, and gives the same result every time for the same inputs. So an
+// embedded run keeps, under the user's cache directory, a copy of a cluster's data directory as
+// it was right after those steps, keyed by everything that went into it (see [cacheKey]); a
+// later run with the same key copies it into its own sandbox directory, hands the copy to its
+// own user id, starts it, and sets fresh passwords for the superuser and the install role before
+// anything else connects.
+//
+// What keeps the sandbox as strong as without the cache:
+//   - an entry is saved by a run right after the cluster's roles and templates are built, before
+//     any migration runs in it: nothing a migration wrote is ever in it;
+//   - a run never points a server at the cache: it copies, and the copy is its own (its uid);
+//   - the authentication rules (conf/pg_hba.conf) are not in the data directory: each run writes
+//     its own, root-owned, as without the cache;
+//   - the entry holds the builder's superuser password (mode 0600, in a 0700 directory); each
+//     run replaces it, and the install role's, with secrets of its own before user SQL.
+//
+// Four runs may start at once: an entry is built under an exclusive flock on its lock file (the
+// others wait for it, then copy), into a temporary directory renamed into place once complete;
+// its manifest, with the size and CRC-32C of every file, is written last. A copy checks every
+// file as it reads it, so an entry that is half written or corrupted is detected, removed and
+// rebuilt. (CRC-32C, which the CPU computes, rather than SHA-256, which took half the copy's
+// time: the digests detect accidents; whoever could forge an entry could write its manifest.)
+
+// CacheDirEnv names the environment variable that moves the cache (default: the user's cache
+// directory, os.UserCacheDir()/ledgercheck).
+const CacheDirEnv = "LEDGERCHECK_CACHE_DIR"
+
+// cacheFormat changes whenever the layout of an entry, or what goes into one, does.
+const cacheFormat = 3
+
+// maxCacheEntries is how many entries the cache keeps: when a run adds one beyond it, the
+// entries least recently used go (another ledgercheck binary or configuration each has its own).
+const maxCacheEntries = 6
+
+// CacheDir returns the directory of the cache across runs: $LEDGERCHECK_CACHE_DIR, else
+// os.UserCacheDir()/ledgercheck.
+func CacheDir() (string, error) {
+	if d := os.Getenv(CacheDirEnv); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory: %w", err)
+	}
+	return filepath.Join(d, "ledgercheck"), nil
+}
+
+// TemplateSpec names a template a run will use: a dimension and a [Base]. A run that gives its
+// templates to [Start] (Options.Templates) gets them from the cache, or builds them before it
+// returns, and saves them there.
+type TemplateSpec struct {
+	Dim  int
+	Base Base
+}
+
+// manifest describes a complete entry; it is written last.
+type manifest struct {
+	Format    int             `json:"format"`
+	Key       string          `json:"key"`
+	Postgres  string          `json:"postgres"`
+	Templates []cachedTpl     `json:"templates"`
+	Files     []manifestEntry `json:"files"`
+}
+
+type cachedTpl struct {
+	Dim         int    `json:"dim"`
+	NoOpenBrain bool   `json:"no_open_brain"`
+	Key         string `json:"key"`
+	Name        string `json:"name"` // the template database's name in the entry
+}
+
+type manifestEntry struct {
+	Path   string      `json:"path"` // relative to data/
+	Mode   fs.FileMode `json:"mode"`
+	Size   int64       `json:"size"`
+	CRC32C string      `json:"crc32c,omitempty"`
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// cacheRun is one run's use of one cache entry.
+type cacheRun struct {
+	dir    string // the entry: dir/data.bin, dir/secret, dir/manifest.json
+	key    string
+	lock   *os.File
+	specs  []TemplateSpec
+	hit    *manifest // the entry copied into the run's cluster, or nil (the run builds it)
+	secret string    // the entry's superuser password, when hit
+	keep   bool      // the lock passed on to the goroutine that writes the entry
+}
+
+// cacheKey digests everything an entry depends on: the cache's format, ledgercheck's build (its
+// version, VCS revision and executable), the PostgreSQL binaries (their path, version and
+// files), pgvector's and the guard's files, the settings initdb and the server run with, the
+// environment's and the prerequisites' SQL, and the templates (dimension, Open Brain or not,
+// and the prerequisite files' digest).
+func cacheKey(c *cluster, specs []TemplateSpec) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "format %d\n", cacheFormat)
+	// A build of a committed revision is that revision; any other (a modified tree, a test
+	// binary) is its executable file.
+	revision := ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		fmt.Fprintf(h, "build %s %s\n", bi.Main.Path, bi.Main.Version)
+		modified := true
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				revision = s.Value
+			case "vcs.modified":
+				modified = s.Value != "false"
+			}
+		}
+		if modified {
+			revision = ""
+		}
+	}
+	fmt.Fprintf(h, "revision %q\n", revision)
+	if revision == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", err
+		}
+		if err := stamp(h, exe); err != nil {
+			return "", err
+		}
+	}
+	real, err := filepath.EvalSymlinks(c.binDir)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "bin %s %s\n", c.binDir, real)
+	out, err := binVersion(c.binDir)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "version %s\n", out)
+	for _, f := range []string{"postgres", "initdb"} {
+		if err := stamp(h, filepath.Join(c.binDir, f)); err != nil {
+			return "", err
+		}
+	}
+	lib := pkgLibDir(c.binDir)
+	for _, f := range []string{"vector.so", guardLibrary + ".so"} {
+		_ = stamp(h, filepath.Join(lib, f)) // absent: stamps nothing, and the run says why
+	}
+	fmt.Fprintf(h, "guard %q %s\n", c.guard, guardDigest())
+	fmt.Fprintf(h, "initdb %q\nserver %q\n", initdbSettings, serverSettings)
+	fmt.Fprintf(h, "roles %q\n", RolesScript().SQL)
+	for _, s := range EnvironmentScripts("postgres", bootstrapUser) {
+		fmt.Fprintf(h, "env %s %q\n", s.Name, s.SQL)
+	}
+	for _, s := range Prerequisites() {
+		fmt.Fprintf(h, "prereq %s %q\n", s.Name, s.SQL)
+	}
+	for _, k := range specKeys(specs) {
+		fmt.Fprintf(h, "template %d %t %q\n", k.dim, k.noOpenBrain, k.key)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// specKeys returns the distinct template keys of specs, sorted.
+func specKeys(specs []TemplateSpec) []templateKey {
+	var ks []templateKey
+	for _, s := range specs {
+		k := templateKey{dim: s.Dim, noOpenBrain: s.Base.NoOpenBrain, key: s.Base.Key}
+		if !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	slices.SortFunc(ks, func(a, b templateKey) int {
+		if a.dim != b.dim {
+			return a.dim - b.dim
+		}
+		if a.noOpenBrain != b.noOpenBrain {
+			if a.noOpenBrain {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	return ks
+}
+
+// cacheable reports whether every template of specs can be cached: a Base whose Prepare has no
+// Key cannot (what it runs is unknown).
+func cacheable(specs []TemplateSpec) bool {
+	for _, s := range specs {
+		if s.Base.Prepare != nil && s.Base.Key == "" {
+			return false
+		}
+		if s.Dim < 1 || s.Dim > 16000 {
+			return false
+		}
+	}
+	return true
+}
+
+// stamp writes a file's path, size, modification time and inode into h.
+func stamp(h hash.Hash, path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	var ino uint64
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		ino = sys.Ino
+	}
+	fmt.Fprintf(h, "file %s %d %d %d\n", path, st.Size(), st.ModTime().UnixNano(), ino)
+	return nil
+}
+
+// openCache finds the run's entry and, when it is complete and intact, copies its data directory
+// into the cluster's (handed to the cluster's user). Otherwise it returns holding the entry's
+// exclusive lock: the run builds the entry, packs and writes it (or releases the lock).
+func openCache(ctx context.Context, c *cluster, specs []TemplateSpec, log io.Writer) (*cacheRun, error) {
+	root, err := CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, err
+	}
+	key, err := cacheKey(c, specs)
+	if err != nil {
+		return nil, fmt.Errorf("computing the cache key: %w", err)
+	}
+	cr := &cacheRun{dir: filepath.Join(root, key), key: key, specs: specs}
+	if cr.lock, err = os.OpenFile(cr.dir+".lock", os.O_CREATE|os.O_RDWR, 0o600); err != nil {
+		return nil, err
+	}
+	// Readers share the lock; a builder has it alone.
+	if err := flock(ctx, cr.lock, syscall.LOCK_SH); err != nil {
+		cr.lock.Close()
+		return nil, err
+	}
+	if err := cr.restore(c); err == nil {
+		return cr, cr.release()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(log, "scratch: the cache entry %s is unusable (%v): rebuilding it\n", cr.dir, err)
+	}
+	// Readers wait for a builder, so four runs that start at once build the entry once. (The
+	// shared lock is released first: flock would drop it anyway, not upgrade it atomically.)
+	_ = syscall.Flock(int(cr.lock.Fd()), syscall.LOCK_UN)
+	if err := flock(ctx, cr.lock, syscall.LOCK_EX); err != nil {
+		cr.lock.Close()
+		return nil, err
+	}
+	// Another run may have built it while this one waited.
+	if err := cr.restore(c); err == nil {
+		return cr, cr.release()
+	}
+	// Incomplete, corrupted or absent: this run builds it (an old one and what killed builders
+	// left go first).
+	if err := os.RemoveAll(cr.dir); err != nil {
+		cr.release()
+		return nil, err
+	}
+	stale, _ := filepath.Glob(cr.dir + ".tmp-*")
+	for _, d := range stale {
+		os.RemoveAll(d)
+	}
+	return cr, nil
+}
+
+// flock takes a lock on f, waiting for it until ctx ends.
+func flock(ctx context.Context, f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			return fmt.Errorf("locking %s: %w", f.Name(), err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// release lets go of the entry's lock.
+func (cr *cacheRun) release() error {
+	if cr.lock == nil {
+		return nil
+	}
+	err := cr.lock.Close() // closing the last descriptor releases the flock
+	cr.lock = nil
+	return err
+}
+
+// restore copies the entry into c's data directory, checking every file against the manifest,
+// and reads the entry's superuser password. An entry without a manifest is fs.ErrNotExist; on
+// any error the data directory is emptied again.
+func (cr *cacheRun) restore(c *cluster) (err error) {
+	b, err := os.ReadFile(filepath.Join(cr.dir, "manifest.json"))
+	if err != nil {
+		return err
+	}
+	var m manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("reading its manifest: %w", err)
+	}
+	if m.Format != cacheFormat || m.Key != cr.key || len(m.Templates) != len(specKeys(cr.specs)) {
+		return errors.New("its manifest is of another entry")
+	}
+	secret, err := os.ReadFile(filepath.Join(cr.dir, "secret"))
+	if err != nil {
+		return err
+	}
+	in, err := os.Open(filepath.Join(cr.dir, dataFile))
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	var total int64
+	for _, e := range m.Files {
+		if !filepath.IsLocal(e.Path) || e.Size < 0 {
+			return fmt.Errorf("its manifest names %q", e.Path)
+		}
+		total += e.Size
+	}
+	if st, err := in.Stat(); err != nil || st.Size() != total {
+		return fmt.Errorf("%s is not as long as its manifest says", dataFile)
+	}
+	data := filepath.Join(c.dir, "data")
+	defer func() {
+		if err != nil {
+			emptyDir(data)
+		}
+	}()
+	uid, gid := -1, -1
+	if c.sb.cred != nil {
+		uid, gid = c.sb.ids()
+	}
+	buf := make([]byte, 256<<10)
+	for _, e := range m.Files {
+		if _, err := writeEntry(filepath.Join(data, e.Path), e, in, buf, uid, gid); err != nil {
+			return err
+		}
+	}
+	cr.hit, cr.secret = &m, strings.TrimSpace(string(secret))
+	return nil
+}
+
+// dataFile holds the contents of an entry's files, one after the other in the manifest's
+// order: one file to read or write instead of a thousand or more (on a disk, creating them cost
+// more than copying them).
+const dataFile = "data.bin"
+
+// emptyDir removes what is in dir, leaving dir.
+func emptyDir(dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}
+
+// writeEntry makes the file or directory e at dst, a file with the next e.Size bytes of r, and
+// gives it to uid and gid (-1: unchanged). A file is checked against e's CRC-32C when e has one;
+// its CRC-32C is returned.
+func writeEntry(dst string, e manifestEntry, r io.Reader, buf []byte, uid, gid int) (string, error) {
+	digest := ""
+	if e.Mode.IsDir() {
+		if err := os.Mkdir(dst, e.Mode.Perm()); err != nil {
+			return "", err
+		}
+	} else {
+		out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, e.Mode.Perm())
+		if err != nil {
+			return "", err
+		}
+		h := crc32.New(castagnoli)
+		n, err := io.CopyBuffer(io.MultiWriter(out, h), io.LimitReader(r, e.Size), buf)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", err
+		}
+		digest = hex.EncodeToString(h.Sum(nil))
+		if n != e.Size || e.CRC32C != "" && digest != e.CRC32C {
+			return "", fmt.Errorf("%s does not match its manifest", e.Path)
+		}
+	}
+	if err := os.Chmod(dst, e.Mode.Perm()); err != nil { // the umask applied at creation
+		return "", err
+	}
+	if uid >= 0 {
+		return digest, os.Lchown(dst, uid, gid)
+	}
+	return digest, nil
+}
+
+// pack reads the stopped cluster's data directory into an entry's manifest and data file
+// contents (about 40 MB, in memory until write has written them).
+func (cr *cacheRun) pack(c *cluster, version string, tpls []cachedTpl) (*manifest, []byte, error) {
+	src := filepath.Join(c.dir, "data")
+	m := &manifest{Format: cacheFormat, Key: cr.key, Postgres: version, Templates: tpls}
+	spare := spareWAL(filepath.Join(src, "pg_wal"))
+	var data bytes.Buffer
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if rel == "." || rel == "postmaster.pid" || rel == "postmaster.opts" || spare[rel] {
+			return nil
+		}
+		st, err := d.Info()
+		if err != nil {
+			return err
+		}
+		e := manifestEntry{Path: rel, Mode: st.Mode() & (fs.ModeDir | fs.ModePerm)}
+		switch {
+		case st.Mode().IsDir():
+		case st.Mode().IsRegular():
+			// The cluster is stopped: what is copied is what the digest is of.
+			in, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			h := crc32.New(castagnoli)
+			e.Size, err = io.Copy(io.MultiWriter(&data, h), in)
+			in.Close()
+			if err != nil {
+				return err
+			}
+			e.CRC32C = hex.EncodeToString(h.Sum(nil))
+		default:
+			return fmt.Errorf("%s is neither a file nor a directory", rel)
+		}
+		m.Files = append(m.Files, e)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, data.Bytes(), nil
+}
+
+// write writes a packed entry into a temporary directory, the manifest last, with the
+// superuser's password, and renames it into place. The run holds the entry's exclusive lock
+// (openCache).
+func (cr *cacheRun) write(m *manifest, data []byte, secret string) error {
+	tmp := cr.dir + ".tmp-" + randomSuffix()
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp) // gone once renamed
+	if err := os.WriteFile(filepath.Join(tmp, dataFile), data, 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "secret"), []byte(secret+"\n"), 0o600); err != nil {
+		return err
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), b, 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, cr.dir); err != nil {
+		if exists(filepath.Join(cr.dir, "manifest.json")) {
+			return nil // another run saved it (its lock file was removed by cache clean meanwhile)
+		}
+		return err
+	}
+	evict(filepath.Dir(cr.dir), cr.dir)
+	return nil
+}
+
+// spareWAL returns the WAL segments of a cleanly stopped cluster that need not be copied (paths
+// relative to the data directory): all but the two lowest-numbered. A checkpoint removes or
+// recycles, under a later name, every segment before its redo point's, and a shutdown
+// checkpoint's redo point is its own record: so the lowest segment holds it, and the next one
+// its end, should it cross a segment boundary. The others are empty segments kept for reuse,
+// which the server makes again as it needs them.
+func spareWAL(dir string) map[string]bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var segs []string
+	for _, e := range ents {
+		if len(e.Name()) == 24 && strings.Trim(e.Name(), "0123456789ABCDEF") == "" && e.Type().IsRegular() {
+			segs = append(segs, e.Name())
+		}
+	}
+	slices.Sort(segs)
+	spare := map[string]bool{}
+	for _, s := range segs[min(2, len(segs)):] {
+		spare[filepath.Join("pg_wal", s)] = true
+	}
+	return spare
+}
+
+// touch records that the entry was used (its lock file's time), for eviction.
+func (cr *cacheRun) touch() {
+	now := time.Now()
+	_ = os.Chtimes(cr.dir+".lock", now, now)
+}
+
+// evict removes the least recently used entries beyond maxCacheEntries, never keep, and none
+// another run holds a lock on.
+func evict(root, keep string) {
+	locks, _ := filepath.Glob(filepath.Join(root, "*.lock"))
+	type used struct {
+		lock string
+		at   time.Time
+	}
+	var all []used
+	for _, l := range locks {
+		dir := strings.TrimSuffix(l, ".lock")
+		if st, err := os.Stat(l); err == nil && dir != keep && exists(dir) {
+			all = append(all, used{l, st.ModTime()})
+		}
+	}
+	if len(all) < maxCacheEntries {
+		return
+	}
+	slices.SortFunc(all, func(a, b used) int { return a.at.Compare(b.at) })
+	for _, u := range all[:len(all)+1-maxCacheEntries] {
+		if removeEntry(u.lock) == nil {
+			os.Remove(u.lock)
+		}
+	}
+}
+
+// removeEntry removes the entry of a lock file when no run uses it, and its temporary
+// directories; the lock file stays (a run may have it open).
+func removeEntry(lock string) error {
+	f, err := os.OpenFile(lock, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return fmt.Errorf("%s is in use", strings.TrimSuffix(lock, ".lock"))
+	}
+	dir := strings.TrimSuffix(lock, ".lock")
+	tmps, _ := filepath.Glob(dir + ".tmp-*")
+	for _, d := range append(tmps, dir) {
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CacheInfo describes the cache across runs.
+type CacheInfo struct {
+	Dir     string // where it is
+	Entries int    // complete entries
+	Bytes   int64  // its size on disk, everything in it counted
+}
+
+// ReadCacheInfo returns where the cache is, how many entries it holds and its size.
+func ReadCacheInfo() (CacheInfo, error) {
+	dir, err := CacheDir()
+	if err != nil {
+		return CacheInfo{}, fault.Env(err)
+	}
+	info := CacheInfo{Dir: dir}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.Name() == "manifest.json" && filepath.Dir(filepath.Dir(path)) == dir {
+			info.Entries++
+		}
+		if st, err := d.Info(); err == nil && !d.IsDir() {
+			info.Bytes += st.Size()
+		}
+		return nil
+	})
+	if err != nil {
+		return info, fault.Env(fmt.Errorf("reading the cache %s: %w", dir, err))
+	}
+	return info, nil
+}
+
+// CleanCache removes every entry of the cache that no running ledgercheck uses, and returns how
+// many it removed; an entry in use is an error once the others are removed.
+func CleanCache() (int, error) {
+	dir, err := CacheDir()
+	if err != nil {
+		return 0, fault.Env(err)
+	}
+	locks, _ := filepath.Glob(filepath.Join(dir, "*.lock"))
+	n := 0
+	var errs []error
+	for _, l := range locks {
+		had := exists(strings.TrimSuffix(l, ".lock") + "/manifest.json")
+		if err := removeEntry(l); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		os.Remove(l)
+		if had {
+			n++
+		}
+	}
+	if len(errs) > 0 {
+		return n, fault.Env(fmt.Errorf("cleaning the cache: %w", errors.Join(errs...)))
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) == 0 {
+		os.Remove(dir)
+	}
+	return n, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// startEmbedded starts the embedded cluster: a copy of the cache's entry when Options.Cache
+// and the cache has it; else a new one (initdb), which, with Options.Cache, builds the
+// templates and is saved as the entry before Start returns.
+func (s *Server) startEmbedded(ctx context.Context, bin string) error {
+	cl, err := newCluster(bin, s.opts)
+	if cl != nil {
+		s.cl = cl
+	}
+	if err != nil {
+		return err
+	}
+	s.adminRole, s.major, s.installRole = bootstrapUser, cl.major, "postgres"
+	t0 := time.Now()
+	var cr *cacheRun
+	if s.opts.Cache && cacheable(s.opts.Templates) {
+		if cr, err = openCache(ctx, cl, s.opts.Templates, s.opts.Log); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fmt.Fprintf(s.opts.Log, "scratch: not using the cache: %v\n", err)
+			cr = nil
+		}
+	}
+	if cr != nil && cr.hit != nil {
+		err := s.startFromCache(ctx, cr, time.Since(t0))
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		// An entry its key did not tell apart (a library the server loads changed, say): it
+		// goes, and this run starts from scratch.
+		fmt.Fprintf(s.opts.Log, "scratch: the cached cluster %s did not start (%v): removing it\n", cr.dir, err)
+		_ = removeEntry(cr.dir + ".lock")
+		cl.stop()
+		s.cl, s.templates = nil, map[templateKey]*template{}
+		opts := s.opts
+		opts.Cache = false
+		s.opts = opts
+		return s.startEmbedded(ctx, bin)
+	}
+	if cr != nil {
+		defer func() {
+			if !cr.keep {
+				cr.release()
+			}
+		}()
+	}
+	if err := cl.initdb(ctx); err != nil {
+		return err
+	}
+	if err := cl.start(ctx); err != nil {
+		return err
+	}
+	s.admin = cl.adminConfig()
+	if err := s.setUp(ctx); err != nil {
+		return err
+	}
+	if cr == nil {
+		return nil
+	}
+	return s.saveToCache(ctx, cr)
+}
+
+// saveToCache builds the templates of the run's entry in the new cluster (before any other SQL
+// runs in it), stops the cluster cleanly, saves its data directory as the entry and starts it
+// again. A template that does not build (a prerequisite file that fails) is not cached: the run
+// reports it as without the cache.
+func (s *Server) saveToCache(ctx context.Context, cr *cacheRun) error {
+	t0 := time.Now()
+	var tpls []cachedTpl
+	for _, k := range specKeys(cr.specs) {
+		i := slices.IndexFunc(cr.specs, func(sp TemplateSpec) bool {
+			return sp.Dim == k.dim && sp.Base.NoOpenBrain == k.noOpenBrain && sp.Base.Key == k.key
+		})
+		name, err := s.template(ctx, k.dim, cr.specs[i].Base)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fmt.Fprintf(s.opts.Log, "scratch: nothing cached: the template for dimension %d does not build\n", k.dim)
+			return nil
+		}
+		tpls = append(tpls, cachedTpl{Dim: k.dim, NoOpenBrain: k.noOpenBrain, Key: k.key, Name: name})
+	}
+	built := time.Now()
+	if err := s.cl.shutdown(); err != nil {
+		return fault.Env(fmt.Errorf("stopping the scratch cluster to cache it: %w", err))
+	}
+	m, data, err := cr.pack(s.cl, s.Version(), tpls)
+	if err != nil {
+		fmt.Fprintf(s.opts.Log, "scratch: nothing cached: %v\n", err)
+	}
+	packed := time.Now()
+	if err := s.cl.start(ctx); err != nil {
+		return err
+	}
+	if m == nil {
+		return nil
+	}
+	// Written while the run goes on; other runs wait for the lock, and Close for the write.
+	secret := s.cl.adminSecret
+	s.saving = make(chan struct{})
+	cr.keep = true
+	go func() {
+		defer close(s.saving)
+		defer cr.release()
+		w0 := time.Now()
+		if err := cr.write(m, data, secret); err != nil {
+			fmt.Fprintf(s.opts.Log, "scratch: nothing cached: %v\n", err)
+			return
+		}
+		cr.touch()
+		fmt.Fprintf(s.opts.Log, "scratch: cluster and %d templates cached in %s (templates %s, stop and read %s, written in %s beside the run)\n", len(tpls), cr.dir,
+			built.Sub(t0).Round(time.Millisecond), packed.Sub(built).Round(time.Millisecond), time.Since(w0).Round(time.Millisecond))
+	}()
+	return nil
+}
+
+// startFromCache starts the cluster copied from the cache, replaces the passwords of the
+// superuser and the install role with the run's own before anything else connects, and takes
+// the entry's templates as the run's (renamed after the run).
+func (s *Server) startFromCache(ctx context.Context, cr *cacheRun, copied time.Duration) error {
+	t0 := time.Now()
+	cl := s.cl
+	fresh := cl.adminSecret
+	cl.adminSecret = cr.secret
+	if err := cl.start(ctx); err != nil {
+		return err
+	}
+	var sql strings.Builder
+	fmt.Fprintf(&sql, "ALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\n",
+		ident(bootstrapUser), quoteLiteral(fresh), ident(s.installRole), quoteLiteral(s.installPass))
+	for _, k := range specKeys(cr.specs) {
+		i := slices.IndexFunc(cr.hit.Templates, func(t cachedTpl) bool {
+			return t.Dim == k.dim && t.NoOpenBrain == k.noOpenBrain && t.Key == k.key
+		})
+		if i < 0 {
+			return fault.Env(fmt.Errorf("the cache entry %s has no template for dimension %d: run `ledgercheck cache clean`", cr.dir, k.dim))
+		}
+		t := &template{label: k.label(len(s.templates) + 1)}
+		t.name = fmt.Sprintf("%s%s_%s", NamePrefix, s.runID, t.label)
+		t.once.Do(func() {})
+		s.templates[k] = t
+		fmt.Fprintf(&sql, "ALTER DATABASE %s RENAME TO %s;\n", ident(cr.hit.Templates[i].Name), ident(t.name))
+	}
+	if err := s.adminExec(ctx, cl.adminConfig(), sql.String()); err != nil {
+		return err
+	}
+	cl.adminSecret = fresh
+	s.admin = cl.adminConfig()
+	if err := s.checkVector(ctx); err != nil {
+		return err
+	}
+	if err := s.checkGuard(ctx); err != nil {
+		return err
+	}
+	cr.touch()
+	fmt.Fprintf(s.opts.Log, "scratch: cluster and %d templates copied from the cache %s in %s, started in %s\n", len(cr.hit.Templates), cr.dir, copied.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// adminExec runs sql (statements of ledgercheck's own) as the superuser of cfg.
+func (s *Server) adminExec(ctx context.Context, cfg *pgx.ConnConfig, sql string) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		return fault.Env(fmt.Errorf("taking over the cached cluster: %s", serverMessage(err)))
+	}
+	return nil
+}

@@ -1,0 +1,271 @@
+package scratch_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/scratch/scratchtest"
+)
+
+// cachedStart starts an embedded cluster with the cache on and one template (1536, the Open
+// Brain prerequisites), returning it and its log (complete once it is closed: a new entry is
+// written while the run goes on).
+func cachedStart(t *testing.T) (*scratch.Server, *syncBuffer) {
+	t.Helper()
+	log := &syncBuffer{}
+	srv, err := scratch.Start(context.Background(), scratch.Options{Cache: true, Log: log,
+		Templates: []scratch.TemplateSpec{{Dim: 1536}}})
+	if err != nil {
+		t.Fatalf("Start: %v\n%s", err, log.String())
+	}
+	return srv, log
+}
+
+// closeGone closes srv and fails the test unless its processes and its directory are gone.
+func closeGone(t *testing.T, srv *scratch.Server) {
+	t.Helper()
+	dir := srv.Dir()
+	pid := scratch.SandboxPID(dir)
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := scratchtest.Gone(pid, dir); err != nil {
+		t.Error(err)
+	}
+}
+
+// entries returns the cache's entry directories (a manifest or not) and anything else in it
+// but their lock files.
+func entries(t *testing.T, root string) (dirs, other []string) {
+	t.Helper()
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		switch {
+		case strings.HasSuffix(e.Name(), ".lock"):
+		case e.IsDir() && !strings.Contains(e.Name(), "."):
+			dirs = append(dirs, filepath.Join(root, e.Name()))
+		default:
+			other = append(other, e.Name())
+		}
+	}
+	return dirs, other
+}
+
+func TestCacheReusedWithFreshSecretsAndNothingAMigrationWrote(t *testing.T) {
+	scratchtest.Server(t)
+	root := t.TempDir()
+	t.Setenv(scratch.CacheDirEnv, root)
+	ctx := context.Background()
+
+	srv, log := cachedStart(t)
+	closeGone(t, srv)
+	if !strings.Contains(log.String(), "cached in") {
+		t.Errorf("a cold start does not save the entry:\n%s", log.String())
+	}
+	dirs, other := entries(t, root)
+	if len(dirs) != 1 || len(other) != 0 {
+		t.Fatalf("cache holds %v and %v, want one entry", dirs, other)
+	}
+	if st, err := os.Stat(dirs[0]); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("entry mode = %v (%v), want 0700", st.Mode().Perm(), err)
+	}
+	secret, err := os.ReadFile(filepath.Join(dirs[0], "secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(filepath.Join(dirs[0], "secret")); st.Mode().Perm() != 0o600 {
+		t.Errorf("secret mode = %v, want 0600", st.Mode().Perm())
+	}
+
+	srv, log = cachedStart(t)
+	defer closeGone(t, srv)
+	if !strings.Contains(log.String(), "copied from the cache") {
+		t.Fatalf("a warm start does not copy the entry:\n%s", log.String())
+	}
+	// The entry's superuser password no longer opens the run's cluster.
+	cfg := srv.AdminConfig()
+	cfg.Password = strings.TrimSpace(string(secret))
+	if conn, err := pgx.ConnectConfig(ctx, cfg); err == nil {
+		conn.Close(ctx)
+		t.Error("the cached superuser password still logs in")
+	}
+	// The template is there, and what user SQL writes stays in the run's copy.
+	db := scratchtest.Exec
+	d, err := srv.NewDatabase(ctx, 1536)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db(t, d, "x.sql", "CREATE TABLE public.written_by_a_migration (id int); CREATE ROLE made_by_a_migration;")
+	conn := scratchtest.Connect(t, d)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename = 'thoughts'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("public.thoughts in a database of the cached template: %d (%v), want 1", n, err)
+	}
+	closeGone(t, srv)
+
+	srv, _ = cachedStart(t)
+	d, err = srv.NewDatabase(ctx, 1536)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn = scratchtest.Connect(t, d)
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM pg_tables WHERE tablename = 'written_by_a_migration') + (SELECT count(*) FROM pg_roles WHERE rolname = 'made_by_a_migration')`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("what a migration wrote in an earlier run: %d objects (%v), want none", n, err)
+	}
+}
+
+func TestCacheCorruptedOrHalfWrittenEntryIsRebuilt(t *testing.T) {
+	scratchtest.Server(t)
+	root := t.TempDir()
+	t.Setenv(scratch.CacheDirEnv, root)
+	srv, _ := cachedStart(t)
+	closeGone(t, srv)
+	dirs, _ := entries(t, root)
+	if len(dirs) != 1 {
+		t.Fatalf("entries %v, want one", dirs)
+	}
+	entry := dirs[0]
+
+	// One byte of the entry's files changed.
+	victim := filepath.Join(entry, "data.bin")
+	b, err := os.ReadFile(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(victim, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv, log := cachedStart(t)
+	closeGone(t, srv)
+	if !strings.Contains(log.String(), "unusable") || !strings.Contains(log.String(), "cached in") {
+		t.Errorf("a corrupted entry is not detected and rebuilt:\n%s", log.String())
+	}
+	if got, _ := os.ReadFile(victim); bytes.Equal(got, b) {
+		t.Error("the corrupted data is still in the entry")
+	}
+
+	// A data file cut short.
+	if err := os.Truncate(victim, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	srv, log = cachedStart(t)
+	closeGone(t, srv)
+	if !strings.Contains(log.String(), "not as long as its manifest") || !strings.Contains(log.String(), "cached in") {
+		t.Errorf("a truncated entry is not detected and rebuilt:\n%s", log.String())
+	}
+
+	// An entry whose manifest was never written (a builder killed before it) is rebuilt.
+	if err := os.Remove(filepath.Join(entry, "manifest.json")); err != nil {
+		t.Fatal(err)
+	}
+	srv, log = cachedStart(t)
+	closeGone(t, srv)
+	if !strings.Contains(log.String(), "cached in") {
+		t.Errorf("an entry without its manifest is not rebuilt:\n%s", log.String())
+	}
+	srv, log = cachedStart(t)
+	if !strings.Contains(log.String(), "copied from the cache") {
+		t.Errorf("the rebuilt entry is not used:\n%s", log.String())
+	}
+	closeGone(t, srv)
+
+	// An entry that copies but does not start (here: its password is not the cluster's) goes,
+	// and the run starts from scratch.
+	if err := os.WriteFile(filepath.Join(entry, "secret"), []byte("not-the-password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv, log = cachedStart(t)
+	if !strings.Contains(log.String(), "did not start") {
+		t.Errorf("a cached cluster that does not start is not reported:\n%s", log.String())
+	}
+	if _, err := srv.NewDatabase(context.Background(), 1536); err != nil {
+		t.Errorf("after the fallback: %v", err)
+	}
+	closeGone(t, srv)
+	if _, err := os.Stat(filepath.Join(entry, "manifest.json")); err == nil {
+		t.Error("the entry that did not start is still there")
+	}
+}
+
+func TestCacheFourColdRunsAtOnce(t *testing.T) {
+	scratchtest.Server(t)
+	root := t.TempDir()
+	t.Setenv(scratch.CacheDirEnv, root)
+	ctx := context.Background()
+	var (
+		wg      sync.WaitGroup
+		servers [4]*scratch.Server
+		errs    [4]error
+	)
+	for i := range servers {
+		wg.Go(func() {
+			servers[i], errs[i] = scratch.Start(ctx, scratch.Options{Cache: true, Templates: []scratch.TemplateSpec{{Dim: 1536}}})
+			if errs[i] == nil {
+				var d *scratch.Database
+				if d, errs[i] = servers[i].NewDatabase(ctx, 1536); errs[i] == nil {
+					_, errs[i] = d.Query(ctx, "SELECT count(*) FROM public.thoughts", scratch.QueryOptions{})
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("run %d: %v", i, err)
+		}
+	}
+	for _, s := range servers {
+		if s != nil {
+			closeGone(t, s)
+		}
+	}
+	dirs, other := entries(t, root)
+	if len(dirs) != 1 || len(other) != 0 {
+		t.Fatalf("cache holds %v and %v, want one entry and nothing else", dirs, other)
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], "manifest.json")); err != nil {
+		t.Errorf("the entry has no manifest: %v", err)
+	}
+	// The entry is valid: a fifth run copies it.
+	srv, log := cachedStart(t)
+	if !strings.Contains(log.String(), "copied from the cache") {
+		t.Errorf("the entry four runs left is not used:\n%s", log.String())
+	}
+	closeGone(t, srv)
+	if _, err := scratch.CleanCache(); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := scratch.ReadCacheInfo(); err != nil || info.Entries != 0 {
+		t.Errorf("after cache clean: %+v (%v), want no entry", info, err)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's concurrent log lines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
