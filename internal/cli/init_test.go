@@ -100,7 +100,20 @@ func TestInitThenCheck(t *testing.T) {
 		t.Fatalf("check with the prerequisite: %q, want %q (errors %v)", names, want, errorRules(rep))
 	}
 
+	// lint --install installs over the same prerequisites, and says which one does not install.
+	if code, out, errs := runCLI(t, "lint", "-q", "--install", "notes.sql"); code != ExitOK {
+		t.Errorf("lint --install with the prerequisite: exit %d\n%s%s", code, out, errs)
+	}
+	write(t, "deps/tags.sql", "CREATE TABLE public.tags (id int);\nSELECT no_such_function();\n")
+	if code, out, _ := runCLI(t, "lint", "-q", "--install", "notes.sql"); code != ExitFindings ||
+		!strings.Contains(out, "deps/tags.sql:2:8: error: a prerequisite (deps/tags.sql) does not install: function no_such_function() does not exist") {
+		t.Errorf("lint --install with a broken prerequisite: exit %d\n%s", code, out)
+	}
+
 	write(t, config.DefaultFile, string(without))
+	if code, out, _ := runCLI(t, "lint", "-q", "--install", "notes.sql"); code != ExitFindings || !strings.Contains(out, `relation "public.tags" does not exist`) {
+		t.Errorf("lint --install without the prerequisite: exit %d\n%s", code, out)
+	}
 	rep = sharedCheck(t)
 	if !rep.Failed() || rep.Phases[1].Name != "install artifact" {
 		t.Fatalf("check without the prerequisite: %v", errorRules(rep))

@@ -31,8 +31,9 @@ create, new tables without RLS, service_role policy or grants, a missing trailin
 NOTIFY pgrst, 'reload schema', statements that fail on a second run, destructive statements, and
 more. ` + "`ledgercheck explain`" + ` lists the rules; ` + "`ledgercheck explain RULE`" + ` explains one.
 
-With --install, each file is also installed into a scratch database with the Open Brain
-prerequisites (at --dim, default 1536), and the catalog before and after is compared with what the
+With --install, each file is also installed into a scratch database with the configuration's
+prerequisites (the Open Brain core unless prerequisites.openbrain is false, then
+prerequisites.files; at --dim, default 1536), and the catalog before and after is compared with what the
 statements visibly do: a change to a pre-existing object that only SQL built at run time explains
 is reported as undeclared-change; and the installed security audit asks the catalog what anon and
 authenticated can do with what the file created (a SECURITY DEFINER function they can execute, a
@@ -72,6 +73,12 @@ Exit 1 if any finding is an error.`,
 			if err != nil {
 				return err
 			}
+			var prereqs []gate.Script
+			if install {
+				if prereqs, err = readPrerequisites(conf); err != nil {
+					return err
+				}
+			}
 			// Every file is checked before the first is linted, or a server started.
 			for _, path := range args {
 				if err := input.Check(path, input.Migration); err != nil {
@@ -80,6 +87,7 @@ Exit 1 if any finding is an error.`,
 			}
 			rep, err := gate.Lint(cmd.Context(), gate.LintRequest{
 				Files: args, Lint: cfg, Dim: dim, Install: install, Postgres: pg,
+				NoOpenBrain: !conf.Prerequisites.OpenBrain, Prerequisites: prereqs,
 				Read: func(path string) ([]byte, error) {
 					src, err := input.ReadFile(path, input.Migration)
 					if err != nil {

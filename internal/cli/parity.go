@@ -200,12 +200,8 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		}
 		req.Ports = append(req.Ports, gate.Port{Variant: v, Allowlist: al})
 	}
-	for _, x := range cfg.Prerequisites.Files {
-		s, err := read(x, input.Migration)
-		if err != nil {
-			return req, err
-		}
-		req.Prerequisites = append(req.Prerequisites, *s)
+	if req.Prerequisites, err = readPrerequisites(cfg); err != nil {
+		return req, err
 	}
 	if cfg.Fixture != "" {
 		if req.Fixture, err = read(cfg.Fixture, input.Fixture); err != nil {
@@ -356,4 +352,17 @@ type deprecatedValue struct {
 func (d deprecatedValue) Set(s string) error {
 	d.note()
 	return d.Value.Set(s)
+}
+
+// readPrerequisites reads the configuration's prerequisite files, in order.
+func readPrerequisites(cfg *config.Config) ([]gate.Script, error) {
+	var scripts []gate.Script
+	for _, x := range cfg.Prerequisites.Files {
+		src, err := input.ReadFile(x, input.Migration)
+		if err != nil {
+			return nil, fault.Input(err)
+		}
+		scripts = append(scripts, gate.Script{Name: x, Src: src})
+	}
+	return scripts, nil
 }

@@ -477,18 +477,21 @@ func (p *pipeline) newDatabase(ctx context.Context, v Variant) (*scratch.Databas
 
 // baseOf is what every database of req starts from: the Open Brain prerequisites unless
 // NoOpenBrain, then the prerequisite files, in the template of each dimension.
-func baseOf(req Request) scratch.Base {
-	b := scratch.Base{NoOpenBrain: req.NoOpenBrain}
-	if len(req.Prerequisites) == 0 {
+func baseOf(req Request) scratch.Base { return baseFor(req.NoOpenBrain, req.Prerequisites) }
+
+// baseFor is the scratch.Base of the Open Brain prerequisites (unless noOpenBrain) and then
+// files, in order.
+func baseFor(noOpenBrain bool, files []Script) scratch.Base {
+	b := scratch.Base{NoOpenBrain: noOpenBrain}
+	if len(files) == 0 {
 		return b
 	}
 	h := sha256.New()
-	for _, x := range req.Prerequisites {
+	for _, x := range files {
 		fmt.Fprintf(h, "%d:%s\x00%d:", len(x.Name), x.Name, len(x.Src))
 		h.Write(x.Src)
 	}
 	b.Key = hex.EncodeToString(h.Sum(nil))
-	files := req.Prerequisites
 	b.Prepare = func(ctx context.Context, db *scratch.Database) error {
 		for _, x := range files {
 			if err := sqlscript.ExecFile(ctx, db, x.Name, x.Src); err != nil {

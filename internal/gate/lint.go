@@ -2,6 +2,8 @@ package gate
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,6 +39,11 @@ type LintRequest struct {
 	Start   func(ctx context.Context) (*scratch.Server, error)
 	// Server, when not nil, is a running server used instead of Start, and left running.
 	Server *scratch.Server
+	// NoOpenBrain and Prerequisites are what each file is installed over, as in [Request]: the
+	// Open Brain prerequisites unless NoOpenBrain, then these files (the configuration's
+	// prerequisites).
+	NoOpenBrain   bool
+	Prerequisites []Script
 	// Setup, when not nil, runs in each file's database before the file is installed (and
 	// before the snapshot its footprint starts from): what the file needs beyond the
 	// prerequisites.
@@ -99,8 +106,13 @@ func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, 
 	}
 	sf, err := sqlscript.Reuse(f, src, dim)
 	if err == nil {
-		db, derr := srv.NewDatabase(ctx, dim)
+		db, derr := srv.NewDatabaseFrom(ctx, dim, baseFor(req.NoOpenBrain, req.Prerequisites))
 		if derr != nil {
+			var pf *scriptFailure
+			if fd, ok := install.Finding(derr); ok && errors.As(derr, &pf) {
+				fd.Message = "a prerequisite (" + pf.File + ") does not install: " + strings.TrimPrefix(fd.Message, "the migration does not install: ")
+				return static, []finding.Finding{fd}, nil
+			}
 			return nil, nil, derr
 		}
 		defer db.Drop(context.WithoutCancel(ctx)) //nolint:errcheck // the server drops leftovers on Close
