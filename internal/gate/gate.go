@@ -455,8 +455,8 @@ type snapshotOnce struct {
 }
 
 // templateSnapshot returns the snapshot of db's template, taking it from db (which must be a
-// fresh copy) the first time.
-func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database) (*introspect.Snapshot, error) {
+// fresh copy) on conn, a superuser session of db's, the first time.
+func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database, conn *pgx.Conn) (*introspect.Snapshot, error) {
 	key := db.Dim
 	p.mu.Lock()
 	s := p.before[key]
@@ -465,7 +465,7 @@ func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database) (
 		p.before[key] = s
 	}
 	p.mu.Unlock()
-	s.once.Do(func() { s.snap, s.err = install.Snapshot(ctx, db, introspect.Options{}) })
+	s.once.Do(func() { s.snap, s.err = install.SnapshotOn(ctx, db, conn, introspect.Options{}) })
 	return s.snap, s.err
 }
 
@@ -526,13 +526,21 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		defer cancel()
 		_ = db.Drop(dctx) // the server drops leftovers on Close
 	}()
+	// One superuser session of the database serves every snapshot, the audit and the rerun
+	// audit's snapshots and digests: a session that has read the catalog reads it again at a
+	// fraction of the cost of a new one. User SQL runs on sessions of its own.
+	conn, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
 	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim, Server: p.srv.Version(), Statements: r.stmts}
-	sc, err := p.install(ctx, r, db)
+	sc, err := p.install(ctx, r, db, conn)
 	if err != nil {
 		if err := r.failed(ctx, err); err != nil {
 			return err
 		}
-		return p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0)}, sc)
+		return p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0), Reader: conn}, sc)
 	}
 	if fx := p.req.Fixture; fx != nil {
 		if err := sqlscript.ExecFile(ctx, db, fx.Name, fx.Src); err != nil {
@@ -551,7 +559,7 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		r.crossCheck = crosscheck.Check(r.file, p.req.Lint, r.installed.Footprint)
 	}
 	p.say("%s: %s at dimension %d installed, fixture loaded, %d probes run in %s", v.Name, v.File, v.Dim, len(r.installed.Rows), report.FormatDuration(time.Since(t0)))
-	return p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0)}, sc)
+	return p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0), Reader: conn}, sc)
 }
 
 // scriptFailure is the failure of the script File to install (Err), for [variantRun.failed].
@@ -577,11 +585,13 @@ func (r *variantRun) failed(ctx context.Context, err error) error {
 	return nil
 }
 
-// install runs the variant in db and takes its footprint, from the template's snapshot. It returns the variant's script (nil when it does not parse); a
-// script that does not install is a *scriptFailure.
-func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Database) (*scratch.Script, error) {
+// install runs the variant in db and takes its footprint, from the template's snapshot, on
+// conn (a superuser session of db's, which the audit then reads the install on). It returns the
+// variant's script (nil when it does not parse); a script that does not install is a
+// *scriptFailure.
+func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn) (*scratch.Script, error) {
 	v := r.v
-	before, err := p.templateSnapshot(ctx, db)
+	before, err := p.templateSnapshot(ctx, db, conn)
 	if err != nil {
 		return nil, err
 	}
@@ -594,12 +604,6 @@ func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Datab
 	}
 	sc := sqlscript.Script(f)
 	r.installed.Source = f
-	// One superuser session for the snapshots and the audit that reads the install next.
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		return sc, err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
 	r.installed.Footprint, r.fresh, err = install.FootprintOn(ctx, db, conn, sc, before, introspect.Options{})
 	if err != nil {
 		return sc, &scriptFailure{v.File, err}
