@@ -123,6 +123,11 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 	}
 	a := newAuditor(srv, opts)
 	t0 := time.Now()
+	// The upgrade audit's database is independent of this one: it starts first, and runs while
+	// this one is prepared.
+	uctx, ucancel := context.WithCancel(ctx)
+	up := StartUpgrade(uctx, srv, opts)
+	defer func() { ucancel(); up.Wait() }()
 	db, drop, err := a.newDatabase(ctx)
 	if err != nil {
 		return nil, err
@@ -134,7 +139,7 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 		return nil, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	p := Prepared{DB: db, Reader: conn}
+	p := Prepared{DB: db, Reader: conn, Upgrade: up}
 	a.logf("rerun: installing %s at dimension %d (run 1 of %d)", opts.File.Name, opts.Dim, opts.Times)
 	if p.Install = a.exec(ctx, db, opts.File, opts.Script); p.Install == nil {
 		if opts.Previous != nil {
@@ -172,6 +177,47 @@ type Prepared struct {
 	// on it, one at a time, instead of connecting for each. A session that has read the catalog
 	// before reads it again at a fraction of the cost of a new one. Nil: the audit opens one.
 	Reader *pgx.Conn
+	// Upgrade, when not nil, is the upgrade audit the caller started with [StartUpgrade] (with
+	// the same options), so that it ran while DB was prepared; nil starts it with the rerun
+	// audit's runs, when [Options.Previous] is set.
+	Upgrade *Upgrade
+}
+
+// Upgrade is an upgrade audit running in a database of its own, started by [StartUpgrade] and
+// finished by [AuditPrepared], which compares it with the fresh install.
+type Upgrade struct {
+	done chan struct{}
+	out  upgradeOutcome
+	err  error
+	took time.Duration
+}
+
+// StartUpgrade starts the upgrade audit of opts ([Options.Previous], the fixture, then
+// [Options.File]) in a database of its own on srv, in the background, and returns it; nil when
+// opts has no previous version. Cancelling ctx stops it. The caller hands it to
+// [AuditPrepared] (in [Prepared.Upgrade]), or waits for it ([Upgrade.Wait]) when it does not
+// get that far.
+func StartUpgrade(ctx context.Context, srv *scratch.Server, opts Options) *Upgrade {
+	if opts.Previous == nil {
+		return nil
+	}
+	u := &Upgrade{done: make(chan struct{})}
+	a := newAuditor(srv, opts)
+	go func() {
+		defer close(u.done)
+		t0 := time.Now()
+		u.err = recovered(func() (err error) { u.out, err = a.upgrade(ctx); return err })
+		u.took = time.Since(t0)
+	}()
+	return u
+}
+
+// Wait waits until the upgrade audit has ended and dropped its database; a nil Upgrade has
+// nothing to wait for.
+func (u *Upgrade) Wait() {
+	if u != nil {
+		<-u.done
+	}
 }
 
 // AuditPrepared continues the rerun audit on p (runs 2 to Times on p.DB) and, with
@@ -204,11 +250,18 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 			*d = time.Since(t0)
 		}()
 	}
+	u := p.Upgrade
+	if u == nil {
+		u = StartUpgrade(ctx, srv, opts)
+	}
 	spawn(0, &tRerun, func() (err error) { rr, err = a.rerun(ctx, p); return err })
-	if opts.Previous != nil {
-		spawn(1, &tUp, func() (err error) { up, err = a.upgrade(ctx); return err })
+	if u != nil {
+		spawn(1, &tUp, func() error { u.Wait(); up = u.out; return u.err })
 	}
 	wg.Wait()
+	if u != nil {
+		tUp = u.took
+	}
 	if err := firstError(errs[:]); err != nil {
 		return nil, err
 	}
