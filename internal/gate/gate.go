@@ -218,6 +218,9 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if boot.own && srv != nil {
+		srv.LeaveDatabasesToClose() // closed as soon as the run ends
+	}
 	if needDB {
 		ran := make([]string, len(runs))
 		for i, r := range runs {

@@ -87,6 +87,7 @@ type Server struct {
 	created   []string // databases to drop on Close, in creation order
 	seq       int      // numbers the run's databases
 	closed    bool
+	leave     bool // Drop leaves databases to Close (see LeaveDatabasesToClose)
 }
 
 type template struct {
@@ -471,6 +472,16 @@ func (s *Server) dropQuiet(name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = s.drop(ctx, name)
+}
+
+// LeaveDatabasesToClose makes [Database.Drop] leave each database to [Server.Close], which
+// removes them all at once (the embedded cluster's directory goes with them; on a --dsn server
+// it drops them): for a caller that closes the server as soon as its work is done, it saves a
+// session and a DROP DATABASE, with the checkpoint that forces, per database.
+func (s *Server) LeaveDatabasesToClose() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.leave = true
 }
 
 // Close stops the embedded cluster and removes its directory, or, on a server, drops what the
