@@ -143,7 +143,7 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 	a.logf("rerun: installing %s at dimension %d (run 1 of %d)", opts.File.Name, opts.Dim, opts.Times)
 	if p.Install = a.exec(ctx, db, opts.File, opts.Script); p.Install == nil {
 		if opts.Previous != nil {
-			s, err := a.capture(ctx, db, conn, false)
+			s, err := a.capture(ctx, db, conn, catalog)
 			if err != nil {
 				return nil, err
 			}
@@ -435,15 +435,23 @@ func reader(ctx context.Context, db *scratch.Database, conn *pgx.Conn) (r *pgx.C
 	return conn, func() { conn.Close(context.WithoutCancel(ctx)) }, nil
 }
 
-// capture takes a snapshot and, when withDigest, the table digests of db, on conn (a superuser
-// session of db: see [reader]).
-func (a *auditor) capture(ctx context.Context, db *scratch.Database, conn *pgx.Conn, withDigest bool) (*state, error) {
+// What a capture reads of a database.
+const (
+	catalog = 1 << iota // a snapshot
+	content             // the table digests
+)
+
+// capture reads what (catalog, content or both) of db, on conn (a superuser session of db: see
+// [reader]).
+func (a *auditor) capture(ctx context.Context, db *scratch.Database, conn *pgx.Conn, what int) (*state, error) {
 	var err error
 	s := &state{}
-	if s.snap, err = introspect.Take(ctx, conn, install.SnapshotOptions(a.opts.Snapshot, db)); err != nil {
-		return nil, db.Blame(ctx, "taking a snapshot", fmt.Errorf("rerun: snapshot of %s: %w", db.Name, err))
+	if what&catalog != 0 {
+		if s.snap, err = introspect.Take(ctx, conn, install.SnapshotOptions(a.opts.Snapshot, db)); err != nil {
+			return nil, db.Blame(ctx, "taking a snapshot", fmt.Errorf("rerun: snapshot of %s: %w", db.Name, err))
+		}
 	}
-	if withDigest {
+	if what&content != 0 {
 		opts := install.SnapshotOptions(a.opts.Snapshot, db)
 		opts.RowValues = rowValuesUpTo
 		if s.digest, err = introspect.TakeDigest(ctx, conn, opts); err != nil {
@@ -497,7 +505,7 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 		return out, err
 	}
 	defer done()
-	base, err := a.capture(ctx, db, conn, true)
+	base, err := a.capture(ctx, db, conn, catalog|content)
 	if err != nil {
 		return out, err
 	}
@@ -518,7 +526,7 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 			return out, nil
 		}
 		out.runs = run
-		after, err := a.capture(ctx, db, conn, true)
+		after, err := a.capture(ctx, db, conn, catalog|content)
 		if err != nil {
 			return out, err
 		}
@@ -575,7 +583,8 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		return out, err
 	}
 	defer done()
-	before, err := a.capture(ctx, db, conn, true)
+	// The rows before; the catalog is compared after the upgrade only, with a fresh install's.
+	before, err := a.capture(ctx, db, conn, content)
 	if err != nil {
 		return out, err
 	}
@@ -591,7 +600,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 			fmt.Sprintf("the upgrade from %s failed: %s", o.Previous.Name, f.msg)))
 		return out, nil
 	}
-	after, err := a.capture(ctx, db, conn, true)
+	after, err := a.capture(ctx, db, conn, catalog|content)
 	if err != nil {
 		return out, err
 	}
