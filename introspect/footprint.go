@@ -83,6 +83,126 @@ func Diff(before, after *Snapshot) *Footprint {
 // DiffFacts compares two fact lists as [Diff] does; a fact missing on one side counts as an
 // empty value.
 func DiffFacts(before, after []Fact) *Footprint {
+	b, bok := sortedUnique(before)
+	a, aok := sortedUnique(after)
+	if bok && aok {
+		return mergeFacts(b, a)
+	}
+	return diffGrouped(before, after)
+}
+
+// sortedUnique returns facts sorted by key (facts itself when it is, as [Snapshot.Facts]
+// returns them; else a sorted copy), and whether no key is there twice.
+func sortedUnique(facts []Fact) ([]Fact, bool) {
+	if !slices.IsSortedFunc(facts, compareFacts) {
+		facts = slices.Clone(facts)
+		slices.SortFunc(facts, compareFacts)
+	}
+	for i := 1; i < len(facts); i++ {
+		if compareFacts(facts[i-1], facts[i]) == 0 {
+			return facts, false
+		}
+	}
+	return facts, true
+}
+
+// mergeFacts is [DiffFacts] of two fact lists sorted by key, each key once: one pass over both,
+// in the order of the result, without the maps of [diffGrouped] (a rerun audit compares
+// snapshots of thousands of facts several times).
+func mergeFacts(before, after []Fact) *Footprint {
+	fp := &Footprint{Created: []ObjectFacts{}, Dropped: []ObjectFacts{}, Changed: []Change{}}
+	// object returns the end of the run of facts of facts[i]'s object.
+	object := func(facts []Fact, i int) int {
+		j := i + 1
+		for j < len(facts) && facts[j].Kind == facts[i].Kind && facts[j].Object == facts[i].Object {
+			j++
+		}
+		return j
+	}
+	byRef := func(x, y Fact) int { return cmp.Or(cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.Object, y.Object)) }
+	i, j := 0, 0
+	for i < len(before) || j < len(after) {
+		var c int
+		switch {
+		case i == len(before):
+			c = 1
+		case j == len(after):
+			c = -1
+		default:
+			c = byRef(before[i], after[j])
+		}
+		switch {
+		case c < 0:
+			e := object(before, i)
+			fp.Dropped = append(fp.Dropped, ObjectFacts{before[i].Ref(), slices.Clone(before[i:e])})
+			i = e
+		case c > 0:
+			e := object(after, j)
+			fp.Created = append(fp.Created, ObjectFacts{after[j].Ref(), slices.Clone(after[j:e])})
+			j = e
+		default:
+			be, ae := object(before, i), object(after, j)
+			fp.Changed = appendChanges(fp.Changed, before[i:be], after[j:ae])
+			i, j = be, ae
+		}
+	}
+	return fp
+}
+
+// appendChanges appends the changes between the facts of one object on both sides, each sorted
+// by attribute, each attribute once.
+func appendChanges(out []Change, before, after []Fact) []Change {
+	i, j := 0, 0
+	for i < len(before) || j < len(after) {
+		var b, a Fact
+		switch {
+		case i == len(before):
+			a = after[j]
+			j++
+		case j == len(after):
+			b = before[i]
+			i++
+		default:
+			switch c := cmp.Compare(before[i].Attr, after[j].Attr); {
+			case c < 0:
+				b = before[i]
+				i++
+			case c > 0:
+				a = after[j]
+				j++
+			default:
+				b, a = before[i], after[j]
+				i++
+				j++
+			}
+		}
+		if b.Value == a.Value && b.Shown() == a.Shown() {
+			continue
+		}
+		k := a.Key()
+		if b.Kind != "" { // present before
+			k = b.Key()
+		}
+		out = append(out, change(k, b, a))
+	}
+	return out
+}
+
+// change is the change of the fact k from b to a.
+func change(k FactKey, b, a Fact) Change {
+	c := Change{Kind: k.Kind, Object: k.Object, Attr: k.Attr, Before: b.Value, After: a.Value, Class: Semantic}
+	if b.Display != "" || a.Display != "" {
+		c.BeforeDisplay, c.AfterDisplay = b.Shown(), a.Shown()
+	}
+	if b.Value == a.Value {
+		c.Class = Cosmetic
+	}
+	return c
+}
+
+// diffGrouped is [DiffFacts] of any two fact lists, a key there more than once included (the
+// last one counts).
+func diffGrouped(before, after []Fact) *Footprint {
 	bo, bf := groupFacts(before)
 	ao, af := groupFacts(after)
 	fp := &Footprint{Created: []ObjectFacts{}, Dropped: []ObjectFacts{}, Changed: []Change{}}
@@ -116,14 +236,7 @@ func DiffFacts(before, after []Fact) *Footprint {
 		if b.Value == a.Value && b.Shown() == a.Shown() {
 			continue
 		}
-		c := Change{Kind: k.Kind, Object: k.Object, Attr: k.Attr, Before: b.Value, After: a.Value, Class: Semantic}
-		if b.Display != "" || a.Display != "" {
-			c.BeforeDisplay, c.AfterDisplay = b.Shown(), a.Shown()
-		}
-		if b.Value == a.Value {
-			c.Class = Cosmetic
-		}
-		fp.Changed = append(fp.Changed, c)
+		fp.Changed = append(fp.Changed, change(k, b, a))
 	}
 	byRef := func(a, b ObjectFacts) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Object, b.Object))

@@ -218,6 +218,9 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if boot.own && srv != nil {
+		srv.LeaveDatabasesToClose() // closed as soon as the run ends
+	}
 	if needDB {
 		ran := make([]string, len(runs))
 		for i, r := range runs {
@@ -455,8 +458,8 @@ type snapshotOnce struct {
 }
 
 // templateSnapshot returns the snapshot of db's template, taking it from db (which must be a
-// fresh copy) the first time.
-func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database) (*introspect.Snapshot, error) {
+// fresh copy) on conn, a superuser session of db's, the first time.
+func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database, conn *pgx.Conn) (*introspect.Snapshot, error) {
 	key := db.Dim
 	p.mu.Lock()
 	s := p.before[key]
@@ -465,7 +468,7 @@ func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database) (
 		p.before[key] = s
 	}
 	p.mu.Unlock()
-	s.once.Do(func() { s.snap, s.err = install.Snapshot(ctx, db, introspect.Options{}) })
+	s.once.Do(func() { s.snap, s.err = install.SnapshotOn(ctx, db, conn, introspect.Options{}) })
 	return s.snap, s.err
 }
 
@@ -529,13 +532,30 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		defer cancel()
 		_ = db.Drop(dctx) // the server drops leftovers on Close
 	}()
-	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim, Server: p.srv.Version(), Statements: r.stmts}
-	sc, err := p.install(ctx, r, db)
+	// One superuser session of the database serves every snapshot, the audit and the rerun
+	// audit's snapshots and digests: a session that has read the catalog reads it again at a
+	// fraction of the cost of a new one. User SQL runs on sessions of its own.
+	conn, err := db.ConnectAdmin(ctx)
 	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	f, sc, scErr := r.script()
+	ropts := p.rerunOptions(r, sc)
+	var up *rerun.Upgrade
+	if p.req.Steps.Rerun {
+		// The upgrade audit's database is independent of this one: it runs while this one is
+		// installed, loaded and probed.
+		uctx, ucancel := context.WithCancel(ctx)
+		up = rerun.StartUpgrade(uctx, p.srv, ropts)
+		defer func() { ucancel(); up.Wait() }()
+	}
+	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim, Server: p.srv.Version(), Statements: r.stmts}
+	if err := p.install(ctx, r, db, conn, f, sc, scErr); err != nil {
 		if err := r.failed(ctx, err); err != nil {
 			return err
 		}
-		return p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0)}, sc)
+		return p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0), Reader: conn, Upgrade: up}, ropts)
 	}
 	if fx := p.req.Fixture; fx != nil {
 		if err := sqlscript.ExecFile(ctx, db, fx.Name, fx.Src); err != nil {
@@ -554,7 +574,7 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		r.crossCheck = crosscheck.Check(r.file, p.req.Lint, r.installed.Footprint)
 	}
 	p.say("%s: %s at dimension %d installed, fixture loaded, %d probes run in %s", v.Name, v.File, v.Dim, len(r.installed.Rows), report.FormatDuration(time.Since(t0)))
-	return p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0)}, sc)
+	return p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0), Reader: conn, Upgrade: up}, ropts)
 }
 
 // scriptFailure is the failure of the script File to install (Err), for [variantRun.failed].
@@ -580,41 +600,43 @@ func (r *variantRun) failed(ctx context.Context, err error) error {
 	return nil
 }
 
-// install runs the variant in db and takes its footprint, from the template's snapshot. It returns the variant's script (nil when it does not parse); a
-// script that does not install is a *scriptFailure.
-func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Database) (*scratch.Script, error) {
-	v := r.v
-	before, err := p.templateSnapshot(ctx, db)
-	if err != nil {
-		return nil, err
-	}
+// script returns the variant's file as its install runs it, at its dimension: the parse and its
+// statements; the error is the file's syntax error, or what only psql can run.
+func (r *variantRun) script() (*pgsql.File, *scratch.Script, error) {
 	if r.parseEr != nil {
-		return nil, &scriptFailure{v.File, r.parseEr}
+		return nil, nil, r.parseEr
 	}
-	f, err := sqlscript.Reuse(r.file, v.Src, v.Dim)
+	f, err := sqlscript.Reuse(r.file, r.v.Src, r.v.Dim)
 	if err != nil {
-		return nil, &scriptFailure{v.File, err}
+		return nil, nil, err
 	}
-	sc := sqlscript.Script(f)
-	r.installed.Source = f
-	// One superuser session for the snapshots and the audit that reads the install next.
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		return sc, err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	r.installed.Footprint, r.fresh, err = install.FootprintOn(ctx, db, conn, sc, before, introspect.Options{})
-	if err != nil {
-		return sc, &scriptFailure{v.File, err}
-	}
-	return sc, p.audit(ctx, r, db, conn)
+	return f, sqlscript.Script(f), nil
 }
 
-// rerun continues the rerun audit on the variant's database (and runs its upgrade audit).
-func (p *pipeline) rerun(ctx context.Context, r *variantRun, prep rerun.Prepared, sc *scratch.Script) error {
-	if !p.req.Steps.Rerun {
-		return nil
+// install runs the variant (f, its statements sc, or the error scErr of reading it: see
+// [variantRun.script]) in db and takes its footprint, from the template's snapshot, on conn (a
+// superuser session of db's, which the audit then reads the install on). A script that does not
+// install is a *scriptFailure.
+func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn, f *pgsql.File, sc *scratch.Script, scErr error) error {
+	v := r.v
+	before, err := p.templateSnapshot(ctx, db, conn)
+	if err != nil {
+		return err
 	}
+	if scErr != nil {
+		return &scriptFailure{v.File, scErr}
+	}
+	r.installed.Source = f
+	r.installed.Footprint, r.fresh, err = install.FootprintOn(ctx, db, conn, sc, before, introspect.Options{})
+	if err != nil {
+		return &scriptFailure{v.File, err}
+	}
+	return p.audit(ctx, r, db, conn)
+}
+
+// rerunOptions are the options of the variant's rerun and upgrade audits; sc is its script
+// (nil when it does not parse).
+func (p *pipeline) rerunOptions(r *variantRun, sc *scratch.Script) rerun.Options {
 	v := r.v
 	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.req.Times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf}
 	if v.Previous != nil {
@@ -623,6 +645,15 @@ func (p *pipeline) rerun(ctx context.Context, r *variantRun, prep rerun.Prepared
 	if fx := p.req.Fixture; fx != nil {
 		opts.Fixture = &rerun.Script{Name: fx.Name, Src: fx.Src}
 	}
+	return opts
+}
+
+// rerun continues the rerun audit on the variant's database (and finishes its upgrade audit).
+func (p *pipeline) rerun(ctx context.Context, r *variantRun, prep rerun.Prepared, opts rerun.Options) error {
+	if !p.req.Steps.Rerun {
+		return nil
+	}
+	v := r.v
 	res, err := rerun.AuditPrepared(ctx, p.srv, prep, opts)
 	if err != nil {
 		return fmt.Errorf("rerun audit of %s: %w", v.File, err)

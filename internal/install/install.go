@@ -48,6 +48,11 @@ func Snapshot(ctx context.Context, db *scratch.Database, opts introspect.Options
 		return nil, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	return SnapshotOn(ctx, db, conn, opts)
+}
+
+// SnapshotOn is [Snapshot] taken on conn, a superuser session of db's the caller keeps.
+func SnapshotOn(ctx context.Context, db *scratch.Database, conn *pgx.Conn, opts introspect.Options) (*introspect.Snapshot, error) {
 	snap, err := introspect.Take(ctx, conn, SnapshotOptions(opts, db))
 	return snap, db.Blame(ctx, "taking a snapshot", err)
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"ledgercheck/internal/fault"
@@ -122,16 +123,27 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 	}
 	a := newAuditor(srv, opts)
 	t0 := time.Now()
+	// The upgrade audit's database is independent of this one: it starts first, and runs while
+	// this one is prepared.
+	uctx, ucancel := context.WithCancel(ctx)
+	up := StartUpgrade(uctx, srv, opts)
+	defer func() { ucancel(); up.Wait() }()
 	db, drop, err := a.newDatabase(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer drop()
-	p := Prepared{DB: db}
+	// One superuser session serves every snapshot and digest of the database.
+	conn, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	p := Prepared{DB: db, Reader: conn, Upgrade: up}
 	a.logf("rerun: installing %s at dimension %d (run 1 of %d)", opts.File.Name, opts.Dim, opts.Times)
 	if p.Install = a.exec(ctx, db, opts.File, opts.Script); p.Install == nil {
 		if opts.Previous != nil {
-			s, err := a.capture(ctx, db, false)
+			s, err := a.capture(ctx, db, conn, catalog)
 			if err != nil {
 				return nil, err
 			}
@@ -160,6 +172,52 @@ type Prepared struct {
 	Fresh *introspect.Snapshot
 	// Took is how long preparing took; it counts in the rerun phase's duration.
 	Took time.Duration
+	// Reader, when not nil, is a superuser session of DB that the caller keeps open (the gate's,
+	// on which it took the install's snapshots): the audit takes its snapshots and digests of DB
+	// on it, one at a time, instead of connecting for each. A session that has read the catalog
+	// before reads it again at a fraction of the cost of a new one. Nil: the audit opens one.
+	Reader *pgx.Conn
+	// Upgrade, when not nil, is the upgrade audit the caller started with [StartUpgrade] (with
+	// the same options), so that it ran while DB was prepared; nil starts it with the rerun
+	// audit's runs, when [Options.Previous] is set.
+	Upgrade *Upgrade
+}
+
+// Upgrade is an upgrade audit running in a database of its own, started by [StartUpgrade] and
+// finished by [AuditPrepared], which compares it with the fresh install.
+type Upgrade struct {
+	done chan struct{}
+	out  upgradeOutcome
+	err  error
+	took time.Duration
+}
+
+// StartUpgrade starts the upgrade audit of opts ([Options.Previous], the fixture, then
+// [Options.File]) in a database of its own on srv, in the background, and returns it; nil when
+// opts has no previous version. Cancelling ctx stops it. The caller hands it to
+// [AuditPrepared] (in [Prepared.Upgrade]), or waits for it ([Upgrade.Wait]) when it does not
+// get that far.
+func StartUpgrade(ctx context.Context, srv *scratch.Server, opts Options) *Upgrade {
+	if opts.Previous == nil {
+		return nil
+	}
+	u := &Upgrade{done: make(chan struct{})}
+	a := newAuditor(srv, opts)
+	go func() {
+		defer close(u.done)
+		t0 := time.Now()
+		u.err = recovered(func() (err error) { u.out, err = a.upgrade(ctx); return err })
+		u.took = time.Since(t0)
+	}()
+	return u
+}
+
+// Wait waits until the upgrade audit has ended and dropped its database; a nil Upgrade has
+// nothing to wait for.
+func (u *Upgrade) Wait() {
+	if u != nil {
+		<-u.done
+	}
 }
 
 // AuditPrepared continues the rerun audit on p (runs 2 to Times on p.DB) and, with
@@ -192,11 +250,18 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 			*d = time.Since(t0)
 		}()
 	}
+	u := p.Upgrade
+	if u == nil {
+		u = StartUpgrade(ctx, srv, opts)
+	}
 	spawn(0, &tRerun, func() (err error) { rr, err = a.rerun(ctx, p); return err })
-	if opts.Previous != nil {
-		spawn(1, &tUp, func() (err error) { up, err = a.upgrade(ctx); return err })
+	if u != nil {
+		spawn(1, &tUp, func() error { u.Wait(); up = u.out; return u.err })
 	}
 	wg.Wait()
+	if u != nil {
+		tUp = u.took
+	}
 	if err := firstError(errs[:]); err != nil {
 		return nil, err
 	}
@@ -358,18 +423,35 @@ type state struct {
 	digest *introspect.Digest
 }
 
-// capture takes a snapshot and, when withDigest, the table digests.
-func (a *auditor) capture(ctx context.Context, db *scratch.Database, withDigest bool) (*state, error) {
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		return nil, err
+// reader returns the superuser session of db that captures read it on: conn when not nil, else
+// a new one, which close closes.
+func reader(ctx context.Context, db *scratch.Database, conn *pgx.Conn) (r *pgx.Conn, close func(), err error) {
+	if conn != nil {
+		return conn, func() {}, nil
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	if conn, err = db.ConnectAdmin(ctx); err != nil {
+		return nil, nil, err
+	}
+	return conn, func() { conn.Close(context.WithoutCancel(ctx)) }, nil
+}
+
+// What a capture reads of a database.
+const (
+	catalog = 1 << iota // a snapshot
+	content             // the table digests
+)
+
+// capture reads what (catalog, content or both) of db, on conn (a superuser session of db: see
+// [reader]).
+func (a *auditor) capture(ctx context.Context, db *scratch.Database, conn *pgx.Conn, what int) (*state, error) {
+	var err error
 	s := &state{}
-	if s.snap, err = introspect.Take(ctx, conn, install.SnapshotOptions(a.opts.Snapshot, db)); err != nil {
-		return nil, db.Blame(ctx, "taking a snapshot", fmt.Errorf("rerun: snapshot of %s: %w", db.Name, err))
+	if what&catalog != 0 {
+		if s.snap, err = introspect.Take(ctx, conn, install.SnapshotOptions(a.opts.Snapshot, db)); err != nil {
+			return nil, db.Blame(ctx, "taking a snapshot", fmt.Errorf("rerun: snapshot of %s: %w", db.Name, err))
+		}
 	}
-	if withDigest {
+	if what&content != 0 {
 		opts := install.SnapshotOptions(a.opts.Snapshot, db)
 		opts.RowValues = rowValuesUpTo
 		if s.digest, err = introspect.TakeDigest(ctx, conn, opts); err != nil {
@@ -418,7 +500,12 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 			return out, nil
 		}
 	}
-	base, err := a.capture(ctx, db, true)
+	conn, done, err := reader(ctx, db, p.Reader)
+	if err != nil {
+		return out, err
+	}
+	defer done()
+	base, err := a.capture(ctx, db, conn, catalog|content)
 	if err != nil {
 		return out, err
 	}
@@ -439,7 +526,7 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 			return out, nil
 		}
 		out.runs = run
-		after, err := a.capture(ctx, db, true)
+		after, err := a.capture(ctx, db, conn, catalog|content)
 		if err != nil {
 			return out, err
 		}
@@ -491,7 +578,13 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 			return out, nil
 		}
 	}
-	before, err := a.capture(ctx, db, true)
+	conn, done, err := reader(ctx, db, nil)
+	if err != nil {
+		return out, err
+	}
+	defer done()
+	// The rows before; the catalog is compared after the upgrade only, with a fresh install's.
+	before, err := a.capture(ctx, db, conn, content)
 	if err != nil {
 		return out, err
 	}
@@ -507,7 +600,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 			fmt.Sprintf("the upgrade from %s failed: %s", o.Previous.Name, f.msg)))
 		return out, nil
 	}
-	after, err := a.capture(ctx, db, true)
+	after, err := a.capture(ctx, db, conn, catalog|content)
 	if err != nil {
 		return out, err
 	}

@@ -795,31 +795,25 @@ func (s *Server) startFromCache(ctx context.Context, cr *cacheRun, copied time.D
 		s.templates[k] = t
 		fmt.Fprintf(&sql, "ALTER DATABASE %s RENAME TO %s;\n", ident(cr.hit.Templates[i].Name), ident(t.name))
 	}
-	if err := s.adminExec(ctx, cl.adminConfig(), sql.String()); err != nil {
-		return err
-	}
-	cl.adminSecret = fresh
-	s.admin = cl.adminConfig()
-	if err := s.checkVector(ctx); err != nil {
-		return err
-	}
-	if err := s.checkGuard(ctx); err != nil {
-		return err
-	}
-	cr.touch()
-	fmt.Fprintf(s.opts.Log, "scratch: cluster and %d templates copied from the cache %s in %s, started in %s\n", len(cr.hit.Templates), cr.dir, copied.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
-	return nil
-}
-
-// adminExec runs sql (statements of ledgercheck's own) as the superuser of cfg.
-func (s *Server) adminExec(ctx context.Context, cfg *pgx.ConnConfig, sql string) error {
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	// One session for it all: it logged in with the entry's password, which it replaces (a
+	// session outlives its password).
+	conn, err := pgx.ConnectConfig(ctx, cl.adminConfig())
 	if err != nil {
 		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, sql); err != nil {
+	if _, err := conn.Exec(ctx, sql.String()); err != nil {
 		return fault.Env(fmt.Errorf("taking over the cached cluster: %s", serverMessage(err)))
 	}
+	cl.adminSecret = fresh
+	s.admin = cl.adminConfig()
+	if err := s.checkVector(ctx, conn); err != nil {
+		return err
+	}
+	if err := s.checkGuard(ctx, conn); err != nil {
+		return err
+	}
+	cr.touch()
+	fmt.Fprintf(s.opts.Log, "scratch: cluster and %d templates copied from the cache %s in %s, started in %s\n", len(cr.hit.Templates), cr.dir, copied.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
 	return nil
 }

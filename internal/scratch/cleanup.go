@@ -100,16 +100,12 @@ func (s *Server) lockRun(ctx context.Context) error {
 }
 
 // checkGuard decides whether the install role may have CREATEROLE (see [Server]), and in the
-// embedded PostgreSQL 15 cluster checks that the guard module is loaded.
-func (s *Server) checkGuard(ctx context.Context) error {
+// embedded PostgreSQL 15 cluster checks that the guard module is loaded; conn is a superuser
+// session.
+func (s *Server) checkGuard(ctx context.Context, conn *pgx.Conn) error {
 	if s.major >= 16 {
 		return nil
 	}
-	conn, err := pgx.ConnectConfig(ctx, s.admin)
-	if err != nil {
-		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
 	var version *string
 	if err := conn.QueryRow(ctx, `SELECT current_setting('ledgercheck_guard.version', true)`).Scan(&version); err != nil {
 		return fault.Env(fmt.Errorf("checking for ledgercheck's guard module: %s", serverMessage(err)))

@@ -64,8 +64,17 @@ func (d *Database) InstallRole() string { return d.srv.installRole }
 // AdminRole: see [Database.InstallRole].
 func (d *Database) AdminRole() string { return d.srv.adminRole }
 
-// Drop drops the database.
-func (d *Database) Drop(ctx context.Context) error { return d.srv.drop(ctx, d.Name) }
+// Drop drops the database, or leaves it to [Server.Close] after
+// [Server.LeaveDatabasesToClose].
+func (d *Database) Drop(ctx context.Context) error {
+	d.srv.mu.Lock()
+	leave := d.srv.leave
+	d.srv.mu.Unlock()
+	if leave {
+		return nil
+	}
+	return d.srv.drop(ctx, d.Name)
+}
 
 // ScriptError is a statement of a script that failed on the server.
 type ScriptError struct {

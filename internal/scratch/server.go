@@ -87,6 +87,7 @@ type Server struct {
 	created   []string // databases to drop on Close, in creation order
 	seq       int      // numbers the run's databases
 	closed    bool
+	leave     bool // Drop leaves databases to Close (see LeaveDatabasesToClose)
 }
 
 type template struct {
@@ -150,16 +151,21 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	return s, nil
 }
 
-// setUp checks the server and creates the roles: what every server needs before its first
-// database.
+// setUp checks the server and creates the roles, on one superuser session: what every server
+// needs before its first database.
 func (s *Server) setUp(ctx context.Context) error {
-	if err := s.checkVector(ctx); err != nil {
+	conn, err := pgx.ConnectConfig(ctx, s.admin)
+	if err != nil {
+		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := s.checkVector(ctx, conn); err != nil {
 		return err
 	}
-	if err := s.checkGuard(ctx); err != nil {
+	if err := s.checkGuard(ctx, conn); err != nil {
 		return err
 	}
-	return s.createRoles(ctx)
+	return s.createRoles(ctx, conn)
 }
 
 func (s *Server) describe() string {
@@ -237,12 +243,9 @@ func (s *Server) connectServer(ctx context.Context) error {
 	return s.lockRun(ctx)
 }
 
-func (s *Server) checkVector(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, s.admin)
-	if err != nil {
-		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
-	}
-	defer conn.Close(ctx)
+// checkVector checks, on conn (a superuser session), that pgvector is available, and reads the
+// server's version.
+func (s *Server) checkVector(ctx context.Context, conn *pgx.Conn) error {
 	var ok bool
 	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector'), current_setting('server_version_num')::int`).Scan(&ok, &s.version); err != nil {
 		return fault.Env(fmt.Errorf("checking for pgvector: %s", serverMessage(err)))
@@ -256,14 +259,11 @@ func (s *Server) checkVector(ctx context.Context) error {
 	return nil
 }
 
-// createRoles creates the Supabase API roles where they are missing and the install role.
-func (s *Server) createRoles(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, s.admin)
-	if err != nil {
-		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
+// createRoles creates, on conn (a superuser session), the Supabase API roles where they are
+// missing and the install role.
+func (s *Server) createRoles(ctx context.Context, conn *pgx.Conn) error {
 	if s.cl == nil {
+		var err error
 		if s.apiCreated, err = missingRoles(ctx, conn, apiRoles); err != nil {
 			return fault.Env(err)
 		}
@@ -472,6 +472,16 @@ func (s *Server) dropQuiet(name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = s.drop(ctx, name)
+}
+
+// LeaveDatabasesToClose makes [Database.Drop] leave each database to [Server.Close], which
+// removes them all at once (the embedded cluster's directory goes with them; on a --dsn server
+// it drops them): for a caller that closes the server as soon as its work is done, it saves a
+// session and a DROP DATABASE, with the checkpoint that forces, per database.
+func (s *Server) LeaveDatabasesToClose() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.leave = true
 }
 
 // Close stops the embedded cluster and removes its directory, or, on a server, drops what the
