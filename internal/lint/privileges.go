@@ -7,6 +7,7 @@
 package lint
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -51,19 +52,34 @@ var (
 // install role creates, read from its SQL (internal/scratch/env): the model lint applies, which
 // a test compares with pg_default_acl of a fresh scratch database.
 func EnvironmentDefaults() []DefaultPrivilege {
-	envDefaultsOnce.Do(func() {
-		for _, s := range env.Database(InstallRole, "supabase_admin") {
-			f, err := pgsql.Parse(s.Name, []byte(s.SQL))
-			if err != nil {
-				panic("lint: the environment's SQL does not parse: " + err.Error()) // a build defect
-			}
-			for i := range f.Ops {
-				envDefaults = append(envDefaults, defaultsOf(&f.Ops[i])...)
-			}
-		}
-	})
+	envDefaultsOnce.Do(func() { envDefaults = environmentDefaults(mayAlterDefaults) })
 	return envDefaults
 }
+
+// environmentDefaults reads the default privileges of the environment's scripts that parse
+// says may hold an ALTER DEFAULT PRIVILEGES (every lint call pays for the parse).
+func environmentDefaults(parse func(sql string) bool) []DefaultPrivilege {
+	var out []DefaultPrivilege
+	for _, s := range env.Database(InstallRole, "supabase_admin") {
+		if !parse(s.SQL) {
+			continue
+		}
+		f, err := pgsql.Parse(s.Name, []byte(s.SQL))
+		if err != nil {
+			panic("lint: the environment's SQL does not parse: " + err.Error()) // a build defect
+		}
+		for i := range f.Ops {
+			out = append(out, defaultsOf(&f.Ops[i])...)
+		}
+	}
+	return out
+}
+
+// alterDefaultsRE finds the words of ALTER DEFAULT PRIVILEGES, in a statement or a comment.
+var alterDefaultsRE = regexp.MustCompile(`(?i)\balter\s+default\s+privileges\b`)
+
+// mayAlterDefaults reports whether the SQL may hold an ALTER DEFAULT PRIVILEGES statement.
+func mayAlterDefaults(sql string) bool { return alterDefaultsRE.MatchString(sql) }
 
 // defaultsOf returns the default privileges an ALTER DEFAULT PRIVILEGES op sets for objects the
 // install role creates.

@@ -1,5 +1,7 @@
 package pgsql
 
+//go:generate go run ledgercheck/internal/cmd/genwalk -o walk_gen.go
+
 import (
 	"errors"
 	"fmt"
@@ -10,7 +12,6 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"github.com/pganalyze/pg_query_go/v5/parser"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // DefaultSearchPath is the search_path lint assumes until the file sets one: PostgreSQL's default
@@ -115,7 +116,7 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 		op.Tag = strings.ToUpper(strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", n.Node), "*pg_query.Node_"), "Stmt"))
 	}
 	if sc.collect {
-		a.collect(sc, n.ProtoReflect(), op)
+		a.collect(sc, n, op)
 	}
 	a.ops = append(a.ops, op.finish())
 	if body != nil && sc.depth < maxDepth {
@@ -276,57 +277,47 @@ func kindOf(t pg_query.ObjectType) ObjKind {
 }
 
 // collect walks a statement's tree for function calls and pgvector types.
-func (a *analyzer) collect(sc *scope, msg protoreflect.Message, op *draft) {
+func (a *analyzer) collect(sc *scope, n *pg_query.Node, op *draft) {
 	c := &a.col
-	if c.field == nil {
-		c.a, c.field = a, c.visitField // bound once: a method value allocates
-	}
-	c.sc, c.op = sc, op
-	c.walk(msg)
+	c.a, c.sc, c.op = a, sc, op
+	c.walkNode(n)
 }
 
 // collector is the state of [analyzer.collect]'s walk, kept in the analyzer so that walking a
-// message allocates nothing of its own.
+// tree allocates nothing of its own. The walk itself is generated (walk_gen.go): a method per
+// parse-tree message type from which a FuncCall or a TypeName can be reached, which calls
+// funcCall and typeName.
 type collector struct {
 	a     *analyzer
 	sc    *scope
 	op    *draft
-	field func(protoreflect.FieldDescriptor, protoreflect.Value) bool
+	visit func(any) // in tests, instead of the two methods below
 }
 
-func (c *collector) walk(msg protoreflect.Message) {
+func (c *collector) funcCall(x *pg_query.FuncCall) {
+	if c.visit != nil {
+		c.visit(x)
+		return
+	}
 	a, sc, op := c.a, c.sc, c.op
-	switch x := msg.Interface().(type) {
-	case *pg_query.FuncCall:
-		if names := strs(x.Funcname); len(names) > 0 {
-			call := Call{Name: Name{Name: names[len(names)-1]}, Pos: op.Pos, Args: len(x.Args)}
-			if len(names) >= 2 {
-				call.Name.Schema = names[len(names)-2]
-			}
-			if x.Location >= 0 {
-				call.Pos = a.pos(sc, int(x.Location))
-			}
-			op.Calls = append(op.Calls, call)
+	if names := strs(x.Funcname); len(names) > 0 {
+		call := Call{Name: Name{Name: names[len(names)-1]}, Pos: op.Pos, Args: len(x.Args)}
+		if len(names) >= 2 {
+			call.Name.Schema = names[len(names)-2]
 		}
-	case *pg_query.TypeName:
-		a.vectorType(sc, x, op)
+		if x.Location >= 0 {
+			call.Pos = a.pos(sc, int(x.Location))
+		}
+		op.Calls = append(op.Calls, call)
 	}
-	msg.Range(c.field)
 }
 
-func (c *collector) visitField(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-	if fd.Kind() != protoreflect.MessageKind {
-		return true
+func (c *collector) typeName(x *pg_query.TypeName) {
+	if c.visit != nil {
+		c.visit(x)
+		return
 	}
-	if fd.IsList() {
-		l := v.List()
-		for i := 0; i < l.Len(); i++ {
-			c.walk(l.Get(i).Message())
-		}
-	} else if !fd.IsMap() {
-		c.walk(v.Message())
-	}
-	return true
+	c.a.vectorType(c.sc, x, c.op)
 }
 
 var vectorTypes = map[string]bool{"vector": true, "halfvec": true, "sparsevec": true}

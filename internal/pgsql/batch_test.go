@@ -2,7 +2,6 @@ package pgsql
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -11,14 +10,7 @@ import (
 // positions, ops, problems, meta-commands, comments and signatures, and the same errors, for
 // every SQL file of the repository cut after every statement.
 func TestBatchesParseAsTheWholeFile(t *testing.T) {
-	var files []string
-	for _, pat := range []string{"../../testdata/*/*/*.sql", "../../testdata/fixtures/*.sql", "../../migrations/*.sql", "../../migrations/*/*.sql", "testdata/*/*.sql"} {
-		m, _ := filepath.Glob(pat)
-		files = append(files, m...)
-	}
-	if len(files) < 50 {
-		t.Fatalf("found only %d SQL files", len(files))
-	}
+	files := sqlFiles(t, "../../testdata/*/*/*.sql", "../../testdata/fixtures/*.sql", "../../migrations/*.sql", "../../migrations/*/*.sql", "testdata/*/*.sql")
 	inline := map[string]string{
 		"begin atomic":      "CREATE FUNCTION public.f(x int) RETURNS int LANGUAGE sql\nBEGIN ATOMIC\n  SELECT CASE WHEN x > 0 THEN 1 END;\n  SELECT 2;\nEND;\nSELECT 3;\n",
 		"meta-commands":     "\\set ON_ERROR_STOP on\nSELECT 1;\n  \\i other.sql\nSELECT 2;\n",

@@ -70,16 +70,41 @@ func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx C
 		a.probs = append(a.probs, p)
 		return nil
 	}
-	var fns []map[string]any
-	if err := json.Unmarshal([]byte(js), &fns); err != nil {
-		a.probs = append(a.probs, Problem{Pos: a.f.Pos(bm(0)), Msg: "unexpected PL/pgSQL parse tree: " + err.Error()})
-		return nil
+	fns, ok := plFunctions(js)
+	if !ok {
+		if err := json.Unmarshal([]byte(js), &fns); err != nil {
+			a.probs = append(a.probs, Problem{Pos: a.f.Pos(bm(0)), Msg: "unexpected PL/pgSQL parse tree: " + err.Error()})
+			return nil
+		}
 	}
 	w := &plWalker{a: a, sc: sc, body: body, lines: newLines(body), bm: bm, ctx: ctx, fn: fn}
 	for _, f := range fns {
 		w.walk(f["PLpgSQL_function"], 1)
 	}
 	return fns
+}
+
+// plFunctions decodes pg_query's PL/pgSQL JSON, a list of functions, as json.Unmarshal into a
+// []map[string]any does, with decodeJSON; false when decodeJSON does not take it or it is not a
+// list of objects (and nulls), which is then left to json.Unmarshal.
+func plFunctions(js string) ([]map[string]any, bool) {
+	v, ok := decodeJSON(js)
+	list, isList := v.([]any)
+	if !ok || !isList {
+		return nil, false
+	}
+	fns := make([]map[string]any, len(list))
+	for i, e := range list {
+		if e == nil {
+			continue
+		}
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		fns[i] = m
+	}
+	return fns, true
 }
 
 // plWhere names a PL/pgSQL body for messages: "in the PL/pgSQL body of function f" or "in the

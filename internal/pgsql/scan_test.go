@@ -3,7 +3,6 @@ package pgsql
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -60,14 +59,7 @@ func pgStructure(t *testing.T, src string) ([]string, bool) {
 // The scanner finds the same parentheses, brackets, commas, semicolons and comments as
 // PostgreSQL's, in every SQL file of the repository and in the tricky cases.
 func TestScannerAgreesWithPostgres(t *testing.T) {
-	var files []string
-	for _, pat := range []string{"../../testdata/*/*/*.sql", "../../testdata/fixtures/*.sql", "../../migrations/*.sql", "../../migrations/*/*.sql", "testdata/*/*.sql"} {
-		m, _ := filepath.Glob(pat)
-		files = append(files, m...)
-	}
-	if len(files) < 50 {
-		t.Fatalf("found only %d SQL files", len(files))
-	}
+	files := sqlFiles(t, "../../testdata/*/*/*.sql", "../../testdata/fixtures/*.sql", "../../migrations/*.sql", "../../migrations/*/*.sql", "testdata/*/*.sql")
 	srcs := map[string]string{}
 	for _, p := range files {
 		b, err := os.ReadFile(p)

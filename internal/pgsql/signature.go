@@ -3,8 +3,11 @@ package pgsql
 import (
 	"fmt"
 	"ledgercheck/internal/finding"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
@@ -230,13 +233,47 @@ func (a *analyzer) withArgs(kind ObjKind, x *pg_query.ObjectWithArgs, at finding
 }
 
 // ParseFunctionRef reads a function as configuration names it, "public.f(text, jsonb)" or
-// "public.f" (every overload), with the types resolved as [ArgType] resolves them.
+// "public.f" (every overload), with the types resolved as [ArgType] resolves them. The same
+// reference is parsed once per process (configuration is read for every file linted): the
+// results are kept, up to maxFunctionRefs of them.
 func ParseFunctionRef(s string) (Object, error) {
+	if r, ok := functionRefs.Load(s); ok {
+		return r.(functionRef).result()
+	}
+	r := parseFunctionRef(s)
+	if functionRefCount.Add(1) <= maxFunctionRefs {
+		functionRefs.Store(s, r)
+	}
+	return r.result()
+}
+
+// maxFunctionRefs bounds the references [ParseFunctionRef] keeps.
+const maxFunctionRefs = 4096
+
+var (
+	functionRefs     sync.Map // string → functionRef
+	functionRefCount atomic.Int64
+)
+
+// functionRef is what parsing one reference gave.
+type functionRef struct {
+	obj Object
+	err error
+}
+
+// result returns the reference's object, with arguments of its own, or its error.
+func (r functionRef) result() (Object, error) {
+	o := r.obj
+	o.Args = slices.Clone(o.Args)
+	return o, r.err
+}
+
+func parseFunctionRef(s string) functionRef {
 	f, err := Parse("function reference", []byte("DROP FUNCTION "+s))
 	if err != nil || len(f.Ops) != 1 || len(f.Ops[0].Objects) != 1 {
-		return Object{}, fmt.Errorf("%q is not a function name with an optional argument list", s)
+		return functionRef{err: fmt.Errorf("%q is not a function name with an optional argument list", s)}
 	}
 	o := f.Ops[0].Objects[0]
 	o.Pos = finding.Position{}
-	return o, nil
+	return functionRef{obj: o}
 }
