@@ -112,8 +112,9 @@ ledger) before it is merged: it lints the migration for the sidecar rules, insta
 of it into throwaway Postgres databases that look like Supabase, diffs the two installs through a
 reviewed allowlist, and proves that running the migration again changes nothing and loses nothing.
 
-Exit codes: 0 passed; 1 findings; 2 usage, configuration or input error; 3 environment error
-(no Postgres, no pgvector, unreachable server), an interrupted run or an internal error.`,
+Exit codes: 0 passed (or checked nothing: the verdict then says SKIP); 1 findings; 2 usage,
+configuration or input error; 3 environment error (no Postgres, no pgvector, unreachable
+server), an interrupted run or an internal error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildVersion(),
