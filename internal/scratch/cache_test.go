@@ -115,6 +115,7 @@ func TestCacheReusedWithFreshSecretsAndNothingAMigrationWrote(t *testing.T) {
 	closeGone(t, srv)
 
 	srv, _ = cachedStart(t)
+	defer closeGone(t, srv)
 	d, err = srv.NewDatabase(ctx, 1536)
 	if err != nil {
 		t.Fatal(err)
