@@ -40,18 +40,7 @@ func Reads(sql string) (funcs, rels []Name, err error) {
 	var walk func(m protoreflect.Message, visit func(any))
 	walk = func(m protoreflect.Message, visit func(any)) {
 		visit(m.Interface())
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			switch {
-			case fd.Kind() != protoreflect.MessageKind || fd.IsMap():
-			case fd.IsList():
-				for i := 0; i < v.List().Len(); i++ {
-					walk(v.List().Get(i).Message(), visit)
-				}
-			default:
-				walk(v.Message(), visit)
-			}
-			return true
-		})
+		eachChild(m, func(c protoreflect.Message) { walk(c, visit) })
 	}
 	visit := func(n any) {
 		switch x := n.(type) {
@@ -93,4 +82,25 @@ func nonEmpty(ss ...string) []string {
 		}
 	}
 	return out
+}
+
+// eachChild calls f with each message directly inside m, in the order the parse tree's fields are
+// declared (protoreflect's Range has no defined order, and it differs between builds), and list
+// elements in order: a walk that records what it meets then records it in the query's order.
+func eachChild(m protoreflect.Message, f func(protoreflect.Message)) {
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Kind() != protoreflect.MessageKind || fd.IsMap() || !m.Has(fd) {
+			continue
+		}
+		v := m.Get(fd)
+		if fd.IsList() {
+			for j := 0; j < v.List().Len(); j++ {
+				f(v.List().Get(j).Message())
+			}
+			continue
+		}
+		f(v.Message())
+	}
 }

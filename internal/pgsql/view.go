@@ -71,18 +71,7 @@ func unqualifySingleRelation(sel *pg_query.SelectStmt) {
 			}
 			return
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			switch {
-			case fd.Kind() != protoreflect.MessageKind || fd.IsMap():
-			case fd.IsList():
-				for i := 0; i < v.List().Len(); i++ {
-					walk(v.List().Get(i).Message(), false)
-				}
-			default:
-				walk(v.Message(), false)
-			}
-			return true
-		})
+		eachChild(m, func(c protoreflect.Message) { walk(c, false) })
 	}
 	walk(sel.ProtoReflect(), true)
 }
