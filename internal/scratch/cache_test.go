@@ -126,6 +126,56 @@ func TestCacheReusedWithFreshSecretsAndNothingAMigrationWrote(t *testing.T) {
 	}
 }
 
+// A migration in the very run that builds the cache entry (the entry is written beside the run)
+// cannot put anything into it: not a role, not a schema, not a setting of the install role,
+// which every later run would start with.
+func TestCacheEntryBuiltBesideAMigrationHoldsNothingOfIt(t *testing.T) {
+	scratchtest.Server(t)
+	t.Setenv(scratch.CacheDirEnv, t.TempDir())
+	ctx := context.Background()
+	settings := func(srv *scratch.Server) string {
+		d, err := srv.NewDatabase(ctx, 1536)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s string
+		if err := scratchtest.Connect(t, d).QueryRow(ctx, `SELECT string_agg(setrole::regrole || '=' || setconfig::text, ';' ORDER BY setrole::regrole::text)
+			|| ' roles:' || (SELECT count(*) FROM pg_roles WHERE rolname = 'persisted')
+			|| ' schemas:' || (SELECT count(*) FROM pg_namespace WHERE nspname = 'persisted')
+			FROM pg_db_role_setting`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+
+	srv, log := cachedStart(t) // cold: the entry is built and written while this run goes on
+	defer closeGone(t, srv)
+	clean := settings(srv)
+	d, err := srv.NewDatabase(ctx, 1536)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratchtest.Exec(t, d, "evil.sql", `ALTER ROLE postgres SET search_path TO persisted, public;
+ALTER ROLE postgres SET statement_timeout = '1ms';
+CREATE ROLE persisted; CREATE SCHEMA persisted;`)
+	if got := settings(srv); got == clean {
+		t.Fatalf("the migration changed nothing the test can see: %s", got)
+	}
+	closeGone(t, srv)
+	if !strings.Contains(log.String(), "cached in") {
+		t.Fatalf("the cold run did not save the entry:\n%s", log.String())
+	}
+
+	srv, log = cachedStart(t)
+	defer closeGone(t, srv)
+	if !strings.Contains(log.String(), "copied from the cache") {
+		t.Fatalf("a warm start does not copy the entry:\n%s", log.String())
+	}
+	if got := settings(srv); got != clean {
+		t.Errorf("a run from the cache starts with what a migration wrote:\n got %s\nwant %s", got, clean)
+	}
+}
+
 func TestCacheCorruptedOrHalfWrittenEntryIsRebuilt(t *testing.T) {
 	scratchtest.Server(t)
 	root := t.TempDir()
