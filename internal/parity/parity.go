@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,10 +113,10 @@ type Report struct {
 	ProbeCauses map[string][]string
 
 	portFile string // the port's migration, "" for a database read without its file
-	// statements are the artifact's and the port's statement maps, probes the probes compared:
-	// where each finding points.
+	// statements are the artifact's and the port's statement maps, reads what each differing
+	// probe reads: where each finding points, and what a probe difference is likely caused by.
 	statements [2]*locate.Index
-	probes     []Probe
+	reads      map[string]probeReads
 }
 
 // Passed reports whether every difference is accepted and no entry is stale.
@@ -148,7 +147,7 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 	if len(probes) == 0 && rep.ProbesSkipped == "" {
 		rep.ProbesSkipped = "not run: the configuration has no probes, so the behaviour of the two installs (RPC results, views, rows) is not compared; add probes: to ledgercheck.yaml"
 	}
-	rep.statements, rep.probes = [2]*locate.Index{artifact.Statements, port.Statements}, probes
+	rep.statements, rep.reads = [2]*locate.Index{artifact.Statements, port.Statements}, map[string]probeReads{}
 	if rep.ProbesSkipped != "" {
 		probes = nil
 	}
@@ -160,6 +159,7 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 		rep.Probes = append(rep.Probes, pr)
 		if d != nil {
 			rep.Differences = append(rep.Differences, *d)
+			rep.reads[p.Name] = readsOf(p, port.Dim)
 		}
 	}
 	slices.SortFunc(rep.Differences, func(a, b diff.Difference) int {
@@ -169,7 +169,7 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 		rep.Allowlist = al.Path
 	}
 	rep.Outcome = al.Apply(rep.Differences)
-	rep.ProbeCauses = probeCauses(probes, rep.Outcome)
+	rep.ProbeCauses = probeCauses(rep.reads, rep.Outcome)
 	rep.Timings = Timings{Diff: time.Since(t0), Total: time.Since(t0)}
 	return rep, nil
 }
@@ -220,11 +220,11 @@ func compareProbe(p Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *
 }
 
 // probeCauses relates each probe whose difference needs a review (unreviewed, or changed since
-// review) to the catalog differences that need one on an object its SQL names: the object's
-// own name (a function, view or table, without schema or arguments) or, for a column,
-// constraint, trigger or policy, its table's, as a word of the SQL. A heuristic that names the
-// likely cause; it never decides whether there is a difference.
-func probeCauses(probes []Probe, o *allowlist.Outcome) map[string][]string {
+// review) to the catalog differences that need one on an object it reads (reads, the parse of
+// its SQL that also places its finding): the object's own name (a function, view or table,
+// without schema or arguments) or, for a column, constraint, trigger or policy, its table's. A
+// heuristic that names the likely cause; it never decides whether there is a difference.
+func probeCauses(reads map[string]probeReads, o *allowlist.Outcome) map[string][]string {
 	var catalog, probed []diff.Difference
 	collect := func(d diff.Difference) {
 		if d.Kind == "probe" {
@@ -241,15 +241,12 @@ func probeCauses(probes []Probe, o *allowlist.Outcome) map[string][]string {
 			collect(d)
 		}
 	}
-	sqlOf := map[string]string{}
-	for _, p := range probes {
-		sqlOf[p.Name] = p.SQL
-	}
 	out := map[string][]string{}
 	for _, pd := range probed {
 		words := map[string]bool{}
-		for _, w := range identWord.FindAllString(strings.ToLower(sqlOf[pd.Object]), -1) {
-			words[w] = true
+		rd := reads[pd.Object]
+		for _, n := range slices.Concat(rd.funcs, rd.rels) {
+			words[strings.ToLower(n.Name)] = true
 		}
 		for _, d := range catalog {
 			for _, n := range namesOf(d.Kind, d.Object) {
@@ -266,8 +263,6 @@ func probeCauses(probes []Probe, o *allowlist.Outcome) map[string][]string {
 	}
 	return out
 }
-
-var identWord = regexp.MustCompile(`[a-z_][a-z0-9_$]*`)
 
 // namesOf returns the bare names a probe's SQL would use for an object: its own, and for an
 // object on a table (column, constraint, trigger, policy), the table's.

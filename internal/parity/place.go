@@ -57,19 +57,27 @@ func (r *Report) place(f *finding.Finding, d diff.Difference) {
 	}
 }
 
+// probeReads is what a differing probe's SQL reads (pgsql.Reads, parsed once), and where the
+// probe is in the configuration.
+type probeReads struct {
+	funcs, rels []pgsql.Name
+	err         error
+	pos         finding.Position
+}
+
+// readsOf parses p's SQL (at the port's dimension) for what it reads.
+func readsOf(p Probe, dim int) probeReads {
+	funcs, rels, err := pgsql.Reads(scratch.SubstituteDim(p.SQL, dim))
+	return probeReads{funcs: funcs, rels: rels, err: err, pos: p.Pos}
+}
+
 // placeProbe points a probe's difference at the port's statement creating what the probe reads
 // (the artifact's when the port has none), else at the probe in the configuration.
 func (r *Report) placeProbe(f *finding.Finding, name string) {
-	var p Probe
-	for _, x := range r.probes {
-		if x.Name == name {
-			p = x
-		}
-	}
-	funcs, rels, err := pgsql.Reads(scratch.SubstituteDim(p.SQL, r.Port.Dim))
-	if err == nil {
+	rd := r.reads[name]
+	if rd.err == nil {
 		for i, ix := range []*locate.Index{r.statements[1], r.statements[0]} {
-			if pos, what, ok := ix.Reader(funcs, rels); ok {
+			if pos, what, ok := ix.Reader(rd.funcs, rd.rels); ok {
 				f.Pos = pos
 				f.Message += "; it reads " + what
 				if i == 1 {
@@ -79,8 +87,8 @@ func (r *Report) placeProbe(f *finding.Finding, name string) {
 			}
 		}
 	}
-	if p.Pos.Line > 0 {
-		f.Pos = p.Pos
+	if rd.pos.Line > 0 {
+		f.Pos = rd.pos
 		f.Message += "; no statement of the port creates what it reads, so it points at the probe"
 	}
 }
