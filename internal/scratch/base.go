@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"ledgercheck/internal/fault"
 )
 
@@ -23,6 +25,14 @@ type Base struct {
 	// Key identifies what Prepare runs: Bases with the same NoOpenBrain and Key share their
 	// templates, so it must change whenever Prepare's SQL does (a digest of the files).
 	Key string
+	// Describe, when not nil, runs once on each new template after Prepare, on a superuser
+	// session of it that built the environment (so its catalog caches are warm), and returns a
+	// description of the template that holds for every copy of it: the gate's catalog snapshot
+	// of a database before anything is installed. It is kept with the template, in the cache
+	// entry too, and returned by [Server.TemplateDescription]. It must depend only on the
+	// template's contents. A template whose database has settings of its own (ALTER DATABASE
+	// ... SET, ALTER ROLE ... IN DATABASE), which copies do not inherit, is not described.
+	Describe func(ctx context.Context, conn *pgx.Conn, db *Database) ([]byte, error)
 }
 
 // templateKey identifies a template: a dimension and a [Base].
@@ -51,4 +61,17 @@ func (s *Server) NewDatabaseFrom(ctx context.Context, dim int, base Base) (*Data
 		return nil, err
 	}
 	return s.createDatabase(ctx, dim, tpl, "")
+}
+
+// TemplateDescription returns what base.Describe said of the template of dim and base when the
+// template was built (in this run or, from the cache, in the run that built the entry); nil
+// when the template is not built yet, was built without a Describe, or was not described (see
+// [Base.Describe]).
+func (s *Server) TemplateDescription(dim int, base Base) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.templates[templateKey{dim: dim, noOpenBrain: base.NoOpenBrain, key: base.Key}]; t != nil {
+		return t.desc
+	}
+	return nil
 }

@@ -3,6 +3,8 @@ package scratch_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -319,4 +321,111 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// describedStart is cachedStart with a template whose Base describes it: the description lists
+// the template's tables (what a copy starts with) and counts the calls.
+func describedStart(t *testing.T, calls *int) (*scratch.Server, *syncBuffer) {
+	t.Helper()
+	log := &syncBuffer{}
+	base := scratch.Base{Describe: func(ctx context.Context, conn *pgx.Conn, db *scratch.Database) ([]byte, error) {
+		*calls++
+		var tables string
+		err := conn.QueryRow(ctx, `SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class
+			WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'`).Scan(&tables)
+		return []byte(tables), err
+	}}
+	srv, err := scratch.Start(context.Background(), scratch.Options{Cache: true, Log: log,
+		Templates: []scratch.TemplateSpec{{Dim: 1536, Base: base}}})
+	if err != nil {
+		t.Fatalf("Start: %v\n%s", err, log.String())
+	}
+	return srv, log
+}
+
+// A template's description is made once, when the template is built, kept in the cache entry
+// and given to later runs without describing again; a description damaged in the entry is
+// detected and the entry rebuilt.
+func TestCacheKeepsTheTemplatesDescription(t *testing.T) {
+	scratchtest.Server(t)
+	root := t.TempDir()
+	t.Setenv(scratch.CacheDirEnv, root)
+	calls := 0
+	srv, log := describedStart(t, &calls)
+	first := srv.TemplateDescription(1536, scratch.Base{})
+	closeGone(t, srv)
+	if calls != 1 || !strings.Contains(string(first), "thoughts") {
+		t.Fatalf("building the entry described the template %d times, as %q; want once, with the Open Brain tables\n%s", calls, first, log.String())
+	}
+
+	srv, log = describedStart(t, &calls)
+	if !strings.Contains(log.String(), "copied from the cache") {
+		t.Fatalf("the entry is not used:\n%s", log.String())
+	}
+	if got := srv.TemplateDescription(1536, scratch.Base{}); calls != 1 || !bytes.Equal(got, first) {
+		t.Errorf("from the cache: %d calls, description %q; want 1 call and %q", calls, got, first)
+	}
+	closeGone(t, srv)
+
+	// One byte of the description changed in the manifest.
+	dirs, _ := entries(t, root)
+	manifest := filepath.Join(dirs[0], "manifest.json")
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	tpl := m["templates"].([]any)[0].(map[string]any)
+	desc, err := base64.StdEncoding.DecodeString(tpl["description"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc[0] ^= 0x01
+	tpl["description"] = base64.StdEncoding.EncodeToString(desc)
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(manifest, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv, log = describedStart(t, &calls)
+	got := srv.TemplateDescription(1536, scratch.Base{})
+	closeGone(t, srv)
+	if !strings.Contains(log.String(), "description of") || !strings.Contains(log.String(), "cached in") {
+		t.Errorf("a damaged description is not detected and the entry rebuilt:\n%s", log.String())
+	}
+	if calls != 2 || !bytes.Equal(got, first) {
+		t.Errorf("after the rebuild: %d calls, description %q; want 2 calls and %q", calls, got, first)
+	}
+}
+
+// A template whose database has settings of its own is not described: CREATE DATABASE does not
+// copy them, so no description would hold for its copies.
+func TestTemplateWithDatabaseSettingsIsNotDescribed(t *testing.T) {
+	ctx := context.Background()
+	srv := scratchtest.Server(t)
+	calls := 0
+	base := scratch.Base{Key: t.Name(),
+		Prepare: func(ctx context.Context, db *scratch.Database) error {
+			conn, err := db.ConnectAdmin(ctx)
+			if err != nil {
+				return err
+			}
+			defer conn.Close(ctx)
+			_, err = conn.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{db.Name}.Sanitize()+" SET work_mem = '8MB'")
+			return err
+		},
+		Describe: func(context.Context, *pgx.Conn, *scratch.Database) ([]byte, error) {
+			calls++
+			return []byte("described"), nil
+		}}
+	if _, err := srv.NewDatabaseFrom(ctx, 1024, base); err != nil {
+		t.Fatal(err)
+	}
+	if d := srv.TemplateDescription(1024, base); d != nil || calls != 0 {
+		t.Errorf("described as %q (%d calls); want no description", d, calls)
+	}
 }

@@ -95,6 +95,7 @@ type template struct {
 	label string // names the database (see createDatabase)
 	name  string
 	err   error
+	desc  []byte // what Base.Describe said of it (nil: not described); guarded by Server.mu
 }
 
 // Start starts an embedded cluster, or connects to the server named by opts.DSN, checks that
@@ -353,7 +354,15 @@ func (s *Server) template(ctx context.Context, dim int, base Base) (string, erro
 			return
 		}
 		t.name = db.Name
-		if err := s.execAdminIn(ctx, db.Name, s.environment()...); err != nil {
+		// One superuser session builds the environment and, at the end, describes the
+		// template; it is closed before anything copies the template.
+		conn, err := s.connectAdminIn(ctx, db.Name)
+		if err != nil {
+			t.err = err
+			return
+		}
+		defer conn.Close(context.WithoutCancel(ctx))
+		if err := s.execAdminOn(ctx, conn, s.environment()...); err != nil {
 			t.err = err
 			return
 		}
@@ -368,6 +377,16 @@ func (s *Server) template(ctx context.Context, dim int, base Base) (string, erro
 				t.err = err
 				return
 			}
+		}
+		if base.Describe != nil {
+			desc, err := describe(ctx, conn, db, base.Describe)
+			if err != nil {
+				t.err = err
+				return
+			}
+			s.mu.Lock()
+			t.desc = desc
+			s.mu.Unlock()
 		}
 		fmt.Fprintf(s.opts.Log, "scratch: template for dimension %d built in %s\n", dim, time.Since(t0).Round(time.Millisecond))
 	})
@@ -432,13 +451,43 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl, label string)
 
 // execAdminIn runs scripts as the admin role in database db.
 func (s *Server) execAdminIn(ctx context.Context, db string, scripts ...EnvScript) error {
+	conn, err := s.connectAdminIn(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return s.execAdminOn(ctx, conn, scripts...)
+}
+
+// connectAdminIn opens a session of the admin role in database db.
+func (s *Server) connectAdminIn(ctx context.Context, db string) (*pgx.Conn, error) {
 	cfg := s.admin.Copy()
 	cfg.Database = db
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
+		return nil, fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
 	}
-	defer conn.Close(context.Background())
+	return conn, nil
+}
+
+// describe runs d on conn, a superuser session of the template db, unless db has settings of
+// its own, which its copies would not have (CREATE DATABASE copies the files, not the
+// database's rows of pg_db_role_setting): then the template is not described (nil).
+func describe(ctx context.Context, conn *pgx.Conn, db *Database, d func(context.Context, *pgx.Conn, *Database) ([]byte, error)) ([]byte, error) {
+	var own bool
+	err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+		WHERE d.datname = current_database())`).Scan(&own)
+	if err != nil {
+		return nil, fault.Env(fmt.Errorf("describing the template %s: %s", db.Name, serverMessage(err)))
+	}
+	if own {
+		return nil, nil
+	}
+	return d(ctx, conn, db)
+}
+
+// execAdminOn runs scripts on conn, a session of the admin role.
+func (s *Server) execAdminOn(ctx context.Context, conn *pgx.Conn, scripts ...EnvScript) error {
 	for _, sc := range scripts {
 		if _, err := conn.Exec(ctx, sc.SQL); err != nil {
 			return fault.Env(fmt.Errorf("applying internal/scratch/%s: %s", sc.Name, serverMessage(err)))
