@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -457,8 +458,9 @@ type snapshotOnce struct {
 	err  error
 }
 
-// templateSnapshot returns the snapshot of db's template, taking it from db (which must be a
-// fresh copy) on conn, a superuser session of db's, the first time.
+// templateSnapshot returns the snapshot of db's template: the template's description (see
+// describeTemplate) or, when it has none, the snapshot of db (which must be a fresh copy) taken
+// on conn, a superuser session of db's, the first time.
 func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database, conn *pgx.Conn) (*introspect.Snapshot, error) {
 	key := db.Dim
 	p.mu.Lock()
@@ -468,8 +470,28 @@ func (p *pipeline) templateSnapshot(ctx context.Context, db *scratch.Database, c
 		p.before[key] = s
 	}
 	p.mu.Unlock()
-	s.once.Do(func() { s.snap, s.err = install.SnapshotOn(ctx, db, conn, introspect.Options{}) })
+	s.once.Do(func() {
+		if b := p.srv.TemplateDescription(db.Dim, p.base); b != nil {
+			var snap introspect.Snapshot
+			if err := json.Unmarshal(b, &snap); err == nil {
+				s.snap = &snap
+				return
+			}
+		}
+		s.snap, s.err = install.SnapshotOn(ctx, db, conn, introspect.Options{})
+	})
 	return s.snap, s.err
+}
+
+// describeTemplate is the scratch.Base.Describe of every template: its catalog snapshot, as
+// templateSnapshot takes it of a fresh copy, in JSON. Taken on the session that built the
+// template, and kept in the cache entry, it spares each run a snapshot of a fresh database.
+func describeTemplate(ctx context.Context, conn *pgx.Conn, db *scratch.Database) ([]byte, error) {
+	snap, err := install.SnapshotOn(ctx, db, conn, introspect.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(snap)
 }
 
 // newDatabase returns a database for v at its dimension, with the request's prerequisites. A
@@ -485,7 +507,7 @@ func baseOf(req Request) scratch.Base { return baseFor(req.NoOpenBrain, req.Prer
 // baseFor is the scratch.Base of the Open Brain prerequisites (unless noOpenBrain) and then
 // files, in order.
 func baseFor(noOpenBrain bool, files []Script) scratch.Base {
-	b := scratch.Base{NoOpenBrain: noOpenBrain}
+	b := scratch.Base{NoOpenBrain: noOpenBrain, Describe: describeTemplate}
 	if len(files) == 0 {
 		return b
 	}
@@ -565,16 +587,35 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 			r.fixtureErr = err
 		}
 	}
+	// The probes only read the database (each in a transaction rolled back), so they run
+	// while the rerun audit takes the snapshot and digests its reruns are compared with; the
+	// audit waits for them before it applies the file again.
+	probed := func() error { return nil }
 	if r.fixtureErr == nil && p.req.Steps.Parity {
-		if err := p.probes(ctx, db, r); err != nil {
-			return err
-		}
+		probed = p.probesBeside(ctx, db, r)
 	}
 	if p.req.Steps.CrossCheck && r.file != nil {
 		r.crossCheck = crosscheck.Check(r.file, p.req.Lint, r.installed.Footprint)
 	}
-	p.say("%s: %s at dimension %d installed, fixture loaded, %d probes run in %s", v.Name, v.File, v.Dim, len(r.installed.Rows), report.FormatDuration(time.Since(t0)))
-	return p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0), Reader: conn, Upgrade: up}, ropts)
+	p.say("%s: %s at dimension %d installed and fixture loaded in %s", v.Name, v.File, v.Dim, report.FormatDuration(time.Since(t0)))
+	err = p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0), Reader: conn, Upgrade: up, Reading: probed}, ropts)
+	return errors.Join(err, probed())
+}
+
+// probesBeside starts the probes on db in the background and returns the function that waits
+// for them and returns their error (the same each time it is called).
+func (p *pipeline) probesBeside(ctx context.Context, db *scratch.Database, r *variantRun) func() error {
+	done := make(chan struct{})
+	var err error
+	go func() {
+		defer close(done)
+		defer fault.Recover(&err)
+		t0 := time.Now()
+		if err = p.probes(ctx, db, r); err == nil {
+			p.say("%s: %d probes run in %s", r.v.Name, len(r.installed.Rows), report.FormatDuration(time.Since(t0)))
+		}
+	}()
+	return func() error { <-done; return err }
 }
 
 // scriptFailure is the failure of the script File to install (Err), for [variantRun.failed].

@@ -177,6 +177,13 @@ type Prepared struct {
 	// on it, one at a time, instead of connecting for each. A session that has read the catalog
 	// before reads it again at a fraction of the cost of a new one. Nil: the audit opens one.
 	Reader *pgx.Conn
+	// Reading, when not nil, waits for work of the caller's that still reads DB in the state
+	// after the fixture (the gate's probes) and returns its error: the audit takes the snapshot
+	// and digests the reruns are compared with meanwhile, and calls Reading before it applies
+	// the migration again. Such work must not change what a snapshot or a digest reads (the
+	// probes run in transactions that are rolled back). The caller waits for it too when the
+	// audit returns early.
+	Reading func() error
 	// Upgrade, when not nil, is the upgrade audit the caller started with [StartUpgrade] (with
 	// the same options), so that it ran while DB was prepared; nil starts it with the rerun
 	// audit's runs, when [Options.Previous] is set.
@@ -508,6 +515,11 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 	base, err := a.capture(ctx, db, conn, catalog|content)
 	if err != nil {
 		return out, err
+	}
+	if p.Reading != nil {
+		if err := p.Reading(); err != nil {
+			return out, err
+		}
 	}
 	out.installed = true
 	out.tables = len(base.digest.Tables)
