@@ -7,6 +7,7 @@ package sqlscript
 
 import (
 	"context"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 
@@ -56,11 +57,58 @@ func Script(f *pgsql.File) *scratch.Script {
 // dimension) and runs it in db as the install role ([scratch.Database.Exec]). A file that does
 // not parse, or that only psql can run, is a [*pgsql.SyntaxError].
 func ExecFile(ctx context.Context, db *scratch.Database, name string, src []byte) error {
-	f, err := Parse(name, src, db.Dim)
+	sc, err := scripts.get(name, src, db.Dim)
 	if err != nil {
 		return err
 	}
-	return db.Exec(ctx, Script(f))
+	return db.Exec(ctx, sc)
+}
+
+// scripts remembers the last files ExecFile parsed: a run loads the same fixture into every
+// variant's database and the upgrade audit's, and each file's parse is the same.
+var scripts = scriptMemo{m: map[scriptKey]scriptParse{}}
+
+// maxScripts bounds scriptMemo: a run executes a handful of files; a longer-lived caller
+// (the corpus, the tests) starts over when it is reached.
+const maxScripts = 16
+
+type scriptKey struct {
+	name, src string
+	dim       int
+}
+
+type scriptParse struct {
+	sc  *scratch.Script
+	err error
+}
+
+// scriptMemo maps a file (name, content, dimension) to its Script or its parse error. Scripts
+// are only read once made, so one serves concurrent runs.
+type scriptMemo struct {
+	mu sync.Mutex
+	m  map[scriptKey]scriptParse
+}
+
+func (m *scriptMemo) get(name string, src []byte, dim int) (*scratch.Script, error) {
+	k := scriptKey{name, string(src), dim}
+	m.mu.Lock()
+	p, ok := m.m[k]
+	m.mu.Unlock()
+	if ok {
+		return p.sc, p.err
+	}
+	f, err := Parse(name, src, dim)
+	if err == nil {
+		p.sc = Script(f)
+	}
+	p.err = err
+	m.mu.Lock()
+	if len(m.m) >= maxScripts {
+		clear(m.m)
+	}
+	m.m[k] = p
+	m.mu.Unlock()
+	return p.sc, p.err
 }
 
 // ExecConn runs src on conn as ExecFile runs it in a database, every failing statement a
