@@ -8,9 +8,10 @@
 // being installed from its file. Each variant is parsed once; the parse serves lint, the
 // install, lint's cross-check and diff's declared signatures. While the scratch server boots,
 // the variants are linted; then each variant gets ONE database, a copy of its dimension's
-// template (whose snapshot, the footprint's "before", is taken once): install and footprint,
-// fixture, probes (each rolled back), cross-check, and the rerun audit's runs 2..N on the same
-// database; a variant with a previous version gets one more database for the upgrade audit.
+// template (whose snapshot, the footprint's "before", is the template's description, taken
+// once when it was built): install and footprint, fixture, probes (each rolled back, beside the
+// rerun audit's baseline), cross-check, and the rerun audit's runs 2..N on the same database; a
+// variant with a previous version gets one more database for the upgrade audit.
 // Finally each port is compared with the artifact (internal/parity). The variants run side by
 // side, which two cores serve well: the server does the work.
 //
