@@ -5,8 +5,9 @@
 #   make bench                 # or: bash bench/gate.sh [RUNS]
 #
 # 1. internal/cmd/bench, RUNS rounds (default 5), alternating: a bare cluster boot (initdb,
-#    start, stop, in the same kind of temporary directory), `ledgercheck check --no-cache` and
-#    `ledgercheck check` with the cache across runs warm; the median and range of the wall and
+#    start, stop, in the same kind of temporary directory), `ledgercheck check --no-cache`,
+#    `ledgercheck check` with the cache across runs warm and, warm, `check --times 1` (the gate
+#    without its reruns); the median and range of the wall and
 #    CPU time of each (CPU: the process tree's getrusage plus the sandboxed server's, which
 #    ledgercheck counts itself), their ratios to the bare boot against issue 16's targets, and
 #    the median of each phase of check.
