@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/ledgercheck
 
-.PHONY: setup build check test vet lint bench bench-lint fuzz corpus clean
+.PHONY: setup build check test vet lint bench bench-lint bench-recall fuzz corpus clean
 
 setup:
 	@$(if $(PG),PG_MAJOR=$(PG) )bash scripts/setup.sh
@@ -43,10 +43,17 @@ lint: vet
 
 # The gate beside a bare cluster boot, alternating: check --no-cache and check with the cache warm,
 # medians and ranges of wall and CPU time, ratios, per phase (internal/cmd/bench); then pg_dump
-# --schema-only + diff, the plain alternative (bench/gate.sh). RUNS=N rounds (default 5).
+# --schema-only + diff, the plain alternative (bench/gate.sh). RUNS=N rounds (default 5). Then
+# lint beside squawk (bench-lint), and the shipped recall function on 10,000 rows (bench-recall).
 bench: setup build
 	@bash bench/gate.sh $(RUNS)
 	@bash bench/lint.sh $(RUNS)
+	@$(MAKE) --no-print-directory bench-recall
+
+# match_decision_ledger() of the artifact and the port over 10,000 ledger rows, full-text path:
+# the median per call of a dense and a sparse question (migrations/bench_test.go; target < 50 ms).
+bench-recall:
+	$(GO) test -run '^$$' -bench BenchmarkMatchFTS10k -benchtime 20x -count 1 ./migrations/ | grep -E '^Benchmark'
 
 # `ledgercheck lint` beside squawk (npm's squawk-cli, installed into ~/.cache/ledgercheck when
 # missing) on the same files, CPU and wall time (bench/lint.sh). Needs no database.
