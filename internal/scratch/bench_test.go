@@ -58,3 +58,28 @@ func BenchmarkNewDatabase(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkStartCached measures a warm run's boot and end: the cluster and its template copied
+// from a warm cache entry, started, then stopped and removed.
+func BenchmarkStartCached(b *testing.B) {
+	scratchtest.Server(b)
+	b.Setenv(scratch.CacheDirEnv, b.TempDir())
+	ctx := context.Background()
+	opts := scratch.Options{Cache: true, Templates: []scratch.TemplateSpec{{Dim: 1536}}}
+	warm, err := scratch.Start(ctx, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := warm.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s, err := scratch.Start(ctx, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

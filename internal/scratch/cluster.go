@@ -148,13 +148,14 @@ func (c *cluster) start(ctx context.Context) error {
 	}
 	c.exited = make(chan struct{})
 	c.waitErr = nil
+	mark := c.log.mark()
 	c.cmd = c.sb.command(filepath.Join(c.binDir, "postgres"), args...)
 	c.cmd.Stdout = c.log
 	c.cmd.Stderr = c.log
 	if err := c.startSandboxed(); err != nil {
 		return fault.Env(fmt.Errorf("starting postgres in its sandbox: %w", err))
 	}
-	return c.waitReady(ctx)
+	return c.waitReady(ctx, mark)
 }
 
 // postmaster returns the host PID of the postmaster (the only child of the sandbox's init), or
@@ -340,9 +341,26 @@ func (c *cluster) adminConfig() *pgx.ConnConfig {
 	return cfg
 }
 
-func (c *cluster) waitReady(ctx context.Context) error {
+func (c *cluster) waitReady(ctx context.Context, mark int64) error {
 	deadline := time.Now().Add(30 * time.Second)
+	logged := false // the postmaster logged that it is ready
 	for {
+		// Until the postmaster logs that it is ready, its log is looked at every millisecond
+		// and a connection tried once it says so (or after 15 ms, should the line never come);
+		// after that, every 15 ms.
+		for i := 0; i < 15; i++ {
+			if !logged && c.log.containsSince(mark, readyLine) {
+				logged = true
+				break
+			}
+			select {
+			case <-c.exited:
+				i = 15
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
+		}
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
 		conn, err := pgx.ConnectConfig(cctx, c.adminConfig())
 		cancel()
@@ -359,13 +377,16 @@ func (c *cluster) waitReady(ctx context.Context) error {
 			return fault.Env(fmt.Errorf("postgres exited during startup: %s", c.lastLog()))
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(15 * time.Millisecond):
+		default:
 		}
 		if time.Now().After(deadline) {
 			return fault.Env(fmt.Errorf("postgres did not accept connections within 30s: %s", c.lastLog()))
 		}
 	}
 }
+
+// readyLine is what the postmaster logs once it accepts connections (lc_messages is C).
+const readyLine = "database system is ready to accept connections"
 
 // lastLog returns the server's last log lines, for messages about a failed server.
 func (c *cluster) lastLog() string {

@@ -71,3 +71,22 @@ func (r *ringLog) Tail(n int) []string {
 	}
 	return out
 }
+
+// mark returns how many bytes were written so far: a position for containsSince.
+func (r *ringLog) mark() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lost + int64(len(r.buf))
+}
+
+// containsSince reports whether what was written after mark (as much of it as is kept)
+// contains s.
+func (r *ringLog) containsSince(mark int64, s string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	start := max(0, mark-r.lost)
+	if start >= int64(len(r.buf)) {
+		return false
+	}
+	return bytes.Contains(r.buf[start:], []byte(s))
+}

@@ -32,3 +32,34 @@ func TestRingLogKeepsTheTail(t *testing.T) {
 		t.Errorf("Tail after an oversized write = %q", got)
 	}
 }
+
+// containsSince sees only what was written after its mark, also once the buffer has dropped
+// its front: a server started again does not pass for ready on its previous start's line.
+func TestRingLogContainsSince(t *testing.T) {
+	r := newRingLog(64)
+	fmt.Fprintf(r, "%s\n", readyLine[:40])
+	fmt.Fprintf(r, "ready\n")
+	m := r.mark()
+	if r.containsSince(m, "ready") {
+		t.Error("a line written before the mark counts")
+	}
+	fmt.Fprintf(r, "not yet\n")
+	if r.containsSince(m, "ready") {
+		t.Error("found a line never written after the mark")
+	}
+	fmt.Fprintf(r, "ready now\n")
+	if !r.containsSince(m, "ready") {
+		t.Error("the line written after the mark is not found")
+	}
+	for i := range 20 { // the mark's position is dropped from the buffer
+		fmt.Fprintf(r, "filler %d\n", i)
+	}
+	m = r.mark()
+	if r.containsSince(m, "filler") {
+		t.Error("after the buffer wrapped, a line before the mark counts")
+	}
+	fmt.Fprintf(r, "ready at last\n")
+	if !r.containsSince(m, "at last") || !r.containsSince(0, "at last") {
+		t.Error("after the buffer wrapped, a line written since is not found")
+	}
+}
