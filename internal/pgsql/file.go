@@ -154,7 +154,7 @@ func Parse(name string, src []byte) (*File, error) {
 // parse parses text, a batch of f whose nesting has been checked, and counts its bytes.
 func (f *File) parse(text string) (*pg_query.ParseResult, error) {
 	f.parseBytes += len(text)
-	return pg_query.Parse(text)
+	return parseTree(text)
 }
 
 // batchBytes is about how much of a file pg_query parses at once.
