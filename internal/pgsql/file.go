@@ -164,6 +164,9 @@ var batchBytes = 64 << 10
 // semicolon at least batchBytes after start that ends a statement (outside parentheses and BEGIN
 // ATOMIC bodies), or len(text).
 func batchEnd(text string, start int) int {
+	if len(text)-start < batchBytes {
+		return len(text) // no semicolon can end the batch before the end: nothing to scan
+	}
 	s := scanner{src: text, off: start}
 	var b batchState
 	for {
