@@ -56,15 +56,22 @@ func EnvironmentDefaults() []DefaultPrivilege {
 	return envDefaults
 }
 
-// environmentDefaults reads the default privileges of the environment's scripts that parse
-// says may hold an ALTER DEFAULT PRIVILEGES (every lint call pays for the parse).
+// environmentDefaults reads the default privileges of the environment's statements that parse
+// says may be an ALTER DEFAULT PRIVILEGES (every lint call pays for the parse, and the scripts'
+// function bodies are most of it). What such a statement sets depends on no other statement.
 func environmentDefaults(parse func(sql string) bool) []DefaultPrivilege {
 	var out []DefaultPrivilege
 	for _, s := range env.Database(InstallRole, "supabase_admin") {
 		if !parse(s.SQL) {
 			continue
 		}
-		f, err := pgsql.Parse(s.Name, []byte(s.SQL))
+		var stmts []string
+		for _, st := range pgsql.Statements(s.SQL) {
+			if parse(st) {
+				stmts = append(stmts, st)
+			}
+		}
+		f, err := pgsql.Parse(s.Name, []byte(strings.Join(stmts, ";\n")))
 		if err != nil {
 			panic("lint: the environment's SQL does not parse: " + err.Error()) // a build defect
 		}

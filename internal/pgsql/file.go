@@ -185,6 +185,39 @@ func batchEnd(text string, start int) int {
 	}
 }
 
+// Statements splits text into its statements where [Parse] may cut it into batches: at every
+// semicolon outside brackets and BEGIN ATOMIC bodies. It parses nothing; each statement keeps
+// the comments and white space before it, and ones that are only that are dropped.
+func Statements(text string) []string {
+	s := scanner{src: text}
+	var b batchState
+	var out []string
+	start, empty := 0, true
+	for {
+		t := s.next()
+		switch t.kind {
+		case tokEOF:
+			if !empty {
+				out = append(out, text[start:])
+			}
+			return out
+		case tokComment:
+			continue
+		case tokPunct:
+			if b.punct(text[t.start]) {
+				if !empty {
+					out = append(out, text[start:t.start])
+				}
+				start, empty = t.end, true
+				b.word(t, text)
+				continue
+			}
+		}
+		empty = false
+		b.word(t, text)
+	}
+}
+
 // batchState follows the nesting that a semicolon does not end: brackets, and the BEGIN ATOMIC
 // ... END of a SQL-standard function body (with the CASE ... END inside it).
 type batchState struct {
