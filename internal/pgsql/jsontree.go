@@ -48,7 +48,6 @@ func decodeTree(js, sql string, tree *pg_query.ParseResult) (ok bool) {
 		}
 	}()
 	d.message(messagePlan(parseResultType), unsafe.Pointer(tree))
-	d.space()
 	return d.i == len(d.js) && d.zeroInts == 0
 }
 
@@ -122,50 +121,33 @@ type treeDecoder struct {
 
 func (d *treeDecoder) fail() { panic(errTreeDecode) }
 
-func (d *treeDecoder) space() {
-	for d.i < len(d.js) {
-		switch d.js[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-// expect consumes the byte c, after white space.
+// expect consumes the byte c. pg_query writes no white space between tokens: JSON that has
+// some is left to pg_query.Parse.
 func (d *treeDecoder) expect(c byte) {
-	d.space()
 	if d.i >= len(d.js) || d.js[d.i] != c {
 		d.fail()
 	}
 	d.i++
 }
 
-// peek returns the next byte after white space, or 0 at the end.
+// peek returns the next byte, or 0 at the end.
 func (d *treeDecoder) peek() byte {
-	d.space()
 	if d.i >= len(d.js) {
 		return 0
 	}
 	return d.js[d.i]
 }
 
-// key reads an object key and its colon; pg_query's keys have no escapes.
+// key reads an object key and its colon. pg_query's keys have no escapes: a key with one (or
+// a quote) is unknown to every message.
 func (d *treeDecoder) key() string {
 	d.expect('"')
-	start := d.i
-	for d.i < len(d.js) && d.js[d.i] != '"' {
-		if d.js[d.i] == '\\' {
-			d.fail()
-		}
-		d.i++
-	}
-	if d.i >= len(d.js) {
+	n := strings.IndexByte(d.js[d.i:], '"')
+	if n < 0 {
 		d.fail()
 	}
-	k := d.js[start:d.i]
-	d.i++
+	k := d.js[d.i : d.i+n]
+	d.i += n + 1
 	d.expect(':')
 	return k
 }
@@ -173,32 +155,33 @@ func (d *treeDecoder) key() string {
 // str reads a string value (null is the empty string, as pg_query's protobuf has it), copied
 // out of the JSON.
 func (d *treeDecoder) str() string {
+	s, copied := d.strIn()
+	if !copied {
+		s = strings.Clone(s)
+	}
+	return s
+}
+
+// strIn reads a string value: a part of the JSON when it has no escapes, else a copy.
+func (d *treeDecoder) strIn() (s string, copied bool) {
 	if d.peek() == 'n' {
 		d.literal("null")
-		return ""
+		return "", false
 	}
 	d.expect('"')
-	start := d.i
-	ascii := true
-	for d.i < len(d.js) {
-		c := d.js[d.i]
-		switch {
-		case c == '"':
-			s := strings.Clone(d.js[start:d.i])
-			d.i++
-			if !ascii && !utf8.ValidString(s) {
-				d.fail()
-			}
-			return s
-		case c == '\\':
-			return d.escaped(start)
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-		d.i++
+	n := strings.IndexByte(d.js[d.i:], '"')
+	if n < 0 {
+		d.fail()
 	}
-	d.fail()
-	return ""
+	s = d.js[d.i : d.i+n]
+	if strings.IndexByte(s, '\\') >= 0 {
+		return d.escaped(d.i), true
+	}
+	if !utf8.ValidString(s) {
+		d.fail()
+	}
+	d.i += n + 1
+	return s, false
 }
 
 // escaped reads the rest of a string that has an escape, from start.
@@ -255,7 +238,6 @@ func (d *treeDecoder) escaped(start int) string {
 }
 
 func (d *treeDecoder) literal(s string) {
-	d.space()
 	if !strings.HasPrefix(d.js[d.i:], s) {
 		d.fail()
 	}
@@ -264,7 +246,6 @@ func (d *treeDecoder) literal(s string) {
 
 // number returns the text of a number.
 func (d *treeDecoder) number() string {
-	d.space()
 	start := d.i
 	for d.i < len(d.js) {
 		c := d.js[d.i]
@@ -400,7 +381,8 @@ func (d *treeDecoder) field(f *jsonField, p unsafe.Pointer) {
 		}
 		*(*float64)(p) = v
 	case jsonEnum:
-		v, ok := f.enum[d.str()]
+		name, _ := d.strIn()
+		v, ok := f.enum[name]
 		if !ok {
 			d.fail()
 		}
