@@ -35,7 +35,7 @@ func sameTree(t testing.TB, name, sql string) (decoded bool) {
 
 // TestJSONTreeIsTheProtobufTree parses every SQL file of the repository, and every statement of
 // each on its own, through the JSON decoder and through pg_query's protobuf: the trees must be
-// equal, and most must come from the decoder.
+// equal, and nine in ten must come from the decoder.
 func TestJSONTreeIsTheProtobufTree(t *testing.T) {
 	decoded, total := 0, 0
 	for _, p := range sqlFiles(t, repoSQL...) {
@@ -43,7 +43,9 @@ func TestJSONTreeIsTheProtobufTree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		total++
+		if _, err := pg_query.Parse(string(src)); err == nil {
+			total++
+		}
 		if sameTree(t, p, string(src)) {
 			decoded++
 		}
@@ -55,8 +57,9 @@ func TestJSONTreeIsTheProtobufTree(t *testing.T) {
 			sameTree(t, p, st.Text)
 		}
 	}
-	if decoded < total*3/4 {
-		t.Errorf("the JSON decoder took %d of %d files", decoded, total)
+	t.Logf("the JSON decoder took %d of the %d files that parse", decoded, total)
+	if decoded < total*9/10 {
+		t.Errorf("the JSON decoder took %d of the %d files that parse", decoded, total)
 	}
 }
 
