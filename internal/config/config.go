@@ -249,12 +249,12 @@ func Parse(path string, data []byte) (*Config, error) {
 	}
 	switch head.Version {
 	case 1:
-		if err := c.decodeV1(data); err != nil {
+		if err := c.decodeV1(data, &doc); err != nil {
 			return nil, err
 		}
 	case Version:
 		c.Prerequisites.OpenBrain = true // the default, unless the file says otherwise
-		if err := strictDecode(data, c); err != nil {
+		if err := decodeKnown(data, &doc, c); err != nil {
 			return nil, c.yamlError(data, err)
 		}
 	case nil:
