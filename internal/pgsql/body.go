@@ -125,6 +125,7 @@ type plWalker struct {
 	bm    offsetMap
 	ctx   Context
 	fn    Name
+	keys  []string
 }
 
 func (w *plWalker) walk(v any, line int) {
@@ -137,16 +138,20 @@ func (w *plWalker) walk(v any, line int) {
 		if l, ok := x["lineno"].(float64); ok && l > 0 {
 			line = int(l)
 		}
-		keys := make([]string, 0, len(x))
+		// The keys in order, in w.keys above those of the maps being walked.
+		base := len(w.keys)
 		for k := range x {
-			keys = append(keys, k)
+			w.keys = append(w.keys, k)
 		}
+		keys := w.keys[base:]
 		sort.Strings(keys)
 		for _, k := range keys {
 			if !w.node(k, x[k], line) {
 				w.walk(x[k], line)
 			}
 		}
+		clear(w.keys[base:])
+		w.keys = w.keys[:base]
 	}
 }
 
