@@ -1,6 +1,7 @@
 package pgsql
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"testing"
@@ -175,4 +176,38 @@ func fieldIndex(t reflect.Type, off uintptr) int {
 		}
 	}
 	return -1
+}
+
+// Parsing runs in one goroutine per variant: the decoder's plans are built and read
+// concurrently (go test -race).
+func TestJSONTreeConcurrently(t *testing.T) {
+	plansMu.Lock()
+	clear(plans) // plans built from scratch, by the goroutines below
+	plansMu.Unlock()
+	paths := sqlFiles(t, repoSQL...)
+	done := make(chan error)
+	for g := 0; g < 4; g++ {
+		go func() {
+			var err error
+			for _, p := range paths {
+				src, rerr := os.ReadFile(p)
+				if rerr != nil {
+					err = rerr
+					break
+				}
+				want, werr := pg_query.Parse(string(src))
+				got, gerr := parseTree(string(src))
+				if (werr == nil) != (gerr == nil) || werr == nil && !proto.Equal(got, want) {
+					err = fmt.Errorf("%s: parseTree differs from pg_query.Parse", p)
+					break
+				}
+			}
+			done <- err
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
 }
