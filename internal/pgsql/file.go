@@ -103,7 +103,8 @@ func Parse(name string, src []byte) (*File, error) {
 	text := f.Src
 	// The one nesting check of the file: blanking meta-commands out below keeps every offset
 	// and can only make it shallower.
-	stmts, err := nesting(text, MaxNesting)
+	var cs []comment // the file's comments, as comments(text) finds them
+	stmts, err := nesting(text, MaxNesting, &cs)
 	if err != nil {
 		return nil, f.syntaxError(text, 0, err)
 	}
@@ -146,7 +147,10 @@ func Parse(name string, src []byte) (*File, error) {
 		start = end
 	}
 	f.parsed = text
-	f.comments = comments(text)
+	f.comments = cs
+	if len(f.MetaCommands) > 0 { // blanked out: what is left of the text has its own comments
+		f.comments = comments(text)
+	}
 	f.Ops, f.VectorTypes, f.Problems = a.ops, a.vecs, a.probs
 	return f, nil
 }

@@ -218,7 +218,7 @@ func TestNestingEstimateIsAtMostTheLength(t *testing.T) {
 		}
 	}
 	for _, st := range stmts {
-		_, err := nesting(st, 0)
+		_, err := nesting(st, 0, nil)
 		var ne *nestingError
 		if errors.As(err, &ne) && ne.Nesting > len(st) {
 			t.Errorf("nesting of %q is %d, more than its %d bytes", st, ne.Nesting, len(st))

@@ -141,12 +141,13 @@ func checkNesting(sql string, limit int) error {
 	if len(sql) <= limit {
 		return nil
 	}
-	_, err := nesting(sql, limit)
+	_, err := nesting(sql, limit, nil)
 	return err
 }
 
-// nesting is [checkNesting] that also counts the statements of sql.
-func nesting(sql string, limit int) (stmts int, err error) {
+// nesting is [checkNesting] that also counts the statements of sql and, when comments is not
+// nil, appends its comments to it.
+func nesting(sql string, limit int, comments *[]comment) (stmts int, err error) {
 	s := scanner{src: sql}
 	e := &estimator{sql: sql, stack: make([]frame, 1, 16)}
 	e.stack[0].kind = 's'
@@ -154,6 +155,9 @@ func nesting(sql string, limit int) (stmts int, err error) {
 	for {
 		t := s.next()
 		if t.kind == tokComment {
+			if comments != nil {
+				*comments = append(*comments, comment{t.start, t.end})
+			}
 			continue
 		}
 		if t.kind == tokEOF || t.kind == tokPunct && sql[t.start] == ';' {
