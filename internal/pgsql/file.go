@@ -453,6 +453,9 @@ func trimRightSpace(s string, start, end int) int {
 
 // indexInvalid returns the byte offset of the first NUL byte or invalid UTF-8 sequence, or -1.
 func indexInvalid(s string) int {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return -1 // the common case, without decoding every rune
+	}
 	for i, r := range s {
 		if r == 0 || r == utf8.RuneError {
 			if r == 0 {
