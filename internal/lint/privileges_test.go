@@ -32,6 +32,9 @@ func TestEnvironmentDefaultsSkipOnlyScriptsWithout(t *testing.T) {
 			t.Errorf("mayAlterDefaults(%q) = false", s)
 		}
 	}
+	if !mayAlterDefaults("alter default privilegeſx") { // the expression folds s to ſ, and \b is ASCII
+		t.Error("mayAlterDefaults of privilegeſx = false")
+	}
 	if mayAlterDefaults("-- default privileges in storage\nALTER TABLE t OWNER TO x;") {
 		t.Error("mayAlterDefaults of a script without ALTER DEFAULT PRIVILEGES = true")
 	}
