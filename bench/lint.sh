@@ -17,6 +17,7 @@
 #
 # BASE=REV (a commit) also builds ledgercheck as of REV (from `git archive`, in the temporary
 # directory) and times it in the same rounds, as ledgercheck@REV: a before and after.
+# BASE="REV1 REV2 ..." times each of them: a series of commits measured in one run.
 #
 # Exit codes of 0 and 1 are both expected (findings); anything else stops the benchmark.
 # Nothing is left behind but the npm cache directory: ledgercheck is built in a temporary
@@ -57,12 +58,14 @@ case "$got" in *"$SQUAWK_VERSION"*) ;; *) echo "bench-lint: $sq_bin --version sa
 lc="$work/ledgercheck"
 go build -o "$lc" ./cmd/ledgercheck
 names=(ledgercheck squawk squawk-bin)
-if [ -n "${BASE:-}" ]; then
-  mkdir "$work/base"
-  git archive "$BASE" | tar -x -C "$work/base"
-  (cd "$work/base" && go build -o "$work/ledgercheck-base" ./cmd/ledgercheck)
-  names+=("ledgercheck@$BASE")
-fi
+# shellcheck disable=SC2206
+bases=(${BASE:-})
+for i in "${!bases[@]}"; do
+  mkdir "$work/base$i"
+  git archive "${bases[$i]}" | tar -x -C "$work/base$i"
+  (cd "$work/base$i" && go build -o "$work/ledgercheck-base$i" ./cmd/ledgercheck)
+  names+=("ledgercheck@${bases[$i]}")
+done
 # run NAME: one timed call of the tool NAME on the files; appends "cpu_ms wall_ms" to its file.
 run() {
   local cmd=()
@@ -70,7 +73,10 @@ run() {
     ledgercheck) cmd=("$lc" lint -q $LINT_ARGS "${files[@]}") ;;
     squawk) cmd=("$sq_cmd" "${files[@]}") ;;
     squawk-bin) cmd=("$sq_bin" "${files[@]}") ;;
-    ledgercheck@*) cmd=("$work/ledgercheck-base" lint -q $LINT_ARGS "${files[@]}") ;;
+    ledgercheck@*)
+      for i in "${!bases[@]}"; do
+        [ "$1" = "ledgercheck@${bases[$i]}" ] && cmd=("$work/ledgercheck-base$i" lint -q $LINT_ARGS "${files[@]}")
+      done ;;
   esac
   local t0 t1 out code
   t0=$(date +%s%N)
@@ -108,6 +114,7 @@ bytes=$(cat "${files[@]}" | wc -c)
 echo "lint bench: ${#files[@]} files ($((bytes / 1024)) KiB), $RUNS rounds in rotating order, $(nproc) cores, $(uname -r)"
 echo "  ledgercheck $(git describe --always --dirty 2>/dev/null || echo '?') (lint -q${LINT_ARGS:+ $LINT_ARGS}); squawk-cli $SQUAWK_VERSION"
 printf '\n  %-20s %9s %17s %15s %10s %8s\n' tool "CPU ms" "CPU min-max" "CPU q1-q3" "wall ms" findings
+declare -A cpu_base wall_base
 for n in "${names[@]}"; do
   read -r cm cmin cmax cq1 cq3 < <(stats 1 "$work/$n.times")
   read -r wm _ < <(stats 2 "$work/$n.times")
@@ -116,14 +123,15 @@ for n in "${names[@]}"; do
     ledgercheck) cpu_lc=$cm wall_lc=$wm ;;
     squawk) cpu_sq=$cm wall_sq=$wm ;;
     squawk-bin) cpu_sb=$cm wall_sb=$wm ;;
-    *) cpu_base=$cm wall_base=$wm ;;
+    *) cpu_base[$n]=$cm wall_base[$n]=$wm ;;
   esac
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 echo
 echo "  ledgercheck / squawk (npm command): CPU $(ratio "$cpu_lc" "$cpu_sq")x, wall $(ratio "$wall_lc" "$wall_sq")x"
 echo "  ledgercheck / squawk binary alone:  CPU $(ratio "$cpu_lc" "$cpu_sb")x, wall $(ratio "$wall_lc" "$wall_sb")x"
-if [ -n "${BASE:-}" ]; then
-  echo "  ledgercheck@$BASE / squawk binary:  CPU $(ratio "$cpu_base" "$cpu_sb")x; ledgercheck / ledgercheck@$BASE: CPU $(ratio "$cpu_lc" "$cpu_base")x, wall $(ratio "$wall_lc" "$wall_base")x"
-fi
+for b in "${bases[@]}"; do
+  n="ledgercheck@$b"
+  echo "  $n / squawk binary:  CPU $(ratio "${cpu_base[$n]}" "$cpu_sb")x; ledgercheck / $n: CPU $(ratio "$cpu_lc" "${cpu_base[$n]}")x, wall $(ratio "$wall_lc" "${wall_base[$n]}")x"
+done
 echo "  (findings: output lines; squawk prints several lines per finding)"

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	texttemplate "text/template"
 	"time"
 
@@ -194,14 +195,14 @@ func (c *Config) applyDefaults() {
 // run of characters a name may not have replaced by '-' ("port" if nothing is left).
 func NameOf(file string) string {
 	base := filepath.Base(file)
-	name := strings.Trim(notInName.ReplaceAllString(strings.TrimSuffix(base, filepath.Ext(base)), "-"), "-._")
+	name := strings.Trim(notInName().ReplaceAllString(strings.TrimSuffix(base, filepath.Ext(base)), "-"), "-._")
 	if name == "" {
 		return "port"
 	}
 	return name
 }
 
-var notInName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var notInName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // Load reads and validates the configuration at path and resolves its paths relative to the
 // file's directory. Every error is a [fault.Input] error: "path: message" for a file that cannot
@@ -216,9 +217,9 @@ func Load(path string) (*Config, error) {
 }
 
 var (
-	lineMsg    = regexp.MustCompile(`^line (\d+): (.*)$`)
-	unknownKey = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
-	intoType   = regexp.MustCompile(`into config\.(Config|configV1)\b`)
+	lineMsg    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): (.*)$`) })
+	unknownKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (\S+) not found in type \S+$`) })
+	intoType   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`into config\.(Config|configV1)\b`) })
 )
 
 // Parse decodes and validates a configuration read from the file called path; relative paths in
@@ -249,12 +250,12 @@ func Parse(path string, data []byte) (*Config, error) {
 	}
 	switch head.Version {
 	case 1:
-		if err := c.decodeV1(data); err != nil {
+		if err := c.decodeV1(data, &doc); err != nil {
 			return nil, err
 		}
 	case Version:
 		c.Prerequisites.OpenBrain = true // the default, unless the file says otherwise
-		if err := strictDecode(data, c); err != nil {
+		if err := decodeKnown(data, &doc, c); err != nil {
 			return nil, c.yamlError(data, err)
 		}
 	case nil:
@@ -306,16 +307,16 @@ func strictDecode(data []byte, v any) error {
 func (c *Config) yamlError(data []byte, err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
-		if m := lineMsg.FindStringSubmatch(te.Errors[0]); m != nil {
+		if m := lineMsg().FindStringSubmatch(te.Errors[0]); m != nil {
 			n, _ := strconv.Atoi(m[1])
-			msg := unknownKey.ReplaceAllString(m[2], "unknown key $1 (see the commented "+DefaultFile+" at the repository root for the keys)")
+			msg := unknownKey().ReplaceAllString(m[2], "unknown key $1 (see the commented "+DefaultFile+" at the repository root for the keys)")
 			msg = strings.ReplaceAll(msg, "into time.Duration", "into a duration (write it as 60s or 2m)")
-			msg = intoType.ReplaceAllString(msg, "into a configuration (a mapping that starts with version: "+strconv.Itoa(Version)+")")
+			msg = intoType().ReplaceAllString(msg, "into a configuration (a mapping that starts with version: "+strconv.Itoa(Version)+")")
 			return c.errAt(n, "%s", msg)
 		}
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := lineMsg.FindStringSubmatch(msg); m != nil {
+	if m := lineMsg().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return c.errAt(n, "%s", m[2])
 	}
@@ -390,7 +391,7 @@ func (c *Config) errAt(line int, format string, args ...any) error {
 }
 
 // portName is the pattern of a port's name: it names phases and appears in messages.
-var portName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var portName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 func (c *Config) validate() error {
 	if err := c.validateVariant("artifact", "artifact", c.Artifact); err != nil {
@@ -404,7 +405,7 @@ func (c *Config) validate() error {
 			return c.errAt(c.Line(at), "port %d is empty: give its file (the migration) or dsn (a database that holds it), and its dim", i+1)
 		case p.Name == "":
 			return c.errAt(c.Line(at), "port %d has a dsn and no file: give it a name", i+1)
-		case !portName.MatchString(p.Name):
+		case !portName().MatchString(p.Name):
 			return c.errAt(c.Line(at+".name"), "port %d: name %q: use letters, digits, '.', '_' and '-' (it names the port's phases)", i+1, p.Name)
 		case p.Name == "artifact":
 			return c.errAt(c.Line(at+".name"), "port %d: artifact is the artifact's name; give the port another", i+1)
@@ -529,10 +530,10 @@ func Template(in Init) ([]byte, error) {
 
 // yamlScalar writes s as a YAML scalar: as is when it is a plain path, else double-quoted.
 func yamlScalar(s string) string {
-	if plainScalar.MatchString(s) {
+	if plainScalar().MatchString(s) {
 		return s
 	}
 	return strconv.Quote(s)
 }
 
-var plainScalar = regexp.MustCompile(`^[A-Za-z0-9_./][A-Za-z0-9_./-]*$`)
+var plainScalar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_./][A-Za-z0-9_./-]*$`) })

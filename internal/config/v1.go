@@ -2,6 +2,8 @@ package config
 
 import (
 	"strconv"
+
+	"gopkg.in/yaml.v3"
 )
 
 // configV1 is a configuration of version 1: two variants, left (the artifact) and right (the
@@ -38,10 +40,11 @@ var keysV1 = map[string]string{
 	"prerequisites.files":     "environment.extra",
 }
 
-// decodeV1 decodes data, a configuration of version 1, strictly and maps it onto c.
-func (c *Config) decodeV1(data []byte) error {
+// decodeV1 decodes data, a configuration of version 1 whose parse is doc, strictly and maps it
+// onto c.
+func (c *Config) decodeV1(data []byte, doc *yaml.Node) error {
 	var v1 configV1
-	if err := strictDecode(data, &v1); err != nil {
+	if err := decodeKnown(data, doc, &v1); err != nil {
 		return c.yamlError(data, err)
 	}
 	c.keys = keysV1

@@ -56,15 +56,22 @@ func EnvironmentDefaults() []DefaultPrivilege {
 	return envDefaults
 }
 
-// environmentDefaults reads the default privileges of the environment's scripts that parse
-// says may hold an ALTER DEFAULT PRIVILEGES (every lint call pays for the parse).
+// environmentDefaults reads the default privileges of the environment's statements that parse
+// says may be an ALTER DEFAULT PRIVILEGES (every lint call pays for the parse, and the scripts'
+// function bodies are most of it). What such a statement sets depends on no other statement.
 func environmentDefaults(parse func(sql string) bool) []DefaultPrivilege {
 	var out []DefaultPrivilege
 	for _, s := range env.Database(InstallRole, "supabase_admin") {
 		if !parse(s.SQL) {
 			continue
 		}
-		f, err := pgsql.Parse(s.Name, []byte(s.SQL))
+		var stmts []string
+		for _, st := range pgsql.Statements(s.SQL) {
+			if parse(st) {
+				stmts = append(stmts, st)
+			}
+		}
+		f, err := pgsql.Parse(s.Name, []byte(strings.Join(stmts, ";\n")))
 		if err != nil {
 			panic("lint: the environment's SQL does not parse: " + err.Error()) // a build defect
 		}
@@ -78,8 +85,44 @@ func environmentDefaults(parse func(sql string) bool) []DefaultPrivilege {
 // alterDefaultsRE finds the words of ALTER DEFAULT PRIVILEGES, in a statement or a comment.
 var alterDefaultsRE = regexp.MustCompile(`(?i)\balter\s+default\s+privileges\b`)
 
-// mayAlterDefaults reports whether the SQL may hold an ALTER DEFAULT PRIVILEGES statement.
-func mayAlterDefaults(sql string) bool { return alterDefaultsRE.MatchString(sql) }
+// mayAlterDefaults reports whether the SQL may hold an ALTER DEFAULT PRIVILEGES statement: the
+// expression's words, after a search for the last one in ASCII, which most statements fail
+// quickly (the expression folds Unicode too: SQL that is not ASCII goes to it).
+func mayAlterDefaults(sql string) bool {
+	return (containsASCIIFold(sql, "privileges") || !isASCII(sql)) && alterDefaultsRE.MatchString(sql)
+}
+
+// containsASCIIFold reports whether s contains word, a lower-case ASCII word, in any ASCII case.
+func containsASCIIFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if s[i]|0x20 == word[0] && asciiEqualFold(s[i:i+len(word)], word) {
+			return true
+		}
+	}
+	return false
+}
+
+func asciiEqualFold(s, lower string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
 
 // defaultsOf returns the default privileges an ALTER DEFAULT PRIVILEGES op sets for objects the
 // install role creates.

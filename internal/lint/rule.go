@@ -2,7 +2,9 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"sync/atomic"
 
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
@@ -27,23 +29,31 @@ type Rule struct {
 
 var registry = map[string]*Rule{}
 
+// sortedRules is [Rules]' list, sorted once (register clears it).
+var sortedRules atomic.Pointer[[]*Rule]
+
 // register adds r to lint's rules and to the catalog (internal/rule), and returns it. It panics
 // on a duplicate or malformed id, as [rule.Register] does: two rules with one id are a
 // programming error that must not ship.
 func register(r *Rule) *Rule {
 	rule.Register(rule.Rule{ID: r.ID, Phase: finding.PhaseLint, Severity: r.Severity, Summary: r.Summary, Explain: r.Explain})
 	registry[r.ID] = r
+	sortedRules.Store(nil)
 	return r
 }
 
 // Rules returns every lint rule, sorted by id (the catalog, internal/rule, has every phase's).
 func Rules() []*Rule {
+	if p := sortedRules.Load(); p != nil {
+		return slices.Clone(*p)
+	}
 	out := make([]*Rule, 0, len(registry))
 	for _, r := range registry {
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
+	sortedRules.Store(&out)
+	return slices.Clone(out)
 }
 
 // Lookup returns the rule with the given id.

@@ -60,3 +60,26 @@ func TestBatchesParseAsTheWholeFile(t *testing.T) {
 		}
 	}
 }
+
+// Statements cuts where the batches may be cut, and the statements it returns parse as the file
+// does, one by one.
+func TestStatementsAreTheFilesStatements(t *testing.T) {
+	src := "-- head\nSELECT 1;\nCREATE FUNCTION f() RETURNS int LANGUAGE sql\nBEGIN ATOMIC\n  SELECT 1;\n  SELECT CASE WHEN true THEN 2 END;\nEND;\n" +
+		"DO $$ BEGIN PERFORM 1; END $$;\nSELECT ';', (SELECT 1) -- ;\n;\n/* ; */ ;  \n"
+	got := Statements(src)
+	want := []string{"-- head\nSELECT 1", "\nCREATE FUNCTION f() RETURNS int LANGUAGE sql\nBEGIN ATOMIC\n  SELECT 1;\n  SELECT CASE WHEN true THEN 2 END;\nEND",
+		"\nDO $$ BEGIN PERFORM 1; END $$", "\nSELECT ';', (SELECT 1) -- ;\n"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Statements = %q\nwant %q", got, want)
+	}
+	f, err := Parse("x.sql", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range got {
+		g, err := Parse("x.sql", []byte(st))
+		if err != nil || len(g.Stmts) != 1 || g.Stmts[0].Text != f.Stmts[i].Text {
+			t.Errorf("statement %d: %q parses as %v, %v", i, st, g, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"github.com/pganalyze/pg_query_go/v5/parser"
@@ -33,8 +34,8 @@ func (a *analyzer) bodyLiteral(sc *scope, loc int, value string) (*literal, offs
 }
 
 var (
-	nearLineRE  = regexp.MustCompile(`near line (\d+)`)
-	nearTokenRE = regexp.MustCompile(`at or near "(.+)"$`)
+	nearLineRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`near line (\d+)`) })
+	nearTokenRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`at or near "(.+)"$`) })
 )
 
 // plpgsql compiles a function or DO statement with PL/pgSQL and analyses the SQL inside it.
@@ -52,13 +53,13 @@ func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx C
 		case errors.As(err, &pe):
 			p.Msg = nearOneLine(pe.Message)
 			p.Syntax = strings.Contains(pe.Message, "syntax error")
-			if m := nearLineRE.FindStringSubmatch(pe.Context); m != nil {
+			if m := nearLineRE().FindStringSubmatch(pe.Context); m != nil {
 				line, _ := strconv.Atoi(m[1])
 				bl := newLines(body)
 				at := firstNonSpace(body, bl.start(line))
 				// "near line N" is where the statement began; the token the message names is
 				// more precise.
-				if t := nearTokenRE.FindStringSubmatch(pe.Message); t != nil {
+				if t := nearTokenRE().FindStringSubmatch(pe.Message); t != nil {
 					if i := bl.locate(t[1], line); i >= 0 {
 						at = i
 					}
@@ -125,6 +126,7 @@ type plWalker struct {
 	bm    offsetMap
 	ctx   Context
 	fn    Name
+	keys  []string
 }
 
 func (w *plWalker) walk(v any, line int) {
@@ -137,16 +139,20 @@ func (w *plWalker) walk(v any, line int) {
 		if l, ok := x["lineno"].(float64); ok && l > 0 {
 			line = int(l)
 		}
-		keys := make([]string, 0, len(x))
+		// The keys in order, in w.keys above those of the maps being walked.
+		base := len(w.keys)
 		for k := range x {
-			keys = append(keys, k)
+			w.keys = append(w.keys, k)
 		}
+		keys := w.keys[base:]
 		sort.Strings(keys)
 		for _, k := range keys {
 			if !w.node(k, x[k], line) {
 				w.walk(x[k], line)
 			}
 		}
+		clear(w.keys[base:])
+		w.keys = w.keys[:base]
 	}
 }
 
@@ -326,7 +332,9 @@ func concatLiteral(text string, n *pg_query.Node) (string, []int, bool) {
 	return "", nil, false
 }
 
-var vectorVarRE = regexp.MustCompile(`(?i)^\s*(?:[a-z_]+\.)?(vector|halfvec|sparsevec)\s*\(\s*(\d+)\s*\)`)
+var vectorVarRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(?:[a-z_]+\.)?(vector|halfvec|sparsevec)\s*\(\s*(\d+)\s*\)`)
+})
 
 // variable records a pgvector type with a dimension in a PL/pgSQL declaration.
 func (w *plWalker) variable(v map[string]any, line int) {
@@ -336,7 +344,7 @@ func (w *plWalker) variable(v map[string]any, line int) {
 	dt, _ := v["datatype"].(map[string]any)
 	t, _ := dt["PLpgSQL_type"].(map[string]any)
 	name, _ := t["typname"].(string)
-	m := vectorVarRE.FindStringSubmatch(name)
+	m := vectorVarRE().FindStringSubmatch(name)
 	if m == nil {
 		return
 	}

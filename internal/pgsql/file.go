@@ -103,7 +103,8 @@ func Parse(name string, src []byte) (*File, error) {
 	text := f.Src
 	// The one nesting check of the file: blanking meta-commands out below keeps every offset
 	// and can only make it shallower.
-	stmts, err := nesting(text, MaxNesting)
+	var cs []comment // the file's comments, as comments(text) finds them
+	stmts, err := nesting(text, MaxNesting, &cs)
 	if err != nil {
 		return nil, f.syntaxError(text, 0, err)
 	}
@@ -146,7 +147,10 @@ func Parse(name string, src []byte) (*File, error) {
 		start = end
 	}
 	f.parsed = text
-	f.comments = comments(text)
+	f.comments = cs
+	if len(f.MetaCommands) > 0 { // blanked out: what is left of the text has its own comments
+		f.comments = comments(text)
+	}
 	f.Ops, f.VectorTypes, f.Problems = a.ops, a.vecs, a.probs
 	return f, nil
 }
@@ -154,7 +158,7 @@ func Parse(name string, src []byte) (*File, error) {
 // parse parses text, a batch of f whose nesting has been checked, and counts its bytes.
 func (f *File) parse(text string) (*pg_query.ParseResult, error) {
 	f.parseBytes += len(text)
-	return pg_query.Parse(text)
+	return parseTree(text)
 }
 
 // batchBytes is about how much of a file pg_query parses at once.
@@ -164,6 +168,9 @@ var batchBytes = 64 << 10
 // semicolon at least batchBytes after start that ends a statement (outside parentheses and BEGIN
 // ATOMIC bodies), or len(text).
 func batchEnd(text string, start int) int {
+	if len(text)-start < batchBytes {
+		return len(text) // no semicolon can end the batch before the end: nothing to scan
+	}
 	s := scanner{src: text, off: start}
 	var b batchState
 	for {
@@ -178,6 +185,39 @@ func batchEnd(text string, start int) int {
 				return t.end
 			}
 		}
+		b.word(t, text)
+	}
+}
+
+// Statements splits text into its statements where [Parse] may cut it into batches: at every
+// semicolon outside brackets and BEGIN ATOMIC bodies. It parses nothing; each statement keeps
+// the comments and white space before it, and ones that are only that are dropped.
+func Statements(text string) []string {
+	s := scanner{src: text}
+	var b batchState
+	var out []string
+	start, empty := 0, true
+	for {
+		t := s.next()
+		switch t.kind {
+		case tokEOF:
+			if !empty {
+				out = append(out, text[start:])
+			}
+			return out
+		case tokComment:
+			continue
+		case tokPunct:
+			if b.punct(text[t.start]) {
+				if !empty {
+					out = append(out, text[start:t.start])
+				}
+				start, empty = t.end, true
+				b.word(t, text)
+				continue
+			}
+		}
+		empty = false
 		b.word(t, text)
 	}
 }
@@ -413,6 +453,9 @@ func trimRightSpace(s string, start, end int) int {
 
 // indexInvalid returns the byte offset of the first NUL byte or invalid UTF-8 sequence, or -1.
 func indexInvalid(s string) int {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return -1 // the common case, without decoding every rune
+	}
 	for i, r := range s {
 		if r == 0 || r == utf8.RuneError {
 			if r == 0 {

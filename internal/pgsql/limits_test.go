@@ -3,6 +3,7 @@ package pgsql
 import (
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -190,6 +191,37 @@ func TestNormalizeNestingLimit(t *testing.T) {
 		_, method, err := NormalizeFunctionBody(FunctionBody{Language: "sql", Result: "integer", Body: body})
 		if method != want || (want == NormTokens) != (err != nil) {
 			t.Errorf("%d terms: method %s, err %v; want %s", n, method, err, want)
+		}
+	}
+}
+
+// checkNesting does not scan SQL no longer than its limit: the estimate of a statement is at
+// most its length in bytes. Checked on every statement of the repository's SQL and on the
+// densest nestings.
+func TestNestingEstimateIsAtMostTheLength(t *testing.T) {
+	var stmts []string
+	for _, p := range sqlFiles(t, repoSQL...) {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts = append(stmts, Statements(string(src))...)
+	}
+	for _, tc := range pgsqltest.NestingCases() {
+		for _, n := range []int{1, 2, 3, 10, 100} {
+			stmts = append(stmts, tc.SQL(n))
+		}
+	}
+	for _, dense := range []string{"(", "[", "-", "+-", "a+", "(select", "(SELECT(", "case ", "casecase", "a join b ", "x::int", "not ", "in ", "is ", "at ", "union select ", "((select 1)", "ARRAY["} {
+		for _, n := range []int{1, 2, 7, 50} {
+			stmts = append(stmts, strings.Repeat(dense, n))
+		}
+	}
+	for _, st := range stmts {
+		_, err := nesting(st, 0, nil)
+		var ne *nestingError
+		if errors.As(err, &ne) && ne.Nesting > len(st) {
+			t.Errorf("nesting of %q is %d, more than its %d bytes", st, ne.Nesting, len(st))
 		}
 	}
 }

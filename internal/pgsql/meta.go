@@ -5,6 +5,7 @@ import (
 	"ledgercheck/internal/finding"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/pganalyze/pg_query_go/v5/parser"
 )
@@ -25,7 +26,9 @@ func errorOffset(text string, err error) int {
 	return len(text)
 }
 
-var copyFromStdinRE = regexp.MustCompile(`(?is)\bcopy\b[^;]*\bfrom\s+stdin\b[^;]*;[ \t]*\r?\n`)
+var copyFromStdinRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)\bcopy\b[^;]*\bfrom\s+stdin\b[^;]*;[ \t]*\r?\n`)
+})
 
 // blankMeta handles a parse error at byte offset off of text caused by psql syntax: a
 // meta-command line (\i, \set, ...) or the data block after COPY ... FROM STDIN, whose COPY
@@ -38,7 +41,7 @@ func (f *File) blankMeta(text string, from, off int) (string, bool) {
 	ls := strings.LastIndexByte(text[:off], '\n') + 1
 	// COPY ... FROM STDIN data: from the line after the COPY statement to a line "\.". The
 	// COPY statement starts at from or after it.
-	for _, m := range copyFromStdinRE.FindAllStringIndex(text[from:off], -1) {
+	for _, m := range copyFromStdinRE().FindAllStringIndex(text[from:off], -1) {
 		start := from + m[1]
 		if strings.TrimSpace(text[start:ls]) != "" && !dataOnly(text[start:ls]) {
 			continue

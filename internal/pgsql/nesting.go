@@ -32,6 +32,11 @@ import (
 // crashes at about depth 12,000 (6,000 terms, 2,000 sub-selects) and the deparser at about 2,200
 // (1,100 terms; 300 nested sub-selects pass, 400 crash).
 //
+// ledgercheck reads most trees from pg_query's JSON instead ([parseTree]), whose writer passes
+// 24,000 terms and every nesting of sub-selects the grammar accepts (3,000) on 2 MiB stacks; the
+// protobuf above is still what a tree the JSON decoder leaves to pg_query.Parse, and the
+// deparser, go through.
+//
 // 2,000 is protobuf depth 4,000: a third of the depth that crashes the parser on 2 MiB stacks,
 // less than half of what crashes the deparser on 8 MiB ones. The deparser, which only
 // normalizes function bodies for parity, gets [maxDeparseNesting]. No migration written by a
@@ -129,13 +134,20 @@ func (e *nestingError) Error() string {
 // would be, and returns a *nestingError for the first one nested deeper than limit (in the unit
 // of [MaxNesting]). The estimate errs on the deep side: it counts every operator of an item, as
 // if they all nested.
+//
+// The estimate of a statement is at most its length in bytes (every token that adds levels adds
+// at most two per byte, and the unit is two levels), so SQL no longer than limit is not scanned.
 func checkNesting(sql string, limit int) error {
-	_, err := nesting(sql, limit)
+	if len(sql) <= limit {
+		return nil
+	}
+	_, err := nesting(sql, limit, nil)
 	return err
 }
 
-// nesting is [checkNesting] that also counts the statements of sql.
-func nesting(sql string, limit int) (stmts int, err error) {
+// nesting is [checkNesting] that also counts the statements of sql and, when comments is not
+// nil, appends its comments to it.
+func nesting(sql string, limit int, comments *[]comment) (stmts int, err error) {
 	s := scanner{src: sql}
 	e := &estimator{sql: sql, stack: make([]frame, 1, 16)}
 	e.stack[0].kind = 's'
@@ -143,6 +155,9 @@ func nesting(sql string, limit int) (stmts int, err error) {
 	for {
 		t := s.next()
 		if t.kind == tokComment {
+			if comments != nil {
+				*comments = append(*comments, comment{t.start, t.end})
+			}
 			continue
 		}
 		if t.kind == tokEOF || t.kind == tokPunct && sql[t.start] == ';' {
@@ -249,13 +264,13 @@ func (e *estimator) word(w string, opened bool) {
 	}
 }
 
-// parse is pg_query.Parse behind [checkNesting] at limit: every parse of SQL whose nesting is
-// not known goes through it.
+// parse is pg_query.Parse (through [parseTree]) behind [checkNesting] at limit: every parse of
+// SQL whose nesting is not known goes through it.
 func parse(sql string, limit int) (*pg_query.ParseResult, error) {
 	if err := checkNesting(sql, limit); err != nil {
 		return nil, err
 	}
-	return pg_query.Parse(sql)
+	return parseTree(sql)
 }
 
 // parsePlPgSQL is pg_query.ParsePlPgSqlToJSON behind [checkNesting] at [MaxNesting].

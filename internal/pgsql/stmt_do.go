@@ -3,6 +3,7 @@ package pgsql
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
@@ -31,7 +32,7 @@ type Dynamic struct {
 const fmtArg = "ledgercheck_format_argument"
 
 // formatSpecRE matches a format() specifier: %[position$][-][width]type.
-var formatSpecRE = regexp.MustCompile(`%(?:\d+\$)?-?(?:\d+|\*(?:\d+\$)?)?([sIL%])`)
+var formatSpecRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%(?:\d+\$)?-?(?:\d+|\*(?:\d+\$)?)?([sIL%])`) })
 
 // formatTemplate returns the SQL of format('template', ...) with every specifier replaced by a
 // placeholder of its kind (an identifier, a literal), or false when q is not such a call.
@@ -57,7 +58,7 @@ func formatTemplate(q string) (string, bool) {
 	if c == nil || c.GetSval() == nil {
 		return "", false
 	}
-	return formatSpecRE.ReplaceAllStringFunc(c.GetSval().Sval, func(spec string) string {
+	return formatSpecRE().ReplaceAllStringFunc(c.GetSval().Sval, func(spec string) string {
 		switch spec[len(spec)-1] {
 		case '%':
 			return "%"
@@ -155,7 +156,9 @@ func doBlock(a *analyzer, sc *scope, n *pg_query.Node, op *draft, sp span) func(
 
 // dropFunctionRE is the SQL of an EXECUTE that drops the function its loop variable names:
 // format('DROP FUNCTION [IF EXISTS] %s [CASCADE]', v) or 'DROP FUNCTION ' || v.
-var dropFunctionRE = regexp.MustCompile(`(?is)^\s*(?:format\(\s*'\s*drop\s+(?:function|routine)\s+(?:if\s+exists\s+)?%s(?:\s+cascade)?\s*;?\s*'\s*,\s*[a-z_][a-z0-9_.]*\s*\)|'\s*drop\s+(?:function|routine)\s+(?:if\s+exists\s+)?'\s*\|\|\s*[a-z_][a-z0-9_.]*(?:::text)?)\s*$`)
+var dropFunctionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)^\s*(?:format\(\s*'\s*drop\s+(?:function|routine)\s+(?:if\s+exists\s+)?%s(?:\s+cascade)?\s*;?\s*'\s*,\s*[a-z_][a-z0-9_.]*\s*\)|'\s*drop\s+(?:function|routine)\s+(?:if\s+exists\s+)?'\s*\|\|\s*[a-z_][a-z0-9_.]*(?:::text)?)\s*$`)
+})
 
 // dropsOverloads finds, in the PL/pgSQL parse tree of a DO block, the loops that drop every
 // overload of a function name ([DoBlock.DropsOverloads]); path resolves a loop without a schema
@@ -197,7 +200,7 @@ func overloadLoop(fors map[string]any, path []string) (Name, bool) {
 	for _, st := range body {
 		m, _ := st.(map[string]any)
 		if dx, ok := m["PLpgSQL_stmt_dynexecute"].(map[string]any); ok {
-			if sql, _ := exprQuery(dx["query"]); dropFunctionRE.MatchString(sql) {
+			if sql, _ := exprQuery(dx["query"]); dropFunctionRE().MatchString(sql) {
 				return name, true
 			}
 		}
