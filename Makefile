@@ -68,7 +68,7 @@ corpus: setup
 # Every fuzz target for FUZZTIME each (go test -fuzz takes one target at a time). A crasher is
 # written to the package's testdata/fuzz/ and stays there as a regression case for `make test`.
 FUZZTIME ?= 20s
-FUZZ_TARGETS := ./internal/pgsql:FuzzParse ./internal/pgsql:FuzzScanner ./internal/pgsql:FuzzNormalizeFunctionBody ./internal/pgsql:FuzzNormalizeView ./internal/lint:FuzzLint ./internal/allowlist:FuzzParse ./internal/config:FuzzParse ./internal/pgsql:FuzzDecodeJSON
+FUZZ_TARGETS := ./internal/pgsql:FuzzParse ./internal/pgsql:FuzzScanner ./internal/pgsql:FuzzNormalizeFunctionBody ./internal/pgsql:FuzzNormalizeView ./internal/lint:FuzzLint ./internal/allowlist:FuzzParse ./internal/config:FuzzParse ./internal/pgsql:FuzzDecodeJSON ./internal/pgsql:FuzzJSONTree ./internal/config:FuzzDecodeKnown
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
