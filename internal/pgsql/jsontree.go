@@ -476,12 +476,16 @@ type jsonField struct {
 	msg  atomic.Pointer[jsonMessage]
 }
 
-func (f *jsonField) plan() *jsonMessage {
-	if m := f.msg.Load(); m != nil {
+func (f *jsonField) plan() *jsonMessage { return planOnce(&f.msg, f.elem) }
+
+// planOnce returns the plan kept in p, making it for t the first time (two goroutines may both
+// make it: plans of one type are equal).
+func planOnce(p *atomic.Pointer[jsonMessage], t reflect.Type) *jsonMessage {
+	if m := p.Load(); m != nil {
 		return m
 	}
-	m := messagePlan(f.elem)
-	f.msg.Store(m)
+	m := messagePlan(t)
+	p.Store(m)
 	return m
 }
 
@@ -493,14 +497,7 @@ type jsonOneofCase struct {
 	msg atomic.Pointer[jsonMessage]
 }
 
-func (c *jsonOneofCase) plan() *jsonMessage {
-	if m := c.msg.Load(); m != nil {
-		return m
-	}
-	m := messagePlan(c.typ)
-	c.msg.Store(m)
-	return m
-}
+func (c *jsonOneofCase) plan() *jsonMessage { return planOnce(&c.msg, c.typ) }
 
 var (
 	plansMu sync.Mutex
