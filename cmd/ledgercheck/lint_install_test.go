@@ -68,3 +68,41 @@ func TestLintInstallReportsTheAuditInEveryFormat(t *testing.T) {
 		t.Errorf("json: the audit finding has no position:\n%s", out)
 	}
 }
+
+// TestLintInstallUsesTheCachedTemplate: `lint --install` (the pre-commit hook with an install)
+// names its template to the cache, so a second run copies the cluster and the template instead
+// of building the template again; and so does `snapshot`.
+func TestLintInstallUsesTheCachedTemplate(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	path := filepath.Join(t.TempDir(), "notes.sql")
+	if err := os.WriteFile(path, []byte("CREATE TABLE IF NOT EXISTS public.note_tags (tag text PRIMARY KEY);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "LEDGERCHECK_CACHE_DIR="+t.TempDir())
+	for _, args := range [][]string{
+		{"lint", "--install", "--dim", "768", path},
+		{"snapshot", "--dim", "640"},
+	} {
+		for run := 1; run <= 2; run++ {
+			cmd := exec.Command(binary(t), args...)
+			cmd.Env = env
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			// lint may report findings (exit 1); what matters here is where the template came from.
+			err := cmd.Run()
+			log := stderr.String()
+			var ee *exec.ExitError
+			if err != nil && (!errors.As(err, &ee) || ee.ExitCode() >= 2) {
+				t.Fatalf("%v: %v\n%s", args, err, log)
+			}
+			built := strings.Contains(log, "template for dimension")
+			copied := strings.Contains(log, "cluster and 1 template copied from the cache")
+			if run == 1 && (!built || !strings.Contains(log, "cluster and 1 template cached in")) {
+				t.Errorf("%v, run 1: the template is not built and cached:\n%s", args, log)
+			}
+			if run == 2 && (built || !copied) {
+				t.Errorf("%v, run 2: the template is not taken from the cache:\n%s", args, log)
+			}
+		}
+	}
+}

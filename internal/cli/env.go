@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"ledgercheck/internal/scratch"
 )
 
 func newEnvCmd(g *globals) *cobra.Command {
@@ -29,7 +31,7 @@ command exits 0.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			srv, err := g.startServer(ctx, &sf, nil)
+			srv, err := g.startServer(ctx, &sf, []scratch.TemplateSpec{{Dim: dim}})
 			if err != nil {
 				return err
 			}

@@ -95,9 +95,11 @@ Exit 1 if any finding is an error.`,
 					}
 					return src, nil
 				},
-				Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &sf, nil) },
-				Logf:  func(format string, args ...any) { g.logf(format, args...) },
-				Tool:  "ledgercheck", Version: Version, Root: ".",
+				Start: func(ctx context.Context, t []scratch.TemplateSpec) (*scratch.Server, error) {
+					return g.startServer(ctx, &sf, t)
+				},
+				Logf: func(format string, args ...any) { g.logf(format, args...) },
+				Tool: "ledgercheck", Version: Version, Root: ".",
 			})
 			if err != nil {
 				return err

@@ -98,8 +98,10 @@ func (f *snapshotFlags) request(cmd *cobra.Command, g *globals) (gate.SnapshotRe
 		return gate.SnapshotRequest{}, fault.Input(errors.New("--footprint needs --install FILE: it shows what FILE changed"))
 	}
 	req := gate.SnapshotRequest{Dim: f.dim, Options: f.opts,
-		Start: func(ctx context.Context) (*scratch.Server, error) { return g.startServer(ctx, &f.sf, nil) },
-		Logf:  func(format string, args ...any) { g.logf(format, args...) }}
+		Start: func(ctx context.Context, t []scratch.TemplateSpec) (*scratch.Server, error) {
+			return g.startServer(ctx, &f.sf, t)
+		},
+		Logf: func(format string, args ...any) { g.logf(format, args...) }}
 	if f.install == "" && f.sf.dsn != "" {
 		if cmd.Flags().Changed("dim") {
 			return req, fault.Input(errors.New("--dim applies to scratch databases; with --dsn and no --install the database at --dsn is only read"))

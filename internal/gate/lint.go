@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -34,9 +35,9 @@ type LintRequest struct {
 	// Postgres is the PostgreSQL major version the files are checked for (lint.Options.Postgres).
 	Postgres int
 	// Install installs each file into a scratch database of the server Start starts, and
-	// cross-checks its footprint.
+	// cross-checks its footprint. Start is given the template the installs copy, for the cache.
 	Install bool
-	Start   func(ctx context.Context) (*scratch.Server, error)
+	Start   func(ctx context.Context, templates []scratch.TemplateSpec) (*scratch.Server, error)
 	// Server, when not nil, is a running server used instead of Start, and left running.
 	Server *scratch.Server
 	// NoOpenBrain and Prerequisites are what each file is installed over, as in [Request]: the
@@ -62,7 +63,7 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 	srv := req.Server
 	if req.Install && srv == nil {
 		var err error
-		if srv, err = req.Start(ctx); err != nil {
+		if srv, err = req.Start(ctx, []scratch.TemplateSpec{{Dim: req.installDim(), Base: req.base()}}); err != nil {
 			return nil, err
 		}
 		defer srv.Close()
@@ -95,18 +96,21 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 	return rep, nil
 }
 
+// installDim is the dimension the files are installed at: Dim, else 1536.
+func (req LintRequest) installDim() int { return cmp.Or(req.Dim, 1536) }
+
+// base is what each file is installed over.
+func (req LintRequest) base() scratch.Base { return baseFor(req.NoOpenBrain, req.Prerequisites) }
+
 // installCrossCheck installs f (the parse of src) over the prerequisites, cross-checks its
 // footprint and audits it. static are lint's findings on f, returned without those on objects
 // the install shows the file created (crosscheck.Owned); the audit does not repeat them. A file
 // that does not install is an install-failed finding.
 func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, src []byte, req LintRequest, static []finding.Finding) ([]finding.Finding, []finding.Finding, error) {
-	dim := req.Dim
-	if dim == 0 {
-		dim = 1536
-	}
+	dim := req.installDim()
 	sf, err := sqlscript.Reuse(f, src, dim)
 	if err == nil {
-		db, derr := srv.NewDatabaseFrom(ctx, dim, baseFor(req.NoOpenBrain, req.Prerequisites))
+		db, derr := srv.NewDatabaseFrom(ctx, dim, req.base())
 		if derr != nil {
 			var pf *scriptFailure
 			if fd, ok := install.Finding(derr); ok && errors.As(derr, &pf) {

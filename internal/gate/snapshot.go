@@ -19,8 +19,9 @@ type SnapshotRequest struct {
 	// Options select what the snapshot includes; function bodies are normalized by ledgercheck's
 	// parser.
 	Options introspect.Options
-	// Start starts the scratch server (not called with DSN); Logf receives progress lines.
-	Start func(ctx context.Context) (*scratch.Server, error)
+	// Start starts the scratch server (not called with DSN), given the template the database
+	// copies, for the cache; Logf receives progress lines.
+	Start func(ctx context.Context, templates []scratch.TemplateSpec) (*scratch.Server, error)
 	Logf  func(format string, args ...any)
 }
 
@@ -46,7 +47,7 @@ func Snapshot(ctx context.Context, req SnapshotRequest) (*SnapshotResult, error)
 		}
 		return &SnapshotResult{Snapshot: s}, nil
 	}
-	srv, err := req.Start(ctx)
+	srv, err := req.Start(ctx, []scratch.TemplateSpec{{Dim: req.Dim}})
 	if err != nil {
 		return nil, err
 	}

@@ -384,6 +384,17 @@ func (cr *cacheRun) restore(c *cluster) (err error) {
 	return nil
 }
 
+// countTemplates says how many templates there are: "no templates", "1 template", "2 templates".
+func countTemplates(n int) string {
+	switch n {
+	case 0:
+		return "no templates"
+	case 1:
+		return "1 template"
+	}
+	return fmt.Sprintf("%d templates", n)
+}
+
 // crc32c returns b's CRC-32C in hex, as manifests record it.
 func crc32c(b []byte) string {
 	return hex.EncodeToString(binary.BigEndian.AppendUint32(nil, crc32.Checksum(b, castagnoli)))
@@ -830,7 +841,7 @@ func (s *Server) saveToCache(ctx context.Context, cr *cacheRun) error {
 			return
 		}
 		cr.touch()
-		fmt.Fprintf(s.opts.Log, "scratch: cluster and %d templates cached in %s (templates %s, stop and read %s, written in %s beside the run)\n", len(tpls), cr.dir,
+		fmt.Fprintf(s.opts.Log, "scratch: cluster and %s cached in %s (templates %s, stop and read %s, written in %s beside the run)\n", countTemplates(len(tpls)), cr.dir,
 			built.Sub(t0).Round(time.Millisecond), packed.Sub(built).Round(time.Millisecond), time.Since(w0).Round(time.Millisecond))
 	}()
 	return nil
@@ -882,6 +893,6 @@ func (s *Server) startFromCache(ctx context.Context, cr *cacheRun, copied time.D
 		return err
 	}
 	cr.touch()
-	fmt.Fprintf(s.opts.Log, "scratch: cluster and %d templates copied from the cache %s in %s, started in %s\n", len(cr.hit.Templates), cr.dir, copied.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(s.opts.Log, "scratch: cluster and %s copied from the cache %s in %s, started in %s\n", countTemplates(len(cr.hit.Templates)), cr.dir, copied.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
 	return nil
 }
