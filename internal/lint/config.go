@@ -155,6 +155,22 @@ func (c Config) callerAllowed(fn pgsql.Object, role string) bool {
 	return false
 }
 
+// active returns the rules Run applies under c: those with a Check that c leaves on, each a
+// copy carrying c's severity for it.
+func (c Config) active() []*Rule {
+	var out []*Rule
+	for _, r := range Rules() {
+		sev, on := c.severity(r)
+		if r.Check == nil || !on {
+			continue
+		}
+		rr := *r
+		rr.Severity = sev
+		out = append(out, &rr)
+	}
+	return out
+}
+
 // severity returns the configured severity of rule r, and whether the rule is on.
 func (c Config) severity(r *Rule) (finding.Severity, bool) {
 	switch c.Severity[r.ID] {

@@ -85,19 +85,10 @@ func BenchmarkRulesCorpus(b *testing.B) {
 		}
 	})
 	all := make([][]finding.Finding, len(files)) // every rule's findings, for the suppressions
-	for _, r := range Rules() {
-		if r.Check == nil {
-			continue
-		}
-		sev, on := cfg.severity(r)
-		if !on {
-			continue
-		}
-		rr := *r
-		rr.Severity = sev
+	for _, r := range cfg.active() {
 		pass := func(i int) []finding.Finding {
 			var fs []finding.Finding
-			r.Check(&Pass{File: files[i], Config: cfg, Own: owns[i], findings: &fs, rule: &rr})
+			r.Check(&Pass{File: files[i], Config: cfg, Own: owns[i], findings: &fs, rule: r})
 			return fs
 		}
 		for i := range files {

@@ -42,17 +42,8 @@ func Parsed(name string, f *pgsql.File, err error, cfg Config, opts Options) []f
 func Run(f *pgsql.File, cfg Config, opts Options) []finding.Finding {
 	var all []finding.Finding
 	p := &Pass{File: f, Config: cfg, Options: opts, Own: NewOwnership(f, cfg), findings: &all}
-	for _, r := range Rules() {
-		if r.Check == nil {
-			continue
-		}
-		sev, on := cfg.severity(r)
-		if !on {
-			continue
-		}
-		rr := *r
-		rr.Severity = sev
-		p.rule = &rr
+	for _, r := range cfg.active() {
+		p.rule = r
 		r.Check(p)
 	}
 	all = applySuppressions(f, cfg, all)
