@@ -42,6 +42,24 @@ func (d *jsonDecoder) space() {
 	}
 }
 
+// sep reads what follows an object's member or an array's element: ',' (more follow) or close
+// (the end: end is true); ok is false for anything else.
+func (d *jsonDecoder) sep(close byte) (end, ok bool) {
+	d.space()
+	if d.i >= len(d.s) {
+		return false, false
+	}
+	switch d.s[d.i] {
+	case ',':
+		d.i++
+		return false, true
+	case close:
+		d.i++
+		return true, true
+	}
+	return false, false
+}
+
 func (d *jsonDecoder) value(depth int) (any, bool) {
 	if depth > maxJSONDepth {
 		return nil, false
@@ -75,18 +93,10 @@ func (d *jsonDecoder) value(depth int) (any, bool) {
 				return nil, false
 			}
 			m[k] = v
-			d.space()
-			if d.i >= len(d.s) {
+			if end, ok := d.sep('}'); !ok {
 				return nil, false
-			}
-			switch d.s[d.i] {
-			case ',':
-				d.i++
-			case '}':
-				d.i++
+			} else if end {
 				return m, true
-			default:
-				return nil, false
 			}
 		}
 	case c == '[':
@@ -103,18 +113,10 @@ func (d *jsonDecoder) value(depth int) (any, bool) {
 				return nil, false
 			}
 			a = append(a, v)
-			d.space()
-			if d.i >= len(d.s) {
+			if end, ok := d.sep(']'); !ok {
 				return nil, false
-			}
-			switch d.s[d.i] {
-			case ',':
-				d.i++
-			case ']':
-				d.i++
+			} else if end {
 				return a, true
-			default:
-				return nil, false
 			}
 		}
 	case c == '"':
