@@ -61,9 +61,10 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 	t0 := time.Now()
 	rep := &report.Report{Tool: req.Tool, Version: req.Version, Root: req.Root}
 	srv := req.Server
+	base := baseFor(req.NoOpenBrain, req.Prerequisites) // what each file is installed over
 	if req.Install && srv == nil {
 		var err error
-		if srv, err = req.Start(ctx, []scratch.TemplateSpec{{Dim: req.installDim(), Base: req.base()}}); err != nil {
+		if srv, err = req.Start(ctx, []scratch.TemplateSpec{{Dim: req.installDim(), Base: base}}); err != nil {
 			return nil, err
 		}
 		defer srv.Close()
@@ -82,7 +83,7 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 		ph := report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + path, File: path,
 			Findings: lint.Parsed(path, f, perr, req.Lint, lint.Options{Dim: req.Dim, Postgres: req.Postgres})}
 		if req.Install && perr == nil {
-			static, fs, err := installCrossCheck(ctx, srv, f, src, req, ph.Findings)
+			static, fs, err := installCrossCheck(ctx, srv, f, src, req, base, ph.Findings)
 			if err != nil {
 				return nil, err
 			}
@@ -99,18 +100,15 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 // installDim is the dimension the files are installed at: Dim, else 1536.
 func (req LintRequest) installDim() int { return cmp.Or(req.Dim, 1536) }
 
-// base is what each file is installed over.
-func (req LintRequest) base() scratch.Base { return baseFor(req.NoOpenBrain, req.Prerequisites) }
-
-// installCrossCheck installs f (the parse of src) over the prerequisites, cross-checks its
+// installCrossCheck installs f (the parse of src) over base (the prerequisites), cross-checks its
 // footprint and audits it. static are lint's findings on f, returned without those on objects
 // the install shows the file created (crosscheck.Owned); the audit does not repeat them. A file
 // that does not install is an install-failed finding.
-func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, src []byte, req LintRequest, static []finding.Finding) ([]finding.Finding, []finding.Finding, error) {
+func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, src []byte, req LintRequest, base scratch.Base, static []finding.Finding) ([]finding.Finding, []finding.Finding, error) {
 	dim := req.installDim()
 	sf, err := sqlscript.Reuse(f, src, dim)
 	if err == nil {
-		db, derr := srv.NewDatabaseFrom(ctx, dim, req.base())
+		db, derr := srv.NewDatabaseFrom(ctx, dim, base)
 		if derr != nil {
 			var pf *scriptFailure
 			if fd, ok := install.Finding(derr); ok && errors.As(derr, &pf) {

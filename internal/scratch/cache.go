@@ -444,7 +444,7 @@ func restoreFiles(data string, files []manifestEntry, in *os.File, uid, gid int)
 			buf := make([]byte, 256<<10)
 			for _, j := range part {
 				r := io.NewSectionReader(in, j.off, j.e.Size)
-				if _, err := writeFile(filepath.Join(data, j.e.Path), j.e, r, buf, uid, gid); err != nil {
+				if err := writeFile(filepath.Join(data, j.e.Path), j.e, r, buf, uid, gid); err != nil {
 					errs[w] = err
 					return
 				}
@@ -471,12 +471,11 @@ func makeDir(dst string, perm fs.FileMode, uid, gid int) error {
 }
 
 // writeFile makes the file e at dst with the next e.Size bytes of r, with e's mode (whatever the
-// umask), for uid and gid (-1: unchanged), and checks it against e's CRC-32C when e has one;
-// its CRC-32C is returned.
-func writeFile(dst string, e manifestEntry, r io.Reader, buf []byte, uid, gid int) (string, error) {
+// umask), for uid and gid (-1: unchanged), and checks it against e's CRC-32C when e has one.
+func writeFile(dst string, e manifestEntry, r io.Reader, buf []byte, uid, gid int) error {
 	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, e.Mode.Perm())
 	if err != nil {
-		return "", err
+		return err
 	}
 	h := crc32.New(castagnoli)
 	n, err := io.CopyBuffer(io.MultiWriter(out, h), io.LimitReader(r, e.Size), buf)
@@ -490,13 +489,12 @@ func writeFile(dst string, e manifestEntry, r io.Reader, buf []byte, uid, gid in
 		err = cerr
 	}
 	if err != nil {
-		return "", err
+		return err
 	}
-	digest := hex.EncodeToString(h.Sum(nil))
-	if n != e.Size || e.CRC32C != "" && digest != e.CRC32C {
-		return "", fmt.Errorf("%s does not match its manifest", e.Path)
+	if n != e.Size || e.CRC32C != "" && hex.EncodeToString(h.Sum(nil)) != e.CRC32C {
+		return fmt.Errorf("%s does not match its manifest", e.Path)
 	}
-	return digest, nil
+	return nil
 }
 
 // pack reads the stopped cluster's data directory into an entry's manifest and data file
