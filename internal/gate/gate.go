@@ -208,13 +208,6 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	if err := each(runs, func(r *variantRun) error { r.parseAndLint(req, say); return nil }, nil); err != nil {
 		return nil, fmt.Errorf("lint: %w", err)
 	}
-	if req.Steps.Lint {
-		for _, r := range runs {
-			if r.v.File != "" {
-				rep.Phases = append(rep.Phases, r.lint)
-			}
-		}
-	}
 	srv, err := boot.wait()
 	if err != nil {
 		return nil, err
@@ -232,11 +225,23 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 
 	// 2. One database per variant, side by side; 3. each port against the artifact.
 	res := &Result{}
+	p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: base, before: map[int]*snapshotOnce{}}
 	if needDB {
-		p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: base, before: map[int]*snapshotOnce{}}
 		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
 			return nil, err
 		}
+	}
+	// The lint phases come first, each from its own variant's run once every step is done: the
+	// audit drops from them what the install showed the file owns. A variant read from a
+	// database alone has no file, so no lint phase.
+	if req.Steps.Lint {
+		for _, r := range runs {
+			if r.v.File != "" {
+				rep.Phases = append(rep.Phases, r.lint)
+			}
+		}
+	}
+	if needDB {
 		if err := p.report(rep, res, runs); err != nil {
 			return nil, err
 		}
@@ -320,12 +325,6 @@ func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
 // port's comparison with the artifact, each install's cross-check, then each variant's rerun
 // audit.
 func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) error {
-	if p.req.Steps.Lint && p.req.Steps.Audit {
-		// The lint phases, reported first, lose what the install showed the file owns.
-		for i, r := range runs {
-			rep.Phases[i].Findings = r.lint.Findings
-		}
-	}
 	if p.req.Steps.Parity {
 		for _, r := range runs {
 			if r.installErr != nil {
