@@ -127,6 +127,19 @@ func NewOwnership(f *pgsql.File, cfg Config) *Ownership {
 	return o
 }
 
+// earlierOverload reports whether op drops an overload of a function name the file creates,
+// which configuration does not list as existing: the file's own earlier version of the function
+// (DROP FUNCTION IF EXISTS f(old args) before CREATE FUNCTION f(new args)), the clean-up the
+// upgrade audit's upgrade-stale-object asks for, not a change to somebody else's object.
+func (o *Ownership) earlierOverload(op *pgsql.Op, obj pgsql.Object) bool {
+	if op.Verb != pgsql.VerbDrop || !isFunction(obj) || !obj.HasArgs || o.existing.has(obj) {
+		return false
+	}
+	name := obj
+	name.HasArgs, name.Args = false, nil
+	return o.Owns(name, op.SearchPath)
+}
+
 // Existing reports whether configuration lists obj as existing before the file runs.
 func (o *Ownership) Existing(obj pgsql.Object) bool { return o.existing.has(obj) }
 
@@ -303,7 +316,7 @@ func existingTouches(f *pgsql.File, cfg Config, own *Ownership) []Touch {
 				if obj.Name.Name == "" && obj.Kind != "default privileges" {
 					continue
 				}
-				if op.Grant() != nil && op.Grant().Defaults || !own.Owns(obj, op.SearchPath) {
+				if op.Grant() != nil && op.Grant().Defaults || !own.Owns(obj, op.SearchPath) && !own.earlierOverload(op, obj) {
 					out = append(out, touch(cfg, op, obj, detail))
 				}
 			}
