@@ -98,7 +98,8 @@ type Request struct {
 	// Prerequisites are SQL files run in order in every database, after the Open Brain
 	// prerequisites and before the variant, as the install role with `:dim` substituted
 	// (prerequisites.files): another sidecar the migrations depend on. They go into each
-	// dimension's template, so they run once per dimension.
+	// dimension's template, so they run once per dimension. What they create exists for lint's
+	// ownership rules.
 	Prerequisites []Script
 	// Fixture is loaded into every install after the variant; nil loads none.
 	Fixture *Script
@@ -167,6 +168,7 @@ type variantRun struct {
 // user must fix outside the migrations: no Postgres, a server that fails, an interrupted run.
 func Run(ctx context.Context, req Request) (*Result, error) {
 	t0 := time.Now()
+	req.Lint = withPrerequisites(req.Lint, req.Prerequisites)
 	var logMu sync.Mutex
 	logf := func(format string, args ...any) {
 		if req.Logf == nil {
@@ -497,6 +499,18 @@ func describeTemplate(ctx context.Context, conn *pgx.Conn, db *scratch.Database)
 // prerequisite file that does not install is a *scriptFailure.
 func (p *pipeline) newDatabase(ctx context.Context, v Variant) (*scratch.Database, error) {
 	return p.srv.NewDatabaseFrom(ctx, v.Dim, p.base)
+}
+
+// withPrerequisites is the lint policy cfg with what the prerequisite files create counted as
+// existing (lint.Config.WithPrerequisites). A prerequisite that does not parse adds what its
+// statements before the error create; its install reports the error.
+func withPrerequisites(cfg lint.Config, prereqs []Script) lint.Config {
+	files := make([]*pgsql.File, 0, len(prereqs))
+	for _, x := range prereqs {
+		f, _ := pgsql.Parse(x.Name, x.Src)
+		files = append(files, f)
+	}
+	return cfg.WithPrerequisites(files...)
 }
 
 // baseOf is what every database of req starts from: the Open Brain prerequisites unless

@@ -42,7 +42,7 @@ type LintRequest struct {
 	Server *scratch.Server
 	// NoOpenBrain and Prerequisites are what each file is installed over, as in [Request]: the
 	// Open Brain prerequisites unless NoOpenBrain, then these files (the configuration's
-	// prerequisites).
+	// prerequisites). What the files create exists for lint's ownership rules, installed or not.
 	NoOpenBrain   bool
 	Prerequisites []Script
 	// Setup, when not nil, runs in each file's database before the file is installed (and
@@ -60,6 +60,7 @@ type LintRequest struct {
 func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 	t0 := time.Now()
 	rep := &report.Report{Tool: req.Tool, Version: req.Version, Root: req.Root}
+	req.Lint = withPrerequisites(req.Lint, req.Prerequisites)
 	srv := req.Server
 	base := baseFor(req.NoOpenBrain, req.Prerequisites) // what each file is installed over
 	if req.Install && srv == nil {

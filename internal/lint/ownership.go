@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"slices"
 	"strings"
 
 	"ledgercheck/internal/finding"
@@ -99,24 +100,14 @@ func NewOwnership(f *pgsql.File, cfg Config) *Ownership {
 			o.schemas[obj.Name.Name] = true
 		}
 	}
-	for i := range f.Ops {
-		op := &f.Ops[i]
-		for _, obj := range op.Implicit {
+	eachCreated(f, func(obj pgsql.Object, implicit bool) {
+		if implicit || !o.existing.has(obj) {
 			add(obj)
 		}
-		if d := op.Dynamic(); d != nil {
-			for _, obj := range d.Creates {
-				if !o.existing.has(obj) {
-					add(obj)
-				}
-			}
-		}
-		switch {
-		case op.Verb == pgsql.VerbCreate && len(op.Objects) > 0:
-			if obj := op.Objects[0]; !o.existing.has(obj) {
-				add(obj)
-			}
-		case op.Verb == pgsql.VerbAlter && len(op.Objects) > 0:
+	})
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		if op.Verb == pgsql.VerbAlter && len(op.Objects) > 0 {
 			for _, c := range op.AlterCmds() {
 				if c.Action == "AddColumn" {
 					o.columns[[2]pgsql.Name{op.Objects[0].Name, {Name: c.Name}}] = true
@@ -125,6 +116,26 @@ func NewOwnership(f *pgsql.File, cfg Config) *Ownership {
 		}
 	}
 	return o
+}
+
+// eachCreated calls fn with every object f creates, in file order: those a statement creates
+// implicitly (a serial column's sequence: implicit), those an EXECUTE of a format() template
+// creates, and the object of each CREATE.
+func eachCreated(f *pgsql.File, fn func(obj pgsql.Object, implicit bool)) {
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		for _, obj := range op.Implicit {
+			fn(obj, true)
+		}
+		if d := op.Dynamic(); d != nil {
+			for _, obj := range d.Creates {
+				fn(obj, false)
+			}
+		}
+		if op.Verb == pgsql.VerbCreate && len(op.Objects) > 0 {
+			fn(op.Objects[0], false)
+		}
+	}
 }
 
 // earlierOverload reports whether op drops an overload of a function name the file creates,
@@ -347,4 +358,37 @@ func roleTouches(cfg Config, own *Ownership, op *pgsql.Op) []Touch {
 		}
 	}
 	return out
+}
+
+// Creates lists what f creates, as lint.existing entries are written ([pgsql.Object.Label]: a
+// function with its argument types): the objects of a prerequisite file, which exist before the
+// file under review runs.
+func Creates(f *pgsql.File) []string {
+	if f == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	eachCreated(f, func(obj pgsql.Object, _ bool) {
+		if l := obj.Label(); !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	})
+	return out
+}
+
+// WithPrerequisites returns c with what each prerequisite file creates added to Existing: a
+// sidecar's prerequisites are existing objects for the ownership rules, with nothing typed
+// into lint.existing by hand.
+func (c Config) WithPrerequisites(files ...*pgsql.File) Config {
+	var extra []string
+	for _, f := range files {
+		extra = append(extra, Creates(f)...)
+	}
+	if len(extra) == 0 {
+		return c
+	}
+	c.Existing = append(slices.Clip(c.Existing), extra...)
+	return c
 }
