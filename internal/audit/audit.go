@@ -122,6 +122,7 @@ func scope(fp *introspect.Footprint) (rels, fns, exts []string) {
 // joined), less the facts lint reported and the callers configuration allows.
 func findings(in Input, rows []row) []finding.Finding {
 	static := staticFacts(in.Static)
+	rows = effectiveAccess(rows)
 	type key struct{ rule, object string }
 	var order []key
 	byKey := map[key][]row{}
@@ -184,10 +185,22 @@ var sameFact = map[string][]string{
 	RuleDefinerExecutableByAuthenticated: {lint.SecurityDefinerPublicExecute},
 }
 
-// suppressed reports whether a reviewed ledgercheck:ignore of a static rule that reports the
-// same fact covers the statement at pos.
+// exposures are the rules whose fact is what an API role can reach (every row of a table): a
+// reviewed suppression of a static rule reviewed one part of it (no row level security, a
+// grant to anon), not the exposure the parts add up to, so only a suppression of the exposure's
+// own rule accepts it.
+var exposures = map[string]bool{RuleRLSDisabledInPublic: true, RuleAPIReadsEveryRow: true, RuleAPIWritesEveryRow: true}
+
+// suppressed reports whether a reviewed ledgercheck:ignore covers the statement at pos: one of
+// the audit rule itself, or (but for an exposure) of a static rule that reports the same fact.
 func suppressed(f *pgsql.File, id string, pos finding.Position) bool {
 	if f == nil {
+		return false
+	}
+	if lint.Suppressed(f, id, pos) {
+		return true
+	}
+	if exposures[id] {
 		return false
 	}
 	for _, static := range sameFact[id] {
@@ -269,7 +282,12 @@ func message(r row, roles []string) string {
 	case RuleSecurityDefinerView:
 		return fmt.Sprintf("%s can SELECT %s, which has no security_invoker and reads with its owner's rights, past row level security; CREATE VIEW ... WITH (security_invoker = true)", who, obj)
 	case RuleRLSDisabledInPublic:
-		return fmt.Sprintf("%s is in an exposed schema without row level security: any role with a grant reads and writes every row through the Data API; ENABLE ROW LEVEL SECURITY", obj)
+		return fmt.Sprintf("%s can SELECT %s, which is in an exposed schema without row level security: they read every row through the Data API (and write it where granted); ENABLE ROW LEVEL SECURITY", who, obj)
+	case RuleAPIReadsEveryRow:
+		return fmt.Sprintf("%s can read every row of %s: %s is always true for them; test the row (auth.uid() = owner_id) or accept it with ledgercheck:ignore %s and a reason", who, obj, r.Detail, RuleAPIReadsEveryRow)
+	case RuleAPIWritesEveryRow:
+		cmds, pol, _ := strings.Cut(r.Detail, "\x1f")
+		return fmt.Sprintf("%s can %s every row of %s: %s is always true for them; test the row (auth.uid() = owner_id) or accept it with ledgercheck:ignore %s and a reason", who, cmds, obj, pol, RuleAPIWritesEveryRow)
 	case RulePolicyExistsRLSDisabled:
 		return fmt.Sprintf("%s has policies (%s) but row level security is off, so they do nothing; ENABLE ROW LEVEL SECURITY", obj, r.Detail)
 	case RuleRLSEnabledNoPolicy:
