@@ -112,7 +112,8 @@ func (p policyRef) expression() string {
 	return p.using
 }
 
-// describe names the policy and its condition for a message.
+// describe is the policy's name and, after U+001F, its condition, for a finding's message and
+// detail.
 func (p policyRef) describe() string {
 	clause := "USING"
 	if p.cmd == "INSERT" && (p.check != "" || p.using == "") {
@@ -120,9 +121,9 @@ func (p policyRef) describe() string {
 	}
 	e := p.expression()
 	if e == "" {
-		return fmt.Sprintf("policy %q (no %s: every row)", p.name, clause)
+		return p.name + "\x1f" + fmt.Sprintf("no %s: every row", clause)
 	}
-	return fmt.Sprintf("policy %q (%s %s)", p.name, clause, e)
+	return p.name + "\x1f" + clause + " " + e
 }
 
 // squeeze drops white space and parentheses: pg_get_expr's output of the conditions below,

@@ -101,7 +101,11 @@ func installAndAudit(t testing.TB, name, sql string, cfg lint.Config) []string {
 	}
 	var out []string
 	for _, fd := range fs {
-		out = append(out, fd.String())
+		s := fd.String()
+		if fd.Detail != "" {
+			s += " | " + fd.Detail
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -204,9 +208,9 @@ NOTIFY pgrst, 'reload schema';
 `
 	got := installAndAudit(t, "a.sql", sql, lint.Config{AllowedGrantees: []string{"authenticated"}})
 	want := []string{
-		`a.sql:1:1: error: authenticated can read every row of table public.notes: policy "Users manage their own notes" (USING (auth.role() = 'authenticated'::text)) is always true for them; test the row (auth.uid() = owner_id) or accept it with ledgercheck:ignore api-reads-every-row and a reason [api-reads-every-row]`,
-		`a.sql:1:1: error: authenticated can INSERT, UPDATE, DELETE every row of table public.notes: policy "Users manage their own notes" (USING (auth.role() = 'authenticated'::text)) is always true for them; test the row (auth.uid() = owner_id) or accept it with ledgercheck:ignore api-writes-every-row and a reason [api-writes-every-row]`,
-		`a.sql:5:1: error: authenticated can read every row of table public.recipes: policy "recipes_read" (USING true) is always true for them; test the row (auth.uid() = owner_id) or accept it with ledgercheck:ignore api-reads-every-row and a reason [api-reads-every-row]`,
+		`a.sql:1:1: error: authenticated can read every row of table public.notes: policy "Users manage their own notes" is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore api-reads-every-row [api-reads-every-row] | USING (auth.role() = 'authenticated'::text)`,
+		`a.sql:1:1: error: authenticated can INSERT, UPDATE, DELETE every row of table public.notes: policy "Users manage their own notes" is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore api-writes-every-row [api-writes-every-row] | USING (auth.role() = 'authenticated'::text)`,
+		`a.sql:5:1: error: authenticated can read every row of table public.recipes: policy "recipes_read" is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore api-reads-every-row [api-reads-every-row] | USING true`,
 		`a.sql:8:1: error: policy recipes_update on public.recipes lets authenticated update every row (USING/WITH CHECK true); test the row, e.g. auth.uid() = user_id [policy-always-true]`,
 	}
 	if !slices.Equal(got, want) {

@@ -29,7 +29,12 @@ The installed audit runs after the file is installed (ledgercheck check, ledgerc
 --install) and asks the catalog, for every object the file created or changed, what anon and
 authenticated can really do: has_table_privilege and has_function_privilege answer through
 PUBLIC, memberships and default privileges. The schemas the Data API serves are lint.exposed_schemas
-(default public). A fact lint already reported from the SQL is not reported again.`
+(default public). A fact lint already reported from the SQL is not reported again. It answers for
+both kinds of project a sidecar is installed into: a hosted one, whose new tables get no privileges
+for the API roles, and a self-hosted one, whose old default privileges grant ALL on new tables,
+sequences and functions in public to anon, authenticated and service_role (the file is installed
+a second time for it); a finding that holds in one kind only says which, and
+lint.privilege_models (new-defaults, old-defaults) restricts the audit to a project's own.`
 
 var rules = map[string]rule.Rule{}
 

@@ -151,7 +151,8 @@ type variantRun struct {
 	crossCheck  []finding.Finding
 	audit       *report.PhaseResult
 	rerun       *rerun.Result
-	live        *liveSide // the database at the variant's DSN
+	live        *liveSide       // the database at the variant's DSN
+	models      []*modelInstall // the install under the audit's other privilege models
 }
 
 // Run runs the request and returns its report. The pipeline (docs/architecture.md):
@@ -200,7 +201,11 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	var templates []scratch.TemplateSpec
 	for _, r := range runs {
 		if r.v.File != "" {
-			templates = append(templates, scratch.TemplateSpec{Dim: r.v.Dim, Base: base})
+			spec := scratch.TemplateSpec{Dim: r.v.Dim, Base: base}
+			templates = append(templates, spec)
+			if req.Steps.Audit {
+				templates = append(templates, modelTemplates(req.Lint, spec)...)
+			}
 		}
 	}
 	boot := startServer(ctx, req, templates, needDB, say)
@@ -379,7 +384,7 @@ func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Databas
 	t0 := time.Now()
 	fp := r.installed.Footprint
 	r.lint.Findings = crosscheck.Owned(r.lint.Findings, fp)
-	fs, err := auditInstall(ctx, db, conn, audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings, Statements: r.stmts})
+	fs, err := auditModels(ctx, p.req.Lint, db, conn, r.models, audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings, Statements: r.stmts})
 	if err != nil {
 		return err
 	}
@@ -576,6 +581,10 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	f, sc, scErr := r.script()
+	if p.req.Steps.Audit && scErr == nil {
+		r.models = startModels(ctx, p.srv, p.req.Lint, v.Dim, p.base, nil, sc)
+		defer closeModels(ctx, r.models)
+	}
 	ropts := p.rerunOptions(r, sc)
 	var up *rerun.Upgrade
 	if p.req.Steps.Rerun {

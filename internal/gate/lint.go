@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"ledgercheck/internal/audit"
 	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/finding"
@@ -65,7 +63,8 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 	base := baseFor(req.NoOpenBrain, req.Prerequisites) // what each file is installed over
 	if req.Install && srv == nil {
 		var err error
-		if srv, err = req.Start(ctx, []scratch.TemplateSpec{{Dim: req.installDim(), Base: base}}); err != nil {
+		spec := scratch.TemplateSpec{Dim: req.installDim(), Base: base}
+		if srv, err = req.Start(ctx, append([]scratch.TemplateSpec{spec}, modelTemplates(req.Lint, spec)...)); err != nil {
 			return nil, err
 		}
 		defer srv.Close()
@@ -129,10 +128,13 @@ func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, 
 			return nil, nil, cerr
 		}
 		defer conn.Close(context.WithoutCancel(ctx))
+		sc := sqlscript.Script(sf)
+		models := startModels(ctx, srv, req.Lint, dim, base, req.Setup, sc)
+		defer closeModels(ctx, models)
 		var fp *introspect.Footprint
-		if fp, _, err = install.FootprintOn(ctx, db, conn, sqlscript.Script(sf), nil, introspect.Options{}); err == nil {
+		if fp, _, err = install.FootprintOn(ctx, db, conn, sc, nil, introspect.Options{}); err == nil {
 			static = crosscheck.Owned(static, fp)
-			audited, err := auditInstall(ctx, db, conn, audit.Input{File: f, Footprint: fp, Lint: req.Lint, Static: static})
+			audited, err := auditModels(ctx, req.Lint, db, conn, models, audit.Input{File: f, Footprint: fp, Lint: req.Lint, Static: static})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -143,10 +145,4 @@ func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, 
 		return static, []finding.Finding{fd}, nil
 	}
 	return nil, nil, err
-}
-
-// auditInstall runs the installed security audit on conn, a superuser session of db.
-func auditInstall(ctx context.Context, db *scratch.Database, conn *pgx.Conn, in audit.Input) ([]finding.Finding, error) {
-	fs, err := audit.Check(ctx, conn, in)
-	return fs, db.Blame(ctx, "auditing the install", err)
 }
