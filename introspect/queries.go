@@ -19,6 +19,8 @@ var queryFS embed.FS
 var queryNames = []string{
 	"schemas", "extensions", "types", "tables", "columns", "constraints", "indexes",
 	"sequences", "views", "functions", "triggers", "policies", "default_privileges", "roles",
+	"rules", "operators", "casts", "collations", "statistics", "aggregates",
+	"text_search_configurations", "event_triggers", "publications",
 }
 
 // EnvironmentSchemas are the schemas a Supabase database has before any user SQL, left out of a
