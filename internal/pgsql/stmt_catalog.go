@@ -48,15 +48,13 @@ func TypeLabel(t *pg_query.TypeName) string {
 		return ""
 	}
 	base, arr := strings.CutSuffix(ArgType(t), "[]")
-	if d, ok := displayTypes[base]; ok {
-		base = d
-	} else {
+	if _, builtin := displayTypes[base]; !builtin {
 		base = QuoteIdent(base)
 	}
 	if arr {
 		base += "[]"
 	}
-	return base
+	return DisplayType(base)
 }
 
 func createStatistics(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
