@@ -24,8 +24,8 @@ var queryNames = []string{
 }
 
 // EnvironmentSchemas are the schemas a Supabase database has before any user SQL, left out of a
-// snapshot unless [Options.IncludeEnvironment] is set (triggers and policies on their tables are
-// kept regardless).
+// snapshot unless [Options.IncludeEnvironment] is set (triggers, policies and rules on their
+// tables are kept regardless, and so are publications, which have no schema).
 var EnvironmentSchemas = []string{
 	"_analytics", "_realtime", "auth", "extensions", "graphql", "graphql_public", "net",
 	"pgbouncer", "pgsodium", "pgsodium_masks", "pgtle", "realtime", "storage",

@@ -20,8 +20,9 @@ type Options struct {
 	// IncludeExtensionObjects includes objects that belong to an extension (pg_depend deptype
 	// 'e'), such as pgvector's functions and operators' support functions.
 	IncludeExtensionObjects bool
-	// Schemas, when not empty, limits the snapshot to these schemas (extensions, triggers and
-	// policies aside).
+	// Schemas, when not empty, limits the snapshot to these schemas (extensions, triggers,
+	// policies, rules and publications aside; a cast is kept when its types or function are in
+	// one, an event trigger when its function is).
 	Schemas []string
 	// SkipRoles leaves roles out. Roles are cluster-wide: when two migrations are installed
 	// concurrently into databases of one cluster, each footprint can see the other's CREATE
