@@ -18,8 +18,8 @@ import (
 //   - An object some reference dropped is dropped here when the database lacks it.
 //   - Everything attached to a table, view or type some reference created, and everything in a
 //     schema some reference created, is in scope too: columns, constraints, indexes, triggers,
-//     policies, rules, extended statistics, sequences owned by their columns. An index or policy a deployment added to the
-//     sidecar's table is therefore a created object no reference has.
+//     policies, rules, extended statistics, sequences owned by their columns. An index or policy
+//     a deployment added to the sidecar's table is therefore a created object no reference has.
 //
 // Every other object of the database is out of scope, and so is every attribute of a
 // pre-existing object that no reference changed.
