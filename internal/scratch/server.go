@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/privileged"
 )
 
 // NamePrefix starts the name of every database and role scratch creates on a server; the run's
@@ -64,13 +65,20 @@ type Options struct {
 // it does not administer (PostgreSQL 16 and later, or 15 with ledgercheck's guard module), so it
 // cannot grant itself pg_execute_server_program or any role it did not create.
 type Server struct {
-	opts      Options
-	cl        *cluster        // nil in server mode
-	admin     *pgx.ConnConfig // a superuser, in the maintenance database
-	adminRole string          // its name
-	major     int             // the server's major version
-	version   int             // server_version_num, e.g. 170010
-	runID     string          // 12 hex digits: names this run's databases (and, on a server, roles)
+	opts Options
+	cl   *cluster // nil in server mode
+	// admin is a superuser in the maintenance database. Every session ledgercheck opens with it
+	// (and its copies: template builds and descriptions, snapshots, audits, digests, drops,
+	// cleanup) is a privileged session: it starts with search_path = pg_catalog
+	// (privileged.Config, set where the configuration is made: cluster.adminConfig,
+	// connectServer, Cleanup) and runs only SQL that names pg_catalog's functions, operators and
+	// types (docs/architecture.md, "Privileged sessions"), so nothing the migration defined runs
+	// with its privilege.
+	admin     *pgx.ConnConfig
+	adminRole string // its name
+	major     int    // the server's major version
+	version   int    // server_version_num, e.g. 170010
+	runID     string // 12 hex digits: names this run's databases (and, on a server, roles)
 
 	installRole, installPass string // the role user SQL logs in as, and its password
 	// noCreateRole says why the install role has no CREATEROLE on this server ("" when it has).
@@ -213,6 +221,7 @@ func (s *Server) connectServer(ctx context.Context) error {
 	if err != nil {
 		return fault.Input(fmt.Errorf("--dsn: %v", err))
 	}
+	privileged.Config(cfg)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return fault.Env(fmt.Errorf("cannot connect to --dsn server: %s", serverMessage(err)))
@@ -221,7 +230,8 @@ func (s *Server) connectServer(ctx context.Context) error {
 	var super bool
 	var role, db string
 	var version int
-	if err := conn.QueryRow(ctx, `SELECT rolsuper, current_user, current_database(), current_setting('server_version_num')::int FROM pg_roles WHERE rolname = current_user`).Scan(&super, &role, &db, &version); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT rolsuper, current_user, pg_catalog.current_database(), pg_catalog.current_setting('server_version_num')::int
+		FROM pg_roles WHERE rolname OPERATOR(pg_catalog.=) current_user`).Scan(&super, &role, &db, &version); err != nil {
 		return fault.Env(fmt.Errorf("--dsn server: reading the role's attributes: %s", serverMessage(err)))
 	}
 	var readOnly string
@@ -248,7 +258,8 @@ func (s *Server) connectServer(ctx context.Context) error {
 // server's version.
 func (s *Server) checkVector(ctx context.Context, conn *pgx.Conn) error {
 	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector'), current_setting('server_version_num')::int`).Scan(&ok, &s.version); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name OPERATOR(pg_catalog.=) 'vector'),
+		pg_catalog.current_setting('server_version_num')::int`).Scan(&ok, &s.version); err != nil {
 		return fault.Env(fmt.Errorf("checking for pgvector: %s", serverMessage(err)))
 	}
 	if !ok {
@@ -299,7 +310,8 @@ var apiRoles = []string{"anon", "authenticated", "service_role", "authenticator"
 
 // missingRoles returns the names among names that are not roles on the server.
 func missingRoles(ctx context.Context, conn *pgx.Conn, names []string) ([]string, error) {
-	rows, err := conn.Query(ctx, `SELECT n FROM unnest($1::text[]) n WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = n) ORDER BY 1`, names)
+	rows, err := conn.Query(ctx, `SELECT n FROM pg_catalog.unnest($1::pg_catalog.text[]) n
+		WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname OPERATOR(pg_catalog.=) n) ORDER BY 1`, names)
 	if err != nil {
 		return nil, fmt.Errorf("listing roles: %s", serverMessage(err))
 	}
@@ -475,8 +487,8 @@ func (s *Server) connectAdminIn(ctx context.Context, db string) (*pgx.Conn, erro
 // database's rows of pg_db_role_setting): then the template is not described (nil).
 func describe(ctx context.Context, conn *pgx.Conn, db *Database, d func(context.Context, *pgx.Conn, *Database) ([]byte, error)) ([]byte, error) {
 	var own bool
-	err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
-		WHERE d.datname = current_database())`).Scan(&own)
+	err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid OPERATOR(pg_catalog.=) s.setdatabase
+		WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())`).Scan(&own)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("describing the template %s: %s", db.Name, serverMessage(err)))
 	}
