@@ -176,3 +176,59 @@ func BenchmarkAudit(b *testing.B) {
 		})
 	}
 }
+
+// The shadow attacks of issue 22 on the audit's superuser session: functions and operators that
+// are better matches than pg_catalog's for the audit's arguments (quote_ident(name) that
+// mis-quotes every name, unnest(oid[]) that returns nothing, =(oid, integer) that is always false,
+// &&(text[], text[]) that is always true), in public and in a schema named after the superuser
+// ("$user" on a default search path). Had the audit resolved any of them, it would miss the
+// anon-readable table without row level security that a DO block created; it must still report it.
+func TestAuditIgnoresShadowsOfPgCatalog(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 1536)
+	shadows := ""
+	for _, s := range []string{"public", `"` + db.AdminRole() + `"`} {
+		shadows += strings.NewReplacer("S.", s+".").Replace(`
+CREATE FUNCTION S.quote_ident(name) RETURNS text LANGUAGE sql IMMUTABLE AS $$SELECT 'nope'::text$$;
+CREATE FUNCTION S.unnest(oid[]) RETURNS SETOF oid LANGUAGE sql IMMUTABLE AS $$SELECT 0::oid WHERE false$$;
+CREATE FUNCTION S.lc_false(oid, integer) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT false$$;
+CREATE OPERATOR S.= (LEFTARG = oid, RIGHTARG = integer, FUNCTION = S.lc_false);
+CREATE FUNCTION S.lc_true(text[], text[]) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT true$$;
+CREATE OPERATOR S.&& (LEFTARG = text[], RIGHTARG = text[], FUNCTION = S.lc_true);
+`)
+	}
+	sql := `CREATE SCHEMA IF NOT EXISTS "` + db.AdminRole() + `";
+` + shadows + `
+DO $$ BEGIN
+  EXECUTE 'CREATE TABLE public.leak (id int PRIMARY KEY, secret text)';
+  EXECUTE 'GRANT SELECT ON public.leak TO anon';
+END $$;
+NOTIFY pgrst, 'reload schema';
+`
+	ctx := context.Background()
+	f, err := sqlscript.Parse("shadows.sql", []byte(sql), 1536)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, _, err := install.Footprint(ctx, db, sqlscript.Script(f), nil, introspect.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	fs, err := Check(ctx, conn, Input{File: f, Footprint: fp, Lint: lint.Config{}, Static: nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, fd := range fs {
+		if fd.Rule == RuleRLSDisabledInPublic && strings.Contains(fd.Message, "public.leak") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the audit missed public.leak (no RLS, selectable by anon) among:\n%v", fs)
+	}
+}
