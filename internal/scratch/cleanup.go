@@ -189,7 +189,7 @@ func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration,
 		}
 		if m := runRoleName.FindStringSubmatch(r.name); m != nil && m[1] == id {
 			dead[id] = true
-		} else if slices.Contains(apiRoles, r.name) {
+		} else if slices.Contains(apiRoles, r.name) || r.name == readerName(id) {
 			api[id] = append(api[id], r.name)
 		}
 	}

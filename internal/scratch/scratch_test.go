@@ -222,3 +222,47 @@ func TestBaseTemplates(t *testing.T) {
 		}
 	}
 }
+
+// The digests' reader role reads every row of every table (row level security on, no policy)
+// and holds nothing else: not a superuser, none of the server-program or server-file roles, and
+// user SQL can neither change it nor take it over.
+func TestReaderRoleReadsOnly(t *testing.T) {
+	ctx := context.Background()
+	db := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, db, "t.sql", `CREATE TABLE public.hidden (id int);
+INSERT INTO public.hidden VALUES (1), (2);
+ALTER TABLE public.hidden ENABLE ROW LEVEL SECURITY;
+ALTER TABLE public.hidden FORCE ROW LEVEL SECURITY;`)
+	conn, err := db.ConnectReader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var name, path string
+	var super, bypass, readAll, program, readFiles, writeFiles bool
+	var rows int
+	err = conn.QueryRow(ctx, `SELECT current_user, current_setting('search_path'), r.rolsuper, r.rolbypassrls,
+		pg_has_role('pg_read_all_data', 'USAGE'), pg_has_role('pg_execute_server_program', 'MEMBER'),
+		pg_has_role('pg_read_server_files', 'MEMBER'), pg_has_role('pg_write_server_files', 'MEMBER'),
+		(SELECT count(*) FROM public.hidden)
+		FROM pg_roles r WHERE r.rolname = current_user`).Scan(&name, &path, &super, &bypass, &readAll, &program, &readFiles, &writeFiles, &rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name == db.InstallRole() || name == db.AdminRole() || super || !bypass || !readAll || program || readFiles || writeFiles || rows != 2 || path != "pg_catalog" {
+		t.Errorf("reader %s: superuser %v, bypassrls %v, pg_read_all_data %v, server program %v, server files %v/%v, rows %d (want 2), search_path %q",
+			name, super, bypass, readAll, program, readFiles, writeFiles, rows, path)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO public.hidden VALUES (3)`); err == nil {
+		t.Error("the reader wrote a row")
+	}
+	for _, sql := range []string{
+		`ALTER ROLE "` + name + `" SUPERUSER`,
+		`ALTER ROLE "` + name + `" PASSWORD 'mine'`,
+		`GRANT "` + name + `" TO CURRENT_USER`,
+	} {
+		if _, err := db.Query(ctx, sql, scratch.QueryOptions{}); err == nil {
+			t.Errorf("user SQL ran %s", sql)
+		}
+	}
+}

@@ -81,6 +81,10 @@ type Server struct {
 	runID     string // 12 hex digits: names this run's databases (and, on a server, roles)
 
 	installRole, installPass string // the role user SQL logs in as, and its password
+	// readerRole reads table contents for the digests (Database.ConnectReader), with readerPass:
+	// a login role of the run's own with BYPASSRLS and pg_read_all_data only, not a superuser
+	// and not administered by the install role.
+	readerRole, readerPass string
 	// noCreateRole says why the install role has no CREATEROLE on this server ("" when it has).
 	noCreateRole string
 
@@ -131,7 +135,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	if opts.InstallTimeout == 0 {
 		opts.InstallTimeout = 120 * time.Second
 	}
-	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret()}
+	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret(), readerPass: newSecret()}
 	t0 := time.Now()
 	defer func() {
 		if err != nil {
@@ -151,7 +155,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 		if err := s.connectServer(ctx); err != nil {
 			return s, err
 		}
-		s.installRole = NamePrefix + s.runID
+		s.installRole, s.readerRole = NamePrefix+s.runID, readerName(s.runID)
 		if err := s.setUp(ctx); err != nil {
 			return s, err
 		}
@@ -295,8 +299,10 @@ func (s *Server) createRoles(ctx context.Context, conn *pgx.Conn) error {
 	}
 	sql := fmt.Sprintf("CREATE ROLE %[1]s %[2]s PASSWORD %[3]s IN ROLE anon, authenticated, service_role;\n"+
 		"ALTER ROLE %[1]s SET search_path = \"$user\", public, extensions;\n", ident(s.installRole), attrs, quoteLiteral(s.installPass))
+	sql += fmt.Sprintf("CREATE ROLE %s %s PASSWORD %s IN ROLE pg_read_all_data;\n", ident(s.readerRole), readerAttrs, quoteLiteral(s.readerPass))
 	if s.cl == nil {
 		sql += "COMMENT ON ROLE " + ident(s.installRole) + " IS " + quoteLiteral(s.mark()) + ";\n"
+		sql += "COMMENT ON ROLE " + ident(s.readerRole) + " IS " + quoteLiteral(s.mark()) + ";\n"
 	}
 	// One transaction: a role of this run exists only with its mark.
 	if _, err := conn.Exec(ctx, "BEGIN;\n"+sql+"COMMIT;"); err != nil {
@@ -580,12 +586,31 @@ func (s *Server) Close() error {
 		}
 	}
 	if s.installRole != "" {
-		if _, err := dropRoles(ctx, s.anchor, s.installRole, s.apiCreated, s.opts.Log); err != nil {
+		if _, err := dropRoles(ctx, s.anchor, s.installRole, append([]string{s.readerRole}, s.apiCreated...), s.opts.Log); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	s.anchor.Close(ctx) // releases the run's locks
 	return errors.Join(errs...)
+}
+
+// readerAttrs are the reader role's attributes: it logs in, bypasses row level security (a
+// digest reads every row) and holds pg_read_all_data; nothing else.
+const readerAttrs = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION BYPASSRLS INHERIT"
+
+// readerName is the name of the reader role of run id on a --dsn server (in the embedded
+// cluster it is ledgercheck_reader).
+func readerName(id string) string { return NamePrefix + id + "_reader" }
+
+// readerConfig is the connection configuration of the reader role in database db: a copy of
+// the superuser's (a privileged session: search_path = pg_catalog from its start) with the
+// reader's name and password.
+func (s *Server) readerConfig(db string) *pgx.ConnConfig {
+	cfg := s.admin.Copy()
+	cfg.Database = db
+	cfg.User, cfg.Password = s.readerRole, s.readerPass
+	cfg.RuntimeParams["application_name"] = "ledgercheck (digest reader)"
+	return cfg
 }
 
 // userConfig is the connection configuration for user SQL in database db: the install role
