@@ -97,7 +97,7 @@ var (
 // A placeholder that stands for a value (a password, a comment) is tried as a string literal.
 func parseFragment(s string) (*pg_query.ParseResult, bool) {
 	parts := strings.Split(s, placeholder)
-	if len(parts) > 6 {
+	if len(parts) > 8 {
 		parts = []string{s}
 	}
 	for mask := 0; mask < 1<<(len(parts)-1); mask++ {

@@ -299,7 +299,10 @@ func (s *Server) createRoles(ctx context.Context, conn *pgx.Conn) error {
 	}
 	sql := fmt.Sprintf("CREATE ROLE %[1]s %[2]s PASSWORD %[3]s IN ROLE anon, authenticated, service_role;\n"+
 		"ALTER ROLE %[1]s SET search_path = \"$user\", public, extensions;\n", ident(s.installRole), attrs, quoteLiteral(s.installPass))
-	sql += fmt.Sprintf("CREATE ROLE %s %s PASSWORD %s IN ROLE pg_read_all_data;\n", ident(s.readerRole), readerAttrs, quoteLiteral(s.readerPass))
+	// The reader logs in, bypasses row level security (a digest reads every row) and holds
+	// pg_read_all_data; nothing else.
+	sql += fmt.Sprintf("CREATE ROLE %s LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION BYPASSRLS INHERIT PASSWORD %s IN ROLE pg_read_all_data;\n",
+		ident(s.readerRole), quoteLiteral(s.readerPass))
 	if s.cl == nil {
 		sql += "COMMENT ON ROLE " + ident(s.installRole) + " IS " + quoteLiteral(s.mark()) + ";\n"
 		sql += "COMMENT ON ROLE " + ident(s.readerRole) + " IS " + quoteLiteral(s.mark()) + ";\n"
@@ -593,10 +596,6 @@ func (s *Server) Close() error {
 	s.anchor.Close(ctx) // releases the run's locks
 	return errors.Join(errs...)
 }
-
-// readerAttrs are the reader role's attributes: it logs in, bypasses row level security (a
-// digest reads every row) and holds pg_read_all_data; nothing else.
-const readerAttrs = "LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION BYPASSRLS INHERIT"
 
 // readerName is the name of the reader role of run id on a --dsn server (in the embedded
 // cluster it is ledgercheck_reader).
