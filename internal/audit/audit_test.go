@@ -13,6 +13,7 @@ import (
 	"ledgercheck/internal/install"
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
 	"ledgercheck/internal/sqlscript"
 	"ledgercheck/introspect"
@@ -73,9 +74,14 @@ func TestEnvironmentDefaultsMatchTheCatalog(t *testing.T) {
 // its footprint and a superuser connection to the database.
 func installed(tb testing.TB, name, sql string, dim int) (*pgsql.File, *introspect.Footprint, *pgx.Conn) {
 	tb.Helper()
+	return installedIn(tb, scratchtest.NewDatabase(tb, dim), name, sql)
+}
+
+// installedIn is installed, in db.
+func installedIn(tb testing.TB, db *scratch.Database, name, sql string) (*pgsql.File, *introspect.Footprint, *pgx.Conn) {
+	tb.Helper()
 	ctx := context.Background()
-	db := scratchtest.NewDatabase(tb, dim)
-	f, err := sqlscript.Parse(name, []byte(sql), dim)
+	f, err := sqlscript.Parse(name, []byte(sql), db.Dim)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -204,21 +210,8 @@ DO $$ BEGIN
 END $$;
 NOTIFY pgrst, 'reload schema';
 `
-	ctx := context.Background()
-	f, err := sqlscript.Parse("shadows.sql", []byte(sql), 1536)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fp, _, err := install.Footprint(ctx, db, sqlscript.Script(f), nil, introspect.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	fs, err := Check(ctx, conn, Input{File: f, Footprint: fp, Lint: lint.Config{}, Static: nil})
+	f, fp, conn := installedIn(t, db, "shadows.sql", sql)
+	fs, err := Check(context.Background(), conn, Input{File: f, Footprint: fp, Lint: lint.Config{}, Static: nil})
 	if err != nil {
 		t.Fatal(err)
 	}
