@@ -8,6 +8,9 @@
 //   - Its search_path is pg_catalog from the connection's start: a startup parameter, which
 //     outranks ALTER DATABASE and ALTER ROLE settings and which no SET of a function the
 //     migration wrote can have changed, since none runs before it.
+//   - Its role is its login role from the start (role = none): the migration owns its database
+//     and can ALTER DATABASE ... SET role = a role it created, which every later session would
+//     otherwise switch to.
 //   - Every query of ledgercheck's that such a session runs names pg_catalog's functions,
 //     operators and types explicitly (pg_catalog.count, OPERATOR(pg_catalog.=),
 //     ::pg_catalog.text) and avoids the constructs that look an operator up by name (IN lists,
@@ -26,13 +29,14 @@ package privileged
 
 import "github.com/jackc/pgx/v5"
 
-// Config makes cfg the configuration of a privileged session (search_path = pg_catalog from the
-// connection's start, overriding whatever the DSN or the environment said), and returns it.
-// Copies of cfg (pgx's ConnConfig.Copy) keep it.
+// Config makes cfg the configuration of a privileged session (search_path = pg_catalog and role
+// = none from the connection's start, overriding whatever the DSN, the environment or the
+// database's settings say), and returns it. Copies of cfg (pgx's ConnConfig.Copy) keep it.
 func Config(cfg *pgx.ConnConfig) *pgx.ConnConfig {
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["search_path"] = "pg_catalog"
+	cfg.RuntimeParams["role"] = "none"
 	return cfg
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
@@ -263,6 +265,44 @@ ALTER TABLE public.hidden FORCE ROW LEVEL SECURITY;`)
 	} {
 		if _, err := db.Query(ctx, sql, scratch.QueryOptions{}); err == nil {
 			t.Errorf("user SQL ran %s", sql)
+		}
+	}
+}
+
+// The settings the migration can give its own database (it owns it) reach no privileged
+// session: search_path and role are fixed when the session starts, for the superuser's sessions
+// and the digests' reader alike.
+func TestPrivilegedSessionsIgnoreDatabaseSettings(t *testing.T) {
+	ctx := context.Background()
+	db := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, db, "settings.sql", `CREATE ROLE lc_hijack NOLOGIN;
+CREATE SCHEMA lc_evil;
+DO $$ BEGIN
+  EXECUTE format('ALTER DATABASE %I SET search_path = lc_evil, public', current_database());
+  EXECUTE format('ALTER DATABASE %I SET role = lc_hijack', current_database());
+END $$;`)
+	admin, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	reader, err := db.ConnectReader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close(ctx)
+	for _, c := range []struct {
+		name string
+		conn interface {
+			QueryRow(context.Context, string, ...any) pgx.Row
+		}
+	}{{"superuser", admin}, {"reader", reader}} {
+		var user, session, path string
+		if err := c.conn.QueryRow(ctx, `SELECT current_user, session_user, current_setting('search_path')`).Scan(&user, &session, &path); err != nil {
+			t.Fatal(err)
+		}
+		if user != session || path != "pg_catalog" {
+			t.Errorf("%s session: current_user %s (session_user %s), search_path %q", c.name, user, session, path)
 		}
 	}
 }
