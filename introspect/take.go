@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/privileged"
 )
 
 // Options select what a snapshot includes.
@@ -420,14 +421,15 @@ func TakeURL(ctx context.Context, dsn string, opts Options) (*Snapshot, error) {
 	return Take(ctx, conn, opts)
 }
 
-// Connect opens a connection to the database named by a connection URI or DSN, for [Take]. It
-// runs nothing on it. A string that does not parse is a [fault.Input] error; a connection
-// failure is a [fault.Env] error.
+// Connect opens a connection to the database named by a connection URI or DSN, for [Take], as a
+// privileged session (internal/privileged). It runs nothing on it. A string that does not parse is a [fault.Input]
+// error; a connection failure is a [fault.Env] error.
 func Connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fault.Input(fmt.Errorf("parsing the connection string: %w", err))
 	}
+	privileged.Config(cfg)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("connecting to %s: %w", cfg.Database, err))
