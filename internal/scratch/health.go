@@ -34,6 +34,12 @@ func environmental(pe *pgconn.PgError) bool {
 	return false
 }
 
+// raised reports whether the SQL raised the error itself (PL/pgSQL's RAISE, whatever SQLSTATE it
+// names, reports from exec_stmt_raise), rather than the server reporting a condition of its own.
+// A RAISE that re-raises a caught error keeps that error's routine, so a real condition caught
+// and re-raised is still the server's.
+func raised(pe *pgconn.PgError) bool { return pe.Routine == "exec_stmt_raise" }
+
 // terminated reports whether a server error is the FATAL message of a session ended by another
 // session or by a shutdown (57P01 admin_shutdown).
 func terminated(pe *pgconn.PgError) bool { return pe.Code == "57P01" }
@@ -72,6 +78,9 @@ func (s *Server) blame(ctx context.Context, se *ScriptError) error {
 	var pe *pgconn.PgError
 	isPg := errors.As(se.Err, &pe)
 	switch {
+	case isPg && raised(pe) && s.alive(ctx):
+		// SQLSTATE 53100 or XX001 from a RAISE says nothing of the server, which is up.
+		return se
 	case isPg && environmental(pe):
 		return fault.Env(fmt.Errorf("the scratch server failed while running %s: %s%s", se.Pos, serverMessage(pe), s.serverLog()))
 	case isPg && pe.Code == "42501" && s.noCreateRole != "" && strings.Contains(pe.Message, "create role"):
