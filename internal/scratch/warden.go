@@ -70,6 +70,7 @@ type execution struct {
 	db      string // the database it runs in
 	last    int    // index into sc.Statements of the last statement completed or failed (-1: none)
 	lastTag string // its command tag ("" when it failed)
+	seq     uint64 // orders the statements of all scripts by completion
 	checked int    // sc.Statements[:checked] were covered by a check
 	changes []charged
 }
@@ -86,6 +87,7 @@ type warden struct {
 	conn     *pgx.Conn // a superuser session of the maintenance database
 	verifier string    // the install role's password verifier last seen to match the password
 	active   map[*execution]struct{}
+	seq      uint64 // statements completed
 }
 
 // watch registers a script that starts running.
@@ -126,7 +128,8 @@ func (s *Server) unwatch(e *execution) *ScriptError {
 // lock, and reports whether the warden should check now.
 func (s *Server) ran(e *execution, i int, tag string) bool {
 	s.w.mu.Lock()
-	e.last, e.lastTag = i, tag
+	s.w.seq++
+	e.last, e.lastTag, e.seq = i, tag, s.w.seq
 	s.w.mu.Unlock()
 	return suspect(tag)
 }
@@ -143,13 +146,10 @@ func suspect(tag string) bool {
 	return false
 }
 
-// fits reports whether a statement with this tag can have made a change of this kind directly.
-func fits(tag string, role bool) bool {
-	if role {
-		return tag == "ALTER ROLE"
-	}
-	return tag == "ALTER DATABASE" || tag == "GRANT" || tag == "REVOKE"
-}
+// fits reports whether a statement with this tag can have made a change of this kind (role: to
+// the install role, else to a database) directly. Only ALTER ROLE can: the run's databases have
+// random names, which only SQL built at run time knows.
+func fits(tag string, role bool) bool { return role && tag == "ALTER ROLE" }
 
 // problem is one way the run's role or databases differ from what the run needs.
 type problem struct {
@@ -308,11 +308,13 @@ func (s *Server) check(ctx context.Context, self *execution) (bool, error) {
 	return len(found) > 0, nil
 }
 
-// culprit returns the running script a change of this kind (role: the install role's, else a
-// database's) is charged to: one whose last statement can have made it directly, else self,
-// else any that ran a statement (w.mu held).
+// culprit returns the running script a change of this kind (role: to the install role, else to
+// a database) is charged to: the one whose last statement made it directly (ALTER ROLE); else
+// self, when it ran a statement; else the one whose last statement ran code most recently; else
+// nil (w.mu held). Two scripts of user SQL whose last statements both ran code are told apart by
+// none of this: the change goes to self, which checked first.
 func (s *Server) culprit(self *execution, role bool) *execution {
-	var any *execution
+	var code *execution
 	for e := range s.w.active {
 		if e.last < 0 {
 			continue
@@ -320,14 +322,14 @@ func (s *Server) culprit(self *execution, role bool) *execution {
 		if fits(e.lastTag, role) {
 			return e
 		}
-		if any == nil || e.last > any.last {
-			any = e
+		if suspect(e.lastTag) && (code == nil || e.seq > code.seq) {
+			code = e
 		}
 	}
 	if self != nil && self.last >= 0 {
 		return self
 	}
-	return any
+	return code
 }
 
 // closeWarden closes the warden's session.
