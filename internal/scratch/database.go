@@ -174,7 +174,7 @@ func (d *Database) exec(ctx context.Context, sc *Script, e *execution) error {
 		return err
 	}
 	defer conn.Close(context.Background())
-	err = execStatements(ctx, conn, sc, func(i int, tag string) error {
+	err = execStatements(ctx, conn, sc, func() { d.srv.starting(e) }, func(i int, tag string) error {
 		if !d.srv.ran(e, i, tag) {
 			return nil
 		}
@@ -197,14 +197,17 @@ var errInstallTimeout = errors.New("install time limit exceeded")
 // ExecScript runs sc on conn as [Database.Exec] does, but without telling the SQL's failures from
 // the server's: every failing statement is a [*ScriptError].
 func ExecScript(ctx context.Context, conn *pgx.Conn, sc *Script) error {
-	return execStatements(ctx, conn, sc, nil)
+	return execStatements(ctx, conn, sc, nil, nil)
 }
 
-// execStatements runs sc's statements on conn in order; after each, after (when not nil) is
-// called with its index in sc.Statements and its command tag ("" when it failed), and an error
-// it returns ends the run.
-func execStatements(ctx context.Context, conn *pgx.Conn, sc *Script, after func(i int, tag string) error) error {
+// execStatements runs sc's statements on conn in order. Hooks, when not nil: before is called
+// before each, after after each with its index in sc.Statements and its command tag ("" when
+// it failed); an error after returns ends the run.
+func execStatements(ctx context.Context, conn *pgx.Conn, sc *Script, before func(), after func(i int, tag string) error) error {
 	for i, st := range sc.Statements {
+		if before != nil {
+			before()
+		}
 		tag, err := conn.Exec(ctx, st.Text)
 		if err != nil {
 			if ctx.Err() != nil && !errors.Is(context.Cause(ctx), errInstallTimeout) {

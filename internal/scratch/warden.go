@@ -38,13 +38,21 @@ import (
 // (ALTER ROLE, ALTER DATABASE, or a statement that runs code: DO, CALL, SELECT, EXECUTE), after
 // each script (for code run by any other statement: a trigger, a default), and when a session of
 // the run fails to connect for one of the reasons above (a change made by a script of another
-// variant that is still running). A check after every statement would find the statement
-// exactly, but doubles the round trips of an install; the command tags single out the
-// statements that can change a role or a database directly (ALTER ROLE) or at all (a database's
-// name is random, so only SQL built at run time reaches one), and a change found at the end of a
-// script is charged to its last statement, with the range since the last check in the message.
-// A change found while several scripts run is charged to the one whose last statement can have
-// made it (by its tag), else to the one that checks.
+// variant that is still running). A check costs one round trip on the warden's session (about
+// 0.1 ms); after every statement it would find the statement exactly, but double the round
+// trips of an install (the shipped files have a hundred statements, a handful of them with
+// those tags). The command tags single out the statements that can make such a change directly
+// (ALTER ROLE) or at all (the run's databases have random names that only SQL built at run time
+// knows); a change found at the end of a script is charged to its last statement, and the
+// message gives the range of statements since the check before.
+//
+// Variants run side by side, so the script that finds a change may not be the one that made it.
+// A change is charged to the script whose last completed statement made it directly (ALTER ROLE)
+// if there is one; else, when statements of other scripts were running at the check, it waits
+// for them to complete and goes to the one whose statement explains it better (ran code, or
+// altered the role) than the checking script's last statement, else to the checking script. Two
+// scripts whose statements both ran code cannot be told apart by their tags; the change then goes
+// to the one that checked, right after its own statement.
 
 // SelfInflicted is a failure user SQL caused to itself: what it did to the run's own role,
 // databases or server while it ran, or the install time limit it ran past. It is the SQL's fault
@@ -66,13 +74,14 @@ func (e *ScriptError) SelfInflicted() *SelfInflicted {
 
 // execution is one script run by [Database.Exec], as the warden sees it.
 type execution struct {
-	sc      *Script
-	db      string // the database it runs in
-	last    int    // index into sc.Statements of the last statement completed or failed (-1: none)
-	lastTag string // its command tag ("" when it failed)
-	seq     uint64 // orders the statements of all scripts by completion
-	checked int    // sc.Statements[:checked] were covered by a check
-	changes []charged
+	sc       *Script
+	db       string // the database it runs in
+	last     int    // index into sc.Statements of the last statement completed or failed (-1: none)
+	lastTag  string // its command tag ("" when it failed)
+	seq      uint64 // orders the statements of all scripts by completion
+	inflight bool   // a statement of it is running
+	checked  int    // sc.Statements[:checked] were covered by a check
+	changes  []charged
 }
 
 // charged is a change charged to a statement.
@@ -81,12 +90,30 @@ type charged struct {
 	stmt, since int // the statement, and the first one since the check before
 }
 
+// pending is a change found while statements of other scripts were running (cands): it is
+// charged once they complete, to the one whose statement explains it best ([score]) if it
+// explains it better than the fallback's, else to the fallback.
+type pending struct {
+	p        problem
+	cands    map[*execution]bool
+	best     *execution // the best candidate so far (nil: none yet)
+	bestStmt int
+	bestTag  string
+	fallback *execution // the script that checked, or the last to run code (nil: none)
+	fbStmt   int
+	fbSince  int
+	fbTag    string
+	settled  bool
+	done     chan struct{} // closed when settled
+}
+
 // warden watches the run's environment for changes user SQL makes to it (see above).
 type warden struct {
 	mu       sync.Mutex
 	conn     *pgx.Conn // a superuser session of the maintenance database
 	verifier string    // the install role's password verifier last seen to match the password
 	active   map[*execution]struct{}
+	pending  []*pending
 	seq      uint64 // statements completed
 }
 
@@ -103,9 +130,38 @@ func (s *Server) watch(sc *Script, db string) *execution {
 }
 
 // unwatch unregisters e and returns the first change charged to it as a *ScriptError, or nil.
+// A change that may be e's waits for the statements of other scripts it also may be theirs
+// (see [pending]), at most the install time limit.
 func (s *Server) unwatch(e *execution) *ScriptError {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
+	timer := time.NewTimer(s.opts.InstallTimeout)
+	defer timer.Stop()
+	for {
+		var wait *pending
+		for _, pd := range slices.Clone(s.w.pending) {
+			if pd.cands[e] { // e runs no statement any more
+				delete(pd.cands, e)
+				if len(pd.cands) == 0 {
+					s.settle(pd)
+				}
+			} else if pd.best == e || pd.fallback == e {
+				wait = pd
+			}
+		}
+		if wait == nil {
+			break
+		}
+		s.w.mu.Unlock()
+		select {
+		case <-wait.done:
+		case <-timer.C:
+		}
+		s.w.mu.Lock()
+		if !wait.settled {
+			s.settle(wait)
+		}
+	}
 	delete(s.w.active, e)
 	if len(e.changes) == 0 {
 		return nil
@@ -124,14 +180,62 @@ func (s *Server) unwatch(e *execution) *ScriptError {
 	return &ScriptError{Pos: st.Pos, Stmt: st.Index, Err: &SelfInflicted{Msg: msg}}
 }
 
-// ran records that statement i of e completed with tag (or failed: tag ""), under the warden's
-// lock, and reports whether the warden should check now.
+// starting records that a statement of e is about to run.
+func (s *Server) starting(e *execution) {
+	s.w.mu.Lock()
+	e.inflight = true
+	s.w.mu.Unlock()
+}
+
+// ran records that statement i of e completed with tag (or failed: tag ""), and reports whether
+// the warden should check now. A change found while it ran may be its own: see [pending].
 func (s *Server) ran(e *execution, i int, tag string) bool {
 	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
 	s.w.seq++
-	e.last, e.lastTag, e.seq = i, tag, s.w.seq
-	s.w.mu.Unlock()
+	e.last, e.lastTag, e.seq, e.inflight = i, tag, s.w.seq, false
+	for _, pd := range slices.Clone(s.w.pending) {
+		if !pd.cands[e] {
+			continue
+		}
+		delete(pd.cands, e)
+		if pd.best == nil || score(tag, pd.p.role) > score(pd.bestTag, pd.p.role) {
+			pd.best, pd.bestStmt, pd.bestTag = e, i, tag
+		}
+		if len(pd.cands) == 0 || score(tag, pd.p.role) == 2 {
+			s.settle(pd)
+		}
+	}
 	return suspect(tag)
+}
+
+// settle charges pd (see [pending]) and forgets it (w.mu held).
+func (s *Server) settle(pd *pending) {
+	if pd.settled {
+		return
+	}
+	pd.settled = true
+	close(pd.done)
+	s.w.pending = slices.DeleteFunc(s.w.pending, func(x *pending) bool { return x == pd })
+	switch {
+	case pd.best != nil && (pd.fallback == nil || score(pd.bestTag, pd.p.role) > score(pd.fbTag, pd.p.role)):
+		s.charge(pd.best, pd.p, pd.bestStmt, pd.bestStmt)
+	case pd.fallback != nil:
+		s.charge(pd.fallback, pd.p, pd.fbStmt, pd.fbSince)
+	default:
+		s.orphan(pd.p)
+	}
+}
+
+// orphan logs a change no running script can be charged with (w.mu held).
+func (s *Server) orphan(p problem) {
+	fmt.Fprintf(s.opts.Log, "scratch: user SQL %s; put back, but no running script could have done it\n", strings.TrimPrefix(p.text(&execution{}), "it "))
+}
+
+// charge records p against statement stmt of e (since: the first statement since the check
+// before, for a change found after several).
+func (s *Server) charge(e *execution, p problem, stmt, since int) {
+	e.changes = append(e.changes, charged{msg: p.text(e), stmt: stmt, since: since})
 }
 
 // suspect reports whether a statement with this command tag can have changed a role or a
@@ -150,6 +254,18 @@ func suspect(tag string) bool {
 // the install role, else to a database) directly. Only ALTER ROLE can: the run's databases have
 // random names, which only SQL built at run time knows.
 func fits(tag string, role bool) bool { return role && tag == "ALTER ROLE" }
+
+// score ranks how well a statement's tag explains a change: 2 it makes such changes (fits), 1 it
+// runs code (suspect), 0 neither.
+func score(tag string, role bool) int {
+	switch {
+	case fits(tag, role):
+		return 2
+	case suspect(tag):
+		return 1
+	}
+	return 0
+}
 
 // problem is one way the run's role or databases differ from what the run needs.
 type problem struct {
@@ -170,8 +286,8 @@ func (p problem) text(e *execution) string {
 }
 
 // wardenQuery reads, as the superuser, what user SQL can change of the install role ($1) and
-// of the run's databases ($2) that stops a session from connecting: one row per finding (kind,
-// database, role, detail). Every name is pg_catalog's (see the rule for privileged sessions).
+// of the run's databases ($2) that stops a later session of the run from connecting or working
+// (the settings $3): one row per finding (kind, database, role, detail). Every name is pg_catalog's (see the rule for privileged sessions).
 const wardenQuery = `
 SELECT 'password', '', '', a.rolpassword FROM pg_catalog.pg_authid a
  WHERE a.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.text
@@ -197,10 +313,29 @@ SELECT 'setting', COALESCE(d.datname::pg_catalog.text, ''), COALESCE(a.rolname::
   LEFT JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) s.setdatabase
   LEFT JOIN pg_catalog.pg_authid a ON a.oid OPERATOR(pg_catalog.=) s.setrole,
   LATERAL pg_catalog.unnest(s.setconfig) AS c(c)
- WHERE pg_catalog.split_part(c.c, '=', 1) OPERATOR(pg_catalog.=) ANY ('{local_preload_libraries,session_preload_libraries}'::pg_catalog.text[])
+ WHERE pg_catalog.split_part(c.c, '=', 1) OPERATOR(pg_catalog.=) ANY ($3::pg_catalog.text[])
    AND ((a.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.text
          AND (s.setdatabase OPERATOR(pg_catalog.=) '0'::pg_catalog.oid OR d.datname OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.name[])))
      OR (s.setrole OPERATOR(pg_catalog.=) '0'::pg_catalog.oid AND d.datname OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.name[])))`
+
+// brokenSettings are the settings that, on the install role or on one of the run's databases,
+// stop the run's later sessions (which set statement_timeout, lock_timeout and search_path
+// themselves, so a migration may set those on its role), with why.
+var brokenSettings = []string{"local_preload_libraries", "session_preload_libraries", "role", "session_authorization",
+	"default_transaction_read_only", "idle_session_timeout", "idle_in_transaction_session_timeout", "transaction_timeout"}
+
+// settingHarm says what a setting of brokenSettings does to the run's later sessions.
+func settingHarm(name string) string {
+	switch name {
+	case "local_preload_libraries", "session_preload_libraries":
+		return "so no later session of the run could start (a library that does not load ends every session)"
+	case "role", "session_authorization":
+		return "so later sessions of the run would not run as the role they log in as"
+	case "default_transaction_read_only":
+		return "so later sessions of the run could not write"
+	}
+	return "so later sessions of the run would be ended while they wait"
+}
 
 // inspect reads what differs, on the warden's session (w.mu held), and says how to put it back.
 func (s *Server) inspect(ctx context.Context) ([]problem, error) {
@@ -216,7 +351,7 @@ func (s *Server) inspect(ctx context.Context) ([]problem, error) {
 	s.mu.Lock()
 	dbs := slices.Clone(s.created)
 	s.mu.Unlock()
-	rows, err := s.w.conn.Query(ctx, wardenQuery, s.installRole, dbs)
+	rows, err := s.w.conn.Query(ctx, wardenQuery, s.installRole, dbs, brokenSettings)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("checking the run's role and databases: %s", serverMessage(err)))
 	}
@@ -266,7 +401,7 @@ func (s *Server) inspect(ctx context.Context) ([]problem, error) {
 				p.msg += " on \x00"
 				p.fix = "ALTER DATABASE " + ident(r.db) + " RESET " + ident(name)
 			}
-			p.msg += ", so no later session could start (a library that does not load ends every session)"
+			p.msg += ", " + settingHarm(name)
 			out = append(out, p)
 		}
 	}
@@ -274,8 +409,12 @@ func (s *Server) inspect(ctx context.Context) ([]problem, error) {
 }
 
 // check looks for changes user SQL made to the run's role and databases, puts them back and
-// charges each to a statement of a running script (see above); self is the script that asks
-// (nil: a session that could not connect). It reports whether it put anything back.
+// charges each to a statement of a running script; self is the script that asks (nil: a session
+// that could not connect). It reports whether it put anything back.
+//
+// Whom to charge: a script whose last completed statement made such a change directly (ALTER
+// ROLE), if any; else, when statements of other scripts are running, the change waits for them
+// to complete ([pending]); else self, or the script that last ran code.
 func (s *Server) check(ctx context.Context, self *execution) (bool, error) {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
@@ -290,46 +429,44 @@ func (s *Server) check(ctx context.Context, self *execution) (bool, error) {
 		if _, err := s.w.conn.Exec(ctx, p.fix); err != nil {
 			return false, fault.Env(fmt.Errorf("restoring the run's role and databases after user SQL: %s", serverMessage(err)))
 		}
-		e := s.culprit(self, p.role)
-		if e == nil {
-			fmt.Fprintf(s.opts.Log, "scratch: user SQL %s; put back, but no running script could have done it\n", strings.TrimPrefix(p.text(&execution{}), "it "))
-			continue
-		}
-		since := min(e.checked, e.last)
-		if fits(e.lastTag, p.role) {
-			since = e.last // that statement did it
-		}
-		e.changes = append(e.changes, charged{msg: p.text(e), stmt: e.last, since: since})
+		s.attribute(p, self)
 	}
-	// Whatever ran so far is covered.
+	// Whatever completed so far is covered.
 	for e := range s.w.active {
 		e.checked = e.last + 1
 	}
 	return len(found) > 0, nil
 }
 
-// culprit returns the running script a change of this kind (role: to the install role, else to
-// a database) is charged to: the one whose last statement made it directly (ALTER ROLE); else
-// self, when it ran a statement; else the one whose last statement ran code most recently; else
-// nil (w.mu held). Two scripts of user SQL whose last statements both ran code are told apart by
-// none of this: the change goes to self, which checked first.
-func (s *Server) culprit(self *execution, role bool) *execution {
-	var code *execution
-	for e := range s.w.active {
-		if e.last < 0 {
-			continue
-		}
-		if fits(e.lastTag, role) {
-			return e
-		}
-		if suspect(e.lastTag) && (code == nil || e.seq > code.seq) {
-			code = e
-		}
-	}
+// attribute charges p, found now, to a statement, or leaves it pending (w.mu held).
+func (s *Server) attribute(p problem, self *execution) {
+	var fallback *execution
 	if self != nil && self.last >= 0 {
-		return self
+		fallback = self
 	}
-	return code
+	cands := map[*execution]bool{}
+	for e := range s.w.active {
+		if e.last >= 0 && e.checked <= e.last && fits(e.lastTag, p.role) {
+			s.charge(e, p, e.last, e.last)
+			return
+		}
+		if e.inflight && e != self {
+			cands[e] = true
+		}
+		if self == nil && e.last >= 0 && (fallback == nil || score(e.lastTag, p.role) > score(fallback.lastTag, p.role) ||
+			score(e.lastTag, p.role) == score(fallback.lastTag, p.role) && e.seq > fallback.seq) {
+			fallback = e
+		}
+	}
+	pd := &pending{p: p, cands: cands, fallback: fallback, done: make(chan struct{})}
+	if fallback != nil {
+		pd.fbStmt, pd.fbSince, pd.fbTag = fallback.last, min(fallback.checked, fallback.last), fallback.lastTag
+	}
+	if len(cands) == 0 {
+		s.settle(pd)
+		return
+	}
+	s.w.pending = append(s.w.pending, pd)
 }
 
 // closeWarden closes the warden's session.

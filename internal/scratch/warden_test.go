@@ -102,3 +102,33 @@ func TestVerifies(t *testing.T) {
 		t.Error("an empty or malformed verifier verifies")
 	}
 }
+
+// TestChangeIsChargedToTheScriptThatMadeIt: two scripts run at once on the same role; one makes
+// its change inside a procedure that commits and then goes on, so the other's check at its end
+// finds it while the CALL still runs. The change waits for the CALL, which runs code, and is
+// charged to it rather than to the other script's INSERT, which ran none; the other succeeds.
+// (Had the CALL's commit come after the other's check, its own check would find it: the same
+// outcome.)
+func TestChangeIsChargedToTheScriptThatMadeIt(t *testing.T) {
+	innocent, culprit := scratchtest.NewDatabase(t, 1024), scratchtest.NewDatabase(t, 1024)
+	errs := make(chan error, 1)
+	go func() {
+		errs <- sqlscript.ExecFile(context.Background(), innocent, "innocent.sql", []byte("CREATE TABLE public.w5 (v text);\nINSERT INTO public.w5 SELECT pg_sleep(0.5)::text;\n"))
+	}()
+	err := sqlscript.ExecFile(context.Background(), culprit, "m.sql", []byte(`CREATE PROCEDURE public.w6() LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('ALTER ROLE %I SET local_preload_libraries = %L', current_user, 'nonexistent');
+  COMMIT;
+  PERFORM pg_sleep(1.5);
+END $$;
+CALL public.w6();
+`))
+	if err := <-errs; err != nil {
+		t.Errorf("the innocent script: %v, want no error", err)
+	}
+	var se *scratch.ScriptError
+	if !errors.As(err, &se) || se.SelfInflicted() == nil || se.Pos.Line != 7 || !strings.Contains(se.Error(), "local_preload_libraries=nonexistent on the role it runs as") {
+		t.Errorf("got %v, want the change at m.sql:7 (the CALL)", err)
+	}
+	scratchtest.Connect(t, innocent)
+}
