@@ -41,6 +41,8 @@ var selfInflictedCases = []selfInflicted{
 	{name: "revoke-connect", stmt: `DO $$ BEGIN EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC, %I', current_database(), current_user); END $$;`, want: "revoked CONNECT on its own database"},
 	{name: "role-preload", stmt: `ALTER ROLE CURRENT_USER SET local_preload_libraries = 'nonexistent';`, want: "local_preload_libraries=nonexistent on the role it runs as", differs: true},
 	{name: "database-preload", stmt: `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET local_preload_libraries = %L', current_database(), 'nonexistent'); END $$;`, want: "local_preload_libraries=nonexistent on its own database"},
+	{name: "role-setting", stmt: `ALTER ROLE CURRENT_USER SET role = 'anon';`, want: "role=anon on the role it runs as"},
+	{name: "database-read-only", stmt: `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = on', current_database()); END $$;`, want: "default_transaction_read_only=on on its own database"},
 	{name: "session-preload", stmt: `ALTER ROLE CURRENT_USER SET session_preload_libraries = 'nonexistent';`, want: `permission denied to set parameter "session_preload_libraries"`},
 	{name: "raise-disk-full", stmt: `DO $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$;`, want: "(SQLSTATE 53100)"},
 	{name: "raise-data-corrupted", stmt: `DO $$ BEGIN RAISE EXCEPTION 'invalid page in block 0' USING ERRCODE = 'XX001'; END $$;`, want: "(SQLSTATE XX001)"},

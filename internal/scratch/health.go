@@ -15,8 +15,10 @@ import (
 
 // Who is to blame when a statement of user SQL fails decides the exit code: the SQL (a finding,
 // exit 1) or the environment (exit 3). A server that dies, a full disk, a lost connection or
-// an exhausted resource is the environment's; a statement the server rejects, or a session that
-// another session of user SQL terminated (pg_terminate_backend), is the SQL's.
+// an exhausted resource is the environment's; a statement the server rejects, a session that
+// another session of user SQL terminated (pg_terminate_backend), an error the SQL raised itself
+// with a server condition's SQLSTATE (raised), the install time limit and what the SQL did to the
+// run's role and databases (warden.go) are the SQL's.
 
 // environmental reports whether a server error is about the server rather than the statement:
 // insufficient resources (53: disk full, out of memory, too many connections), system and I/O
