@@ -2,21 +2,18 @@ package main
 
 // Issue 22, cause 6: what a migration does to its own session, role, databases or server while
 // its SQL runs is a finding at the statement (exit 1) with every report written, never an
-// environment error (exit 3); exit 3 stays for what no user SQL caused.
+// environment error (exit 3); exit 3 stays for what no user SQL caused
+// (TestServerDeathIsAnEnvironmentError in attack_test.go: the server killed mid-install).
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
-	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/report/reporttest"
 	"ledgercheck/internal/scratch/scratchtest"
 )
 
@@ -123,23 +120,7 @@ func checkSelfInflicted(t *testing.T, c selfInflicted, extra []string) {
 		t.Errorf("the json report has no install-failed finding at %s:%d saying %q; it has %q", file, line, c.want, seen)
 	}
 
-	var sarif struct {
-		Runs []struct {
-			Results []struct {
-				RuleID  string `json:"ruleId"`
-				Message struct {
-					Text string `json:"text"`
-				} `json:"message"`
-				Locations []struct {
-					PhysicalLocation struct {
-						Region struct {
-							StartLine int `json:"startLine"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
+	var sarif reporttest.SARIF
 	data, err = os.ReadFile(sarifPath)
 	if err != nil {
 		t.Fatalf("no sarif report: %v", err)
@@ -167,49 +148,4 @@ func installLines(out string) string {
 		}
 	}
 	return b.String()
-}
-
-// TestServerKilledDuringCheckIsAnEnvironmentError: the scratch server killed while a port sleeps
-// is exit 3 saying the server died, not a finding about the port: no user SQL caused it.
-func TestServerKilledDuringCheckIsAnEnvironmentError(t *testing.T) {
-	scratchtest.NeedPostgres(t)
-	dir := t.TempDir()
-	slow := filepath.Join(dir, "slow.sql")
-	os.WriteFile(slow, []byte("SELECT pg_sleep(30);\nNOTIFY pgrst, 'reload schema';\n"), 0o644)
-	cmd := exec.Command(binary(t), "check", "--port", slow, "--port-dim", "1024", "--output", "json="+filepath.Join(dir, "r.json"))
-	cmd.Dir = "../.."
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(pipe)
-	var cluster string
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if m := clusterDirRE.FindStringSubmatch(sc.Text()); m != nil {
-			cluster = m[1]
-			break
-		}
-	}
-	if cluster == "" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("no cluster directory in %q", lines)
-	}
-	// Into the port's pg_sleep, most likely; earlier, the server dies under some other step,
-	// which is just as much the environment's.
-	time.Sleep(1500 * time.Millisecond)
-	syscall.Kill(scratch.SandboxPID(cluster), syscall.SIGKILL)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	err = cmd.Wait()
-	last := lines[len(lines)-1]
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 || !strings.Contains(last, "died") {
-		t.Errorf("exit %v, last line %q; want exit 3 saying the scratch server died", err, last)
-	}
 }
