@@ -109,12 +109,16 @@ type pending struct {
 
 // warden watches the run's environment for changes user SQL makes to it (see above).
 type warden struct {
-	mu       sync.Mutex
+	// session serializes the checks; it guards conn and verifier. mu guards the rest, and is
+	// never held across a round trip: every statement of user SQL takes it.
+	session  sync.Mutex
 	conn     *pgx.Conn // a superuser session of the maintenance database
 	verifier string    // the install role's password verifier last seen to match the password
-	active   map[*execution]struct{}
-	pending  []*pending
-	seq      uint64 // statements completed
+
+	mu      sync.Mutex
+	active  map[*execution]struct{}
+	pending []*pending
+	seq     uint64 // statements completed
 }
 
 // watch registers a script that starts running.
@@ -337,7 +341,7 @@ func settingHarm(name string) string {
 	return "so later sessions of the run would be ended while they wait"
 }
 
-// inspect reads what differs, on the warden's session (w.mu held), and says how to put it back.
+// inspect reads what differs, on the warden's session (w.session held), and says how to put it back.
 func (s *Server) inspect(ctx context.Context) ([]problem, error) {
 	if s.w.conn == nil || s.w.conn.IsClosed() {
 		cfg := s.admin.Copy()
@@ -416,8 +420,15 @@ func (s *Server) inspect(ctx context.Context) ([]problem, error) {
 // ROLE), if any; else, when statements of other scripts are running, the change waits for them
 // to complete ([pending]); else self, or the script that last ran code.
 func (s *Server) check(ctx context.Context, self *execution) (bool, error) {
+	s.w.session.Lock()
+	defer s.w.session.Unlock()
+	// What completed before the read is what the read covers.
 	s.w.mu.Lock()
-	defer s.w.mu.Unlock()
+	before := make(map[*execution]int, len(s.w.active))
+	for e := range s.w.active {
+		before[e] = e.last
+	}
+	s.w.mu.Unlock()
 	// A repair half done is worse than none: it runs to its end, within a bound of its own.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
@@ -429,11 +440,14 @@ func (s *Server) check(ctx context.Context, self *execution) (bool, error) {
 		if _, err := s.w.conn.Exec(ctx, p.fix); err != nil {
 			return false, fault.Env(fmt.Errorf("restoring the run's role and databases after user SQL: %s", serverMessage(err)))
 		}
+	}
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	for _, p := range found {
 		s.attribute(p, self)
 	}
-	// Whatever completed so far is covered.
-	for e := range s.w.active {
-		e.checked = e.last + 1
+	for e, last := range before {
+		e.checked = max(e.checked, last+1)
 	}
 	return len(found) > 0, nil
 }
@@ -471,8 +485,8 @@ func (s *Server) attribute(p problem, self *execution) {
 
 // closeWarden closes the warden's session.
 func (s *Server) closeWarden() {
-	s.w.mu.Lock()
-	defer s.w.mu.Unlock()
+	s.w.session.Lock()
+	defer s.w.session.Unlock()
 	if s.w.conn != nil {
 		s.w.conn.Close(context.Background())
 		s.w.conn = nil
