@@ -19,11 +19,13 @@ var queryFS embed.FS
 var queryNames = []string{
 	"schemas", "extensions", "types", "tables", "columns", "constraints", "indexes",
 	"sequences", "views", "functions", "triggers", "policies", "default_privileges", "roles",
+	"rules", "operators", "casts", "collations", "statistics", "aggregates",
+	"text_search_configurations", "event_triggers", "publications",
 }
 
 // EnvironmentSchemas are the schemas a Supabase database has before any user SQL, left out of a
-// snapshot unless [Options.IncludeEnvironment] is set (triggers and policies on their tables are
-// kept regardless).
+// snapshot unless [Options.IncludeEnvironment] is set (triggers, policies and rules on their
+// tables are kept regardless, and so are publications, which have no schema).
 var EnvironmentSchemas = []string{
 	"_analytics", "_realtime", "auth", "extensions", "graphql", "graphql_public", "net",
 	"pgbouncer", "pgsodium", "pgsodium_masks", "pgtle", "realtime", "storage",

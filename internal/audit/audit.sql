@@ -66,10 +66,13 @@ CROSS JOIN api a
 WHERE r.relkind = 'v' AND r.exposed AND NOT r.invoker
   AND has_table_privilege(a.role, r.oid, 'SELECT')
 UNION ALL
--- 0013: a table in an exposed schema without row level security (no privilege test).
-SELECT 'rls-disabled-in-public', 'table', r.ident, r.nspname, r.relname, 0, '', ''
+-- 0013: a table in an exposed schema without row level security that an API role can select:
+-- it reads every row through the Data API.
+SELECT 'rls-disabled-in-public', 'table', r.ident, r.nspname, r.relname, 0, a.role, ''
 FROM rel r
+CROSS JOIN api a
 WHERE r.relkind IN ('r', 'p') AND r.exposed AND NOT r.rls
+  AND pg_catalog.has_table_privilege(a.role, r.oid, 'SELECT')
 UNION ALL
 -- 0007: policies on a table whose row level security is off.
 SELECT 'policy-exists-rls-disabled', 'table', r.ident, r.nspname, r.relname, 0, '',
@@ -109,4 +112,25 @@ FROM rel r
 CROSS JOIN api a
 WHERE r.relkind IN ('m', 'f') AND r.exposed
   AND has_table_privilege(a.role, r.oid, 'SELECT')
+UNION ALL
+-- Effective access (for api-reads-every-row and api-writes-every-row, decided in Go): for each
+-- table of the scope with row level security, each API role and each command the role holds the
+-- privilege for, every policy that applies to the role for that command, with its expressions
+-- (detail: command, permissive or restrictive, policy name, USING, WITH CHECK, separated by
+-- U+001F).
+SELECT 'api-access', 'table', r.ident, r.nspname, r.relname, 0, a.role,
+       c.cmd OPERATOR(pg_catalog.||) E'\x1f' OPERATOR(pg_catalog.||)
+       (CASE WHEN p.polpermissive THEN 'permissive' ELSE 'restrictive' END) OPERATOR(pg_catalog.||) E'\x1f' OPERATOR(pg_catalog.||)
+       p.polname::pg_catalog.text OPERATOR(pg_catalog.||) E'\x1f' OPERATOR(pg_catalog.||)
+       coalesce(pg_catalog.pg_get_expr(p.polqual, p.polrelid), '') OPERATOR(pg_catalog.||) E'\x1f' OPERATOR(pg_catalog.||)
+       coalesce(pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid), '')
+FROM rel r
+CROSS JOIN api a
+CROSS JOIN (VALUES ('SELECT'::pg_catalog.text, 'r'::pg_catalog."char"), ('INSERT', 'a'), ('UPDATE', 'w'), ('DELETE', 'd')) c(cmd, code)
+JOIN pg_catalog.pg_policy p ON p.polrelid OPERATOR(pg_catalog.=) r.oid
+ AND (p.polcmd OPERATOR(pg_catalog.=) c.code OR p.polcmd OPERATOR(pg_catalog.=) '*'::pg_catalog."char")
+WHERE r.relkind IN ('r', 'p') AND r.exposed AND r.rls
+  AND pg_catalog.has_table_privilege(a.role, r.oid, c.cmd)
+  AND EXISTS (SELECT 1 FROM pg_catalog.unnest(p.polroles) x
+              WHERE x OPERATOR(pg_catalog.=) 0::pg_catalog.oid OR pg_catalog.pg_has_role(a.role, x, 'MEMBER'))
 ORDER BY 1, 3, 7

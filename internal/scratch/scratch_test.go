@@ -222,3 +222,42 @@ func TestBaseTemplates(t *testing.T) {
 		}
 	}
 }
+
+// A template of the old default privileges stands for a self-hosted project: what the install
+// role creates in public (tables, sequences, functions) is granted to anon, authenticated and
+// service_role at once, as Supabase's initial schema says. A new project's template, built
+// beside it at the same dimension, grants the API roles no table, and both templates are kept
+// apart (the same Base but for the model does not share a template).
+func TestPrivilegeModelTemplates(t *testing.T) {
+	srv := scratchtest.Server(t)
+	ctx := context.Background()
+	const sidecar = "CREATE TABLE public.notes (id bigserial PRIMARY KEY, body text);\n" +
+		"CREATE FUNCTION public.note_count() RETURNS bigint LANGUAGE sql AS 'SELECT count(*) FROM public.notes';\n"
+	for _, tc := range []struct {
+		model scratch.PrivilegeModel
+		want  string
+	}{
+		{scratch.NewProjectPrivileges, "anon table f, authenticated table f, anon sequence t, anon function t"},
+		{scratch.OldDefaultPrivileges, "anon table t, authenticated table t, anon sequence t, anon function t"},
+	} {
+		db, err := srv.NewDatabaseFrom(ctx, 768, scratch.Base{NoOpenBrain: true, Privileges: tc.model})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Drop(context.Background()) })
+		if err := sqlscript.ExecFile(ctx, db, "notes.sql", []byte(sidecar)); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := scratchtest.Connect(t, db).QueryRow(ctx, `SELECT format('anon table %s, authenticated table %s, anon sequence %s, anon function %s',
+			has_table_privilege('anon', 'public.notes', 'SELECT,INSERT,UPDATE,DELETE'),
+			has_table_privilege('authenticated', 'public.notes', 'SELECT'),
+			has_sequence_privilege('anon', 'public.notes_id_seq', 'USAGE'),
+			has_function_privilege('anon', 'public.note_count()', 'EXECUTE'))`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("model %q: %s; want %s", tc.model, got, tc.want)
+		}
+	}
+}

@@ -340,7 +340,7 @@ func (s *Server) environment() []EnvScript {
 // template returns the name of the template database of dim and base, building it on first use:
 // the environment, then the Open Brain prerequisites (unless base.NoOpenBrain), then base.Prepare.
 func (s *Server) template(ctx context.Context, dim int, base Base) (string, error) {
-	k := templateKey{dim: dim, noOpenBrain: base.NoOpenBrain, key: base.Key}
+	k := keyOfBase(dim, base)
 	s.mu.Lock()
 	t := s.templates[k]
 	if t == nil {
@@ -364,7 +364,11 @@ func (s *Server) template(ctx context.Context, dim int, base Base) (string, erro
 			return
 		}
 		defer conn.Close(context.WithoutCancel(ctx))
-		if err := s.execAdminOn(ctx, conn, s.environment()...); err != nil {
+		envs := s.environment()
+		if base.Privileges == OldDefaultPrivileges {
+			envs = append(envs, OldDefaultsScript(s.installRole, s.adminRole))
+		}
+		if err := s.execAdminOn(ctx, conn, envs...); err != nil {
 			t.err = err
 			return
 		}
