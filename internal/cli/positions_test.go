@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/report/reporttest"
 	"ledgercheck/internal/scratch/scratchtest"
 )
 
@@ -83,25 +84,7 @@ func TestEveryFindingOfADriftedRunHasItsStatement(t *testing.T) {
 	if err := o.render(&globals{stdout: &b, stderr: io.Discard}, rep); !errors.Is(err, fault.ErrFindings) {
 		t.Fatalf("render: %v, want the findings error", err)
 	}
-	var log struct {
-		Runs []struct {
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Message   struct{ Text string }
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI       string `json:"uri"`
-							URIBaseID string `json:"uriBaseId"`
-						} `json:"artifactLocation"`
-						Region struct {
-							StartLine int `json:"startLine"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
+	var log reporttest.SARIF
 	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
 		t.Fatal(err)
 	}

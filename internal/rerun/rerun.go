@@ -383,6 +383,9 @@ func (a *auditor) failure(ctx context.Context, name string, err error) (*failure
 		if pe := se.PgError(); pe != nil {
 			return &failure{pos: se.Pos, msg: serverMessage(pe)}, nil
 		}
+		if si := se.SelfInflicted(); si != nil {
+			return &failure{pos: se.Pos, msg: si.Msg}, nil
+		}
 		return nil, fmt.Errorf("rerun: applying %s: %w", name, err)
 	}
 	var sy *pgsql.SyntaxError

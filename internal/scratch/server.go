@@ -94,6 +94,8 @@ type Server struct {
 
 	saving chan struct{} // closed once the cache entry this run builds is written (cache.go)
 
+	w warden // what user SQL does to the run's role and databases (warden.go)
+
 	mu        sync.Mutex
 	templates map[templateKey]*template
 	created   []string // databases to drop on Close, in creation order
@@ -488,7 +490,7 @@ func (s *Server) execAdminIn(ctx context.Context, db string, scripts ...EnvScrip
 func (s *Server) connectAdminIn(ctx context.Context, db string) (*pgx.Conn, error) {
 	cfg := s.admin.Copy()
 	cfg.Database = db
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	conn, err := s.connectRepaired(ctx, cfg)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
 	}
@@ -575,6 +577,7 @@ func (s *Server) Close() error {
 	if s.saving != nil {
 		<-s.saving
 	}
+	s.closeWarden()
 	if s.cl != nil {
 		// The whole cluster goes; no need to drop its databases one by one.
 		err := s.cl.stop()
