@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/input"
 	"ledgercheck/internal/report"
 )
 
@@ -77,6 +78,14 @@ type globals struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	quiet          bool
+	// allowOutside is --allow-outside-repo: read files outside the repository (input.Scope).
+	allowOutside bool
+}
+
+// scope is the repository of the working directory that the files named on the command line of
+// a command without a configuration are confined to (see input.Scope).
+func (g *globals) scope() input.Scope {
+	return input.Scope{Root: input.RepoRoot("."), AllowOutside: g.allowOutside}
 }
 
 // logf writes a progress line to stderr unless --quiet is set.
@@ -124,6 +133,7 @@ server), an interrupted run or an internal error.`,
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print no progress on stderr")
+	root.PersistentFlags().BoolVar(&g.allowOutside, strings.TrimPrefix(input.AllowOutsideFlag, "--"), false, "read files that resolve outside the repository: paths in the configuration outside it, and symbolic links in it that lead out")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return fault.Input(err) })
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd(g))
