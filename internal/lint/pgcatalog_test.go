@@ -214,6 +214,7 @@ func TestShadowsPgCatalogArity(t *testing.T) {
 		{fn("api.md5(int)"), nil, false},                                                // api is not exposed by default
 		{fn("api.md5(int)"), &api, true},                                                // ... and is when configured
 		{fn("anon.lower(name)"), nil, true},                                             // "$user" of the anon role
+		{fn("extensions.lower(name)"), nil, true},                                       // on postgres's search_path
 		{"CREATE ROLE x NOLOGIN;\nCREATE SCHEMA x;\n" + fn("x.lower(name)"), nil, true}, // a role of the file's own
 		{"CREATE TYPE public.m AS ENUM ('a');\nCREATE CAST (public.m AS text) WITH FUNCTION public.f(public.m);\n", nil, true},
 		{"CREATE TYPE public.m AS ENUM ('a');\nCREATE CAST (public.m AS text) WITH INOUT;\n", nil, false},

@@ -20,8 +20,9 @@ var _ = register(&Rule{
 	ID: ShadowsPgCatalog, Severity: finding.SevError,
 	Summary: "a function, operator or cast that privileged readers of the database would run instead of pg_catalog's",
 	Explain: `Every privileged reader of a Supabase database (the dashboard, splinter and the advisors,
-pg_dump and the backups, ledgercheck's own audit) runs queries with the default search_path,
-"$user", public, and calls pg_catalog's functions and operators unqualified. PostgreSQL resolves a
+pg_dump and the backups, ledgercheck's own audit) runs queries with its role's search_path
+("$user", public, extensions for postgres; auth too for supabase_admin; storage for the storage
+admin), and calls pg_catalog's functions and operators unqualified. PostgreSQL resolves a
 call among every schema on the path, and prefers an exact argument match anywhere over
 pg_catalog's match through an implicit cast: public.quote_ident(name) runs instead of
 pg_catalog.quote_ident(text) for a name argument, public.unnest(oid[]) instead of
@@ -34,8 +35,8 @@ value::text its cast AS jsonb or text, so reading a table whose column has that 
 migration's function.
 
 Reported: CREATE FUNCTION, PROCEDURE or AGGREGATE in a schema on a reader's search_path (the
-exposed schemas, lint.exposed_schemas, default public; public; and a schema named after a
-Supabase role or a role the file creates, which "$user" puts first) whose name is a pg_catalog
+exposed schemas, lint.exposed_schemas, default public; public, extensions, auth and storage; and
+a schema named after a Supabase role or a role the file creates, which "$user" puts first) whose name is a pg_catalog
 function's with an argument count that function accepts; CREATE OPERATOR there with the name of a
 pg_catalog operator of the same form (prefix or infix); and CREATE CAST ... WITH FUNCTION to
 json, jsonb or text, which applies in every schema. An exact copy of pg_catalog's signature is
@@ -134,10 +135,18 @@ var supabaseRoles = []string{InstallRole, "supabase_admin", "supabase_auth_admin
 	"supabase_realtime_admin", "supabase_replication_admin", "supabase_functions_admin", "supabase_read_only_user",
 	"dashboard_user", "pgbouncer", "authenticator", "service_role", "anon", "authenticated"}
 
+// readerPath are the schemas of the search_path Supabase gives its privileged roles, "$user"
+// aside: "$user", public, extensions (postgres), auth (supabase_admin), storage (the storage
+// admin).
+var readerPath = []string{"public", "extensions", "auth", "storage"}
+
 // readerSchemas returns the schemas a privileged reader's search_path may hold: the exposed
-// ones, public, and those named after a Supabase role or a role the file creates.
+// ones, readerPath, and those named after a Supabase role or a role the file creates.
 func readerSchemas(p *Pass) map[string]bool {
-	out := map[string]bool{"public": true}
+	out := map[string]bool{}
+	for _, s := range readerPath {
+		out[s] = true
+	}
 	for _, s := range p.Config.Exposed() {
 		out[s] = true
 	}
