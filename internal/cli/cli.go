@@ -88,12 +88,13 @@ func (g *globals) scope() input.Scope {
 	return input.Scope{Root: input.RepoRoot("."), AllowOutside: g.allowOutside}
 }
 
-// logf writes a progress line to stderr unless --quiet is set.
+// logf writes a progress line to stderr unless --quiet is set, its control characters escaped
+// (it names files and variants).
 func (g *globals) logf(format string, args ...any) {
 	if g.quiet {
 		return
 	}
-	fmt.Fprintf(g.stderr, format+"\n", args...)
+	fmt.Fprintln(g.stderr, report.Visible(fmt.Sprintf(format, args...)))
 }
 
 // commands are the subcommands of ledgercheck, in the order --help lists them.
@@ -237,7 +238,8 @@ func isCobraUsage(msg string) bool {
 const maxErrorLine = 2000
 
 // oneLine folds a multi-line message into one line, as every error ledgercheck prints is one
-// line, of at most maxErrorLine characters.
+// line, of at most maxErrorLine characters, with its control characters escaped as the reports
+// escape them (a file name or a server message may hold a terminal escape).
 func oneLine(s string) string {
-	return report.Clip(strings.Join(strings.Fields(report.Clip(s, 2*maxErrorLine)), " "), maxErrorLine)
+	return report.Clip(report.Visible(strings.Join(strings.Fields(report.Clip(s, 2*maxErrorLine)), " ")), maxErrorLine)
 }

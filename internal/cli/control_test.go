@@ -18,7 +18,8 @@ func TestControlCharactersInNamesAreEscapedInEveryFormat(t *testing.T) {
 	src := fmt.Sprintf("CREATE TABLE IF NOT EXISTS public.\"%s\" (id int PRIMARY KEY);\nNOTIFY pgrst, 'reload schema';\n", name)
 	file := writeSQL(t, "evil.sql", src)
 	dir := t.TempDir()
-	args := []string{"lint", "-q", "--format", "text", file}
+	file2 := writeSQL(t, "evil\x1b]0;title\a.sql", src) // progress names it on stderr
+	args := []string{"lint", "--format", "text", file, file2}
 	formats := []string{"json", "sarif", "github", "html", "text"}
 	for _, f := range formats {
 		args = append(args, "--output", f+"="+filepath.Join(dir, f))
@@ -45,5 +46,11 @@ func TestControlCharactersInNamesAreEscapedInEveryFormat(t *testing.T) {
 		if f != "stderr" && !strings.Contains(out, `evil\x1b[2J`) && !strings.Contains(out, `evil\u001b[2J`) {
 			t.Errorf("%s does not show the table's name escaped:\n%s", f, firstLines(out, 10))
 		}
+	}
+
+	// An error line names the file as given: escaped too.
+	code, _, stderr = runCLI(t, "lint", "-q", filepath.Join(dir, "evil\x1b[2J\a.sql"))
+	if code != ExitInput || strings.ContainsAny(stderr, "\x1b\a") || !strings.Contains(stderr, `evil\x1b[2J\x07.sql: no such file`) {
+		t.Errorf("lint of a missing file named with control characters: exit %d, stderr %q; want exit 2 and the name escaped", code, stderr)
 	}
 }
