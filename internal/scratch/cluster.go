@@ -454,23 +454,6 @@ func (c *cluster) stop() error {
 	return errors.Join(errs...)
 }
 
-// removeCluster removes dir, a cluster's directory: the databases under data/base (nearly all
-// of its thousands of files) by two workers, then the rest.
-func removeCluster(dir string) error {
-	base := filepath.Join(dir, "data", "base")
-	ents, _ := os.ReadDir(base)
-	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Go(func() {
-			for i := w; i < len(ents); i += 2 {
-				_ = os.RemoveAll(filepath.Join(base, ents[i].Name())) // what is left, RemoveAll(dir) reports
-			}
-		})
-	}
-	wg.Wait()
-	return os.RemoveAll(dir)
-}
-
 // waitGone waits up to d for process pid to be gone (or a zombie nobody waits for).
 func waitGone(pid int, d time.Duration) bool {
 	deadline := time.Now().Add(d)
@@ -564,36 +547,37 @@ const tmpfsMagic = 0x01021994
 
 // sweepStale removes cluster directories whose owning ledgercheck process no longer exists: what
 // a run killed with SIGKILL leaves (its sandbox, and every process in it, died with it).
-// Directories of live runs, and anything without an owner file, are left alone.
+// Directories of live runs, anything without an owner file, and anything that is not a directory
+// of this user's (a link, another user's) are left alone; nothing in one is followed out of it.
 func sweepStale(tmp string) {
 	dirs, _ := filepath.Glob(filepath.Join(tmp, dirPrefix+"*"))
 	for _, dir := range dirs {
-		pid := readPID(filepath.Join(dir, ownerFile))
+		root, err := openClusterDir(dir)
+		if err != nil {
+			continue
+		}
+		pid, sb := readPIDIn(root, ownerFile), readPIDIn(root, sandboxFile)
+		root.Close()
 		if pid <= 0 || processAlive(pid) {
 			continue
 		}
-		if sb := SandboxPID(dir); sb > 0 && processAlive(sb) {
+		if sb > 0 && processAlive(sb) {
 			continue // the sandbox outlived its owner; never remove a running server's files
 		}
-		os.RemoveAll(dir)
+		_ = removeCluster(dir)
 	}
 }
 
 // SandboxPID returns the host PID of the sandbox that runs the embedded cluster in dir
 // ([Server.Dir]), or 0 when there is none. Every process of the cluster (the postmaster, its
 // backends, anything they started) lives in that sandbox's PID namespace and is gone when it is.
-func SandboxPID(dir string) int { return readPID(filepath.Join(dir, sandboxFile)) }
-
-func readPID(path string) int {
-	b, err := os.ReadFile(path)
+func SandboxPID(dir string) int {
+	root, err := openClusterDir(dir)
 	if err != nil {
 		return 0
 	}
-	pid, err := strconv.Atoi(string(bytes.TrimSpace(b)))
-	if err != nil || pid <= 0 {
-		return 0
-	}
-	return pid
+	defer root.Close()
+	return readPIDIn(root, sandboxFile)
 }
 
 func processAlive(pid int) bool {

@@ -41,3 +41,6 @@ func SetVersionBinDirs(t interface{ Cleanup(func()) }, major int, dirs ...string
 	versionBinDirs[major] = dirs
 	t.Cleanup(func() { versionBinDirs[major] = old })
 }
+
+// SweepStale removes what killed runs left in tmp (see sweepStale).
+func SweepStale(tmp string) { sweepStale(tmp) }
