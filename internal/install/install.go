@@ -96,10 +96,24 @@ func FootprintOn(ctx context.Context, db *scratch.Database, conn *pgx.Conn, sc *
 // RuleInstallFailed is the rule of a variant the server rejects (registered in internal/gate).
 const RuleInstallFailed = "install-failed"
 
-// Finding turns a rejected statement or a syntax error into an install-failed finding; it
-// reports false for any other error.
+// RuleResourceLimit is the rule of a statement that a resource limit of the run stopped
+// (registered in internal/gate).
+const RuleResourceLimit = "resource-limit"
+
+// Finding turns a rejected statement or a syntax error into an install-failed finding, and a
+// statement a resource limit of the run stopped into a resource-limit finding; it reports false
+// for any other error.
 func Finding(err error) (finding.Finding, bool) {
 	var se *scratch.ScriptError
+	if errors.As(err, &se) && se.Limit != "" && se.PgError() != nil {
+		pe := se.PgError()
+		detail := ""
+		if pe.Detail != "" {
+			detail = "DETAIL: " + pe.Detail
+		}
+		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleResourceLimit, Severity: finding.SevError, Pos: se.Pos,
+			Message: "the migration hit a resource limit of the run: " + pe.Message, Detail: detail}, true
+	}
 	if errors.As(err, &se) && se.PgError() != nil {
 		pe := se.PgError()
 		detail := ""

@@ -755,6 +755,7 @@ func (s *Server) startEmbedded(ctx context.Context, bin string) error {
 	cl, err := newCluster(bin, s.opts)
 	if cl != nil {
 		s.cl = cl
+		cl.onSize = s.scratchSize
 	}
 	if err != nil {
 		return err

@@ -60,6 +60,10 @@ type cluster struct {
 	// cpu is the CPU time the server's processes used, counted when each postmaster stops
 	// (bubblewrap's init does not pass its children's times on to getrusage).
 	cpu time.Duration
+	// limits are the run's resource limits (limits.go), and onSize is told the directory's size
+	// by the size watchdog each time it measures it.
+	limits Limits
+	onSize func(size int64)
 }
 
 // newCluster prepares a cluster's private temp dir and its bubblewrap sandbox (see sandbox.go),
@@ -88,7 +92,8 @@ func newCluster(binDir string, opts Options) (c *cluster, err error) {
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("creating the scratch cluster directory: %w", err))
 	}
-	c = &cluster{dir: dir, binDir: binDir, guard: guard, major: major, exited: make(chan struct{}), log: newRingLog(64 << 10), adminSecret: newSecret()}
+	c = &cluster{dir: dir, binDir: binDir, guard: guard, major: major, exited: make(chan struct{}), log: newRingLog(64 << 10), adminSecret: newSecret(),
+		limits: opts.Limits.withDefaults()}
 	defer func() {
 		if err != nil {
 			c.stop()
@@ -146,16 +151,34 @@ func (c *cluster) start(ctx context.Context) error {
 	if c.guard != "" {
 		args = append(args, "-c", "shared_preload_libraries="+c.guard)
 	}
+	if c.limits.ScratchSize > 0 {
+		// Temporary files count in the directory's size; user SQL (not a superuser) cannot
+		// raise temp_file_limit (PGC_SUSET). In kB.
+		args = append(args, "-c", "temp_file_limit="+strconv.FormatInt(c.limits.ScratchSize>>10, 10),
+			// A checkpoint (which removes the WAL before it) once a quarter of it is WAL, so that
+			// a migration that writes much does not reach the limit with WAL alone.
+			"-c", "max_wal_size="+strconv.FormatInt(max(32, c.limits.ScratchSize>>22), 10)+"MB")
+	}
 	c.exited = make(chan struct{})
 	c.waitErr = nil
 	mark := c.log.mark()
-	c.cmd = c.sb.command(filepath.Join(c.binDir, "postgres"), args...)
+	cmd, err := c.sb.command(filepath.Join(c.binDir, "postgres"), args...)
+	if err != nil {
+		return fault.Env(fmt.Errorf("starting postgres in its sandbox: %w", err))
+	}
+	c.cmd = cmd
 	c.cmd.Stdout = c.log
 	c.cmd.Stderr = c.log
 	if err := c.startSandboxed(); err != nil {
 		return fault.Env(fmt.Errorf("starting postgres in its sandbox: %w", err))
 	}
-	return c.waitReady(ctx, mark)
+	if err := c.waitReady(ctx, mark); err != nil {
+		return err
+	}
+	if c.limits.ScratchSize > 0 && c.onSize != nil {
+		go c.watchSize(c.exited, c.initPID)
+	}
+	return nil
 }
 
 // postmaster returns the host PID of the postmaster (the only child of the sandbox's init), or
@@ -240,7 +263,10 @@ func (c *cluster) initdb(ctx context.Context) error {
 		return fault.Env(fmt.Errorf("preparing initdb: %w", err))
 	}
 	defer remove()
-	cmd := c.sb.command(filepath.Join(c.binDir, "initdb"), append([]string{"-D", innerDir + "/data", "--pwfile=" + pwfile}, initdbSettings...)...)
+	cmd, err := c.sb.command(filepath.Join(c.binDir, "initdb"), append([]string{"-D", innerDir + "/data", "--pwfile=" + pwfile}, initdbSettings...)...)
+	if err != nil {
+		return fault.Env(fmt.Errorf("preparing initdb: %w", err))
+	}
 	// initdb is the sandbox's init: bwrap then reaps it itself, and its CPU time (and that of
 	// the postgres --boot processes it runs) counts in ledgercheck's children's.
 	cmd.Args = append(cmd.Args[:1], append([]string{"--as-pid-1"}, cmd.Args[1:]...)...)
@@ -252,7 +278,7 @@ func (c *cluster) initdb(ctx context.Context) error {
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
+		if err := startCmd(cmd); err != nil {
 			done <- err
 			return
 		}
@@ -297,25 +323,32 @@ func bwrapMessage(err error, out *ringLog) string {
 // startSandboxed starts the sandboxed postmaster from a goroutine locked to its OS thread for
 // the life of the server: Linux sends the parent-death signal when the thread that forked the
 // child exits, so the thread must outlive the server. It records the host PID of the sandbox's
-// init, which bwrap reports on an extra pipe.
+// init, which bwrap reports on an extra pipe, and sets the run's resource limits on that init
+// before it starts the server (bwrap waits on a second pipe for that), so that every process of
+// the cluster has them from its first instruction.
 func (c *cluster) startSandboxed() error {
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
 		return err
 	}
 	defer infoR.Close()
-	c.cmd.ExtraFiles = []*os.File{infoW}
-	c.cmd.Args = append(c.cmd.Args[:1], append([]string{"--info-fd", "3"}, c.cmd.Args[1:]...)...)
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		infoW.Close()
+		return err
+	}
+	defer blockW.Close()
+	n := len(c.cmd.ExtraFiles) + 3 // the first extra file is fd 3
+	c.cmd.ExtraFiles = append(c.cmd.ExtraFiles, infoW, blockR)
+	c.cmd.Args = append(c.cmd.Args[:1], append([]string{"--info-fd", strconv.Itoa(n), "--block-fd", strconv.Itoa(n + 1)}, c.cmd.Args[1:]...)...)
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine, after postgres
-		if err := c.cmd.Start(); err != nil {
-			infoW.Close()
+		if err := startCmd(c.cmd); err != nil {
 			started <- err
 			close(c.exited)
 			return
 		}
-		infoW.Close()
 		started <- nil
 		c.waitErr = c.cmd.Wait()
 		close(c.exited)
@@ -331,6 +364,14 @@ func (c *cluster) startSandboxed() error {
 		return fmt.Errorf("bubblewrap did not start: %s", bwrapMessage(errors.New("no sandbox"), c.log))
 	}
 	c.initPID = info.ChildPID
+	if err := c.limits.applyAs(c.initPID, c.sb.cred); err != nil {
+		_ = syscall.Kill(c.initPID, syscall.SIGKILL)
+		<-c.exited
+		return fmt.Errorf("setting the server's resource limits: %w", err)
+	}
+	if _, err := blockW.Write([]byte{1}); err != nil {
+		return fmt.Errorf("starting the sandbox: %w", err)
+	}
 	return os.WriteFile(filepath.Join(c.dir, sandboxFile), []byte(strconv.Itoa(c.initPID)), 0o644)
 }
 
@@ -338,6 +379,7 @@ func (c *cluster) startSandboxed() error {
 func (c *cluster) adminConfig() *pgx.ConnConfig {
 	cfg, _ := pgx.ParseConfig("")
 	cfg.Host, cfg.Port, cfg.User, cfg.Password, cfg.Database = c.sb.socketDir(), clusterPort, bootstrapUser, c.adminSecret, "postgres"
+	cfg.BuildFrontend = readLimited(c.limits.ReadSize)
 	return cfg
 }
 

@@ -85,6 +85,9 @@ type ScriptError struct {
 	Stmt int
 	// Err is the server's error (a *pgconn.PgError unless the connection failed).
 	Err error
+	// Limit, when not "", names the run's resource limit (LimitScratchSize, ...) that stopped
+	// the statement: Err then says what happened (limits.go).
+	Limit string
 }
 
 func (e *ScriptError) Error() string {
@@ -152,6 +155,11 @@ func (d *Database) Exec(ctx context.Context, sc *Script) error {
 	limit := d.srv.opts.InstallTimeout
 	ctx, cancel := context.WithTimeoutCause(ctx, limit, errInstallTimeout)
 	defer cancel()
+	if d.srv.cl != nil {
+		var stop func()
+		ctx, stop = d.srv.watchStatements(ctx)
+		defer stop()
+	}
 	conn, err := d.Connect(ctx)
 	if err != nil {
 		return err
@@ -176,7 +184,7 @@ var errInstallTimeout = errors.New("install time limit exceeded")
 func ExecScript(ctx context.Context, conn *pgx.Conn, sc *Script) error {
 	for _, st := range sc.Statements {
 		if _, err := conn.Exec(ctx, st.Text); err != nil {
-			if ctx.Err() != nil && !errors.Is(context.Cause(ctx), errInstallTimeout) {
+			if ctx.Err() != nil && !stoppedByLimit(ctx) {
 				return ctx.Err()
 			}
 			pos := st.Pos
