@@ -1,13 +1,18 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
 	"ledgercheck/internal/pgsql/pgsqltest"
+	"ledgercheck/internal/scratch/scratchtest"
 )
 
 // Linting the largest file ledgercheck reads, made of its smallest statements (4 MiB, about
@@ -30,4 +35,80 @@ func TestLintMemoryIsProportionalToTheFile(t *testing.T) {
 	if limit := 50 * int64(len(src)); maxRSS > limit {
 		t.Errorf("max RSS %d MiB, want under 50 times the file: %d MiB", maxRSS>>20, limit>>20)
 	}
+}
+
+// TestResourceLimitsAreFindings attacks each resource limit of the run the way a migration
+// would, with small limits set by the test, through `lint --install`: each is a resource-limit
+// finding at the statement that was running (exit 1, the JSON report written), and
+// ledgercheck's own peak memory stays far below what the attack would have cost it.
+func TestResourceLimitsAreFindings(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	for _, c := range []struct {
+		name, flag, src, at string
+	}{
+		// 400 MB of rows into a 160 MB scratch directory (the cluster takes about 40).
+		{"scratch", "--scratch-size=160MB",
+			"CREATE TABLE public.bulk (x text);\nINSERT INTO public.bulk SELECT repeat('x', 1000) FROM generate_series(1, 400000);\n", ":2:1"},
+		// An 800 MB aggregate in a server whose processes may have 320 MB.
+		{"memory", "--server-memory=320MB",
+			"CREATE TABLE public.t (x int);\nSELECT length(string_agg(repeat('x', 1000), '')) FROM generate_series(1, 800000);\n", ":2:1"},
+		// 100 functions with 1 MB bodies built at run time: 100 MB of catalog, read in one
+		// message, where ledgercheck reads at most 8 MB.
+		{"catalog", "--read-size=8MB",
+			"DO $$ BEGIN FOR i IN 1..100 LOOP\n  EXECUTE format('CREATE FUNCTION public.big%s() RETURNS text LANGUAGE sql AS %L', i, 'SELECT ' || quote_literal(repeat(md5(i::text), 31250)));\nEND LOOP; END $$;\nNOTIFY pgrst, 'reload schema';\n", ":4:1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), c.name+".sql")
+			if err := os.WriteFile(path, []byte(c.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(binary(t), "lint", "-q", "--install", "--no-cache", "--dim", "1024", "--format", "json", c.flag, path)
+			cmd.Env = append(os.Environ(), "GOGC=")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Fatalf("exit %v, want 1; stderr %s; stdout:\n%s", err, stderr.String(), out)
+			}
+			var rep any
+			found := false
+			if json.Unmarshal(out, &rep) == nil {
+				found = findingAt(rep, "resource-limit", c.at)
+			}
+			if !found {
+				t.Errorf("no resource-limit finding at %s%s in the JSON report:\n%s", path, c.at, out)
+			}
+			maxRSS := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+			t.Logf("ledgercheck's max RSS %d MiB", maxRSS>>20)
+			if maxRSS > 160<<20 {
+				t.Errorf("ledgercheck's max RSS %d MiB, want under 160 MiB", maxRSS>>20)
+			}
+		})
+	}
+}
+
+// findingAt reports whether the JSON report v holds a finding of rule whose position is at
+// (":line:col").
+func findingAt(v any, rule, at string) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if x["rule"] == rule {
+			if p, ok := x["position"].(map[string]any); ok && fmt.Sprintf(":%v:%v", p["line"], p["col"]) == at {
+				return true
+			}
+		}
+		for _, e := range x {
+			if findingAt(e, rule, at) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if findingAt(e, rule, at) {
+				return true
+			}
+		}
+	}
+	return false
 }

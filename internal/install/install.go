@@ -88,7 +88,8 @@ func FootprintOn(ctx context.Context, db *scratch.Database, conn *pgx.Conn, sc *
 	}
 	after, err := introspect.Take(ctx, conn, opts)
 	if err != nil {
-		return nil, nil, db.Blame(ctx, "taking the snapshot after "+sc.Name, fmt.Errorf("snapshot after %s: %w", sc.Name, err))
+		// A catalog larger than ledgercheck reads is the file's finding (resource-limit).
+		return nil, nil, db.ReadLimit(sc, db.Blame(ctx, "taking the snapshot after "+sc.Name, fmt.Errorf("snapshot after %s: %w", sc.Name, err)))
 	}
 	return introspect.Diff(before, after), after, nil
 }

@@ -318,3 +318,19 @@ func formatSize(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// ReadLimit returns err, an error of ledgercheck's own reading of the database after sc ran in
+// it (a catalog snapshot), as a resource-limit [*ScriptError] at sc's last statement when the
+// reading stopped at the read-size limit: the catalog sc left is larger than ledgercheck reads
+// (every function body of the database comes in one message, say). Any other err is returned
+// unchanged.
+func (d *Database) ReadLimit(sc *Script, err error) error {
+	var big *pgproto3.ExceededMaxBodyLenErr
+	if !errors.As(err, &big) || len(sc.Statements) == 0 {
+		return err
+	}
+	st := sc.Statements[len(sc.Statements)-1]
+	le := &LimitError{Limit: LimitReadSize, Msg: fmt.Sprintf("the catalog after %s is larger than ledgercheck reads: a query of it returned %s, more than the run's limit of %s (limits.%s, --read-size)",
+		sc.Name, formatSize(int64(big.ActualBodyLen)), formatSize(d.srv.limits().ReadSize), LimitReadSize)}
+	return asLimit(&ScriptError{Pos: st.Pos, Stmt: st.Index, Err: err}, le)
+}
