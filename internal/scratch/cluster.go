@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -64,6 +65,9 @@ type cluster struct {
 	// by the size watchdog each time it measures it.
 	limits Limits
 	onSize func(size int64)
+	// sandboxInit is initPID for the connections' dial function (dialSandbox), which runs on
+	// other goroutines.
+	sandboxInit atomic.Int64
 }
 
 // newCluster prepares a cluster's private temp dir and its bubblewrap sandbox (see sandbox.go),
@@ -181,13 +185,13 @@ func (c *cluster) start(ctx context.Context) error {
 	return nil
 }
 
-// postmaster returns the host PID of the postmaster (the only child of the sandbox's init), or
-// 0 when there is none.
-func (c *cluster) postmaster() int {
-	if c.initPID <= 0 {
+// postmaster returns the host PID of the postmaster (the only child of the sandbox's init, whose
+// host PID is init), or 0 when there is none.
+func (c *cluster) postmaster(init int) int {
+	if init <= 0 {
 		return 0
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", c.initPID, c.initPID))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", init, init))
 	if err != nil {
 		return 0
 	}
@@ -235,7 +239,7 @@ const clockTicks = 100
 // shutdown stops the postmaster cleanly (a fast shutdown: SIGINT), so that its data directory
 // can be copied as it is, and waits for the sandbox to end. The directory stays.
 func (c *cluster) shutdown() error {
-	pm := c.postmaster()
+	pm := c.postmaster(c.initPID)
 	if pm <= 0 {
 		return fmt.Errorf("no postmaster in sandbox %d", c.initPID)
 	}
@@ -364,6 +368,7 @@ func (c *cluster) startSandboxed() error {
 		return fmt.Errorf("bubblewrap did not start: %s", bwrapMessage(errors.New("no sandbox"), c.log))
 	}
 	c.initPID = info.ChildPID
+	c.sandboxInit.Store(int64(c.initPID))
 	if err := c.limits.applyAs(c.initPID, c.sb.cred); err != nil {
 		_ = syscall.Kill(c.initPID, syscall.SIGKILL)
 		<-c.exited
@@ -380,6 +385,7 @@ func (c *cluster) adminConfig() *pgx.ConnConfig {
 	cfg, _ := pgx.ParseConfig("")
 	cfg.Host, cfg.Port, cfg.User, cfg.Password, cfg.Database = c.sb.socketDir(), clusterPort, bootstrapUser, c.adminSecret, "postgres"
 	cfg.BuildFrontend = readLimited(c.limits.ReadSize)
+	cfg.DialFunc = c.dialSandbox
 	return cfg
 }
 
@@ -462,7 +468,7 @@ func (c *cluster) stop() error {
 		// SIGKILL of the sandbox's init follows if the server has not ended within a second,
 		// and of bwrap if that does not end it.
 		c.cpu += treeCPU(c.initPID)
-		if pm := c.postmaster(); pm > 0 {
+		if pm := c.postmaster(c.initPID); pm > 0 {
 			_ = syscall.Kill(pm, syscall.SIGQUIT)
 		}
 		wait := 0 * time.Second

@@ -1,10 +1,12 @@
 package scratch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path"
 	"strconv"
@@ -186,4 +188,50 @@ func usageOf(dir string) (int64, error) {
 	}
 	b, _ := dirUsage(fd, map[uint64]bool{})
 	return b, nil
+}
+
+// dialSandbox connects to the cluster's socket (a path in sock/, which the sandbox may write)
+// and checks that the server at the other end is the sandbox's postmaster (SO_PEERCRED): a link
+// the sandbox planted there, to another server's socket on the host, gets no byte of
+// ledgercheck's, not its user name nor a password exchange.
+func (c *cluster) dialSandbox(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	peer, err := peerPID(conn)
+	if err == nil {
+		if pm := c.postmaster(int(c.sandboxInit.Load())); pm <= 0 || peer != pm {
+			err = fmt.Errorf("the server at %s (pid %d) is not the scratch cluster's postmaster (pid %d): its socket was replaced", addr, peer, pm)
+		}
+	}
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// peerPID returns the process id of the server end of a unix socket connection.
+func peerPID(conn net.Conn) (int, error) {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return 0, fmt.Errorf("not a unix socket connection: %T", conn)
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var cred *syscall.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return 0, err
+	}
+	if cerr != nil {
+		return 0, cerr
+	}
+	return int(cred.Pid), nil
 }

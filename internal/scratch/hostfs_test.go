@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -20,6 +21,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -301,5 +303,54 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSocketLinkToAnotherServerGetsNothing: the cluster's superuser replaces its socket with a
+// link to another server's socket on the host (here one the test listens on, which would
+// answer anything); ledgercheck's next connection reaches it, sees that it is not the sandbox's
+// postmaster and closes it before sending a byte: no user name, no password exchange, no SQL.
+func TestSocketLinkToAnotherServerGetsNothing(t *testing.T) {
+	s, db := escalated(t)
+	dir := t.TempDir()
+	must(t, os.Chmod(dir, 0o755))
+	sock := filepath.Join(dir, "other.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	conns := make(chan int64, 16) // the bytes each connection to it sent, once it is closed
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				// It answers nothing: a client that sends its startup message waits, until the
+				// listener gives up on it.
+				c.SetReadDeadline(time.Now().Add(3 * time.Second))
+				n, _ := io.Copy(io.Discard, c)
+				conns <- n
+			}()
+		}
+	}()
+	out := shell(t, s, db, fmt.Sprintf("cd /run/ledgercheck/sock && rm .s.PGSQL.5432 && ln -s %s .s.PGSQL.5432 && echo replaced", sock))
+	if !strings.Contains(out, "replaced") {
+		t.Fatalf("the shell did not replace the socket: %s", out)
+	}
+	_, err = s.NewEnvDatabase(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "is not the scratch cluster's postmaster") {
+		t.Errorf("connecting through the planted link: %v, want a refusal", err)
+	}
+	select {
+	case n := <-conns:
+		if n != 0 {
+			t.Errorf("ledgercheck sent %d bytes to a server that is not the sandbox's", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no connection reached the other socket: the link was not followed, so this test proves nothing")
 	}
 }
