@@ -131,8 +131,9 @@ func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error)
 		b.Queue(fmt.Sprintf(digestRowsQuery, t.quoted, t.contentCols, values))
 	}
 	res := tx.SendBatch(ctx, b)
+	left := opts.DigestBytes // the bytes the digest may still keep (unbounded when 0)
 	for _, t := range tables {
-		td, err := readRows(res, t)
+		td, err := readRows(res, t, &left, opts.DigestBytes)
 		if err != nil {
 			res.Close()
 			return nil, err
@@ -176,7 +177,19 @@ func digestTables(ctx context.Context, tx pgx.Tx, opts Options) ([]digestTable, 
 	return out, nil
 }
 
-func readRows(res pgx.BatchResults, t digestTable) (TableDigest, error) {
+// DigestTooLargeError is the error of a digest that would keep more than [Options.DigestBytes].
+type DigestTooLargeError struct {
+	Table string // the table being read when the digest reached its bound
+	Limit int64
+}
+
+func (e *DigestTooLargeError) Error() string {
+	return fmt.Sprintf("digest: the content digest reached its bound of %d bytes at table %s", e.Limit, e.Table)
+}
+
+// readRows reads the digest of table t from res; left is what the digest may still keep of
+// limit bytes (limit 0: no bound).
+func readRows(res pgx.BatchResults, t digestTable, left *int64, limit int64) (TableDigest, error) {
 	name := qualify(t.schema, t.name)
 	rows, err := res.Query()
 	if err != nil {
@@ -192,6 +205,13 @@ func readRows(res pgx.BatchResults, t digestTable) (TableDigest, error) {
 		}
 		if values != nil {
 			h.Values = *values
+		}
+		if limit > 0 {
+			// What a kept row costs: its strings and their headers.
+			if *left -= int64(len(h.Full) + len(h.Content) + len(h.Values) + 48); *left < 0 {
+				rows.Close()
+				return TableDigest{}, &DigestTooLargeError{Table: name, Limit: limit}
+			}
 		}
 		td.RowHashes = append(td.RowHashes, h)
 	}

@@ -461,6 +461,7 @@ func (a *auditor) capture(ctx context.Context, db *scratch.Database, conn *pgx.C
 	if what&content != 0 {
 		opts := install.SnapshotOptions(a.opts.Snapshot, db)
 		opts.RowValues = rowValuesUpTo
+		opts.DigestBytes = db.ReadSize() // the bound on any one read of the server's, for the whole digest
 		if s.digest, err = introspect.TakeDigest(ctx, conn, opts); err != nil {
 			return nil, db.Blame(ctx, "taking a content digest", fmt.Errorf("rerun: content digest of %s: %w", db.Name, err))
 		}

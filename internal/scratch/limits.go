@@ -334,3 +334,7 @@ func (d *Database) ReadLimit(sc *Script, err error) error {
 		sc.Name, formatSize(int64(big.ActualBodyLen)), formatSize(d.srv.limits().ReadSize), LimitReadSize)}
 	return asLimit(&ScriptError{Pos: st.Pos, Stmt: st.Index, Err: err}, le)
 }
+
+// ReadSize returns the run's limit on what ledgercheck reads from the server in one message
+// (limits.read_size), which also bounds what it keeps of one table digest.
+func (d *Database) ReadSize() int64 { return d.srv.limits().ReadSize }

@@ -115,9 +115,10 @@ func TestScratchSizeLimitStopsABulkInsert(t *testing.T) {
 	}
 }
 
-// TestScratchSizeLimitBoundsEachFile: one file may not grow past the cap either (RLIMIT_FSIZE
-// on the server's processes; the server ignores SIGXFSZ, so the write fails), and temporary
-// files are bounded by temp_file_limit, which user SQL cannot raise: each a finding.
+// TestScratchSizeLimitBoundsEachFile: temporary files are bounded by temp_file_limit, which user
+// SQL cannot raise (a sort that spills more is a finding), and every process of the sandbox may
+// write no file larger than the cap (RLIMIT_FSIZE, which the kernel enforces; the server ignores
+// SIGXFSZ, so such a write fails as an error).
 func TestScratchSizeLimitBoundsEachFile(t *testing.T) {
 	const limit = 64 << 20
 	s, db := limited(t, scratch.Limits{ScratchSize: limit})
@@ -133,12 +134,8 @@ func TestScratchSizeLimitBoundsEachFile(t *testing.T) {
 		t.Errorf("user SQL raising temp_file_limit: %v, want a permission error", err)
 	}
 	for _, pid := range s.SandboxProcesses() {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
-		if err != nil {
-			continue
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(l); strings.HasPrefix(l, "Max file size") && (len(f) < 5 || f[3] != strconv.Itoa(limit)) {
+		for _, l := range procLines(pid, "limits", "Max file size") {
+			if f := strings.Fields(l); len(f) < 5 || f[3] != strconv.Itoa(limit) {
 				t.Errorf("process %d: %q, want a file size limit of %d", pid, l, limit)
 			}
 		}
@@ -160,12 +157,8 @@ func TestServerMemoryLimitStopsAnAllocation(t *testing.T) {
 		t.Fatalf("sandbox processes: %v, want the init, the postmaster and its workers", pids)
 	}
 	for _, pid := range pids {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-		if err != nil {
-			continue
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(l); len(f) == 3 && f[0] == "VmPeak:" {
+		for _, l := range procLines(pid, "status", "VmPeak:") {
+			if f := strings.Fields(l); len(f) == 3 {
 				if kb, _ := strconv.ParseInt(f[1], 10, 64); kb<<10 > limit {
 					t.Errorf("process %d had %d MiB of address space, more than the %d MiB limit", pid, kb>>10, limit>>20)
 				}
@@ -206,4 +199,17 @@ func maxRSS(t *testing.T) int64 {
 	}
 	t.Fatal("no VmHWM in /proc/self/status")
 	return 0
+}
+
+// procLines returns the lines of /proc/PID/name that start with prefix (none once the process
+// is gone).
+func procLines(pid int, name, prefix string) []string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, name))
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
