@@ -156,9 +156,9 @@ func (c *cluster) start(ctx context.Context) error {
 		args = append(args, "-c", "shared_preload_libraries="+c.guard)
 	}
 	if c.limits.ScratchSize > 0 {
-		// Temporary files count in the directory's size; user SQL (not a superuser) cannot
-		// raise temp_file_limit (PGC_SUSET). In kB.
-		args = append(args, "-c", "temp_file_limit="+strconv.FormatInt(c.limits.ScratchSize>>10, 10),
+		// Temporary files count in the directory's size: half of it (in kB); user SQL (not a
+		// superuser) cannot raise temp_file_limit (PGC_SUSET).
+		args = append(args, "-c", "temp_file_limit="+strconv.FormatInt(c.limits.ScratchSize>>11, 10),
 			// A checkpoint (which removes the WAL before it) once a quarter of it is WAL, so that
 			// a migration that writes much does not reach the limit with WAL alone.
 			"-c", "max_wal_size="+strconv.FormatInt(max(32, c.limits.ScratchSize>>22), 10)+"MB")
@@ -377,7 +377,7 @@ func (c *cluster) startSandboxed() error {
 	if _, err := blockW.Write([]byte{1}); err != nil {
 		return fmt.Errorf("starting the sandbox: %w", err)
 	}
-	return os.WriteFile(filepath.Join(c.dir, sandboxFile), []byte(strconv.Itoa(c.initPID)), 0o644)
+	return writeNew(c.dir, sandboxFile, []byte(strconv.Itoa(c.initPID)), 0o644)
 }
 
 // adminConfig is the connection configuration of the bootstrap superuser.

@@ -235,3 +235,26 @@ func peerPID(conn net.Conn) (int, error) {
 	}
 	return int(cred.Pid), nil
 }
+
+// writeNew writes a new file name (mode perm) in the cluster's directory dir with content,
+// replacing whatever is there (a link the sandbox planted is removed, not followed), through
+// the directory's root.
+func writeNew(dir, name string, content []byte, perm os.FileMode) error {
+	root, err := openClusterDir(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

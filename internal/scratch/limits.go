@@ -28,8 +28,9 @@ import (
 //     kills the whole sandbox if it keeps growing to half as much again (a program started by
 //     the server that writes on its own); each server process may write no file larger than it
 //     (RLIMIT_FSIZE: the server ignores SIGXFSZ, so the write fails with "File too large"), and
-//     temp_file_limit is set to it at server start (user SQL that is not a superuser cannot
-//     raise it).
+//     temp_file_limit is set to half of it at server start (user SQL that is not a superuser
+//     cannot raise it), so that a spilling sort or hash is stopped by the server itself, with
+//     the server's own words, before the directory is full.
 //   - ServerMemory bounds the address space of each process of the embedded server
 //     (RLIMIT_AS, set on the sandbox's init before the server starts and inherited): an
 //     allocation past it fails as the server's "out of memory" error. work_mem and the like are
@@ -219,11 +220,20 @@ func (s *Server) watchStatements(ctx context.Context) (context.Context, func()) 
 	s.lim.mu.Unlock()
 	if le := s.lim.over.Load(); le != nil {
 		// Over at the watchdog's last walk: nothing more runs until it is under again (a
-		// database dropped since may have brought it under).
-		if size, err := usageOf(s.cl.dir); err != nil || size > s.limits().ScratchSize {
-			cancel(le)
-		} else {
+		// database dropped since may have brought it under, and a stopped statement's
+		// temporary files go just after its error reaches the client: a moment is given).
+		under := false
+		for i := 0; i < 5 && !under; i++ {
+			if i > 0 {
+				time.Sleep(50 * time.Millisecond)
+			}
+			size, err := usageOf(s.cl.dir)
+			under = err == nil && size <= s.limits().ScratchSize
+		}
+		if under {
 			s.lim.over.CompareAndSwap(le, nil)
+		} else {
+			cancel(le)
 		}
 	}
 	return ctx, func() {

@@ -138,12 +138,12 @@ func (sb *sandbox) accounts() (passwd, group string) {
 // path inside the sandbox and a function that removes it.
 func (sb *sandbox) writeSecret(name, secret string) (inner string, remove func(), err error) {
 	p := filepath.Join(sb.dir, "conf", name)
-	if err := os.WriteFile(p, []byte(secret+"\n"), 0o400); err != nil {
+	if err := writeNew(sb.dir, filepath.Join("conf", name), []byte(secret+"\n"), 0o400); err != nil {
 		return "", nil, err
 	}
 	if sb.cred != nil {
 		uid, gid := sb.ids()
-		if err := os.Chown(p, uid, gid); err != nil {
+		if err := os.Lchown(p, uid, gid); err != nil {
 			os.Remove(p)
 			return "", nil, err
 		}
