@@ -112,3 +112,27 @@ func findingAt(v any, rule, at string) bool {
 	}
 	return false
 }
+
+// TestDigestLargerThanReadSizeIsAFinding: a migration that leaves 200,000 rows makes the rerun
+// audit's content digest (row hashes kept in memory) larger than the 8 MB the run reads: a
+// resource-limit finding at the file's last statement, exit 1 with the report, not the digest.
+func TestDigestLargerThanReadSizeIsAFinding(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	path := filepath.Join(t.TempDir(), "many.sql")
+	src := "CREATE TABLE IF NOT EXISTS public.many (id int);\nINSERT INTO public.many SELECT generate_series(1, 200000);\nNOTIFY pgrst, 'reload schema';\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary(t), "rerun", "-q", "--no-fixture", "--format", "json", "--read-size=8MB", path)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1; stderr %s; stdout:\n%s", err, stderr.String(), out)
+	}
+	var rep any
+	if json.Unmarshal(out, &rep) != nil || !findingAt(rep, "resource-limit", ":3:1") {
+		t.Errorf("no resource-limit finding at %s:3:1 in the JSON report:\n%s", path, out)
+	}
+}
