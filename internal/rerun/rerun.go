@@ -429,7 +429,6 @@ func (a *auditor) tooLarge(err error) (finding.Finding, bool) {
 	return f, true
 }
 
-
 func newFinding(rule string, sev finding.Severity, pos finding.Position, msg string) finding.Finding {
 	return finding.Finding{Phase: finding.PhaseRerun, Rule: rule, Severity: sev, Pos: pos, Message: msg}
 }
