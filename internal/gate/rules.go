@@ -35,8 +35,10 @@ var _ = rule.Register(rule.Rule{ID: RuleResourceLimit, Phase: finding.PhaseInsta
 which a watchdog measures), the memory of each server process (limits.server_memory,
 --server-memory, default 1 GiB), and the largest message ledgercheck reads from the server
 (limits.read_size, --read-size, default 64 MiB: a catalog query's result, such as every function
-body of the database, or a row a statement returns). The statement that was running when a limit
-was reached was stopped, and the finding points at it. Nothing that needs the install is checked.
+body of the database, or a row a statement returns; also what the rerun audit keeps of a table
+digest). The statement that was running when a limit was reached was stopped, and the finding
+points at it; a catalog or a digest too large to read is reported at the file's last statement.
+Nothing that needs the install is checked.
 
     INSERT INTO public.agent_decision_ledger (summary)
     SELECT repeat('x', 1000) FROM generate_series(1, 10000000);
