@@ -64,21 +64,7 @@ func TestResourceLimitsAreFindings(t *testing.T) {
 			}
 			cmd := exec.Command(binary(t), "lint", "-q", "--install", "--no-cache", "--dim", "1024", "--format", "json", c.flag, path)
 			cmd.Env = append(os.Environ(), "GOGC=")
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-				t.Fatalf("exit %v, want 1; stderr %s; stdout:\n%s", err, stderr.String(), out)
-			}
-			var rep any
-			found := false
-			if json.Unmarshal(out, &rep) == nil {
-				found = findingAt(rep, "resource-limit", c.at)
-			}
-			if !found {
-				t.Errorf("no resource-limit finding at %s%s in the JSON report:\n%s", path, c.at, out)
-			}
+			wantResourceLimit(t, cmd, path, c.at)
 			maxRSS := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 			t.Logf("ledgercheck's max RSS %d MiB", maxRSS>>20)
 			if maxRSS > 160<<20 {
@@ -124,6 +110,13 @@ func TestDigestLargerThanReadSizeIsAFinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(binary(t), "rerun", "-q", "--no-fixture", "--format", "json", "--read-size=8MB", path)
+	wantResourceLimit(t, cmd, path, ":3:1")
+}
+
+// wantResourceLimit runs cmd, which reports on path as JSON, and checks that it exits 1 with a
+// resource-limit finding at path plus at (":line:col").
+func wantResourceLimit(t *testing.T, cmd *exec.Cmd, path, at string) {
+	t.Helper()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -132,7 +125,7 @@ func TestDigestLargerThanReadSizeIsAFinding(t *testing.T) {
 		t.Fatalf("exit %v, want 1; stderr %s; stdout:\n%s", err, stderr.String(), out)
 	}
 	var rep any
-	if json.Unmarshal(out, &rep) != nil || !findingAt(rep, "resource-limit", ":3:1") {
-		t.Errorf("no resource-limit finding at %s:3:1 in the JSON report:\n%s", path, out)
+	if json.Unmarshal(out, &rep) != nil || !findingAt(rep, "resource-limit", at) {
+		t.Errorf("no resource-limit finding at %s%s in the JSON report:\n%s", path, at, out)
 	}
 }
