@@ -620,7 +620,13 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		r.crossCheck = crosscheck.Check(r.file, p.req.Lint, r.installed.Footprint)
 	}
 	p.say("%s: %s at dimension %d installed and fixture loaded in %s", v.Name, v.File, v.Dim, report.FormatDuration(time.Since(t0)))
-	err = p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0), Reader: conn, Upgrade: up, Reading: probed}, ropts)
+	// Without a fixture, the rerun audit fills the tables the install created (not in the
+	// template's snapshot, which the install step read) with generated rows.
+	tmpl, err := p.templateSnapshot(ctx, db, conn)
+	if err != nil {
+		return errors.Join(err, probed())
+	}
+	err = p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Template: tmpl, Took: time.Since(t0), Reader: conn, Upgrade: up, Reading: probed}, ropts)
 	return errors.Join(err, probed())
 }
 

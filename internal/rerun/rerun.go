@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/fill"
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/install"
 	"ledgercheck/internal/locate"
@@ -140,9 +141,15 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	p := Prepared{DB: db, Reader: conn, Upgrade: up}
+	if opts.Fixture == nil {
+		// The tables to fill are those the install creates: the catalog before it.
+		if p.Template, err = a.template(ctx, db, conn); err != nil {
+			return nil, err
+		}
+	}
 	a.logf("rerun: installing %s at dimension %d (run 1 of %d)", opts.File.Name, opts.Dim, opts.Times)
 	if p.Install = a.exec(ctx, db, opts.File, opts.Script); p.Install == nil {
-		if opts.Previous != nil {
+		if opts.Previous != nil || opts.Fixture == nil {
 			s, err := a.capture(ctx, db, conn, catalog)
 			if err != nil {
 				return nil, err
@@ -170,6 +177,11 @@ type Prepared struct {
 	// Fresh is the catalog after the install, before the fixture (nil when the install failed):
 	// what the upgrade audit compares the upgraded database with.
 	Fresh *introspect.Snapshot
+	// Template, when not nil, is the catalog before the install (the template DB copies). With
+	// no fixture, the tables in Fresh and not in Template (those the install created) are
+	// filled with generated rows before the audit (see [fill]); nil reads it from the server's
+	// description of the template, or from a database of its own.
+	Template *introspect.Snapshot
 	// Took is how long preparing took; it counts in the rerun phase's duration.
 	Took time.Duration
 	// Reader, when not nil, is a superuser session of DB that the caller keeps open (the gate's,
@@ -275,7 +287,7 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 
 	tRerun += p.Took
 	rerunPhase := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + opts.File.Name, File: opts.File.Name,
-		Duration: tRerun, Findings: rr.findings, Notes: []string{a.rerunSummary(rr)},
+		Duration: tRerun, Findings: rr.findings, Notes: append([]string{a.rerunSummary(rr)}, fillNotes(rr.filled)...),
 		Counts: map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}}
 	if opts.Times == 1 && rr.installed && rr.failedAt == 0 && len(rr.findings) == 0 {
 		rerunPhase.Status = report.StatusSkip // installed once: nothing was compared
@@ -294,7 +306,7 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 		}
 		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun,
 			Name: "upgrade from " + opts.Previous.Name, File: opts.File.Name, Duration: tUp,
-			Findings: fs, Notes: []string{a.upgradeSummary(up, fresh != nil, fs)},
+			Findings: fs, Notes: append([]string{a.upgradeSummary(up, fresh != nil, fs)}, fillNotes(up.filled)...),
 			Counts: map[string]int{"tables": up.tables, "rows": int(up.rows)}})
 	} else {
 		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun, Name: "upgrade", File: opts.File.Name,
@@ -473,8 +485,9 @@ type rerunOutcome struct {
 	runs      int
 	tables    int
 	rows      int64
-	installed bool // the install and fixture succeeded
-	failedAt  int  // the run that failed, 0 if none
+	installed bool         // the install and fixture succeeded
+	failedAt  int          // the run that failed, 0 if none
+	filled    *fill.Result // the generated rows, without a fixture
 }
 
 // item is a finding with the key that identifies it across runs.
@@ -512,6 +525,18 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 		return out, err
 	}
 	defer done()
+	if o.Fixture == nil {
+		// Generated rows stand in for the fixture. The caller's readers (the probes) read the
+		// database as the install left it: they end first.
+		if p.Reading != nil {
+			if err := p.Reading(); err != nil {
+				return out, err
+			}
+		}
+		if out.filled, err = a.fill(ctx, db, conn, p.Template, p.Fresh); err != nil {
+			return out, err
+		}
+	}
 	base, err := a.capture(ctx, db, conn, catalog|content)
 	if err != nil {
 		return out, err
@@ -560,6 +585,7 @@ type upgradeOutcome struct {
 	snap     *introspect.Snapshot // after the upgrade; nil when it did not happen
 	tables   int
 	rows     int64
+	filled   *fill.Result // the rows generated over the previous version, without a fixture
 }
 
 // upgrade installs the previous version, loads the fixture, digests, applies the migration over
@@ -572,6 +598,13 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		return out, err
 	}
 	defer drop()
+	var tmpl *introspect.Snapshot
+	if o.Fixture == nil {
+		// The tables to fill are those the previous version creates: the catalog before it.
+		if tmpl, err = a.template(ctx, db, nil); err != nil {
+			return out, err
+		}
+	}
 	a.logf("upgrade: installing the previous version %s", o.Previous.Name)
 	if f, err := a.apply(ctx, db, *o.Previous, nil); err != nil {
 		return out, err
@@ -580,7 +613,11 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 			"the previous version fails on a fresh database, so the upgrade cannot be checked: "+f.msg))
 		return out, nil
 	}
-	if o.Fixture != nil {
+	if o.Fixture == nil {
+		if out.filled, err = a.fill(ctx, db, nil, tmpl, nil); err != nil {
+			return out, err
+		}
+	} else {
 		a.logf("upgrade: loading the fixture %s over %s", o.Fixture.Name, o.Previous.Name)
 		if f, err := a.apply(ctx, db, *o.Fixture, nil); err != nil {
 			return out, err
@@ -626,10 +663,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 
 func (a *auditor) rerunSummary(rr rerunOutcome) string {
 	o := a.opts
-	over := "without a fixture"
-	if o.Fixture != nil {
-		over = "over the fixture " + o.Fixture.Name
-	}
+	over := overWhat(o, rr.filled)
 	switch {
 	case rr.failedAt == 1:
 		return fmt.Sprintf("rerun failed: %s does not install on a fresh database", o.File.Name)
@@ -657,8 +691,31 @@ func (a *auditor) upgradeSummary(up upgradeOutcome, freshOK bool, fs []finding.F
 		// The rerun audit reports why the fresh install failed.
 		return fmt.Sprintf("upgrade not compared: %s does not install on a fresh database", o.File.Name)
 	}
+	if o.Fixture == nil && up.filled != nil && up.filled.Rows() > 0 {
+		return fmt.Sprintf("upgrade passed: %s over %s and %s matches a fresh install, and no row of %s (%s) was lost",
+			o.File.Name, o.Previous.Name, up.filled.Summary(), plural(up.tables, "table"), plural(int(up.rows), "row"))
+	}
 	return fmt.Sprintf("upgrade passed: %s over %s matches a fresh install, and no row of %s (%s) was lost",
 		o.File.Name, o.Previous.Name, plural(up.tables, "table"), plural(int(up.rows), "row"))
+}
+
+// overWhat says what the audit ran over: the fixture, the generated rows, or nothing.
+func overWhat(o Options, filled *fill.Result) string {
+	switch {
+	case o.Fixture != nil:
+		return "over the fixture " + o.Fixture.Name
+	case filled != nil && filled.Rows() > 0:
+		return "over " + filled.Summary()
+	}
+	return "without a fixture"
+}
+
+// fillNotes are the notes of the tables generated rows left empty.
+func fillNotes(filled *fill.Result) []string {
+	if filled == nil {
+		return nil
+	}
+	return filled.Notes()
 }
 
 func plural(n int, word string) string {
