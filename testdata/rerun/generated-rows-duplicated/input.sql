@@ -9,6 +9,9 @@ CREATE TABLE IF NOT EXISTS public.thought_reviews (
 
 ALTER TABLE public.thought_reviews ENABLE ROW LEVEL SECURITY;
 REVOKE ALL ON public.thought_reviews FROM anon, authenticated;
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.thought_reviews TO service_role;
+DROP POLICY IF EXISTS thought_reviews_service_role_all ON public.thought_reviews;
+CREATE POLICY thought_reviews_service_role_all ON public.thought_reviews FOR ALL TO service_role USING (true) WITH CHECK (true);
 
 -- Backfill: every thought gets its review row.
 INSERT INTO public.thought_reviews (thought_id) SELECT id FROM public.thoughts;

@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS public.thought_topics (
   topic_id   uuid NOT NULL REFERENCES public.topics (id) ON DELETE CASCADE,
   status     text NOT NULL CHECK (status IN ('suggested', 'confirmed')),
   tags       text[],
-  embedding  vector(:dim),
+  embedding  vector(1536),
   PRIMARY KEY (thought_id, topic_id)
 );
 
@@ -31,6 +31,10 @@ ALTER TABLE public.topics ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.thought_topics ENABLE ROW LEVEL SECURITY;
 REVOKE ALL ON public.topics, public.thought_topics FROM anon, authenticated;
 GRANT SELECT, INSERT, UPDATE, DELETE ON public.topics, public.thought_topics TO service_role;
+DROP POLICY IF EXISTS topics_service_role_all ON public.topics;
+CREATE POLICY topics_service_role_all ON public.topics FOR ALL TO service_role USING (true) WITH CHECK (true);
+DROP POLICY IF EXISTS thought_topics_service_role_all ON public.thought_topics;
+CREATE POLICY thought_topics_service_role_all ON public.thought_topics FOR ALL TO service_role USING (true) WITH CHECK (true);
 
 -- The seed rows: re-runnable.
 INSERT INTO public.topics (slug, kind, label, weight)
