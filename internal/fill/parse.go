@@ -28,20 +28,7 @@ func (l *lexer) ident() (string, bool) {
 		return "", false
 	}
 	if l.s[l.i] == '"' {
-		var b strings.Builder
-		for j := l.i + 1; j < len(l.s); j++ {
-			if l.s[j] == '"' {
-				if j+1 < len(l.s) && l.s[j+1] == '"' {
-					b.WriteByte('"')
-					j++
-					continue
-				}
-				l.i = j + 1
-				return b.String(), true
-			}
-			b.WriteByte(l.s[j])
-		}
-		return "", false
+		return l.quoted('"')
 	}
 	j := l.i
 	for j < len(l.s) && isIdentByte(l.s[j], j == l.i) {
@@ -176,23 +163,33 @@ func mentioned(def string, cols []string) []string {
 	return out
 }
 
-// literal reads the string literal at l.i ('...' with ” for a quote).
+// literal reads the string literal at l.i ('...' with ” for a quote; an unterminated one runs
+// to the end).
 func (l *lexer) literal() string {
+	v, ok := l.quoted('\'')
+	if !ok {
+		l.i = len(l.s)
+	}
+	return v
+}
+
+// quoted reads the token at l.i that q quotes, q doubled inside standing for itself; ok is false
+// when it does not end.
+func (l *lexer) quoted(q byte) (string, bool) {
 	var b strings.Builder
 	for j := l.i + 1; j < len(l.s); j++ {
-		if l.s[j] == '\'' {
-			if j+1 < len(l.s) && l.s[j+1] == '\'' {
-				b.WriteByte('\'')
+		if l.s[j] == q {
+			if j+1 < len(l.s) && l.s[j+1] == q {
+				b.WriteByte(q)
 				j++
 				continue
 			}
 			l.i = j + 1
-			return b.String()
+			return b.String(), true
 		}
 		b.WriteByte(l.s[j])
 	}
-	l.i = len(l.s)
-	return b.String()
+	return b.String(), false
 }
 
 // literals returns the string literals and the numbers of a CHECK definition, in order, each
