@@ -163,7 +163,7 @@ func mentioned(def string, cols []string) []string {
 	return out
 }
 
-// literal reads the string literal at l.i ('...' with ” for a quote; an unterminated one runs
+// literal reads the string literal at l.i (a quote inside doubled; an unterminated one runs
 // to the end).
 func (l *lexer) literal() string {
 	v, ok := l.quoted('\'')
