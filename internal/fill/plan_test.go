@@ -1,10 +1,14 @@
 package fill
 
 import (
+	"context"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"ledgercheck/introspect"
 )
@@ -293,5 +297,32 @@ func TestParseCatalogText(t *testing.T) {
 	}
 	if got := mentioned(`CHECK ((slug ~ '^kind$'::text) AND ("Odd" > 0))`, []string{"kind", "slug", "Odd", "other"}); !slices.Equal(got, []string{"slug", "Odd"}) {
 		t.Errorf("mentioned: %v (a name inside a string literal is not a column)", got)
+	}
+}
+
+// countingConn accepts every INSERT and counts them.
+type countingConn struct{ n int }
+
+func (c *countingConn) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
+	c.n++
+	return pgconn.NewCommandTag("INSERT 0 1"), nil
+}
+
+// Past its time budget, Run starts no table: each is skipped with the reason, nothing is
+// inserted. Within it, every planned row is inserted once.
+func TestRunBudget(t *testing.T) {
+	before, after := snapshots()
+	p := New(before, after, Options{})
+	var c countingConn
+	res, err := Run(context.Background(), &c, p)
+	if err != nil || c.n != len(p.Tables)*DefaultRows || res.Rows() != c.n || len(res.Skipped) != 0 {
+		t.Fatalf("within the budget: %d statements, result %+v, %v", c.n, res, err)
+	}
+	defer func(b time.Duration) { budget = b }(budget)
+	budget = -1
+	c = countingConn{}
+	res, err = Run(context.Background(), &c, p)
+	if err != nil || c.n != 0 || len(res.Tables) != 0 || len(res.Skipped) != len(p.Tables) || !strings.Contains(res.Skipped[0].Reason, "took more than") {
+		t.Errorf("past the budget: %d statements, result %+v, %v", c.n, res, err)
 	}
 }

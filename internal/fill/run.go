@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -12,6 +13,11 @@ import (
 // maxTries is how many times one row is tried, with other values each time, before it is
 // dropped.
 const maxTries = 6
+
+// budget bounds the time [Run] starts new tables in: a table not started by then (triggers that
+// take long on every insert) is skipped, with that reason. One statement is bounded by the
+// install role's statement_timeout.
+var budget = 30 * time.Second
 
 // Execer runs one SQL statement: a *pgx.Conn of the install role's.
 type Execer interface {
@@ -71,7 +77,12 @@ func plural(n int, word string) string {
 func Run(ctx context.Context, conn Execer, p *Plan) (*Result, error) {
 	res := &Result{Seed: p.Seed, Skipped: p.Skipped}
 	got := map[string]*inserted{}
+	start := time.Now()
 	for _, t := range p.Tables {
+		if time.Since(start) > budget {
+			res.Skipped = append(res.Skipped, Skip{Table: t.Name, Reason: fmt.Sprintf("generating rows of the tables before it took more than %s", budget)})
+			continue
+		}
 		ins, why, err := fillTable(ctx, conn, p.Seed, t, got)
 		if err != nil {
 			return nil, err
