@@ -172,7 +172,7 @@ func TestValuesPerType(t *testing.T) {
 	if len(topics) != DefaultRows {
 		t.Fatalf("%d rows of topics, want %d", len(topics), DefaultRows)
 	}
-	row := regexp.MustCompile(`^INSERT INTO "public"\."topics" \("id", "slug", "kind", "weight", "rank", "tags"\) VALUES \('[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}', '[a-z]+[0-9]+', '(person|project|place)', '0\.50', '3', '\{"[a-z]+[0-9]+","[a-z]+[0-9]+"\}'\)$`)
+	row := regexp.MustCompile(`^INSERT INTO "public"\."topics" \("id", "slug", "kind", "weight", "rank", "tags"\) VALUES \(E'[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}', E'[a-z]+[0-9]+', E'(person|project|place)', E'0\.50', E'3', E'\{"[a-z]+[0-9]+","[a-z]+[0-9]+"\}'\)$`)
 	for _, s := range topics {
 		if !row.MatchString(s) {
 			t.Errorf("topics row:\n%s\ndoes not match\n%s", s, row)
@@ -184,7 +184,7 @@ func TestValuesPerType(t *testing.T) {
 		t.Errorf("thoughts row has no vector of 1536 elements: %.200s", thoughts[0])
 	}
 	for _, s := range statements(p, "public.thought_topics") {
-		if !strings.Contains(s, "'suggested'") && !strings.Contains(s, "'confirmed'") {
+		if !strings.Contains(s, "E'suggested'") && !strings.Contains(s, "E'confirmed'") {
 			t.Errorf("thought_topics row takes no label of the status CHECK: %.200s", s)
 		}
 	}
@@ -193,7 +193,7 @@ func TestValuesPerType(t *testing.T) {
 	if !strings.Contains(links[1], `(SELECT "id" FROM "public"."z_items" ORDER BY ctid LIMIT 1 OFFSET 1) AS r0`) {
 		t.Errorf("a_links row 1 does not reference z_items' row 1: %s", links[1])
 	}
-	if m := regexp.MustCompile(`SELECT r0\."id", '([^']*)'`).FindStringSubmatch(links[0]); m == nil || len(m[1]) > 6 {
+	if m := regexp.MustCompile(`SELECT r0\."id", E'([^']*)'`).FindStringSubmatch(links[0]); m == nil || len(m[1]) > 6 {
 		t.Errorf("a_links row 0: the varchar(6) value is not cut: %s", links[0])
 	}
 }

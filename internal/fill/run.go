@@ -270,5 +270,8 @@ func refLiterals(row map[string]string, cols []string) ([]string, bool) {
 	return out, true
 }
 
-// literal quotes v as an untyped string literal (standard_conforming_strings is on).
-func literal(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
+// literal quotes v as an untyped string literal that reads the same whatever the session's
+// standard_conforming_strings (which the file may have set for its role): an escape string.
+func literal(v string) string {
+	return "E'" + strings.NewReplacer(`\`, `\\`, "'", "''").Replace(v) + "'"
+}

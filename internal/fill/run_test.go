@@ -16,9 +16,10 @@ import (
 func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
 
 // sidecar is in the style of an Open Brain sidecar: an enum, a unique slug with a pattern CHECK,
-// a CHECK'd numeric, a table hung off thoughts and topics, a serial parent with a child that
-// has an enum column (its key read from the parent's rows), and a CHECK no generated value
-// meets.
+// a CHECK'd numeric, a table hung off thoughts and topics whose status CHECK has a label with a
+// quote and a backslash, a serial parent with a child that has an enum column (its key read
+// from the parent's rows), and a CHECK no generated value meets. The install role reads
+// strings without standard_conforming_strings, as a file may set it for its role.
 const sidecar = `
 CREATE TYPE public.topic_kind AS ENUM ('person', 'project', 'place');
 CREATE TABLE public.topics (
@@ -31,7 +32,7 @@ CREATE TABLE public.topics (
 CREATE TABLE public.thought_topics (
   thought_id uuid NOT NULL REFERENCES public.thoughts (id) ON DELETE CASCADE,
   topic_id uuid NOT NULL REFERENCES public.topics (id),
-  status text NOT NULL CHECK (status IN ('suggested', 'confirmed')),
+  status text NOT NULL CHECK (status IN ('suggested', 'it''s \ confirmed')),
   embedding vector(1536),
   PRIMARY KEY (thought_id, topic_id)
 );
@@ -68,6 +69,9 @@ func TestRunFillsASidecar(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn := scratchtest.Connect(t, db)
+	if _, err := conn.Exec(ctx, "SET standard_conforming_strings = off"); err != nil {
+		t.Fatal(err)
+	}
 	res, err := fill.Run(ctx, conn, fill.New(before, after, fill.Options{}))
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +101,10 @@ func TestRunFillsASidecar(t *testing.T) {
 	}
 	if s := res.Summary(); s != "24 generated rows in 6 tables (seed 1)" {
 		t.Errorf("summary %q", s)
+	}
+	var quoted int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM public.thought_topics WHERE status = E'it\'s \\ confirmed'`).Scan(&quoted); err != nil || quoted != 2 {
+		t.Errorf("%d thought_topics rows have the label with a quote and a backslash, want 2 (%v)", quoted, err)
 	}
 	var bad int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM public.thought_topics tt LEFT JOIN public.thoughts t ON t.id = tt.thought_id WHERE t.id IS NULL").Scan(&bad); err != nil || bad != 0 {
