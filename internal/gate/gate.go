@@ -794,6 +794,9 @@ func rerunPhases(r *variantRun, apart bool) []report.PhaseResult {
 	res := r.rerun
 	ph := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + r.v.Name, File: r.v.File, Duration: res.Timings.Total,
 		Counts: map[string]int{"runs": res.Runs, "tables": res.Tables, "rows": int(res.Rows)}}
+	if res.Generated > 0 {
+		ph.Counts["generated_rows"] = res.Generated
+	}
 	skipped := true // every audit checked nothing: the phase is skipped
 	for _, p := range res.Phases() {
 		ph.Findings = append(ph.Findings, p.Findings...)

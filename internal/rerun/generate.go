@@ -42,11 +42,11 @@ func (a *auditor) template(ctx context.Context, db *scratch.Database, conn *pgx.
 	return s.snap, nil
 }
 
-// fill stands in for the fixture: it fills the tables of db that are not in before (the
+// fill stands in for the fixture of the audit named audit ("rerun", "upgrade"): it fills the tables of db that are not in before (the
 // catalog before the install, nil: the template's) with generated rows, as the install role,
 // after (the catalog now, nil: read on conn, or on a session of its own when conn is nil)
 // telling what they are.
-func (a *auditor) fill(ctx context.Context, db *scratch.Database, conn *pgx.Conn, before, after *introspect.Snapshot) (*fill.Result, error) {
+func (a *auditor) fill(ctx context.Context, audit string, db *scratch.Database, conn *pgx.Conn, before, after *introspect.Snapshot) (*fill.Result, error) {
 	var err error
 	if before == nil {
 		if before, err = a.template(ctx, nil, nil); err != nil {
@@ -78,6 +78,6 @@ func (a *auditor) fill(ctx context.Context, db *scratch.Database, conn *pgx.Conn
 	if err != nil {
 		return nil, db.Blame(ctx, "generating rows", fmt.Errorf("rerun: %w", err))
 	}
-	a.logf("rerun: %s", res.Summary())
+	a.logf("%s: %s", audit, res.Summary())
 	return res, nil
 }

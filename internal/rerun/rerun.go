@@ -88,6 +88,8 @@ type Result struct {
 	// and the fixture.
 	Tables int   `json:"tables"`
 	Rows   int64 `json:"rows"`
+	// Generated is how many of Rows were generated, without a fixture (see [fill]).
+	Generated int `json:"generated_rows,omitempty"`
 	// Timings are the durations of the parts.
 	Timings Timings `json:"timings"`
 
@@ -288,11 +290,11 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 	tRerun += p.Took
 	rerunPhase := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + opts.File.Name, File: opts.File.Name,
 		Duration: tRerun, Findings: rr.findings, Notes: append([]string{a.rerunSummary(rr)}, fillNotes(rr.filled)...),
-		Counts: map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}}
+		Counts: withGenerated(map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}, rr.filled)}
 	if opts.Times == 1 && rr.installed && rr.failedAt == 0 && len(rr.findings) == 0 {
 		rerunPhase.Status = report.StatusSkip // installed once: nothing was compared
 	}
-	res := &Result{Runs: rr.runs, Tables: rr.tables, Rows: rr.rows,
+	res := &Result{Runs: rr.runs, Tables: rr.tables, Rows: rr.rows, Generated: generated(rr.filled),
 		Timings: Timings{Rerun: tRerun, Upgrade: tUp}, phases: []report.PhaseResult{rerunPhase}}
 	if opts.Previous != nil {
 		fs := up.findings
@@ -307,7 +309,7 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun,
 			Name: "upgrade from " + opts.Previous.Name, File: opts.File.Name, Duration: tUp,
 			Findings: fs, Notes: append([]string{a.upgradeSummary(up, fresh != nil, fs)}, fillNotes(up.filled)...),
-			Counts: map[string]int{"tables": up.tables, "rows": int(up.rows)}})
+			Counts: withGenerated(map[string]int{"tables": up.tables, "rows": int(up.rows)}, up.filled)})
 	} else {
 		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun, Name: "upgrade", File: opts.File.Name,
 			Status: report.StatusSkip, Notes: []string{fmt.Sprintf("upgrade not run: no previous version of %s was given, so no upgrade from it is checked", opts.File.Name)}})
@@ -533,7 +535,7 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 				return out, err
 			}
 		}
-		if out.filled, err = a.fill(ctx, db, conn, p.Template, p.Fresh); err != nil {
+		if out.filled, err = a.fill(ctx, "rerun", db, conn, p.Template, p.Fresh); err != nil {
 			return out, err
 		}
 	}
@@ -614,7 +616,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		return out, nil
 	}
 	if o.Fixture == nil {
-		if out.filled, err = a.fill(ctx, db, nil, tmpl, nil); err != nil {
+		if out.filled, err = a.fill(ctx, "upgrade", db, nil, tmpl, nil); err != nil {
 			return out, err
 		}
 	} else {
@@ -708,6 +710,22 @@ func overWhat(o Options, filled *fill.Result) string {
 		return "over " + filled.Summary()
 	}
 	return "without a fixture"
+}
+
+// withGenerated adds to a phase's counts the rows generated without a fixture, if any were.
+func withGenerated(counts map[string]int, filled *fill.Result) map[string]int {
+	if n := generated(filled); n > 0 {
+		counts["generated_rows"] = n
+	}
+	return counts
+}
+
+// generated is how many rows filled holds (none: nil).
+func generated(filled *fill.Result) int {
+	if filled == nil {
+		return 0
+	}
+	return filled.Rows()
 }
 
 // fillNotes are the notes of the tables generated rows left empty.
