@@ -48,11 +48,11 @@ func TestLintInstallReportsTheAuditInEveryFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ format, want string }{
-		{"text", path + ":1:1: error: anon can SELECT view public.public_feed"},
+		{"text", path + ":1:1: error: anon and authenticated (on self-hosted projects, with the old default privileges) can SELECT view public.public_feed"},
 		{"json", `"rule": "security-definer-view"`},
 		{"sarif", `"ruleId": "security-definer-view"`},
 		{"github", "::error file=" + path + ",line=1,col=1,title="},
-		{"github", "security-definer-view::anon can SELECT view public.public_feed"},
+		{"github", "security-definer-view::anon and authenticated (on self-hosted projects, with the old default privileges) can SELECT view public.public_feed"},
 		{"html", "security-definer-view"},
 	} {
 		out, err := exec.Command(binary(t), "lint", "-q", "--install", "--format", c.format, path).Output()

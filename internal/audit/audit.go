@@ -168,14 +168,15 @@ func Findings(in Input, models []string, answers []Answers) []finding.Finding {
 			continue
 		}
 		who, only := reach(holds[k], byKey[k], len(models))
-		msg := message(r, who)
-		if only != "" {
-			msg += " (only " + where[only] + ")"
-		}
-		out = append(out, finding.Finding{
+		f := finding.Finding{
 			Phase: finding.PhaseAudit, Rule: r.Rule, Severity: rules[r.Rule].Severity,
-			Pos: pos, Object: r.Kind + " " + r.Object, Message: msg, Detail: detail(r),
-		})
+			Pos: pos, Object: r.Kind + " " + r.Object, Message: message(r, who), Detail: detail(r),
+		}
+		if only != "" {
+			f.Message += " (only " + where[only] + ")"
+			f.Models = []string{only}
+		}
+		out = append(out, f)
 	}
 	sortFindings(out)
 	return out

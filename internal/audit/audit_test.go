@@ -13,6 +13,7 @@ import (
 	"ledgercheck/internal/install"
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
 	"ledgercheck/internal/sqlscript"
 	"ledgercheck/introspect"
@@ -73,9 +74,14 @@ func TestEnvironmentDefaultsMatchTheCatalog(t *testing.T) {
 // its footprint and a superuser connection to the database.
 func installed(tb testing.TB, name, sql string, dim int) (*pgsql.File, *introspect.Footprint, *pgx.Conn) {
 	tb.Helper()
+	return installedIn(tb, scratchtest.NewDatabase(tb, dim), name, sql)
+}
+
+// installedIn is installed, in db.
+func installedIn(tb testing.TB, db *scratch.Database, name, sql string) (*pgsql.File, *introspect.Footprint, *pgx.Conn) {
+	tb.Helper()
 	ctx := context.Background()
-	db := scratchtest.NewDatabase(tb, dim)
-	f, err := sqlscript.Parse(name, []byte(sql), dim)
+	f, err := sqlscript.Parse(name, []byte(sql), db.Dim)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -237,5 +243,48 @@ NOTIFY pgrst, 'reload schema';
 	accepted := strings.Replace(sql, "CREATE TABLE public.public_feed", "-- ledgercheck:ignore rls-disabled-in-public anon reading every row of the feed is the point of it\nCREATE TABLE public.public_feed", 1)
 	if got := installAndAudit(t, "s.sql", accepted, lint.Config{}); len(got) != 0 {
 		t.Errorf("the exposure accepted with its own suppression: %s", strings.Join(got, "\n"))
+	}
+}
+
+// The shadow attacks of issue 22 on the audit's superuser session: functions and operators that
+// are better matches than pg_catalog's for the audit's arguments (quote_ident(name) that
+// mis-quotes every name, unnest(oid[]) that returns nothing, =(oid, integer) that is always false,
+// &&(text[], text[]) that is always true), in public and in a schema named after the superuser
+// ("$user" on a default search path). Had the audit resolved any of them, it would miss the
+// anon-readable table without row level security that a DO block created; it must still report it.
+func TestAuditIgnoresShadowsOfPgCatalog(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 1536)
+	shadows := ""
+	for _, s := range []string{"public", `"` + db.AdminRole() + `"`} {
+		shadows += strings.NewReplacer("S.", s+".").Replace(`
+CREATE FUNCTION S.quote_ident(name) RETURNS text LANGUAGE sql IMMUTABLE AS $$SELECT 'nope'::text$$;
+CREATE FUNCTION S.unnest(oid[]) RETURNS SETOF oid LANGUAGE sql IMMUTABLE AS $$SELECT 0::oid WHERE false$$;
+CREATE FUNCTION S.lc_false(oid, integer) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT false$$;
+CREATE OPERATOR S.= (LEFTARG = oid, RIGHTARG = integer, FUNCTION = S.lc_false);
+CREATE FUNCTION S.lc_true(text[], text[]) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT true$$;
+CREATE OPERATOR S.&& (LEFTARG = text[], RIGHTARG = text[], FUNCTION = S.lc_true);
+`)
+	}
+	sql := `CREATE SCHEMA IF NOT EXISTS "` + db.AdminRole() + `";
+` + shadows + `
+DO $$ BEGIN
+  EXECUTE 'CREATE TABLE public.leak (id int PRIMARY KEY, secret text)';
+  EXECUTE 'GRANT SELECT ON public.leak TO anon';
+END $$;
+NOTIFY pgrst, 'reload schema';
+`
+	f, fp, conn := installedIn(t, db, "shadows.sql", sql)
+	fs, err := Check(context.Background(), conn, Input{File: f, Footprint: fp, Lint: lint.Config{}, Static: nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, fd := range fs {
+		if fd.Rule == RuleRLSDisabledInPublic && strings.Contains(fd.Message, "public.leak") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the audit missed public.leak (no RLS, selectable by anon) among:\n%v", fs)
 	}
 }

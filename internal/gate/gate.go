@@ -151,8 +151,9 @@ type variantRun struct {
 	crossCheck  []finding.Finding
 	audit       *report.PhaseResult
 	rerun       *rerun.Result
-	live        *liveSide       // the database at the variant's DSN
-	models      []*modelInstall // the install under the audit's other privilege models
+	live        *liveSide                   // the database at the variant's DSN
+	models      []*modelInstall             // the install under the audit's other privilege models
+	finishAudit func(context.Context) error // the audit once the other models' installs are done
 }
 
 // Run runs the request and returns its report. The pipeline (docs/architecture.md):
@@ -384,15 +385,27 @@ func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Databas
 	t0 := time.Now()
 	fp := r.installed.Footprint
 	r.lint.Findings = crosscheck.Owned(r.lint.Findings, fp)
-	fs, err := auditModels(ctx, p.req.Lint, db, conn, r.models, audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings, Statements: r.stmts})
+	in := audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings, Statements: r.stmts}
+	own, err := askOwn(ctx, p.req.Lint, db, conn, in)
 	if err != nil {
 		return err
 	}
-	r.audit = &report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: time.Since(t0),
-		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints)"}}
-	if audit.Empty(fp) {
-		r.audit.Status = report.StatusSkip
-		r.audit.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
+	took := time.Since(t0)
+	// The install under the other privilege models runs beside this one and what follows it
+	// (fixture, probes, rerun); its answers are asked for when the variant is done.
+	r.finishAudit = func(ctx context.Context) error {
+		t0 := time.Now()
+		fs, err := own.finish(ctx, r.models, in)
+		if err != nil {
+			return err
+		}
+		r.audit = &report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: took + time.Since(t0),
+			Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints) " + modelsNote(p.req.Lint)}}
+		if audit.Empty(fp) {
+			r.audit.Status = report.StatusSkip
+			r.audit.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
+		}
+		return nil
 	}
 	return nil
 }
@@ -627,7 +640,13 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		return errors.Join(err, probed())
 	}
 	err = p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Template: tmpl, Took: time.Since(t0), Reader: conn, Upgrade: up, Reading: probed}, ropts)
-	return errors.Join(err, probed())
+	if err := errors.Join(err, probed()); err != nil {
+		return err
+	}
+	if r.finishAudit != nil {
+		return r.finishAudit(ctx)
+	}
+	return nil
 }
 
 // probesBeside starts the probes on db in the background and returns the function that waits

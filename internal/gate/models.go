@@ -130,30 +130,63 @@ func closeModels(ctx context.Context, ms []*modelInstall) {
 	}
 }
 
-// auditModels runs the audit of in under every model cfg names: the pipeline's own (new
-// defaults) on conn, a superuser session of db, when cfg names it, and each of others, and
-// turns their answers into findings together (audit.Findings).
-func auditModels(ctx context.Context, cfg lint.Config, db *scratch.Database, conn *pgx.Conn, others []*modelInstall, in audit.Input) ([]finding.Finding, error) {
-	var names []string
-	var answers []audit.Answers
-	var failed []finding.Finding
-	if slices.Contains(cfg.Models(), lint.NewDefaults) {
-		a, err := audit.Ask(ctx, conn, in)
-		if err := db.Blame(ctx, "auditing the install", err); err != nil {
-			return nil, err
-		}
-		names, answers = append(names, lint.NewDefaults), append(answers, a)
+// answers are the audit's answers under each model asked so far.
+type answers struct {
+	names []string
+	got   []audit.Answers
+}
+
+// askOwn asks the audit of in on the pipeline's own install (conn, a superuser session of db)
+// when cfg names its model (new defaults).
+func askOwn(ctx context.Context, cfg lint.Config, db *scratch.Database, conn *pgx.Conn, in audit.Input) (answers, error) {
+	var a answers
+	if !slices.Contains(cfg.Models(), lint.NewDefaults) {
+		return a, nil
 	}
+	got, err := audit.Ask(ctx, conn, in)
+	if err := db.Blame(ctx, "auditing the install", err); err != nil {
+		return a, err
+	}
+	return answers{names: []string{lint.NewDefaults}, got: []audit.Answers{got}}, nil
+}
+
+// finish asks the audit of in under each of the other models and turns every answer into
+// findings together (audit.Findings); an install that fails under another model is its
+// install-failed finding.
+func (a answers) finish(ctx context.Context, others []*modelInstall, in audit.Input) ([]finding.Finding, error) {
+	var failed []finding.Finding
 	for _, mi := range others {
-		a, fail, err := mi.ask(ctx, in)
+		got, fail, err := mi.ask(ctx, in)
 		switch {
 		case err != nil:
 			return nil, err
 		case fail != nil:
 			failed = append(failed, *fail)
 		default:
-			names, answers = append(names, mi.model), append(answers, a)
+			a.names, a.got = append(a.names, mi.model), append(a.got, got)
 		}
 	}
-	return append(audit.Findings(in, names, answers), failed...), nil
+	return append(audit.Findings(in, a.names, a.got), failed...), nil
+}
+
+// auditModels runs the audit of in under every model cfg names: the pipeline's own on conn, a
+// superuser session of db, and each of others.
+func auditModels(ctx context.Context, cfg lint.Config, db *scratch.Database, conn *pgx.Conn, others []*modelInstall, in audit.Input) ([]finding.Finding, error) {
+	a, err := askOwn(ctx, cfg, db, conn, in)
+	if err != nil {
+		return nil, err
+	}
+	return a.finish(ctx, others, in)
+}
+
+// modelsNote says which kinds of project the audit answered for.
+func modelsNote(cfg lint.Config) string {
+	switch ms := cfg.Models(); {
+	case len(ms) > 1:
+		return "of a hosted and of a self-hosted project (the old default privileges)"
+	case ms[0] == lint.OldDefaults:
+		return "of a self-hosted project (the old default privileges; lint.privilege_models)"
+	default:
+		return "of a hosted project (lint.privilege_models)"
+	}
 }

@@ -35,7 +35,7 @@ func (a *auditor) template(ctx context.Context, db *scratch.Database, conn *pgx.
 		return nil, err
 	}
 	defer done()
-	s, err := a.capture(ctx, db, r, catalog)
+	s, err := a.capture(ctx, db, readers{catalog: r}, catalog)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (a *auditor) fill(ctx context.Context, audit string, db *scratch.Database, 
 		if err != nil {
 			return nil, err
 		}
-		s, err := a.capture(ctx, db, r, catalog)
+		s, err := a.capture(ctx, db, readers{catalog: r}, catalog)
 		done()
 		if err != nil {
 			return nil, err

@@ -41,3 +41,6 @@ func SetVersionBinDirs(t interface{ Cleanup(func()) }, major int, dirs ...string
 	versionBinDirs[major] = dirs
 	t.Cleanup(func() { versionBinDirs[major] = old })
 }
+
+// Verifies is verifies (tests only).
+var Verifies = verifies
