@@ -18,7 +18,8 @@ func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
 // sidecar is in the style of an Open Brain sidecar: an enum, a unique slug with a pattern CHECK,
 // a CHECK'd numeric, a table hung off thoughts and topics whose status CHECK has a label with a
 // quote and a backslash, a serial parent with a child that has an enum column (its key read
-// from the parent's rows), and a CHECK no generated value meets. The install role reads
+// from the parent's rows), a table of composite, range, domain, enum array and other built-in
+// types, and a CHECK no generated value meets. The install role reads
 // strings without standard_conforming_strings, as a file may set it for its role.
 const sidecar = `
 CREATE TYPE public.topic_kind AS ENUM ('person', 'project', 'place');
@@ -41,6 +42,14 @@ CREATE TABLE public.item_kinds (
   item_id bigint NOT NULL REFERENCES public.items (id),
   kind public.topic_kind NOT NULL,
   UNIQUE (item_id, kind)
+);
+CREATE TYPE public.pair_t AS (a text, b int);
+CREATE DOMAIN public.positive AS int CHECK (VALUE > 0);
+CREATE TYPE public.kind_range AS RANGE (subtype = int4);
+CREATE TABLE public.typed (
+  p public.pair_t NOT NULL, r int4range NOT NULL, kr public.kind_range NOT NULL,
+  d public.positive NOT NULL, kinds public.topic_kind[] NOT NULL, doc jsonb NOT NULL,
+  at timestamptz NOT NULL, day date NOT NULL, b bytea NOT NULL, ts tsvector NOT NULL, ok boolean NOT NULL
 );
 CREATE TABLE public.impossible (code text NOT NULL CHECK (length(code) > 1000));
 CREATE TABLE public.enrolled (thought_id uuid PRIMARY KEY);
@@ -76,7 +85,7 @@ func TestRunFillsASidecar(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{"public.thoughts": 4, "public.topics": 4, "public.thought_topics": 4, "public.items": 4, "public.item_kinds": 4, "public.enrolled": 4}
+	want := map[string]int{"public.thoughts": 4, "public.topics": 4, "public.thought_topics": 4, "public.items": 4, "public.item_kinds": 4, "public.enrolled": 4, "public.typed": 4}
 	got := map[string]int{}
 	for _, f := range res.Tables {
 		got[f.Table] = f.Rows
@@ -99,7 +108,7 @@ func TestRunFillsASidecar(t *testing.T) {
 	if len(res.Skipped) != 1 || res.Skipped[0].Table != "public.impossible" || !strings.Contains(res.Skipped[0].Reason, "impossible_code_check") {
 		t.Errorf("skipped %+v, want public.impossible with its CHECK's violation", res.Skipped)
 	}
-	if s := res.Summary(); s != "24 generated rows in 6 tables (seed 1)" {
+	if s := res.Summary(); s != "28 generated rows in 7 tables (seed 1)" {
 		t.Errorf("summary %q", s)
 	}
 	var quoted int
