@@ -77,6 +77,9 @@ func (s *Server) serverLog() string {
 // SQL's fault; se is returned, its message completed) or an environment error that says what
 // happened to the server, with its last log lines.
 func (s *Server) blame(ctx context.Context, se *ScriptError) error {
+	if le := s.limitHit(ctx, se); le != nil {
+		return asLimit(se, le) // a resource limit of the run (limits.go): a finding
+	}
 	var pe *pgconn.PgError
 	isPg := errors.As(se.Err, &pe)
 	switch {
