@@ -85,6 +85,17 @@ const (
 // in the snapshot is a fact, so a comparison of facts misses nothing the snapshot holds.
 func (s *Snapshot) Facts() []Fact {
 	var fb factBuilder
+	fb.schemaFacts(s)
+	fb.relationFacts(s)
+	fb.codeFacts(s)
+	fb.catalogFacts(s)
+	fb.roleFacts(s)
+	slices.SortFunc(fb.facts, compareFacts)
+	return fb.facts
+}
+
+// schemaFacts adds the facts of the schemas, extensions and types of s.
+func (fb *factBuilder) schemaFacts(s *Snapshot) {
 	for _, x := range s.Schemas {
 		o := fb.obj(KindSchema, ident(x.Name))
 		o.add("owner", x.Owner)
@@ -121,6 +132,10 @@ func (s *Snapshot) Facts() []Fact {
 			fb.column(KindAttribute, c, id)
 		}
 	}
+}
+
+// relationFacts adds the facts of the tables, views and sequences of s.
+func (fb *factBuilder) relationFacts(s *Snapshot) {
 	for _, x := range s.Tables {
 		id := qualify(x.Schema, x.Name)
 		o := fb.obj(KindTable, id)
@@ -180,6 +195,10 @@ func (s *Snapshot) Facts() []Fact {
 		o.acl(x.ACL)
 		o.add("comment", x.Comment)
 	}
+}
+
+// codeFacts adds the facts of the functions, triggers, policies and default privileges of s.
+func (fb *factBuilder) codeFacts(s *Snapshot) {
 	for _, x := range s.Functions {
 		o := fb.obj(KindFunction, x.Identity())
 		o.add("kind", x.Kind)
@@ -242,6 +261,10 @@ func (s *Snapshot) Facts() []Fact {
 		o.add("object_type", x.ObjectType)
 		o.acl(x.ACL)
 	}
+}
+
+// catalogFacts adds the facts of the rules, operators, casts, collations, statistics objects, text search configurations, event triggers and publications of s.
+func (fb *factBuilder) catalogFacts(s *Snapshot) {
 	for _, x := range s.Rules {
 		o := fb.obj(KindRule, ident(x.Name)+" on "+x.Table)
 		o.add("definition", x.Definition)
@@ -319,6 +342,10 @@ func (s *Snapshot) Facts() []Fact {
 		o.add("owner", x.Owner)
 		o.add("comment", x.Comment)
 	}
+}
+
+// roleFacts adds the facts of the roles of s.
+func (fb *factBuilder) roleFacts(s *Snapshot) {
 	for _, x := range s.Roles {
 		o := fb.obj(KindRole, ident(x.Name))
 		o.add("superuser", strconv.FormatBool(x.Superuser))
@@ -335,8 +362,6 @@ func (s *Snapshot) Facts() []Fact {
 			o.add("config:"+k, v)
 		}
 	}
-	slices.SortFunc(fb.facts, compareFacts)
-	return fb.facts
 }
 
 func compareFacts(a, b Fact) int {
