@@ -26,6 +26,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/scratch/env"
 )
 
 // The cache across runs. Booting the embedded cluster (initdb, start, the Supabase roles) and
@@ -185,6 +186,10 @@ func cacheKey(c *cluster, specs []TemplateSpec) (string, error) {
 	fmt.Fprintf(h, "roles %q\n", RolesScript().SQL)
 	for _, s := range EnvironmentScripts("postgres", bootstrapUser) {
 		fmt.Fprintf(h, "env %s %q\n", s.Name, s.SQL)
+	}
+	fmt.Fprintf(h, "extension dir %q\n", c.sb.extDir)
+	for _, s := range env.Extensions() {
+		fmt.Fprintf(h, "extension %s %q\n", s.Name, s.SQL)
 	}
 	for _, s := range Prerequisites() {
 		fmt.Fprintf(h, "prereq %s %q\n", s.Name, s.SQL)

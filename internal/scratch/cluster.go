@@ -97,7 +97,7 @@ func newCluster(binDir string, opts Options) (c *cluster, err error) {
 	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return c, fault.Env(fmt.Errorf("creating the scratch cluster directory: %w", err))
 	}
-	c.sb = &sandbox{bwrap: bwrap, dir: dir, prefix: installPrefix(binDir)}
+	c.sb = &sandbox{bwrap: bwrap, dir: dir, prefix: installPrefix(binDir), extDir: extensionDir(binDir)}
 	if os.Geteuid() == 0 {
 		if c.sb.cred, err = newRunCredential(); err != nil {
 			return c, err

@@ -41,6 +41,9 @@ type sandbox struct {
 	// prefix is the PostgreSQL installation outside /usr to bind read-only (--pg-bin /opt/...),
 	// or "".
 	prefix string
+	// extDir is the server's extension directory, which the sandbox shows with the stand-in
+	// extensions (extensions.go), or "" for none.
+	extDir string
 	// cred is the OS identity the sandbox runs as: a user id of its own for each run when
 	// ledgercheck runs as root (so no other process on the host shares it), else nil (the
 	// invoking user).
@@ -90,6 +93,8 @@ func (sb *sandbox) ids() (uid, gid int) {
 //	conf/pg_hba.conf        password authentication for every connection
 //	data/                   the cluster (owned by the sandbox's user)
 //	sock/                   the unix socket (owned by the sandbox's user)
+//	ext/                    the server's extension directory as the sandbox shows it
+//	                        (extensions.go), when it has one
 //
 // When ledgercheck runs as root, sb.dir, etc/ and conf/ belong to root: the server can read its
 // authentication rules but not change them, even with OS access as its own user.
@@ -103,6 +108,11 @@ func (sb *sandbox) layout() error {
 	}
 	for _, d := range []string{"etc", "conf"} {
 		if err := os.Mkdir(filepath.Join(sb.dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	if sb.extDir != "" {
+		if err := layoutExtensions(filepath.Join(sb.dir, "ext"), sb.extDir); err != nil {
 			return err
 		}
 	}
@@ -203,6 +213,13 @@ func (sb *sandbox) command(name string, args ...string) *exec.Cmd {
 			src = real
 		}
 		a = append(a, "--ro-bind", src, sb.prefix)
+	}
+	if sb.extDir != "" { // after /usr and the prefix, which hold it
+		src := sb.extDir
+		if real, err := filepath.EvalSymlinks(src); err == nil {
+			src = real
+		}
+		a = append(a, "--ro-bind", src, innerRealExtensionDir, "--ro-bind", filepath.Join(sb.dir, "ext"), sb.extDir)
 	}
 	a = append(a,
 		"--bind", sb.dir, innerDir,

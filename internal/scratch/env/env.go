@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-//go:embed *.sql
+//go:embed *.sql ext/*.control ext/*.sql
 var files embed.FS
 
 // Script is one SQL file of the environment.
@@ -58,6 +58,46 @@ func Database(installRole, adminRole string) []Script {
 		out = append(out, Script{Name: path.Join("env", e.Name()), SQL: r.Replace(string(b))})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ExtensionDir is the directory of files that Extensions returns: ledgercheck's stand-ins for the
+// extensions every Supabase project has and no Debian package provides as Supabase runs them
+// (pg_cron 1.6, pg_net, supabase_vault; ext/README.md says why each is a stand-in).
+const ExtensionDir = "ext"
+
+// Extensions returns the stand-in extensions' control and script files (Name is the file's base
+// name, as it goes into the server's extension directory), sorted by name. The scratch server
+// shows them to PostgreSQL in its extension directory, inside the sandbox only; the
+// per-database scripts create them.
+func Extensions() []Script {
+	entries, err := fs.ReadDir(files, ExtensionDir)
+	if err != nil {
+		panic("env: embedded files missing: " + ExtensionDir)
+	}
+	var out []Script
+	for _, e := range entries {
+		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".control") || strings.HasSuffix(e.Name(), ".sql")) {
+			continue
+		}
+		b, err := files.ReadFile(path.Join(ExtensionDir, e.Name()))
+		if err != nil {
+			panic("env: embedded file missing: " + e.Name())
+		}
+		out = append(out, Script{Name: e.Name(), SQL: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ExtensionNames returns the names of the stand-in extensions (their control files' base names).
+func ExtensionNames() []string {
+	var out []string
+	for _, s := range Extensions() {
+		if n, ok := strings.CutSuffix(s.Name, ".control"); ok {
+			out = append(out, n)
+		}
+	}
 	return out
 }
 

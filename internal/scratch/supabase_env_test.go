@@ -1,0 +1,379 @@
+package scratch_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/internal/scratch"
+	"ledgercheck/internal/scratch/scratchtest"
+	"ledgercheck/internal/sqlscript"
+)
+
+// embeddedOnly skips a test of the stand-in extensions on a --dsn server, which has them only if
+// they were copied into its extension directory (30_supabase_services.sql).
+func embeddedOnly(t *testing.T) {
+	t.Helper()
+	if !scratchtest.Server(t).Embedded() {
+		t.Skip("the stand-in extensions are shown to the embedded cluster only")
+	}
+}
+
+// TestSupabaseExtensionsHaveSupabaseSignatures: pg_cron 1.6 (in pg_catalog, objects in cron),
+// pg_net (in extensions, objects in net) and supabase_vault (in vault) are extensions of the
+// template, and every function of their interface has the signature and result type the facts
+// give (supabase-environment-facts.md §1 to §3).
+func TestSupabaseExtensionsHaveSupabaseSignatures(t *testing.T) {
+	embeddedOnly(t)
+	db := scratchtest.NewDatabase(t, 1536)
+	conn := scratchtest.Connect(t, db)
+	ctx := context.Background()
+
+	exts := map[string]string{}
+	rows, err := conn.Query(ctx, `SELECT e.extname, e.extversion || ' ' || n.nspname FROM pg_extension e
+		JOIN pg_namespace n ON n.oid = e.extnamespace`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name, v string
+		if err := rows.Scan(&name, &v); err != nil {
+			t.Fatal(err)
+		}
+		exts[name] = v
+	}
+	for name, want := range map[string]string{"pg_cron": "1.6 pg_catalog", "pg_net": "0.20.4 extensions", "supabase_vault": "0.3.1 vault"} {
+		if exts[name] != want {
+			t.Errorf("extension %s: %q, want %q", name, exts[name], want)
+		}
+	}
+
+	want := []string{
+		"cron.alter_job(job_id bigint, schedule text DEFAULT NULL::text, command text DEFAULT NULL::text, database text DEFAULT NULL::text, username text DEFAULT NULL::text, active boolean DEFAULT NULL::boolean) void",
+		"cron.schedule(job_name text, schedule text, command text) bigint",
+		"cron.schedule(schedule text, command text) bigint strict",
+		"cron.schedule_in_database(job_name text, schedule text, command text, database text, username text DEFAULT NULL::text, active boolean DEFAULT true) bigint",
+		"cron.unschedule(job_id bigint) boolean strict",
+		"cron.unschedule(job_name text) boolean strict",
+		"net.http_collect_response(request_id bigint, async boolean DEFAULT true) net.http_response_result",
+		`net.http_delete(url text, params jsonb DEFAULT '{}'::jsonb, headers jsonb DEFAULT '{}'::jsonb, timeout_milliseconds integer DEFAULT 5000, body jsonb DEFAULT NULL::jsonb) bigint`,
+		`net.http_get(url text, params jsonb DEFAULT '{}'::jsonb, headers jsonb DEFAULT '{}'::jsonb, timeout_milliseconds integer DEFAULT 5000) bigint`,
+		`net.http_post(url text, body jsonb DEFAULT '{}'::jsonb, params jsonb DEFAULT '{}'::jsonb, headers jsonb DEFAULT '{"Content-Type": "application/json"}'::jsonb, timeout_milliseconds integer DEFAULT 5000) bigint`,
+		"vault.create_secret(new_secret text, new_name text DEFAULT NULL::text, new_description text DEFAULT ''::text, new_key_id uuid DEFAULT NULL::uuid) uuid definer",
+		"vault.update_secret(secret_id uuid, new_secret text DEFAULT NULL::text, new_name text DEFAULT NULL::text, new_description text DEFAULT NULL::text, new_key_id uuid DEFAULT NULL::uuid) void definer",
+	}
+	rows, err = conn.Query(ctx, `SELECT n.nspname || '.' || p.proname || '(' || pg_get_function_arguments(p.oid) || ') '
+			|| pg_get_function_result(p.oid) || CASE WHEN p.proisstrict THEN ' strict' ELSE '' END
+			|| CASE WHEN n.nspname = 'vault' AND p.prosecdef THEN ' definer' ELSE '' END
+		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE (n.nspname = 'cron' AND p.proname IN ('schedule', 'unschedule', 'alter_job', 'schedule_in_database'))
+		   OR (n.nspname = 'net' AND p.proname IN ('http_get', 'http_post', 'http_delete', 'http_collect_response'))
+		   OR (n.nspname = 'vault' AND p.proname IN ('create_secret', 'update_secret'))
+		ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("signatures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// The tables, column by column.
+	for table, cols := range map[string]string{
+		"cron.job":                "jobid bigint, schedule text, command text, nodename text, nodeport integer, database text, username text, active boolean, jobname text",
+		"cron.job_run_details":    "jobid bigint, runid bigint, job_pid integer, database text, username text, command text, status text, return_message text, start_time timestamp with time zone, end_time timestamp with time zone",
+		"net.http_request_queue":  "id bigint, method net.http_method, url text, headers jsonb, body bytea, timeout_milliseconds integer",
+		"net._http_response":      "id bigint, status_code integer, content_type text, headers jsonb, content text, timed_out boolean, error_msg text, created timestamp with time zone",
+		"vault.secrets":           "id uuid, name text, description text, secret text, key_id uuid, nonce bytea, created_at timestamp with time zone, updated_at timestamp with time zone",
+		"vault.decrypted_secrets": "id uuid, name text, description text, secret text, decrypted_secret text, key_id uuid, nonce bytea, created_at timestamp with time zone, updated_at timestamp with time zone",
+	} {
+		var got string
+		if err := conn.QueryRow(ctx, `SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
+			FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`, table).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != cols {
+			t.Errorf("%s: %s\nwant %s", table, got, cols)
+		}
+	}
+
+	// What a sidecar says to enable them is a no-op, as on Supabase.
+	scratchtest.Exec(t, db, "enable.sql", `CREATE EXTENSION IF NOT EXISTS pg_cron WITH SCHEMA pg_catalog;
+		CREATE EXTENSION IF NOT EXISTS pg_net WITH SCHEMA extensions;
+		CREATE EXTENSION IF NOT EXISTS supabase_vault;`)
+}
+
+// TestSupabaseGrants: who may use cron, net and vault is what Supabase grants (facts §1 to §3):
+// postgres schedules jobs but cannot write cron.job itself; anon and authenticated have nothing
+// in cron or vault; every API role may queue requests with pg_net; postgres and service_role
+// store and read secrets.
+func TestSupabaseGrants(t *testing.T) {
+	embeddedOnly(t)
+	db := scratchtest.NewDatabase(t, 1536)
+	conn := scratchtest.Connect(t, db)
+	ctx := context.Background()
+	for _, c := range []struct {
+		query string
+		want  bool
+	}{
+		{`has_schema_privilege('postgres', 'cron', 'USAGE WITH GRANT OPTION')`, true},
+		{`has_table_privilege('postgres', 'cron.job', 'SELECT')`, true},
+		{`has_table_privilege('postgres', 'cron.job', 'INSERT')`, false},
+		{`has_table_privilege('postgres', 'cron.job_run_details', 'DELETE')`, true},
+		{`has_table_privilege('postgres', 'cron.job_run_details', 'TRIGGER')`, false},
+		{`has_function_privilege('postgres', 'cron.alter_job(bigint,text,text,text,text,boolean)', 'EXECUTE')`, true},
+		{`has_function_privilege('anon', 'cron.alter_job(bigint,text,text,text,text,boolean)', 'EXECUTE')`, false},
+		{`has_schema_privilege('anon', 'cron', 'USAGE')`, false},
+		{`has_schema_privilege('authenticated', 'cron', 'USAGE')`, false},
+		{`has_schema_privilege('anon', 'net', 'USAGE')`, true},
+		{`has_function_privilege('anon', 'net.http_post(text,jsonb,jsonb,jsonb,integer)', 'EXECUTE')`, true},
+		{`has_schema_privilege('anon', 'vault', 'USAGE')`, false},
+		{`has_schema_privilege('authenticated', 'vault', 'USAGE')`, false},
+		{`has_table_privilege('service_role', 'vault.decrypted_secrets', 'SELECT')`, true},
+		{`has_table_privilege('postgres', 'vault.secrets', 'INSERT')`, false},
+		{`has_function_privilege('postgres', 'vault.create_secret(text,text,text,uuid)', 'EXECUTE WITH GRANT OPTION')`, true},
+		{`has_function_privilege('authenticated', 'vault.create_secret(text,text,text,uuid)', 'EXECUTE')`, false},
+	} {
+		var got bool
+		if err := conn.QueryRow(ctx, "SELECT "+c.query).Scan(&got); err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		if got != c.want {
+			t.Errorf("%s = %v, want %v", c.query, got, c.want)
+		}
+	}
+	// postgres cannot write cron.job but for cron.schedule, and cannot schedule as another role.
+	err := sqlscript.ExecFile(ctx, db, "direct.sql", []byte(`INSERT INTO cron.job (schedule, command) VALUES ('* * * * *', 'SELECT 1')`))
+	var se *scratch.ScriptError
+	if !errors.As(err, &se) || se.PgError() == nil || se.PgError().Code != "42501" {
+		t.Errorf("INSERT INTO cron.job as postgres: %v, want permission denied", err)
+	}
+	err = sqlscript.ExecFile(ctx, db, "other.sql", []byte(`SELECT cron.schedule_in_database('x', '* * * * *', 'SELECT 1', current_database(), 'supabase_admin')`))
+	if !errors.As(err, &se) || !strings.Contains(se.Message(), "must be superuser") {
+		t.Errorf("scheduling as supabase_admin: %v, want a refusal", err)
+	}
+	err = sqlscript.ExecFile(ctx, db, "bad.sql", []byte(`SELECT cron.schedule('nightly', '0 3 * *', 'SELECT 1')`))
+	if !errors.As(err, &se) || !strings.Contains(se.Message(), "invalid schedule") {
+		t.Errorf("a schedule of four fields: %v, want invalid schedule", err)
+	}
+}
+
+// TestCronSchedulesAndUnschedulesAsPgCron: a named schedule updates the job of that name, an
+// unnamed one adds a job, unschedule of an unknown job fails, as pg_cron's do.
+func TestCronSchedulesAndUnschedulesAsPgCron(t *testing.T) {
+	embeddedOnly(t)
+	db := scratchtest.NewDatabase(t, 1536)
+	conn := scratchtest.Connect(t, db)
+	ctx := context.Background()
+	scratchtest.Exec(t, db, "jobs.sql", `
+		SELECT cron.schedule('nightly', '0 3 * * *', 'SELECT 1');
+		SELECT cron.schedule('nightly', '0 4 * * *', 'SELECT 2');
+		SELECT cron.schedule('30 seconds', 'SELECT 3');
+		SELECT cron.schedule('@daily', 'SELECT 3');`)
+	var named, all int
+	var sched, cmd, user string
+	if err := conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE jobname = 'nightly'), count(*),
+		max(schedule) FILTER (WHERE jobname = 'nightly'), max(command) FILTER (WHERE jobname = 'nightly'), max(username) FROM cron.job`).Scan(&named, &all, &sched, &cmd, &user); err != nil {
+		t.Fatal(err)
+	}
+	if named != 1 || all != 3 || sched != "0 4 * * *" || cmd != "SELECT 2" || user != "postgres" {
+		t.Errorf("jobs: %d named, %d in all, %q %q by %s; want 1, 3, the second schedule, by postgres", named, all, sched, cmd, user)
+	}
+	scratchtest.Exec(t, db, "unschedule.sql", `SELECT cron.unschedule('nightly');`)
+	err := sqlscript.ExecFile(ctx, db, "again.sql", []byte(`SELECT cron.unschedule('nightly')`))
+	var se *scratch.ScriptError
+	if !errors.As(err, &se) || !strings.Contains(se.Message(), "could not find valid entry for job 'nightly'") {
+		t.Errorf("unscheduling a job twice: %v, want pg_cron's error", err)
+	}
+}
+
+// TestNoCronJobEverRuns: a job scheduled every minute never runs during a run, because nothing
+// that could run it exists. pg_cron runs jobs from its launcher, a background worker its module
+// registers when preloaded; the stand-in has no module (no function of the extension is
+// LANGUAGE c), nothing is preloaded, and no process of the sandbox is a launcher or a worker of
+// pg_cron or pg_net, while the processes the test can see prove it sees the server's own. The
+// job's side effect, a row in a table, is absent, and cron.job_run_details stays empty.
+func TestNoCronJobEverRuns(t *testing.T) {
+	embeddedOnly(t)
+	srv := scratchtest.Server(t)
+	db := scratchtest.NewDatabase(t, 1536)
+	conn := scratchtest.Connect(t, db)
+	ctx := context.Background()
+	scratchtest.Exec(t, db, "job.sql", `
+		CREATE TABLE public.cron_side_effect (at timestamptz DEFAULT now());
+		SELECT cron.schedule('every-minute', '* * * * *', 'INSERT INTO public.cron_side_effect DEFAULT VALUES');
+		SELECT cron.schedule('1 seconds', $$SELECT net.http_post('http://127.0.0.1:9/', '{}'::jsonb)$$);`)
+
+	var cLang int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_depend d JOIN pg_proc p ON p.oid = d.objid
+		JOIN pg_language l ON l.oid = p.prolang JOIN pg_extension e ON e.oid = d.refobjid
+		WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND e.extname IN ('pg_cron', 'pg_net', 'supabase_vault') AND l.lanname = 'c'`).Scan(&cLang); err != nil {
+		t.Fatal(err)
+	}
+	if cLang != 0 {
+		t.Errorf("%d functions of the stand-ins are LANGUAGE c: a module would be loaded", cLang)
+	}
+	admin, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	var preload string
+	if err := admin.QueryRow(ctx, `SELECT current_setting('shared_preload_libraries')`).Scan(&preload); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(preload, "cron") || strings.Contains(preload, "net") {
+		t.Errorf("shared_preload_libraries = %q", preload)
+	}
+
+	// Every process of the sandbox, by its title ("postgres: checkpointer", "postgres: pg_cron
+	// launcher", ...), read on the host from the sandbox's process tree.
+	titles := sandboxTitles(t, scratch.SandboxPID(srv.Dir()))
+	if !slices.ContainsFunc(titles, func(s string) bool { return strings.Contains(s, "checkpointer") }) {
+		t.Fatalf("the sandbox's processes %q have no checkpointer: the test cannot see the server's processes", titles)
+	}
+	for _, title := range titles {
+		if strings.Contains(title, "cron") || strings.Contains(title, "pg_net") || strings.Contains(title, "background worker") {
+			t.Errorf("a process of the sandbox could run jobs or send requests: %q", title)
+		}
+	}
+	var workers int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE backend_type ILIKE '%cron%' OR backend_type ILIKE '%pg_net%'`).Scan(&workers); err != nil {
+		t.Fatal(err)
+	}
+	if workers != 0 {
+		t.Errorf("%d pg_cron or pg_net backends", workers)
+	}
+	// The jobs are there, and have never run.
+	var jobs, runs, effects, queued int
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM cron.job), (SELECT count(*) FROM cron.job_run_details),
+		(SELECT count(*) FROM public.cron_side_effect), (SELECT count(*) FROM net.http_request_queue)`).Scan(&jobs, &runs, &effects, &queued); err != nil {
+		t.Fatal(err)
+	}
+	if jobs != 2 || runs != 0 || effects != 0 || queued != 0 {
+		t.Errorf("%d jobs, %d runs, %d side effects, %d requests queued; want 2, 0, 0, 0", jobs, runs, effects, queued)
+	}
+}
+
+// sandboxTitles returns the command lines of every process below the sandbox's init pid.
+func sandboxTitles(t *testing.T, pid int) []string {
+	t.Helper()
+	if pid <= 0 {
+		t.Fatal("no sandbox")
+	}
+	var out []string
+	var walk func(int)
+	walk = func(p int) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", p, p))
+		if err != nil {
+			return
+		}
+		for _, f := range strings.Fields(string(b)) {
+			c, _ := strconv.Atoi(f)
+			if cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c)); err == nil {
+				out = append(out, strings.TrimSpace(strings.ReplaceAll(string(cmd), "\x00", " ")))
+			}
+			walk(c)
+		}
+	}
+	walk(pid)
+	return out
+}
+
+// TestPgNetRecordsAndSendsNothing: net.http_post queues the request as pg_net does (the URL with
+// its query string, the JSON body, the default Content-Type) and no response ever arrives;
+// another Content-Type is refused as pg_net refuses it.
+func TestPgNetRecordsAndSendsNothing(t *testing.T) {
+	embeddedOnly(t)
+	db := scratchtest.NewDatabase(t, 1536)
+	conn := scratchtest.Connect(t, db)
+	ctx := context.Background()
+	var id int64
+	if err := conn.QueryRow(ctx, `SELECT net.http_post(url := 'https://example.invalid/hook', body := '{"a": 1}'::jsonb,
+		params := '{"q": "a b"}'::jsonb)`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	var method, url, headers, body string
+	if err := conn.QueryRow(ctx, `SELECT method, url, headers::text, convert_from(body, 'UTF8') FROM net.http_request_queue WHERE id = $1`, id).Scan(&method, &url, &headers, &body); err != nil {
+		t.Fatal(err)
+	}
+	if method != "POST" || url != "https://example.invalid/hook?q=a%20b" || headers != `{"Content-Type": "application/json"}` || body != `{"a": 1}` {
+		t.Errorf("queued %s %s %s %s", method, url, headers, body)
+	}
+	var status string
+	if err := conn.QueryRow(ctx, `SELECT (net._http_collect_response($1)).status::text`, id).Scan(&status); err != nil {
+		t.Fatal(err)
+	}
+	if status != "PENDING" {
+		t.Errorf("response status %s, want PENDING", status)
+	}
+	err := sqlscript.ExecFile(ctx, db, "form.sql", []byte(`SELECT net.http_post('https://example.invalid/', headers := '{"Content-Type": "text/plain"}'::jsonb)`))
+	var se *scratch.ScriptError
+	if !errors.As(err, &se) || !strings.Contains(se.Message(), "Content-Type header must be") {
+		t.Errorf("a text/plain post: %v, want pg_net's refusal", err)
+	}
+}
+
+// TestVaultRealtimeStorageAndRoles: a secret stored with vault.create_secret reads back from
+// vault.decrypted_secrets, and not in the clear from vault.secrets; the supabase_realtime
+// publication is empty, not FOR ALL TABLES, and postgres adds its own table to it; the storage
+// helpers split paths as Supabase's do; Supabase's roles exist.
+func TestVaultRealtimeStorageAndRoles(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 1536)
+	conn := scratchtest.Connect(t, db)
+	ctx := context.Background()
+	if scratchtest.Server(t).Embedded() {
+		var id, stored, decrypted string
+		if err := conn.QueryRow(ctx, `SELECT vault.create_secret('hunter2', 'project_url')::text`).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRow(ctx, `SELECT v.secret, d.decrypted_secret FROM vault.secrets v JOIN vault.decrypted_secrets d ON d.id = v.id
+			WHERE v.id = $1::uuid AND v.name = 'project_url'`, id).Scan(&stored, &decrypted); err != nil {
+			t.Fatal(err)
+		}
+		if decrypted != "hunter2" || stored == "hunter2" {
+			t.Errorf("secret stored as %q, read back as %q", stored, decrypted)
+		}
+	}
+	var all bool
+	var owner string
+	var tables int
+	if err := conn.QueryRow(ctx, `SELECT p.puballtables, pg_get_userbyid(p.pubowner), (SELECT count(*) FROM pg_publication_rel r WHERE r.prpubid = p.oid)
+		FROM pg_publication p WHERE p.pubname = 'supabase_realtime'`).Scan(&all, &owner, &tables); err != nil {
+		t.Fatal(err)
+	}
+	if all || tables != 0 || owner != db.InstallRole() {
+		t.Errorf("supabase_realtime: all tables %v, %d tables, owner %s", all, tables, owner)
+	}
+	scratchtest.Exec(t, db, "realtime.sql", `CREATE TABLE public.live_notes (id bigint PRIMARY KEY);
+		ALTER PUBLICATION supabase_realtime ADD TABLE public.live_notes;`)
+
+	var folders, file, ext string
+	if err := conn.QueryRow(ctx, `SELECT storage.foldername('user-1/docs/report.final.pdf')::text,
+		storage.filename('user-1/docs/report.final.pdf'), storage.extension('user-1/docs/report.final.pdf')`).Scan(&folders, &file, &ext); err != nil {
+		t.Fatal(err)
+	}
+	if folders != "{user-1,docs}" || file != "report.final.pdf" || ext != "pdf" {
+		t.Errorf("foldername %s, filename %s, extension %s", folders, file, ext)
+	}
+	var missing []string
+	rows, err := conn.Query(ctx, `SELECT r FROM unnest(ARRAY['dashboard_user', 'supabase_functions_admin', 'supabase_realtime_admin',
+		'supabase_replication_admin', 'supabase_read_only_user', 'pgbouncer', 'supabase_auth_admin', 'supabase_storage_admin', 'authenticator']) r
+		WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil || len(missing) > 0 {
+		t.Errorf("missing roles %v (%v)", missing, err)
+	}
+}
