@@ -41,3 +41,6 @@ func SetVersionBinDirs(t interface{ Cleanup(func()) }, major int, dirs ...string
 	versionBinDirs[major] = dirs
 	t.Cleanup(func() { versionBinDirs[major] = old })
 }
+
+// APIRoles are the Supabase roles a run creates on a --dsn server where they are missing.
+var APIRoles = apiRoles
