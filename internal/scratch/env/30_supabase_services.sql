@@ -93,15 +93,8 @@ END
 $$;
 
 CREATE OR REPLACE FUNCTION storage.filename(name text) RETURNS text
-LANGUAGE plpgsql IMMUTABLE
-AS $$
-DECLARE
-  _parts text[];
-BEGIN
-  _parts := pg_catalog.string_to_array(name, '/');
-  RETURN _parts[pg_catalog.array_length(_parts, 1)];
-END
-$$;
+LANGUAGE sql IMMUTABLE
+AS $$ SELECT (pg_catalog.string_to_array(name, '/'))[pg_catalog.array_length(pg_catalog.string_to_array(name, '/'), 1)] $$;
 
 CREATE OR REPLACE FUNCTION storage.extension(name text) RETURNS text
 LANGUAGE plpgsql IMMUTABLE

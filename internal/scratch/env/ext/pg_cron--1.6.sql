@@ -79,6 +79,13 @@ AS $$
     THEN SESSION_USER::text ELSE pg_catalog.current_setting('role') END
 $$;
 
+CREATE FUNCTION cron._ledgercheck_caller_is_superuser() RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog
+AS $$
+  SELECT coalesce((SELECT r.rolsuper FROM pg_catalog.pg_roles r
+    WHERE r.rolname OPERATOR(pg_catalog.=) cron._ledgercheck_caller()), false)
+$$;
+
 CREATE FUNCTION cron._ledgercheck_check_schedule(schedule text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog
 AS $$
@@ -103,8 +110,7 @@ BEGIN
   IF $2 IS NULL THEN RAISE EXCEPTION 'schedule can not be null'; END IF;
   IF $3 IS NULL THEN RAISE EXCEPTION 'command can not be null'; END IF;
   PERFORM cron._ledgercheck_check_schedule($2);
-  IF $5 OPERATOR(pg_catalog.<>) cron._ledgercheck_caller() AND NOT coalesce((SELECT r.rolsuper
-       FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) cron._ledgercheck_caller()), false) THEN
+  IF $5 OPERATOR(pg_catalog.<>) cron._ledgercheck_caller() AND NOT cron._ledgercheck_caller_is_superuser() THEN
     RAISE EXCEPTION 'must be superuser to create a job for another role';
   END IF;
   IF $1 IS NULL THEN
@@ -155,13 +161,10 @@ CREATE FUNCTION cron._ledgercheck_unschedule(job_id bigint, job_name text) RETUR
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog
 AS $$
 #variable_conflict use_column
-DECLARE
-  caller text := cron._ledgercheck_caller();
-  super boolean := (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) caller);
 BEGIN
   DELETE FROM cron.job j
   WHERE (CASE WHEN $2 IS NULL THEN j.jobid OPERATOR(pg_catalog.=) $1 ELSE j.jobname OPERATOR(pg_catalog.=) $2 END)
-    AND (j.username OPERATOR(pg_catalog.=) caller OR coalesce(super, false));
+    AND (j.username OPERATOR(pg_catalog.=) cron._ledgercheck_caller() OR cron._ledgercheck_caller_is_superuser());
   IF NOT FOUND THEN
     IF $2 IS NULL THEN
       RAISE EXCEPTION 'could not find valid entry for job %', $1;
@@ -186,12 +189,9 @@ CREATE FUNCTION cron.alter_job(job_id bigint, schedule text DEFAULT NULL, comman
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog
 AS $$
 #variable_conflict use_column
-DECLARE
-  caller text := cron._ledgercheck_caller();
-  super boolean := (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) caller);
 BEGIN
   IF $2 IS NOT NULL THEN PERFORM cron._ledgercheck_check_schedule($2); END IF;
-  IF $5 OPERATOR(pg_catalog.<>) caller AND NOT coalesce(super, false) THEN
+  IF $5 OPERATOR(pg_catalog.<>) cron._ledgercheck_caller() AND NOT cron._ledgercheck_caller_is_superuser() THEN
     RAISE EXCEPTION 'must be superuser to alter username';
   END IF;
   UPDATE cron.job j
@@ -199,7 +199,7 @@ BEGIN
       database = coalesce($4, j.database), username = coalesce($5, j.username),
       active = coalesce($6, j.active)
   WHERE j.jobid OPERATOR(pg_catalog.=) $1
-    AND (j.username OPERATOR(pg_catalog.=) caller OR coalesce(super, false));
+    AND (j.username OPERATOR(pg_catalog.=) cron._ledgercheck_caller() OR cron._ledgercheck_caller_is_superuser());
   IF NOT FOUND THEN
     RAISE EXCEPTION 'Job % does not exist or you don''t own it', $1;
   END IF;

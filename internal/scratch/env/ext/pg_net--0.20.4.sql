@@ -71,24 +71,30 @@ AS $$
   ) AS p
 $$;
 
+-- Records a request as pg_net's request functions do, and returns its id.
+CREATE FUNCTION net._ledgercheck_enqueue(method net.http_method, url text, headers jsonb, body bytea,
+  timeout_milliseconds integer) RETURNS bigint
+LANGUAGE plpgsql SET search_path = pg_catalog
+AS $$
+DECLARE
+  request_id bigint;
+BEGIN
+  INSERT INTO net.http_request_queue (method, url, headers, body, timeout_milliseconds)
+  VALUES ($1, $2, $3, $4, $5)
+  RETURNING id INTO request_id;
+  PERFORM net.wake();
+  RETURN request_id;
+END
+$$;
+
 CREATE FUNCTION net.http_get(
   url                  text,
   params               jsonb DEFAULT '{}'::jsonb,
   headers              jsonb DEFAULT '{}'::jsonb,
   timeout_milliseconds integer DEFAULT 5000
 ) RETURNS bigint
-LANGUAGE plpgsql VOLATILE PARALLEL SAFE SET search_path = pg_catalog
-AS $$
-DECLARE
-  request_id bigint;
-BEGIN
-  INSERT INTO net.http_request_queue (method, url, headers, timeout_milliseconds)
-  VALUES ('GET', net._ledgercheck_url($1, $2), $3, $4)
-  RETURNING id INTO request_id;
-  PERFORM net.wake();
-  RETURN request_id;
-END
-$$;
+LANGUAGE sql VOLATILE PARALLEL SAFE SET search_path = pg_catalog
+AS $$ SELECT net._ledgercheck_enqueue('GET', net._ledgercheck_url($1, $2), $3, NULL, $4) $$;
 
 CREATE FUNCTION net.http_post(
   url                  text,
@@ -100,7 +106,6 @@ CREATE FUNCTION net.http_post(
 LANGUAGE plpgsql VOLATILE PARALLEL SAFE SET search_path = pg_catalog
 AS $$
 DECLARE
-  request_id bigint;
   content_type text;
   hdrs jsonb := coalesce($4, '{}'::jsonb);
 BEGIN
@@ -111,11 +116,7 @@ BEGIN
   ELSIF content_type OPERATOR(pg_catalog.<>) 'application/json' THEN
     RAISE EXCEPTION 'Content-Type header must be "application/json"';
   END IF;
-  INSERT INTO net.http_request_queue (method, url, headers, body, timeout_milliseconds)
-  VALUES ('POST', net._ledgercheck_url($1, $3), hdrs, pg_catalog.convert_to($2::text, 'UTF8'), $5)
-  RETURNING id INTO request_id;
-  PERFORM net.wake();
-  RETURN request_id;
+  RETURN net._ledgercheck_enqueue('POST', net._ledgercheck_url($1, $3), hdrs, pg_catalog.convert_to($2::text, 'UTF8'), $5);
 END
 $$;
 
@@ -126,18 +127,8 @@ CREATE FUNCTION net.http_delete(
   timeout_milliseconds integer DEFAULT 5000,
   body                 jsonb DEFAULT NULL
 ) RETURNS bigint
-LANGUAGE plpgsql VOLATILE PARALLEL SAFE SET search_path = pg_catalog
-AS $$
-DECLARE
-  request_id bigint;
-BEGIN
-  INSERT INTO net.http_request_queue (method, url, headers, body, timeout_milliseconds)
-  VALUES ('DELETE', net._ledgercheck_url($1, $2), $3, pg_catalog.convert_to($5::text, 'UTF8'), $4)
-  RETURNING id INTO request_id;
-  PERFORM net.wake();
-  RETURN request_id;
-END
-$$;
+LANGUAGE sql VOLATILE PARALLEL SAFE SET search_path = pg_catalog
+AS $$ SELECT net._ledgercheck_enqueue('DELETE', net._ledgercheck_url($1, $2), $3, pg_catalog.convert_to($5::text, 'UTF8'), $4) $$;
 
 -- A response is never collected: nothing is sent.
 CREATE FUNCTION net._http_collect_response(request_id bigint, async boolean DEFAULT true)
