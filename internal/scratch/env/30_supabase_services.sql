@@ -13,13 +13,16 @@
 -- send requests).
 
 DO $extensions$
+DECLARE
+  -- One read of the extension directory (pg_available_extensions parses every control file).
+  ours text[] := ARRAY(SELECT name FROM pg_catalog.pg_available_extensions
+                       WHERE name IN ('pg_cron', 'pg_net', 'supabase_vault') AND comment LIKE 'ledgercheck stand-in%');
 BEGIN
   -- pg_cron 1.6 in pg_catalog, its objects in cron (§1). Only postgres gets anything: USAGE on
   -- cron and EXECUTE on its functions WITH GRANT OPTION (the supautils after-create script), ALL
   -- on the cron tables narrowed to SELECT on cron.job (20231020085357) and without TRIGGER on
   -- cron.job_run_details (20260730000000).
-  IF EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions
-             WHERE name = 'pg_cron' AND comment LIKE 'ledgercheck stand-in%') THEN
+  IF 'pg_cron' = ANY (ours) THEN
     CREATE EXTENSION IF NOT EXISTS pg_cron WITH SCHEMA pg_catalog;
     GRANT USAGE ON SCHEMA cron TO :"install_role" WITH GRANT OPTION;
     GRANT SELECT ON cron.job TO :"install_role" WITH GRANT OPTION;
@@ -34,8 +37,7 @@ BEGIN
 
   -- pg_net in schema extensions, its objects in net (§2): the extension grants PUBLIC what it
   -- needs; Supabase's grant_pg_net_access() adds USAGE on net for these roles.
-  IF EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions
-             WHERE name = 'pg_net' AND comment LIKE 'ledgercheck stand-in%') THEN
+  IF 'pg_net' = ANY (ours) THEN
     CREATE EXTENSION IF NOT EXISTS pg_net WITH SCHEMA extensions;
     GRANT USAGE ON SCHEMA net TO supabase_functions_admin, :"install_role", anon, authenticated, service_role;
   END IF;
@@ -43,8 +45,7 @@ BEGIN
   -- supabase_vault in schema vault (§3): postgres (WITH GRANT OPTION) and service_role get
   -- USAGE, SELECT and DELETE on the secrets and the decrypted view, EXECUTE on create_secret,
   -- update_secret and _crypto_aead_det_decrypt; anon and authenticated nothing.
-  IF EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions
-             WHERE name = 'supabase_vault' AND comment LIKE 'ledgercheck stand-in%') THEN
+  IF 'supabase_vault' = ANY (ours) THEN
     CREATE EXTENSION IF NOT EXISTS supabase_vault;
     GRANT USAGE ON SCHEMA vault TO :"install_role" WITH GRANT OPTION;
     GRANT USAGE ON SCHEMA vault TO service_role;
