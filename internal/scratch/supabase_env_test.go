@@ -55,6 +55,20 @@ func TestSupabaseExtensionsHaveSupabaseSignatures(t *testing.T) {
 		}
 	}
 
+	checkStandInInterface(t, conn)
+
+	// What a sidecar says to enable them is a no-op, as on Supabase.
+	scratchtest.Exec(t, db, "enable.sql", `CREATE EXTENSION IF NOT EXISTS pg_cron WITH SCHEMA pg_catalog;
+		CREATE EXTENSION IF NOT EXISTS pg_net WITH SCHEMA extensions;
+		CREATE EXTENSION IF NOT EXISTS supabase_vault;`)
+}
+
+// checkStandInInterface fails t unless every function of the stand-ins' interface has the
+// signature and result type the facts give (supabase-environment-facts.md §1 to §3), and their
+// tables have Supabase's columns.
+func checkStandInInterface(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	ctx := context.Background()
 	want := []string{
 		"cron.alter_job(job_id bigint, schedule text DEFAULT NULL::text, command text DEFAULT NULL::text, database text DEFAULT NULL::text, username text DEFAULT NULL::text, active boolean DEFAULT NULL::boolean) void",
 		"cron.schedule(job_name text, schedule text, command text) bigint",
@@ -69,7 +83,7 @@ func TestSupabaseExtensionsHaveSupabaseSignatures(t *testing.T) {
 		"vault.create_secret(new_secret text, new_name text DEFAULT NULL::text, new_description text DEFAULT ''::text, new_key_id uuid DEFAULT NULL::uuid) uuid definer",
 		"vault.update_secret(secret_id uuid, new_secret text DEFAULT NULL::text, new_name text DEFAULT NULL::text, new_description text DEFAULT NULL::text, new_key_id uuid DEFAULT NULL::uuid) void definer",
 	}
-	rows, err = conn.Query(ctx, `SELECT n.nspname || '.' || p.proname || '(' || pg_get_function_arguments(p.oid) || ') '
+	rows, err := conn.Query(ctx, `SELECT n.nspname || '.' || p.proname || '(' || pg_get_function_arguments(p.oid) || ') '
 			|| pg_get_function_result(p.oid) || CASE WHEN p.proisstrict THEN ' strict' ELSE '' END
 			|| CASE WHEN n.nspname = 'vault' AND p.prosecdef THEN ' definer' ELSE '' END
 		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
@@ -107,10 +121,6 @@ func TestSupabaseExtensionsHaveSupabaseSignatures(t *testing.T) {
 		}
 	}
 
-	// What a sidecar says to enable them is a no-op, as on Supabase.
-	scratchtest.Exec(t, db, "enable.sql", `CREATE EXTENSION IF NOT EXISTS pg_cron WITH SCHEMA pg_catalog;
-		CREATE EXTENSION IF NOT EXISTS pg_net WITH SCHEMA extensions;
-		CREATE EXTENSION IF NOT EXISTS supabase_vault;`)
 }
 
 // TestSupabaseGrants: who may use cron, net and vault is what Supabase grants (facts §1 to §3):
@@ -375,5 +385,46 @@ func TestVaultRealtimeStorageAndRoles(t *testing.T) {
 	}
 	if missing, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil || len(missing) > 0 {
 		t.Errorf("missing roles %v (%v)", missing, err)
+	}
+}
+
+// TestStandInsAsPlainSQLOnADSNServer: a --dsn server does not offer the stand-in extensions, so
+// their scripts run as plain SQL in each template: the same interface and Supabase's grants,
+// cron.schedule and net.http_post work as in the embedded cluster, and no extension row claims
+// pg_cron, pg_net or supabase_vault.
+func TestStandInsAsPlainSQLOnADSNServer(t *testing.T) {
+	dsn := scratchtest.SharedDSNServer(t)
+	ctx := context.Background()
+	s, err := scratch.Start(ctx, scratch.Options{DSN: dsn.DSN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	db, err := s.NewEnvDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	checkStandInInterface(t, conn)
+	var exts int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_extension WHERE extname IN ('pg_cron', 'pg_net', 'supabase_vault')`).Scan(&exts); err != nil || exts != 0 {
+		t.Errorf("%d extension rows (%v), want none: the server does not offer the stand-ins", exts, err)
+	}
+	var job, req int64
+	var secret string
+	if err := conn.QueryRow(ctx, `SELECT cron.schedule('nightly', '0 3 * * *', 'SELECT 1'), net.http_post('https://example.invalid/'),
+		vault.create_secret('s3cret', 'k')::text`).Scan(&job, &req, &secret); err != nil {
+		t.Fatal(err)
+	}
+	var insert, selectJob bool
+	if err := conn.QueryRow(ctx, `SELECT has_table_privilege(current_user, 'cron.job', 'INSERT'), has_table_privilege(current_user, 'cron.job', 'SELECT')`).Scan(&insert, &selectJob); err != nil {
+		t.Fatal(err)
+	}
+	if insert || !selectJob {
+		t.Errorf("the install role may insert into cron.job: %v, select: %v; want false, true", insert, selectJob)
 	}
 }

@@ -5,12 +5,15 @@
 -- helper functions. Applied by ledgercheck as a superuser to each scratch template database,
 -- after 20_auth_storage.sql. Idempotent.
 --
--- The stand-ins are created where the server offers them: the embedded cluster shows them in its
--- sandbox (internal/scratch/extensions.go). A --dsn server offers them only if they were copied
--- into its extension directory; otherwise the database has no cron, net or vault schema (a file
--- that uses them fails to install there, as before), and a real pg_cron or pg_net there is not
--- used: pg_cron refuses every database but cron.database_name, and both would act (run jobs,
--- send requests).
+-- The stand-ins are created as extensions where the server offers them: the embedded cluster
+-- shows them in its sandbox (internal/scratch/extensions.go). A --dsn server offers them only if
+-- they were copied into its extension directory; otherwise their scripts run as plain SQL
+-- (:'standin_NAME', see env.go's PlainScript): the same schemas, objects and grants, and no
+-- pg_extension row, so there a file's `CREATE EXTENSION IF NOT EXISTS pg_cron` fails unless the
+-- server has a pg_cron of its own (cron.schedule and the rest work either way). A real pg_cron or
+-- pg_net of a --dsn server is never created here: pg_cron refuses every database but
+-- cron.database_name, and both would act (run jobs, send requests); their launcher and worker
+-- read only their own database (cron.database_name, pg_net.database_name), never a scratch one.
 
 DO $extensions$
 DECLARE
@@ -24,6 +27,10 @@ BEGIN
   -- cron.job_run_details (20260730000000).
   IF 'pg_cron' = ANY (ours) THEN
     CREATE EXTENSION IF NOT EXISTS pg_cron WITH SCHEMA pg_catalog;
+  ELSIF pg_catalog.to_regnamespace('cron') IS NULL THEN
+    EXECUTE :'standin_pg_cron';
+  END IF;
+  IF pg_catalog.to_regnamespace('cron') IS NOT NULL THEN
     GRANT USAGE ON SCHEMA cron TO :"install_role" WITH GRANT OPTION;
     GRANT SELECT ON cron.job TO :"install_role" WITH GRANT OPTION;
     GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES ON cron.job_run_details
@@ -39,6 +46,10 @@ BEGIN
   -- needs; Supabase's grant_pg_net_access() adds USAGE on net for these roles.
   IF 'pg_net' = ANY (ours) THEN
     CREATE EXTENSION IF NOT EXISTS pg_net WITH SCHEMA extensions;
+  ELSIF pg_catalog.to_regnamespace('net') IS NULL THEN
+    EXECUTE :'standin_pg_net';
+  END IF;
+  IF pg_catalog.to_regnamespace('net') IS NOT NULL THEN
     GRANT USAGE ON SCHEMA net TO supabase_functions_admin, :"install_role", anon, authenticated, service_role;
   END IF;
 
@@ -47,6 +58,11 @@ BEGIN
   -- update_secret and _crypto_aead_det_decrypt; anon and authenticated nothing.
   IF 'supabase_vault' = ANY (ours) THEN
     CREATE EXTENSION IF NOT EXISTS supabase_vault;
+  ELSIF pg_catalog.to_regnamespace('vault') IS NULL THEN
+    CREATE SCHEMA vault; -- CREATE EXTENSION makes it from the control file
+    EXECUTE :'standin_supabase_vault';
+  END IF;
+  IF pg_catalog.to_regnamespace('vault') IS NOT NULL THEN
     GRANT USAGE ON SCHEMA vault TO :"install_role" WITH GRANT OPTION;
     GRANT USAGE ON SCHEMA vault TO service_role;
     GRANT SELECT, DELETE ON vault.secrets, vault.decrypted_secrets TO :"install_role" WITH GRANT OPTION;

@@ -40,8 +40,16 @@ func Roles() Script {
 // for a server where user SQL runs as installRole and the superuser is adminRole (postgres and
 // supabase_admin on Supabase): the scripts name them as the psql variables :"install_role" and
 // :"admin_role", replaced here by the quoted names.
+//
+// They also name each stand-in extension's script as the psql variable :'standin_NAME' (a
+// string literal; NAME is the extension's), which a server that does not offer the stand-in runs
+// as plain SQL (see [PlainScript]).
 func Database(installRole, adminRole string) []Script {
-	r := strings.NewReplacer(`:"install_role"`, quoteIdent(installRole), `:"admin_role"`, quoteIdent(adminRole))
+	vars := []string{`:"install_role"`, quoteIdent(installRole), `:"admin_role"`, quoteIdent(adminRole)}
+	for _, name := range ExtensionNames() {
+		vars = append(vars, `:'standin_`+name+`'`, quoteLiteral(PlainScript(name)))
+	}
+	r := strings.NewReplacer(vars...)
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {
 		panic("env: embedded files missing")
@@ -100,5 +108,26 @@ func ExtensionNames() []string {
 	}
 	return out
 }
+
+// PlainScript returns the script of the stand-in extension name as plain SQL, for a server that
+// does not offer the stand-in (a --dsn server): the same objects, in the same schemas, outside
+// any extension, less the pg_extension_config_dump calls, which only an extension's script may
+// make. It panics on a name that is not a stand-in's.
+func PlainScript(name string) string {
+	for _, s := range Extensions() {
+		if strings.HasPrefix(s.Name, name+"--") && strings.HasSuffix(s.Name, ".sql") {
+			var b strings.Builder
+			for _, line := range strings.SplitAfter(s.SQL, "\n") {
+				if !strings.HasPrefix(line, "SELECT pg_catalog.pg_extension_config_dump(") {
+					b.WriteString(line)
+				}
+			}
+			return b.String()
+		}
+	}
+	panic("env: no stand-in extension " + name)
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
