@@ -427,4 +427,84 @@ func TestStandInsAsPlainSQLOnADSNServer(t *testing.T) {
 	if insert || !selectJob {
 		t.Errorf("the install role may insert into cron.job: %v, select: %v; want false, true", insert, selectJob)
 	}
+	checkPinnedSearchPath(t, conn)
+	attackDefiners(t, db)
+}
+
+// TestStandInDefinersIgnoreTemporaryTypes: the class is "code of the stand-ins that runs with
+// the superuser's rights": their SECURITY DEFINER functions and whatever those call. Every
+// function of the stand-ins' schemas pins search_path = pg_catalog, pg_temp (checked on the
+// catalog, so a function added later is covered), and an attack as user SQL would make it
+// shows why (attackDefiners).
+func TestStandInDefinersIgnoreTemporaryTypes(t *testing.T) {
+	embeddedOnly(t)
+	db := scratchtest.NewDatabase(t, 1536)
+	checkPinnedSearchPath(t, scratchtest.Connect(t, db))
+	attackDefiners(t, db)
+}
+
+// checkPinnedSearchPath fails t unless every function in cron, net and vault pins search_path =
+// pg_catalog, pg_temp.
+func checkPinnedSearchPath(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), `SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname IN ('cron', 'net', 'vault')
+		  AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false) ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unpinned, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(unpinned) > 0 {
+		t.Errorf("functions without search_path = pg_catalog, pg_temp: %v", unpinned)
+	}
+}
+
+// attackDefiners attacks the stand-ins' SECURITY DEFINER functions (owned by the superuser) as
+// user SQL would: a temporary type named text, with casts from uuid and name whose function
+// records, in a sequence (which no rollback undoes), whether it ran as a superuser, and a cast
+// back to pg_catalog.text, so that the calls still type-check. pg_temp is searched first for
+// types unless the search_path lists it, so a definer function whose body writes ::text would
+// run the attacker's casts with the owner's rights. The payload must never run.
+func attackDefiners(t *testing.T, db *scratch.Database) {
+	t.Helper()
+	ctx := context.Background()
+	for _, call := range []string{
+		`SELECT cron.schedule('attack', '* * * * *', 'SELECT 1')`,
+		`SELECT cron.unschedule('no-such-job')`,
+		`SELECT vault.create_secret('attack')`,
+	} {
+		conn, err := db.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		setup := `DROP SEQUENCE IF EXISTS public.ran_as; CREATE SEQUENCE public.ran_as START 100;
+			CREATE TYPE pg_temp.text AS (x int);
+			CREATE FUNCTION pg_temp.payload(anyelement) RETURNS pg_temp.text LANGUAGE sql AS
+			  $$ SELECT setval('public.ran_as', CASE WHEN (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN 1 ELSE 2 END);
+			     SELECT ROW(1)::pg_temp.text $$;
+			CREATE FUNCTION pg_temp.back(pg_temp.text) RETURNS pg_catalog.text LANGUAGE sql AS
+			  $$ SELECT setval('public.ran_as', CASE WHEN (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN 1 ELSE 2 END);
+			     SELECT 'x'::pg_catalog.text $$;
+			CREATE CAST (uuid AS pg_temp.text) WITH FUNCTION pg_temp.payload(anyelement) AS IMPLICIT;
+			CREATE CAST (name AS pg_temp.text) WITH FUNCTION pg_temp.payload(anyelement) AS IMPLICIT;
+			CREATE CAST (pg_temp.text AS pg_catalog.text) WITH FUNCTION pg_temp.back(pg_temp.text) AS IMPLICIT;`
+		if _, err := conn.Exec(ctx, setup); err != nil {
+			t.Fatalf("setting up the attack: %v", err)
+		}
+		_, _ = conn.Exec(ctx, call) // it may fail; what matters is who ran what
+		var ranAs int64
+		if err := conn.QueryRow(ctx, `SELECT last_value FROM public.ran_as`).Scan(&ranAs); err != nil {
+			t.Fatal(err)
+		}
+		switch ranAs {
+		case 1:
+			t.Errorf("%s ran the attacker's cast as a superuser", call)
+		case 2:
+			t.Errorf("%s ran the attacker's cast", call)
+		}
+		conn.Close(ctx)
+	}
 }

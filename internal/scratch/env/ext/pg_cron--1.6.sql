@@ -4,6 +4,10 @@
 -- security are pg_cron 1.6's; the functions pg_cron writes in C are PL/pgSQL here, and nothing
 -- ever runs a job: there is no module, so no launcher and no background worker.
 --
+-- Every function pins search_path = pg_catalog, pg_temp: with pg_temp unlisted, PostgreSQL looks
+-- up type names there first, and a caller's temporary type could then run its casts with the
+-- definer's rights (TestStandInDefinersIgnoreTemporaryTypes).
+--
 -- Differences from pg_cron, all of them in how a function does its work, none in its interface:
 --   * the writing functions are SECURITY DEFINER (pg_cron's C code writes cron.job whatever the
 --     caller's privileges; on Supabase postgres may only SELECT it), and take the caller to be
@@ -65,7 +69,7 @@ SELECT pg_catalog.pg_extension_config_dump('cron.runid_seq', '');
 
 -- pg_cron's trigger tells its launcher to reload the jobs; there is no launcher.
 CREATE FUNCTION cron.job_cache_invalidate() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$ BEGIN RETURN NULL; END $$;
 CREATE TRIGGER cron_job_cache_invalidate
   AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON cron.job
@@ -73,21 +77,21 @@ CREATE TRIGGER cron_job_cache_invalidate
 
 -- The role a call is attributed to (see above), and the schedule's shape.
 CREATE FUNCTION cron._ledgercheck_caller() RETURNS text
-LANGUAGE sql STABLE SET search_path = pg_catalog
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT CASE WHEN pg_catalog.current_setting('role') OPERATOR(pg_catalog.=) 'none'
     THEN SESSION_USER::text ELSE pg_catalog.current_setting('role') END
 $$;
 
 CREATE FUNCTION cron._ledgercheck_caller_is_superuser() RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT coalesce((SELECT r.rolsuper FROM pg_catalog.pg_roles r
     WHERE r.rolname OPERATOR(pg_catalog.=) cron._ledgercheck_caller()), false)
 $$;
 
 CREATE FUNCTION cron._ledgercheck_check_schedule(schedule text) RETURNS void
-LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   IF $1 OPERATOR(pg_catalog.~*) '^\s*(@(yearly|annually|monthly|weekly|daily|hourly|reboot)|[1-5]?[0-9]\s+seconds?|([0-9a-z*,/$-]+\s+){4}[0-9a-z*,/$-]+)\s*$'
@@ -101,7 +105,7 @@ $$;
 
 CREATE FUNCTION cron._ledgercheck_schedule(job_name text, schedule text, command text, database text,
   username text, active boolean) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -131,7 +135,7 @@ $$;
 REVOKE ALL ON FUNCTION cron._ledgercheck_schedule(text, text, text, text, text, boolean) FROM PUBLIC;
 
 CREATE FUNCTION cron.schedule(schedule text, command text) RETURNS bigint
-LANGUAGE plpgsql STRICT SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE plpgsql STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   RETURN cron._ledgercheck_schedule(NULL, $1, $2, pg_catalog.current_database(), cron._ledgercheck_caller(), true);
@@ -139,7 +143,7 @@ END
 $$;
 
 CREATE FUNCTION cron.schedule(job_name text, schedule text, command text) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   RETURN cron._ledgercheck_schedule($1, $2, $3, pg_catalog.current_database(), cron._ledgercheck_caller(), true);
@@ -148,7 +152,7 @@ $$;
 
 CREATE FUNCTION cron.schedule_in_database(job_name text, schedule text, command text, database text,
   username text DEFAULT NULL, active boolean DEFAULT 'true') RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   IF $4 IS NULL THEN RAISE EXCEPTION 'database can not be null'; END IF;
@@ -158,7 +162,7 @@ $$;
 REVOKE ALL ON FUNCTION cron.schedule_in_database(text, text, text, text, text, boolean) FROM PUBLIC;
 
 CREATE FUNCTION cron._ledgercheck_unschedule(job_id bigint, job_name text) RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN
@@ -177,16 +181,16 @@ $$;
 REVOKE ALL ON FUNCTION cron._ledgercheck_unschedule(bigint, text) FROM PUBLIC;
 
 CREATE FUNCTION cron.unschedule(job_id bigint) RETURNS boolean
-LANGUAGE plpgsql STRICT SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE plpgsql STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$ BEGIN RETURN cron._ledgercheck_unschedule($1, NULL); END $$;
 
 CREATE FUNCTION cron.unschedule(job_name text) RETURNS boolean
-LANGUAGE plpgsql STRICT SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE plpgsql STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$ BEGIN RETURN cron._ledgercheck_unschedule(NULL, $1); END $$;
 
 CREATE FUNCTION cron.alter_job(job_id bigint, schedule text DEFAULT NULL, command text DEFAULT NULL,
   database text DEFAULT NULL, username text DEFAULT NULL, active boolean DEFAULT NULL) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

@@ -2,7 +2,8 @@
 -- §2; README.md beside this file says why it is a stand-in). Written for ledgercheck from those
 -- facts, not pg_net's SQL. Schema net, its types, its two UNLOGGED tables, and the functions with
 -- pg_net's signatures, defaults and grants (since 0.12.0: USAGE on net and ALL on its tables and
--- sequences to PUBLIC, every function SECURITY INVOKER). A request is recorded in
+-- sequences to PUBLIC, every function SECURITY INVOKER, and here with search_path = pg_catalog,
+-- pg_temp, as every stand-in's function). A request is recorded in
 -- net.http_request_queue as pg_net records it, and never sent: there is no module and no worker,
 -- and the sandbox has no network. net.wake(), which pg_net's request functions call to wake the
 -- worker, does nothing.
@@ -42,13 +43,13 @@ GRANT ALL ON ALL TABLES IN SCHEMA net TO PUBLIC;
 GRANT ALL ON ALL SEQUENCES IN SCHEMA net TO PUBLIC;
 
 -- The worker's controls: there is no worker.
-CREATE FUNCTION net.wake() RETURNS void LANGUAGE sql AS $$ SELECT $$;
-CREATE FUNCTION net.wait_until_running() RETURNS void LANGUAGE sql AS $$ SELECT $$;
-CREATE FUNCTION net.check_worker_is_up() RETURNS void LANGUAGE sql AS $$ SELECT $$;
-CREATE FUNCTION net.worker_restart() RETURNS boolean LANGUAGE sql AS $$ SELECT false $$;
+CREATE FUNCTION net.wake() RETURNS void LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $$ SELECT $$;
+CREATE FUNCTION net.wait_until_running() RETURNS void LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $$ SELECT $$;
+CREATE FUNCTION net.check_worker_is_up() RETURNS void LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $$ SELECT $$;
+CREATE FUNCTION net.worker_restart() RETURNS boolean LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $$ SELECT false $$;
 
 CREATE FUNCTION net._ledgercheck_urlencode(s text) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog
+LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT coalesce(pg_catalog.string_agg(
     CASE WHEN b.c OPERATOR(pg_catalog.~) '^[A-Za-z0-9._~-]$' THEN b.c
@@ -59,7 +60,7 @@ $$;
 
 -- url with params (a JSON object of strings) appended as its query string, percent-encoded.
 CREATE FUNCTION net._ledgercheck_url(url text, params jsonb) RETURNS text
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT CASE WHEN q IS NULL OR q OPERATOR(pg_catalog.=) '' THEN $1
     ELSE $1 OPERATOR(pg_catalog.||) CASE WHEN pg_catalog.strpos($1, '?') OPERATOR(pg_catalog.>) 0 THEN '&' ELSE '?' END
@@ -74,7 +75,7 @@ $$;
 -- Records a request as pg_net's request functions do, and returns its id.
 CREATE FUNCTION net._ledgercheck_enqueue(method net.http_method, url text, headers jsonb, body bytea,
   timeout_milliseconds integer) RETURNS bigint
-LANGUAGE plpgsql SET search_path = pg_catalog
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   request_id bigint;
@@ -93,7 +94,7 @@ CREATE FUNCTION net.http_get(
   headers              jsonb DEFAULT '{}'::jsonb,
   timeout_milliseconds integer DEFAULT 5000
 ) RETURNS bigint
-LANGUAGE sql VOLATILE PARALLEL SAFE SET search_path = pg_catalog
+LANGUAGE sql VOLATILE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT net._ledgercheck_enqueue('GET', net._ledgercheck_url($1, $2), $3, NULL, $4) $$;
 
 CREATE FUNCTION net.http_post(
@@ -103,7 +104,7 @@ CREATE FUNCTION net.http_post(
   headers              jsonb DEFAULT '{"Content-Type": "application/json"}'::jsonb,
   timeout_milliseconds integer DEFAULT 5000
 ) RETURNS bigint
-LANGUAGE plpgsql VOLATILE PARALLEL SAFE SET search_path = pg_catalog
+LANGUAGE plpgsql VOLATILE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   content_type text;
@@ -127,13 +128,13 @@ CREATE FUNCTION net.http_delete(
   timeout_milliseconds integer DEFAULT 5000,
   body                 jsonb DEFAULT NULL
 ) RETURNS bigint
-LANGUAGE sql VOLATILE PARALLEL SAFE SET search_path = pg_catalog
+LANGUAGE sql VOLATILE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT net._ledgercheck_enqueue('DELETE', net._ledgercheck_url($1, $2), $3, pg_catalog.convert_to($5::text, 'UTF8'), $4) $$;
 
 -- A response is never collected: nothing is sent.
 CREATE FUNCTION net._http_collect_response(request_id bigint, async boolean DEFAULT true)
 RETURNS net.http_response_result
-LANGUAGE plpgsql SET search_path = pg_catalog
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   r net._http_response;
@@ -151,7 +152,7 @@ $$;
 
 CREATE FUNCTION net.http_collect_response(request_id bigint, async boolean DEFAULT true)
 RETURNS net.http_response_result
-LANGUAGE plpgsql SET search_path = pg_catalog
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   RAISE NOTICE 'The net.http_collect_response function is deprecated.';

@@ -1,23 +1,26 @@
 -- ledgercheck's stand-in for supabase_vault 0.3.1 (facts: ../../../../../shared/docs/supabase-environment-facts.md
 -- §3; README.md beside this file says why it is a stand-in). Written for ledgercheck from those
 -- facts, not Vault's SQL. The table, the view and the functions have Vault's columns, signatures,
--- defaults, SECURITY DEFINER and search_path = ''; all five functions are revoked from PUBLIC.
+-- defaults and SECURITY DEFINER; all five functions are revoked from PUBLIC. Vault pins
+-- search_path = ''; these pin pg_catalog, pg_temp, since with pg_temp unlisted PostgreSQL looks
+-- up type names there first, and a caller's temporary type named text, with casts of its own,
+-- would run the caller's code with the owner's rights (TestStandInDefinersIgnoreTemporaryTypes).
 -- What differs is the cipher: Vault encrypts with libsodium under a server key, and this stand-in
 -- only encodes (the "encryption" functions return their input), since a scratch database holds
 -- no secret. The column secret holds the base64 of the "ciphertext" as Vault's does.
 
 CREATE FUNCTION vault._crypto_aead_det_noncegen() RETURNS bytea
-LANGUAGE sql VOLATILE SET search_path = ''
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT pg_catalog.uuid_send(pg_catalog.gen_random_uuid()) $$;
 
 CREATE FUNCTION vault._crypto_aead_det_encrypt(message bytea, additional bytea, key_id bigint,
   context bytea = 'pgsodium', nonce bytea = NULL) RETURNS bytea
-LANGUAGE sql IMMUTABLE SET search_path = ''
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT $1 $$;
 
 CREATE FUNCTION vault._crypto_aead_det_decrypt(message bytea, additional bytea, key_id bigint,
   context bytea = 'pgsodium', nonce bytea = NULL) RETURNS bytea
-LANGUAGE sql IMMUTABLE SET search_path = ''
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT $1 $$;
 
 CREATE TABLE vault.secrets (
@@ -42,7 +45,7 @@ FROM vault.secrets s;
 
 CREATE FUNCTION vault.create_secret(new_secret text, new_name text = NULL, new_description text = '',
   new_key_id uuid = NULL) RETURNS uuid
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = ''
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   rec record;
@@ -60,7 +63,7 @@ $$;
 
 CREATE FUNCTION vault.update_secret(secret_id uuid, new_secret text = NULL, new_name text = NULL,
   new_description text = NULL, new_key_id uuid = NULL) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = ''
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   decrypted text;
