@@ -394,6 +394,14 @@ func (c *cluster) lastLog() string {
 	if len(lines) == 0 {
 		return "(the server logged nothing)"
 	}
+	// A crash's cause, a PANIC, is often followed by more than four lines (its statement, the
+	// postmaster's reports of the restart): it goes first.
+	for _, l := range c.log.Tail(20) {
+		if strings.Contains(l, "PANIC:") && !slices.Contains(lines, l) {
+			lines = append([]string{l}, lines...)
+			break
+		}
+	}
 	return "server log: " + strings.Join(lines, " / ")
 }
 

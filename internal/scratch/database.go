@@ -157,6 +157,10 @@ func (d *Database) Exec(ctx context.Context, sc *Script) error {
 		return err
 	}
 	defer conn.Close(context.Background())
+	var mark int64
+	if d.srv.cl != nil {
+		mark = d.srv.cl.log.mark()
+	}
 	err = ExecScript(ctx, conn, sc)
 	var se *ScriptError
 	if errors.As(err, &se) {
@@ -164,7 +168,7 @@ func (d *Database) Exec(ctx context.Context, sc *Script) error {
 			se.Err = fmt.Errorf("install time limit of %s exceeded (set with --install-timeout); the statement here was still running", limit)
 			return se
 		}
-		return d.srv.blame(ctx, se)
+		return d.srv.blame(ctx, se, mark)
 	}
 	return err
 }
