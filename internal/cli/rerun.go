@@ -91,7 +91,7 @@ func (f *rerunFlags) request(g *globals, file string) (gate.Request, error) {
 	case f.noFixture && f.fixture != "":
 		return gate.Request{}, fault.Input(errors.New("--fixture and --no-fixture exclude each other"))
 	}
-	src, err := input.ReadFile(file, input.Migration)
+	src, err := g.scope().ReadFile(file, input.Migration)
 	if err != nil {
 		return gate.Request{}, fault.Input(err)
 	}
@@ -106,14 +106,14 @@ func (f *rerunFlags) request(g *globals, file string) (gate.Request, error) {
 		Tool: "ledgercheck", Version: Version, Root: ".",
 	}
 	if f.from != "" {
-		src, err := input.ReadFile(f.from, input.Migration)
+		src, err := g.scope().ReadFile(f.from, input.Migration)
 		if err != nil {
 			return req, fault.Input(fmt.Errorf("--from: %w", err))
 		}
 		req.Artifact.Previous = &gate.Script{Name: f.from, Src: src}
 	}
 	if !f.noFixture {
-		if req.Fixture, err = f.readFixture(); err != nil {
+		if req.Fixture, err = f.readFixture(g); err != nil {
 			return req, err
 		}
 	}
@@ -121,7 +121,7 @@ func (f *rerunFlags) request(g *globals, file string) (gate.Request, error) {
 }
 
 // readFixture reads --fixture, or the project's ledger fixture found from the working directory.
-func (f *rerunFlags) readFixture() (*gate.Script, error) {
+func (f *rerunFlags) readFixture(g *globals) (*gate.Script, error) {
 	fixture := f.fixture
 	if fixture == "" {
 		wd, err := os.Getwd()
@@ -132,7 +132,7 @@ func (f *rerunFlags) readFixture() (*gate.Script, error) {
 			return nil, fault.Input(err)
 		}
 	}
-	src, err := input.ReadFile(fixture, input.Fixture)
+	src, err := g.scope().ReadFile(fixture, input.Fixture)
 	if err != nil {
 		return nil, fault.Input(fmt.Errorf("--fixture: %w", err))
 	}

@@ -48,6 +48,10 @@ type Config struct {
 
 	// Path is the file the configuration was read from ("" for [Default]).
 	Path string `yaml:"-"`
+	// Scope is the repository [Load] confined the configuration to; every file read on its
+	// behalf, and every file named on the command line beside it, is read through it. The zero
+	// Scope ([Parse], [Default]) confines nothing.
+	Scope input.Scope `yaml:"-"`
 	// LintSet reports whether the file had a lint section.
 	LintSet bool `yaml:"-"`
 	lines   map[string]int
@@ -208,12 +212,51 @@ var notInName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // file's directory. Every error is a [fault.Input] error: "path: message" for a file that cannot
 // be read (see [input.ReadFile]: missing, not a regular file, over [input.Config]'s limit), else
 // "path:line: message".
-func Load(path string) (*Config, error) {
-	data, err := input.ReadFile(path, input.Config)
+//
+// The configuration is confined to its repository (see [input.Scope]): the git top level of its
+// directory, or the directory. The file itself and every path it names (the variants' files and
+// previous versions, the allowlists, the fixture, the prerequisite files) must resolve inside it,
+// unless allowOutside (--allow-outside-repo); the loaded configuration's Scope confines what is
+// read later the same way.
+func Load(path string, allowOutside bool) (*Config, error) {
+	scope := input.Scope{Root: input.RepoRoot(filepath.Dir(path)), AllowOutside: allowOutside}
+	data, err := scope.ReadFile(path, input.Config)
 	if err != nil {
 		return nil, fault.Input(err)
 	}
-	return Parse(path, data)
+	c, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	c.Scope = scope
+	for _, p := range c.paths() {
+		if err := scope.ConfineConfigured(*p.path, c.Key(p.key)); err != nil {
+			return nil, c.errAt(c.Line(p.key), "%v", err)
+		}
+	}
+	return c, nil
+}
+
+// configPath is a path field of a configuration and its dotted version 2 key.
+type configPath struct {
+	key  string
+	path *string
+}
+
+// paths lists every path field of c with its key, in the file's order: the one list Parse
+// resolves and Load confines.
+func (c *Config) paths() []configPath {
+	ps := []configPath{{"artifact.file", &c.Artifact.File}, {"artifact.previous", &c.Artifact.Previous}}
+	for i := range c.Ports {
+		at := "ports." + strconv.Itoa(i)
+		p := &c.Ports[i]
+		ps = append(ps, configPath{at + ".file", &p.File}, configPath{at + ".previous", &p.Previous}, configPath{at + ".allowlist", &p.Allowlist})
+	}
+	ps = append(ps, configPath{"fixture", &c.Fixture})
+	for i := range c.Prerequisites.Files {
+		ps = append(ps, configPath{"prerequisites.files." + strconv.Itoa(i), &c.Prerequisites.Files[i]})
+	}
+	return ps
 }
 
 var (
@@ -275,23 +318,10 @@ func Parse(path string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	dir := filepath.Dir(path)
-	res := func(p *string) {
-		if *p != "" && !filepath.IsAbs(*p) {
-			*p = filepath.Join(dir, *p)
+	for _, p := range c.paths() {
+		if *p.path != "" && !filepath.IsAbs(*p.path) {
+			*p.path = filepath.Join(dir, *p.path)
 		}
-	}
-	resVariant := func(v *Variant) {
-		res(&v.File)
-		res(&v.Previous)
-	}
-	resVariant(&c.Artifact)
-	for i := range c.Ports {
-		resVariant(&c.Ports[i].Variant)
-		res(&c.Ports[i].Allowlist)
-	}
-	res(&c.Fixture)
-	for i := range c.Prerequisites.Files {
-		res(&c.Prerequisites.Files[i])
 	}
 	return c, nil
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func TestShippedConfigLoadsAndResolvesPaths(t *testing.T) {
-	c, err := Load("../../ledgercheck.yaml")
+	c, err := Load("../../ledgercheck.yaml", false)
 	if err != nil {
 		t.Fatal(err)
 	}

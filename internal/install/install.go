@@ -96,10 +96,19 @@ func FootprintOn(ctx context.Context, db *scratch.Database, conn *pgx.Conn, sc *
 // RuleInstallFailed is the rule of a variant the server rejects (registered in internal/gate).
 const RuleInstallFailed = "install-failed"
 
-// Finding turns a rejected statement or a syntax error into an install-failed finding; it
-// reports false for any other error.
+// Finding turns a rejected statement, a syntax error, or what the migration did to its own
+// environment (its role, its databases, the install time limit: [scratch.SelfInflicted]) into an
+// install-failed finding at the statement; it reports false for any other error.
 func Finding(err error) (finding.Finding, bool) {
 	var se *scratch.ScriptError
+	if errors.As(err, &se) && se.SelfInflicted() != nil {
+		si := se.SelfInflicted()
+		msg := "the migration does not install: " + si.Msg
+		if !si.Timeout {
+			msg = "the migration breaks the environment it runs in: " + si.Msg
+		}
+		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleInstallFailed, Severity: finding.SevError, Pos: se.Pos, Message: msg}, true
+	}
 	if errors.As(err, &se) && se.PgError() != nil {
 		pe := se.PgError()
 		detail := ""

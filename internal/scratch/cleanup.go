@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/privileged"
 )
 
 // What a run creates on a --dsn server can be proven to be the run's, at any moment, even after
@@ -77,19 +78,19 @@ func (s *Server) lockRun(ctx context.Context) error {
 	}
 	s.anchor = anchor
 	var free bool
-	if err := anchor.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, 0)`, int32(lockClass)).Scan(&free); err != nil {
+	if err := anchor.QueryRow(ctx, `SELECT pg_catalog.pg_try_advisory_lock($1, 0)`, int32(lockClass)).Scan(&free); err != nil {
 		return fault.Env(fmt.Errorf("--dsn server: taking ledgercheck's lock: %s", serverMessage(err)))
 	}
 	if !free {
 		fmt.Fprintf(s.opts.Log, "scratch: waiting for another ledgercheck run on this server to finish\n")
-		if _, err := anchor.Exec(ctx, `SELECT pg_advisory_lock($1, 0)`, int32(lockClass)); err != nil {
+		if _, err := anchor.Exec(ctx, `SELECT pg_catalog.pg_advisory_lock($1, 0)`, int32(lockClass)); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			return fault.Env(fmt.Errorf("--dsn server: waiting for ledgercheck's lock: %s", serverMessage(err)))
 		}
 	}
-	if _, err := anchor.Exec(ctx, `SELECT pg_advisory_lock($1, $2)`, int32(lockClass), runKey(s.runID)); err != nil {
+	if _, err := anchor.Exec(ctx, `SELECT pg_catalog.pg_advisory_lock($1, $2)`, int32(lockClass), runKey(s.runID)); err != nil {
 		return fault.Env(fmt.Errorf("--dsn server: taking the run's lock: %s", serverMessage(err)))
 	}
 	dropped, err := sweepDeadRuns(ctx, anchor, 0, s.runID)
@@ -107,7 +108,7 @@ func (s *Server) checkGuard(ctx context.Context, conn *pgx.Conn) error {
 		return nil
 	}
 	var version *string
-	if err := conn.QueryRow(ctx, `SELECT current_setting('ledgercheck_guard.version', true)`).Scan(&version); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('ledgercheck_guard.version', true)`).Scan(&version); err != nil {
 		return fault.Env(fmt.Errorf("checking for ledgercheck's guard module: %s", serverMessage(err)))
 	}
 	loaded := version != nil && *version != ""
@@ -136,13 +137,14 @@ func Cleanup(ctx context.Context, dsn string, olderThan time.Duration) ([]string
 	if err != nil {
 		return nil, fault.Input(fmt.Errorf("--dsn: %v", err))
 	}
+	privileged.Config(cfg)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("cannot connect to --dsn server: %s", serverMessage(err)))
 	}
 	defer conn.Close(context.Background())
 	var super bool
-	if err := conn.QueryRow(ctx, `SELECT rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&super); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT rolsuper FROM pg_roles WHERE rolname OPERATOR(pg_catalog.=) current_user`).Scan(&super); err != nil {
 		return nil, fault.Env(fmt.Errorf("--dsn server: reading the role's attributes: %s", serverMessage(err)))
 	}
 	if !super {
@@ -156,7 +158,8 @@ func Cleanup(ctx context.Context, dsn string, olderThan time.Duration) ([]string
 // set in the transaction that created it; its databases are those it, or a role it
 // administers, owns (whatever they were renamed to).
 func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration, self string) ([]string, error) {
-	rows, err := conn.Query(ctx, `SELECT objid::int4 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::oid AND objsubid = 2 AND granted`, int64(lockClass))
+	rows, err := conn.Query(ctx, `SELECT objid::pg_catalog.int4 FROM pg_locks WHERE locktype OPERATOR(pg_catalog.=) 'advisory' AND classid OPERATOR(pg_catalog.=) $1::pg_catalog.oid
+		AND objsubid OPERATOR(pg_catalog.=) 2 AND granted`, int64(lockClass))
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("listing the runs in progress: %s", serverMessage(err)))
 	}
@@ -165,8 +168,8 @@ func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration,
 		return nil, fault.Env(fmt.Errorf("listing the runs in progress: %s", serverMessage(err)))
 	}
 	type roleRow struct{ name, comment string }
-	rows, err = conn.Query(ctx, `SELECT r.rolname, coalesce(shobj_description(r.oid, 'pg_authid'), '') FROM pg_roles r
-		WHERE r.rolname LIKE 'ledgercheck\_%' OR r.rolname = ANY($1) ORDER BY 1`, apiRoles)
+	rows, err = conn.Query(ctx, `SELECT r.rolname, coalesce(pg_catalog.shobj_description(r.oid, 'pg_authid'), '') FROM pg_roles r
+		WHERE r.rolname OPERATOR(pg_catalog.~~) 'ledgercheck\_%' OR r.rolname OPERATOR(pg_catalog.=) ANY($1::pg_catalog.text[]) ORDER BY 1`, apiRoles)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("listing roles: %s", serverMessage(err)))
 	}
@@ -186,7 +189,7 @@ func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration,
 		}
 		if m := runRoleName.FindStringSubmatch(r.name); m != nil && m[1] == id {
 			dead[id] = true
-		} else if slices.Contains(apiRoles, r.name) {
+		} else if slices.Contains(apiRoles, r.name) || r.name == readerName(id) {
 			api[id] = append(api[id], r.name)
 		}
 	}
@@ -199,9 +202,10 @@ func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration,
 	var errs []error
 	for _, id := range ids {
 		install := NamePrefix + id
-		rows, err := conn.Query(ctx, `SELECT d.datname FROM pg_database d JOIN pg_roles o ON o.oid = d.datdba
-			WHERE o.rolname = $1 OR o.oid IN (SELECT m.roleid FROM pg_auth_members m JOIN pg_roles i ON i.oid = m.member
-			                                  WHERE i.rolname = $1 AND m.admin_option)
+		rows, err := conn.Query(ctx, `SELECT d.datname FROM pg_database d JOIN pg_roles o ON o.oid OPERATOR(pg_catalog.=) d.datdba
+			WHERE o.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.text
+			   OR o.oid OPERATOR(pg_catalog.=) ANY (SELECT m.roleid FROM pg_auth_members m JOIN pg_roles i ON i.oid OPERATOR(pg_catalog.=) m.member
+			                                       WHERE i.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.text AND m.admin_option)
 			ORDER BY 1`, install)
 		if err != nil {
 			return dropped, fault.Env(fmt.Errorf("listing the databases of %s: %s", install, serverMessage(err)))
@@ -239,8 +243,9 @@ func dropRoles(ctx context.Context, conn *pgx.Conn, install string, api []string
 	var names []string
 	if install != "" {
 		rows, err := conn.Query(ctx, `SELECT r.rolname FROM pg_auth_members m
-			JOIN pg_roles r ON r.oid = m.roleid JOIN pg_roles i ON i.oid = m.member
-			WHERE i.rolname = $1 AND m.admin_option AND r.rolname <> ALL($2) AND r.rolname !~ '^pg_'
+			JOIN pg_roles r ON r.oid OPERATOR(pg_catalog.=) m.roleid JOIN pg_roles i ON i.oid OPERATOR(pg_catalog.=) m.member
+			WHERE i.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.text AND m.admin_option
+			  AND r.rolname OPERATOR(pg_catalog.<>) ALL($2::pg_catalog.text[]) AND r.rolname OPERATOR(pg_catalog.!~) '^pg_'
 			ORDER BY 1`, install, apiRoles)
 		if err != nil {
 			return nil, fault.Env(fmt.Errorf("listing the roles %s created: %s", install, serverMessage(err)))

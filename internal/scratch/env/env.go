@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-//go:embed *.sql ext/*.control ext/*.sql
+//go:embed *.sql models/*.sql ext/*.control ext/*.sql
 var files embed.FS
 
 // Script is one SQL file of the environment.
@@ -45,7 +45,7 @@ func Roles() Script {
 // string literal; NAME is the extension's), which a server that does not offer the stand-in runs
 // as plain SQL (see [PlainScript]).
 func Database(installRole, adminRole string) []Script {
-	vars := []string{`:"install_role"`, quoteIdent(installRole), `:"admin_role"`, quoteIdent(adminRole)}
+	vars := roleVars(installRole, adminRole)
 	for _, name := range ExtensionNames() {
 		vars = append(vars, `:'standin_`+name+`'`, quoteLiteral(PlainScript(name)))
 	}
@@ -129,5 +129,31 @@ func PlainScript(name string) string {
 }
 
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// OldDefaultsFile is the script of the old default privileges on public (self-hosted projects,
+// and hosted ones created before 2026), below env/.
+const OldDefaultsFile = "models/old-defaults.sql"
+
+// OldDefaults returns the old default privileges on public, for a server whose roles are
+// installRole and adminRole as in [Database]: applied as a superuser after the environment, it
+// turns a template of a new hosted project into one of a self-hosted project.
+func OldDefaults(installRole, adminRole string) Script {
+	b, err := files.ReadFile(OldDefaultsFile)
+	if err != nil {
+		panic("env: embedded file missing: " + OldDefaultsFile)
+	}
+	return Script{Name: path.Join("env", OldDefaultsFile), SQL: roleReplacer(installRole, adminRole).Replace(string(b))}
+}
+
+// roleReplacer replaces the psql variables :"install_role" and :"admin_role" by the quoted names.
+func roleReplacer(installRole, adminRole string) *strings.Replacer {
+	return strings.NewReplacer(roleVars(installRole, adminRole)...)
+}
+
+// roleVars are the psql variables :"install_role" and :"admin_role" and their quoted names, as
+// strings.NewReplacer takes them.
+func roleVars(installRole, adminRole string) []string {
+	return []string{`:"install_role"`, quoteIdent(installRole), `:"admin_role"`, quoteIdent(adminRole)}
+}
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
