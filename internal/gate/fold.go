@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"ledgercheck/internal/finding"
+	"ledgercheck/internal/install"
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
@@ -52,4 +53,44 @@ func statementAt(f *pgsql.File, pos finding.Position) int {
 		}
 	}
 	return -1
+}
+
+// sameInstallFailure are the rerun audit's findings of a script that does not install: at the
+// statement the install phase reports, they are its failure again.
+var sameInstallFailure = map[string]bool{
+	rerun.RuleRerunInstallFailed: true, rerun.RuleRerunFixtureFailed: true,
+	rerun.RuleUpgradeFailed: true, rerun.RuleUpgradeFixtureFailed: true,
+}
+
+// foldInstall keeps check from failing a variant twice for one install failure: the phase
+// "install VARIANT" reports it, so the rerun audit's finding of the same failure at the same
+// statement is dropped, and a rerun phase left with no finding is skipped and points at the
+// install phase instead of repeating it.
+func foldInstall(phases []report.PhaseResult, r *variantRun) []report.PhaseResult {
+	f, ok := install.Finding(r.installErr)
+	if !ok {
+		return phases
+	}
+	for i := range phases {
+		var kept []finding.Finding
+		folded := false
+		for _, g := range phases[i].Findings {
+			if sameInstallFailure[g.Rule] && g.Pos == f.Pos {
+				folded = true
+				continue
+			}
+			kept = append(kept, g)
+		}
+		if !folded {
+			continue
+		}
+		phases[i].Findings = kept
+		note := fmt.Sprintf("not run: %s does not install at %s (see the phase install %s)", r.installFile, f.Pos, r.v.Name)
+		if len(kept) == 0 {
+			phases[i].Status, phases[i].Notes = report.StatusSkip, []string{note}
+			continue
+		}
+		phases[i].Notes = append([]string{note}, phases[i].Notes...)
+	}
+	return phases
 }

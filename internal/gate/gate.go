@@ -354,25 +354,42 @@ func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) e
 	}
 	if p.req.Steps.CrossCheck {
 		for _, r := range runs {
-			if r.file == nil || r.installErr != nil {
-				continue
+			switch {
+			case r.file == nil:
+			case r.installErr != nil:
+				rep.Phases = append(rep.Phases, notInstalled(r, finding.PhaseLint, "lint installed "+r.v.Name))
+			default:
+				rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseLint, Name: "lint installed " + r.v.Name, File: r.v.File,
+					Findings: r.crossCheck,
+					Notes:    []string{"what installing the file changed on pre-existing objects, against what its statements visibly do"}})
 			}
-			rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseLint, Name: "lint installed " + r.v.Name, File: r.v.File,
-				Findings: r.crossCheck,
-				Notes:    []string{"what installing the file changed on pre-existing objects, against what its statements visibly do"}})
 		}
 	}
 	for _, r := range runs {
-		if r.audit != nil {
+		switch {
+		case r.audit != nil:
 			rep.Phases = append(rep.Phases, *r.audit)
+		case p.req.Steps.Audit && r.file != nil && r.installErr != nil:
+			rep.Phases = append(rep.Phases, notInstalled(r, finding.PhaseAudit, "audit "+r.v.Name))
 		}
 	}
 	if p.req.Steps.Rerun {
 		for _, r := range runs {
-			rep.Phases = append(rep.Phases, foldRerun(rerunPhases(r, p.req.Steps.RerunApart), r)...)
+			phases := foldRerun(rerunPhases(r, p.req.Steps.RerunApart), r)
+			if p.req.Steps.Parity { // the install phase above reports the install's failure
+				phases = foldInstall(phases, r)
+			}
+			rep.Phases = append(rep.Phases, phases...)
 		}
 	}
 	return nil
+}
+
+// notInstalled is a phase that could not run because the variant (or a file it needs) does not
+// install: skipped, pointing at the install phase that says why.
+func notInstalled(r *variantRun, phase finding.Phase, name string) report.PhaseResult {
+	return report.PhaseResult{Phase: phase, Name: name, File: r.v.File, Status: report.StatusSkip,
+		Notes: []string{fmt.Sprintf("not run: %s does not install (see the phase install %s)", r.installFile, r.v.Name)}}
 }
 
 // audit runs the installed security audit on the variant's install (before the fixture), with
