@@ -73,7 +73,7 @@ type Shared struct {
 	// Lint is lint's policy (see [lint.Config]); absent means the shipped default's
 	// ([DefaultLint]).
 	Lint lint.Config `yaml:"lint"`
-	// Limits bound the time user SQL may take.
+	// Limits bound the time and the resources user SQL may take.
 	Limits Limits `yaml:"limits"`
 	// Postgres is the PostgreSQL major version the gate runs on, 15 or 17; 0 (absent) leaves it
 	// to $LEDGERCHECK_PG, else 15. --pg overrides it.
@@ -142,7 +142,8 @@ type Rerun struct {
 	Times int `yaml:"times"`
 }
 
-// Limits bound the time user SQL may take (Go durations: "60s", "2m").
+// Limits bound the time user SQL may take (Go durations: "60s", "2m") and the resources a run
+// may use (sizes: "1GiB", "512MiB"; see internal/scratch/limits.go).
 type Limits struct {
 	// StatementTimeout is statement_timeout for every statement (default 60s).
 	StatementTimeout time.Duration `yaml:"statement_timeout"`
@@ -150,7 +151,91 @@ type Limits struct {
 	LockTimeout time.Duration `yaml:"lock_timeout"`
 	// InstallTimeout bounds one whole install: prerequisites, variant and fixture (default 120s).
 	InstallTimeout time.Duration `yaml:"install_timeout"`
+	// ScratchSize bounds the embedded cluster's directory, each of its files and its
+	// temporary files (default 1GiB).
+	ScratchSize Size `yaml:"scratch_size"`
+	// ServerMemory bounds the memory of each process of the embedded server (default 1GiB).
+	ServerMemory Size `yaml:"server_memory"`
+	// ReadSize bounds any one message ledgercheck reads from the server: a catalog query's
+	// result, a row (default 64MiB).
+	ReadSize Size `yaml:"read_size"`
 }
+
+// Size is a number of bytes, written with a unit as PostgreSQL writes memory settings: "512kB",
+// "64MB", "1GB", "1TB" (each 1024 of the one before; "KiB", "MiB", "GiB", "TiB" too), or a
+// plain number of bytes.
+type Size int64
+
+// ParseSize parses a [Size]: a whole number, optionally followed (with or without a space) by
+// B, kB, KiB, MB, MiB, GB, GiB, TB or TiB.
+func ParseSize(s string) (Size, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if i == 0 || err != nil {
+		return 0, fmt.Errorf("size %q: want a whole number of bytes with a unit, such as 512MB or 1GB", s)
+	}
+	var shift uint
+	switch strings.TrimSpace(t[i:]) {
+	case "", "B":
+	case "kB", "KB", "KiB":
+		shift = 10
+	case "MB", "MiB":
+		shift = 20
+	case "GB", "GiB":
+		shift = 30
+	case "TB", "TiB":
+		shift = 40
+	default:
+		return 0, fmt.Errorf("size %q: unknown unit %q (want B, kB, MB, GB or TB)", s, strings.TrimSpace(t[i:]))
+	}
+	if n > (1<<62)>>shift {
+		return 0, fmt.Errorf("size %q is too large", s)
+	}
+	return Size(n << shift), nil
+}
+
+// UnmarshalYAML reads a size from a YAML scalar (see [ParseSize]).
+func (z *Size) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a size such as 1GB", n.Line)
+	}
+	v, err := ParseSize(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	*z = v
+	return nil
+}
+
+// String renders the size as ParseSize reads it, in the largest unit that divides it.
+func (z Size) String() string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{40, "TB"}, {30, "GB"}, {20, "MB"}, {10, "kB"}} {
+		if z != 0 && int64(z)%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", int64(z)>>u.shift, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", int64(z))
+}
+
+// Set sets the size from a flag's value (pflag.Value).
+func (z *Size) Set(s string) error {
+	v, err := ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*z = v
+	return nil
+}
+
+// Type names the flag's value type (pflag.Value).
+func (z *Size) Type() string { return "size" }
 
 // defaultYAML is the shipped default configuration (default.yaml beside this file): the one
 // place the Open Brain defaults live.
@@ -481,6 +566,14 @@ func (c *Config) validate() error {
 	}{{"statement_timeout", c.Limits.StatementTimeout}, {"lock_timeout", c.Limits.LockTimeout}, {"install_timeout", c.Limits.InstallTimeout}} {
 		if l.d < 0 {
 			return c.errAt(c.Line("limits."+l.key), "limits.%s %s is negative", l.key, l.d)
+		}
+	}
+	for _, l := range []struct {
+		key string
+		z   Size
+	}{{"scratch_size", c.Limits.ScratchSize}, {"server_memory", c.Limits.ServerMemory}, {"read_size", c.Limits.ReadSize}} {
+		if l.z != 0 && l.z < 1<<20 {
+			return c.errAt(c.Line("limits."+l.key), "limits.%s %s: want at least 1MB", l.key, l.z)
 		}
 	}
 	if c.Postgres != 0 {

@@ -239,20 +239,23 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 	}
-	// The lint phases come first, each from its own variant's run once every step is done: the
-	// audit drops from them what the install showed the file owns. A variant read from a
-	// database alone has no file, so no lint phase.
-	if req.Steps.Lint {
-		for _, r := range runs {
-			if r.v.File != "" {
-				rep.Phases = append(rep.Phases, r.lint)
-			}
-		}
-	}
 	if needDB {
 		if err := p.report(rep, res, runs); err != nil {
 			return nil, err
 		}
+	}
+	// The lint phases come first, each from its own variant's run once every step is done and
+	// reported: the audit drops from them what the install showed the file owns, and a rerun
+	// failure folded into a lint finding says so there. A variant read from a database alone
+	// has no file, so no lint phase.
+	if req.Steps.Lint {
+		var lints []report.PhaseResult
+		for _, r := range runs {
+			if r.v.File != "" {
+				lints = append(lints, r.lint)
+			}
+		}
+		rep.Phases = append(lints, rep.Phases...)
 	}
 	rep.Duration = time.Since(t0)
 	rep.Finish()
@@ -333,12 +336,17 @@ func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
 // port's comparison with the artifact, each install's cross-check, then each variant's rerun
 // audit.
 func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) error {
-	if p.req.Steps.Parity {
-		for _, r := range runs {
-			if r.installErr != nil {
-				rep.Phases = append(rep.Phases, installPhase(r))
-			}
+	// A variant that does not install has its phase install VARIANT when check reports it, or
+	// when nothing else would (a prerequisite file that fails leaves the rerun nothing to run).
+	installShown := func(r *variantRun) bool {
+		return r.installErr != nil && (p.req.Steps.Parity || r.rerun == nil)
+	}
+	for _, r := range runs {
+		if installShown(r) {
+			rep.Phases = append(rep.Phases, installPhase(r))
 		}
+	}
+	if p.req.Steps.Parity {
 		if len(p.req.Ports) == 0 {
 			rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseParity, Name: "parity", File: p.req.Artifact.File, Status: report.StatusSkip,
 				Notes: []string{"not run: the configuration has no ports, so the artifact is checked alone (lint, install, cross-check, rerun)"}})
@@ -375,8 +383,12 @@ func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) e
 	}
 	if p.req.Steps.Rerun {
 		for _, r := range runs {
+			if r.rerun == nil && r.file != nil && r.installErr != nil { // no database to rerun in
+				rep.Phases = append(rep.Phases, notInstalled(r, finding.PhaseRerun, "rerun "+r.v.Name))
+				continue
+			}
 			phases := foldRerun(rerunPhases(r, p.req.Steps.RerunApart), r)
-			if p.req.Steps.Parity { // the install phase above reports the install's failure
+			if installShown(r) { // the install phase above reports the install's failure
 				phases = foldInstall(phases, r)
 			}
 			rep.Phases = append(rep.Phases, phases...)
@@ -412,12 +424,13 @@ func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Databas
 	// (fixture, probes, rerun); its answers are asked for when the variant is done.
 	r.finishAudit = func(ctx context.Context) error {
 		t0 := time.Now()
-		fs, err := own.finish(ctx, r.models, in)
+		fs, confirmed, err := own.finish(ctx, r.models, in)
 		if err != nil {
 			return err
 		}
 		r.audit = &report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: took + time.Since(t0),
 			Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints) " + modelsNote(p.req.Lint)}}
+		confirmAudit(r, confirmed)
 		if audit.Empty(fp) {
 			r.audit.Status = report.StatusSkip
 			r.audit.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
@@ -611,10 +624,6 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	f, sc, scErr := r.script()
-	if p.req.Steps.Audit && scErr == nil {
-		r.models = startModels(ctx, p.srv, p.req.Lint, v.Dim, p.base, nil, sc)
-		defer closeModels(ctx, r.models)
-	}
 	ropts := p.rerunOptions(r, sc)
 	var up *rerun.Upgrade
 	if p.req.Steps.Rerun {
@@ -631,6 +640,14 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		}
 		return p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0), Reader: conn, Upgrade: up}, ropts)
 	}
+	// The file installed: install it again under the audit's other privilege models. That
+	// runs beside the fixture, the probes and the rerun audit's first snapshot, never beside
+	// another run of the file in this variant (the same statements on one cluster's roles at
+	// once can fail each other: "tuple concurrently updated"), so the rerun waits for it.
+	if p.req.Steps.Audit && r.finishAudit != nil {
+		r.models = startModels(ctx, p.srv, p.req.Lint, v.Dim, p.base, nil, sc)
+		defer closeModels(ctx, r.models)
+	}
 	if fx := p.req.Fixture; fx != nil {
 		if err := sqlscript.ExecFile(ctx, db, fx.Name, fx.Src); err != nil {
 			if err := r.failed(ctx, &scriptFailure{fx.Name, err}); err != nil {
@@ -646,11 +663,16 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 	if r.fixtureErr == nil && p.req.Steps.Parity {
 		probed = p.probesBeside(ctx, db, r)
 	}
+	reading := func() error {
+		err := probed()
+		waitModels(r.models)
+		return err
+	}
 	if p.req.Steps.CrossCheck && r.file != nil {
 		r.crossCheck = crosscheck.Check(r.file, p.req.Lint, r.installed.Footprint)
 	}
 	p.say("%s: %s at dimension %d installed and fixture loaded in %s", v.Name, v.File, v.Dim, report.FormatDuration(time.Since(t0)))
-	err = p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0), Reader: conn, Upgrade: up, Reading: probed}, ropts)
+	err = p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0), Reader: conn, Upgrade: up, Reading: reading}, ropts)
 	if err := errors.Join(err, probed()); err != nil {
 		return err
 	}

@@ -32,3 +32,25 @@ becomes, with the column the index needs created first,
     ALTER TABLE public.agent_decision_ledger ADD COLUMN IF NOT EXISTS embedding extensions.vector(1536);
     CREATE INDEX IF NOT EXISTS agent_decision_ledger_embedding_idx
       ON public.agent_decision_ledger USING hnsw (embedding extensions.vector_l2_ops);`})
+
+// RuleResourceLimit is the rule of a statement that a resource limit of the run stopped.
+const RuleResourceLimit = install.RuleResourceLimit
+
+var _ = rule.Register(rule.Rule{ID: RuleResourceLimit, Phase: finding.PhaseInstall, Severity: finding.SevError,
+	Summary: "a statement exceeds a resource limit of the run (scratch directory, server memory, or what ledgercheck reads)",
+	Explain: `Every run bounds what user SQL may take: the embedded cluster's directory (limits.scratch_size,
+--scratch-size, default 1 GiB: every file, temporary files included, and the whole directory,
+which a watchdog measures), the memory of each server process (limits.server_memory,
+--server-memory, default 1 GiB), and the largest message ledgercheck reads from the server
+(limits.read_size, --read-size, default 64 MiB: a catalog query's result, such as every function
+body of the database, or a row a statement returns; also what the rerun audit keeps of a table
+digest). The statement that was running when a limit was reached was stopped, and the finding
+points at it; a catalog or a digest too large to read is reported at the file's last statement.
+Nothing that needs the install is checked.
+
+    INSERT INTO public.agent_decision_ledger (summary)
+    SELECT repeat('x', 1000) FROM generate_series(1, 10000000);
+    -- the scratch cluster's directory grew past the run's limit of 1 GiB
+
+becomes a migration that does not load bulk data, or, if the data is the point, a larger
+limit for the run (limits: scratch_size: 4GiB).`})

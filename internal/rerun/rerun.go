@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/finding"
@@ -410,6 +411,27 @@ func serverMessage(pe *pgconn.PgError) string {
 	return msg
 }
 
+// tooLarge turns the error of a capture whose content digest, or whose catalog, is larger than
+// the run reads (the read-size limit) into a resource-limit finding at the file's last
+// statement (its first line when its statements are unknown): what the file left is the cause.
+func (a *auditor) tooLarge(err error) (finding.Finding, bool) {
+	var big *introspect.DigestTooLargeError
+	var msg *pgproto3.ExceededMaxBodyLenErr
+	switch {
+	case errors.As(err, &big):
+	case errors.As(err, &msg):
+	default:
+		return finding.Finding{}, false
+	}
+	pos := finding.Position{File: a.opts.File.Name, Line: 1, Col: 1}
+	if sc := a.opts.Script; sc != nil && len(sc.Statements) > 0 {
+		pos = sc.Statements[len(sc.Statements)-1].Pos
+	}
+	f := newFinding(install.RuleResourceLimit, finding.SevError, pos,
+		"the data or catalog this file leaves is larger than ledgercheck reads (limits.read_size, --read-size): "+strings.Join(strings.Fields(err.Error()), " "))
+	return f, true
+}
+
 func newFinding(rule string, sev finding.Severity, pos finding.Position, msg string) finding.Finding {
 	return finding.Finding{Phase: finding.PhaseRerun, Rule: rule, Severity: sev, Pos: pos, Message: msg}
 }
@@ -479,6 +501,7 @@ func (a *auditor) capture(ctx context.Context, db *scratch.Database, r readers, 
 	if what&content != 0 {
 		opts := install.SnapshotOptions(a.opts.Snapshot, db)
 		opts.RowValues = rowValuesUpTo
+		opts.DigestBytes = db.ReadSize() // the bound on any one read of the server's, for the whole digest
 		if s.digest, err = introspect.TakeDigest(ctx, r.content, opts); err != nil {
 			return nil, db.Blame(ctx, "taking a content digest", fmt.Errorf("rerun: content digest of %s: %w", db.Name, err))
 		}
@@ -493,6 +516,7 @@ type rerunOutcome struct {
 	rows      int64
 	installed bool // the install and fixture succeeded
 	failedAt  int  // the run that failed, 0 if none
+	tooLarge  bool // a capture stopped at the read-size limit (a resource-limit finding)
 }
 
 // item is a finding with the key that identifies it across runs.
@@ -536,6 +560,10 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 	}
 	defer rdone()
 	base, err := a.capture(ctx, db, rs, catalog|content)
+	if f, ok := a.tooLarge(err); ok {
+		out.findings, out.tooLarge = append(out.findings, f), true
+		return out, nil
+	}
 	if err != nil {
 		return out, err
 	}
@@ -562,6 +590,10 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 		}
 		out.runs = run
 		after, err := a.capture(ctx, db, rs, catalog|content)
+		if f, ok := a.tooLarge(err); ok {
+			out.findings, out.tooLarge = append(out.findings, f), true
+			return out, nil
+		}
 		if err != nil {
 			return out, err
 		}
@@ -625,6 +657,10 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 	defer rdone()
 	// The rows before; the catalog is compared after the upgrade only, with a fresh install's.
 	before, err := a.capture(ctx, db, rs, content)
+	if f, ok := a.tooLarge(err); ok {
+		out.findings = append(out.findings, f)
+		return out, nil
+	}
 	if err != nil {
 		return out, err
 	}
@@ -641,6 +677,10 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		return out, nil
 	}
 	after, err := a.capture(ctx, db, rs, catalog|content)
+	if f, ok := a.tooLarge(err); ok {
+		out.findings = append(out.findings, f)
+		return out, nil
+	}
 	if err != nil {
 		return out, err
 	}
@@ -661,6 +701,8 @@ func (a *auditor) rerunSummary(rr rerunOutcome) string {
 	switch {
 	case rr.failedAt == 1:
 		return fmt.Sprintf("rerun failed: %s does not install on a fresh database", o.File.Name)
+	case rr.tooLarge:
+		return fmt.Sprintf("rerun failed: what %s leaves is larger than ledgercheck reads (limits.read_size)", o.File.Name)
 	case !rr.installed:
 		return fmt.Sprintf("rerun failed: the fixture %s does not load over %s", o.Fixture.Name, o.File.Name)
 	case rr.failedAt > 0:

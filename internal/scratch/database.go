@@ -100,6 +100,9 @@ type ScriptError struct {
 	Stmt int
 	// Err is the server's error (a *pgconn.PgError unless the connection failed).
 	Err error
+	// Limit, when not "", names the run's resource limit (LimitScratchSize, ...) that stopped
+	// the statement: Err then says what happened (limits.go).
+	Limit string
 }
 
 func (e *ScriptError) Error() string {
@@ -184,6 +187,11 @@ func (d *Database) Exec(ctx context.Context, sc *Script) error {
 }
 
 func (d *Database) exec(ctx context.Context, sc *Script, e *execution) error {
+	if d.srv.cl != nil {
+		var stop func()
+		ctx, stop = d.srv.watchStatements(ctx)
+		defer stop()
+	}
 	conn, err := d.Connect(ctx)
 	if err != nil {
 		return err
@@ -229,7 +237,7 @@ func execStatements(ctx context.Context, conn *pgx.Conn, sc *Script, before func
 		}
 		tag, err := conn.Exec(ctx, st.Text)
 		if err != nil {
-			if ctx.Err() != nil && !errors.Is(context.Cause(ctx), errInstallTimeout) {
+			if ctx.Err() != nil && !stoppedByLimit(ctx) {
 				return ctx.Err()
 			}
 			pos := st.Pos

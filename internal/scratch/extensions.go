@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -12,9 +13,9 @@ import (
 
 // The stand-in extensions (internal/scratch/env/ext: pg_cron, pg_net, supabase_vault) are shown
 // to the embedded server in its own extension directory, inside the sandbox only: the sandbox
-// binds a directory of the cluster's own over the server's extension directory, holding a
-// symbolic link to every file of the real one (bound read-only at innerRealExtensionDir) except
-// those of the stand-ins' names, and the stand-ins' files. Nothing is written to the host's
+// mounts a file system of its own over the server's extension directory, holding a symbolic
+// link to every file of the real one (bound read-only at innerRealExtensionDir) except those of
+// the stand-ins' names, and the stand-ins' files, then makes it read-only. Nothing is written to the host's
 // PostgreSQL installation, and a pg_cron or pg_net the host may have installed is not seen
 // (neither could run here: each needs shared_preload_libraries, and pg_cron's launcher would
 // run jobs).
@@ -55,28 +56,45 @@ func standInFile(name string) bool {
 	return false
 }
 
-// layoutExtensions makes dir (the cluster's ext/): a link to each file of the real extension
-// directory real that is not a stand-in's, and the stand-ins' files, read-only.
-func layoutExtensions(dir, real string) error {
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return err
+// extensionSetup is what the sandbox needs to show the stand-ins: bubblewrap's arguments, and
+// the files whose descriptors they name.
+type extensionSetup struct {
+	args  []string
+	files []*os.File
+}
+
+// extensionArgs returns the bubblewrap arguments that show, at extDir (the server's extension
+// directory), a read-only directory of the sandbox's own: a link to each file of the real one
+// (bound read-only at innerRealExtensionDir) that is not a stand-in's, and the stand-ins' files,
+// read from pipes whose descriptors start at fd. Nothing of it is a file on the host that the
+// sandbox could have replaced.
+func extensionArgs(extDir string, fd int) (extensionSetup, error) {
+	var x extensionSetup
+	real := extDir
+	if r, err := filepath.EvalSymlinks(real); err == nil {
+		real = r
 	}
 	ents, err := os.ReadDir(real)
 	if err != nil {
-		return err
+		return x, err
 	}
+	x.args = append(x.args, "--ro-bind", real, innerRealExtensionDir, "--tmpfs", extDir)
 	for _, e := range ents {
-		if standInFile(e.Name()) {
-			continue
-		}
-		if err := os.Symlink(innerRealExtensionDir+"/"+e.Name(), filepath.Join(dir, e.Name())); err != nil {
-			return err
+		if !standInFile(e.Name()) {
+			x.args = append(x.args, "--symlink", innerRealExtensionDir+"/"+e.Name(), extDir+"/"+e.Name())
 		}
 	}
 	for _, s := range env.Extensions() {
-		if err := os.WriteFile(filepath.Join(dir, s.Name), []byte(s.SQL), 0o444); err != nil {
-			return err
+		f, err := dataPipe(s.SQL)
+		if err != nil {
+			for _, f := range x.files {
+				f.Close()
+			}
+			return extensionSetup{}, err
 		}
+		x.args = append(x.args, "--ro-bind-data", strconv.Itoa(fd+len(x.files)), extDir+"/"+s.Name)
+		x.files = append(x.files, f)
 	}
-	return nil
+	x.args = append(x.args, "--remount-ro", extDir)
+	return x, nil
 }

@@ -82,6 +82,9 @@ func (s *Server) serverLog() string {
 // server process that crashed since then (the postmaster ends every session and restarts them)
 // is the environment's failure even when the server is up again by the time it is asked.
 func (s *Server) blame(ctx context.Context, se *ScriptError, mark int64) error {
+	if le := s.limitHit(ctx, se); le != nil {
+		return asLimit(se, le) // a resource limit of the run (limits.go): a finding
+	}
 	var pe *pgconn.PgError
 	isPg := errors.As(se.Err, &pe)
 	switch {

@@ -17,7 +17,12 @@ import (
 	"ledgercheck/internal/sqlscript"
 )
 
-func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv(plantHelperEnv) != "" {
+		os.Exit(plantHelper())
+	}
+	os.Exit(scratchtest.Main(m))
+}
 
 func TestEnvironmentRolesAndAuth(t *testing.T) {
 	db := scratchtest.NewDatabase(t, 1536)
