@@ -47,8 +47,10 @@ parallel.
 
 The fixture is, by default, the project's ledger fixture ` + rerun.DefaultFixture + `,
 looked up in the working directory and then in each parent directory (so rerun finds it from
-anywhere inside the repository). --fixture FILE loads another; --no-fixture loads none.
-Fixtures may use :dim like the migrations.
+anywhere inside the repository). --fixture FILE loads another; --no-fixture loads none, and
+the tables FILE creates (and the tables their foreign keys reference) are filled with a few
+generated rows instead (from the catalog, with a fixed seed; the note says how many). Fixtures
+may use :dim like the migrations.
 
 Output: --format text (the phases, their findings and a conclusion for each), json, sarif,
 github or html on stdout; --output FORMAT=PATH (repeatable) writes others from the same run.
@@ -72,7 +74,7 @@ Exit 0 when both audits pass, 1 on findings, 2 for input errors (a missing file,
 	fl.IntVar(&f.times, "times", rerun.DefaultTimes, "how many times to apply FILE, the install included")
 	fl.StringVar(&f.from, "from", "", "previous version of FILE: also check the upgrade from it")
 	fl.StringVar(&f.fixture, "fixture", "", "SQL loaded after the install (default: "+rerun.DefaultFixture+", found from the working directory up)")
-	fl.BoolVar(&f.noFixture, "no-fixture", false, "load no fixture")
+	fl.BoolVar(&f.noFixture, "no-fixture", false, "load no fixture: generate rows")
 	f.out.add(cmd)
 	addServerFlags(cmd, &f.sf)
 	return cmd

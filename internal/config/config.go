@@ -631,8 +631,8 @@ type Init struct {
 
 // Template returns the commented configuration of version 2 for in: the Open Brain defaults
 // (prerequisites, the lint policy's existing objects and untrusted extensions, from the shipped
-// default), no fixture, commented examples of ports, probes and prerequisite files. It passes
-// [Parse] as written.
+// default), no fixture (the rerun audit generates rows), commented examples of ports, probes, a
+// fixture and prerequisite files. It passes [Parse] as written.
 func Template(in Init) ([]byte, error) {
 	def := DefaultLint()
 	tpl, err := texttemplate.New("init").Funcs(texttemplate.FuncMap{"join": strings.Join, "yaml": yamlScalar}).Parse(initTemplate)

@@ -672,7 +672,13 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		r.crossCheck = crosscheck.Check(r.file, p.req.Lint, r.installed.Footprint)
 	}
 	p.say("%s: %s at dimension %d installed and fixture loaded in %s", v.Name, v.File, v.Dim, report.FormatDuration(time.Since(t0)))
-	err = p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0), Reader: conn, Upgrade: up, Reading: reading}, ropts)
+	// Without a fixture, the rerun audit fills the tables the install created (not in the
+	// template's snapshot, which the install step read) with generated rows.
+	tmpl, err := p.templateSnapshot(ctx, db, conn)
+	if err != nil {
+		return errors.Join(err, reading())
+	}
+	err = p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Template: tmpl, Took: time.Since(t0), Reader: conn, Upgrade: up, Reading: reading}, ropts)
 	if err := errors.Join(err, probed()); err != nil {
 		return err
 	}
@@ -846,6 +852,9 @@ func rerunPhases(r *variantRun, apart bool) []report.PhaseResult {
 	res := r.rerun
 	ph := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + r.v.Name, File: r.v.File, Duration: res.Timings.Total,
 		Counts: map[string]int{"runs": res.Runs, "tables": res.Tables, "rows": int(res.Rows)}}
+	if res.Generated > 0 {
+		ph.Counts["generated_rows"] = res.Generated
+	}
 	skipped := true // every audit checked nothing: the phase is skipped
 	for _, p := range res.Phases() {
 		ph.Findings = append(ph.Findings, p.Findings...)

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/fill"
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/install"
 	"ledgercheck/internal/locate"
@@ -88,6 +89,8 @@ type Result struct {
 	// and the fixture.
 	Tables int   `json:"tables"`
 	Rows   int64 `json:"rows"`
+	// Generated is how many of Rows were generated, without a fixture (see [fill]).
+	Generated int `json:"generated_rows,omitempty"`
 	// Timings are the durations of the parts.
 	Timings Timings `json:"timings"`
 
@@ -141,9 +144,15 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	p := Prepared{DB: db, Reader: conn, Upgrade: up}
+	if opts.Fixture == nil {
+		// The tables to fill are those the install creates: the catalog before it.
+		if p.Template, err = a.template(ctx, db, conn); err != nil {
+			return nil, err
+		}
+	}
 	a.logf("rerun: installing %s at dimension %d (run 1 of %d)", opts.File.Name, opts.Dim, opts.Times)
 	if p.Install = a.exec(ctx, db, opts.File, opts.Script); p.Install == nil {
-		if opts.Previous != nil {
+		if opts.Previous != nil || opts.Fixture == nil {
 			s, err := a.capture(ctx, db, readers{catalog: conn}, catalog)
 			if err != nil {
 				return nil, err
@@ -171,6 +180,11 @@ type Prepared struct {
 	// Fresh is the catalog after the install, before the fixture (nil when the install failed):
 	// what the upgrade audit compares the upgraded database with.
 	Fresh *introspect.Snapshot
+	// Template, when not nil, is the catalog before the install (the template DB copies). With
+	// no fixture, the tables in Fresh and not in Template (those the install created) are
+	// filled with generated rows before the audit (see [fill]); nil reads it from the server's
+	// description of the template, or from a database of its own.
+	Template *introspect.Snapshot
 	// Took is how long preparing took; it counts in the rerun phase's duration.
 	Took time.Duration
 	// Reader, when not nil, is a superuser session of DB that the caller keeps open (the gate's,
@@ -276,12 +290,12 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 
 	tRerun += p.Took
 	rerunPhase := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + opts.File.Name, File: opts.File.Name,
-		Duration: tRerun, Findings: rr.findings, Notes: []string{a.rerunSummary(rr)},
-		Counts: map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}}
+		Duration: tRerun, Findings: rr.findings, Notes: append([]string{a.rerunSummary(rr)}, fillNotes(rr.filled)...),
+		Counts: withGenerated(map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}, rr.filled)}
 	if opts.Times == 1 && rr.installed && rr.failedAt == 0 && len(rr.findings) == 0 {
 		rerunPhase.Status = report.StatusSkip // installed once: nothing was compared
 	}
-	res := &Result{Runs: rr.runs, Tables: rr.tables, Rows: rr.rows,
+	res := &Result{Runs: rr.runs, Tables: rr.tables, Rows: rr.rows, Generated: generated(rr.filled),
 		Timings: Timings{Rerun: tRerun, Upgrade: tUp}, phases: []report.PhaseResult{rerunPhase}}
 	if opts.Previous != nil {
 		fs := up.findings
@@ -295,8 +309,8 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 		}
 		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun,
 			Name: "upgrade from " + opts.Previous.Name, File: opts.File.Name, Duration: tUp,
-			Findings: fs, Notes: []string{a.upgradeSummary(up, fresh != nil, fs)},
-			Counts: map[string]int{"tables": up.tables, "rows": int(up.rows)}})
+			Findings: fs, Notes: append([]string{a.upgradeSummary(up, fresh != nil, fs)}, fillNotes(up.filled)...),
+			Counts: withGenerated(map[string]int{"tables": up.tables, "rows": int(up.rows)}, up.filled)})
 	} else {
 		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun, Name: "upgrade", File: opts.File.Name,
 			Status: report.StatusSkip, Notes: []string{fmt.Sprintf("upgrade not run: no previous version of %s was given, so no upgrade from it is checked", opts.File.Name)}})
@@ -514,9 +528,10 @@ type rerunOutcome struct {
 	runs      int
 	tables    int
 	rows      int64
-	installed bool // the install and fixture succeeded
-	failedAt  int  // the run that failed, 0 if none
-	tooLarge  bool // a capture stopped at the read-size limit (a resource-limit finding)
+	installed bool         // the install and fixture succeeded
+	failedAt  int          // the run that failed, 0 if none
+	tooLarge  bool         // a capture stopped at the read-size limit (a resource-limit finding)
+	filled    *fill.Result // the generated rows, without a fixture
 }
 
 // item is a finding with the key that identifies it across runs.
@@ -554,6 +569,22 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 		return out, err
 	}
 	defer done()
+	if o.Fixture == nil {
+		// Generated rows stand in for the fixture. The caller's readers (the probes) read the
+		// database as the install left it: they end first.
+		if p.Reading != nil {
+			if err := p.Reading(); err != nil {
+				return out, err
+			}
+		}
+		if out.filled, err = a.fill(ctx, "rerun", db, conn, p.Template, p.Fresh); err != nil {
+			if f, ok := a.tooLarge(err); ok { // the catalog the fill reads
+				out.findings, out.tooLarge = append(out.findings, f), true
+				return out, nil
+			}
+			return out, err
+		}
+	}
 	rs, rdone, err := contentReader(ctx, db, readers{catalog: conn})
 	if err != nil {
 		return out, err
@@ -615,6 +646,7 @@ type upgradeOutcome struct {
 	snap     *introspect.Snapshot // after the upgrade; nil when it did not happen
 	tables   int
 	rows     int64
+	filled   *fill.Result // the rows generated over the previous version, without a fixture
 }
 
 // upgrade installs the previous version, loads the fixture, digests, applies the migration over
@@ -627,6 +659,13 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		return out, err
 	}
 	defer drop()
+	var tmpl *introspect.Snapshot
+	if o.Fixture == nil {
+		// The tables to fill are those the previous version creates: the catalog before it.
+		if tmpl, err = a.template(ctx, db, nil); err != nil {
+			return out, err
+		}
+	}
 	a.logf("upgrade: installing the previous version %s", o.Previous.Name)
 	if f, err := a.apply(ctx, db, *o.Previous, nil); err != nil {
 		return out, err
@@ -635,7 +674,15 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 			"the previous version fails on a fresh database, so the upgrade cannot be checked: "+f.msg))
 		return out, nil
 	}
-	if o.Fixture != nil {
+	if o.Fixture == nil {
+		if out.filled, err = a.fill(ctx, "upgrade", db, nil, tmpl, nil); err != nil {
+			if f, ok := a.tooLarge(err); ok {
+				out.findings = append(out.findings, f)
+				return out, nil
+			}
+			return out, err
+		}
+	} else {
 		a.logf("upgrade: loading the fixture %s over %s", o.Fixture.Name, o.Previous.Name)
 		if f, err := a.apply(ctx, db, *o.Fixture, nil); err != nil {
 			return out, err
@@ -694,10 +741,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 
 func (a *auditor) rerunSummary(rr rerunOutcome) string {
 	o := a.opts
-	over := "without a fixture"
-	if o.Fixture != nil {
-		over = "over the fixture " + o.Fixture.Name
-	}
+	over := overWhat(o, rr.filled)
 	switch {
 	case rr.failedAt == 1:
 		return fmt.Sprintf("rerun failed: %s does not install on a fresh database", o.File.Name)
@@ -727,8 +771,47 @@ func (a *auditor) upgradeSummary(up upgradeOutcome, freshOK bool, fs []finding.F
 		// The rerun audit reports why the fresh install failed.
 		return fmt.Sprintf("upgrade not compared: %s does not install on a fresh database", o.File.Name)
 	}
+	if o.Fixture == nil && up.filled != nil && up.filled.Rows() > 0 {
+		return fmt.Sprintf("upgrade passed: %s over %s and %s matches a fresh install, and no row of %s (%s) was lost",
+			o.File.Name, o.Previous.Name, up.filled.Summary(), plural(up.tables, "table"), plural(int(up.rows), "row"))
+	}
 	return fmt.Sprintf("upgrade passed: %s over %s matches a fresh install, and no row of %s (%s) was lost",
 		o.File.Name, o.Previous.Name, plural(up.tables, "table"), plural(int(up.rows), "row"))
+}
+
+// overWhat says what the audit ran over: the fixture, the generated rows, or nothing.
+func overWhat(o Options, filled *fill.Result) string {
+	switch {
+	case o.Fixture != nil:
+		return "over the fixture " + o.Fixture.Name
+	case filled != nil && filled.Rows() > 0:
+		return "over " + filled.Summary()
+	}
+	return "without a fixture"
+}
+
+// withGenerated adds to a phase's counts the rows generated without a fixture, if any were.
+func withGenerated(counts map[string]int, filled *fill.Result) map[string]int {
+	if n := generated(filled); n > 0 {
+		counts["generated_rows"] = n
+	}
+	return counts
+}
+
+// generated is how many rows filled holds (none: nil).
+func generated(filled *fill.Result) int {
+	if filled == nil {
+		return 0
+	}
+	return filled.Rows()
+}
+
+// fillNotes are the notes of the tables generated rows left empty.
+func fillNotes(filled *fill.Result) []string {
+	if filled == nil {
+		return nil
+	}
+	return filled.Notes()
 }
 
 func plural(n int, word string) string {

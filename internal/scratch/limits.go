@@ -268,7 +268,7 @@ func (s *Server) limitHit(ctx context.Context, se *ScriptError) *LimitError {
 			formatSize(int64(big.ActualBodyLen)), LimitReadSize, formatSize(l.ReadSize))}
 	}
 	pe := se.PgError()
-	if s.cl == nil {
+	if s.cl == nil || pe != nil && raised(pe) { // a RAISE is the SQL's own failure, whatever its code
 		return nil
 	}
 	if le := s.lim.over.Load(); le != nil && (pe == nil || environmental(pe) || terminated(pe)) {
