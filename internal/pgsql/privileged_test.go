@@ -50,10 +50,19 @@ var privilegedExempt = map[string]string{
 	// template0, before any SQL of a prerequisite file or of the migration runs in it, and the
 	// roles script in the --dsn maintenance database, where no user SQL ever runs; its sessions
 	// start with search_path = pg_catalog all the same.
-	"internal/scratch/env/00_roles.sql":            "superuser, before any user SQL, in the maintenance database",
-	"internal/scratch/env/10_database.sql":         "superuser, in a database copied from template0 before any user SQL",
-	"internal/scratch/env/20_auth_storage.sql":     "superuser, in a database copied from template0 before any user SQL",
-	"internal/scratch/env/models/old-defaults.sql": "superuser, in a template after the environment, before any user SQL",
+	"internal/scratch/env/00_roles.sql":             "superuser, before any user SQL, in the maintenance database",
+	"internal/scratch/env/10_database.sql":          "superuser, in a database copied from template0 before any user SQL",
+	"internal/scratch/env/20_auth_storage.sql":      "superuser, in a database copied from template0 before any user SQL",
+	"internal/scratch/env/models/old-defaults.sql":  "superuser, in a template after the environment, before any user SQL",
+	"internal/scratch/env/30_supabase_services.sql": "superuser, in a database copied from template0 before any user SQL",
+	// The stand-in extensions' scripts run as the superuser (CREATE EXTENSION, or as plain SQL on
+	// a --dsn server) in the same place. Their functions run later, on user SQL's sessions: the
+	// SECURITY DEFINER ones pin search_path = pg_catalog, pg_temp and qualify every function and
+	// operator, which internal/scratch's TestStandInDefinersIgnoreTemporaryTypes checks on the
+	// catalog and by attack.
+	"internal/scratch/env/ext/pg_cron--1.6.sql":          "CREATE EXTENSION as the superuser before any user SQL; definer bodies pinned (see above)",
+	"internal/scratch/env/ext/pg_net--0.20.4.sql":        "CREATE EXTENSION as the superuser before any user SQL; its functions are SECURITY INVOKER",
+	"internal/scratch/env/ext/supabase_vault--0.3.1.sql": "CREATE EXTENSION as the superuser before any user SQL; definer bodies pinned (see above)",
 	// The rows generated without a fixture are inserted on a session of the install role
 	// (rerun's fill, fill.Run on Database.Connect): the migration's own role.
 	"internal/fill/run.go": "runs as the install role (fill.Run)",

@@ -26,6 +26,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/scratch/env"
 )
 
 // The cache across runs. Booting the embedded cluster (initdb, start, the Supabase roles) and
@@ -184,10 +185,7 @@ func cacheKey(c *cluster, specs []TemplateSpec) (string, error) {
 	}
 	fmt.Fprintf(h, "guard %q %s\n", c.guard, guardDigest())
 	fmt.Fprintf(h, "initdb %q\nserver %q\n", initdbSettings, serverSettings)
-	fmt.Fprintf(h, "roles %q\n", RolesScript().SQL)
-	for _, s := range EnvironmentScripts("postgres", bootstrapUser) {
-		fmt.Fprintf(h, "env %s %q\n", s.Name, s.SQL)
-	}
+	writeEnvironmentKey(h, c.sb.extDir)
 	for _, s := range Prerequisites() {
 		fmt.Fprintf(h, "prereq %s %q\n", s.Name, s.SQL)
 	}
@@ -196,6 +194,20 @@ func cacheKey(c *cluster, specs []TemplateSpec) (string, error) {
 		fmt.Fprintf(h, "template %d %t %q %q\n", k.dim, k.noOpenBrain, k.key, k.privileges)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// writeEnvironmentKey writes into w what a template's environment depends on: the roles and
+// per-database scripts, the extension directory the sandbox shows the stand-ins in, and the
+// stand-in extensions' files.
+func writeEnvironmentKey(w io.Writer, extDir string) {
+	fmt.Fprintf(w, "roles %q\n", RolesScript().SQL)
+	for _, s := range EnvironmentScripts("postgres", bootstrapUser) {
+		fmt.Fprintf(w, "env %s %q\n", s.Name, s.SQL)
+	}
+	fmt.Fprintf(w, "extension dir %q\n", extDir)
+	for _, s := range env.Extensions() {
+		fmt.Fprintf(w, "extension %s %q\n", s.Name, s.SQL)
+	}
 }
 
 // specKeys returns the distinct template keys of specs, sorted.

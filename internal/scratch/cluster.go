@@ -107,7 +107,7 @@ func newCluster(binDir string, opts Options) (c *cluster, err error) {
 	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return c, fault.Env(fmt.Errorf("creating the scratch cluster directory: %w", err))
 	}
-	c.sb = &sandbox{bwrap: bwrap, dir: dir, prefix: installPrefix(binDir)}
+	c.sb = &sandbox{bwrap: bwrap, dir: dir, prefix: installPrefix(binDir), extDir: extensionDir(binDir)}
 	if os.Geteuid() == 0 {
 		if c.sb.cred, err = newRunCredential(); err != nil {
 			return c, err
@@ -443,6 +443,14 @@ func (c *cluster) lastLog() string {
 	lines := c.log.Tail(4)
 	if len(lines) == 0 {
 		return "(the server logged nothing)"
+	}
+	// A crash's cause, a PANIC, is often followed by more than four lines (its statement, the
+	// postmaster's reports of the restart): it goes first.
+	for _, l := range c.log.Tail(20) {
+		if strings.Contains(l, "PANIC:") && !slices.Contains(lines, l) {
+			lines = append([]string{l}, lines...)
+			break
+		}
 	}
 	return "server log: " + strings.Join(lines, " / ")
 }

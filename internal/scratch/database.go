@@ -197,6 +197,10 @@ func (d *Database) exec(ctx context.Context, sc *Script, e *execution) error {
 		return err
 	}
 	defer conn.Close(context.Background())
+	var mark int64
+	if d.srv.cl != nil {
+		mark = d.srv.cl.log.mark()
+	}
 	err = execStatements(ctx, conn, sc, func() { d.srv.starting(e) }, func(i int, tag string) error {
 		if !d.srv.ran(e, i, tag) {
 			return nil
@@ -210,7 +214,7 @@ func (d *Database) exec(ctx context.Context, sc *Script, e *execution) error {
 			se.Err = &SelfInflicted{Timeout: true, Msg: fmt.Sprintf("it ran past the install time limit of %s (set with --install-timeout); the statement here was still running", d.srv.opts.InstallTimeout)}
 			return se
 		}
-		return d.srv.blame(ctx, se)
+		return d.srv.blame(ctx, se, mark)
 	}
 	return err
 }

@@ -45,6 +45,12 @@ func SetVersionBinDirs(t interface{ Cleanup(func()) }, major int, dirs ...string
 	t.Cleanup(func() { versionBinDirs[major] = old })
 }
 
+// APIRoles are the Supabase roles a run creates on a --dsn server where they are missing.
+var APIRoles = apiRoles
+
+// LogTail returns the embedded server's last n log lines (tests only).
+func (s *Server) LogTail(n int) []string { return s.cl.log.Tail(n) }
+
 // Verifies is verifies (tests only).
 var Verifies = verifies
 

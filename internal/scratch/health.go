@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -76,7 +77,11 @@ func (s *Server) serverLog() string {
 // blame turns the failure of a statement at where (file:line:col) into either a *ScriptError (the
 // SQL's fault; se is returned, its message completed) or an environment error that says what
 // happened to the server, with its last log lines.
-func (s *Server) blame(ctx context.Context, se *ScriptError) error {
+//
+// mark is the embedded cluster's log position when the script started (0 in server mode): a
+// server process that crashed since then (the postmaster ends every session and restarts them)
+// is the environment's failure even when the server is up again by the time it is asked.
+func (s *Server) blame(ctx context.Context, se *ScriptError, mark int64) error {
 	if le := s.limitHit(ctx, se); le != nil {
 		return asLimit(se, le) // a resource limit of the run (limits.go): a finding
 	}
@@ -97,6 +102,9 @@ func (s *Server) blame(ctx context.Context, se *ScriptError) error {
 	if !s.alive(ctx) {
 		return fault.Env(fmt.Errorf("the scratch server died while running %s: %s%s", se.Pos, oneLineErr(se.Err), s.serverLog()))
 	}
+	if s.cl != nil && s.cl.log.matchesSince(mark, crashRE) {
+		return fault.Env(fmt.Errorf("a process of the scratch server crashed while running %s, and the server restarted: %s%s", se.Pos, oneLineErr(se.Err), s.serverLog()))
+	}
 	// The server is up, but this session was ended: another session terminated it. In a
 	// scratch database only user SQL can do that (ledgercheck's own sessions never do).
 	se.Err = &pgconn.PgError{Severity: "FATAL", Code: "57P01",
@@ -104,6 +112,14 @@ func (s *Server) blame(ctx context.Context, se *ScriptError) error {
 		Detail:  oneLineErr(se.Err)}
 	return se
 }
+
+// crashRE finds, in the server's log, a server process's PANIC, or the postmaster's line when a
+// process crashed and it ends the others to restart (lc_messages is C). Either may be the only
+// sign: the session that PANICs sees its connection end before the postmaster has noticed, and
+// a server that restarted is up again. Only a line's start counts (log_line_prefix is
+// '%m [%p] '): the server indents every further line of a message with a tab, so no message
+// that user SQL raises can make one.
+var crashRE = regexp.MustCompile(`(?m)^\S+ \S+ \S+ \[\d+\] (PANIC:  |LOG:  terminating any other active server processes)`)
 
 func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 

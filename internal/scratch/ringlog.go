@@ -2,6 +2,7 @@ package scratch
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -89,4 +90,15 @@ func (r *ringLog) containsSince(mark int64, s string) bool {
 		return false
 	}
 	return bytes.Contains(r.buf[start:], []byte(s))
+}
+
+// matchesSince reports whether what was written after mark (as much of it as is kept) matches re.
+func (r *ringLog) matchesSince(mark int64, re *regexp.Regexp) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	start := max(0, mark-r.lost)
+	if start >= int64(len(r.buf)) {
+		return false
+	}
+	return re.Match(r.buf[start:])
 }

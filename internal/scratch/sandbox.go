@@ -41,6 +41,9 @@ type sandbox struct {
 	// prefix is the PostgreSQL installation outside /usr to bind read-only (--pg-bin /opt/...),
 	// or "".
 	prefix string
+	// extDir is the server's extension directory, which the sandbox shows with the stand-in
+	// extensions (extensions.go), or "" for none.
+	extDir string
 	// cred is the OS identity the sandbox runs as: a user id of its own for each run when
 	// ledgercheck runs as root (so no other process on the host shares it), else nil (the
 	// invoking user).
@@ -224,9 +227,21 @@ func (sb *sandbox) command(name string, args ...string) (*exec.Cmd, error) {
 		files = append(files, f)
 	}
 	a = append(a,
-		"--bind", sb.dir, innerDir,
 		"--ro-bind-data", "3", "/etc/passwd",
-		"--ro-bind-data", "4", "/etc/group",
+		"--ro-bind-data", "4", "/etc/group")
+	if sb.extDir != "" { // after /usr and the prefix, which hold it
+		ext, err := extensionArgs(sb.extDir, 3+len(files))
+		if err != nil {
+			for _, f := range files {
+				f.Close()
+			}
+			return nil, err
+		}
+		a = append(a, ext.args...)
+		files = append(files, ext.files...)
+	}
+	a = append(a,
+		"--bind", sb.dir, innerDir,
 		"--chdir", innerDir,
 		"--", name)
 	cmd := exec.Command(sb.bwrap, append(a, args...)...)

@@ -322,7 +322,8 @@ func (s *Server) createRoles(ctx context.Context, conn *pgx.Conn) error {
 }
 
 // apiRoles are the Supabase roles every scratch database expects (internal/scratch/env/00_roles.sql).
-var apiRoles = []string{"anon", "authenticated", "service_role", "authenticator", "supabase_auth_admin", "supabase_storage_admin"}
+var apiRoles = []string{"anon", "authenticated", "service_role", "authenticator", "supabase_auth_admin", "supabase_storage_admin",
+	"dashboard_user", "supabase_functions_admin", "supabase_realtime_admin", "supabase_replication_admin", "supabase_read_only_user", "pgbouncer"}
 
 // missingRoles returns the names among names that are not roles on the server.
 func missingRoles(ctx context.Context, conn *pgx.Conn, names []string) ([]string, error) {

@@ -181,7 +181,7 @@ func TestCleanupDropsOnlyWhatDeadRunsLeft(t *testing.T) {
 		t.Helper()
 		_, before := inventory(t, admin)
 		var created []string // the Supabase API roles the run creates, dropped with it
-		for _, r := range []string{"anon", "authenticated", "authenticator", "service_role", "supabase_auth_admin", "supabase_storage_admin"} {
+		for _, r := range slices.Sorted(slices.Values(scratch.APIRoles)) {
 			if !slices.Contains(before, r) {
 				created = append(created, "role "+r)
 			}
@@ -248,7 +248,7 @@ func TestCleanupDropsOnlyWhatDeadRunsLeft(t *testing.T) {
 	}
 	for _, gone := range left {
 		name := strings.TrimPrefix(gone, "role ")
-		if slices.Contains([]string{"anon", "authenticated", "authenticator", "service_role", "supabase_auth_admin", "supabase_storage_admin"}, name) {
+		if slices.Contains(scratch.APIRoles, name) {
 			continue // the live run created them anew
 		}
 		if slices.Contains(dbs, name) || slices.Contains(roles, name) {

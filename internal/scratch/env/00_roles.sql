@@ -36,5 +36,30 @@ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_storage_admin') THEN
     CREATE ROLE supabase_storage_admin NOLOGIN NOINHERIT;
   END IF;
+  -- The other roles of a Supabase project (facts: supabase-environment-facts.md §5), with
+  -- Supabase's attributes except LOGIN: they are the dashboard's, the services' and the
+  -- pooler's, none of which runs here, and nothing logs in as them. None is granted to the
+  -- install role.
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'dashboard_user') THEN
+    CREATE ROLE dashboard_user NOLOGIN CREATEROLE CREATEDB REPLICATION;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_functions_admin') THEN
+    CREATE ROLE supabase_functions_admin NOLOGIN NOINHERIT CREATEROLE;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_realtime_admin') THEN
+    CREATE ROLE supabase_realtime_admin NOLOGIN NOINHERIT CREATEROLE REPLICATION;
+    GRANT anon, authenticated, service_role TO supabase_realtime_admin;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_replication_admin') THEN
+    CREATE ROLE supabase_replication_admin NOLOGIN REPLICATION;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_read_only_user') THEN
+    CREATE ROLE supabase_read_only_user NOLOGIN BYPASSRLS;
+    ALTER ROLE supabase_read_only_user SET default_transaction_read_only = on;
+    GRANT pg_read_all_data TO supabase_read_only_user;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pgbouncer') THEN
+    CREATE ROLE pgbouncer NOLOGIN;
+  END IF;
 END
 $roles$;

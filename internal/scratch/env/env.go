@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-//go:embed *.sql models/*.sql
+//go:embed *.sql models/*.sql ext/*.control ext/*.sql
 var files embed.FS
 
 // Script is one SQL file of the environment.
@@ -40,8 +40,16 @@ func Roles() Script {
 // for a server where user SQL runs as installRole and the superuser is adminRole (postgres and
 // supabase_admin on Supabase): the scripts name them as the psql variables :"install_role" and
 // :"admin_role", replaced here by the quoted names.
+//
+// They also name each stand-in extension's script as the psql variable :'standin_NAME' (a
+// string literal; NAME is the extension's), which a server that does not offer the stand-in runs
+// as plain SQL (see [PlainScript]).
 func Database(installRole, adminRole string) []Script {
-	r := roleReplacer(installRole, adminRole)
+	vars := roleVars(installRole, adminRole)
+	for _, name := range ExtensionNames() {
+		vars = append(vars, `:'standin_`+name+`'`, quoteLiteral(PlainScript(name)))
+	}
+	r := strings.NewReplacer(vars...)
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {
 		panic("env: embedded files missing")
@@ -61,6 +69,67 @@ func Database(installRole, adminRole string) []Script {
 	return out
 }
 
+// ExtensionDir is the directory of files that Extensions returns: ledgercheck's stand-ins for the
+// extensions every Supabase project has and no Debian package provides as Supabase runs them
+// (pg_cron 1.6, pg_net, supabase_vault; ext/README.md says why each is a stand-in).
+const ExtensionDir = "ext"
+
+// Extensions returns the stand-in extensions' control and script files (Name is the file's base
+// name, as it goes into the server's extension directory), sorted by name. The scratch server
+// shows them to PostgreSQL in its extension directory, inside the sandbox only; the
+// per-database scripts create them.
+func Extensions() []Script {
+	entries, err := fs.ReadDir(files, ExtensionDir)
+	if err != nil {
+		panic("env: embedded files missing: " + ExtensionDir)
+	}
+	var out []Script
+	for _, e := range entries {
+		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".control") || strings.HasSuffix(e.Name(), ".sql")) {
+			continue
+		}
+		b, err := files.ReadFile(path.Join(ExtensionDir, e.Name()))
+		if err != nil {
+			panic("env: embedded file missing: " + e.Name())
+		}
+		out = append(out, Script{Name: e.Name(), SQL: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ExtensionNames returns the names of the stand-in extensions (their control files' base names).
+func ExtensionNames() []string {
+	var out []string
+	for _, s := range Extensions() {
+		if n, ok := strings.CutSuffix(s.Name, ".control"); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// PlainScript returns the script of the stand-in extension name as plain SQL, for a server that
+// does not offer the stand-in (a --dsn server): the same objects, in the same schemas, outside
+// any extension, less the pg_extension_config_dump calls, which only an extension's script may
+// make. It panics on a name that is not a stand-in's.
+func PlainScript(name string) string {
+	for _, s := range Extensions() {
+		if strings.HasPrefix(s.Name, name+"--") && strings.HasSuffix(s.Name, ".sql") {
+			var b strings.Builder
+			for _, line := range strings.SplitAfter(s.SQL, "\n") {
+				if !strings.HasPrefix(line, "SELECT pg_catalog.pg_extension_config_dump(") {
+					b.WriteString(line)
+				}
+			}
+			return b.String()
+		}
+	}
+	panic("env: no stand-in extension " + name)
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
 // OldDefaultsFile is the script of the old default privileges on public (self-hosted projects,
 // and hosted ones created before 2026), below env/.
 const OldDefaultsFile = "models/old-defaults.sql"
@@ -78,7 +147,13 @@ func OldDefaults(installRole, adminRole string) Script {
 
 // roleReplacer replaces the psql variables :"install_role" and :"admin_role" by the quoted names.
 func roleReplacer(installRole, adminRole string) *strings.Replacer {
-	return strings.NewReplacer(`:"install_role"`, quoteIdent(installRole), `:"admin_role"`, quoteIdent(adminRole))
+	return strings.NewReplacer(roleVars(installRole, adminRole)...)
+}
+
+// roleVars are the psql variables :"install_role" and :"admin_role" and their quoted names, as
+// strings.NewReplacer takes them.
+func roleVars(installRole, adminRole string) []string {
+	return []string{`:"install_role"`, quoteIdent(installRole), `:"admin_role"`, quoteIdent(adminRole)}
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
