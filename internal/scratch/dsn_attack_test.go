@@ -109,13 +109,13 @@ CREATE DATABASE tenant_two OWNER authenticated;
 CREATE ROLE tenant_role LOGIN PASSWORD 'tenant';
 GRANT tenant_role TO service_role`
 
-// serverState is what the test compares before and after: databases with owner and flags,
-// and roles with attributes.
+// serverState is what the test compares before and after: databases with owner, flags and
+// privileges (a default ACL written out equals none), and roles with attributes.
 func serverState(t *testing.T, conn *pgx.Conn) []string {
 	t.Helper()
 	rows, err := conn.Query(context.Background(), `
 		SELECT 'database ' || d.datname || ' owner ' || r.rolname || ' template ' || d.datistemplate
-		       || ' conns ' || d.datallowconn || ' limit ' || d.datconnlimit || ' acl ' || coalesce(d.datacl::text, '-')
+		       || ' conns ' || d.datallowconn || ' limit ' || d.datconnlimit || ' acl ' || coalesce(d.datacl, acldefault('d', d.datdba))::text
 		FROM pg_database d JOIN pg_roles r ON r.oid = d.datdba
 		UNION ALL
 		SELECT 'role ' || rolname || ' login ' || rolcanlogin || ' createrole ' || rolcreaterole || ' createdb ' || rolcreatedb

@@ -629,6 +629,14 @@ func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration,
 			errs = append(errs, fmt.Errorf("run %s's user SQL took database %s, which existed before it (REASSIGN OWNED); give it back to its owner, `ALTER DATABASE %s OWNER TO <owner>`, then run `ledgercheck cleanup --dsn` again", id, strings.Join(d.taken, ", "), ident(d.taken[0])))
 			continue
 		}
+		run := map[uint32]bool{}
+		for _, r := range d.roles {
+			run[r.oid] = true
+		}
+		if err := revokeShared(ctx, conn, run); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		gone, err := dropRunRoles(ctx, conn, slices.Concat(d.roles[1:], d.roles[:1], api[id]))
 		dropped = append(dropped, gone...)
 		if err != nil {
