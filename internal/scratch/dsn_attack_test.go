@@ -12,8 +12,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/user"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +49,11 @@ var dsnAttacks = []struct {
 	linked bool
 	// prepared: the attack needs max_prepared_transactions > 0.
 	prepared bool
+	// midRun runs as a superuser once the run has started (another client's change): here, the
+	// tenant's databases handed to roles the migration's role joins, which the run refuses to
+	// start on (TestServerModeRefusesServersWhoseAPIRolesHoldSomething), so that what the run
+	// does with what it could take anyway is tested too.
+	midRun string
 }{
 	// Databases the run cannot drop as they are.
 	{name: "own database made a template", linked: true,
@@ -91,21 +99,42 @@ var dsnAttacks = []struct {
 			"COMMENT ON ROLE lc_renamed IS 'ledgercheck run 0123456789ab at 2000-01-01T00:00:00Z';\n" +
 			"DO $$ BEGIN EXECUTE format('REVOKE ADMIN OPTION FOR lc_renamed FROM %I', current_user); END $$;"},
 
-	// What existed before the run.
-	{name: "REASSIGN OWNED BY service_role TO CURRENT_USER", linked: true,
+	// What existed before the run: out of reach.
+	{name: "drop another tenant's database", linked: true, sql: "DROP DATABASE tenant_db;"},
+	{name: "REASSIGN OWNED BY the tenant's owner", linked: true, sql: "REASSIGN OWNED BY tenant_owner TO CURRENT_USER;"},
+	{name: "take another tenant's database", linked: true,
+		sql: "DO $$ BEGIN EXECUTE format('ALTER DATABASE tenant_db OWNER TO %I', current_user); END $$;"},
+	{name: "REASSIGN OWNED BY service_role, which holds a role of the tenant's", linked: true,
+		sql: "REASSIGN OWNED BY service_role TO CURRENT_USER;\nALTER ROLE tenant_role PASSWORD 'taken';"},
+	// ... and handed within reach by another client while the run goes on.
+	{name: "REASSIGN OWNED BY service_role TO CURRENT_USER", linked: true, midRun: handOver,
 		sql: "REASSIGN OWNED BY service_role TO CURRENT_USER;"},
-	{name: "REASSIGN OWNED, then the taken database closed, made a template and granted", linked: true,
+	{name: "REASSIGN OWNED, then the taken database closed, made a template, set and granted", linked: true, midRun: handOver,
 		sql: "REASSIGN OWNED BY service_role, authenticated TO CURRENT_USER;\nCREATE ROLE lc_guest LOGIN PASSWORD 'chosen';\n" +
 			"GRANT CONNECT, CREATE ON DATABASE tenant_db TO lc_guest;\n" +
 			"ALTER DATABASE tenant_db CONNECTION LIMIT 0;\nALTER DATABASE tenant_db ALLOW_CONNECTIONS false;\nALTER DATABASE tenant_db IS_TEMPLATE true;"},
-	{name: "REASSIGN OWNED to a role the migration made", linked: true,
+	{name: "REASSIGN OWNED to a role the migration made", linked: true, midRun: handOver,
 		sql: "CREATE ROLE lc_taker NOLOGIN;\nREASSIGN OWNED BY service_role TO lc_taker;"},
 }
 
+// handOver is another client handing the tenant's databases to API roles during a run, and
+// undoHandOver that client taking them back.
+const (
+	handOver     = "ALTER DATABASE tenant_db OWNER TO service_role; ALTER DATABASE tenant_two OWNER TO authenticated"
+	undoHandOver = "ALTER DATABASE tenant_db OWNER TO tenant_owner; ALTER DATABASE tenant_two OWNER TO tenant_owner"
+)
+
+// roleLines returns the roles of a serverState.
+func roleLines(state []string) []string {
+	return slices.DeleteFunc(slices.Clone(state), func(l string) bool { return !strings.HasPrefix(l, "role ") })
+}
+
 // tenantSetup is another tenant's state on the server, before any run: the API roles exist (not
-// the runs', so runs do not drop them), and own databases of the tenant.
-const tenantSetup = `CREATE DATABASE tenant_db OWNER service_role CONNECTION LIMIT 7;
-CREATE DATABASE tenant_two OWNER authenticated;
+// the runs', so runs do not drop them), the tenant's databases, and a login role of the tenant's
+// that service_role belongs to.
+const tenantSetup = `CREATE ROLE tenant_owner NOLOGIN;
+CREATE DATABASE tenant_db OWNER tenant_owner CONNECTION LIMIT 7;
+CREATE DATABASE tenant_two OWNER tenant_owner;
 CREATE ROLE tenant_role LOGIN PASSWORD 'tenant';
 GRANT tenant_role TO service_role`
 
@@ -170,7 +199,7 @@ func TestServerModeAttacksLeaveNothing(t *testing.T) {
 			}
 			t.Run(fmt.Sprintf("killed=%v/%s", killed, a.name), func(t *testing.T) {
 				t.Parallel()
-				runDSNAttack(t, a.sql, a.prepared, killed)
+				runDSNAttack(t, a.sql, a.midRun, a.prepared, killed)
 			})
 		}
 	}
@@ -202,10 +231,11 @@ func dsnAttackServer(t *testing.T, prepared bool) (*scratchtest.DSNServer, *pgx.
 	return srv, admin, serverState(t, admin)
 }
 
-func runDSNAttack(t *testing.T, sql string, prepared, killed bool) {
+func runDSNAttack(t *testing.T, sql, midRun string, prepared, killed bool) {
 	srv, admin, before := dsnAttackServer(t, prepared)
 	ctx := context.Background()
-	run, err := scratch.Start(ctx, scratch.Options{DSN: srv.DSN})
+	var log strings.Builder
+	run, err := scratch.Start(ctx, scratch.Options{DSN: srv.DSN, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,8 +244,15 @@ func runDSNAttack(t *testing.T, sql string, prepared, killed bool) {
 		t.Fatal(err)
 	}
 	checkMarks(t, db)
+	if midRun != "" {
+		if _, err := admin.Exec(ctx, midRun); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// The attack may end with a refusal of the server; what ran before it stays, as it would.
-	_ = sqlscript.ExecFile(ctx, db, "attack.sql", []byte(sql))
+	if err := sqlscript.ExecFile(ctx, db, "attack.sql", []byte(sql)); err != nil {
+		t.Logf("the attack ends with: %v", err)
+	}
 	if killed {
 		run.Abandon()
 		// The server ends the killed run's session (its lock) a moment later.
@@ -237,8 +274,7 @@ func runDSNAttack(t *testing.T, sql string, prepared, killed bool) {
 			if strings.Count(err.Error(), "\n") > 0 || !strings.Contains(err.Error(), "ALTER DATABASE") || fault.KindOf(err) != fault.KindEnv {
 				t.Errorf("cleanup after a killed REASSIGN OWNED: %q, want one line saying what to run", err)
 			}
-			if _, err := admin.Exec(ctx, `ALTER DATABASE tenant_db OWNER TO service_role; ALTER DATABASE tenant_db IS_TEMPLATE false ALLOW_CONNECTIONS true CONNECTION LIMIT 7;
-				ALTER DATABASE tenant_two OWNER TO authenticated`); err != nil {
+			if _, err := admin.Exec(ctx, undoHandOver+"; ALTER DATABASE tenant_db IS_TEMPLATE false ALLOW_CONNECTIONS true CONNECTION LIMIT 7"); err != nil {
 				t.Fatal(err)
 			}
 			dropped, err = scratch.Cleanup(ctx, srv.DSN, 0)
@@ -248,6 +284,19 @@ func runDSNAttack(t *testing.T, sql string, prepared, killed bool) {
 		}
 	} else if err := run.Close(); err != nil {
 		t.Errorf("the run's end: %v", err)
+	} else if midRun != "" && strings.Contains(sql, "TO CURRENT_USER") && run.Major() >= 16 && !strings.Contains(log.String(), "user SQL took database") {
+		// (15 refuses the REASSIGN itself: changing a database's owner needs CREATEDB there.)
+		t.Errorf("the run took the tenant's database and did not say it gave it back; its log:\n%s", log.String())
+	}
+	if midRun != "" {
+		// No role of the run's is left owning what the other client handed over; then that
+		// client takes its databases back, and everything else must be as before.
+		if roles, want := roleLines(serverState(t, admin)), roleLines(before); !slices.Equal(roles, want) {
+			t.Errorf("roles after the run: %q, want %q", roles, want)
+		}
+		if _, err := admin.Exec(ctx, undoHandOver); err != nil {
+			t.Fatal(err)
+		}
 	}
 	after := serverState(t, admin)
 	if !slices.Equal(after, before) {
@@ -302,4 +351,65 @@ func TestServerModeDetachedRolesOfAKilledRun(t *testing.T) {
 	if want := sorted(append(slices.Clone(before), "role lc_orphan login false createrole false createdb false")); !slices.Equal(after, want) {
 		t.Errorf("after cleanup of the killed run:\n  got  %q\n  want %q", after, want)
 	}
+}
+
+// A server on which the migrations' role would, through the Supabase API roles it joins, hold
+// the privileges of whoever owns a database or tablespace, of a superuser or of a role that
+// reaches the server's programs or files, is refused before the run creates anything: DROP
+// DATABASE needs only its owner's privileges, and nothing afterwards could undo it.
+func TestServerModeRefusesServersWhoseAPIRolesHoldSomething(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	for _, c := range []struct{ name, setup, held string }{
+		{"a database owned by service_role", "CREATE DATABASE tenant_x OWNER service_role", `database "tenant_x" (owned by "service_role")`},
+		{"a database owned by authenticated", "CREATE DATABASE tenant_x OWNER authenticated", `database "tenant_x" (owned by "authenticated")`},
+		{"a database owned by a role anon belongs to", "CREATE ROLE holder NOLOGIN; GRANT holder TO anon; CREATE ROLE deep NOLOGIN; GRANT deep TO holder; CREATE DATABASE tenant_x OWNER deep", `database "tenant_x" (owned by "deep")`},
+		{"a tablespace owned by anon", "CREATE TABLESPACE tenant_space OWNER anon LOCATION '{dir}'", `tablespace "tenant_space" (owned by "anon")`},
+		{"service_role runs server programs", "GRANT pg_execute_server_program TO service_role", `role "pg_execute_server_program"`},
+		{"service_role belongs to a superuser", "CREATE ROLE boss SUPERUSER NOLOGIN; GRANT boss TO service_role", `role "boss"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv, admin, _ := dsnAttackServer(t, false)
+			ctx := context.Background()
+			setup := strings.ReplaceAll(c.setup, "{dir}", tablespaceDir(t, srv))
+			for _, sql := range strings.Split(setup, "; ") {
+				if _, err := admin.Exec(ctx, sql); err != nil {
+					t.Fatalf("%s: %v", sql, err)
+				}
+			}
+			before := serverState(t, admin)
+			run, err := scratch.Start(ctx, scratch.Options{DSN: srv.DSN})
+			if err == nil {
+				run.Close()
+				t.Fatal("the run started")
+			}
+			if fault.KindOf(err) != fault.KindEnv || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), c.held) {
+				t.Errorf("got %q (%v), want one line naming %s (exit 3)", err, fault.KindOf(err), c.held)
+			}
+			if after := serverState(t, admin); !slices.Equal(after, before) {
+				t.Errorf("the refused run changed the server:\n  before %q\n  after  %q", before, after)
+			}
+		})
+	}
+}
+
+// tablespaceDir makes an empty directory the server's OS user owns, for a tablespace.
+func tablespaceDir(t *testing.T, srv *scratchtest.DSNServer) string {
+	t.Helper()
+	dir := filepath.Join(srv.Dir, "space")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			t.Fatal(err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -94,6 +94,56 @@ func readSharedState(ctx context.Context, conn *pgx.Conn) (*sharedState, error) 
 	return st, nil
 }
 
+// checkInherited refuses, on conn (a superuser session, before the install role exists), a
+// server where the install role would get, through the Supabase API roles it joins, the
+// privileges of a role that owns a database or tablespace, is a superuser, or reaches the
+// server's programs or files. On such a server, where the API roles were there before the run
+// (another tenant's), user SQL could drop or take that tenant's database outright (DROP
+// DATABASE needs only its owner's privileges) or run programs on the host, and nothing the run
+// did afterwards could undo it; so the run does not start (exit 3).
+func checkInherited(ctx context.Context, conn *pgx.Conn) error {
+	rows, err := conn.Query(ctx, `WITH RECURSIVE reach(oid) AS (
+			SELECT a.oid FROM pg_catalog.pg_authid a WHERE a.rolname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])
+			UNION
+			SELECT m.roleid FROM pg_catalog.pg_auth_members m JOIN reach ON m.member OPERATOR(pg_catalog.=) reach.oid
+		)
+		SELECT 'database', d.datname::pg_catalog.text, a.rolname::pg_catalog.text
+		  FROM pg_catalog.pg_database d JOIN pg_catalog.pg_authid a ON a.oid OPERATOR(pg_catalog.=) d.datdba
+		 WHERE d.datdba OPERATOR(pg_catalog.=) ANY (SELECT oid FROM reach)
+		UNION ALL
+		SELECT 'tablespace', t.spcname::pg_catalog.text, a.rolname::pg_catalog.text
+		  FROM pg_catalog.pg_tablespace t JOIN pg_catalog.pg_authid a ON a.oid OPERATOR(pg_catalog.=) t.spcowner
+		 WHERE t.spcowner OPERATOR(pg_catalog.=) ANY (SELECT oid FROM reach)
+		UNION ALL
+		SELECT 'role', a.rolname::pg_catalog.text, ''
+		  FROM pg_catalog.pg_authid a JOIN reach ON reach.oid OPERATOR(pg_catalog.=) a.oid
+		 WHERE a.rolsuper OR a.rolname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[])
+		ORDER BY 1, 2`, apiRoles, []string{"pg_execute_server_program", "pg_read_server_files", "pg_write_server_files", "pg_create_subscription"})
+	if err != nil {
+		return fault.Env(fmt.Errorf("--dsn server: reading what the Supabase roles hold: %s", serverMessage(err)))
+	}
+	var kind, name, owner string
+	var held []string
+	if _, err := pgx.ForEachRow(rows, []any{&kind, &name, &owner}, func() error {
+		if kind == "role" {
+			held = append(held, "role "+ident(name))
+		} else {
+			held = append(held, kind+" "+ident(name)+" (owned by "+ident(owner)+")")
+		}
+		return nil
+	}); err != nil {
+		return fault.Env(fmt.Errorf("--dsn server: reading what the Supabase roles hold: %s", serverMessage(err)))
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	if len(held) > 3 {
+		held = append(held[:3], fmt.Sprintf("and %d more", len(held)-3))
+	}
+	return fault.Env(fmt.Errorf("--dsn server: the migrations' role joins the Supabase roles (%s), and through them would hold %s: a migration could drop, take or run anything that holds; use a server with no databases, tablespaces or server roles held by those roles (a fresh CI service container), or the embedded cluster",
+		strings.Join(apiRoles[:3], ", "), strings.Join(held, ", ")))
+}
+
 // roleRef is a role by oid and name.
 type roleRef struct {
 	oid  uint32
@@ -402,10 +452,10 @@ func dropRunRoles(ctx context.Context, conn *pgx.Conn, roles []roleRef) ([]strin
 	return dropped, nil
 }
 
-// closeServerRun drops, at the end of a --dsn run, what it made: its databases (those it created,
-// and any database that appeared during the run owned by one of its roles), then gives back what
-// existed before and one of its roles now owns, then drops every role that appeared on the server
-// during the run. conn is the run's anchor session, which holds the turn lock.
+// closeServerRun drops, at the end of a --dsn run, what it made: the databases it created, then
+// gives back what existed before and one of its roles now owns, then drops every role that
+// appeared on the server during the run, except another client's (othersRoles). conn is the
+// run's anchor session, which holds the turn lock.
 func (s *Server) closeServerRun(ctx context.Context, conn *pgx.Conn, created []string) error {
 	var errs []error
 	roles, err := newRoles(ctx, conn, s.before)
@@ -420,15 +470,10 @@ func (s *Server) closeServerRun(ctx context.Context, conn *pgx.Conn, created []s
 	if err != nil {
 		return err
 	}
-	names := slices.Clone(created)
-	for _, d := range dbs {
-		if _, existed := s.before.dbs[d.oid]; !existed && run[d.state.owner] && !slices.Contains(names, d.state.name) {
-			names = append(names, d.state.name)
-		}
-	}
-	// Only what the run made: a name it gave a database that existed before (renamed by user
-	// SQL into one of the run's names) is not dropped.
-	names = slices.DeleteFunc(names, func(n string) bool {
+	// Only the databases the run created (its roles cannot create or rename any: no CREATEDB,
+	// and neither 16 nor the guard lets them give it to a role they make); never one that
+	// existed before, whatever it is called now.
+	names := slices.DeleteFunc(slices.Clone(created), func(n string) bool {
 		for oid, d := range s.before.dbs {
 			if d.name == n && slices.ContainsFunc(dbs, func(r dbRow) bool { return r.oid == oid }) {
 				return true

@@ -177,6 +177,9 @@ func (s *Server) setUp(ctx context.Context) error {
 			return err
 		}
 		s.before = before
+		if err := checkInherited(ctx, conn); err != nil {
+			return err
+		}
 	}
 	return s.createRoles(ctx, conn)
 }
