@@ -266,7 +266,7 @@ func revokeShared(ctx context.Context, conn *pgx.Conn, run map[uint32]bool) erro
 	for r := range run {
 		oids = append(oids, r)
 	}
-	rows, err := conn.Query(ctx, `SELECT CASE s.classid WHEN $2 THEN 'DATABASE ' ELSE 'TABLESPACE ' END,
+	rows, err := conn.Query(ctx, `SELECT CASE WHEN s.classid OPERATOR(pg_catalog.=) $2 THEN 'DATABASE ' ELSE 'TABLESPACE ' END,
 			coalesce(d.datname::pg_catalog.text, t.spcname::pg_catalog.text), a.rolname::pg_catalog.text
 		FROM pg_catalog.pg_shdepend s
 		JOIN pg_catalog.pg_authid a ON a.oid OPERATOR(pg_catalog.=) s.refobjid
