@@ -453,18 +453,14 @@ func dropRunRoles(ctx context.Context, conn *pgx.Conn, roles []roleRef) ([]strin
 }
 
 // closeServerRun drops, at the end of a --dsn run, what it made: the databases it created, then
-// gives back what existed before and one of its roles now owns, then drops every role that
-// appeared on the server during the run, except another client's (othersRoles). conn is the
+// every role that appeared on the server during the run, except another client's (othersRoles),
+// after giving back what existed before and one of those roles now owns. conn is the
 // run's anchor session, which holds the turn lock.
 func (s *Server) closeServerRun(ctx context.Context, conn *pgx.Conn, created []string) error {
 	var errs []error
 	roles, err := newRoles(ctx, conn, s.before)
 	if err != nil {
 		return err
-	}
-	run := map[uint32]bool{}
-	for _, r := range roles {
-		run[r.oid] = true
 	}
 	dbs, err := listDatabases(ctx, conn)
 	if err != nil {
@@ -487,9 +483,6 @@ func (s *Server) closeServerRun(ctx context.Context, conn *pgx.Conn, created []s
 	s.mu.Lock()
 	s.created = slices.DeleteFunc(s.created, func(n string) bool { return slices.Contains(names, n) })
 	s.mu.Unlock()
-	if err := giveBack(ctx, conn, s.before, run, s.opts.Log); err != nil {
-		errs = append(errs, err)
-	}
 	own := map[uint32]bool{}
 	for _, r := range roles {
 		own[r.oid] = r.name == s.installRole || slices.Contains(s.apiCreated, r.name)
@@ -502,6 +495,13 @@ func (s *Server) closeServerRun(ctx context.Context, conn *pgx.Conn, created []s
 		fmt.Fprintf(s.opts.Log, "scratch: role %s appeared on the server during the run but is another client's (a superuser tied it to a role of theirs, or it has objects outside the run): left alone\n", ident(r.name))
 	}
 	roles = slices.DeleteFunc(roles, func(r roleRef) bool { return slices.Contains(others, r) })
+	run := map[uint32]bool{}
+	for _, r := range roles {
+		run[r.oid] = true
+	}
+	if err := giveBack(ctx, conn, s.before, run, s.opts.Log); err != nil {
+		errs = append(errs, err)
+	}
 	if _, err := dropRunRoles(ctx, conn, roles); err != nil {
 		errs = append(errs, err)
 	}
