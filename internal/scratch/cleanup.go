@@ -127,10 +127,12 @@ func (s *Server) checkGuard(ctx context.Context, conn *pgx.Conn) error {
 }
 
 // Cleanup drops what runs of ledgercheck that are gone left on the server at dsn (a run killed
-// with SIGKILL cannot drop its own): their databases, the roles their user SQL created, their
-// install roles and the Supabase API roles they created. Runs that are still going are never
-// touched, nor is anything whose name or mark is not a run's. olderThan (0 or more) leaves
-// alone what runs that started less than that long ago left. It returns what it dropped.
+// with SIGKILL cannot drop its own): their databases, the roles their user SQL created that are
+// still tied to their install roles, their install roles and the Supabase API roles they created
+// (see findDeadRun). Runs that are still going are never touched, nor is anything that existed
+// before a run: a database a dead run's SQL took is named in the error with what to run.
+// olderThan (0 or more) leaves alone what runs that started less than that long ago left. It
+// returns what it dropped.
 func Cleanup(ctx context.Context, dsn string, olderThan time.Duration) ([]string, error) {
 	if olderThan < 0 {
 		return nil, fault.Input(fmt.Errorf("--older-than %s: want a duration of 0 or more", olderThan))
