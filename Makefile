@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/ledgercheck
 
-.PHONY: setup build check test vet lint bench bench-lint bench-recall fuzz corpus clean
+.PHONY: setup build check test vet lint race bench bench-lint bench-recall fuzz corpus clean
 
 setup:
 	@$(if $(PG),PG_MAJOR=$(PG) )bash scripts/setup.sh
@@ -40,6 +40,12 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint: vet
 	$(GO) mod tidy -diff
 	$(GO) run $(STATICCHECK) ./...
+
+# The packages that run goroutines (the gate's variants, probes and upgrades side by side, the
+# cache's workers, the concurrent parse-tree decoder) under the race detector. CI runs it.
+RACE_PKGS := ./internal/gate/ ./internal/rerun/ ./introspect/ ./internal/scratch/ ./internal/pgsql/
+race: setup
+	$(GO) test -race -count=1 $(RACE_PKGS)
 
 # The gate beside a bare cluster boot, alternating: check --no-cache and check with the cache warm,
 # medians and ranges of wall and CPU time, ratios, per phase (internal/cmd/bench); then pg_dump

@@ -352,7 +352,7 @@ func flatten(s Side, norm bool) *sideFacts {
 	for _, o := range fp.Created {
 		for _, f := range o.Facts {
 			add(f, nil, true)
-			if f.Kind == introspect.KindIndex && f.Attr == "table" {
+			if (f.Kind == introspect.KindIndex || f.Kind == introspect.KindStatistics) && f.Attr == "table" {
 				sf.parent[f.Ref()] = introspect.ObjectRef{Kind: introspect.KindTable, Object: f.Value}
 			}
 		}
@@ -390,10 +390,11 @@ func flatten(s Side, norm bool) *sideFacts {
 
 // parentOf returns the object a child object belongs to: a column's relation, a constraint's,
 // trigger's or policy's table. The relation kind is not known from the identity alone, so a
-// column's parent is looked up as a table (views fold their columns too, see flatten).
+// column's parent is looked up as a table (views fold their columns too, see flatten). A rule's
+// parent is its table, an index's and statistics object's the table its "table" fact names.
 func parentOf(ref introspect.ObjectRef) (introspect.ObjectRef, bool) {
 	switch ref.Kind {
-	case introspect.KindConstraint, introspect.KindTrigger, introspect.KindPolicy:
+	case introspect.KindConstraint, introspect.KindTrigger, introspect.KindPolicy, introspect.KindRule:
 		if i := strings.LastIndex(ref.Object, " on "); i >= 0 {
 			return introspect.ObjectRef{Kind: introspect.KindTable, Object: ref.Object[i+4:]}, true
 		}

@@ -18,8 +18,8 @@ import (
 //   - An object some reference dropped is dropped here when the database lacks it.
 //   - Everything attached to a table, view or type some reference created, and everything in a
 //     schema some reference created, is in scope too: columns, constraints, indexes, triggers,
-//     policies, sequences owned by their columns. An index or policy a deployment added to the
-//     sidecar's table is therefore a created object no reference has.
+//     policies, rules, extended statistics, sequences owned by their columns. An index or policy
+//     a deployment added to the sidecar's table is therefore a created object no reference has.
 //
 // Every other object of the database is out of scope, and so is every attribute of a
 // pre-existing object that no reference changed.
@@ -119,14 +119,14 @@ func attached(ref ObjectRef, facts []Fact, owners map[ObjectRef]bool, schemas ma
 		rel = parentOf(ref.Object)
 	case KindAttribute:
 		return owners[ObjectRef{KindType, parentOf(ref.Object)}]
-	case KindConstraint, KindTrigger, KindPolicy:
+	case KindConstraint, KindTrigger, KindPolicy, KindRule:
 		if i := strings.LastIndex(ref.Object, " on "); i >= 0 {
 			rel = ref.Object[i+4:]
 		}
 		if ref.Kind == KindConstraint && owners[ObjectRef{KindType, rel}] {
 			return true // a domain's constraint
 		}
-	case KindIndex:
+	case KindIndex, KindStatistics:
 		rel = attr("table")
 	case KindSequence:
 		rel = parentOf(attr("owned_by"))
@@ -135,7 +135,8 @@ func attached(ref ObjectRef, facts []Fact, owners map[ObjectRef]bool, schemas ma
 		return true
 	}
 	switch ref.Kind {
-	case KindTable, KindView, KindSequence, KindFunction, KindType, KindIndex:
+	case KindTable, KindView, KindSequence, KindFunction, KindType, KindIndex, KindOperator, KindCollation,
+		KindStatistics, KindTextSearchConfig:
 		for s := range schemas {
 			if strings.HasPrefix(ref.Object, s+".") {
 				return true

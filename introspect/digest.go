@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Digest is the content of every user table of one database: for each table its row count and an
@@ -48,8 +49,9 @@ type RowHash struct {
 	// different Full are the same record inserted twice, or one record whose bookkeeping columns
 	// changed.
 	Content string
-	// Values is the row as a JSON object, columns in table order (to_json), when the digest was
-	// taken with [Options.RowValues] and the table has at most that many rows; else "".
+	// Values is the row as a JSON object, columns in table order, each value its text form (as
+	// its type's output function prints it, what psql shows) or null, when the digest was taken
+	// with [Options.RowValues] and the table has at most that many rows; else "".
 	Values string
 }
 
@@ -62,39 +64,41 @@ func (d *Digest) Table(name string) (TableDigest, bool) {
 	return d.Tables[i], true
 }
 
-// digestTablesQuery lists the ordinary tables of the user schemas, with the table quoted for use
-// in SQL and, for the content hash, the columns without a default, identity or generation
-// expression as a select list over the alias r (empty when there are none). The schema filter
-// is appended by [digestTables]; it matches the one [Take] applies.
+// digestTablesQuery lists the ordinary tables of the user schemas, with, for the content hash,
+// the columns without a default, identity or generation expression (empty when there are
+// none). The schema filters are appended by [digestTables]; they are the ones [Take] applies.
 const digestTablesQuery = `
-SELECT n.nspname, c.relname, format('%I.%I', n.nspname, c.relname),
-       coalesce((SELECT string_agg(format('r.%I', a.attname), ', ' ORDER BY a.attnum)
+SELECT n.nspname::pg_catalog.text, c.relname::pg_catalog.text,
+       coalesce((SELECT pg_catalog.array_agg(a.attname::pg_catalog.text ORDER BY a.attnum)
                    FROM pg_attribute a
-                  WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-                    AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''), ''),
-       coalesce((SELECT array_agg(a.attname::text ORDER BY a.attnum)
-                   FROM pg_attribute a
-                  WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-                    AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''), '{}')
+                  WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
+                    AND NOT a.atthasdef AND a.attidentity OPERATOR(pg_catalog.=) '' AND a.attgenerated OPERATOR(pg_catalog.=) ''), '{}')
   FROM pg_class c
-  JOIN pg_namespace n ON n.oid = c.relnamespace
- WHERE c.relkind = 'r'
-   AND n.nspname NOT IN ('pg_catalog', 'information_schema')
-   AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'`
+  JOIN pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+ WHERE c.relkind OPERATOR(pg_catalog.=) 'r'`
 
-// digestRowsQuery reads one hash pair per row of a table, and its values or NULL; %[1]s is the
-// quoted table name, %[2]s the content columns' select list, %[3]s the values (rowValues, or
-// NULL::text).
-const digestRowsQuery = `SELECT md5(ROW(r.*)::text), md5(ROW(%[2]s)::text), %[3]s FROM %[1]s AS r`
+// digestRowsQuery reads one hash pair per row of a table; %[1]s is the quoted table name, %[2]s
+// the content columns' select list. The hashes are of the row's text form: ROW(...) is an
+// anonymous record, whose text is record_out's, which prints each column with its type's output
+// function (not a cast: a user cannot create a cast from record, which the bootstrap superuser
+// owns, nor a base type whose output function is not C), so no function of the migration's
+// runs while a row is hashed.
+const digestRowsQuery = `SELECT pg_catalog.md5(ROW(r.*)::pg_catalog.text), pg_catalog.md5(ROW(%[2]s)::pg_catalog.text) FROM %[1]s AS r`
 
-// rowValues is digestRowsQuery's third column: the row as JSON in a table of at most %[2]d rows
-// (%[1]s is the quoted table name). The count is an uncorrelated subquery that reads at most
-// one row more than that, once, so a large table is still read as a stream.
-const rowValues = `CASE WHEN (SELECT count(*) FROM (SELECT FROM %[1]s LIMIT %[2]d + 1) AS c) <= %[2]d THEN to_json(r.*)::text END`
+// digestValuesQuery is digestRowsQuery that also reads, in a table of at most %[3]d rows, every
+// column of each row (the columns of v, all NULL in a larger table, whose third column is then
+// false). The count is an uncorrelated subquery that reads at most one row more than that, once
+// (%[4]d rows), so a large table is still read as a stream. The values come back in the
+// protocol's text format, printed by their types' output functions: nothing casts them to json
+// or text, which could run a cast the migration created.
+const digestValuesQuery = `SELECT pg_catalog.md5(ROW(r.*)::pg_catalog.text), pg_catalog.md5(ROW(%[2]s)::pg_catalog.text), k.small, v.*
+  FROM %[1]s AS r
+ CROSS JOIN (SELECT pg_catalog.count(*) OPERATOR(pg_catalog.<=) %[3]d AS small FROM (SELECT FROM %[1]s LIMIT %[4]d) AS c) AS k
+  LEFT JOIN LATERAL (SELECT r.* WHERE k.small) AS v ON true`
 
 type digestTable struct {
-	schema, name, quoted, contentCols string
-	content                           []string
+	schema, name string
+	content      []string
 }
 
 // TakeDigest reads the content digest of every ordinary table of the user schemas that opts
@@ -122,17 +126,26 @@ func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error)
 	if len(tables) == 0 {
 		return d, nil
 	}
-	b := &pgx.Batch{}
+	// Text results for every column (nil result formats): see digestValuesQuery.
+	b := &pgconn.Batch{}
 	for _, t := range tables {
-		values := "NULL::text"
-		if opts.RowValues > 0 {
-			values = fmt.Sprintf(rowValues, t.quoted, opts.RowValues)
+		quoted := pgx.Identifier{t.schema, t.name}.Sanitize()
+		cols := make([]string, len(t.content))
+		for i, c := range t.content {
+			cols[i] = "r." + pgx.Identifier{c}.Sanitize()
 		}
-		b.Queue(fmt.Sprintf(digestRowsQuery, t.quoted, t.contentCols, values))
+		sql := fmt.Sprintf(digestRowsQuery, quoted, strings.Join(cols, ", "))
+		if opts.RowValues > 0 {
+			sql = fmt.Sprintf(digestValuesQuery, quoted, strings.Join(cols, ", "), opts.RowValues, opts.RowValues+1)
+		}
+		b.ExecParams(sql, nil, nil, nil, nil)
 	}
-	res := tx.SendBatch(ctx, b)
+	res := tx.Conn().PgConn().ExecBatch(ctx, b)
 	for _, t := range tables {
-		td, err := readRows(res, t)
+		if !res.NextResult() {
+			break
+		}
+		td, err := readRows(res.ResultReader(), t, opts.RowValues > 0)
 		if err != nil {
 			res.Close()
 			return nil, err
@@ -142,20 +155,17 @@ func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error)
 	if err := res.Close(); err != nil {
 		return nil, fmt.Errorf("digest: reading table contents: %w", err)
 	}
+	if len(d.Tables) != len(tables) {
+		return nil, fmt.Errorf("digest: reading table contents: %d results for %d tables", len(d.Tables), len(tables))
+	}
 	slices.SortFunc(d.Tables, func(a, b TableDigest) int { return cmp.Compare(a.Table, b.Table) })
 	return d, nil
 }
 
 func digestTables(ctx context.Context, tx pgx.Tx, opts Options) ([]digestTable, error) {
-	q := digestTablesQuery
-	if !opts.IncludeEnvironment {
-		q += "\n   AND n.nspname <> ALL (" + textArray(EnvironmentSchemas) + ")"
-	}
-	if len(opts.Schemas) > 0 {
-		q += "\n   AND n.nspname = ANY (" + textArray(opts.Schemas) + ")"
-	}
+	q := digestTablesQuery + "\n   AND " + userSchemaFilter(opts, "n")
 	if !opts.IncludeExtensionObjects {
-		q += "\n   AND c.oid NOT IN (SELECT dep.objid FROM pg_depend dep WHERE dep.classid = 'pg_class'::regclass AND dep.deptype = 'e')"
+		q += "\n   AND " + fmt.Sprintf(extensionMemberTemplate, "pg_class", "c.oid")
 	}
 	rows, err := tx.Query(ctx, q)
 	if err != nil {
@@ -164,7 +174,7 @@ func digestTables(ctx context.Context, tx pgx.Tx, opts Options) ([]digestTable, 
 	var out []digestTable
 	for rows.Next() {
 		var t digestTable
-		if err := rows.Scan(&t.schema, &t.name, &t.quoted, &t.contentCols, &t.content); err != nil {
+		if err := rows.Scan(&t.schema, &t.name, &t.content); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("digest: listing tables: %w", err)
 		}
@@ -176,26 +186,23 @@ func digestTables(ctx context.Context, tx pgx.Tx, opts Options) ([]digestTable, 
 	return out, nil
 }
 
-func readRows(res pgx.BatchResults, t digestTable) (TableDigest, error) {
+// readRows reads the result of digestRowsQuery (or, with values, digestValuesQuery) for t.
+func readRows(rr *pgconn.ResultReader, t digestTable, values bool) (TableDigest, error) {
 	name := qualify(t.schema, t.name)
-	rows, err := res.Query()
-	if err != nil {
-		return TableDigest{}, fmt.Errorf("digest: reading table %s: %w", name, err)
-	}
 	td := TableDigest{Table: name, Content: t.content}
-	for rows.Next() {
-		var h RowHash
-		var values *string
-		if err := rows.Scan(&h.Full, &h.Content, &values); err != nil {
-			rows.Close()
-			return TableDigest{}, fmt.Errorf("digest: reading table %s: %w", name, err)
+	fields := rr.FieldDescriptions()
+	for rr.NextRow() {
+		vals := rr.Values()
+		if len(vals) < 2 {
+			break
 		}
-		if values != nil {
-			h.Values = *values
+		h := RowHash{Full: string(vals[0]), Content: string(vals[1])}
+		if values && len(vals) > 2 && string(vals[2]) == "t" {
+			h.Values = rowJSON(fields[3:], vals[3:])
 		}
 		td.RowHashes = append(td.RowHashes, h)
 	}
-	if err := rows.Err(); err != nil {
+	if _, err := rr.Close(); err != nil {
 		return TableDigest{}, fmt.Errorf("digest: reading table %s: %w", name, err)
 	}
 	slices.SortFunc(td.RowHashes, func(a, b RowHash) int {
@@ -208,6 +215,29 @@ func readRows(res pgx.BatchResults, t digestTable) (TableDigest, error) {
 	}
 	td.Hash = hex.EncodeToString(sum.Sum(nil))
 	return td, nil
+}
+
+// rowJSON renders a row read in the text format as a JSON object, columns in table order, each
+// value its text (what psql prints), NULL as null.
+func rowJSON(fields []pgconn.FieldDescription, vals [][]byte) string {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.Name)
+		b.Write(k)
+		b.WriteByte(':')
+		if i >= len(vals) || vals[i] == nil {
+			b.WriteString("null")
+			continue
+		}
+		v, _ := json.Marshal(string(vals[i]))
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 // RowDelta says how a table's rows differ between two digests of it. Rows present on both

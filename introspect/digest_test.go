@@ -161,7 +161,7 @@ func TestRowDeltaString(t *testing.T) {
 }
 
 // With RowValues, a digest keeps the rows of the tables that have at most that many, as JSON
-// objects in column order, and names the content columns; a larger table keeps none.
+// objects of their text values in column order, and names the content columns; a larger table keeps none.
 func TestDigestRowValues(t *testing.T) {
 	db := scratchtest.NewDatabase(t, 1536)
 	scratchtest.Exec(t, db, "a.sql", digestSchema+`
@@ -179,7 +179,8 @@ INSERT INTO app."Mixed Case" VALUES (1, 'x'), (2, NULL);`)
 		values = append(values, h.Values)
 	}
 	slices.Sort(values)
-	if want := []string{`{"r":1,"t":"x"}`, `{"r":2,"t":null}`}; !slices.Equal(values, want) {
+	// Each value is its text form, as its type's output function prints it (no to_json).
+	if want := []string{`{"r":"1","t":"x"}`, `{"r":"2","t":null}`}; !slices.Equal(values, want) {
 		t.Errorf("values %q, want %q", values, want)
 	}
 	if !slices.Equal(items.Content, []string{"name", "qty"}) {
@@ -209,5 +210,36 @@ func TestClassifyRowsPairsByValues(t *testing.T) {
 	}
 	if d := CompareRows(before, after); d.Changed != 2 || d.Lost != 0 || d.Added != 0 {
 		t.Errorf("CompareRows = %+v, want 2 changed", d)
+	}
+}
+
+// A digest, taken on a superuser session, runs no cast the migration created: the values of a
+// user enum, of a range, domain and array over it and of a composite holding it are read in
+// their text form, with their types' output functions, not through a cast AS json or AS text
+// (each cast here raises, and would run as the superuser).
+func TestDigestRunsNoUserCast(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, db, "casts.sql", `
+CREATE TYPE public.mood AS ENUM ('sad', 'ok');
+CREATE FUNCTION public.mood_range_diff(a public.mood, b public.mood) RETURNS float8 LANGUAGE sql IMMUTABLE AS 'SELECT 0::float8';
+CREATE TYPE public.moods AS RANGE (subtype = public.mood);
+CREATE DOMAIN public.good_mood AS public.mood;
+CREATE TYPE public.pair AS (m public.mood, n int);
+CREATE FUNCTION public.shadow_json(public.mood) RETURNS json LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'shadow cast to json ran as %', session_user; END$$;
+CREATE FUNCTION public.shadow_text(public.mood) RETURNS text LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'shadow cast to text ran as %', session_user; END$$;
+CREATE FUNCTION public.shadow_range_json(public.moods) RETURNS json LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'shadow cast ran as %', session_user; END$$;
+CREATE FUNCTION public.shadow_array_json(public.mood[]) RETURNS json LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'shadow cast ran as %', session_user; END$$;
+CREATE FUNCTION public.shadow_pair_json(public.pair) RETURNS json LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'shadow cast ran as %', session_user; END$$;
+CREATE CAST (public.mood AS json) WITH FUNCTION public.shadow_json(public.mood);
+CREATE CAST (public.mood AS text) WITH FUNCTION public.shadow_text(public.mood);
+CREATE CAST (public.moods AS json) WITH FUNCTION public.shadow_range_json(public.moods);
+CREATE CAST (public.mood[] AS json) WITH FUNCTION public.shadow_array_json(public.mood[]);
+CREATE CAST (public.pair AS json) WITH FUNCTION public.shadow_pair_json(public.pair);
+CREATE TABLE public.feelings (id int, m public.mood, r public.moods, d public.good_mood, a public.mood[], p public.pair);
+INSERT INTO public.feelings VALUES (1, 'ok', '[sad,ok)', 'ok', '{sad,ok}', '(ok,2)');`)
+	d := takeDigest(t, db, Options{RowValues: 10})
+	f := mustTable(t, d, "public.feelings")
+	if len(f.RowHashes) != 1 || f.RowHashes[0].Values != `{"id":"1","m":"ok","r":"[sad,ok)","d":"ok","a":"{sad,ok}","p":"(ok,2)"}` {
+		t.Errorf("public.feelings: %+v", f.RowHashes)
 	}
 }

@@ -13,7 +13,8 @@ import (
 type Fact struct {
 	// Kind is the object kind: schema, extension, type, attribute (of a composite type), table,
 	// column, constraint, index, view, sequence, function, trigger, policy, default privileges,
-	// role.
+	// role, rule, operator, cast, collation, statistics, text search configuration, event
+	// trigger, publication.
 	// Finer kinds (partitioned table, materialized view, procedure, enum, ...) are the "kind"
 	// attribute.
 	Kind string `json:"kind"`
@@ -70,6 +71,14 @@ const (
 	KindPolicy            = "policy"
 	KindDefaultPrivileges = "default privileges"
 	KindRole              = "role"
+	KindRule              = "rule"
+	KindOperator          = "operator"
+	KindCast              = "cast"
+	KindCollation         = "collation"
+	KindStatistics        = "statistics"
+	KindTextSearchConfig  = "text search configuration"
+	KindEventTrigger      = "event trigger"
+	KindPublication       = "publication"
 )
 
 // Facts flattens s into facts sorted by (Kind, Object, Attr). Every attribute of every object
@@ -192,6 +201,26 @@ func (s *Snapshot) Facts() []Fact {
 		o.acl(x.ACL)
 		o.add("comment", x.Comment)
 		o.addDisplay("body", x.BodyNormalized, x.Body)
+		if a := x.Aggregate; a != nil {
+			o.add("aggregate_kind", a.Kind)
+			o.add("direct_args", strconv.Itoa(a.DirectArgs))
+			o.add("transition", a.Transition)
+			o.add("state_type", a.StateType)
+			o.add("state_space", strconv.Itoa(a.StateSpace))
+			o.add("initial_condition", a.InitialCondition)
+			o.add("final", a.Final)
+			o.add("final_extra", strconv.FormatBool(a.FinalExtra))
+			o.add("final_modify", a.FinalModify)
+			o.add("combine", a.Combine)
+			o.add("serial", a.Serial)
+			o.add("deserial", a.Deserial)
+			o.add("sort_operator", a.SortOperator)
+			o.add("moving_transition", a.MovingTransition)
+			o.add("moving_inverse", a.MovingInverse)
+			o.add("moving_final", a.MovingFinal)
+			o.add("moving_state_type", a.MovingStateType)
+			o.add("moving_initial_condition", a.MovingInitialCondition)
+		}
 	}
 	for _, x := range s.Triggers {
 		o := fb.obj(KindTrigger, ident(x.Name)+" on "+x.Table)
@@ -212,6 +241,83 @@ func (s *Snapshot) Facts() []Fact {
 		o := fb.obj(KindDefaultPrivileges, x.Identity())
 		o.add("object_type", x.ObjectType)
 		o.acl(x.ACL)
+	}
+	for _, x := range s.Rules {
+		o := fb.obj(KindRule, ident(x.Name)+" on "+x.Table)
+		o.add("definition", x.Definition)
+		o.add("enabled", x.Enabled)
+		o.add("comment", x.Comment)
+	}
+	for _, x := range s.Operators {
+		o := fb.obj(KindOperator, x.Identity())
+		o.add("result", x.Result)
+		o.add("function", x.Function)
+		o.add("commutator", x.Commutator)
+		o.add("negator", x.Negator)
+		o.add("restrict", x.Restrict)
+		o.add("join", x.Join)
+		o.add("hashes", strconv.FormatBool(x.Hashes))
+		o.add("merges", strconv.FormatBool(x.Merges))
+		o.add("owner", x.Owner)
+		o.add("comment", x.Comment)
+	}
+	for _, x := range s.Casts {
+		o := fb.obj(KindCast, x.Identity())
+		o.add("function", x.Function)
+		o.add("context", x.Context)
+		o.add("method", x.Method)
+		o.add("comment", x.Comment)
+	}
+	for _, x := range s.Collations {
+		o := fb.obj(KindCollation, qualify(x.Schema, x.Name))
+		o.add("provider", x.Provider)
+		o.add("locale", x.Locale)
+		o.add("lc_collate", x.LCCollate)
+		o.add("lc_ctype", x.LCCtype)
+		o.add("rules", x.Rules)
+		o.add("deterministic", strconv.FormatBool(x.Deterministic))
+		o.add("owner", x.Owner)
+		o.add("comment", x.Comment)
+	}
+	for _, x := range s.Statistics {
+		o := fb.obj(KindStatistics, qualify(x.Schema, x.Name))
+		o.add("table", x.Table)
+		o.add("definition", x.Definition)
+		o.add("target", x.Target)
+		o.add("owner", x.Owner)
+		o.add("comment", x.Comment)
+	}
+	for _, x := range s.TextSearchConfigs {
+		o := fb.obj(KindTextSearchConfig, qualify(x.Schema, x.Name))
+		o.add("parser", x.Parser)
+		for _, m := range x.Mapping {
+			o.add("mapping:"+m.Token, m.Dictionaries)
+		}
+		o.add("owner", x.Owner)
+		o.add("comment", x.Comment)
+	}
+	for _, x := range s.EventTriggers {
+		o := fb.obj(KindEventTrigger, ident(x.Name))
+		o.add("event", x.Event)
+		o.add("tags", strings.Join(x.Tags, ", "))
+		o.add("function", x.Function)
+		o.add("enabled", x.Enabled)
+		o.add("owner", x.Owner)
+		o.add("comment", x.Comment)
+	}
+	for _, x := range s.Publications {
+		o := fb.obj(KindPublication, ident(x.Name))
+		o.add("all_tables", strconv.FormatBool(x.AllTables))
+		o.add("publish", x.Publish)
+		o.add("via_root", strconv.FormatBool(x.ViaRoot))
+		for _, t := range x.Tables {
+			o.add("table:"+t.Table, t.Published())
+		}
+		for _, n := range x.Schemas {
+			o.add("schema:"+ident(n), "all tables")
+		}
+		o.add("owner", x.Owner)
+		o.add("comment", x.Comment)
 	}
 	for _, x := range s.Roles {
 		o := fb.obj(KindRole, ident(x.Name))
@@ -240,6 +346,33 @@ func compareFacts(a, b Fact) int {
 // Identity is the function's stable identity: schema.name(argument types).
 func (f Function) Identity() string {
 	return qualify(f.Schema, f.Name) + "(" + f.ArgTypes + ")"
+}
+
+// Identity is the operator's stable identity, as OPERATOR() and DROP OPERATOR name it:
+// schema.name(left type, right type), the name unquoted (it is made of symbols), the left type
+// NONE for a prefix operator.
+func (o Operator) Identity() string {
+	return ident(o.Schema) + "." + o.Name + "(" + o.LeftType + ", " + o.RightType + ")"
+}
+
+// Identity is the cast's stable identity, as CREATE CAST names it: (source AS target).
+func (c Cast) Identity() string { return "(" + c.Source + " AS " + c.Target + ")" }
+
+// Published is what the publication publishes of the table: "all columns" or "columns a, b",
+// and "where (...)" for a row filter.
+func (t PublishedTable) Published() string {
+	s := "all columns"
+	if len(t.Columns) > 0 {
+		cols := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			cols[i] = ident(c)
+		}
+		s = "columns " + strings.Join(cols, ", ")
+	}
+	if t.Where != "" {
+		s += " where " + t.Where
+	}
+	return s
 }
 
 // Identity is the entry's stable identity, as ALTER DEFAULT PRIVILEGES would name it:
@@ -365,5 +498,29 @@ func nonNil(s *Snapshot) {
 	}
 	if s.DefaultPrivileges == nil {
 		s.DefaultPrivileges = []DefaultPrivilege{}
+	}
+	if s.Rules == nil {
+		s.Rules = []Rule{}
+	}
+	if s.Operators == nil {
+		s.Operators = []Operator{}
+	}
+	if s.Casts == nil {
+		s.Casts = []Cast{}
+	}
+	if s.Collations == nil {
+		s.Collations = []Collation{}
+	}
+	if s.Statistics == nil {
+		s.Statistics = []Statistics{}
+	}
+	if s.TextSearchConfigs == nil {
+		s.TextSearchConfigs = []TextSearchConfig{}
+	}
+	if s.EventTriggers == nil {
+		s.EventTriggers = []EventTrigger{}
+	}
+	if s.Publications == nil {
+		s.Publications = []Publication{}
 	}
 }

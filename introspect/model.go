@@ -19,6 +19,15 @@ type Snapshot struct {
 	Triggers          []Trigger          `json:"triggers"`
 	Policies          []Policy           `json:"policies"`
 	DefaultPrivileges []DefaultPrivilege `json:"default_privileges"`
+	Rules             []Rule             `json:"rules"`
+	Operators         []Operator         `json:"operators"`
+	Casts             []Cast             `json:"casts"`
+	Collations        []Collation        `json:"collations"`
+	Statistics        []Statistics       `json:"statistics"`
+	// TextSearchConfigs are the text search configurations.
+	TextSearchConfigs []TextSearchConfig `json:"text_search_configurations"`
+	EventTriggers     []EventTrigger     `json:"event_triggers"`
+	Publications      []Publication      `json:"publications"`
 	// Roles are the cluster's roles (PostgreSQL's pg_* roles aside): a migration may create
 	// roles and grant memberships, which changes who holds which privileges.
 	Roles []Role `json:"roles"`
@@ -260,6 +269,37 @@ type Function struct {
 	// BodyParse tells how BodyNormalized was obtained: "parsed", or a fallback ("tokens", "text")
 	// with the reason.
 	BodyParse string `json:"body_parse"`
+	// Aggregate is what makes an aggregate (Kind "aggregate"); nil for other kinds.
+	Aggregate *Aggregate `json:"aggregate,omitempty"`
+}
+
+// Aggregate is an aggregate's pg_aggregate entry. Functions and operators are printed as
+// regprocedure and regoperator print them (schema-qualified outside pg_catalog); an unset one
+// is empty.
+type Aggregate struct {
+	// Kind is "normal", "ordered-set" or "hypothetical".
+	Kind string `json:"kind"`
+	// DirectArgs is the number of direct arguments of an ordered-set or hypothetical aggregate.
+	DirectArgs int    `json:"direct_args"`
+	Transition string `json:"transition"`
+	StateType  string `json:"state_type"`
+	// StateSpace is SSPACE, the state's estimated size in bytes (0: the default estimate).
+	StateSpace       int    `json:"state_space"`
+	InitialCondition string `json:"initial_condition,omitempty"`
+	Final            string `json:"final,omitempty"`
+	FinalExtra       bool   `json:"final_extra,omitempty"`
+	// FinalModify is "read_only", "shareable" or "read_write".
+	FinalModify  string `json:"final_modify"`
+	Combine      string `json:"combine,omitempty"`
+	Serial       string `json:"serial,omitempty"`
+	Deserial     string `json:"deserial,omitempty"`
+	SortOperator string `json:"sort_operator,omitempty"`
+	// The moving-aggregate mode's functions, state and initial condition.
+	MovingTransition       string `json:"moving_transition,omitempty"`
+	MovingInverse          string `json:"moving_inverse,omitempty"`
+	MovingFinal            string `json:"moving_final,omitempty"`
+	MovingStateType        string `json:"moving_state_type,omitempty"`
+	MovingInitialCondition string `json:"moving_initial_condition,omitempty"`
 }
 
 // Trigger is a user trigger (not the internal ones behind foreign keys).
@@ -288,6 +328,141 @@ type Policy struct {
 	Using     string   `json:"using,omitempty"`
 	WithCheck string   `json:"with_check,omitempty"`
 	Comment   string   `json:"comment,omitempty"`
+}
+
+// Rule is a rewrite rule of a table or view (CREATE RULE); not the _RETURN rule that makes a view.
+type Rule struct {
+	// Table is the schema-qualified table (or view) name.
+	Table string `json:"table"`
+	Name  string `json:"name"`
+	// Definition is pg_get_ruledef: the event, INSTEAD or ALSO, the condition and the actions.
+	Definition string `json:"definition"`
+	// Enabled is "origin" (the default), "disabled", "replica" or "always".
+	Enabled string `json:"enabled"`
+	Comment string `json:"comment,omitempty"`
+}
+
+// Operator is a user-defined operator. Functions and operators are printed as regprocedure and
+// regoperator print them; an unset one is empty.
+type Operator struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	// LeftType is the left operand's type, "NONE" for a prefix operator; RightType the right one's.
+	LeftType   string `json:"left_type"`
+	RightType  string `json:"right_type"`
+	Result     string `json:"result"`
+	Function   string `json:"function"`
+	Commutator string `json:"commutator,omitempty"`
+	Negator    string `json:"negator,omitempty"`
+	Restrict   string `json:"restrict,omitempty"`
+	Join       string `json:"join,omitempty"`
+	Hashes     bool   `json:"hashes,omitempty"`
+	Merges     bool   `json:"merges,omitempty"`
+	Owner      string `json:"owner"`
+	Comment    string `json:"comment,omitempty"`
+}
+
+// Cast is a cast created after initdb (CREATE CAST), not an extension's.
+type Cast struct {
+	// Source and Target are the types, through format_type.
+	Source string `json:"source"`
+	Target string `json:"target"`
+	// Function is the cast function (regprocedure), empty WITHOUT FUNCTION or WITH INOUT.
+	Function string `json:"function,omitempty"`
+	// Context is "explicit", "assignment" or "implicit".
+	Context string `json:"context"`
+	// Method is "function", "inout" or "binary".
+	Method  string `json:"method"`
+	Comment string `json:"comment,omitempty"`
+}
+
+// Collation is a user-defined collation.
+type Collation struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	// Provider is "libc", "icu", "builtin" or "default".
+	Provider string `json:"provider"`
+	// Locale is the ICU (or builtin) locale; LCCollate and LCCtype are libc's.
+	Locale    string `json:"locale,omitempty"`
+	LCCollate string `json:"lc_collate,omitempty"`
+	LCCtype   string `json:"lc_ctype,omitempty"`
+	// Rules are the ICU tailoring rules (PostgreSQL 16 and later).
+	Rules         string `json:"rules,omitempty"`
+	Deterministic bool   `json:"deterministic"`
+	Owner         string `json:"owner"`
+	Comment       string `json:"comment,omitempty"`
+}
+
+// Statistics is an extended statistics object (CREATE STATISTICS).
+type Statistics struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	// Table is the schema-qualified table the statistics are on.
+	Table string `json:"table"`
+	// Definition is pg_get_statisticsobjdef.
+	Definition string `json:"definition"`
+	// Target is the statistics target set by ALTER STATISTICS, empty for the default.
+	Target  string `json:"target,omitempty"`
+	Owner   string `json:"owner"`
+	Comment string `json:"comment,omitempty"`
+}
+
+// TextSearchConfig is a text search configuration.
+type TextSearchConfig struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	// Parser is the schema-qualified parser.
+	Parser string `json:"parser"`
+	// Mapping are the token types mapped to dictionaries, sorted by token type.
+	Mapping []TokenMapping `json:"mapping,omitempty"`
+	Owner   string         `json:"owner"`
+	Comment string         `json:"comment,omitempty"`
+}
+
+// TokenMapping maps one token type (its alias under the built-in parser, else its number) to
+// dictionaries, in the order they are consulted ("public.my_dict, english_stem").
+type TokenMapping struct {
+	Token        string `json:"token"`
+	Dictionaries string `json:"dictionaries"`
+}
+
+// EventTrigger is an event trigger.
+type EventTrigger struct {
+	Name string `json:"name"`
+	// Event is ddl_command_start, ddl_command_end, sql_drop, table_rewrite or login.
+	Event string `json:"event"`
+	// Tags are the command tags of WHEN TAG IN, sorted; none means every command.
+	Tags []string `json:"tags,omitempty"`
+	// Function is the trigger function (regprocedure).
+	Function string `json:"function"`
+	// Enabled is "origin" (the default), "disabled", "replica" or "always".
+	Enabled string `json:"enabled"`
+	Owner   string `json:"owner"`
+	Comment string `json:"comment,omitempty"`
+}
+
+// Publication is a logical replication publication.
+type Publication struct {
+	Name      string `json:"name"`
+	AllTables bool   `json:"all_tables,omitempty"`
+	// Publish are the operations published: "insert, update, delete, truncate" or a part.
+	Publish string `json:"publish"`
+	ViaRoot bool   `json:"via_root,omitempty"`
+	// Tables are the tables it publishes (FOR TABLE), sorted.
+	Tables []PublishedTable `json:"tables,omitempty"`
+	// Schemas are the schemas of FOR TABLES IN SCHEMA, sorted.
+	Schemas []string `json:"schemas,omitempty"`
+	Owner   string   `json:"owner"`
+	Comment string   `json:"comment,omitempty"`
+}
+
+// PublishedTable is a table of a publication, with its column list (none: every column) and
+// row filter.
+type PublishedTable struct {
+	// Table is the schema-qualified table name.
+	Table   string   `json:"table"`
+	Columns []string `json:"columns,omitempty"`
+	Where   string   `json:"where,omitempty"`
 }
 
 // DefaultPrivilege is one pg_default_acl entry: the privileges objects created by Role (in
@@ -320,6 +495,31 @@ func (s *Snapshot) Normalize() {
 		return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.Schema, b.Schema), cmp.Compare(a.ObjectType, b.ObjectType))
 	})
 	slices.SortFunc(s.Roles, func(a, b Role) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.Rules, func(a, b Rule) int { return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Name, b.Name)) })
+	slices.SortFunc(s.Operators, func(a, b Operator) int { return cmp.Compare(a.Identity(), b.Identity()) })
+	slices.SortFunc(s.Casts, func(a, b Cast) int { return cmp.Compare(a.Identity(), b.Identity()) })
+	slices.SortFunc(s.Collations, func(a, b Collation) int {
+		return cmp.Or(cmp.Compare(a.Schema, b.Schema), cmp.Compare(a.Name, b.Name))
+	})
+	slices.SortFunc(s.Statistics, func(a, b Statistics) int {
+		return cmp.Or(cmp.Compare(a.Schema, b.Schema), cmp.Compare(a.Name, b.Name))
+	})
+	slices.SortFunc(s.TextSearchConfigs, func(a, b TextSearchConfig) int {
+		return cmp.Or(cmp.Compare(a.Schema, b.Schema), cmp.Compare(a.Name, b.Name))
+	})
+	for i := range s.TextSearchConfigs {
+		slices.SortFunc(s.TextSearchConfigs[i].Mapping, func(a, b TokenMapping) int { return cmp.Compare(a.Token, b.Token) })
+	}
+	slices.SortFunc(s.EventTriggers, func(a, b EventTrigger) int { return cmp.Compare(a.Name, b.Name) })
+	for i := range s.EventTriggers {
+		slices.Sort(s.EventTriggers[i].Tags)
+	}
+	slices.SortFunc(s.Publications, func(a, b Publication) int { return cmp.Compare(a.Name, b.Name) })
+	for i := range s.Publications {
+		p := &s.Publications[i]
+		slices.SortFunc(p.Tables, func(a, b PublishedTable) int { return cmp.Compare(a.Table, b.Table) })
+		slices.Sort(p.Schemas)
+	}
 	for i := range s.Roles {
 		slices.Sort(s.Roles[i].MemberOf)
 		slices.Sort(s.Roles[i].Config)

@@ -19,11 +19,13 @@ var queryFS embed.FS
 var queryNames = []string{
 	"schemas", "extensions", "types", "tables", "columns", "constraints", "indexes",
 	"sequences", "views", "functions", "triggers", "policies", "default_privileges", "roles",
+	"rules", "operators", "casts", "collations", "statistics", "aggregates",
+	"text_search_configurations", "event_triggers", "publications",
 }
 
 // EnvironmentSchemas are the schemas a Supabase database has before any user SQL, left out of a
-// snapshot unless [Options.IncludeEnvironment] is set (triggers and policies on their tables are
-// kept regardless).
+// snapshot unless [Options.IncludeEnvironment] is set (triggers, policies and rules on their
+// tables are kept regardless, and so are publications, which have no schema).
 var EnvironmentSchemas = []string{
 	"_analytics", "_realtime", "auth", "extensions", "graphql", "graphql_public", "net",
 	"pgbouncer", "pgsodium", "pgsodium_masks", "pgtle", "realtime", "storage",
@@ -31,7 +33,7 @@ var EnvironmentSchemas = []string{
 }
 
 // systemSchemaFilter is true for every schema but PostgreSQL's own.
-const systemSchemaFilter = `(%[1]s.nspname NOT IN ('pg_catalog', 'information_schema') AND %[1]s.nspname !~ '^pg_(toast|temp_|toast_temp_)')`
+const systemSchemaFilter = `(%[1]s.nspname OPERATOR(pg_catalog.<>) ALL (ARRAY['pg_catalog', 'information_schema']::pg_catalog.name[]) AND %[1]s.nspname OPERATOR(pg_catalog.!~) '^pg_(toast|temp_|toast_temp_)')`
 
 // aclTemplate explodes an aclitem[] (%[1]s) into a JSON array of {grantee, privileges}: one
 // element per grantee, the grantor ignored, privileges de-duplicated with "*" for WITH GRANT
@@ -47,23 +49,24 @@ const systemSchemaFilter = `(%[1]s.nspname NOT IN ('pg_catalog', 'information_sc
 // holds some of a kind's privileges keeps the list on every version, so a grant of the 15 set
 // without MAINTAIN reads differently on 17 from GRANT ALL, as it should.
 const aclTemplate = `CASE WHEN %[1]s IS NOT NULL THEN
-  (SELECT json_agg(json_build_object('grantee', g.grantee, 'privileges', CASE
-              WHEN k.n < 2 OR g.held < k.n OR g.any_grantable AND NOT g.all_grantable THEN g.privileges
+  (SELECT pg_catalog.json_agg(pg_catalog.json_build_object('grantee', g.grantee, 'privileges', CASE
+              WHEN k.n OPERATOR(pg_catalog.<) 2 OR g.held OPERATOR(pg_catalog.<) k.n OR g.any_grantable AND NOT g.all_grantable THEN g.privileges
               WHEN g.all_grantable THEN ARRAY['ALL*'] ELSE ARRAY['ALL'] END) ORDER BY g.grantee)
-     FROM (SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE %[2]s END AS grantee,
-                  array_agg(DISTINCT a.privilege_type || CASE WHEN a.is_grantable THEN '*' ELSE '' END) AS privileges,
-                  count(DISTINCT a.privilege_type) AS held,
-                  bool_or(a.is_grantable) AS any_grantable, bool_and(a.is_grantable) AS all_grantable
-             FROM aclexplode(%[1]s) a GROUP BY 1) g,
-          (SELECT count(DISTINCT d.privilege_type) AS n FROM aclexplode(acldefault(%[3]s, 10)) d) k) END`
+     FROM (SELECT CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC' ELSE %[2]s END AS grantee,
+                  pg_catalog.array_agg(DISTINCT a.privilege_type OPERATOR(pg_catalog.||) CASE WHEN a.is_grantable THEN '*' ELSE '' END) AS privileges,
+                  pg_catalog.count(DISTINCT a.privilege_type) AS held,
+                  pg_catalog.bool_or(a.is_grantable) AS any_grantable, pg_catalog.bool_and(a.is_grantable) AS all_grantable
+             FROM pg_catalog.aclexplode(%[1]s) a GROUP BY 1) g,
+          (SELECT pg_catalog.count(DISTINCT d.privilege_type) AS n FROM pg_catalog.aclexplode(pg_catalog.acldefault(%[3]s, 10)) d) k) END`
 
-// extensionMemberTemplate is true unless the object is a member of an extension. NOT IN over
-// an uncorrelated subquery runs it once, as a hashed subplan, instead of a lookup per row.
-const extensionMemberTemplate = `%[2]s NOT IN (SELECT dep.objid FROM pg_depend dep WHERE dep.classid = '%[1]s'::regclass AND dep.deptype = 'e')`
+// extensionMemberTemplate is true unless the object is a member of an extension. NOT (= ANY)
+// over an uncorrelated subquery (what NOT IN is, with = looked up on the search path) runs it
+// once, as a hashed subplan, instead of a lookup per row.
+const extensionMemberTemplate = `NOT (%[2]s OPERATOR(pg_catalog.=) ANY (SELECT dep.objid FROM pg_depend dep WHERE dep.classid OPERATOR(pg_catalog.=) 'pg_catalog.%[1]s'::pg_catalog.regclass AND dep.deptype OPERATOR(pg_catalog.=) 'e'))`
 
 // commentTemplate reads an object's comment: pg_description by its index, without the SQL
 // function call obj_description and col_description make per row.
-const commentTemplate = `(SELECT ds.description FROM pg_description ds WHERE ds.objoid = %[2]s AND ds.classoid = '%[1]s'::regclass AND ds.objsubid = %[3]s)`
+const commentTemplate = `(SELECT ds.description FROM pg_description ds WHERE ds.objoid OPERATOR(pg_catalog.=) %[2]s AND ds.classoid OPERATOR(pg_catalog.=) 'pg_catalog.%[1]s'::pg_catalog.regclass AND ds.objsubid OPERATOR(pg_catalog.=) %[3]s)`
 
 // renderQueries expands every query for opts.
 func renderQueries(opts Options) (map[string]string, error) {
@@ -75,10 +78,10 @@ func renderQueries(opts Options) (map[string]string, error) {
 		if installRole == DefaultInstallRole && adminRole == DefaultAdminRole {
 			return expr
 		}
-		return fmt.Sprintf("CASE %s WHEN %s THEN %s WHEN %s THEN %s ELSE %s END", expr,
-			quoteText(installRole), quoteText(DefaultInstallRole), quoteText(adminRole), quoteText(DefaultAdminRole), expr)
+		return fmt.Sprintf("CASE WHEN %[1]s OPERATOR(pg_catalog.=) %[2]s THEN %[3]s WHEN %[1]s OPERATOR(pg_catalog.=) %[4]s THEN %[5]s ELSE %[1]s END", expr,
+			quoteText(installRole), quoteText(DefaultInstallRole), quoteText(adminRole), quoteText(DefaultAdminRole))
 	}
-	roleName := func(oidExpr string) string { return displayRole("pg_get_userbyid(" + oidExpr + ")") }
+	roleName := func(oidExpr string) string { return displayRole("pg_catalog.pg_get_userbyid(" + oidExpr + ")") }
 	funcs := template.FuncMap{
 		// acl explodes the ACL expr of an object of the kind kind (an acldefault "char" expression).
 		"acl":  func(expr, kind string) string { return fmt.Sprintf(aclTemplate, expr, roleName("a.grantee"), kind) },
@@ -91,16 +94,7 @@ func renderQueries(opts Options) (map[string]string, error) {
 		"nonSystemSchema": func(alias string) string {
 			return fmt.Sprintf(systemSchemaFilter, alias)
 		},
-		"userSchema": func(alias string) string {
-			conds := []string{fmt.Sprintf(systemSchemaFilter, alias)}
-			if !opts.IncludeEnvironment {
-				conds = append(conds, fmt.Sprintf("%s.nspname <> ALL (%s)", alias, textArray(EnvironmentSchemas)))
-			}
-			if len(opts.Schemas) > 0 {
-				conds = append(conds, fmt.Sprintf("%s.nspname = ANY (%s)", alias, textArray(opts.Schemas)))
-			}
-			return "(" + strings.Join(conds, " AND ") + ")"
-		},
+		"userSchema": func(alias string) string { return userSchemaFilter(opts, alias) },
 		"comment": func(catalog, oid, subid string) string {
 			return fmt.Sprintf(commentTemplate, catalog, oid, subid)
 		},
@@ -127,10 +121,22 @@ func renderQueries(opts Options) (map[string]string, error) {
 		}
 		out[name] = b.String()
 		if name == "roles" && opts.SkipRoles {
-			out[name] = "SELECT '[]'::json"
+			out[name] = "SELECT '[]'::pg_catalog.json"
 		}
 	}
 	return out, nil
+}
+
+// userSchemaFilter is true for the schemas opts selects, of the pg_namespace row alias.
+func userSchemaFilter(opts Options, alias string) string {
+	conds := []string{fmt.Sprintf(systemSchemaFilter, alias)}
+	if !opts.IncludeEnvironment {
+		conds = append(conds, fmt.Sprintf("%s.nspname OPERATOR(pg_catalog.<>) ALL (%s)", alias, textArray(EnvironmentSchemas)))
+	}
+	if len(opts.Schemas) > 0 {
+		conds = append(conds, fmt.Sprintf("%s.nspname OPERATOR(pg_catalog.=) ANY (%s)", alias, textArray(opts.Schemas)))
+	}
+	return "(" + strings.Join(conds, " AND ") + ")"
 }
 
 func quoteText(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
@@ -142,7 +148,7 @@ func textArray(names []string) string {
 		q[i] = "'" + strings.ReplaceAll(n, "'", "''") + "'"
 	}
 	if len(q) == 0 {
-		return "ARRAY[]::text[]"
+		return "ARRAY[]::pg_catalog.text[]"
 	}
-	return "ARRAY[" + strings.Join(q, ", ") + "]::text[]"
+	return "ARRAY[" + strings.Join(q, ", ") + "]::pg_catalog.text[]"
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/privileged"
 )
 
 // Options select what a snapshot includes.
@@ -20,8 +21,9 @@ type Options struct {
 	// IncludeExtensionObjects includes objects that belong to an extension (pg_depend deptype
 	// 'e'), such as pgvector's functions and operators' support functions.
 	IncludeExtensionObjects bool
-	// Schemas, when not empty, limits the snapshot to these schemas (extensions, triggers and
-	// policies aside).
+	// Schemas, when not empty, limits the snapshot to these schemas (extensions, triggers,
+	// policies, rules and publications aside; a cast is kept when its types or function are in
+	// one, an event trigger when its function is).
 	Schemas []string
 	// SkipRoles leaves roles out. Roles are cluster-wide: when two migrations are installed
 	// concurrently into databases of one cluster, each footprint can see the other's CREATE
@@ -190,6 +192,37 @@ type policyRow struct {
 	Policy
 }
 
+type ruleRow struct {
+	RelSchema string `json:"rel_schema"`
+	RelName   string `json:"rel_name"`
+	Rule
+}
+
+type statisticsRow struct {
+	RelSchema string `json:"rel_schema"`
+	RelName   string `json:"rel_name"`
+	Statistics
+}
+
+type aggregateRow struct {
+	Schema   string `json:"schema"`
+	Name     string `json:"name"`
+	ArgTypes string `json:"arg_types"`
+	Aggregate
+}
+
+type publishedTableRow struct {
+	RelSchema string   `json:"rel_schema"`
+	RelName   string   `json:"rel_name"`
+	Columns   []string `json:"columns"`
+	Where     string   `json:"where"`
+}
+
+type publicationRow struct {
+	Publication
+	TableRows []publishedTableRow `json:"tables"`
+}
+
 // decoder holds the decoded results of the catalog queries.
 type decoder struct {
 	opts        Options
@@ -200,6 +233,10 @@ type decoder struct {
 	sequences   []sequenceRow
 	triggers    []triggerRow
 	policies    []policyRow
+	rules       []ruleRow
+	statistics  []statisticsRow
+	aggregates  []aggregateRow
+	pubs        []publicationRow
 }
 
 func newDecoder(opts Options) *decoder { return &decoder{opts: opts, s: &Snapshot{}} }
@@ -212,7 +249,10 @@ func (d *decoder) decode(name string, js []byte) error {
 		"columns": &d.columns, "constraints": &d.constraints, "indexes": &d.indexes,
 		"sequences": &d.sequences, "views": &s.Views, "functions": &s.Functions,
 		"triggers": &d.triggers, "policies": &d.policies, "default_privileges": &s.DefaultPrivileges,
-		"roles": &s.Roles,
+		"roles": &s.Roles, "rules": &d.rules, "operators": &s.Operators, "casts": &s.Casts,
+		"collations": &s.Collations, "statistics": &d.statistics, "aggregates": &d.aggregates,
+		"text_search_configurations": &s.TextSearchConfigs, "event_triggers": &s.EventTriggers,
+		"publications": &d.pubs,
 	}
 	target, ok := targets[name]
 	if !ok {
@@ -339,6 +379,33 @@ func (d *decoder) assemble() *Snapshot {
 		}
 		s.Policies = append(s.Policies, p.Policy)
 	}
+	for _, r := range d.rules {
+		r.Table = qualify(r.RelSchema, r.RelName)
+		s.Rules = append(s.Rules, r.Rule)
+	}
+	for _, st := range d.statistics {
+		st.Table = qualify(st.RelSchema, st.RelName)
+		s.Statistics = append(s.Statistics, st.Statistics)
+	}
+	if len(d.aggregates) > 0 {
+		type fnKey struct{ schema, name, args string }
+		fns := make(map[fnKey]*Function, len(s.Functions))
+		for i := range s.Functions {
+			f := &s.Functions[i]
+			fns[fnKey{f.Schema, f.Name, f.ArgTypes}] = f
+		}
+		for _, a := range d.aggregates {
+			if f := fns[fnKey{a.Schema, a.Name, a.ArgTypes}]; f != nil {
+				f.Aggregate = &a.Aggregate
+			}
+		}
+	}
+	for _, p := range d.pubs {
+		for _, t := range p.TableRows {
+			p.Tables = append(p.Tables, PublishedTable{Table: qualify(t.RelSchema, t.RelName), Columns: t.Columns, Where: t.Where})
+		}
+		s.Publications = append(s.Publications, p.Publication)
+	}
 	nonNil(s)
 	return s
 }
@@ -354,14 +421,15 @@ func TakeURL(ctx context.Context, dsn string, opts Options) (*Snapshot, error) {
 	return Take(ctx, conn, opts)
 }
 
-// Connect opens a connection to the database named by a connection URI or DSN, for [Take]. It
-// runs nothing on it. A string that does not parse is a [fault.Input] error; a connection
-// failure is a [fault.Env] error.
+// Connect opens a connection to the database named by a connection URI or DSN, for [Take], as a
+// privileged session (internal/privileged). It runs nothing on it. A string that does not parse is a [fault.Input]
+// error; a connection failure is a [fault.Env] error.
 func Connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fault.Input(fmt.Errorf("parsing the connection string: %w", err))
 	}
+	privileged.Config(cfg)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("connecting to %s: %w", cfg.Database, err))

@@ -57,22 +57,36 @@ type row struct {
 	Role, Detail                     string
 }
 
-// Check runs the audit on the database q is connected to (as a superuser or the install role:
-// the privilege functions answer for the API roles whoever asks).
-func Check(ctx context.Context, q Querier, in Input) ([]finding.Finding, error) {
+// Answers are what the catalog of one install answered to the audit's query: its rows, before
+// they become findings ([Findings]).
+type Answers struct{ rows []row }
+
+// Ask runs the audit's query on the database q is connected to (as a superuser or the install
+// role: the privilege functions answer for the API roles whoever asks).
+func Ask(ctx context.Context, q Querier, in Input) (Answers, error) {
 	rels, fns, exts := scope(in.Footprint)
 	if len(rels)+len(fns)+len(exts) == 0 {
-		return nil, nil
+		return Answers{}, nil
 	}
 	rs, err := q.Query(ctx, auditSQL, in.Lint.Exposed(), rels, fns, exts)
 	if err != nil {
-		return nil, fmt.Errorf("security audit: %w", err)
+		return Answers{}, fmt.Errorf("security audit: %w", err)
 	}
 	rows, err := pgx.CollectRows(rs, pgx.RowToStructByPos[row])
 	if err != nil {
-		return nil, fmt.Errorf("security audit: %w", err)
+		return Answers{}, fmt.Errorf("security audit: %w", err)
 	}
-	return findings(in, rows), nil
+	return Answers{rows: effectiveAccess(rows)}, nil
+}
+
+// Check runs the audit on one install and returns its findings ([Ask], then [Findings] for
+// that install's privilege model alone).
+func Check(ctx context.Context, q Querier, in Input) ([]finding.Finding, error) {
+	a, err := Ask(ctx, q, in)
+	if err != nil {
+		return nil, err
+	}
+	return Findings(in, []string{""}, []Answers{a}), nil
 }
 
 // Empty reports whether the footprint holds nothing the audit checks: no table, view, function,
@@ -118,42 +132,104 @@ func scope(fp *introspect.Footprint) (rels, fns, exts []string) {
 	return rels, fns, exts
 }
 
-// findings turns the rows into findings: one per rule and object (the roles of the rows
-// joined), less the facts lint reported and the callers configuration allows.
-func findings(in Input, rows []row) []finding.Finding {
+// Findings turns the answers of the installs under each privilege model (models[i] names the
+// model of answers[i], as lint.Config.Models does) into findings: one per rule and object, the
+// roles of its rows joined, less the facts lint reported and the callers configuration allows.
+// A role that can do it under some models only is qualified with where it can ("authenticated
+// (and anon on self-hosted projects) can SELECT ..."); a finding that holds under some models
+// only says so after its message.
+func Findings(in Input, models []string, answers []Answers) []finding.Finding {
 	static := staticFacts(in.Static)
 	type key struct{ rule, object string }
 	var order []key
 	byKey := map[key][]row{}
-	for _, r := range rows {
-		if static.has(r) || r.Kind == "function" && r.Role != "" && callerAllowed(in.Lint, r) {
-			continue
+	holds := map[key]map[string][]string{} // role ("" for none) -> the models it holds under
+	for i, a := range answers {
+		for _, r := range a.rows {
+			if static.has(r) || r.Kind == "function" && r.Role != "" && callerAllowed(in.Lint, r) {
+				continue
+			}
+			k := key{r.Rule, r.Object}
+			if _, ok := byKey[k]; !ok {
+				order = append(order, k)
+				holds[k] = map[string][]string{}
+			}
+			byKey[k] = append(byKey[k], r)
+			if ms := holds[k][r.Role]; len(ms) == 0 || ms[len(ms)-1] != models[i] {
+				holds[k][r.Role] = append(ms, models[i])
+			}
 		}
-		k := key{r.Rule, r.Object}
-		if _, ok := byKey[k]; !ok {
-			order = append(order, k)
-		}
-		byKey[k] = append(byKey[k], r)
 	}
 	var out []finding.Finding
 	for _, k := range order {
-		rs := byKey[k]
-		var roles []string
-		for _, r := range rs {
-			if r.Role != "" {
-				roles = append(roles, r.Role)
-			}
-		}
-		r := rs[0]
+		r := byKey[k][0]
 		pos := position(in, r)
 		if suppressed(in.File, r.Rule, pos) {
 			continue
 		}
-		out = append(out, finding.Finding{
+		who, only := reach(holds[k], byKey[k], len(models))
+		f := finding.Finding{
 			Phase: finding.PhaseAudit, Rule: r.Rule, Severity: rules[r.Rule].Severity,
-			Pos: pos, Object: r.Kind + " " + r.Object, Message: message(r, roles),
-		})
+			Pos: pos, Object: r.Kind + " " + r.Object, Message: message(r, who), Detail: detail(r),
+		}
+		if only != "" {
+			f.Message += " (only " + where[only] + ")"
+			f.Models = []string{only}
+		}
+		out = append(out, f)
 	}
+	sortFindings(out)
+	return out
+}
+
+// reach says who a finding concerns, from the models each role holds under (of n models): the
+// roles of its rows, in order, those that do not hold under every model with where they do.
+// only is the model the whole finding holds under when every role (or the finding, when it
+// concerns no role) holds under that one model alone; their roles are then not qualified.
+func reach(holds map[string][]string, rows []row, n int) (who []string, only string) {
+	var roles []string // distinct, in row order; "" for a row that concerns no role
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if !seen[r.Role] {
+			seen[r.Role] = true
+			roles = append(roles, r.Role)
+		}
+	}
+	sets := map[string]bool{} // the model lists of the roles that do not hold everywhere
+	everywhere := false
+	for _, role := range roles {
+		if ms := holds[role]; len(ms) < n {
+			sets[strings.Join(ms, ",")] = true
+		} else {
+			everywhere = true
+		}
+	}
+	if !everywhere && len(sets) == 1 && len(holds[roles[0]]) == 1 {
+		only = holds[roles[0]][0]
+	}
+	for _, role := range roles {
+		switch {
+		case role == "":
+		case only != "" || len(holds[role]) == n:
+			who = append(who, role)
+		default:
+			who = append(who, role+" ("+strings.Join(mapped(holds[role], where), ", ")+")")
+		}
+	}
+	return who, only
+}
+
+// mapped is the values of m at keys.
+func mapped(keys []string, m map[string]string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = m[k]
+	}
+	return out
+}
+
+// sortFindings orders findings by line, then rule.
+func sortFindings(out []finding.Finding) {
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Pos, out[j].Pos
 		if a.Line != b.Line {
@@ -161,7 +237,6 @@ func findings(in Input, rows []row) []finding.Finding {
 		}
 		return out[i].Rule < out[j].Rule
 	})
-	return out
 }
 
 func callerAllowed(cfg lint.Config, r row) bool {
@@ -184,10 +259,22 @@ var sameFact = map[string][]string{
 	RuleDefinerExecutableByAuthenticated: {lint.SecurityDefinerPublicExecute},
 }
 
-// suppressed reports whether a reviewed ledgercheck:ignore of a static rule that reports the
-// same fact covers the statement at pos.
+// exposures are the rules whose fact is what an API role can reach (every row of a table): a
+// reviewed suppression of a static rule reviewed one part of it (no row level security, a
+// grant to anon), not the exposure the parts add up to, so only a suppression of the exposure's
+// own rule accepts it.
+var exposures = map[string]bool{RuleRLSDisabledInPublic: true, RuleAPIReadsEveryRow: true, RuleAPIWritesEveryRow: true}
+
+// suppressed reports whether a reviewed ledgercheck:ignore covers the statement at pos: one of
+// the audit rule itself, or (but for an exposure) of a static rule that reports the same fact.
 func suppressed(f *pgsql.File, id string, pos finding.Position) bool {
 	if f == nil {
+		return false
+	}
+	if lint.Suppressed(f, id, pos) {
+		return true
+	}
+	if exposures[id] {
 		return false
 	}
 	for _, static := range sameFact[id] {
@@ -257,7 +344,23 @@ func position(in Input, r row) finding.Position {
 	return finding.Position{File: in.File.Name, Line: 1, Col: 1}
 }
 
-// message says what the role can do with the object, and the fix.
+// where says where a finding, or a role's part in it, holds when it does not hold under every
+// privilege model.
+var where = map[string]string{
+	lint.NewDefaults: "on hosted projects",
+	lint.OldDefaults: "on self-hosted projects, with the old default privileges",
+}
+
+// detail is what a finding shows under its message: the condition of the policy that opens every
+// row.
+func detail(r row) string {
+	if r.Rule != RuleAPIReadsEveryRow && r.Rule != RuleAPIWritesEveryRow {
+		return ""
+	}
+	return r.Detail[strings.LastIndexByte(r.Detail, '\x1f')+1:]
+}
+
+// message says what the roles can do with the object, and the fix.
 func message(r row, roles []string) string {
 	who := strings.Join(roles, " and ")
 	obj := r.Kind + " " + finding.ShortIdentity(r.Object)
@@ -269,7 +372,14 @@ func message(r row, roles []string) string {
 	case RuleSecurityDefinerView:
 		return fmt.Sprintf("%s can SELECT %s, which has no security_invoker and reads with its owner's rights, past row level security; CREATE VIEW ... WITH (security_invoker = true)", who, obj)
 	case RuleRLSDisabledInPublic:
-		return fmt.Sprintf("%s is in an exposed schema without row level security: any role with a grant reads and writes every row through the Data API; ENABLE ROW LEVEL SECURITY", obj)
+		return fmt.Sprintf("%s can SELECT %s, which is in an exposed schema without row level security: they read every row through the Data API (and write it where granted); ENABLE ROW LEVEL SECURITY", who, obj)
+	case RuleAPIReadsEveryRow:
+		pol, _, _ := strings.Cut(r.Detail, "\x1f")
+		return fmt.Sprintf("%s can read every row of %s: policy %q is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore %s", who, obj, pol, RuleAPIReadsEveryRow)
+	case RuleAPIWritesEveryRow:
+		cmds, rest, _ := strings.Cut(r.Detail, "\x1f")
+		pol, _, _ := strings.Cut(rest, "\x1f")
+		return fmt.Sprintf("%s can %s every row of %s: policy %q is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore %s", who, cmds, obj, pol, RuleAPIWritesEveryRow)
 	case RulePolicyExistsRLSDisabled:
 		return fmt.Sprintf("%s has policies (%s) but row level security is off, so they do nothing; ENABLE ROW LEVEL SECURITY", obj, r.Detail)
 	case RuleRLSEnabledNoPolicy:

@@ -13,6 +13,7 @@ import (
 	"ledgercheck/internal/install"
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
 	"ledgercheck/internal/sqlscript"
 	"ledgercheck/introspect"
@@ -73,9 +74,14 @@ func TestEnvironmentDefaultsMatchTheCatalog(t *testing.T) {
 // its footprint and a superuser connection to the database.
 func installed(tb testing.TB, name, sql string, dim int) (*pgsql.File, *introspect.Footprint, *pgx.Conn) {
 	tb.Helper()
+	return installedIn(tb, scratchtest.NewDatabase(tb, dim), name, sql)
+}
+
+// installedIn is installed, in db.
+func installedIn(tb testing.TB, db *scratch.Database, name, sql string) (*pgsql.File, *introspect.Footprint, *pgx.Conn) {
+	tb.Helper()
 	ctx := context.Background()
-	db := scratchtest.NewDatabase(tb, dim)
-	f, err := sqlscript.Parse(name, []byte(sql), dim)
+	f, err := sqlscript.Parse(name, []byte(sql), db.Dim)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -101,7 +107,11 @@ func installAndAudit(t testing.TB, name, sql string, cfg lint.Config) []string {
 	}
 	var out []string
 	for _, fd := range fs {
-		out = append(out, fd.String())
+		s := fd.String()
+		if fd.Detail != "" {
+			s += " | " + fd.Detail
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -174,5 +184,107 @@ func BenchmarkAudit(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Effective access: a policy whose condition every request of a role meets opens every row to
+// it (auth.role() = 'authenticated' on a FOR ALL TO public policy; USING (true) for SELECT to
+// authenticated, whose grant configuration accepts), and says which policy; a restrictive policy
+// that tests the row, or a permissive one that tests the owner, opens nothing. A policy that is
+// literally true on a write is policy-always-true's, reported once.
+func TestAuditEffectiveAccess(t *testing.T) {
+	const sql = `CREATE TABLE public.notes (id int, owner_id uuid);
+ALTER TABLE public.notes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY "Users manage their own notes" ON public.notes FOR ALL USING (auth.role() = 'authenticated');
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.notes TO authenticated;
+CREATE TABLE public.recipes (id int);
+ALTER TABLE public.recipes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY recipes_read ON public.recipes FOR SELECT TO authenticated USING (true);
+CREATE POLICY recipes_update ON public.recipes FOR UPDATE TO authenticated USING (true);
+GRANT SELECT, UPDATE ON public.recipes TO authenticated;
+CREATE TABLE public.journal (id int, owner_id uuid);
+ALTER TABLE public.journal ENABLE ROW LEVEL SECURITY;
+CREATE POLICY journal_read ON public.journal FOR SELECT TO authenticated USING ((select auth.uid()) IS NOT NULL);
+CREATE POLICY journal_own ON public.journal AS RESTRICTIVE FOR SELECT TO authenticated USING (owner_id = auth.uid());
+CREATE TABLE public.pins (id int, owner_id uuid);
+ALTER TABLE public.pins ENABLE ROW LEVEL SECURITY;
+CREATE POLICY pins_owner ON public.pins FOR ALL TO authenticated USING (owner_id = auth.uid());
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.journal, public.pins TO authenticated;
+NOTIFY pgrst, 'reload schema';
+`
+	got := installAndAudit(t, "a.sql", sql, lint.Config{AllowedGrantees: []string{"authenticated"}})
+	want := []string{
+		`a.sql:1:1: error: authenticated can read every row of table public.notes: policy "Users manage their own notes" is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore api-reads-every-row [api-reads-every-row] | USING (auth.role() = 'authenticated'::text)`,
+		`a.sql:1:1: error: authenticated can INSERT, UPDATE, DELETE every row of table public.notes: policy "Users manage their own notes" is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore api-writes-every-row [api-writes-every-row] | USING (auth.role() = 'authenticated'::text)`,
+		`a.sql:5:1: error: authenticated can read every row of table public.recipes: policy "recipes_read" is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore api-reads-every-row [api-reads-every-row] | USING true`,
+		`a.sql:8:1: error: policy recipes_update on public.recipes lets authenticated update every row (USING/WITH CHECK true); test the row, e.g. auth.uid() = user_id [policy-always-true]`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Two reviewed facts do not add up to a reviewed exposure: a table whose missing row level
+// security and whose grant to anon are each suppressed is still reported as anon reading every
+// row; accepting that takes a suppression of its own.
+func TestAuditSuppressionCoversOneFact(t *testing.T) {
+	const sql = `-- ledgercheck:ignore table-rls-disabled the feed is public by design
+CREATE TABLE public.public_feed (id int, body text);
+-- ledgercheck:ignore grant-to-api-role visitors read the feed
+GRANT SELECT ON public.public_feed TO anon;
+GRANT SELECT ON public.public_feed TO service_role;
+NOTIFY pgrst, 'reload schema';
+`
+	got := installAndAudit(t, "s.sql", sql, lint.Config{})
+	want := []string{"s.sql:2:1: error: anon can SELECT table public.public_feed, which is in an exposed schema without row level security: they read every row through the Data API (and write it where granted); ENABLE ROW LEVEL SECURITY [rls-disabled-in-public]"}
+	if !slices.Equal(got, want) {
+		t.Errorf("two suppressed facts:\ngot\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	accepted := strings.Replace(sql, "CREATE TABLE public.public_feed", "-- ledgercheck:ignore rls-disabled-in-public anon reading every row of the feed is the point of it\nCREATE TABLE public.public_feed", 1)
+	if got := installAndAudit(t, "s.sql", accepted, lint.Config{}); len(got) != 0 {
+		t.Errorf("the exposure accepted with its own suppression: %s", strings.Join(got, "\n"))
+	}
+}
+
+// The shadow attacks of issue 22 on the audit's superuser session: functions and operators that
+// are better matches than pg_catalog's for the audit's arguments (quote_ident(name) that
+// mis-quotes every name, unnest(oid[]) that returns nothing, =(oid, integer) that is always false,
+// &&(text[], text[]) that is always true), in public and in a schema named after the superuser
+// ("$user" on a default search path). Had the audit resolved any of them, it would miss the
+// anon-readable table without row level security that a DO block created; it must still report it.
+func TestAuditIgnoresShadowsOfPgCatalog(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 1536)
+	shadows := ""
+	for _, s := range []string{"public", `"` + db.AdminRole() + `"`} {
+		shadows += strings.NewReplacer("S.", s+".").Replace(`
+CREATE FUNCTION S.quote_ident(name) RETURNS text LANGUAGE sql IMMUTABLE AS $$SELECT 'nope'::text$$;
+CREATE FUNCTION S.unnest(oid[]) RETURNS SETOF oid LANGUAGE sql IMMUTABLE AS $$SELECT 0::oid WHERE false$$;
+CREATE FUNCTION S.lc_false(oid, integer) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT false$$;
+CREATE OPERATOR S.= (LEFTARG = oid, RIGHTARG = integer, FUNCTION = S.lc_false);
+CREATE FUNCTION S.lc_true(text[], text[]) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT true$$;
+CREATE OPERATOR S.&& (LEFTARG = text[], RIGHTARG = text[], FUNCTION = S.lc_true);
+`)
+	}
+	sql := `CREATE SCHEMA IF NOT EXISTS "` + db.AdminRole() + `";
+` + shadows + `
+DO $$ BEGIN
+  EXECUTE 'CREATE TABLE public.leak (id int PRIMARY KEY, secret text)';
+  EXECUTE 'GRANT SELECT ON public.leak TO anon';
+END $$;
+NOTIFY pgrst, 'reload schema';
+`
+	f, fp, conn := installedIn(t, db, "shadows.sql", sql)
+	fs, err := Check(context.Background(), conn, Input{File: f, Footprint: fp, Lint: lint.Config{}, Static: nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, fd := range fs {
+		if fd.Rule == RuleRLSDisabledInPublic && strings.Contains(fd.Message, "public.leak") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the audit missed public.leak (no RLS, selectable by anon) among:\n%v", fs)
 	}
 }

@@ -18,6 +18,8 @@ const (
 	RulePolicyAlwaysTrue                 = "policy-always-true"
 	RuleDefinerExecutableByAnon          = "definer-executable-by-anon"
 	RuleDefinerExecutableByAuthenticated = "definer-executable-by-authenticated"
+	RuleAPIReadsEveryRow                 = "api-reads-every-row"
+	RuleAPIWritesEveryRow                = "api-writes-every-row"
 )
 
 // scopeNote is the part every explain text shares.
@@ -27,7 +29,12 @@ The installed audit runs after the file is installed (ledgercheck check, ledgerc
 --install) and asks the catalog, for every object the file created or changed, what anon and
 authenticated can really do: has_table_privilege and has_function_privilege answer through
 PUBLIC, memberships and default privileges. The schemas the Data API serves are lint.exposed_schemas
-(default public). A fact lint already reported from the SQL is not reported again.`
+(default public). A fact lint already reported from the SQL is not reported again. It answers for
+both kinds of project a sidecar is installed into: a hosted one, whose new tables get no privileges
+for the API roles, and a self-hosted one, whose old default privileges grant ALL on new tables,
+sequences and functions in public to anon, authenticated and service_role (the file is installed
+a second time for it); a finding that holds in one kind only says which, and
+lint.privilege_models (new-defaults, old-defaults) restricts the audit to a project's own.`
 
 var rules = map[string]rule.Rule{}
 
@@ -91,10 +98,14 @@ becomes
 
     CREATE VIEW public.public_feed WITH (security_invoker = true) AS SELECT id, content FROM public.thoughts;`})
 	register(rule.Rule{ID: RuleRLSDisabledInPublic, Severity: finding.SevError,
-		Summary: "a table in an exposed schema without row level security (splinter 0013)",
+		Summary: "a table in an exposed schema without row level security that an API role can select (splinter 0013)",
 		Explain: `A table in a schema the Data API serves, without row level security, is readable and writable
-by any role with a grant. Splinter's 0013 rls_disabled_in_public; lint's table-rls-disabled
-reports it when the SQL shows it, the audit when only the install does.
+by any role with a grant: when anon or authenticated can select it, they read every row.
+Splinter's 0013 rls_disabled_in_public. lint's table-rls-disabled reports the missing row level
+security when the SQL shows it (and then this is not reported again), the audit when only the
+install does. A reviewed suppression of table-rls-disabled accepts a table without row level
+security, not anon reading every row of it: that exposure is reported on its own, and accepting it
+takes its own "-- ledgercheck:ignore rls-disabled-in-public <reason>".
 
     CREATE TABLE public.reminder_deliveries (...);
 
@@ -150,6 +161,39 @@ becomes
 
     CREATE POLICY inbox_delete ON public.capture_inbox FOR DELETE TO authenticated
       USING (auth.uid() = owner_id);`})
+	register(rule.Rule{ID: RuleAPIReadsEveryRow, Severity: finding.SevError,
+		Summary: "anon or authenticated can read every row of a table through a policy that is always true for it",
+		Explain: `Row level security is on, and a policy lets anon or authenticated read every row anyway: its
+USING is true (or absent), or a condition every request of that role meets, such as
+auth.role() = 'authenticated' or auth.uid() IS NOT NULL for authenticated (every signed-in user
+of the project, not the row's owner). A grant to authenticated accepted in lint.allowed_grantees
+accepts the grant, not every-row access: the finding names the policy that opens the table.
+Splinter's 0024 leaves SELECT with USING (true) out as "public read"; a sidecar's private rows
+are not public read, so ledgercheck reports it. Accept a table meant to be world-readable with
+"-- ledgercheck:ignore api-reads-every-row <reason>" at its CREATE TABLE.
+
+    CREATE POLICY "Users manage their own notes" ON public.notes FOR ALL
+      USING (auth.role() = 'authenticated');
+
+becomes
+
+    CREATE POLICY notes_owner_all ON public.notes FOR ALL TO authenticated
+      USING (auth.uid() = owner_id) WITH CHECK (auth.uid() = owner_id);`})
+	register(rule.Rule{ID: RuleAPIWritesEveryRow, Severity: finding.SevError,
+		Summary: "anon or authenticated can write every row of a table through a policy that is always true for it",
+		Explain: `A policy lets anon or authenticated insert, update or delete every row of a table through a
+condition every request of that role meets (auth.role() = 'authenticated', auth.uid() IS NOT
+NULL): every signed-in user can change every user's rows. A policy whose condition is literally
+true is policy-always-true (splinter 0024) and is not reported twice. Accept it with
+"-- ledgercheck:ignore api-writes-every-row <reason>" at the CREATE TABLE.
+
+    CREATE POLICY notes_write ON public.notes FOR UPDATE TO authenticated
+      USING (auth.uid() IS NOT NULL);
+
+becomes
+
+    CREATE POLICY notes_write ON public.notes FOR UPDATE TO authenticated
+      USING (auth.uid() = owner_id) WITH CHECK (auth.uid() = owner_id);`})
 	for _, role := range []string{"anon", "authenticated"} {
 		id, n := RuleDefinerExecutableByAnon, "0028"
 		if role == "authenticated" {

@@ -73,8 +73,10 @@ Exit 1 if any finding is an error.`,
 			if err != nil {
 				return err
 			}
+			// The prerequisites' objects exist for lint's ownership rules (and, with --install,
+			// every file is installed over them); a base schema defines them itself.
 			var prereqs []gate.Script
-			if install {
+			if !baseSchema {
 				if prereqs, err = readPrerequisites(conf); err != nil {
 					return err
 				}

@@ -76,4 +76,20 @@ func TestCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/table.txt", b.Bytes())
+	// Per kind of project: every label that holds there is found, nothing else.
+	b.Reset()
+	if err := WriteModelTables(&b, results); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/table-models.txt", b.Bytes())
+	for _, m := range models {
+		for _, r := range ForModel(results, m.name) {
+			for _, l := range r.Missed {
+				t.Errorf("%s: %s:%d: %s not reported (%s)", m.name, r.Name, l.Line, l.Rule, l.Note)
+			}
+			for _, f := range r.Extra {
+				t.Errorf("%s: %s:%d: unlabelled %s: %s", m.name, r.Name, f.Pos.Line, f.Rule, f.Message)
+			}
+		}
+	}
 }

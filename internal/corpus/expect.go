@@ -13,9 +13,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"gopkg.in/yaml.v3"
+
+	"ledgercheck/internal/lint"
 )
 
 // Expect is testdata/corpus/expect.yaml: the labels of every corpus file.
@@ -54,6 +57,18 @@ type Label struct {
 	Rule string `yaml:"rule"`
 	Line int    `yaml:"line"`
 	Note string `yaml:"note"`
+	// Models are the kinds of project the label holds in (lint.NewDefaults, lint.OldDefaults),
+	// for an installed-audit finding that depends on the default privileges; empty: every kind.
+	Models []string `yaml:"models"`
+}
+
+// holds reports whether the label holds in the kind of project model ("" for every kind).
+func (l Label) holds(model string) bool { return inModel(l.Models, model) }
+
+// inModel reports whether a finding or label restricted to models (none: every kind) holds in
+// model ("": whatever the kind).
+func inModel(models []string, model string) bool {
+	return model == "" || len(models) == 0 || slices.Contains(models, model)
 }
 
 // Load reads the labels of the corpus in dir (dir/expect.yaml), rejecting unknown keys and
@@ -76,6 +91,13 @@ func Load(dir string) (*Expect, error) {
 	for name, fe := range e.Files {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			return nil, fmt.Errorf("%s: labels for %s: %w", path, name, err)
+		}
+		for _, l := range append(slices.Clone(fe.Findings), fe.Not...) {
+			for _, m := range l.Models {
+				if m != lint.NewDefaults && m != lint.OldDefaults {
+					return nil, fmt.Errorf("%s: %s line %d: unknown privilege model %q: want %s or %s", path, name, l.Line, m, lint.NewDefaults, lint.OldDefaults)
+				}
+			}
 		}
 		for _, n := range fe.Needs {
 			if _, err := os.Stat(filepath.Join(dir, n)); err != nil {

@@ -44,6 +44,37 @@ type FileResult struct {
 	// Reported is every finding the run reported, install-failed included (which is not scored:
 	// it is recorded in the labels as `install:`).
 	Reported []finding.Finding
+
+	expect FileExpect // the labels, and the file's statements, to score it again per model
+	spans  Spans
+}
+
+// ForModel scores results again for one kind of project: the findings that hold in it (an
+// audit finding says where it holds when not everywhere) against the labels that do.
+func ForModel(results []FileResult, model string) []FileResult {
+	out := make([]FileResult, len(results))
+	for i, r := range results {
+		fe := r.expect
+		fe.Findings, fe.Not = labelsIn(fe.Findings, model), labelsIn(fe.Not, model)
+		var reported []finding.Finding
+		for _, f := range r.Reported {
+			if inModel(f.Models, model) {
+				reported = append(reported, f)
+			}
+		}
+		out[i] = Match(r.Name, fe, reported, r.spans)
+	}
+	return out
+}
+
+func labelsIn(ls []Label, model string) []Label {
+	var out []Label
+	for _, l := range ls {
+		if l.holds(model) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // Trap is a false-positive trap hit: the trap and the finding that hit it.
@@ -57,7 +88,7 @@ var unscored = map[string]bool{"install-failed": true}
 
 // Match compares the findings reported on one file with its labels.
 func Match(name string, fe FileExpect, reported []finding.Finding, sp Spans) FileResult {
-	res := FileResult{Name: name, Reported: reported}
+	res := FileResult{Name: name, Reported: reported, expect: fe, spans: sp}
 	var scored []finding.Finding
 	for _, f := range reported {
 		if !unscored[f.Rule] {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"ledgercheck/internal/lint"
 )
 
 // Score is a rule's counts over the corpus.
@@ -67,13 +69,7 @@ func Scores(results []FileResult) ([]Score, Score) {
 
 // WriteTable prints the per-rule table, the total, and every missed label and trap hit.
 func WriteTable(w io.Writer, results []FileResult) error {
-	scores, total := Scores(results)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rule\tTP\tFP\tFN\ttraps\tprecision\trecall\t")
-	for _, s := range append(scores, total) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t\n", s.Rule, s.TP, s.FP, s.FN, s.Traps, s.Precision(), s.Recall())
-	}
-	if err := tw.Flush(); err != nil {
+	if err := writeScores(w, results); err != nil {
 		return err
 	}
 	var b strings.Builder
@@ -101,4 +97,36 @@ func isTrap(r FileResult, f interface{ String() string }) bool {
 		}
 	}
 	return false
+}
+
+// writeScores prints the per-rule table and the total.
+func writeScores(w io.Writer, results []FileResult) error {
+	scores, total := Scores(results)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rule\tTP\tFP\tFN\ttraps\tprecision\trecall\t")
+	for _, s := range append(scores, total) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t\n", s.Rule, s.TP, s.FP, s.FN, s.Traps, s.Precision(), s.Recall())
+	}
+	return tw.Flush()
+}
+
+// models are the kinds of project the installed audit answers for, as the per-model tables
+// name them.
+var models = []struct{ name, what string }{
+	{lint.NewDefaults, "hosted projects: new tables get no privileges for the API roles"},
+	{lint.OldDefaults, "self-hosted projects: the old default privileges grant ALL to the API roles"},
+}
+
+// WriteModelTables prints the per-rule table of each kind of project the installed audit answers
+// for ([ForModel]): the findings that hold there against the labels that do.
+func WriteModelTables(w io.Writer, results []FileResult) error {
+	for _, m := range models {
+		if _, err := fmt.Fprintf(w, "\nprivilege model %s (%s)\n", m.name, m.what); err != nil {
+			return err
+		}
+		if err := writeScores(w, ForModel(results, m.name)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -24,8 +24,8 @@ func Check(f *pgsql.File, cfg lint.Config, fp *introspect.Footprint) []finding.F
 }
 
 // Changes lists what fp changed on objects that existed before: attributes that changed, objects
-// that were dropped, and columns, constraints, indexes, triggers and policies created on tables
-// that existed before.
+// that were dropped, and columns, constraints, indexes, triggers, policies and rules created on
+// tables that existed before.
 func Changes(fp *introspect.Footprint) []lint.CatalogChange {
 	created := map[string]bool{}
 	for _, o := range fp.Created {
@@ -42,7 +42,7 @@ func Changes(fp *introspect.Footprint) []lint.CatalogChange {
 			if table != "" && !created[table] {
 				out = append(out, lint.CatalogChange{Target: "table " + table, Verb: pgsql.VerbAlter, Detail: o.Kind + " " + o.Object + " added"})
 			}
-		case introspect.KindTrigger, introspect.KindPolicy:
+		case introspect.KindTrigger, introspect.KindPolicy, introspect.KindRule:
 			if name, table, ok := splitOn(o.Object); ok && !created[table] {
 				out = append(out, lint.CatalogChange{Target: o.Kind + " " + name + " on " + table, Verb: pgsql.VerbCreate, Detail: "created"})
 			}

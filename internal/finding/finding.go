@@ -94,6 +94,10 @@ type Finding struct {
 	// definition), when the finding is one; the html format shows them side by side.
 	Left  string `json:"left,omitempty"`
 	Right string `json:"right,omitempty"`
+	// Models are the kinds of project the finding holds in, by their default privileges
+	// ("new-defaults": hosted; "old-defaults": self-hosted), when it does not hold in every
+	// kind the installed audit answered for; nil when it does, and for every other phase.
+	Models []string `json:"models,omitempty"`
 }
 
 // String renders the finding as one line: file:line:col: severity: message [rule].

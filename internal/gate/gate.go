@@ -98,7 +98,8 @@ type Request struct {
 	// Prerequisites are SQL files run in order in every database, after the Open Brain
 	// prerequisites and before the variant, as the install role with `:dim` substituted
 	// (prerequisites.files): another sidecar the migrations depend on. They go into each
-	// dimension's template, so they run once per dimension.
+	// dimension's template, so they run once per dimension. What they create exists for lint's
+	// ownership rules.
 	Prerequisites []Script
 	// Fixture is loaded into every install after the variant; nil loads none.
 	Fixture *Script
@@ -150,7 +151,9 @@ type variantRun struct {
 	crossCheck  []finding.Finding
 	audit       *report.PhaseResult
 	rerun       *rerun.Result
-	live        *liveSide // the database at the variant's DSN
+	live        *liveSide                   // the database at the variant's DSN
+	models      []*modelInstall             // the install under the audit's other privilege models
+	finishAudit func(context.Context) error // the audit once the other models' installs are done
 }
 
 // Run runs the request and returns its report. The pipeline (docs/architecture.md):
@@ -167,6 +170,7 @@ type variantRun struct {
 // user must fix outside the migrations: no Postgres, a server that fails, an interrupted run.
 func Run(ctx context.Context, req Request) (*Result, error) {
 	t0 := time.Now()
+	req.Lint = withPrerequisites(req.Lint, req.Prerequisites)
 	var logMu sync.Mutex
 	logf := func(format string, args ...any) {
 		if req.Logf == nil {
@@ -198,7 +202,11 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	var templates []scratch.TemplateSpec
 	for _, r := range runs {
 		if r.v.File != "" {
-			templates = append(templates, scratch.TemplateSpec{Dim: r.v.Dim, Base: base})
+			spec := scratch.TemplateSpec{Dim: r.v.Dim, Base: base}
+			templates = append(templates, spec)
+			if req.Steps.Audit {
+				templates = append(templates, modelTemplates(req.Lint, spec)...)
+			}
 		}
 	}
 	boot := startServer(ctx, req, templates, needDB, say)
@@ -207,13 +215,6 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	// 1. Parse (once) and lint each variant while the server boots.
 	if err := each(runs, func(r *variantRun) error { r.parseAndLint(req, say); return nil }, nil); err != nil {
 		return nil, fmt.Errorf("lint: %w", err)
-	}
-	if req.Steps.Lint {
-		for _, r := range runs {
-			if r.v.File != "" {
-				rep.Phases = append(rep.Phases, r.lint)
-			}
-		}
 	}
 	srv, err := boot.wait()
 	if err != nil {
@@ -232,11 +233,23 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 
 	// 2. One database per variant, side by side; 3. each port against the artifact.
 	res := &Result{}
+	p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: base, before: map[int]*snapshotOnce{}}
 	if needDB {
-		p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: base, before: map[int]*snapshotOnce{}}
 		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
 			return nil, err
 		}
+	}
+	// The lint phases come first, each from its own variant's run once every step is done: the
+	// audit drops from them what the install showed the file owns. A variant read from a
+	// database alone has no file, so no lint phase.
+	if req.Steps.Lint {
+		for _, r := range runs {
+			if r.v.File != "" {
+				rep.Phases = append(rep.Phases, r.lint)
+			}
+		}
+	}
+	if needDB {
 		if err := p.report(rep, res, runs); err != nil {
 			return nil, err
 		}
@@ -320,12 +333,6 @@ func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
 // port's comparison with the artifact, each install's cross-check, then each variant's rerun
 // audit.
 func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) error {
-	if p.req.Steps.Lint && p.req.Steps.Audit {
-		// The lint phases, reported first, lose what the install showed the file owns.
-		for i, r := range runs {
-			rep.Phases[i].Findings = r.lint.Findings
-		}
-	}
 	if p.req.Steps.Parity {
 		for _, r := range runs {
 			if r.installErr != nil {
@@ -378,15 +385,27 @@ func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Databas
 	t0 := time.Now()
 	fp := r.installed.Footprint
 	r.lint.Findings = crosscheck.Owned(r.lint.Findings, fp)
-	fs, err := auditInstall(ctx, db, conn, audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings, Statements: r.stmts})
+	in := audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings, Statements: r.stmts}
+	own, err := askOwn(ctx, p.req.Lint, db, conn, in)
 	if err != nil {
 		return err
 	}
-	r.audit = &report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: time.Since(t0),
-		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints)"}}
-	if audit.Empty(fp) {
-		r.audit.Status = report.StatusSkip
-		r.audit.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
+	took := time.Since(t0)
+	// The install under the other privilege models runs beside this one and what follows it
+	// (fixture, probes, rerun); its answers are asked for when the variant is done.
+	r.finishAudit = func(ctx context.Context) error {
+		t0 := time.Now()
+		fs, err := own.finish(ctx, r.models, in)
+		if err != nil {
+			return err
+		}
+		r.audit = &report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: took + time.Since(t0),
+			Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints) " + modelsNote(p.req.Lint)}}
+		if audit.Empty(fp) {
+			r.audit.Status = report.StatusSkip
+			r.audit.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
+		}
+		return nil
 	}
 	return nil
 }
@@ -500,6 +519,18 @@ func (p *pipeline) newDatabase(ctx context.Context, v Variant) (*scratch.Databas
 	return p.srv.NewDatabaseFrom(ctx, v.Dim, p.base)
 }
 
+// withPrerequisites is the lint policy cfg with what the prerequisite files create counted as
+// existing (lint.Config.WithPrerequisites). A prerequisite that does not parse adds what its
+// statements before the error create; its install reports the error.
+func withPrerequisites(cfg lint.Config, prereqs []Script) lint.Config {
+	files := make([]*pgsql.File, 0, len(prereqs))
+	for _, x := range prereqs {
+		f, _ := pgsql.Parse(x.Name, x.Src)
+		files = append(files, f)
+	}
+	return cfg.WithPrerequisites(files...)
+}
+
 // baseOf is what every database of req starts from: the Open Brain prerequisites unless
 // NoOpenBrain, then the prerequisite files, in the template of each dimension.
 func baseOf(req Request) scratch.Base { return baseFor(req.NoOpenBrain, req.Prerequisites) }
@@ -563,6 +594,10 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	f, sc, scErr := r.script()
+	if p.req.Steps.Audit && scErr == nil {
+		r.models = startModels(ctx, p.srv, p.req.Lint, v.Dim, p.base, nil, sc)
+		defer closeModels(ctx, r.models)
+	}
 	ropts := p.rerunOptions(r, sc)
 	var up *rerun.Upgrade
 	if p.req.Steps.Rerun {
@@ -599,7 +634,13 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 	}
 	p.say("%s: %s at dimension %d installed and fixture loaded in %s", v.Name, v.File, v.Dim, report.FormatDuration(time.Since(t0)))
 	err = p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0), Reader: conn, Upgrade: up, Reading: probed}, ropts)
-	return errors.Join(err, probed())
+	if err := errors.Join(err, probed()); err != nil {
+		return err
+	}
+	if r.finishAudit != nil {
+		return r.finishAudit(ctx)
+	}
+	return nil
 }
 
 // probesBeside starts the probes on db in the background and returns the function that waits

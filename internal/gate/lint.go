@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"ledgercheck/internal/audit"
 	"ledgercheck/internal/crosscheck"
 	"ledgercheck/internal/finding"
@@ -42,7 +40,7 @@ type LintRequest struct {
 	Server *scratch.Server
 	// NoOpenBrain and Prerequisites are what each file is installed over, as in [Request]: the
 	// Open Brain prerequisites unless NoOpenBrain, then these files (the configuration's
-	// prerequisites).
+	// prerequisites). What the files create exists for lint's ownership rules, installed or not.
 	NoOpenBrain   bool
 	Prerequisites []Script
 	// Setup, when not nil, runs in each file's database before the file is installed (and
@@ -60,11 +58,13 @@ type LintRequest struct {
 func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 	t0 := time.Now()
 	rep := &report.Report{Tool: req.Tool, Version: req.Version, Root: req.Root}
+	req.Lint = withPrerequisites(req.Lint, req.Prerequisites)
 	srv := req.Server
 	base := baseFor(req.NoOpenBrain, req.Prerequisites) // what each file is installed over
 	if req.Install && srv == nil {
 		var err error
-		if srv, err = req.Start(ctx, []scratch.TemplateSpec{{Dim: req.installDim(), Base: base}}); err != nil {
+		spec := scratch.TemplateSpec{Dim: req.installDim(), Base: base}
+		if srv, err = req.Start(ctx, append([]scratch.TemplateSpec{spec}, modelTemplates(req.Lint, spec)...)); err != nil {
 			return nil, err
 		}
 		defer srv.Close()
@@ -128,10 +128,13 @@ func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, 
 			return nil, nil, cerr
 		}
 		defer conn.Close(context.WithoutCancel(ctx))
+		sc := sqlscript.Script(sf)
+		models := startModels(ctx, srv, req.Lint, dim, base, req.Setup, sc)
+		defer closeModels(ctx, models)
 		var fp *introspect.Footprint
-		if fp, _, err = install.FootprintOn(ctx, db, conn, sqlscript.Script(sf), nil, introspect.Options{}); err == nil {
+		if fp, _, err = install.FootprintOn(ctx, db, conn, sc, nil, introspect.Options{}); err == nil {
 			static = crosscheck.Owned(static, fp)
-			audited, err := auditInstall(ctx, db, conn, audit.Input{File: f, Footprint: fp, Lint: req.Lint, Static: static})
+			audited, err := auditModels(ctx, req.Lint, db, conn, models, audit.Input{File: f, Footprint: fp, Lint: req.Lint, Static: static})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -142,10 +145,4 @@ func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, 
 		return static, []finding.Finding{fd}, nil
 	}
 	return nil, nil, err
-}
-
-// auditInstall runs the installed security audit on conn, a superuser session of db.
-func auditInstall(ctx context.Context, db *scratch.Database, conn *pgx.Conn, in audit.Input) ([]finding.Finding, error) {
-	fs, err := audit.Check(ctx, conn, in)
-	return fs, db.Blame(ctx, "auditing the install", err)
 }

@@ -35,6 +35,12 @@ type Config struct {
 	// ExposedSchemas are the schemas the Data API serves (PostgREST's db-schemas), which the
 	// installed audit checks; empty means public alone, as on a default Supabase project.
 	ExposedSchemas []string `yaml:"exposed_schemas"`
+	// PrivilegeModels are the kinds of project the installed audit answers for, by their
+	// default privileges on public: "new-defaults" (hosted Supabase since 2026-10-30: new
+	// tables get no privileges for the API roles) and "old-defaults" (self-hosted projects,
+	// whose default privileges grant ALL on new tables, sequences and functions to anon,
+	// authenticated and service_role). Empty means both: a sidecar is installed into both.
+	PrivilegeModels []string `yaml:"privilege_models"`
 	// UntrustedExtensions are extensions whose creation is reported by unsafe-server-access.
 	UntrustedExtensions []string `yaml:"untrusted_extensions"`
 	// Severity overrides rules' default severities: error, warning, info, or off.
@@ -126,6 +132,11 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	for _, m := range c.PrivilegeModels {
+		if m != NewDefaults && m != OldDefaults {
+			return fmt.Errorf("lint configuration: privilege_models: unknown model %q: want %s or %s", m, NewDefaults, OldDefaults)
+		}
+	}
 	for _, e := range c.Existing {
 		if kind, ref, ok := strings.Cut(strings.TrimSpace(e), " "); ok && (kind == "function" || kind == "procedure") {
 			if _, err := pgsql.ParseFunctionRef(ref); err != nil {
@@ -134,6 +145,26 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// The privilege models of [Config.PrivilegeModels].
+const (
+	NewDefaults = "new-defaults"
+	OldDefaults = "old-defaults"
+)
+
+// Models returns the privilege models the audit answers for: [Config.PrivilegeModels], or both.
+func (c Config) Models() []string {
+	if len(c.PrivilegeModels) == 0 {
+		return []string{NewDefaults, OldDefaults}
+	}
+	var out []string
+	for _, m := range []string{NewDefaults, OldDefaults} {
+		if slices.Contains(c.PrivilegeModels, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Exposed returns the schemas the Data API serves: [Config.ExposedSchemas], or public.

@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"strings"
+
 	"ledgercheck/internal/finding"
 )
 
@@ -13,7 +15,8 @@ var _ = register(&Rule{
 	Explain: `PostgreSQL grants EXECUTE on every new function to PUBLIC. A file that grants EXECUTE to one role
 (usually service_role) clearly means to restrict the function to that role, but the grant adds a
 holder and removes none: every role, anon and authenticated included, can still call it. (Trigger
-functions are exempt; SECURITY DEFINER functions left executable by the API roles are also an
+functions are exempt, and so is a grant to anon or PUBLIC, which opens the function to every
+caller anyway; SECURITY DEFINER functions left executable by the API roles are also an
 error of security-definer-public-execute.)
 
     CREATE OR REPLACE FUNCTION public.memory_timeline(p_workspace_id text) ... ;
@@ -31,8 +34,22 @@ becomes
 				continue
 			}
 			g := po.grants[0]
+			if opensToEveryone(g.Grant().Grantees) {
+				continue // a grant to anon (or PUBLIC) means to open the function, not to restrict it
+			}
 			p.Report(g.At(), po.obj.Label(), "%s grants EXECUTE on %s to %s but PUBLIC keeps its default EXECUTE; REVOKE EXECUTE ... FROM PUBLIC, anon, authenticated first",
 				g.Tag, po.obj.ShortLabel(), roleList(g.Grant().Grantees))
 		}
 	},
 })
+
+// opensToEveryone reports whether a grant's grantees include anon or PUBLIC: whoever grants to
+// them means the function for every caller, so PUBLIC's default EXECUTE adds nothing.
+func opensToEveryone(grantees []string) bool {
+	for _, g := range grantees {
+		if g == "anon" || strings.EqualFold(g, "public") {
+			return true
+		}
+	}
+	return false
+}

@@ -8,6 +8,7 @@ import (
 
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // Source parses src (the content of the file called name) and lints it. A syntax error is a
@@ -77,6 +78,17 @@ type suppression struct {
 	from finding.Position
 	to   finding.Position
 	used bool
+	// audit: the rule is the installed audit's, which honours the suppression (see [Suppressed]);
+	// lint cannot tell whether it is used.
+	audit bool
+}
+
+// auditRule reports whether id is a rule of the installed audit (registered when the audit is
+// linked in, as it is in the binary): a suppression of one is the reviewed acceptance of a fact
+// only the install shows, such as anon reading every row of a table.
+func auditRule(id string) bool {
+	r, ok := rule.Lookup(id)
+	return ok && r.Phase == finding.PhaseAudit
 }
 
 // applySuppressions drops findings suppressed by ledgercheck:ignore comments and adds findings
@@ -103,7 +115,7 @@ func applySuppressions(f *pgsql.File, cfg Config, fs []finding.Finding) []findin
 		}
 	}
 	for _, s := range sups {
-		if !s.used {
+		if !s.used && !s.audit {
 			bad(s.pos, ruleUnusedSuppression, "ledgercheck:ignore %s suppresses nothing in the statement at %d:%d; remove it", s.rule, s.from.Line, s.from.Col)
 		}
 	}
@@ -141,7 +153,8 @@ func suppressions(f *pgsql.File, bad func(pos finding.Position, r *Rule, format 
 			continue
 		}
 		id := fields[0]
-		if _, ok := Lookup(id); !ok {
+		_, static := Lookup(id)
+		if !static && !auditRule(id) {
 			bad(c.Pos, ruleInvalidSuppression, "ledgercheck:ignore names unknown rule %q (see `ledgercheck explain` for the rule ids)", id)
 			continue
 		}
@@ -158,7 +171,7 @@ func suppressions(f *pgsql.File, bad func(pos finding.Position, r *Rule, format 
 			bad(c.Pos, ruleInvalidSuppression, "ledgercheck:ignore %s is not on the line before a top-level statement", id)
 			continue
 		}
-		sups = append(sups, &suppression{pos: c.Pos, rule: id, stmt: st.Index, from: st.Pos, to: f.Pos(st.End)})
+		sups = append(sups, &suppression{pos: c.Pos, rule: id, stmt: st.Index, from: st.Pos, to: f.Pos(st.End), audit: !static})
 	}
 	return sups
 }

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"slices"
 	"strings"
 
 	"ledgercheck/internal/finding"
@@ -99,24 +100,14 @@ func NewOwnership(f *pgsql.File, cfg Config) *Ownership {
 			o.schemas[obj.Name.Name] = true
 		}
 	}
-	for i := range f.Ops {
-		op := &f.Ops[i]
-		for _, obj := range op.Implicit {
+	eachCreated(f, func(obj pgsql.Object, implicit bool) {
+		if implicit || !o.existing.has(obj) {
 			add(obj)
 		}
-		if d := op.Dynamic(); d != nil {
-			for _, obj := range d.Creates {
-				if !o.existing.has(obj) {
-					add(obj)
-				}
-			}
-		}
-		switch {
-		case op.Verb == pgsql.VerbCreate && len(op.Objects) > 0:
-			if obj := op.Objects[0]; !o.existing.has(obj) {
-				add(obj)
-			}
-		case op.Verb == pgsql.VerbAlter && len(op.Objects) > 0:
+	})
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		if op.Verb == pgsql.VerbAlter && len(op.Objects) > 0 {
 			for _, c := range op.AlterCmds() {
 				if c.Action == "AddColumn" {
 					o.columns[[2]pgsql.Name{op.Objects[0].Name, {Name: c.Name}}] = true
@@ -125,6 +116,39 @@ func NewOwnership(f *pgsql.File, cfg Config) *Ownership {
 		}
 	}
 	return o
+}
+
+// eachCreated calls fn with every object f creates, in file order: those a statement creates
+// implicitly (a serial column's sequence: implicit), those an EXECUTE of a format() template
+// creates, and the object of each CREATE.
+func eachCreated(f *pgsql.File, fn func(obj pgsql.Object, implicit bool)) {
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		for _, obj := range op.Implicit {
+			fn(obj, true)
+		}
+		if d := op.Dynamic(); d != nil {
+			for _, obj := range d.Creates {
+				fn(obj, false)
+			}
+		}
+		if op.Verb == pgsql.VerbCreate && len(op.Objects) > 0 {
+			fn(op.Objects[0], false)
+		}
+	}
+}
+
+// earlierOverload reports whether op drops an overload of a function name the file creates,
+// which configuration does not list as existing: the file's own earlier version of the function
+// (DROP FUNCTION IF EXISTS f(old args) before CREATE FUNCTION f(new args)), the clean-up the
+// upgrade audit's upgrade-stale-object asks for, not a change to somebody else's object.
+func (o *Ownership) earlierOverload(op *pgsql.Op, obj pgsql.Object) bool {
+	if op.Verb != pgsql.VerbDrop || !isFunction(obj) || !obj.HasArgs || o.existing.has(obj) {
+		return false
+	}
+	name := obj
+	name.HasArgs, name.Args = false, nil
+	return o.Owns(name, op.SearchPath)
 }
 
 // Existing reports whether configuration lists obj as existing before the file runs.
@@ -303,7 +327,7 @@ func existingTouches(f *pgsql.File, cfg Config, own *Ownership) []Touch {
 				if obj.Name.Name == "" && obj.Kind != "default privileges" {
 					continue
 				}
-				if op.Grant() != nil && op.Grant().Defaults || !own.Owns(obj, op.SearchPath) {
+				if op.Grant() != nil && op.Grant().Defaults || !own.Owns(obj, op.SearchPath) && !own.earlierOverload(op, obj) {
 					out = append(out, touch(cfg, op, obj, detail))
 				}
 			}
@@ -334,4 +358,37 @@ func roleTouches(cfg Config, own *Ownership, op *pgsql.Op) []Touch {
 		}
 	}
 	return out
+}
+
+// Creates lists what f creates, as lint.existing entries are written ([pgsql.Object.Label]: a
+// function with its argument types): the objects of a prerequisite file, which exist before the
+// file under review runs.
+func Creates(f *pgsql.File) []string {
+	if f == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	eachCreated(f, func(obj pgsql.Object, _ bool) {
+		if l := obj.Label(); !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	})
+	return out
+}
+
+// WithPrerequisites returns c with what each prerequisite file creates added to Existing: a
+// sidecar's prerequisites are existing objects for the ownership rules, with nothing typed
+// into lint.existing by hand.
+func (c Config) WithPrerequisites(files ...*pgsql.File) Config {
+	var extra []string
+	for _, f := range files {
+		extra = append(extra, Creates(f)...)
+	}
+	if len(extra) == 0 {
+		return c
+	}
+	c.Existing = append(slices.Clip(c.Existing), extra...)
+	return c
 }

@@ -101,7 +101,9 @@ func (ix *Index) File() string {
 
 // Key is the identity of a catalog object, kind and object as introspect names them: tables,
 // views, materialized views, foreign tables and sequences share "relation schema.name"; a
-// function is "function schema.name/number of arguments" (overloads of one arity are one);
+// function is "function schema.name/number of arguments" (overloads of one arity are one); an
+// operator is "operator schema.name" (its operand types left out, as CREATE OPERATOR writes
+// them apart from the name); a cast is "cast (source AS target)" with both types unqualified;
 // anything else is "kind object".
 func Key(kind, object string) string {
 	switch kind {
@@ -114,13 +116,38 @@ func Key(kind, object string) string {
 			n = strings.Count(args, ",") + 1
 		}
 		return fmt.Sprintf("function %s/%d", name, n)
+	case "operator": // "public.===(integer, integer)": every operator of that name is one
+		name, _, _ := strings.Cut(object, "(")
+		return "operator " + name
+	case "cast": // "(integer AS public.mood)": the types without their schemas, as a statement names them
+		source, target, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(object, "("), ")"), " AS ")
+		return "cast (" + unqualified(source) + " AS " + unqualified(target) + ")"
 	}
 	return kind + " " + object
+}
+
+// unqualified is a type as format_type prints it without its schema: "mood" of "public.mood",
+// "\"My Type\"[]" of "app.\"My Type\"[]".
+func unqualified(t string) string {
+	quoted := false
+	for i := len(t) - 1; i >= 0; i-- {
+		switch t[i] {
+		case '"':
+			quoted = !quoted
+		case '.':
+			if !quoted {
+				return t[i+1:]
+			}
+		}
+	}
+	return t
 }
 
 // objectKey is [Key] of an object a statement names.
 func objectKey(o pgsql.Object) string {
 	switch o.Kind {
+	case pgsql.KindOperator, pgsql.KindCast:
+		return Key(string(o.Kind), strings.TrimPrefix(o.String(), string(o.Kind)+" "))
 	case pgsql.KindFunction, pgsql.KindProcedure:
 		if !o.HasArgs {
 			return functionName(o.Name)
@@ -230,6 +257,9 @@ func pick(es []entry, attr string) (e entry, exact, ok bool) {
 		}
 	case attr == "comment":
 		set = func(e entry) bool { return e.op.Verb == pgsql.VerbComment }
+	case alteredBy(attr) != "":
+		tag := alteredBy(attr)
+		set = func(e entry) bool { return e.op.Verb == pgsql.VerbAlter && e.op.Tag == tag }
 	}
 	if set != nil {
 		if e, ok := last(set); ok {
@@ -247,6 +277,26 @@ func pick(es []entry, attr string) (e entry, exact, ok bool) {
 		return es[0], false, true
 	}
 	return entry{}, false, false
+}
+
+// alteredBy returns the tag of the ALTER statement that sets attr of an object of the catalog
+// family (an event trigger's enabled state, a statistics object's target, a text search
+// configuration's mapping, an operator's estimators, what a publication publishes), or "".
+func alteredBy(attr string) string {
+	name, _, _ := strings.Cut(attr, ":")
+	switch name {
+	case "enabled":
+		return "ALTER EVENT TRIGGER" // a table trigger's is ALTER TABLE's, which no entry of it has this tag
+	case "target":
+		return "ALTER STATISTICS"
+	case "mapping":
+		return "ALTER TEXT SEARCH CONFIGURATION"
+	case "restrict", "join", "commutator", "negator", "hashes", "merges":
+		return "ALTER OPERATOR"
+	case "publish", "via_root", "table", "schema":
+		return "ALTER PUBLICATION"
+	}
+	return ""
 }
 
 // unnamedIndex returns the CREATE INDEX statements without a name whose index the server may
@@ -402,8 +452,10 @@ func lastName(object string) string {
 
 // kinds are the object kinds of introspect and of findings, longest first, so that "materialized
 // view x" splits as that kind.
-var kinds = []string{"default privileges", "materialized view", "foreign table", "attribute", "constraint", "extension",
-	"procedure", "function", "sequence", "trigger", "policy", "schema", "column", "index", "table", "role", "type", "view"}
+var kinds = []string{"text search configuration", "default privileges", "materialized view", "event trigger",
+	"foreign table", "publication", "statistics", "attribute", "collation", "constraint", "extension", "operator",
+	"procedure", "function", "sequence", "trigger", "policy", "schema", "column", "index", "table", "role", "rule",
+	"type", "view", "cast"}
 
 // SplitRef splits a finding's object, "kind identity" ("table public.t", "materialized view
 // public.m"), into its kind and identity; false when it names no known kind.

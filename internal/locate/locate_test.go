@@ -150,3 +150,55 @@ func TestCreateTableColumnsAtTheirLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogKindsAtTheirStatement names each object as introspect does (its identity in a
+// snapshot: format_type's types, an operator with its operand types) and expects the statement
+// that created or changed it, so that a parity difference of a rule, operator, cast, collation,
+// statistics object, aggregate, text search configuration, event trigger or publication points at
+// its line.
+func TestCatalogKindsAtTheirStatement(t *testing.T) {
+	ix := index(t, `CREATE TABLE public.t (a int, b int);
+CREATE RULE no_delete AS ON DELETE TO public.t DO INSTEAD NOTHING;
+CREATE OPERATOR public.=== (LEFTARG = int, RIGHTARG = int, FUNCTION = int4eq);
+CREATE TYPE public."Mood" AS ENUM ('up');
+CREATE CAST (varchar AS public."Mood") WITH INOUT;
+CREATE COLLATION public.ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE STATISTICS public.t_ab ON a, b FROM public.t;
+CREATE AGGREGATE public.total(int) (SFUNC = int4pl, STYPE = int);
+CREATE TEXT SEARCH CONFIGURATION public.cfg (COPY = english);
+CREATE EVENT TRIGGER watch ON ddl_command_end EXECUTE FUNCTION public.f();
+CREATE PUBLICATION ledger FOR TABLE public.t;
+ALTER TEXT SEARCH CONFIGURATION public.cfg ALTER MAPPING FOR asciiword WITH simple;
+ALTER PUBLICATION supabase_realtime ADD TABLE public.t;
+ALTER STATISTICS public.t_ab SET STATISTICS 50;
+ALTER OPERATOR public.=== (int, int) SET (RESTRICT = eqsel);
+COMMENT ON CAST (varchar AS public."Mood") IS 'in';
+ALTER EVENT TRIGGER watch DISABLE;
+`)
+	for _, c := range []struct {
+		kind, object, attr string
+		line               int
+	}{
+		{"rule", "no_delete on public.t", "definition", 2},
+		{"operator", "public.===(integer, integer)", "function", 3},
+		{"operator", "public.===(integer, integer)", "restrict", 15},
+		{"cast", `(character varying AS public."Mood")`, "method", 5},
+		{"cast", `(character varying AS public."Mood")`, "comment", 16},
+		{"collation", "public.ci", "locale", 6},
+		{"statistics", "public.t_ab", "definition", 7},
+		{"statistics", "public.t_ab", "target", 14},
+		{"function", "public.total(integer)", "transition", 8},
+		{"text search configuration", "public.cfg", "mapping:asciiword", 12},
+		{"event trigger", "watch", "enabled", 17},
+		{"publication", "ledger", "table:public.t", 11},
+		{"publication", "supabase_realtime", "table:public.t", 13},
+	} {
+		pos, ok := ix.Statement(c.kind, c.object, c.attr)
+		if !ok || pos.Line != c.line {
+			t.Errorf("Statement(%s %s, %q) = %v, %v; want line %d", c.kind, c.object, c.attr, pos, ok, c.line)
+		}
+		if k, o, ok := SplitRef(c.kind + " " + c.object); !ok || k != c.kind || o != c.object {
+			t.Errorf("SplitRef(%s %s) = %q, %q, %v", c.kind, c.object, k, o, ok)
+		}
+	}
+}

@@ -80,6 +80,7 @@ func init() {
 		doStatements,
 		sessionStatements,
 		dataStatements,
+		catalogStatements,
 	)
 }
 
@@ -191,6 +192,9 @@ func (a *analyzer) objOf(sc *scope, kind ObjKind, n *pg_query.Node, at finding.P
 	}
 	switch x := n.Node.(type) {
 	case *pg_query.Node_List:
+		if kind == KindCast && len(x.List.Items) == 2 { // DROP CAST, COMMENT ON CAST: (source AS target)
+			return castObject(x.List.Items[0].GetTypeName(), x.List.Items[1].GetTypeName(), at)
+		}
 		parts := strs(x.List.Items)
 		if kind.OnTable() && len(parts) >= 2 {
 			tbl := a.listObj(KindTable, parts[:len(parts)-1], at)
@@ -244,27 +248,29 @@ func strs(nodes []*pg_query.Node) []string {
 
 // objectKinds are the object types lint distinguishes; kindOf names the others.
 var objectKinds = map[pg_query.ObjectType]ObjKind{
-	pg_query.ObjectType_OBJECT_TABLE:         KindTable,
-	pg_query.ObjectType_OBJECT_FOREIGN_TABLE: KindTable,
-	pg_query.ObjectType_OBJECT_VIEW:          KindView,
-	pg_query.ObjectType_OBJECT_MATVIEW:       KindMatView,
-	pg_query.ObjectType_OBJECT_INDEX:         KindIndex,
-	pg_query.ObjectType_OBJECT_SEQUENCE:      KindSequence,
-	pg_query.ObjectType_OBJECT_FUNCTION:      KindFunction,
-	pg_query.ObjectType_OBJECT_ROUTINE:       KindFunction,
-	pg_query.ObjectType_OBJECT_AGGREGATE:     KindFunction,
-	pg_query.ObjectType_OBJECT_PROCEDURE:     KindProcedure,
-	pg_query.ObjectType_OBJECT_SCHEMA:        KindSchema,
-	pg_query.ObjectType_OBJECT_EXTENSION:     KindExtension,
-	pg_query.ObjectType_OBJECT_POLICY:        KindPolicy,
-	pg_query.ObjectType_OBJECT_TRIGGER:       KindTrigger,
-	pg_query.ObjectType_OBJECT_RULE:          KindRule,
-	pg_query.ObjectType_OBJECT_TYPE:          KindType,
-	pg_query.ObjectType_OBJECT_DOMAIN:        KindType,
-	pg_query.ObjectType_OBJECT_COLUMN:        KindColumn,
-	pg_query.ObjectType_OBJECT_TABCONSTRAINT: KindConstraint,
-	pg_query.ObjectType_OBJECT_LANGUAGE:      KindLanguage,
-	pg_query.ObjectType_OBJECT_ROLE:          KindRole,
+	pg_query.ObjectType_OBJECT_TABLE:           KindTable,
+	pg_query.ObjectType_OBJECT_FOREIGN_TABLE:   KindTable,
+	pg_query.ObjectType_OBJECT_VIEW:            KindView,
+	pg_query.ObjectType_OBJECT_MATVIEW:         KindMatView,
+	pg_query.ObjectType_OBJECT_INDEX:           KindIndex,
+	pg_query.ObjectType_OBJECT_SEQUENCE:        KindSequence,
+	pg_query.ObjectType_OBJECT_FUNCTION:        KindFunction,
+	pg_query.ObjectType_OBJECT_ROUTINE:         KindFunction,
+	pg_query.ObjectType_OBJECT_AGGREGATE:       KindFunction,
+	pg_query.ObjectType_OBJECT_PROCEDURE:       KindProcedure,
+	pg_query.ObjectType_OBJECT_SCHEMA:          KindSchema,
+	pg_query.ObjectType_OBJECT_EXTENSION:       KindExtension,
+	pg_query.ObjectType_OBJECT_POLICY:          KindPolicy,
+	pg_query.ObjectType_OBJECT_TRIGGER:         KindTrigger,
+	pg_query.ObjectType_OBJECT_RULE:            KindRule,
+	pg_query.ObjectType_OBJECT_TYPE:            KindType,
+	pg_query.ObjectType_OBJECT_DOMAIN:          KindType,
+	pg_query.ObjectType_OBJECT_COLUMN:          KindColumn,
+	pg_query.ObjectType_OBJECT_TABCONSTRAINT:   KindConstraint,
+	pg_query.ObjectType_OBJECT_LANGUAGE:        KindLanguage,
+	pg_query.ObjectType_OBJECT_ROLE:            KindRole,
+	pg_query.ObjectType_OBJECT_STATISTIC_EXT:   KindStatistics,
+	pg_query.ObjectType_OBJECT_TSCONFIGURATION: KindTSConfig,
 }
 
 // kindOf is the kind of an object type: one lint distinguishes, else PostgreSQL's name in

@@ -90,6 +90,14 @@ const (
 	KindConstraint   ObjKind = "constraint"
 	KindLanguage     ObjKind = "language"
 	KindRole         ObjKind = "role"
+	// The kinds of the catalog family (stmt_catalog.go) and of DefineStmt.
+	KindOperator     ObjKind = "operator"
+	KindCast         ObjKind = "cast"
+	KindCollation    ObjKind = "collation"
+	KindStatistics   ObjKind = "statistics"
+	KindTSConfig     ObjKind = "text search configuration"
+	KindEventTrigger ObjKind = "event trigger"
+	KindPublication  ObjKind = "publication"
 )
 
 // OnTable reports whether objects of kind k are named within a table (policy, trigger, rule,
@@ -157,6 +165,12 @@ type Object struct {
 // "policy p on public.t").
 func (o Object) String() string {
 	s := string(o.Kind) + " " + o.Name.String()
+	switch o.Kind {
+	case KindCast: // its name is its identity, "(integer AS mood)", not an identifier
+		s = string(o.Kind) + " " + o.Name.Name
+	case KindOperator: // made of symbols, never quoted: "operator public.==="
+		s = string(o.Kind) + " " + QuoteIdent(o.Name.Schema) + "." + o.Name.Name
+	}
 	if o.Kind.OnTable() && o.Table.Name != "" {
 		s += " on " + o.Table.String()
 	}

@@ -100,8 +100,10 @@ func groupObjects(facts []introspect.Fact) []introspect.ObjectFacts {
 	for i, k := range []string{
 		introspect.KindRole, introspect.KindSchema, introspect.KindExtension, introspect.KindDefaultPrivileges,
 		introspect.KindType, introspect.KindAttribute, introspect.KindTable, introspect.KindColumn,
-		introspect.KindConstraint, introspect.KindIndex, introspect.KindPolicy, introspect.KindTrigger,
-		introspect.KindView, introspect.KindSequence, introspect.KindFunction,
+		introspect.KindConstraint, introspect.KindIndex, introspect.KindStatistics, introspect.KindPolicy,
+		introspect.KindTrigger, introspect.KindRule, introspect.KindView, introspect.KindSequence,
+		introspect.KindFunction, introspect.KindOperator, introspect.KindCast, introspect.KindCollation,
+		introspect.KindTextSearchConfig, introspect.KindEventTrigger, introspect.KindPublication,
 	} {
 		order[k] = i
 	}

@@ -127,8 +127,8 @@ func shown(v string) string {
 	return v
 }
 
-// parents lists the objects o belongs to: a column's relation, a constraint's, trigger's or
-// policy's table, an index's table, an owned sequence's table.
+// parents lists the objects o belongs to: a column's relation, a constraint's, trigger's,
+// policy's or rule's table, an index's or statistics object's table, an owned sequence's table.
 func parents(o introspect.ObjectFacts) []introspect.ObjectRef {
 	rels := func(name string) []introspect.ObjectRef {
 		return []introspect.ObjectRef{{Kind: introspect.KindTable, Object: name}, {Kind: introspect.KindView, Object: name}, {Kind: introspect.KindType, Object: name}}
@@ -146,11 +146,11 @@ func parents(o introspect.ObjectFacts) []introspect.ObjectRef {
 		if i := strings.LastIndex(o.Object, "."); i > 0 {
 			return rels(o.Object[:i])
 		}
-	case introspect.KindConstraint, introspect.KindTrigger, introspect.KindPolicy:
+	case introspect.KindConstraint, introspect.KindTrigger, introspect.KindPolicy, introspect.KindRule:
 		if i := strings.LastIndex(o.Object, " on "); i > 0 {
 			return rels(o.Object[i+len(" on "):])
 		}
-	case introspect.KindIndex:
+	case introspect.KindIndex, introspect.KindStatistics:
 		if t := fact("table"); t != "" {
 			return rels(t)
 		}

@@ -143,7 +143,7 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 	a.logf("rerun: installing %s at dimension %d (run 1 of %d)", opts.File.Name, opts.Dim, opts.Times)
 	if p.Install = a.exec(ctx, db, opts.File, opts.Script); p.Install == nil {
 		if opts.Previous != nil {
-			s, err := a.capture(ctx, db, conn, catalog)
+			s, err := a.capture(ctx, db, readers{catalog: conn}, catalog)
 			if err != nil {
 				return nil, err
 			}
@@ -448,20 +448,35 @@ const (
 	content             // the table digests
 )
 
-// capture reads what (catalog, content or both) of db, on conn (a superuser session of db: see
-// [reader]).
-func (a *auditor) capture(ctx context.Context, db *scratch.Database, conn *pgx.Conn, what int) (*state, error) {
+// readers are the sessions a capture reads a database on: the catalog on a superuser session
+// ([reader]), table contents on the reader role's ([scratch.Database.ConnectReader]), which has
+// no privilege beyond reading.
+type readers struct{ catalog, content *pgx.Conn }
+
+// contentReader returns r with a session of the reader role of db for table contents, which
+// close closes.
+func contentReader(ctx context.Context, db *scratch.Database, r readers) (readers, func(), error) {
+	conn, err := db.ConnectReader(ctx)
+	if err != nil {
+		return r, nil, err
+	}
+	r.content = conn
+	return r, func() { conn.Close(context.WithoutCancel(ctx)) }, nil
+}
+
+// capture reads what (catalog, content or both) of db, on r.
+func (a *auditor) capture(ctx context.Context, db *scratch.Database, r readers, what int) (*state, error) {
 	var err error
 	s := &state{}
 	if what&catalog != 0 {
-		if s.snap, err = introspect.Take(ctx, conn, install.SnapshotOptions(a.opts.Snapshot, db)); err != nil {
+		if s.snap, err = introspect.Take(ctx, r.catalog, install.SnapshotOptions(a.opts.Snapshot, db)); err != nil {
 			return nil, db.Blame(ctx, "taking a snapshot", fmt.Errorf("rerun: snapshot of %s: %w", db.Name, err))
 		}
 	}
 	if what&content != 0 {
 		opts := install.SnapshotOptions(a.opts.Snapshot, db)
 		opts.RowValues = rowValuesUpTo
-		if s.digest, err = introspect.TakeDigest(ctx, conn, opts); err != nil {
+		if s.digest, err = introspect.TakeDigest(ctx, r.content, opts); err != nil {
 			return nil, db.Blame(ctx, "taking a content digest", fmt.Errorf("rerun: content digest of %s: %w", db.Name, err))
 		}
 	}
@@ -512,7 +527,12 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 		return out, err
 	}
 	defer done()
-	base, err := a.capture(ctx, db, conn, catalog|content)
+	rs, rdone, err := contentReader(ctx, db, readers{catalog: conn})
+	if err != nil {
+		return out, err
+	}
+	defer rdone()
+	base, err := a.capture(ctx, db, rs, catalog|content)
 	if err != nil {
 		return out, err
 	}
@@ -538,7 +558,7 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 			return out, nil
 		}
 		out.runs = run
-		after, err := a.capture(ctx, db, conn, catalog|content)
+		after, err := a.capture(ctx, db, rs, catalog|content)
 		if err != nil {
 			return out, err
 		}
@@ -595,8 +615,13 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		return out, err
 	}
 	defer done()
+	rs, rdone, err := contentReader(ctx, db, readers{catalog: conn})
+	if err != nil {
+		return out, err
+	}
+	defer rdone()
 	// The rows before; the catalog is compared after the upgrade only, with a fresh install's.
-	before, err := a.capture(ctx, db, conn, content)
+	before, err := a.capture(ctx, db, rs, content)
 	if err != nil {
 		return out, err
 	}
@@ -612,7 +637,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 			fmt.Sprintf("the upgrade from %s failed: %s", o.Previous.Name, f.msg)))
 		return out, nil
 	}
-	after, err := a.capture(ctx, db, conn, catalog|content)
+	after, err := a.capture(ctx, db, rs, catalog|content)
 	if err != nil {
 		return out, err
 	}

@@ -18,6 +18,10 @@ type Base struct {
 	// NoOpenBrain leaves the Open Brain core and agent-memory schema out: the template holds the
 	// Supabase environment and what Prepare adds.
 	NoOpenBrain bool
+	// Privileges is the privilege model of the project the template stands for: the zero
+	// value, a new hosted project's (no table privileges for the API roles by default), or
+	// [OldDefaultPrivileges].
+	Privileges PrivilegeModel
 	// Prepare, when not nil, runs in each new template after the prerequisites (db.Dim is the
 	// template's dimension). Its error is returned, unchanged, by every [Server.NewDatabaseFrom]
 	// for that template, so a caller can tell a statement its SQL runs from a failing server.
@@ -35,16 +39,35 @@ type Base struct {
 	Describe func(ctx context.Context, conn *pgx.Conn, db *Database) ([]byte, error)
 }
 
+// PrivilegeModel names the default privileges on public of the project a template stands for.
+type PrivilegeModel string
+
+// The privilege models. A sidecar is installed into both kinds of project.
+const (
+	// NewProjectPrivileges: hosted Supabase projects since 2026-10-30 (new tables in public
+	// get no privileges for anon, authenticated and service_role until a GRANT).
+	NewProjectPrivileges PrivilegeModel = ""
+	// OldDefaultPrivileges: self-hosted projects, and every project created before the change,
+	// whose default privileges grant ALL on new tables, sequences and functions in public to
+	// anon, authenticated and service_role (env/models/old-defaults.sql).
+	OldDefaultPrivileges PrivilegeModel = "old-defaults"
+)
+
 // templateKey identifies a template: a dimension and a [Base].
 type templateKey struct {
 	dim         int
 	noOpenBrain bool
 	key         string
+	privileges  PrivilegeModel
+}
+
+func keyOfBase(dim int, b Base) templateKey {
+	return templateKey{dim: dim, noOpenBrain: b.NoOpenBrain, key: b.Key, privileges: b.Privileges}
 }
 
 // label names the template's database: t<dim> for the zero Base, t<dim>_<seq> for another.
 func (k templateKey) label(seq int) string {
-	if !k.noOpenBrain && k.key == "" {
+	if !k.noOpenBrain && k.key == "" && k.privileges == NewProjectPrivileges {
 		return fmt.Sprintf("t%d", k.dim)
 	}
 	return fmt.Sprintf("t%d_%d", k.dim, seq)
@@ -70,7 +93,7 @@ func (s *Server) NewDatabaseFrom(ctx context.Context, dim int, base Base) (*Data
 func (s *Server) TemplateDescription(dim int, base Base) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t := s.templates[templateKey{dim: dim, noOpenBrain: base.NoOpenBrain, key: base.Key}]; t != nil {
+	if t := s.templates[keyOfBase(dim, base)]; t != nil {
 		return t.desc
 	}
 	return nil

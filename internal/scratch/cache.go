@@ -58,7 +58,7 @@ import (
 const CacheDirEnv = "LEDGERCHECK_CACHE_DIR"
 
 // cacheFormat changes whenever the layout of an entry, or what goes into one, does.
-const cacheFormat = 4
+const cacheFormat = 5
 
 // maxCacheEntries is how many entries the cache keeps: when a run adds one beyond it, the
 // entries least recently used go (another ledgercheck binary or configuration each has its own).
@@ -98,7 +98,9 @@ type cachedTpl struct {
 	Dim         int    `json:"dim"`
 	NoOpenBrain bool   `json:"no_open_brain"`
 	Key         string `json:"key"`
-	Name        string `json:"name"` // the template database's name in the entry
+	// Privileges is the template's privilege model ("" for a new project's).
+	Privileges PrivilegeModel `json:"privileges,omitempty"`
+	Name       string         `json:"name"` // the template database's name in the entry
 	// Description is what Base.Describe said of the template when the entry was built (nil:
 	// not described), and DescriptionCRC32C its CRC-32C.
 	Description       []byte `json:"description,omitempty"`
@@ -189,8 +191,9 @@ func cacheKey(c *cluster, specs []TemplateSpec) (string, error) {
 	for _, s := range Prerequisites() {
 		fmt.Fprintf(h, "prereq %s %q\n", s.Name, s.SQL)
 	}
+	fmt.Fprintf(h, "old defaults %q\n", OldDefaultsScript("postgres", bootstrapUser).SQL)
 	for _, k := range specKeys(specs) {
-		fmt.Fprintf(h, "template %d %t %q\n", k.dim, k.noOpenBrain, k.key)
+		fmt.Fprintf(h, "template %d %t %q %q\n", k.dim, k.noOpenBrain, k.key, k.privileges)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
 }
@@ -199,7 +202,7 @@ func cacheKey(c *cluster, specs []TemplateSpec) (string, error) {
 func specKeys(specs []TemplateSpec) []templateKey {
 	var ks []templateKey
 	for _, s := range specs {
-		k := templateKey{dim: s.Dim, noOpenBrain: s.Base.NoOpenBrain, key: s.Base.Key}
+		k := keyOfBase(s.Dim, s.Base)
 		if !slices.Contains(ks, k) {
 			ks = append(ks, k)
 		}
@@ -214,7 +217,10 @@ func specKeys(specs []TemplateSpec) []templateKey {
 			}
 			return -1
 		}
-		return strings.Compare(a.key, b.key)
+		if c := strings.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.privileges), string(b.privileges))
 	})
 	return ks
 }
@@ -735,7 +741,7 @@ func (s *Server) startEmbedded(ctx context.Context, bin string) error {
 	if err != nil {
 		return err
 	}
-	s.adminRole, s.major, s.installRole = bootstrapUser, cl.major, "postgres"
+	s.adminRole, s.major, s.installRole, s.readerRole = bootstrapUser, cl.major, "postgres", NamePrefix+"reader"
 	t0 := time.Now()
 	var cr *cacheRun
 	if s.opts.Cache && cacheable(s.opts.Templates) {
@@ -795,7 +801,7 @@ func (s *Server) saveToCache(ctx context.Context, cr *cacheRun) error {
 	var tpls []cachedTpl
 	for _, k := range specKeys(cr.specs) {
 		i := slices.IndexFunc(cr.specs, func(sp TemplateSpec) bool {
-			return sp.Dim == k.dim && sp.Base.NoOpenBrain == k.noOpenBrain && sp.Base.Key == k.key
+			return keyOfBase(sp.Dim, sp.Base) == k
 		})
 		name, err := s.template(ctx, k.dim, cr.specs[i].Base)
 		if err != nil {
@@ -805,7 +811,7 @@ func (s *Server) saveToCache(ctx context.Context, cr *cacheRun) error {
 			fmt.Fprintf(s.opts.Log, "scratch: nothing cached: the template for dimension %d does not build\n", k.dim)
 			return nil
 		}
-		ct := cachedTpl{Dim: k.dim, NoOpenBrain: k.noOpenBrain, Key: k.key, Name: name}
+		ct := cachedTpl{Dim: k.dim, NoOpenBrain: k.noOpenBrain, Key: k.key, Privileges: k.privileges, Name: name}
 		if desc := s.TemplateDescription(k.dim, cr.specs[i].Base); desc != nil {
 			ct.Description, ct.DescriptionCRC32C = desc, crc32c(desc)
 		}
@@ -857,11 +863,11 @@ func (s *Server) startFromCache(ctx context.Context, cr *cacheRun, copied time.D
 		return err
 	}
 	var sql strings.Builder
-	fmt.Fprintf(&sql, "ALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\n",
-		ident(bootstrapUser), quoteLiteral(fresh), ident(s.installRole), quoteLiteral(s.installPass))
+	fmt.Fprintf(&sql, "ALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\n",
+		ident(bootstrapUser), quoteLiteral(fresh), ident(s.installRole), quoteLiteral(s.installPass), ident(s.readerRole), quoteLiteral(s.readerPass))
 	for _, k := range specKeys(cr.specs) {
 		i := slices.IndexFunc(cr.hit.Templates, func(t cachedTpl) bool {
-			return t.Dim == k.dim && t.NoOpenBrain == k.noOpenBrain && t.Key == k.key
+			return t.Dim == k.dim && t.NoOpenBrain == k.noOpenBrain && t.Key == k.key && t.Privileges == k.privileges
 		})
 		if i < 0 {
 			return fault.Env(fmt.Errorf("the cache entry %s has no template for dimension %d: run `ledgercheck cache clean`", cr.dir, k.dim))

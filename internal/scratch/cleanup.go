@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/privileged"
 )
 
 // What a run creates on a --dsn server can be proven to be the run's, at any moment, even after
@@ -75,19 +76,19 @@ func (s *Server) lockRun(ctx context.Context) error {
 	}
 	s.anchor = anchor
 	var free bool
-	if err := anchor.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, 0)`, int32(lockClass)).Scan(&free); err != nil {
+	if err := anchor.QueryRow(ctx, `SELECT pg_catalog.pg_try_advisory_lock($1, 0)`, int32(lockClass)).Scan(&free); err != nil {
 		return fault.Env(fmt.Errorf("--dsn server: taking ledgercheck's lock: %s", serverMessage(err)))
 	}
 	if !free {
 		fmt.Fprintf(s.opts.Log, "scratch: waiting for another ledgercheck run on this server to finish\n")
-		if _, err := anchor.Exec(ctx, `SELECT pg_advisory_lock($1, 0)`, int32(lockClass)); err != nil {
+		if _, err := anchor.Exec(ctx, `SELECT pg_catalog.pg_advisory_lock($1, 0)`, int32(lockClass)); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			return fault.Env(fmt.Errorf("--dsn server: waiting for ledgercheck's lock: %s", serverMessage(err)))
 		}
 	}
-	if _, err := anchor.Exec(ctx, `SELECT pg_advisory_lock($1, $2)`, int32(lockClass), runKey(s.runID)); err != nil {
+	if _, err := anchor.Exec(ctx, `SELECT pg_catalog.pg_advisory_lock($1, $2)`, int32(lockClass), runKey(s.runID)); err != nil {
 		return fault.Env(fmt.Errorf("--dsn server: taking the run's lock: %s", serverMessage(err)))
 	}
 	dropped, err := sweepDeadRuns(ctx, anchor, 0, s.runID)
@@ -110,7 +111,7 @@ func (s *Server) checkGuard(ctx context.Context, conn *pgx.Conn) error {
 		return nil
 	}
 	var version *string
-	if err := conn.QueryRow(ctx, `SELECT current_setting('ledgercheck_guard.version', true)`).Scan(&version); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('ledgercheck_guard.version', true)`).Scan(&version); err != nil {
 		return fault.Env(fmt.Errorf("checking for ledgercheck's guard module: %s", serverMessage(err)))
 	}
 	loaded := version != nil && *version != ""
@@ -141,13 +142,14 @@ func Cleanup(ctx context.Context, dsn string, olderThan time.Duration) ([]string
 	if err != nil {
 		return nil, fault.Input(fmt.Errorf("--dsn: %v", err))
 	}
+	privileged.Config(cfg)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("cannot connect to --dsn server: %s", serverMessage(err)))
 	}
 	defer conn.Close(context.Background())
 	var super bool
-	if err := conn.QueryRow(ctx, `SELECT rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&super); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT rolsuper FROM pg_roles WHERE rolname OPERATOR(pg_catalog.=) current_user`).Scan(&super); err != nil {
 		return nil, fault.Env(fmt.Errorf("--dsn server: reading the role's attributes: %s", serverMessage(err)))
 	}
 	if !super {

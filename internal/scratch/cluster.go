@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/privileged"
 )
 
 // bootstrapUser is the superuser initdb creates in the embedded cluster, as on Supabase.
@@ -334,11 +335,12 @@ func (c *cluster) startSandboxed() error {
 	return os.WriteFile(filepath.Join(c.dir, sandboxFile), []byte(strconv.Itoa(c.initPID)), 0o644)
 }
 
-// adminConfig is the connection configuration of the bootstrap superuser.
+// adminConfig is the connection configuration of the bootstrap superuser: a privileged session
+// (privileged.Config; see Server.admin).
 func (c *cluster) adminConfig() *pgx.ConnConfig {
 	cfg, _ := pgx.ParseConfig("")
 	cfg.Host, cfg.Port, cfg.User, cfg.Password, cfg.Database = c.sb.socketDir(), clusterPort, bootstrapUser, c.adminSecret, "postgres"
-	return cfg
+	return privileged.Config(cfg)
 }
 
 func (c *cluster) waitReady(ctx context.Context, mark int64) error {

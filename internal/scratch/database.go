@@ -57,6 +57,21 @@ func (d *Database) ConnectAdmin(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
+// ConnectReader opens a connection as the reader role, for the digests' reads of table
+// contents: a role of the run's own that holds only what reading needs (pg_read_all_data and
+// BYPASSRLS; no superuser, no pg_execute_server_program or pg_read_server_files, not
+// administered by the install role), so that whatever reading a table could still run (none of
+// ledgercheck's queries resolves a name or casts a value of the migration's: see
+// internal/privileged) would run without privilege. It is a privileged session all the same
+// (search_path = pg_catalog from its start).
+func (d *Database) ConnectReader(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, d.srv.readerConfig(d.Name))
+	if err != nil {
+		return nil, fault.Env(fmt.Errorf("connecting to %s as the reader: %s", d.Name, serverMessage(err)))
+	}
+	return conn, nil
+}
+
 // InstallRole returns the name of the role user SQL runs as on the database's server, and
 // AdminRole the superuser's (see [Server.InstallRole]).
 func (d *Database) InstallRole() string { return d.srv.installRole }

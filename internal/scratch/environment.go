@@ -42,6 +42,12 @@ func EnvironmentScripts(installRole, adminRole string) []EnvScript {
 	return out
 }
 
+// OldDefaultsScript returns the old default privileges on public ([OldDefaultPrivileges]),
+// applied as a superuser after [EnvironmentScripts] in the templates of that model.
+func OldDefaultsScript(installRole, adminRole string) EnvScript {
+	return EnvScript(env.OldDefaults(installRole, adminRole))
+}
+
 // Prerequisites returns the Open Brain core and agent-memory scripts in install order, applied
 // as the install role after the environment.
 func Prerequisites() []EnvScript { return readDir("prereq") }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/privileged"
 )
 
 // What a --dsn run made, and nothing else (issue 22).
@@ -216,8 +218,8 @@ func giveBack(ctx context.Context, conn *pgx.Conn, before *sharedState, run map[
 			errs = append(errs, fmt.Errorf("database %s existed before the run and is now owned by one of its roles, and its owner then is gone", ident(d.state.name)))
 			continue
 		}
-		sql := fmt.Sprintf("ALTER DATABASE %[1]s OWNER TO %[2]s; ALTER DATABASE %[1]s IS_TEMPLATE %[3]t ALLOW_CONNECTIONS %[4]t CONNECTION LIMIT %[5]d",
-			ident(d.state.name), ident(owner), was.template, was.allowConns, was.connLimit)
+		sql := fmt.Sprintf("ALTER DATABASE %[1]s OWNER TO %[2]s; ALTER DATABASE %[1]s IS_TEMPLATE %[3]s ALLOW_CONNECTIONS %[4]s CONNECTION LIMIT %[5]d",
+			ident(d.state.name), ident(owner), strconv.FormatBool(was.template), strconv.FormatBool(was.allowConns), was.connLimit)
 		if _, err := conn.Exec(ctx, sql); err != nil {
 			errs = append(errs, fmt.Errorf("giving database %s back to %s: %s", ident(d.state.name), owner, serverMessage(err)))
 			continue
@@ -266,7 +268,7 @@ func revokeShared(ctx context.Context, conn *pgx.Conn, run map[uint32]bool) erro
 	for r := range run {
 		oids = append(oids, r)
 	}
-	rows, err := conn.Query(ctx, `SELECT CASE WHEN s.classid OPERATOR(pg_catalog.=) $2 THEN 'DATABASE ' ELSE 'TABLESPACE ' END,
+	rows, err := conn.Query(ctx, `SELECT s.classid OPERATOR(pg_catalog.=) $2,
 			coalesce(d.datname::pg_catalog.text, t.spcname::pg_catalog.text), a.rolname::pg_catalog.text
 		FROM pg_catalog.pg_shdepend s
 		JOIN pg_catalog.pg_authid a ON a.oid OPERATOR(pg_catalog.=) s.refobjid
@@ -279,10 +281,15 @@ func revokeShared(ctx context.Context, conn *pgx.Conn, run map[uint32]bool) erro
 	if err != nil {
 		return fault.Env(fmt.Errorf("--dsn server: listing the run's privileges: %s", serverMessage(err)))
 	}
-	var kind, obj, role string
+	var db bool
+	var obj, role string
 	var stmts []string
-	if _, err := pgx.ForEachRow(rows, []any{&kind, &obj, &role}, func() error {
-		stmts = append(stmts, "REVOKE ALL ON "+kind+ident(obj)+" FROM "+ident(role)+" CASCADE")
+	if _, err := pgx.ForEachRow(rows, []any{&db, &obj, &role}, func() error {
+		if db {
+			stmts = append(stmts, "REVOKE ALL ON DATABASE "+ident(obj)+" FROM "+ident(role)+" CASCADE")
+		} else {
+			stmts = append(stmts, "REVOKE ALL ON TABLESPACE "+ident(obj)+" FROM "+ident(role)+" CASCADE")
+		}
 		return nil
 	}); err != nil {
 		return fault.Env(fmt.Errorf("--dsn server: listing the run's privileges: %s", serverMessage(err)))
@@ -295,9 +302,9 @@ func revokeShared(ctx context.Context, conn *pgx.Conn, run map[uint32]bool) erro
 	return nil
 }
 
-// adminSession returns a copy of admin, the --dsn superuser's configuration, for database db,
-// starting with the settings every privileged session of ledgercheck's starts with, so that
-// nothing a database's owner set on it (ALTER DATABASE ... SET) applies.
+// adminSession returns a copy of admin, the --dsn superuser's configuration, for database db: a
+// privileged session (privileged.Config), which also overrides the other settings a database's
+// owner could have given it (ALTER DATABASE ... SET) that would stop it from rolling back.
 func adminSession(admin *pgx.ConnConfig, db string) *pgx.ConnConfig {
 	cfg := admin.Copy()
 	cfg.Database = db
@@ -305,13 +312,13 @@ func adminSession(admin *pgx.ConnConfig, db string) *pgx.ConnConfig {
 	for k, v := range cfg.RuntimeParams {
 		rp[k] = v
 	}
-	rp["search_path"] = "pg_catalog"
+	cfg.RuntimeParams = rp
+	privileged.Config(cfg)
 	rp["default_transaction_read_only"] = "off"
 	rp["statement_timeout"] = "60000"
 	rp["lock_timeout"] = "10000"
 	rp["idle_in_transaction_session_timeout"] = "0"
 	rp["application_name"] = "ledgercheck (cleanup)"
-	cfg.RuntimeParams = rp
 	return cfg
 }
 
@@ -485,7 +492,7 @@ func (s *Server) closeServerRun(ctx context.Context, conn *pgx.Conn, created []s
 	s.mu.Unlock()
 	own := map[uint32]bool{}
 	for _, r := range roles {
-		own[r.oid] = r.name == s.installRole || slices.Contains(s.apiCreated, r.name)
+		own[r.oid] = r.name == s.installRole || r.name == s.readerRole || slices.Contains(s.apiCreated, r.name)
 	}
 	others, err := othersRoles(ctx, conn, roles, own)
 	if err != nil {
@@ -648,7 +655,7 @@ func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration,
 		}
 		if m := runRoleName.FindStringSubmatch(r.name); m != nil && m[1] == id {
 			dead[id] = roleRef{r.oid, r.name}
-		} else if slices.Contains(apiRoles, r.name) {
+		} else if slices.Contains(apiRoles, r.name) || r.name == readerName(id) {
 			api[id] = append(api[id], roleRef{r.oid, r.name})
 		}
 	}

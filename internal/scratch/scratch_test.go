@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"ledgercheck/internal/fault"
 	"ledgercheck/internal/scratch"
 	"ledgercheck/internal/scratch/scratchtest"
@@ -219,6 +221,127 @@ func TestBaseTemplates(t *testing.T) {
 	for range 2 {
 		if _, err := srv.NewDatabaseFrom(ctx, 768, failing); err != boom {
 			t.Errorf("NewDatabaseFrom = %v, want Prepare's error unchanged", err)
+		}
+	}
+}
+
+// A template of the old default privileges stands for a self-hosted project: what the install
+// role creates in public (tables, sequences, functions) is granted to anon, authenticated and
+// service_role at once, as Supabase's initial schema says. A new project's template, built
+// beside it at the same dimension, grants the API roles no table, and both templates are kept
+// apart (the same Base but for the model does not share a template).
+func TestPrivilegeModelTemplates(t *testing.T) {
+	srv := scratchtest.Server(t)
+	ctx := context.Background()
+	const sidecar = "CREATE TABLE public.notes (id bigserial PRIMARY KEY, body text);\n" +
+		"CREATE FUNCTION public.note_count() RETURNS bigint LANGUAGE sql AS 'SELECT count(*) FROM public.notes';\n"
+	for _, tc := range []struct {
+		model scratch.PrivilegeModel
+		want  string
+	}{
+		{scratch.NewProjectPrivileges, "anon table f, authenticated table f, anon sequence t, anon function t"},
+		{scratch.OldDefaultPrivileges, "anon table t, authenticated table t, anon sequence t, anon function t"},
+	} {
+		db, err := srv.NewDatabaseFrom(ctx, 768, scratch.Base{NoOpenBrain: true, Privileges: tc.model})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Drop(context.Background()) })
+		if err := sqlscript.ExecFile(ctx, db, "notes.sql", []byte(sidecar)); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := scratchtest.Connect(t, db).QueryRow(ctx, `SELECT format('anon table %s, authenticated table %s, anon sequence %s, anon function %s',
+			has_table_privilege('anon', 'public.notes', 'SELECT,INSERT,UPDATE,DELETE'),
+			has_table_privilege('authenticated', 'public.notes', 'SELECT'),
+			has_sequence_privilege('anon', 'public.notes_id_seq', 'USAGE'),
+			has_function_privilege('anon', 'public.note_count()', 'EXECUTE'))`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("model %q: %s; want %s", tc.model, got, tc.want)
+		}
+	}
+}
+
+// The digests' reader role reads every row of every table (row level security on, no policy)
+// and holds nothing else: not a superuser, none of the server-program or server-file roles, and
+// user SQL can neither change it nor take it over.
+func TestReaderRoleReadsOnly(t *testing.T) {
+	ctx := context.Background()
+	db := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, db, "t.sql", `CREATE TABLE public.hidden (id int);
+INSERT INTO public.hidden VALUES (1), (2);
+ALTER TABLE public.hidden ENABLE ROW LEVEL SECURITY;
+ALTER TABLE public.hidden FORCE ROW LEVEL SECURITY;`)
+	conn, err := db.ConnectReader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var name, path string
+	var super, bypass, readAll, program, readFiles, writeFiles bool
+	var rows int
+	err = conn.QueryRow(ctx, `SELECT current_user, current_setting('search_path'), r.rolsuper, r.rolbypassrls,
+		pg_has_role('pg_read_all_data', 'USAGE'), pg_has_role('pg_execute_server_program', 'MEMBER'),
+		pg_has_role('pg_read_server_files', 'MEMBER'), pg_has_role('pg_write_server_files', 'MEMBER'),
+		(SELECT count(*) FROM public.hidden)
+		FROM pg_roles r WHERE r.rolname = current_user`).Scan(&name, &path, &super, &bypass, &readAll, &program, &readFiles, &writeFiles, &rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name == db.InstallRole() || name == db.AdminRole() || super || !bypass || !readAll || program || readFiles || writeFiles || rows != 2 || path != "pg_catalog" {
+		t.Errorf("reader %s: superuser %v, bypassrls %v, pg_read_all_data %v, server program %v, server files %v/%v, rows %d (want 2), search_path %q",
+			name, super, bypass, readAll, program, readFiles, writeFiles, rows, path)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO public.hidden VALUES (3)`); err == nil {
+		t.Error("the reader wrote a row")
+	}
+	for _, sql := range []string{
+		`ALTER ROLE "` + name + `" SUPERUSER`,
+		`ALTER ROLE "` + name + `" PASSWORD 'mine'`,
+		`GRANT "` + name + `" TO CURRENT_USER`,
+	} {
+		if _, err := db.Query(ctx, sql, scratch.QueryOptions{}); err == nil {
+			t.Errorf("user SQL ran %s", sql)
+		}
+	}
+}
+
+// The settings the migration can give its own database (it owns it) reach no privileged
+// session: search_path and role are fixed when the session starts, for the superuser's sessions
+// and the digests' reader alike.
+func TestPrivilegedSessionsIgnoreDatabaseSettings(t *testing.T) {
+	ctx := context.Background()
+	db := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, db, "settings.sql", `CREATE ROLE lc_hijack NOLOGIN;
+CREATE SCHEMA lc_evil;
+DO $$ BEGIN
+  EXECUTE format('ALTER DATABASE %I SET search_path = lc_evil, public', current_database());
+  EXECUTE format('ALTER DATABASE %I SET role = lc_hijack', current_database());
+END $$;`)
+	admin, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	reader, err := db.ConnectReader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close(ctx)
+	for _, c := range []struct {
+		name string
+		conn interface {
+			QueryRow(context.Context, string, ...any) pgx.Row
+		}
+	}{{"superuser", admin}, {"reader", reader}} {
+		var user, session, path string
+		if err := c.conn.QueryRow(ctx, `SELECT current_user, session_user, current_setting('search_path')`).Scan(&user, &session, &path); err != nil {
+			t.Fatal(err)
+		}
+		if user != session || path != "pg_catalog" {
+			t.Errorf("%s session: current_user %s (session_user %s), search_path %q", c.name, user, session, path)
 		}
 	}
 }

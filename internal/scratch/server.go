@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/privileged"
 )
 
 // NamePrefix starts the name of every database and role scratch creates on a server; the run's
@@ -65,15 +66,26 @@ type Options struct {
 // it does not administer (PostgreSQL 16 and later, or 15 with ledgercheck's guard module), so it
 // cannot grant itself pg_execute_server_program or any role it did not create.
 type Server struct {
-	opts      Options
-	cl        *cluster        // nil in server mode
-	admin     *pgx.ConnConfig // a superuser, in the maintenance database
-	adminRole string          // its name
-	major     int             // the server's major version
-	version   int             // server_version_num, e.g. 170010
-	runID     string          // 12 hex digits: names this run's databases (and, on a server, roles)
+	opts Options
+	cl   *cluster // nil in server mode
+	// admin is a superuser in the maintenance database. Every session ledgercheck opens with it
+	// (and its copies: template builds and descriptions, snapshots, audits, digests, drops,
+	// cleanup) is a privileged session: it starts with search_path = pg_catalog
+	// (privileged.Config, set where the configuration is made: cluster.adminConfig,
+	// connectServer, Cleanup) and runs only SQL that names pg_catalog's functions, operators and
+	// types (docs/architecture.md, "Privileged sessions"), so nothing the migration defined runs
+	// with its privilege.
+	admin     *pgx.ConnConfig
+	adminRole string // its name
+	major     int    // the server's major version
+	version   int    // server_version_num, e.g. 170010
+	runID     string // 12 hex digits: names this run's databases (and, on a server, roles)
 
 	installRole, installPass string // the role user SQL logs in as, and its password
+	// readerRole reads table contents for the digests (Database.ConnectReader), with readerPass:
+	// a login role of the run's own with BYPASSRLS and pg_read_all_data only, not a superuser
+	// and not administered by the install role.
+	readerRole, readerPass string
 	// noCreateRole says why the install role has no CREATEROLE on this server ("" when it has).
 	noCreateRole string
 
@@ -126,7 +138,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	if opts.InstallTimeout == 0 {
 		opts.InstallTimeout = 120 * time.Second
 	}
-	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret(), started: time.Now()}
+	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret(), readerPass: newSecret(), started: time.Now()}
 	t0 := time.Now()
 	defer func() {
 		if err != nil {
@@ -146,7 +158,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 		if err := s.connectServer(ctx); err != nil {
 			return s, err
 		}
-		s.installRole = NamePrefix + s.runID
+		s.installRole, s.readerRole = NamePrefix+s.runID, readerName(s.runID)
 		if err := s.setUp(ctx); err != nil {
 			return s, err
 		}
@@ -228,6 +240,7 @@ func (s *Server) connectServer(ctx context.Context) error {
 	if err != nil {
 		return fault.Input(fmt.Errorf("--dsn: %v", err))
 	}
+	privileged.Config(cfg)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return fault.Env(fmt.Errorf("cannot connect to --dsn server: %s", serverMessage(err)))
@@ -236,7 +249,8 @@ func (s *Server) connectServer(ctx context.Context) error {
 	var super bool
 	var role, db string
 	var version int
-	if err := conn.QueryRow(ctx, `SELECT rolsuper, current_user, current_database(), current_setting('server_version_num')::int FROM pg_roles WHERE rolname = current_user`).Scan(&super, &role, &db, &version); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT rolsuper, current_user, pg_catalog.current_database(), pg_catalog.current_setting('server_version_num')::int
+		FROM pg_roles WHERE rolname OPERATOR(pg_catalog.=) current_user`).Scan(&super, &role, &db, &version); err != nil {
 		return fault.Env(fmt.Errorf("--dsn server: reading the role's attributes: %s", serverMessage(err)))
 	}
 	var readOnly string
@@ -263,7 +277,8 @@ func (s *Server) connectServer(ctx context.Context) error {
 // server's version.
 func (s *Server) checkVector(ctx context.Context, conn *pgx.Conn) error {
 	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector'), current_setting('server_version_num')::int`).Scan(&ok, &s.version); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name OPERATOR(pg_catalog.=) 'vector'),
+		pg_catalog.current_setting('server_version_num')::int`).Scan(&ok, &s.version); err != nil {
 		return fault.Env(fmt.Errorf("checking for pgvector: %s", serverMessage(err)))
 	}
 	if !ok {
@@ -299,8 +314,13 @@ func (s *Server) createRoles(ctx context.Context, conn *pgx.Conn) error {
 	}
 	sql := fmt.Sprintf("CREATE ROLE %[1]s %[2]s PASSWORD %[3]s IN ROLE anon, authenticated, service_role;\n"+
 		"ALTER ROLE %[1]s SET search_path = \"$user\", public, extensions;\n", ident(s.installRole), attrs, quoteLiteral(s.installPass))
+	// The reader logs in, bypasses row level security (a digest reads every row) and holds
+	// pg_read_all_data; nothing else.
+	sql += fmt.Sprintf("CREATE ROLE %s LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION BYPASSRLS INHERIT PASSWORD %s IN ROLE pg_read_all_data;\n",
+		ident(s.readerRole), quoteLiteral(s.readerPass))
 	if s.cl == nil {
 		sql += "COMMENT ON ROLE " + ident(s.installRole) + " IS " + quoteLiteral(s.mark()) + ";\n"
+		sql += "COMMENT ON ROLE " + ident(s.readerRole) + " IS " + quoteLiteral(s.mark()) + ";\n"
 	}
 	// One transaction: a role of this run exists only with its mark.
 	if _, err := conn.Exec(ctx, "BEGIN;\n"+sql+"COMMIT;"); err != nil {
@@ -314,7 +334,8 @@ var apiRoles = []string{"anon", "authenticated", "service_role", "authenticator"
 
 // missingRoles returns the names among names that are not roles on the server.
 func missingRoles(ctx context.Context, conn *pgx.Conn, names []string) ([]string, error) {
-	rows, err := conn.Query(ctx, `SELECT n FROM unnest($1::text[]) n WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = n) ORDER BY 1`, names)
+	rows, err := conn.Query(ctx, `SELECT n FROM pg_catalog.unnest($1::pg_catalog.text[]) n
+		WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname OPERATOR(pg_catalog.=) n) ORDER BY 1`, names)
 	if err != nil {
 		return nil, fmt.Errorf("listing roles: %s", serverMessage(err))
 	}
@@ -353,7 +374,7 @@ func (s *Server) environment() []EnvScript {
 // template returns the name of the template database of dim and base, building it on first use:
 // the environment, then the Open Brain prerequisites (unless base.NoOpenBrain), then base.Prepare.
 func (s *Server) template(ctx context.Context, dim int, base Base) (string, error) {
-	k := templateKey{dim: dim, noOpenBrain: base.NoOpenBrain, key: base.Key}
+	k := keyOfBase(dim, base)
 	s.mu.Lock()
 	t := s.templates[k]
 	if t == nil {
@@ -377,7 +398,11 @@ func (s *Server) template(ctx context.Context, dim int, base Base) (string, erro
 			return
 		}
 		defer conn.Close(context.WithoutCancel(ctx))
-		if err := s.execAdminOn(ctx, conn, s.environment()...); err != nil {
+		envs := s.environment()
+		if base.Privileges == OldDefaultPrivileges {
+			envs = append(envs, OldDefaultsScript(s.installRole, s.adminRole))
+		}
+		if err := s.execAdminOn(ctx, conn, envs...); err != nil {
 			t.err = err
 			return
 		}
@@ -490,8 +515,8 @@ func (s *Server) connectAdminIn(ctx context.Context, db string) (*pgx.Conn, erro
 // database's rows of pg_db_role_setting): then the template is not described (nil).
 func describe(ctx context.Context, conn *pgx.Conn, db *Database, d func(context.Context, *pgx.Conn, *Database) ([]byte, error)) ([]byte, error) {
 	var own bool
-	err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
-		WHERE d.datname = current_database())`).Scan(&own)
+	err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid OPERATOR(pg_catalog.=) s.setdatabase
+		WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())`).Scan(&own)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("describing the template %s: %s", db.Name, serverMessage(err)))
 	}
@@ -589,6 +614,21 @@ func (s *Server) Close() error {
 	}
 	s.anchor.Close(ctx) // releases the run's locks
 	return err
+}
+
+// readerName is the name of the reader role of run id on a --dsn server (in the embedded
+// cluster it is ledgercheck_reader).
+func readerName(id string) string { return NamePrefix + id + "_reader" }
+
+// readerConfig is the connection configuration of the reader role in database db: a copy of
+// the superuser's (a privileged session: search_path = pg_catalog from its start) with the
+// reader's name and password.
+func (s *Server) readerConfig(db string) *pgx.ConnConfig {
+	cfg := s.admin.Copy()
+	cfg.Database = db
+	cfg.User, cfg.Password = s.readerRole, s.readerPass
+	cfg.RuntimeParams["application_name"] = "ledgercheck (digest reader)"
+	return cfg
 }
 
 // userConfig is the connection configuration for user SQL in database db: the install role

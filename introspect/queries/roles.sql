@@ -19,17 +19,17 @@
 -- ledgercheck's guard on 15; it says who created the role, not what the migration granted, and
 -- would make every role-creating migration differ from its own install on another version.
 WITH db AS (
-  SELECT oid FROM pg_database WHERE datname = current_database()
+  SELECT oid FROM pg_database WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
 ), listed AS (
   SELECT r.oid FROM pg_roles r
-  WHERE r.rolname IN ('anon', 'authenticated', 'service_role', 'authenticator', {{adminRole}}, {{installRole}})
+  WHERE r.rolname OPERATOR(pg_catalog.=) ANY (ARRAY['anon', 'authenticated', 'service_role', 'authenticator', {{adminRole}}, {{installRole}}]::pg_catalog.name[])
   UNION
   SELECT d.refobjid FROM pg_shdepend d, db
-  WHERE d.refclassid = 'pg_authid'::regclass AND d.dbid = db.oid
+  WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_authid'::pg_catalog.regclass AND d.dbid OPERATOR(pg_catalog.=) db.oid
   UNION
-  SELECT s.setrole FROM pg_db_role_setting s, db WHERE s.setdatabase = db.oid
+  SELECT s.setrole FROM pg_db_role_setting s, db WHERE s.setdatabase OPERATOR(pg_catalog.=) db.oid
 )
-SELECT coalesce(json_agg(x), '[]') FROM (
+SELECT coalesce(pg_catalog.json_agg(x), '[]') FROM (
   SELECT {{displayRole "r.rolname"}} AS name,
          r.rolsuper AS superuser,
          r.rolinherit AS inherit,
@@ -39,21 +39,21 @@ SELECT coalesce(json_agg(x), '[]') FROM (
          r.rolreplication AS replication,
          r.rolbypassrls AS bypassrls,
          r.rolconnlimit AS connection_limit,
-         (SELECT json_agg({{displayRole "x.rolname"}} || CASE WHEN x.admin THEN '*' ELSE '' END
-                  || CASE WHEN x.inherit = r.rolinherit AND x.set THEN '' ELSE
-                       ' (' || concat_ws(', ', CASE WHEN x.inherit <> r.rolinherit THEN 'inherit ' || x.inherit END,
-                                         CASE WHEN NOT x.set THEN 'set false' END) || ')' END)
-            FROM (SELECT g.rolname, bool_or(m.admin_option) AS admin,
-                         bool_or(coalesce((to_jsonb(m) ->> 'inherit_option')::boolean, r.rolinherit)) AS inherit,
-                         bool_or(coalesce((to_jsonb(m) ->> 'set_option')::boolean, true)) AS set
-                    FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid
-                   WHERE m.member = r.oid AND m.roleid IN (SELECT oid FROM listed)
-                     AND NOT (m.grantor = 10 AND m.admin_option AND r.rolname = {{installRole}})
+         (SELECT pg_catalog.json_agg({{displayRole "x.rolname"}} OPERATOR(pg_catalog.||) CASE WHEN x.admin THEN '*' ELSE '' END
+                  OPERATOR(pg_catalog.||) CASE WHEN x.inherit OPERATOR(pg_catalog.=) r.rolinherit AND x.set THEN '' ELSE
+                       ' (' OPERATOR(pg_catalog.||) pg_catalog.concat_ws(', ', CASE WHEN x.inherit OPERATOR(pg_catalog.<>) r.rolinherit THEN 'inherit ' OPERATOR(pg_catalog.||) x.inherit END,
+                                         CASE WHEN NOT x.set THEN 'set false' END) OPERATOR(pg_catalog.||) ')' END)
+            FROM (SELECT g.rolname, pg_catalog.bool_or(m.admin_option) AS admin,
+                         pg_catalog.bool_or(coalesce((pg_catalog.to_jsonb(m) OPERATOR(pg_catalog.->>) 'inherit_option')::pg_catalog.bool, r.rolinherit)) AS inherit,
+                         pg_catalog.bool_or(coalesce((pg_catalog.to_jsonb(m) OPERATOR(pg_catalog.->>) 'set_option')::pg_catalog.bool, true)) AS set
+                    FROM pg_auth_members m JOIN pg_roles g ON g.oid OPERATOR(pg_catalog.=) m.roleid
+                   WHERE m.member OPERATOR(pg_catalog.=) r.oid AND m.roleid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM listed)
+                     AND NOT (m.grantor OPERATOR(pg_catalog.=) 10 AND m.admin_option AND r.rolname OPERATOR(pg_catalog.=) {{installRole}})
                    GROUP BY g.rolname) x) AS member_of,
-         (SELECT json_agg(DISTINCT CASE WHEN s.setdatabase = 0 THEN '' ELSE 'database: ' END || c)
-            FROM pg_db_role_setting s, unnest(s.setconfig) c
-           WHERE s.setrole = r.oid
-             AND s.setdatabase IN (0, (SELECT oid FROM db))) AS config
+         (SELECT pg_catalog.json_agg(DISTINCT CASE WHEN s.setdatabase OPERATOR(pg_catalog.=) 0 THEN '' ELSE 'database: ' END OPERATOR(pg_catalog.||) c)
+            FROM pg_db_role_setting s, pg_catalog.unnest(s.setconfig) c
+           WHERE s.setrole OPERATOR(pg_catalog.=) r.oid
+             AND s.setdatabase OPERATOR(pg_catalog.=) ANY (ARRAY[0, (SELECT oid FROM db)]::pg_catalog.oid[])) AS config
   FROM pg_roles r
-  WHERE r.rolname !~ '^pg_' AND r.oid IN (SELECT oid FROM listed)
+  WHERE r.rolname OPERATOR(pg_catalog.!~) '^pg_' AND r.oid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM listed)
 ) x

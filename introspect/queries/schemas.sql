@@ -1,9 +1,9 @@
 -- name: schemas
 -- The user schemas: owner, ACL (NULL expanded to the built-in default), comment.
-SELECT coalesce(json_agg(x), '[]') FROM (
+SELECT coalesce(pg_catalog.json_agg(x), '[]') FROM (
   SELECT n.nspname AS name,
          {{role "n.nspowner"}} AS owner,
-         {{acl "coalesce(n.nspacl, acldefault('n', n.nspowner))" "'n'"}} AS acl,
+         {{acl "coalesce(n.nspacl, pg_catalog.acldefault('n', n.nspowner))" "'n'"}} AS acl,
          {{comment "pg_namespace" "n.oid" "0"}} AS comment
   FROM pg_namespace n
   WHERE {{userSchema "n"}}

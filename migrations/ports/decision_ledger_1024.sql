@@ -696,7 +696,17 @@ COMMENT ON VIEW public.agent_recall_policy_stats IS
 ------------------------------------------------------------------------------------------------
 
 -- No RLS on the ledger tables: access is decided by grants alone, and only ledger_agent (and its
--- members) and the owner hold any.
+-- members) and the owner hold any. The REVOKE is what makes that true on every project: a
+-- self-hosted Supabase project keeps the old default privileges, which grant ALL on every new
+-- table in public to anon, authenticated and service_role, and without RLS anon would then read
+-- and write every decision through the Data API. (On a hosted project it revokes nothing.)
+REVOKE ALL ON TABLE
+  public.agent_decision_ledger,
+  public.agent_decision_edges,
+  public.agent_decision_pins,
+  public.agent_recall_policy_stats
+FROM PUBLIC, anon, authenticated, service_role;
+
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE
   public.agent_decision_ledger,
   public.agent_decision_edges,

@@ -1,6 +1,7 @@
 // Command corpus scores ledgercheck on the labelled migrations of testdata/corpus and prints,
 // per rule, true and false positives, false negatives, traps hit, precision and recall, then
-// every missed label, trap hit and unlabelled finding (make corpus).
+// every missed label, trap hit and unlabelled finding (make corpus); with -install, the same table
+// for each kind of project the installed audit answers for (hosted, self-hosted).
 //
 //	go run ./internal/cmd/corpus [-install] [FILE...]
 //
@@ -51,5 +52,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	return corpus.WriteTable(os.Stdout, results)
+	if err := corpus.WriteTable(os.Stdout, results); err != nil {
+		return err
+	}
+	if *installFlag {
+		return corpus.WriteModelTables(os.Stdout, results)
+	}
+	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-//go:embed *.sql
+//go:embed *.sql models/*.sql
 var files embed.FS
 
 // Script is one SQL file of the environment.
@@ -41,7 +41,7 @@ func Roles() Script {
 // supabase_admin on Supabase): the scripts name them as the psql variables :"install_role" and
 // :"admin_role", replaced here by the quoted names.
 func Database(installRole, adminRole string) []Script {
-	r := strings.NewReplacer(`:"install_role"`, quoteIdent(installRole), `:"admin_role"`, quoteIdent(adminRole))
+	r := roleReplacer(installRole, adminRole)
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {
 		panic("env: embedded files missing")
@@ -59,6 +59,26 @@ func Database(installRole, adminRole string) []Script {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// OldDefaultsFile is the script of the old default privileges on public (self-hosted projects,
+// and hosted ones created before 2026), below env/.
+const OldDefaultsFile = "models/old-defaults.sql"
+
+// OldDefaults returns the old default privileges on public, for a server whose roles are
+// installRole and adminRole as in [Database]: applied as a superuser after the environment, it
+// turns a template of a new hosted project into one of a self-hosted project.
+func OldDefaults(installRole, adminRole string) Script {
+	b, err := files.ReadFile(OldDefaultsFile)
+	if err != nil {
+		panic("env: embedded file missing: " + OldDefaultsFile)
+	}
+	return Script{Name: path.Join("env", OldDefaultsFile), SQL: roleReplacer(installRole, adminRole).Replace(string(b))}
+}
+
+// roleReplacer replaces the psql variables :"install_role" and :"admin_role" by the quoted names.
+func roleReplacer(installRole, adminRole string) *strings.Replacer {
+	return strings.NewReplacer(`:"install_role"`, quoteIdent(installRole), `:"admin_role"`, quoteIdent(adminRole))
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

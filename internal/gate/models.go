@@ -1,0 +1,192 @@
+package gate
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"ledgercheck/internal/audit"
+	"ledgercheck/internal/fault"
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/install"
+	"ledgercheck/internal/lint"
+	"ledgercheck/internal/scratch"
+)
+
+// The installed audit answers for every privilege model the policy names (lint.Config.Models):
+// a sidecar is installed into hosted projects, whose new tables get no privileges for the API
+// roles, and into self-hosted ones, whose old default privileges grant them ALL. The pipeline's
+// databases are a hosted project's; each other model gets one more database per variant, a copy
+// of the same template built under that model's default privileges, in which the file is
+// installed again (beside the variant's own install) and audited. Nothing else runs there.
+
+// modelInstall is a variant's file installed under a privilege model other than the pipeline's.
+type modelInstall struct {
+	model string // lint's name of it
+	done  chan struct{}
+	db    *scratch.Database
+	fail  error // the file does not install under this model: a finding
+	err   error // anything else: the run's error
+}
+
+// scratchModel maps lint's model names to the templates' privilege models.
+var scratchModel = map[string]scratch.PrivilegeModel{lint.NewDefaults: scratch.NewProjectPrivileges, lint.OldDefaults: scratch.OldDefaultPrivileges}
+
+// otherModels returns the models cfg names besides the pipeline's own (new defaults).
+func otherModels(cfg lint.Config) []string {
+	var out []string
+	for _, m := range cfg.Models() {
+		if m != lint.NewDefaults {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// modelTemplates returns the templates the other models of cfg need beside spec's.
+func modelTemplates(cfg lint.Config, spec scratch.TemplateSpec) []scratch.TemplateSpec {
+	var out []scratch.TemplateSpec
+	for _, m := range otherModels(cfg) {
+		s := spec
+		s.Base.Privileges = scratchModel[m]
+		out = append(out, s)
+	}
+	return out
+}
+
+// startModels starts the install of sc at dim over base under each other model of cfg, each in
+// a goroutine of its own; setup, when not nil, runs in each database first (what the file needs
+// beyond base). The caller audits each ([modelInstall.audit]) or closes it.
+func startModels(ctx context.Context, srv *scratch.Server, cfg lint.Config, dim int, base scratch.Base, setup func(context.Context, *scratch.Database) error, sc *scratch.Script) []*modelInstall {
+	var out []*modelInstall
+	for _, m := range otherModels(cfg) {
+		mi := &modelInstall{model: m, done: make(chan struct{})}
+		b := base
+		b.Privileges = scratchModel[m]
+		go func() {
+			defer close(mi.done)
+			defer fault.Recover(&mi.err)
+			db, err := srv.NewDatabaseFrom(ctx, dim, b)
+			if err != nil {
+				mi.err = err
+				return
+			}
+			mi.db = db
+			if setup != nil {
+				if mi.err = setup(ctx, db); mi.err != nil {
+					return
+				}
+			}
+			if err := db.Exec(ctx, sc); err != nil {
+				if _, ok := install.Finding(err); ok {
+					mi.fail = err
+					return
+				}
+				mi.err = db.Blame(ctx, "installing under "+m, err)
+			}
+		}()
+		out = append(out, mi)
+	}
+	return out
+}
+
+// ask waits for the install and asks the audit's query on a superuser session of its database;
+// a file that does not install under the model is an install-failed finding instead.
+func (mi *modelInstall) ask(ctx context.Context, in audit.Input) (audit.Answers, *finding.Finding, error) {
+	<-mi.done
+	if mi.err != nil {
+		return audit.Answers{}, nil, mi.err
+	}
+	if mi.fail != nil {
+		f, _ := install.Finding(mi.fail)
+		f.Message += " (under " + mi.model + ", the default privileges of a self-hosted project)"
+		return audit.Answers{}, &f, nil
+	}
+	conn, err := mi.db.ConnectAdmin(ctx)
+	if err != nil {
+		return audit.Answers{}, nil, mi.db.Blame(ctx, "connecting to audit the install under "+mi.model, err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	a, err := audit.Ask(ctx, conn, in)
+	return a, nil, mi.db.Blame(ctx, "auditing the install under "+mi.model, err)
+}
+
+// close waits for the install and drops its database.
+func (mi *modelInstall) close(ctx context.Context) {
+	<-mi.done
+	if mi.db != nil {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = mi.db.Drop(dctx) // the server drops leftovers on Close
+	}
+}
+
+// closeModels closes every model install.
+func closeModels(ctx context.Context, ms []*modelInstall) {
+	for _, mi := range ms {
+		mi.close(ctx)
+	}
+}
+
+// answers are the audit's answers under each model asked so far.
+type answers struct {
+	names []string
+	got   []audit.Answers
+}
+
+// askOwn asks the audit of in on the pipeline's own install (conn, a superuser session of db)
+// when cfg names its model (new defaults).
+func askOwn(ctx context.Context, cfg lint.Config, db *scratch.Database, conn *pgx.Conn, in audit.Input) (answers, error) {
+	var a answers
+	if !slices.Contains(cfg.Models(), lint.NewDefaults) {
+		return a, nil
+	}
+	got, err := audit.Ask(ctx, conn, in)
+	if err := db.Blame(ctx, "auditing the install", err); err != nil {
+		return a, err
+	}
+	return answers{names: []string{lint.NewDefaults}, got: []audit.Answers{got}}, nil
+}
+
+// finish asks the audit of in under each of the other models and turns every answer into
+// findings together (audit.Findings); an install that fails under another model is its
+// install-failed finding.
+func (a answers) finish(ctx context.Context, others []*modelInstall, in audit.Input) ([]finding.Finding, error) {
+	var failed []finding.Finding
+	for _, mi := range others {
+		got, fail, err := mi.ask(ctx, in)
+		switch {
+		case err != nil:
+			return nil, err
+		case fail != nil:
+			failed = append(failed, *fail)
+		default:
+			a.names, a.got = append(a.names, mi.model), append(a.got, got)
+		}
+	}
+	return append(audit.Findings(in, a.names, a.got), failed...), nil
+}
+
+// auditModels runs the audit of in under every model cfg names: the pipeline's own on conn, a
+// superuser session of db, and each of others.
+func auditModels(ctx context.Context, cfg lint.Config, db *scratch.Database, conn *pgx.Conn, others []*modelInstall, in audit.Input) ([]finding.Finding, error) {
+	a, err := askOwn(ctx, cfg, db, conn, in)
+	if err != nil {
+		return nil, err
+	}
+	return a.finish(ctx, others, in)
+}
+
+// modelsNote says which kinds of project the audit answered for.
+func modelsNote(cfg lint.Config) string {
+	switch ms := cfg.Models(); {
+	case len(ms) > 1:
+		return "of a hosted and of a self-hosted project (the old default privileges)"
+	case ms[0] == lint.OldDefaults:
+		return "of a self-hosted project (the old default privileges; lint.privilege_models)"
+	default:
+		return "of a hosted project (lint.privilege_models)"
+	}
+}

@@ -1,0 +1,303 @@
+package pgsql_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"ledgercheck/internal/cli"
+	"ledgercheck/internal/scratch/scratchtest"
+)
+
+// shadowMarker is in the error every shadow raises when a session other than the install role's
+// runs it.
+const shadowMarker = "ledgercheck-shadow-ran"
+
+// shadowRan matches the message a shadow raised ("... ran as supabase_admin"), not its body, which
+// a snapshot prints ("... ran as %").
+var shadowRan = regexp.MustCompile(shadowMarker + `: [^\n]*? ran as [A-Za-z_]`)
+
+// shadowPool are the concrete types a shadow's argument may take where pg_catalog's overload
+// has a polymorphic one, or a type they cast to implicitly: the types of catalog columns and
+// literals ledgercheck's queries pass. A shadow with such an argument is a better match than
+// pg_catalog's overload (exact against coerced or polymorphic), which is what makes a shadow win
+// over pg_catalog even though pg_catalog comes first on every search path.
+var shadowPool = []string{"text", "name", `"char"`, "oid", "int4", "int8", "bool", "regclass", "regrole",
+	"text[]", "oid[]"}
+
+// shadowSQL is the migration that plants the shadows: for every function and operator name of
+// ledgercheck's own SQL (refs, from the same parse as the static test), a shadow of every
+// pg_catalog overload of up to three arguments (functions and aggregates: with its exact
+// argument types and with each combination from shadowPool that matches better; variadic ones
+// with their fixed arguments and one to three more, all of one pool type; binary operators:
+// each better-matching combination, since pg_catalog, first on every path, wins a tie) in public
+// and in a schema named after each privileged role (the default search path's "$user"); plus
+// enum, range, domain, array and composite types with casts AS json and AS text, and a table of
+// them with rows, for the digests and a probe. Each shadow raises shadowMarker unless the
+// install role (whose session planted it) runs it. Planting happens once per database (a rerun
+// of the migration skips it), one statement per name, so that no transaction holds a lock per
+// shadow of every name. The shadows are a backstop for the static test, not a proof: a call
+// whose arguments no pool combination matches better than pg_catalog's is not exercised.
+func shadowSQL(refs *sqlRefs, privileged []string) string {
+	q := func(xs []string) string {
+		out := make([]string, len(xs))
+		for i, x := range xs {
+			out[i] = "'" + strings.ReplaceAll(x, "'", "''") + "'"
+		}
+		return "ARRAY[" + strings.Join(out, ", ") + "]::pg_catalog.text[]"
+	}
+	funcs := slices.Sorted(maps.Keys(refs.funcs))
+	ops := slices.Sorted(maps.Keys(refs.ops))
+	schemas := append([]string{"public"}, privileged...)
+	// One statement (one transaction) per name: a transaction holds a lock per object it creates.
+	var calls strings.Builder
+	for _, f := range funcs {
+		fmt.Fprintf(&calls, "SELECT lc_shadow.plant_all(%s, '{}');\n", q([]string{f}))
+	}
+	for _, o := range ops {
+		fmt.Fprintf(&calls, "SELECT lc_shadow.plant_all('{}', %s);\n", q([]string{o}))
+	}
+	calls.WriteString("CREATE SCHEMA IF NOT EXISTS lc_shadow_planted;\n")
+	var b strings.Builder
+	b.WriteString("SET search_path = pg_catalog;\n")
+	for _, s := range privileged {
+		fmt.Fprintf(&b, "CREATE SCHEMA IF NOT EXISTS %s;\nGRANT USAGE ON SCHEMA %[1]s TO PUBLIC;\n", `"`+s+`"`)
+	}
+	fmt.Fprintf(&b, `CREATE SCHEMA IF NOT EXISTS lc_shadow;
+CREATE OR REPLACE FUNCTION lc_shadow.cands(t pg_catalog.regtype, pool pg_catalog.regtype[]) RETURNS pg_catalog.regtype[]
+LANGUAGE sql STABLE SET search_path = pg_catalog AS $f$
+  SELECT CASE WHEN (SELECT typtype FROM pg_type WHERE oid = t) = 'p' THEN pool
+    ELSE ARRAY[t] || ARRAY(SELECT c FROM unnest(pool) c WHERE c <> t
+                                 AND EXISTS (SELECT FROM pg_cast WHERE castsource = c AND casttarget = t AND castcontext = 'i')) END
+$f$;
+CREATE OR REPLACE FUNCTION lc_shadow.plant_all(funcs text[], ops text[]) RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog AS $plant$
+DECLARE
+  inst text := current_user;
+  schemas text[] := %[1]s;
+  pool regtype[] := %[4]s::regtype[];
+  p record; s text; a1 regtype[]; a2 regtype[]; a3 regtype[]; t1 regtype; t2 regtype; t3 regtype;
+  args text; ret text; sig text; n int := 0; k int; fname text;
+BEGIN
+  IF EXISTS (SELECT FROM pg_namespace WHERE nspname = 'lc_shadow_planted') THEN RETURN; END IF;
+  -- Functions and aggregates, fixed arity up to 3.
+  FOR p IN SELECT pr.proname, pr.prokind, pr.proretset, pr.prorettype::regtype AS rt, pr.pronargs,
+                  pr.proargtypes::regtype[] AS at, pr.provariadic
+             FROM pg_proc pr WHERE pr.pronamespace = 'pg_catalog'::regnamespace AND pr.proname = ANY (funcs)
+              AND pr.prokind IN ('f', 'a') AND pr.pronargs <= 3 LOOP
+    ret := CASE WHEN (SELECT typtype FROM pg_type WHERE oid = p.rt) = 'p' THEN 'text' ELSE p.rt::text END;
+    IF p.provariadic <> 0 THEN
+      -- VARIADIC: the fixed arguments as declared, then 1 to 3 more of one pool type.
+      FOR k IN 1..3 LOOP
+        FOREACH t1 IN ARRAY pool LOOP
+          args := array_to_string(p.at[0:p.pronargs - 2], ', ');
+          args := concat_ws(', ', nullif(args, ''), array_to_string(array_fill(t1::text, ARRAY[k]), ', '));
+          FOREACH s IN ARRAY schemas LOOP
+            PERFORM lc_shadow.plant(s, p.proname, p.prokind, p.proretset, ret, args, inst);
+            n := n + 1;
+          END LOOP;
+        END LOOP;
+      END LOOP;
+      CONTINUE;
+    END IF;
+    a1 := CASE WHEN p.pronargs >= 1 THEN lc_shadow.cands(p.at[0], pool) ELSE ARRAY[NULL]::regtype[] END;
+    a2 := CASE WHEN p.pronargs >= 2 THEN lc_shadow.cands(p.at[1], pool) ELSE ARRAY[NULL]::regtype[] END;
+    a3 := CASE WHEN p.pronargs >= 3 THEN lc_shadow.cands(p.at[2], pool) ELSE ARRAY[NULL]::regtype[] END;
+    FOREACH t1 IN ARRAY a1 LOOP FOREACH t2 IN ARRAY a2 LOOP FOREACH t3 IN ARRAY a3 LOOP
+      args := concat_ws(', ', t1::text, t2::text, t3::text);
+      FOREACH s IN ARRAY schemas LOOP
+        PERFORM lc_shadow.plant(s, p.proname, p.prokind, p.proretset, ret, args, inst);
+        n := n + 1;
+      END LOOP;
+    END LOOP; END LOOP; END LOOP;
+  END LOOP;
+  -- Binary operators.
+  FOR p IN SELECT o.oprname, o.oprleft::regtype AS l, o.oprright::regtype AS r, o.oprresult::regtype AS rt
+             FROM pg_operator o WHERE o.oprnamespace = 'pg_catalog'::regnamespace AND o.oprname = ANY (ops) AND o.oprkind = 'b' LOOP
+    ret := CASE WHEN (SELECT typtype FROM pg_type WHERE oid = p.rt) = 'p' THEN 'text' ELSE p.rt::text END;
+    FOREACH t1 IN ARRAY lc_shadow.cands(p.l, pool) LOOP FOREACH t2 IN ARRAY lc_shadow.cands(p.r, pool) LOOP
+      CONTINUE WHEN t1 = p.l AND t2 = p.r;
+      FOREACH s IN ARRAY schemas LOOP
+        n := n + 1;
+        fname := 'lc_op_' || md5(p.oprname || t1 || t2);
+        PERFORM lc_shadow.plant(s, fname, 'f', false, ret, t1::text || ', ' || t2::text, inst);
+        BEGIN
+          EXECUTE format('CREATE OPERATOR %%I.%%s (LEFTARG = %%s, RIGHTARG = %%s, FUNCTION = %%I.%%I)', s, p.oprname, t1, t2, s, fname);
+        EXCEPTION WHEN duplicate_function OR duplicate_object THEN NULL;
+        END;
+      END LOOP;
+    END LOOP; END LOOP;
+  END LOOP;
+END
+$plant$;
+%[5]s`, q(schemas), "", "", q(shadowPool), calls.String())
+	return plantFunction + b.String() + castsSQL
+}
+
+// plantFunction creates one shadow function (or aggregate, with a shadow state function) in
+// schema s; a signature PostgreSQL refuses (a pseudo-type it cannot take) is skipped.
+const plantFunction = `SET search_path = pg_catalog;
+CREATE SCHEMA IF NOT EXISTS lc_shadow;
+CREATE OR REPLACE FUNCTION lc_shadow.plant(s text, name text, kind "char", retset bool, ret text, args text, inst text) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog AS $f$
+DECLARE
+  body text := format($b$BEGIN IF session_user::text <> %L THEN RAISE EXCEPTION '` + shadowMarker + `: %s.%s(%s) ran as %%', session_user; END IF; RETURN%s; END$b$,
+                      inst, s, name, args, CASE WHEN retset OR kind = 'a' THEN '' ELSE ' NULL' END);
+BEGIN
+  IF kind = 'a' THEN
+    EXECUTE format('CREATE OR REPLACE FUNCTION %I.%I(%s) RETURNS text LANGUAGE plpgsql SET search_path = pg_catalog AS %L',
+                   s, 'lc_sfunc_' || name, concat_ws(', ', 'text', nullif(args, '')),
+                   replace(body, 'RETURN;', 'RETURN NULL;'));
+    EXECUTE format('CREATE AGGREGATE %I.%I(%s) (SFUNC = %I.%I, STYPE = text)', s, name, coalesce(nullif(args, ''), '*'), s, 'lc_sfunc_' || name);
+  ELSE
+    EXECUTE format('CREATE OR REPLACE FUNCTION %I.%I(%s) RETURNS %s%s LANGUAGE plpgsql SET search_path = pg_catalog AS %L',
+                   s, name, args, CASE WHEN retset THEN 'SETOF ' ELSE '' END, ret, body);
+  END IF;
+EXCEPTION WHEN duplicate_function OR invalid_function_definition OR datatype_mismatch OR wrong_object_type
+          OR feature_not_supported OR undefined_object OR invalid_parameter_value OR syntax_error THEN
+  NULL;
+END
+$f$;
+`
+
+// castsSQL are user types with casts AS json and AS text that raise, and a table of them with
+// rows, which the digests read.
+const castsSQL = `DO $casts$
+DECLARE
+  inst text := current_user;
+  body text;
+BEGIN
+  IF EXISTS (SELECT FROM pg_type WHERE typname = 'lc_mood') THEN RETURN; END IF;
+  CREATE TYPE public.lc_mood AS ENUM ('sad', 'ok');
+  CREATE TYPE public.lc_moods AS RANGE (subtype = public.lc_mood);
+  CREATE DOMAIN public.lc_good AS public.lc_mood;
+  CREATE TYPE public.lc_pair AS (m public.lc_mood, n int);
+  body := format($b$BEGIN IF session_user::text <> %L THEN RAISE EXCEPTION '` + shadowMarker + `: a cast ran as %%', session_user; END IF; RETURN NULL; END$b$, inst);
+  EXECUTE format('CREATE FUNCTION public.lc_cast_json(public.lc_mood) RETURNS json LANGUAGE plpgsql AS %L', body);
+  EXECUTE format('CREATE FUNCTION public.lc_cast_text(public.lc_mood) RETURNS text LANGUAGE plpgsql AS %L', body);
+  EXECUTE format('CREATE FUNCTION public.lc_cast_range(public.lc_moods) RETURNS json LANGUAGE plpgsql AS %L', body);
+  EXECUTE format('CREATE FUNCTION public.lc_cast_array(public.lc_mood[]) RETURNS json LANGUAGE plpgsql AS %L', body);
+  EXECUTE format('CREATE FUNCTION public.lc_cast_pair(public.lc_pair) RETURNS json LANGUAGE plpgsql AS %L', body);
+  CREATE CAST (public.lc_mood AS json) WITH FUNCTION public.lc_cast_json(public.lc_mood);
+  CREATE CAST (public.lc_mood AS text) WITH FUNCTION public.lc_cast_text(public.lc_mood);
+  CREATE CAST (public.lc_moods AS json) WITH FUNCTION public.lc_cast_range(public.lc_moods);
+  CREATE CAST (public.lc_mood[] AS json) WITH FUNCTION public.lc_cast_array(public.lc_mood[]);
+  CREATE CAST (public.lc_pair AS json) WITH FUNCTION public.lc_cast_pair(public.lc_pair);
+  CREATE TABLE public.lc_feelings (id int PRIMARY KEY, m public.lc_mood, r public.lc_moods, d public.lc_good,
+                                   a public.lc_mood[], p public.lc_pair);
+  ALTER TABLE public.lc_feelings ENABLE ROW LEVEL SECURITY;
+  INSERT INTO public.lc_feelings VALUES (1, 'ok', '[sad,ok)', 'ok', '{sad,ok}', '(ok,2)');
+END
+$casts$;
+RESET search_path;
+`
+
+// TestPrivilegedSessionsRunNoShadow is the dynamic half of the construction test: a migration
+// plants a shadow of every function and operator name ledgercheck's own SQL uses (collected by
+// the static test's parse) and user types with casts, and every command that opens a privileged
+// session runs over it, on the embedded cluster and on a --dsn server: none may run a shadow
+// (each would raise shadowMarker, which the command reports as an error, exit 3), and each
+// command exits 0 or 1.
+func TestPrivilegedSessionsRunNoShadow(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	texts, _ := toolSQL(t)
+	refs := newRefs()
+	for _, x := range texts {
+		checkTree(x.tree, refs)
+	}
+	dsn, err := scratchtest.StartDSNServer(scratchtest.DSNServerOptions{Preload: "ledgercheck_guard", Superuser: "lc_super"})
+	if err != nil {
+		scratchtest.Unavailable(t, err)
+	}
+	t.Cleanup(func() {
+		if err := dsn.Stop(); err != nil {
+			t.Errorf("stopping the --dsn server: %v", err)
+		}
+	})
+	dir := t.TempDir()
+	t.Setenv("LEDGERCHECK_CACHE_DIR", filepath.Join(dir, "cache"))
+	commands := [][]string{
+		{"check"},
+		{"lint", "--install", "shadows.sql"},
+		{"rerun", "shadows.sql", "--fixture", "fixture.sql"},
+		{"parity"},
+		{"snapshot", "--install", "shadows.sql"},
+		{"allowlist", "suggest"},
+	}
+	// Each mode's privileged role: the embedded cluster's superuser, the --dsn role.
+	for _, mode := range []struct{ name, role, dsn string }{{"embedded", "supabase_admin", ""}, {"dsn", "lc_super", dsn.DSN}} {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Chdir(shadowRepo(t, filepath.Join(dir, mode.name), shadowSQL(refs, []string{mode.role})))
+			for _, args := range commands {
+				if mode.dsn != "" {
+					args = append(slices.Clone(args), "--dsn", mode.dsn)
+				}
+				runNoShadow(t, args...)
+			}
+			if mode.dsn != "" {
+				runNoShadow(t, "cleanup", "--dsn", mode.dsn)
+			}
+		})
+	}
+}
+
+// shadowRepo writes, in dir, a repository whose artifact and port are migration, with a
+// previous version, a fixture and a probe, and returns dir.
+func shadowRepo(t *testing.T, dir, migration string) string {
+	t.Helper()
+	files := map[string]string{
+		"shadows.sql":  migration,
+		"previous.sql": "CREATE TABLE IF NOT EXISTS public.lc_before (id int PRIMARY KEY, note text);\nINSERT INTO public.lc_before VALUES (1, 'a') ON CONFLICT DO NOTHING;\n",
+		"fixture.sql":  "INSERT INTO public.lc_before VALUES (2, 'b') ON CONFLICT DO NOTHING;\n",
+		"ledgercheck.yaml": `version: 2
+artifact:
+  file: shadows.sql
+  dim: 1536
+  previous: previous.sql
+ports:
+  - name: same
+    file: shadows.sql
+    dim: 1536
+prerequisites:
+  openbrain: true
+fixture: fixture.sql
+probes:
+  - name: feelings
+    sql: SELECT id, m, r, d, a, p FROM public.lc_feelings ORDER BY id
+`,
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runNoShadow runs ledgercheck with args and fails unless it exits 0 or 1 without a shadow's
+// marker in its output.
+func runNoShadow(t *testing.T, args ...string) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errs)
+	all := out.String() + errs.String()
+	if shadowRan.MatchString(all) || code > 1 {
+		t.Errorf("ledgercheck %s: exit %d\n%s", strings.Join(args, " "), code, tail(all, 3000))
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n:]
+}
