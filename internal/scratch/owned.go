@@ -668,35 +668,50 @@ func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration,
 	var errs []error
 	admin := conn.Config()
 	for _, id := range ids {
-		d, err := findDeadRun(ctx, conn, id, dead[id])
-		if err != nil {
-			return dropped, err
-		}
-		names, err := dropDatabases(ctx, conn, admin, d.dbs)
-		dropped = append(dropped, names...)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		if len(d.taken) > 0 {
-			errs = append(errs, fmt.Errorf("run %s's user SQL took database %s, which existed before it (REASSIGN OWNED); give it back to its owner, `ALTER DATABASE %s OWNER TO <owner>`, then run `ledgercheck cleanup --dsn` again", id, strings.Join(d.taken, ", "), ident(d.taken[0])))
-			continue
-		}
-		run := map[uint32]bool{}
-		for _, r := range d.roles {
-			run[r.oid] = true
-		}
-		if err := revokeShared(ctx, conn, run); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		gone, err := dropRunRoles(ctx, conn, slices.Concat(d.roles[1:], d.roles[:1], api[id]))
-		dropped = append(dropped, gone...)
-		if err != nil {
-			errs = append(errs, err)
+		// A killed run's CREATE DATABASE can still be finishing on the server after its lock is
+		// gone: a database that appears meanwhile keeps the run's roles from being dropped, and
+		// is found by a second look.
+		for attempt := 0; ; attempt++ {
+			names, again, err := sweepRun(ctx, conn, admin, id, dead[id], api[id])
+			dropped = append(dropped, names...)
+			if err != nil && again && attempt < 10 {
+				time.Sleep(200 * time.Millisecond)
+				continue
+			}
+			if err != nil {
+				errs = append(errs, err)
+			}
+			break
 		}
 	}
 	if len(errs) > 0 {
 		return dropped, fault.Env(errors.Join(errs...))
 	}
 	return dropped, nil
+}
+
+// sweepRun drops what the dead run id (install role install; api: the Supabase API roles and
+// reader it created) left, and returns what it dropped; again says that only dropping its roles
+// failed, which a second look may fix.
+func sweepRun(ctx context.Context, conn *pgx.Conn, admin *pgx.ConnConfig, id string, install roleRef, api []roleRef) (dropped []string, again bool, err error) {
+	d, err := findDeadRun(ctx, conn, id, install)
+	if err != nil {
+		return nil, false, err
+	}
+	dropped, err = dropDatabases(ctx, conn, admin, d.dbs)
+	if err != nil {
+		return dropped, false, err
+	}
+	if len(d.taken) > 0 {
+		return dropped, false, fmt.Errorf("run %s's user SQL took database %s, which existed before it (REASSIGN OWNED); give it back to its owner, `ALTER DATABASE %s OWNER TO <owner>`, then run `ledgercheck cleanup --dsn` again", id, strings.Join(d.taken, ", "), ident(d.taken[0]))
+	}
+	run := map[uint32]bool{}
+	for _, r := range d.roles {
+		run[r.oid] = true
+	}
+	if err := revokeShared(ctx, conn, run); err != nil {
+		return dropped, false, err
+	}
+	gone, err := dropRunRoles(ctx, conn, slices.Concat(d.roles[1:], d.roles[:1], api))
+	return append(dropped, gone...), err != nil, err
 }
