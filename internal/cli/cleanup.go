@@ -24,10 +24,13 @@ before it starts. cleanup does the same without starting a run.
 A run holds an advisory lock on the server for its whole life and creates nothing before it
 holds it; the server releases a session's locks when the session ends, however it ends. So what
 a run left is dropped only when its run is provably gone: its install role (ledgercheck_ and 12
-hex digits, marked with its run id when it was created), the databases that role owns (whatever
-they are called now), the roles the run's SQL created (those its install role administers) and
-the Supabase API roles it created (marked too). Anything else on the server, ledgercheck-like
-names included, is never touched. A run killed a moment ago may hold its lock for a second more,
+hex digits, marked with its run id when it was created), its databases (named after it, or made
+after it and owned by its roles; prepared transactions in them are rolled back and IS_TEMPLATE
+and connection settings undone first), the roles its SQL created that are still tied to its
+install role (memberships, ADMIN OPTION, grants they made) and the Supabase API roles it created
+(marked too). Anything that existed before the run is never dropped: a database the run's SQL
+took over (REASSIGN OWNED) is named, with the one statement that gives it back, and cleanup exits
+3 until a superuser has run it. A run killed a moment ago may hold its lock for a second more,
 while the server notices; cleanup then leaves it, and a second cleanup drops it.
 
 The DSN's role must be a superuser, as for runs. --older-than (0 or more) spares what runs that

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,10 +20,10 @@ import (
 // one session for its whole life; the server releases a session's locks when it ends, however it
 // ends, so a run is gone when no session holds its lock. Its install role `ledgercheck_<id>` is
 // created with the run's mark as its comment in one transaction; the run's databases are created
-// owned by that role (`ledgercheck_<id>_<n>`, and still owned by it if user SQL renamed one);
-// the roles user SQL created are those the install role holds ADMIN OPTION on (PostgreSQL 16
-// grants that to a role's creator; ledgercheck's guard does on 15); the Supabase API roles the
-// run created carry its mark as their comment.
+// owned by that role and named `ledgercheck_<id>_<n>`; the Supabase API roles the run created
+// carry its mark as their comment. A run that ends drops exactly the roles that appeared on the
+// server while it held the turn (owned.go); a run that was killed is swept by the next run or by
+// `ledgercheck cleanup`, which find its roles by their ties to its install role (findDeadRun).
 
 // runRoleName matches the name of a run's install role.
 var runRoleName = regexp.MustCompile(`^ledgercheck_([0-9a-f]{12})$`)
@@ -43,10 +40,11 @@ func runKey(id string) int32 {
 
 const markPrefix = "ledgercheck run "
 
-// mark is the comment put on the roles a run creates: which run, where, when.
+// mark is the comment put on the roles a run creates: which run (its random id) and when it
+// started. User SQL can read it, so it says nothing of the host that runs ledgercheck: no host
+// name, no process id. A live run is told from a dead one by its advisory lock (lockRun).
 func (s *Server) mark() string {
-	host, _ := os.Hostname()
-	return fmt.Sprintf("%s%s on %s:%d at %s", markPrefix, s.runID, host, os.Getpid(), time.Now().UTC().Format(time.RFC3339))
+	return fmt.Sprintf("%s%s at %s", markPrefix, s.runID, s.started.UTC().Format(time.RFC3339))
 }
 
 // markedRun returns the run id and start time of a mark; ok is false for a comment that is not one.
@@ -97,7 +95,12 @@ func (s *Server) lockRun(ctx context.Context) error {
 	if len(dropped) > 0 {
 		fmt.Fprintf(s.opts.Log, "scratch: dropped what killed runs left on the server: %s\n", strings.Join(dropped, ", "))
 	}
-	return err
+	if err != nil {
+		// What a killed run left and this one cannot drop does not stop this run: it is the
+		// killed run's, and `ledgercheck cleanup` says what to do about it.
+		fmt.Fprintf(s.opts.Log, "scratch: what killed runs left stays on the server: %s; run `ledgercheck cleanup --dsn` for what to do\n", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return nil
 }
 
 // checkGuard decides whether the install role may have CREATEROLE (see [Server]), and in the
@@ -125,10 +128,12 @@ func (s *Server) checkGuard(ctx context.Context, conn *pgx.Conn) error {
 }
 
 // Cleanup drops what runs of ledgercheck that are gone left on the server at dsn (a run killed
-// with SIGKILL cannot drop its own): their databases, the roles their user SQL created, their
-// install roles and the Supabase API roles they created. Runs that are still going are never
-// touched, nor is anything whose name or mark is not a run's. olderThan (0 or more) leaves
-// alone what runs that started less than that long ago left. It returns what it dropped.
+// with SIGKILL cannot drop its own): their databases, the roles their user SQL created that are
+// still tied to their install roles, their install roles and the Supabase API roles they created
+// (see findDeadRun). Runs that are still going are never touched, nor is anything that existed
+// before a run: a database a dead run's SQL took is named in the error with what to run.
+// olderThan (0 or more) leaves alone what runs that started less than that long ago left. It
+// returns what it dropped.
 func Cleanup(ctx context.Context, dsn string, olderThan time.Duration) ([]string, error) {
 	if olderThan < 0 {
 		return nil, fault.Input(fmt.Errorf("--older-than %s: want a duration of 0 or more", olderThan))
@@ -151,120 +156,6 @@ func Cleanup(ctx context.Context, dsn string, olderThan time.Duration) ([]string
 		return nil, fault.Env(errors.New("cleanup needs the --dsn role to be a superuser, as runs do"))
 	}
 	return sweepDeadRuns(ctx, conn, olderThan, "")
-}
-
-// sweepDeadRuns drops the leftovers of every run other than self whose lock no session holds
-// and that started at least olderThan ago. A run is known by its install role, whose mark was
-// set in the transaction that created it; its databases are those it, or a role it
-// administers, owns (whatever they were renamed to).
-func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration, self string) ([]string, error) {
-	rows, err := conn.Query(ctx, `SELECT objid::pg_catalog.int4 FROM pg_locks WHERE locktype OPERATOR(pg_catalog.=) 'advisory' AND classid OPERATOR(pg_catalog.=) $1::pg_catalog.oid
-		AND objsubid OPERATOR(pg_catalog.=) 2 AND granted`, int64(lockClass))
-	if err != nil {
-		return nil, fault.Env(fmt.Errorf("listing the runs in progress: %s", serverMessage(err)))
-	}
-	keys, err := pgx.CollectRows(rows, pgx.RowTo[int32])
-	if err != nil {
-		return nil, fault.Env(fmt.Errorf("listing the runs in progress: %s", serverMessage(err)))
-	}
-	type roleRow struct{ name, comment string }
-	rows, err = conn.Query(ctx, `SELECT r.rolname, coalesce(pg_catalog.shobj_description(r.oid, 'pg_authid'), '') FROM pg_roles r
-		WHERE r.rolname OPERATOR(pg_catalog.~~) 'ledgercheck\_%' OR r.rolname OPERATOR(pg_catalog.=) ANY($1::pg_catalog.text[]) ORDER BY 1`, apiRoles)
-	if err != nil {
-		return nil, fault.Env(fmt.Errorf("listing roles: %s", serverMessage(err)))
-	}
-	roles, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (roleRow, error) {
-		var x roleRow
-		return x, r.Scan(&x.name, &x.comment)
-	})
-	if err != nil {
-		return nil, fault.Env(fmt.Errorf("listing roles: %s", serverMessage(err)))
-	}
-	dead := map[string]bool{} // run ids
-	api := map[string][]string{}
-	for _, r := range roles {
-		id, at, marked := markedRun(r.comment)
-		if !marked || id == self || slices.Contains(keys, runKey(id)) || time.Since(at) < olderThan {
-			continue
-		}
-		if m := runRoleName.FindStringSubmatch(r.name); m != nil && m[1] == id {
-			dead[id] = true
-		} else if slices.Contains(apiRoles, r.name) || r.name == readerName(id) {
-			api[id] = append(api[id], r.name)
-		}
-	}
-	ids := make([]string, 0, len(dead))
-	for id := range dead {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	var dropped []string
-	var errs []error
-	for _, id := range ids {
-		install := NamePrefix + id
-		rows, err := conn.Query(ctx, `SELECT d.datname FROM pg_database d JOIN pg_roles o ON o.oid OPERATOR(pg_catalog.=) d.datdba
-			WHERE o.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.text
-			   OR o.oid OPERATOR(pg_catalog.=) ANY (SELECT m.roleid FROM pg_auth_members m JOIN pg_roles i ON i.oid OPERATOR(pg_catalog.=) m.member
-			                                       WHERE i.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.text AND m.admin_option)
-			ORDER BY 1`, install)
-		if err != nil {
-			return dropped, fault.Env(fmt.Errorf("listing the databases of %s: %s", install, serverMessage(err)))
-		}
-		dbs, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return dropped, fault.Env(fmt.Errorf("listing the databases of %s: %s", install, serverMessage(err)))
-		}
-		for _, d := range dbs {
-			if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(d)+" WITH (FORCE)"); err != nil {
-				errs = append(errs, fmt.Errorf("dropping %s: %s", d, serverMessage(err)))
-				continue
-			}
-			dropped = append(dropped, d)
-		}
-		names, err := dropRoles(ctx, conn, install, api[id], nil)
-		dropped = append(dropped, names...)
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) > 0 {
-		return dropped, fault.Env(errors.Join(errs...))
-	}
-	return dropped, nil
-}
-
-// dropRoles drops the roles install administers (created by user SQL that ran as it), install
-// itself, then api. A role that something outside the run still depends on (another client's
-// database) cannot be dropped and is left alone, and said so on log.
-func dropRoles(ctx context.Context, conn *pgx.Conn, install string, api []string, log io.Writer) ([]string, error) {
-	if log == nil {
-		log = io.Discard
-	}
-	var names []string
-	if install != "" {
-		rows, err := conn.Query(ctx, `SELECT r.rolname FROM pg_auth_members m
-			JOIN pg_roles r ON r.oid OPERATOR(pg_catalog.=) m.roleid JOIN pg_roles i ON i.oid OPERATOR(pg_catalog.=) m.member
-			WHERE i.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.text AND m.admin_option
-			  AND r.rolname OPERATOR(pg_catalog.<>) ALL($2::pg_catalog.text[]) AND r.rolname OPERATOR(pg_catalog.!~) '^pg_'
-			ORDER BY 1`, install, apiRoles)
-		if err != nil {
-			return nil, fault.Env(fmt.Errorf("listing the roles %s created: %s", install, serverMessage(err)))
-		}
-		if names, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-			return nil, fault.Env(fmt.Errorf("listing the roles %s created: %s", install, serverMessage(err)))
-		}
-		names = append(names, install)
-	}
-	names = append(names, api...)
-	var dropped []string
-	for _, n := range names {
-		if _, err := conn.Exec(ctx, "DROP ROLE IF EXISTS "+ident(n)); err != nil {
-			fmt.Fprintf(log, "scratch: role %s stays on the server: %s\n", n, serverMessage(err))
-			continue
-		}
-		dropped = append(dropped, "role "+n)
-	}
-	return dropped, nil
 }
 
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

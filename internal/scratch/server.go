@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,8 +93,10 @@ type Server struct {
 	noCreateRole string
 
 	// Server mode only.
-	anchor     *pgx.Conn // holds the run's locks for its whole life (see cleanup.go)
-	apiCreated []string  // environment roles this run created on the server
+	anchor     *pgx.Conn    // holds the run's locks for its whole life (see cleanup.go)
+	apiCreated []string     // environment roles this run created on the server
+	before     *sharedState // the server's roles and databases before the run made any (owned.go)
+	started    time.Time    // when the run started, in its roles' mark
 
 	saving chan struct{} // closed once the cache entry this run builds is written (cache.go)
 	lim    limitState    // the statements the size watchdog may stop (limits.go)
@@ -141,7 +144,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	if opts.InstallTimeout == 0 {
 		opts.InstallTimeout = 120 * time.Second
 	}
-	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret(), readerPass: newSecret()}
+	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret(), readerPass: newSecret(), started: time.Now()}
 	t0 := time.Now()
 	defer func() {
 		if err != nil {
@@ -183,6 +186,18 @@ func (s *Server) setUp(ctx context.Context) error {
 	}
 	if err := s.checkGuard(ctx, conn); err != nil {
 		return err
+	}
+	if s.cl == nil {
+		// Under the turn lock, before the run makes anything: what is on the server now is not
+		// the run's, and is never dropped (owned.go).
+		before, err := readSharedState(ctx, conn)
+		if err != nil {
+			return err
+		}
+		s.before = before
+		if err := checkInherited(ctx, conn); err != nil {
+			return err
+		}
 	}
 	return s.createRoles(ctx, conn)
 }
@@ -536,8 +551,12 @@ func (s *Server) drop(ctx context.Context, name string) error {
 		return fmt.Errorf("connecting to drop %s: %s", name, serverMessage(err))
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
-		return fmt.Errorf("dropping %s: %s", name, serverMessage(err))
+	if s.cl != nil {
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
+			return fmt.Errorf("dropping %s: %s", name, serverMessage(err))
+		}
+	} else if _, err := dropDatabases(ctx, conn, s.admin, []string{name}); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	for i, n := range s.created {
@@ -595,19 +614,15 @@ func (s *Server) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var errs []error
-	for i := len(names) - 1; i >= 0; i-- {
-		if err := s.drop(ctx, names[i]); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if s.installRole != "" {
-		if _, err := dropRoles(ctx, s.anchor, s.installRole, append([]string{s.readerRole}, s.apiCreated...), s.opts.Log); err != nil {
-			errs = append(errs, err)
-		}
+	slices.Reverse(names)
+	var err error
+	if s.before != nil {
+		err = s.closeServerRun(ctx, s.anchor, names)
+	} else {
+		_, err = dropDatabases(ctx, s.anchor, s.admin, names)
 	}
 	s.anchor.Close(ctx) // releases the run's locks
-	return errors.Join(errs...)
+	return err
 }
 
 // readerName is the name of the reader role of run id on a --dsn server (in the embedded

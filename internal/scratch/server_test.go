@@ -75,9 +75,13 @@ func TestServerModeDropsExactlyWhatItCreated(t *testing.T) {
 		t.Errorf("database %q lacks the %q prefix", db.Name, scratch.NamePrefix)
 	}
 	// A migration that creates a role (cluster-wide) and makes an API role a member of it, as the
-	// shipped port does; and a role another client creates while the run goes on.
+	// shipped port does; and roles another client creates while the run goes on and ties to
+	// what is theirs: one that owns a schema of theirs, one a superuser makes a member of a role
+	// of theirs. (One another client would create and leave untouched cannot be told from one the
+	// run's SQL made and detached from every tie, and would go with the run.)
 	scratchtest.Exec(t, db, "role.sql", "CREATE ROLE lc_run_role NOLOGIN;\nGRANT lc_run_role TO service_role;\nCREATE TABLE public.t (id int);\nGRANT SELECT ON public.t TO lc_run_role;")
-	if _, err := admin.Exec(ctx, `CREATE ROLE other_client_role NOLOGIN`); err != nil {
+	if _, err := admin.Exec(ctx, `CREATE ROLE other_client_role NOLOGIN; CREATE SCHEMA other_client AUTHORIZATION other_client_role;
+		CREATE ROLE other_client_group NOLOGIN; CREATE ROLE other_client_member NOLOGIN IN ROLE other_client_group`); err != nil {
 		t.Fatal(err)
 	}
 	var user, session string
@@ -94,7 +98,7 @@ func TestServerModeDropsExactlyWhatItCreated(t *testing.T) {
 	if !slices.Equal(dbsAfter, dbsBefore) {
 		t.Errorf("databases before %v, after %v: a run must drop exactly what it created", dbsBefore, dbsAfter)
 	}
-	if want := append(slices.Clone(rolesBefore), "other_client_role"); !slices.Equal(rolesAfter, sorted(want)) {
+	if want := append(slices.Clone(rolesBefore), "other_client_group", "other_client_member", "other_client_role"); !slices.Equal(rolesAfter, sorted(want)) {
 		t.Errorf("roles before %v, after %v; want the run's roles (install role, API roles, lc_run_role) gone and other_client_role kept", rolesBefore, rolesAfter)
 	}
 }

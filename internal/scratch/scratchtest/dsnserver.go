@@ -45,6 +45,8 @@ type DSNServerOptions struct {
 	PGBin string
 	// Superuser names the bootstrap superuser (default postgres, as in a postgres container).
 	Superuser string
+	// Settings are more server settings, "name=value" (e.g. "max_prepared_transactions=4").
+	Settings []string
 }
 
 // StartDSNServer runs initdb and starts a server on a unix socket in a new temp dir. When the
@@ -98,6 +100,9 @@ func StartDSNServer(opts DSNServerOptions) (s *DSNServer, err error) {
 	}
 	if opts.Preload != "" {
 		args = append(args, "-c", "shared_preload_libraries="+opts.Preload)
+	}
+	for _, kv := range opts.Settings {
+		args = append(args, "-c", kv)
 	}
 	s.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -23,15 +23,18 @@
 #endif
 
 #include "access/xact.h"
+#include "catalog/pg_auth_members.h"
 #include "catalog/pg_authid.h"
 #include "commands/dbcommands.h"
 #include "commands/user.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/guc.h"
+#include "utils/syscache.h"
 
 #ifndef GUARD_VERSION
 #error "build with -DGUARD_VERSION=\"<digest of this file>\" (the Makefile beside this file does)"
@@ -86,6 +89,58 @@ require_admin(const char *action, Oid role)
 			 errhint(GUARD_HINT)));
 }
 
+/*
+ * granted_by_other reports whether member's membership in role was granted by a role whose
+ * privileges the current user does not have. PostgreSQL 16 revokes only the grants the revoker
+ * made (or a role it acts for made): REVOKE r FROM m finds no grant of r to m by the current
+ * user and, with a warning, revokes nothing. So a CREATEROLE user cannot drop the ADMIN OPTION
+ * the server gave it on a role it created (granted by the bootstrap superuser), and every role it
+ * creates stays tied to it. (16 picks one grantor among the roles the user acts for; any role
+ * whose privileges the user has stands in for it here.)
+ */
+static bool
+granted_by_other(Oid role, Oid member)
+{
+	HeapTuple	tup;
+	bool		other = false;
+
+	if (!OidIsValid(role) || !OidIsValid(member))
+		return false;
+	tup = SearchSysCache2(AUTHMEMROLEMEM, ObjectIdGetDatum(role), ObjectIdGetDatum(member));
+	if (HeapTupleIsValid(tup))
+	{
+		other = !has_privs_of_role(GetUserId(), ((Form_pg_auth_members) GETSTRUCT(tup))->grantor);
+		ReleaseSysCache(tup);
+	}
+	return other;
+}
+
+/*
+ * revocable returns the members among members (RoleSpecs) whose membership in role the current
+ * user may revoke, warning as PostgreSQL 16 does for each of the others.
+ */
+static List *
+revocable(Oid role, const char *rolename, List *members)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, members)
+	{
+		Oid			member = get_rolespec_oid(lfirst(lc), true);
+
+		if (granted_by_other(role, member))
+			ereport(WARNING,
+					(errmsg("role \"%s\" has not been granted membership in role \"%s\" by role \"%s\"",
+							GetUserNameFromId(member, false), rolename,
+							GetUserNameFromId(GetUserId(), false)),
+					 errhint(GUARD_HINT)));
+		else
+			out = lappend(out, lfirst(lc));
+	}
+	return out;
+}
+
 /* GRANT role TO ..., REVOKE [ADMIN OPTION FOR] role FROM ...: ADMIN OPTION on every role. */
 static void
 check_grant_role(GrantRoleStmt *stmt)
@@ -100,6 +155,72 @@ check_grant_role(GrantRoleStmt *stmt)
 			require_admin(stmt->is_grant ? "grant" : "revoke",
 						  get_role_oid(priv->priv_name, true));
 	}
+}
+
+/*
+ * A REVOKE (or ALTER GROUP ... DROP USER) of grants others made revokes nothing in PostgreSQL 16,
+ * with a warning for each. So does the guard: revoke_split returns the statements to run instead
+ * of a REVOKE, one per role with the members whose grant the current user may revoke (none when
+ * it may revoke none), or the statement itself when it may revoke every one. The statement is
+ * copied, never changed in place (the plan may be cached).
+ */
+static List *
+revoke_split(Node *parsetree)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	if (IsA(parsetree, GrantRoleStmt) && !((GrantRoleStmt *) parsetree)->is_grant)
+	{
+		GrantRoleStmt *stmt = (GrantRoleStmt *) parsetree;
+		bool		whole = true;
+
+		foreach(lc, stmt->granted_roles)
+		{
+			AccessPriv *priv = lfirst_node(AccessPriv, lc);
+			List	   *members;
+			GrantRoleStmt *one;
+
+			if (priv->priv_name == NULL)
+				return list_make1(parsetree);
+			members = revocable(get_role_oid(priv->priv_name, true), priv->priv_name, stmt->grantee_roles);
+			if (list_length(members) != list_length(stmt->grantee_roles))
+				whole = false;
+			if (members == NIL)
+				continue;
+			one = copyObject(stmt);
+			one->granted_roles = list_make1(copyObject(priv));
+			one->grantee_roles = members;
+			out = lappend(out, one);
+		}
+		return whole ? list_make1(parsetree) : out;
+	}
+	if (IsA(parsetree, AlterRoleStmt) && ((AlterRoleStmt *) parsetree)->action < 0)
+	{
+		AlterRoleStmt *stmt = (AlterRoleStmt *) parsetree;
+		Oid			role = get_rolespec_oid(stmt->role, true);
+
+		if (!OidIsValid(role))
+			return list_make1(parsetree);	/* the core reports it */
+		foreach(lc, stmt->options)
+		{
+			DefElem    *opt = lfirst_node(DefElem, lc);
+			List	   *members;
+			AlterRoleStmt *copy;
+
+			if (strcmp(opt->defname, "rolemembers") != 0)
+				continue;
+			members = revocable(role, get_rolespec_name(stmt->role), (List *) opt->arg);
+			if (list_length(members) == list_length((List *) opt->arg))
+				break;
+			if (members == NIL)
+				return NIL;
+			copy = copyObject(stmt);
+			copy->options = list_make1(makeDefElem(pstrdup("rolemembers"), (Node *) members, opt->location));
+			return list_make1(copy);
+		}
+	}
+	return list_make1(parsetree);
 }
 
 /*
@@ -139,6 +260,9 @@ check_create_role(CreateRoleStmt *stmt)
  * ALTER ROLE/USER attributes need ADMIN OPTION on the role, except that a role may change its own
  * password (and nothing else of its own). ALTER GROUP g ADD/DROP USER (the option "rolemembers";
  * stmt->action says which) grants or revokes membership in g, so it needs ADMIN OPTION on g.
+ * As in PostgreSQL 16, even an admin may set or clear CREATEDB, REPLICATION or BYPASSRLS only if
+ * it has that attribute itself (15's core already keeps REPLICATION and BYPASSRLS, and every
+ * change to a superuser, to superusers).
  */
 static void
 check_alter_role(AlterRoleStmt *stmt)
@@ -158,6 +282,24 @@ check_alter_role(AlterRoleStmt *stmt)
 	}
 	if (!own_password)
 		require_admin("alter", role);
+	foreach(lc, stmt->options)
+	{
+		DefElem    *opt = lfirst_node(DefElem, lc);
+		const char *attr = NULL;
+
+		if (strcmp(opt->defname, "createdb") == 0 && !have_createdb_privilege())
+			attr = "CREATEDB";
+		else if (strcmp(opt->defname, "isreplication") == 0 && !has_rolreplication(GetUserId()))
+			attr = "REPLICATION";
+		else if (strcmp(opt->defname, "bypassrls") == 0 && !has_bypassrls_privilege(GetUserId()))
+			attr = "BYPASSRLS";
+		if (attr != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to alter role"),
+					 errdetail("Only roles with the %s attribute may change the %s attribute.", attr, attr),
+					 errhint(GUARD_HINT)));
+	}
 }
 
 /*
@@ -274,7 +416,26 @@ guard_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 
 	if (guarded)
 	{
+		List	   *stmts;
+		ListCell   *lc;
+
 		check_statement(parsetree);
+		stmts = revoke_split(parsetree);
+		if (list_length(stmts) != 1 || linitial(stmts) != parsetree)
+		{
+			/* A REVOKE of grants others made: only what 16 would revoke (see revoke_split). */
+			foreach(lc, stmts)
+			{
+				PlannedStmt *one = copyObject(pstmt);
+
+				one->utilityStmt = lfirst(lc);
+				if (prev_ProcessUtility)
+					prev_ProcessUtility(one, queryString, false, context, params, queryEnv, dest, qc);
+				else
+					standard_ProcessUtility(one, queryString, false, context, params, queryEnv, dest, qc);
+			}
+			return;
+		}
 		if (IsA(parsetree, CreateRoleStmt))
 			created = pstrdup(((CreateRoleStmt *) parsetree)->role);
 	}
