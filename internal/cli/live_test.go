@@ -73,27 +73,37 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-// A database holding the shipped port, as a deployment installed it, passes parity with the
-// port's file and the shipped allowlist, read by a role that has nothing but CONNECT; a grant to
-// anon made afterwards is reported; and nothing on that server changes.
-func TestParityLiveDatabase(t *testing.T) {
+// portFile is the shipped production port's file, from this package.
+const portFile = "../../migrations/ports/decision_ledger_1024.sql"
+
+// deployedPort starts a server standing in for a deployment (a --dsn server of the test's own,
+// stopped when the test ends), deploys the shipped port into its database prod, and returns it
+// with a DSN of prod for a role that has nothing but CONNECT.
+func deployedPort(t *testing.T) (*scratchtest.DSNServer, string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts two servers")
 	}
-	const port = "../../migrations/ports/decision_ledger_1024.sql"
 	live, err := scratchtest.StartDSNServer(scratchtest.DSNServerOptions{})
 	if err != nil {
 		scratchtest.Unavailable(t, err)
 	}
-	defer live.Stop()
-	live.Deploy(t, "prod", 1024, port)
+	t.Cleanup(func() { live.Stop() })
+	live.Deploy(t, "prod", 1024, portFile)
 	if _, err := live.Conn(t).Exec(context.Background(), "CREATE ROLE reader LOGIN"); err != nil {
 		t.Fatal(err)
 	}
-	reader := live.DSNOf("reader", "prod")
+	return live, live.DSNOf("reader", "prod")
+}
+
+// A database holding the shipped port, as a deployment installed it, passes parity with the
+// port's file and the shipped allowlist, read by a role that has nothing but CONNECT; a grant to
+// anon made afterwards is reported; and nothing on that server changes.
+func TestParityLiveDatabase(t *testing.T) {
+	live, reader := deployedPort(t)
 
 	before := serverState(t, live, "prod")
-	code, out, errs := runCLI(t, "parity", "--config", repoConfig, "--right-dsn", reader, "--right", port, "--right-dim", "1024")
+	code, out, errs := runCLI(t, "parity", "--config", repoConfig, "--right-dsn", reader, "--right", portFile, "--right-dim", "1024")
 	if code == ExitEnv {
 		t.Skipf("no Postgres: %s", errs)
 	}
@@ -108,7 +118,7 @@ func TestParityLiveDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	before = serverState(t, live, "prod")
-	code, out, errs = runCLI(t, "parity", "-q", "--config", repoConfig, "--port-dsn", reader, "--port", port, "--port-dim", "1024")
+	code, out, errs = runCLI(t, "parity", "-q", "--config", repoConfig, "--port-dsn", reader, "--port", portFile, "--port-dim", "1024")
 	if code != ExitFindings || !strings.Contains(out, "acl:anon of table public.agent_decision_ledger differs [unreviewed-difference]") {
 		t.Errorf("a grant to anon in the deployment: exit %d\n%s%s", code, out, errs)
 	}
@@ -133,22 +143,15 @@ func TestParityLiveDatabase(t *testing.T) {
 // port is only compared (no lint, install, audit or rerun phase of its own), and the entries for
 // objects only the port's own file creates cannot match (parity's note says so).
 func TestCheckLiveDatabase(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts two servers")
-	}
-	const port = "../../migrations/ports/decision_ledger_1024.sql"
-	live, err := scratchtest.StartDSNServer(scratchtest.DSNServerOptions{})
-	if err != nil {
-		scratchtest.Unavailable(t, err)
-	}
-	defer live.Stop()
-	live.Deploy(t, "prod", 1024, port)
-	if _, err := live.Conn(t).Exec(context.Background(), "CREATE ROLE reader LOGIN"); err != nil {
-		t.Fatal(err)
-	}
-	reader := live.DSNOf("reader", "prod")
+	live, reader := deployedPort(t)
+	before := serverState(t, live, "prod")
+	defer func() {
+		if after := serverState(t, live, "prod"); after != before {
+			t.Errorf("check changed the server it read:\nbefore %s\nafter %s", before, after)
+		}
+	}()
 
-	code, out, errs := runCLI(t, "check", "--config", repoConfig, "--port-dsn", reader, "--port", port, "--port-dim", "1024")
+	code, out, errs := runCLI(t, "check", "--config", repoConfig, "--port-dsn", reader, "--port", portFile, "--port-dim", "1024")
 	if code != ExitOK || !regexp.MustCompile(`(?m)^lint decision_ledger_1024 +pass`).MatchString(out) {
 		t.Errorf("check --port-dsn --port on a deployment of the shipped port: exit %d\n%s%s", code, out, errs)
 	}
