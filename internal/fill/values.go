@@ -51,16 +51,6 @@ func (k key) rng(salt int) *rand.Rand {
 // distinct from row to row and matches the usual slug and identifier patterns.
 var words = []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"}
 
-// candidates is how many values g offers for a row: its CHECK candidates, then the generic
-// variants.
-func (g *gen) candidates() int {
-	n := len(g.strs) + len(g.nums) + variants
-	if g.base != nil {
-		n += g.base.candidates() - variants
-	}
-	return n
-}
-
 // value returns the literal text of attempt a at k's row (the server reads it with the
 // column type's input function).
 func (g *gen) value(k key, a int) string {
