@@ -2,7 +2,6 @@ package diff
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -133,56 +132,4 @@ func span(start, n int) string {
 		return fmt.Sprint(start)
 	}
 	return fmt.Sprintf("%d,%d", start, n)
-}
-
-// Write renders d for a person: a heading line, then the values (one line each for short
-// values, a unified diff for texts), labelled with the sides' files. The heading names the
-// class for a cosmetic difference and which side has the object for a one-sided one.
-func Write(w io.Writer, d Difference, left, right SideInfo, color bool) error {
-	head := d.Kind + " " + d.Object
-	if d.Attr != "" {
-		head += ": " + d.Attr
-	}
-	switch {
-	case d.Class == "cosmetic":
-		head += " (cosmetic: layout or comments only)"
-	case d.Presence() != "":
-		head += " (" + d.Presence() + ")"
-	}
-	if color {
-		head = ansiBold + head + ansiReset
-	}
-	var b strings.Builder
-	b.WriteString(head + "\n")
-	if d.Pos != nil {
-		b.WriteString("  at " + d.Pos.String() + "\n")
-	}
-	if d.Note != "" {
-		b.WriteString("  " + d.Note + "\n")
-	}
-	l, r := d.Shown()
-	if d.IsText() {
-		for _, ln := range strings.Split(strings.TrimSuffix(Unified(l, r, sideName(left), sideName(right), color), "\n"), "\n") {
-			b.WriteString("  " + ln + "\n")
-		}
-	} else {
-		b.WriteString("  " + sideName(left) + ": " + quote(l) + "\n")
-		b.WriteString("  " + sideName(right) + ": " + quote(r) + "\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func sideName(s SideInfo) string {
-	if s.File == "" {
-		return s.Label
-	}
-	return fmt.Sprintf("%s (%s, %d)", s.Label, s.File, s.Dim)
-}
-
-func quote(s string) string {
-	if s == "" {
-		return "(absent)"
-	}
-	return s
 }

@@ -23,7 +23,7 @@ const emptyAllowlist = `# The reviewed differences between the artifact's instal
 # "Writing allowlist entries"). Each entry pins one difference and says why it is accepted;
 # an entry that matches nothing is stale and fails the gate. Candidate entries for the current
 # differences: ledgercheck allowlist suggest (reasons TODO until a person writes them).
-version: 1
+version: 2
 entries: []
 `
 
