@@ -211,10 +211,10 @@ func StartUpgrade(ctx context.Context, srv *scratch.Server, opts Options) *Upgra
 	u := &Upgrade{done: make(chan struct{})}
 	a := newAuditor(srv, opts)
 	go func() {
-		defer close(u.done)
 		t0 := time.Now()
-		u.err = recovered(func() (err error) { u.out, err = a.upgrade(ctx); return err })
-		u.took = time.Since(t0)
+		defer func() { u.took = time.Since(t0); close(u.done) }()
+		defer fault.Recover(&u.err)
+		u.out, u.err = a.upgrade(ctx)
 	}()
 	return u
 }
@@ -235,41 +235,32 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 	}
 	start := time.Now().Add(-p.Took)
 	a := newAuditor(srv, opts)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	g, ctx := fault.NewGroup(ctx)
+	defer g.Cancel()
 	var (
-		wg          sync.WaitGroup
-		errs        [2]error
 		rr          rerunOutcome
 		up          upgradeOutcome
 		fresh       = p.Fresh
 		tRerun, tUp time.Duration
 	)
-	spawn := func(i int, d *time.Duration, f func() error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t0 := time.Now()
-			if err := recovered(f); err != nil {
-				errs[i] = err
-				cancel()
-			}
-			*d = time.Since(t0)
-		}()
-	}
 	u := p.Upgrade
 	if u == nil {
 		u = StartUpgrade(ctx, srv, opts)
 	}
-	spawn(0, &tRerun, func() (err error) { rr, err = a.rerun(ctx, p); return err })
+	g.Go(func() (err error) {
+		t0 := time.Now()
+		rr, err = a.rerun(ctx, p)
+		tRerun = time.Since(t0)
+		return err
+	})
 	if u != nil {
-		spawn(1, &tUp, func() error { u.Wait(); up = u.out; return u.err })
+		g.Go(func() error { u.Wait(); up = u.out; return u.err })
 	}
-	wg.Wait()
+	err := g.Wait()
 	if u != nil {
 		tUp = u.took
 	}
-	if err := firstError(errs[:]); err != nil {
+	if err != nil {
 		return nil, err
 	}
 
@@ -306,26 +297,6 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 	}
 	res.Timings.Total = time.Since(start)
 	return res, nil
-}
-
-// recovered calls f and returns its error, or its panic as a *fault.PanicError.
-func recovered(f func() error) (err error) {
-	defer fault.Recover(&err)
-	return f()
-}
-
-// firstError returns the first error that is not a consequence of another one's cancellation.
-func firstError(errs []error) error {
-	var first error
-	for _, err := range errs {
-		if err == nil {
-			continue
-		}
-		if first == nil || (errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
-			first = err
-		}
-	}
-	return first
 }
 
 type auditor struct {

@@ -253,6 +253,16 @@ func (c *cluster) initdb(ctx context.Context) error {
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		var perr error
+		defer func() {
+			if perr != nil {
+				select {
+				case done <- perr:
+				default:
+				}
+			}
+		}()
+		defer fault.Recover(&perr)
 		if err := cmd.Start(); err != nil {
 			done <- err
 			return
@@ -310,15 +320,32 @@ func (c *cluster) startSandboxed() error {
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine, after postgres
+		var perr error
+		exited := false
+		defer func() {
+			if perr != nil { // a bug: said once, to whoever waits
+				select {
+				case started <- perr:
+				default:
+				}
+				if !exited {
+					c.waitErr = perr
+					close(c.exited)
+				}
+			}
+		}()
+		defer fault.Recover(&perr)
 		if err := c.cmd.Start(); err != nil {
 			infoW.Close()
 			started <- err
+			exited = true
 			close(c.exited)
 			return
 		}
 		infoW.Close()
 		started <- nil
 		c.waitErr = c.cmd.Wait()
+		exited = true
 		close(c.exited)
 	}()
 	if err := <-started; err != nil {
@@ -461,15 +488,18 @@ func (c *cluster) stop() error {
 func removeCluster(dir string) error {
 	base := filepath.Join(dir, "data", "base")
 	ents, _ := os.ReadDir(base)
-	var wg sync.WaitGroup
+	var g fault.Group
 	for w := range 2 {
-		wg.Go(func() {
+		g.Go(func() error {
 			for i := w; i < len(ents); i += 2 {
 				_ = os.RemoveAll(filepath.Join(base, ents[i].Name())) // what is left, RemoveAll(dir) reports
 			}
+			return nil
 		})
 	}
-	wg.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
 	return os.RemoveAll(dir)
 }
 
