@@ -80,7 +80,7 @@ type Shared struct {
 type Variant struct {
 	// File is the migration.
 	File string `yaml:"file"`
-	// Dim is the vector dimension the prerequisites are installed at (1 to 16000).
+	// Dim is the vector dimension the prerequisites are installed at (see scratch.CheckDim).
 	Dim int `yaml:"dim"`
 	// Previous is the previous version of this variant's migration: the rerun audit installs it
 	// with the fixture, applies File over it, and compares with a fresh install of File. ""
@@ -479,8 +479,8 @@ func (c *Config) validateVariant(at, what string, v Variant) error {
 	switch {
 	case v.File == "" && v.DSN == "":
 		return c.errAt(c.Line(at), "%sfile is missing: name the migration to install, or the database that holds it (dsn)", key)
-	case v.Dim < 1 || v.Dim > 16000:
-		return c.errAt(c.Line(at+".dim"), "%sdim %d is out of range: want 1 to 16000", key, v.Dim)
+	case scratch.CheckDim(v.Dim) != nil:
+		return c.errAt(c.Line(at+".dim"), "%sdim %v", key, scratch.CheckDim(v.Dim))
 	case v.Previous != "" && v.File == "":
 		return c.errAt(c.Line(at+".previous"), "%sprevious needs a file: the upgrade audit applies the file over its previous version", key)
 	case strings.TrimSpace(v.DSN) != v.DSN:

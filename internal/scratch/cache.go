@@ -231,7 +231,7 @@ func cacheable(specs []TemplateSpec) bool {
 		if s.Base.Prepare != nil && s.Base.Key == "" {
 			return false
 		}
-		if s.Dim < 1 || s.Dim > 16000 {
+		if CheckDim(s.Dim) != nil {
 			return false
 		}
 	}
