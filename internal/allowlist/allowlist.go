@@ -191,11 +191,6 @@ func Load(path string) (*File, error) {
 	return Parse(path, data)
 }
 
-var (
-	lineMsg    = regexp.MustCompile(`^line (\d+): (.*)$`)
-	unknownKey = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
-)
-
 // Parse decodes and validates an allowlist read from the file called path. Unknown keys,
 // a missing or unknown version, entries without a kind, an object or pinned values, malformed
 // patterns, empty or TODO reasons and duplicate entries are errors with the file's line number.
@@ -223,19 +218,13 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fail(1, "the allowlist is empty; start it with \"version: %d\"", Version)
 		}
-		var te *yaml.TypeError
-		if errors.As(err, &te) && len(te.Errors) > 0 {
-			if m := lineMsg.FindStringSubmatch(te.Errors[0]); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				return nil, fail(n, "%s", strings.ReplaceAll(unknownKey.ReplaceAllString(m[2], "unknown key $1 (an allowlist has version and entries; an entry takes kind, object, object_match, attr, artifact, port, expected, found, digest, probes, cause, reason)"), "into allowlist.rawFile", fmt.Sprintf("into an allowlist (a mapping that starts with version: %d)", Version)))
-			}
+		p := yamltext.Locate(err, data)
+		if p.UnknownKey != "" {
+			p.Msg = "unknown key " + p.UnknownKey + " (an allowlist has version and entries; an entry takes kind, object, object_match, attr, artifact, port, expected, found, digest, probes, cause, reason)"
 		}
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := lineMsg.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return nil, fail(n, "%s", m[2])
-		}
-		return nil, fail(yamltext.ErrorLine(msg, data), "%s", msg)
+		p.Msg = strings.ReplaceAll(p.Msg, "into allowlist.rawFile", fmt.Sprintf("into an allowlist (a mapping that starts with version: %d)", Version))
+		p.Line = min(max(p.Line, 1), lines)
+		return nil, fault.Input(errors.New(p.At(path)))
 	}
 	f.Version = raw.Version
 	f.Entries = make([]Entry, len(raw.Entries))
