@@ -166,22 +166,6 @@ func TestDigestIsThePair(t *testing.T) {
 	}
 }
 
-func TestUnified(t *testing.T) {
-	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"
-	b := "1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n"
-	got := Unified(a, b, "a", "b", false)
-	want := "--- a\n+++ b\n@@ -1,6 +1,6 @@\n 1\n 2\n-3\n+three\n 4\n 5\n 6\n@@ -10,3 +10,4 @@\n 10\n 11\n 12\n+13\n"
-	if got != want {
-		t.Errorf("Unified =\n%s\nwant\n%s", got, want)
-	}
-	if Unified(a, a, "a", "b", false) != "" {
-		t.Error("equal texts should give no diff")
-	}
-	if c := Unified("x\n", "y\n", "a", "b", true); !strings.Contains(c, ansiRed+"-x"+ansiReset) || !strings.Contains(c, ansiGreen+"+y"+ansiReset) {
-		t.Errorf("colored diff = %q", c)
-	}
-}
-
 func TestRenamedObjectsAreOneDifference(t *testing.T) {
 	table := mkFact("table", "public.t", "kind", "table")
 	trg := func(name, when string) []introspect.Fact {

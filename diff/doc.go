@@ -1,5 +1,5 @@
 // Package diff compares two installs of a migration (the artifact and a port, each a footprint in
-// its own scratch database) attribute by attribute, and renders the differences for people.
+// its own scratch database) attribute by attribute. Rendering them is the reports' (internal/report).
 //
 // # Model
 //
@@ -40,9 +40,4 @@
 // left alone, so it shows up as a difference; one that shows up in no difference (say, both files
 // declare vector(768)) is reported as a difference of kind [KindDimension] by the source scan,
 // with its own Expected (what the dimension requires) and Found (what the file declares) values.
-//
-// # Rendering
-//
-// [Unified] renders two texts as a unified diff (github.com/sergi/go-diff line mode), with ANSI
-// colors when asked. go-diff only presents differences; it never decides whether there is one.
 package diff

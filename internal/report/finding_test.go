@@ -2,6 +2,7 @@ package report
 
 import (
 	"ledgercheck/internal/finding"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -51,7 +52,7 @@ func TestBounded(t *testing.T) {
 			if d := f.Detail; len(tc.detail) > MaxDetail && !marker.MatchString(d) {
 				t.Errorf("detail %.80q... has no marker", d[max(0, len(d)-80):])
 			}
-			if again := Bound(f); again != f {
+			if again := Bound(f); !reflect.DeepEqual(again, f) {
 				t.Error("bounding a bounded finding changed it")
 			}
 		})
