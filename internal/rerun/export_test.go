@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
+	"ledgercheck/internal/finding"
 	"ledgercheck/internal/scratch"
 )
 
@@ -15,6 +17,12 @@ var (
 	LoadCase     = loadCase
 	StableReport = stableReport
 )
+
+// Failed reports whether any finding is an error (warnings do not fail the audit); the gate's
+// verdict is its report's (report.Report.Failed).
+func (r *Result) Failed() bool {
+	return slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.Severity == finding.SevError })
+}
 
 // Audit runs the rerun audit, for the golden cases and the tests (the gate prepares the
 // database itself and calls [AuditPrepared]), and, with [Options.Previous], the upgrade audit,

@@ -99,10 +99,6 @@ type Result struct {
 // install it is compared with, which run concurrently).
 func (r *Result) Phases() []report.PhaseResult { return slices.Clone(r.phases) }
 
-// Failed reports whether any finding is an error (warnings do not fail the audit).
-func (r *Result) Failed() bool {
-	return slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.Severity == finding.SevError })
-}
 
 // Prepared is a database in which the caller (the gate; the tests' Audit) installed the migration
 // and loaded the fixture: the state after run 1. The gate prepares one database per variant and
