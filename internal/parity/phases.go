@@ -158,7 +158,9 @@ func (r *Report) Findings() []finding.Finding {
 			f.Phase, f.Rule = finding.PhaseProbe, RuleProbeDifference
 		}
 		r.place(&f, d)
-		f.Left, f.Right = d.Shown()
+		if d.Kind != diff.KindDimension { // its message names the expected and the found type
+			f.Left, f.Right = d.Shown()
+		}
 		out = append(out, f)
 	}
 	for _, c := range r.Outcome.Changed {
