@@ -63,3 +63,12 @@ func (g *Group) Wait() error {
 	g.wg.Wait()
 	return g.first
 }
+
+// Offer sends err on ch unless ch is full: how a goroutine that recovered a panic tells whoever
+// waits on a buffered channel it may already have written to.
+func Offer(ch chan<- error, err error) {
+	select {
+	case ch <- err:
+	default:
+	}
+}

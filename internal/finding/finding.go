@@ -118,7 +118,6 @@ func (f Finding) ObjectSuffix() string {
 	return " (" + f.Object + ")"
 }
 
-
 // MaxArgList is the longest argument list a message shows; [ShortIdentity] counts the
 // arguments of a longer one.
 const MaxArgList = 60

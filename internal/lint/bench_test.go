@@ -2,8 +2,8 @@ package lint
 
 import (
 	"fmt"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 
 	"ledgercheck/internal/finding"

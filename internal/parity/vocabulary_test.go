@@ -24,8 +24,8 @@ func TestFindingsSpeakTheGlossary(t *testing.T) {
 	r.Outcome = (*allowlist.File)(nil).Apply(r.Differences)
 	want := map[string]string{
 		"dimension function public.f": "port.sql declares vector(1536) but the port is at dimension 1024 (expected vector(1024))",
-		"table public.a":    "table public.a: only in the artifact",
-		"table public.b":    "table public.b: only in the port",
+		"table public.a":              "table public.a: only in the artifact",
+		"table public.b":              "table public.b: only in the port",
 	}
 	fs := r.Findings()
 	if len(fs) != 3 {

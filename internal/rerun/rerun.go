@@ -99,7 +99,6 @@ type Result struct {
 // install it is compared with, which run concurrently).
 func (r *Result) Phases() []report.PhaseResult { return slices.Clone(r.phases) }
 
-
 // Prepared is a database in which the caller (the gate; the tests' Audit) installed the migration
 // and loaded the fixture: the state after run 1. The gate prepares one database per variant and
 // shares it between the install's footprint, the probes, lint's cross-check and this audit.

@@ -256,10 +256,7 @@ func (c *cluster) initdb(ctx context.Context) error {
 		var perr error
 		defer func() {
 			if perr != nil {
-				select {
-				case done <- perr:
-				default:
-				}
+				fault.Offer(done, perr)
 			}
 		}()
 		defer fault.Recover(&perr)
@@ -324,10 +321,7 @@ func (c *cluster) startSandboxed() error {
 		exited := false
 		defer func() {
 			if perr != nil { // a bug: said once, to whoever waits
-				select {
-				case started <- perr:
-				default:
-				}
+				fault.Offer(started, perr)
 				if !exited {
 					c.waitErr = perr
 					close(c.exited)

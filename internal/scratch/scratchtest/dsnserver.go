@@ -115,10 +115,7 @@ func StartDSNServer(opts DSNServerOptions) (s *DSNServer, err error) {
 		exited := false
 		defer func() {
 			if perr != nil { // a bug: said once, to whoever waits
-				select {
-				case started <- perr:
-				default:
-				}
+				fault.Offer(started, perr)
 				if !exited {
 					close(s.exited)
 				}
