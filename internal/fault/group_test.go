@@ -60,3 +60,15 @@ func TestZeroGroup(t *testing.T) {
 		t.Errorf("err %v, Cancel called %d times, want an error and 1", err, n)
 	}
 }
+
+// TestOfferNeverBlocks: a recovered panic reaches a waiter with room on the channel, and a
+// goroutine whose channel is already full goes on instead of blocking forever.
+func TestOfferNeverBlocks(t *testing.T) {
+	ch := make(chan error, 1)
+	first, second := errors.New("first"), errors.New("second")
+	Offer(ch, first)
+	Offer(ch, second) // full: dropped, not blocked
+	if got := <-ch; got != first {
+		t.Errorf("received %v, want the first", got)
+	}
+}
