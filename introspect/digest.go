@@ -141,11 +141,12 @@ func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error)
 		b.ExecParams(sql, nil, nil, nil, nil)
 	}
 	res := tx.Conn().PgConn().ExecBatch(ctx, b)
+	left := opts.DigestBytes // the bytes the digest may still keep (unbounded when 0)
 	for _, t := range tables {
 		if !res.NextResult() {
 			break
 		}
-		td, err := readRows(res.ResultReader(), t, opts.RowValues > 0)
+		td, err := readRows(res.ResultReader(), t, opts.RowValues > 0, &left, opts.DigestBytes)
 		if err != nil {
 			res.Close()
 			return nil, err
@@ -186,8 +187,19 @@ func digestTables(ctx context.Context, tx pgx.Tx, opts Options) ([]digestTable, 
 	return out, nil
 }
 
-// readRows reads the result of digestRowsQuery (or, with values, digestValuesQuery) for t.
-func readRows(rr *pgconn.ResultReader, t digestTable, values bool) (TableDigest, error) {
+// DigestTooLargeError is the error of a digest that would keep more than [Options.DigestBytes].
+type DigestTooLargeError struct {
+	Table string // the table being read when the digest reached its bound
+	Limit int64
+}
+
+func (e *DigestTooLargeError) Error() string {
+	return fmt.Sprintf("digest: the content digest reached its bound of %d bytes at table %s", e.Limit, e.Table)
+}
+
+// readRows reads the result of digestRowsQuery (or, with values, digestValuesQuery) for t; left
+// is what the digest may still keep of limit bytes (limit 0: no bound).
+func readRows(rr *pgconn.ResultReader, t digestTable, values bool, left *int64, limit int64) (TableDigest, error) {
 	name := qualify(t.schema, t.name)
 	td := TableDigest{Table: name, Content: t.content}
 	fields := rr.FieldDescriptions()
@@ -199,6 +211,13 @@ func readRows(rr *pgconn.ResultReader, t digestTable, values bool) (TableDigest,
 		h := RowHash{Full: string(vals[0]), Content: string(vals[1])}
 		if values && len(vals) > 2 && string(vals[2]) == "t" {
 			h.Values = rowJSON(fields[3:], vals[3:])
+		}
+		if limit > 0 {
+			// What a kept row costs: its strings and their headers.
+			if *left -= int64(len(h.Full) + len(h.Content) + len(h.Values) + 48); *left < 0 {
+				rr.Close() //nolint:errcheck // the bound is the error
+				return TableDigest{}, &DigestTooLargeError{Table: name, Limit: limit}
+			}
 		}
 		td.RowHashes = append(td.RowHashes, h)
 	}

@@ -2,6 +2,7 @@ package introspect
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -241,5 +242,28 @@ INSERT INTO public.feelings VALUES (1, 'ok', '[sad,ok)', 'ok', '{sad,ok}', '(ok,
 	f := mustTable(t, d, "public.feelings")
 	if len(f.RowHashes) != 1 || f.RowHashes[0].Values != `{"id":"1","m":"ok","r":"[sad,ok)","d":"ok","a":"{sad,ok}","p":"(ok,2)"}` {
 		t.Errorf("public.feelings: %+v", f.RowHashes)
+	}
+}
+
+// TestDigestBytesBound: a table of 200,000 rows costs a digest megabytes of row hashes; with
+// DigestBytes set below that, the digest stops with a *DigestTooLargeError naming the table
+// instead of keeping them all, and without it the same table is digested whole.
+func TestDigestBytesBound(t *testing.T) {
+	ctx := context.Background()
+	d := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, d, "many.sql", "CREATE TABLE public.many (id int);\nINSERT INTO public.many SELECT generate_series(1, 200000);\n")
+	conn, err := d.ConnectAdmin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	_, err = TakeDigest(ctx, conn, testOptions(Options{DigestBytes: 1 << 20}, d))
+	var big *DigestTooLargeError
+	if !errors.As(err, &big) || big.Table != "public.many" {
+		t.Errorf("digest bounded at 1 MiB: %v, want a DigestTooLargeError at public.many", err)
+	}
+	whole, err := TakeDigest(ctx, conn, testOptions(Options{}, d))
+	if err != nil || mustTable(t, whole, "public.many").Rows != 200000 {
+		t.Errorf("unbounded digest: %v", err)
 	}
 }

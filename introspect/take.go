@@ -45,6 +45,10 @@ type Options struct {
 	// tables with at most that many rows, so that a report can show what changed; snapshots
 	// ignore it.
 	RowValues int
+	// DigestBytes, when > 0, bounds the bytes of row hashes and values [TakeDigest] keeps in
+	// memory (a table of millions of rows would otherwise cost hundreds of bytes each); a larger
+	// digest is a [*DigestTooLargeError].
+	DigestBytes int64
 }
 
 // ViewNormalizer returns a view definition (pg_get_viewdef) in a normal form that does not depend

@@ -293,20 +293,9 @@ type facts map[string]map[string]bool
 func staticFacts(fs []finding.Finding) facts {
 	out := facts{}
 	for _, f := range fs {
-		kind, ref, ok := strings.Cut(f.Object, " ")
+		id, ok := factID(f)
 		if !ok {
 			continue
-		}
-		var id string
-		switch kind {
-		case "function", "procedure":
-			fn, err := pgsql.ParseFunctionRef(ref)
-			if err != nil {
-				continue
-			}
-			id = fmt.Sprintf("%s/%d", fn.Name.String(), len(fn.Args))
-		default:
-			id = ref
 		}
 		if out[f.Rule] == nil {
 			out[f.Rule] = map[string]bool{}
@@ -316,17 +305,77 @@ func staticFacts(fs []finding.Finding) facts {
 	return out
 }
 
-func (fs facts) has(r row) bool {
+// factID identifies a static finding's object as the audit's rows do: a relation by
+// schema.name, a function by schema.name and argument count.
+func factID(f finding.Finding) (string, bool) {
+	kind, ref, ok := strings.Cut(f.Object, " ")
+	if !ok {
+		return "", false
+	}
+	switch kind {
+	case "function", "procedure":
+		fn, err := pgsql.ParseFunctionRef(ref)
+		if err != nil {
+			return "", false
+		}
+		return fmt.Sprintf("%s/%d", fn.Name.String(), len(fn.Args)), true
+	}
+	return ref, true
+}
+
+// rowID is factID of a row's object.
+func rowID(r row) string {
 	id := (pgsql.Name{Schema: r.Schema, Name: r.Name}).String()
 	if r.Kind == "function" {
 		id = fmt.Sprintf("%s/%d", id, r.NArgs)
 	}
+	return id
+}
+
+func (fs facts) has(r row) bool { return fs.reportedAs(r) != "" }
+
+// reportedAs is the static rule that reported r's fact, or "".
+func (fs facts) reportedAs(r row) string {
+	id := rowID(r)
 	for _, rule := range sameFact[r.Rule] {
 		if fs[rule][id] {
-			return true
+			return rule
 		}
 	}
-	return false
+	return ""
+}
+
+// Confirmation is a fact lint reported that the installed audit found too: one finding, lint's,
+// which stands for both.
+type Confirmation struct {
+	// Static is lint's rule, Audit the audit's rule of the same fact.
+	Static, Audit string
+	id            string
+}
+
+// Stands reports whether f is the static finding c confirms.
+func (c Confirmation) Stands(f finding.Finding) bool {
+	id, ok := factID(f)
+	return ok && f.Rule == c.Static && id == c.id
+}
+
+// Confirmed lists the facts of in.Static that the answers show too (each once).
+func Confirmed(in Input, answers []Answers) []Confirmation {
+	static := staticFacts(in.Static)
+	var out []Confirmation
+	seen := map[Confirmation]bool{}
+	for _, a := range answers {
+		for _, r := range a.rows {
+			if rule := static.reportedAs(r); rule != "" {
+				c := Confirmation{Static: rule, Audit: r.Rule, id: rowID(r)}
+				if !seen[c] {
+					seen[c] = true
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // position finds the statement that created the object of r (its CREATE, else the first EXECUTE

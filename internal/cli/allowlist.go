@@ -63,7 +63,7 @@ rejects it.
 Exit 0 when it printed the suggestions or wrote the file; 2 and 3 as for parity.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := pf.loadConfig(cmd)
+			cfg, err := pf.loadConfig(cmd, g)
 			if err != nil {
 				return err
 			}
@@ -77,7 +77,7 @@ Exit 0 when it printed the suggestions or wrote the file; 2 and 3 as for parity.
 			var src []byte
 			var al *allowlist.File
 			if path != "" {
-				src, err = input.ReadFile(path, input.Allowlist)
+				src, err = cfg.Scope.ReadFile(path, input.Allowlist)
 				switch {
 				case errors.Is(err, fs.ErrNotExist) && write: // created
 				case err != nil:
@@ -187,6 +187,15 @@ func writeFileAtomic(path string, data []byte) error {
 	return nil
 }
 
+// loadAllowlist is allowlist.Load of a file read through scope.
+func loadAllowlist(scope input.Scope, path string) (*allowlist.File, error) {
+	data, err := scope.ReadFile(path, input.Allowlist)
+	if err != nil {
+		return nil, fault.Input(err)
+	}
+	return allowlist.Parse(path, data)
+}
+
 func newAllowlistCheckCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check FILE",
@@ -197,7 +206,7 @@ duplicates are errors printed as file:line (exit 2). Whether entries are stale n
 installs: run ` + "`ledgercheck parity`" + `.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			f, err := allowlist.Load(args[0])
+			f, err := loadAllowlist(g.scope(), args[0])
 			if err != nil {
 				return err
 			}

@@ -92,7 +92,7 @@ func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, erro
 	if err := f.out.validate(); err != nil {
 		return gate.Request{}, err
 	}
-	cfg, err := f.loadConfig(cmd)
+	cfg, err := f.loadConfig(cmd, g)
 	if err != nil {
 		return gate.Request{}, err
 	}
@@ -121,21 +121,25 @@ func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, erro
 }
 
 // loadConfig reads the configuration: the file named, else ledgercheck.yaml in the working
-// directory, else the defaults (the shipped artifact and port).
-func loadConfig(path string) (*config.Config, error) {
+// directory, else the defaults (the shipped artifact and port), confined to the working
+// directory's repository. Every file read for the configuration, or named on the command line
+// beside it, is read through its Scope.
+func (g *globals) loadConfig(path string) (*config.Config, error) {
 	if path != "" {
-		cfg, err := config.Load(path)
+		cfg, err := config.Load(path, g.allowOutside)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fault.Input(fmt.Errorf("--config %s: no such file", path))
 		}
 		return cfg, err
 	}
-	if _, err := os.Stat(config.DefaultFile); err == nil {
-		return config.Load(config.DefaultFile)
+	if _, err := os.Lstat(config.DefaultFile); err == nil {
+		return config.Load(config.DefaultFile, g.allowOutside)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fault.Input(fmt.Errorf("%s: %w", config.DefaultFile, err))
 	}
-	return config.Default(), nil
+	cfg := config.Default()
+	cfg.Scope = g.scope()
+	return cfg, nil
 }
 
 // variant reads a variant's migration (and its previous version) for the gate: v is the
@@ -155,13 +159,13 @@ func variant(cfg *config.Config, key, name string, v config.Variant) (gate.Varia
 	case v.File == "":
 		return gv, nil
 	}
-	src, err := input.ReadFile(v.File, input.Migration)
+	src, err := cfg.Scope.ReadFile(v.File, input.Migration)
 	if err != nil {
 		return gate.Variant{}, fault.Input(err)
 	}
 	gv.Src = src
 	if v.Previous != "" {
-		prev, err := input.ReadFile(v.Previous, input.Migration)
+		prev, err := cfg.Scope.ReadFile(v.Previous, input.Migration)
 		if err != nil {
 			return gate.Variant{}, fault.Input(fmt.Errorf("%s.previous: %w", cfg.Key(key), err))
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/input"
 	"ledgercheck/internal/report"
 )
 
@@ -77,14 +78,23 @@ type globals struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	quiet          bool
+	// allowOutside is --allow-outside-repo: read files outside the repository (input.Scope).
+	allowOutside bool
 }
 
-// logf writes a progress line to stderr unless --quiet is set.
+// scope is the repository of the working directory that the files named on the command line of
+// a command without a configuration are confined to (see input.Scope).
+func (g *globals) scope() input.Scope {
+	return input.Scope{Root: input.RepoRoot("."), AllowOutside: g.allowOutside}
+}
+
+// logf writes a progress line to stderr unless --quiet is set, its control characters escaped
+// (it names files and variants).
 func (g *globals) logf(format string, args ...any) {
 	if g.quiet {
 		return
 	}
-	fmt.Fprintf(g.stderr, format+"\n", args...)
+	fmt.Fprintln(g.stderr, report.Visible(fmt.Sprintf(format, args...)))
 }
 
 // commands are the subcommands of ledgercheck, in the order --help lists them.
@@ -124,6 +134,7 @@ server), an interrupted run or an internal error.`,
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print no progress on stderr")
+	root.PersistentFlags().BoolVar(&g.allowOutside, strings.TrimPrefix(input.AllowOutsideFlag, "--"), false, "read files that resolve outside the repository: paths in the configuration outside it, and symbolic links in it that lead out")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return fault.Input(err) })
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd(g))
@@ -227,7 +238,8 @@ func isCobraUsage(msg string) bool {
 const maxErrorLine = 2000
 
 // oneLine folds a multi-line message into one line, as every error ledgercheck prints is one
-// line, of at most maxErrorLine characters.
+// line, of at most maxErrorLine characters, with its control characters escaped as the reports
+// escape them (a file name or a server message may hold a terminal escape).
 func oneLine(s string) string {
-	return report.Clip(strings.Join(strings.Fields(report.Clip(s, 2*maxErrorLine)), " "), maxErrorLine)
+	return report.Clip(report.Visible(strings.Join(strings.Fields(report.Clip(s, 2*maxErrorLine)), " ")), maxErrorLine)
 }

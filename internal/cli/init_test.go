@@ -29,7 +29,7 @@ func TestInit(t *testing.T) {
 	if code != ExitOK || out != "" || !strings.Contains(errs, "wrote ledgercheck.yaml") || !strings.Contains(errs, "sidecar.sql does not exist yet") {
 		t.Fatalf("init: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	c, err := config.Load(config.DefaultFile)
+	c, err := config.Load(config.DefaultFile, false)
 	if err != nil || c.Artifact.File != "sidecar.sql" || len(c.Ports) != 0 {
 		t.Fatalf("the written configuration: %+v, %v", c, err)
 	}
@@ -54,7 +54,7 @@ func TestInit(t *testing.T) {
 	if code != ExitOK || errs != "" {
 		t.Fatalf("init --force with a port: exit %d, stderr %q", code, errs)
 	}
-	if c, err = config.Load(config.DefaultFile); err != nil || len(c.Ports) != 1 || c.Ports[0].Name != "sidecar_768" || c.Ports[0].Allowlist != "allowlist.yaml" {
+	if c, err = config.Load(config.DefaultFile, false); err != nil || len(c.Ports) != 1 || c.Ports[0].Name != "sidecar_768" || c.Ports[0].Allowlist != "allowlist.yaml" {
 		t.Fatalf("with a port: %+v, %v", c, err)
 	}
 	if al, err := allowlist.Load("allowlist.yaml"); err != nil || al == nil || len(al.Entries) != 0 {

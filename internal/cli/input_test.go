@@ -96,7 +96,9 @@ fixture: %[5]s
 			{"migration", func(bad string) []string { return append([]string{"snapshot", "--install", bad}, noServer...) }},
 		} {
 			bad, opened := k.path(t)
-			args := tc.args(bad)
+			// The configurations name files in other directories: this test is about what the
+			// files are, not where (TestInputsStayInTheRepository).
+			args := append(tc.args(bad), "--allow-outside-repo")
 			t.Run(fmt.Sprintf("%s/%d %s", k.name, i, args[0]), func(t *testing.T) {
 				code, out, errs := runCLI(t, args...)
 				want := regexp.QuoteMeta(bad) + ": " + fmt.Sprintf(k.what, tc.noun)

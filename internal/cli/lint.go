@@ -57,7 +57,7 @@ Exit 1 if any finding is an error.`,
 			if dim < 0 {
 				return fault.Input(fmt.Errorf("--dim %d: want a positive dimension", dim))
 			}
-			conf, err := loadConfig(configPath)
+			conf, err := g.loadConfig(configPath)
 			if err != nil {
 				return err
 			}
@@ -83,7 +83,7 @@ Exit 1 if any finding is an error.`,
 			}
 			// Every file is checked before the first is linted, or a server started.
 			for _, path := range args {
-				if err := input.Check(path, input.Migration); err != nil {
+				if err := conf.Scope.Check(path, input.Migration); err != nil {
 					return fault.Input(err)
 				}
 			}
@@ -91,7 +91,7 @@ Exit 1 if any finding is an error.`,
 				Files: args, Lint: cfg, Dim: dim, Install: install, Postgres: pg,
 				NoOpenBrain: !conf.Prerequisites.OpenBrain, Prerequisites: prereqs,
 				Read: func(path string) ([]byte, error) {
-					src, err := input.ReadFile(path, input.Migration)
+					src, err := conf.Scope.ReadFile(path, input.Migration)
 					if err != nil {
 						return nil, fault.Input(err)
 					}

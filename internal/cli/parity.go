@@ -65,8 +65,8 @@ func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
 // other port flags need it; --only NAME keeps one of them. A side read from a database
 // (--X-dsn) has the file --X names, or none: a configured file says nothing about what that
 // database holds.
-func (pf *parityFlags) loadConfig(cmd *cobra.Command) (*config.Config, error) {
-	cfg, err := loadConfig(pf.configPath)
+func (pf *parityFlags) loadConfig(cmd *cobra.Command, g *globals) (*config.Config, error) {
+	cfg, err := g.loadConfig(pf.configPath)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		return req, err
 	}
 	read := func(path string, k input.Kind) (*gate.Script, error) {
-		src, err := input.ReadFile(path, k)
+		src, err := cfg.Scope.ReadFile(path, k)
 		if err != nil {
 			return nil, fault.Input(err)
 		}
@@ -190,7 +190,7 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		}
 		var al *allowlist.File
 		if p.Allowlist != "" {
-			al, err = allowlist.Load(p.Allowlist)
+			al, err = loadAllowlist(cfg.Scope, p.Allowlist)
 			if errors.Is(err, fs.ErrNotExist) {
 				return req, fault.Input(fmt.Errorf("%s: no such allowlist file (create it with `ledgercheck allowlist suggest --write --allowlist %s`, then write a reason for each entry)", p.Allowlist, p.Allowlist))
 			}
@@ -293,7 +293,7 @@ install that failed; 2 a configuration or input error (with file:line); 3 no Pos
 // runParity loads the configuration and runs the gate's parity steps: the installs, the
 // fixture, the probes and each port's comparison through its allowlist.
 func runParity(cmd *cobra.Command, g *globals, pf *parityFlags) (*gate.Result, error) {
-	cfg, err := pf.loadConfig(cmd)
+	cfg, err := pf.loadConfig(cmd, g)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +358,7 @@ func (d deprecatedValue) Set(s string) error {
 func readPrerequisites(cfg *config.Config) ([]gate.Script, error) {
 	var scripts []gate.Script
 	for _, x := range cfg.Prerequisites.Files {
-		src, err := input.ReadFile(x, input.Migration)
+		src, err := cfg.Scope.ReadFile(x, input.Migration)
 		if err != nil {
 			return nil, fault.Input(err)
 		}

@@ -38,9 +38,11 @@ func twoPorts(t *testing.T, edit func(string) string) string {
 	}
 	cfg := string(repo)
 	for _, p := range []string{"migrations/decision_ledger.sql", "testdata/fixtures/first_cut.sql", "migrations/ports/decision_ledger_1024.sql", "allowlist.yaml", "testdata/fixtures/ledger_fixture.sql"} {
-		cfg = strings.Replace(cfg, ": "+p+"\n", ": "+abs(p)+"\n", 1)
+		// Copied beside the configuration: what it names must be inside its repository.
+		copyTo(t, dir, abs(p), filepath.Base(p), func(s string) string { return s })
+		cfg = strings.Replace(cfg, ": "+p+"\n", ": "+filepath.Base(p)+"\n", 1)
 	}
-	cfg = strings.Replace(cfg, "\n# What a scratch database holds", "  - file: decision_ledger_768.sql\n    dim: 768\n    allowlist: "+abs("allowlist.yaml")+"\n\n# What a scratch database holds", 1)
+	cfg = strings.Replace(cfg, "\n# What a scratch database holds", "  - file: decision_ledger_768.sql\n    dim: 768\n    allowlist: allowlist.yaml\n\n# What a scratch database holds", 1)
 	path := filepath.Join(dir, "ledgercheck.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -114,7 +116,7 @@ func TestPortFlags(t *testing.T) {
 		if err := cmd.ParseFlags(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := f.loadConfig(cmd)
+		cfg, err := f.loadConfig(cmd, g)
 		got := ""
 		if err != nil {
 			got = err.Error()

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/report/reporttest"
 	"ledgercheck/internal/scratch/scratchtest"
 )
 
@@ -34,6 +35,9 @@ func driftedRepo(t *testing.T) (string, int) {
 		}
 	}
 	copyTo(t, repo, abs("allowlist.yaml"), "allowlist.yaml", func(s string) string { return s })
+	for _, f := range []string{"testdata/fixtures/first_cut.sql", "testdata/fixtures/ledger_fixture.sql"} {
+		copyTo(t, filepath.Join(repo, "migrations"), abs(f), filepath.Base(f), func(s string) string { return s })
+	}
 	copyTo(t, filepath.Join(repo, "migrations"), abs("migrations/decision_ledger.sql"), "decision_ledger.sql", func(s string) string { return s })
 	var grantLine int
 	copyTo(t, filepath.Join(repo, "migrations"), abs("migrations/ports/decision_ledger_1024.sql"), "my_port.sql", func(s string) string {
@@ -54,8 +58,8 @@ func driftedRepo(t *testing.T) (string, int) {
 	copyTo(t, repo, abs("ledgercheck.yaml"), "ledgercheck.yaml", func(s string) string {
 		for _, e := range [][2]string{
 			{"file: migrations/ports/decision_ledger_1024.sql", "file: migrations/my_port.sql"},
-			{"previous: testdata/fixtures/first_cut.sql", "previous: " + abs("testdata/fixtures/first_cut.sql")},
-			{"fixture: testdata/fixtures/ledger_fixture.sql", "fixture: " + abs("testdata/fixtures/ledger_fixture.sql")},
+			{"previous: testdata/fixtures/first_cut.sql", "previous: migrations/first_cut.sql"},
+			{"fixture: testdata/fixtures/ledger_fixture.sql", "fixture: migrations/ledger_fixture.sql"},
 		} {
 			if !strings.Contains(s, e[0]) {
 				t.Fatalf("the shipped ledgercheck.yaml has no %q", e[0])
@@ -83,25 +87,7 @@ func TestEveryFindingOfADriftedRunHasItsStatement(t *testing.T) {
 	if err := o.render(&globals{stdout: &b, stderr: io.Discard}, rep); !errors.Is(err, fault.ErrFindings) {
 		t.Fatalf("render: %v, want the findings error", err)
 	}
-	var log struct {
-		Runs []struct {
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Message   struct{ Text string }
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI       string `json:"uri"`
-							URIBaseID string `json:"uriBaseId"`
-						} `json:"artifactLocation"`
-						Region struct {
-							StartLine int `json:"startLine"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
+	var log reporttest.SARIF
 	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
 		t.Fatal(err)
 	}

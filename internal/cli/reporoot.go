@@ -1,9 +1,6 @@
 package cli
 
-import (
-	"os"
-	"path/filepath"
-)
+import "ledgercheck/internal/input"
 
 // repoRoot is the directory report locations (SARIF URIs, GitHub annotations) are relative to:
 // --repo-root when given, else the git top level of the working directory (the nearest
@@ -13,16 +10,5 @@ func repoRoot(flag string) string {
 	if flag != "" {
 		return flag
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "."
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		if filepath.Dir(dir) == dir {
-			return wd
-		}
-	}
+	return input.RepoRoot(".")
 }

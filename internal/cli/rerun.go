@@ -47,8 +47,10 @@ parallel.
 
 The fixture is, by default, the project's ledger fixture ` + rerun.DefaultFixture + `,
 looked up in the working directory and then in each parent directory (so rerun finds it from
-anywhere inside the repository). --fixture FILE loads another; --no-fixture loads none.
-Fixtures may use :dim like the migrations.
+anywhere inside the repository). --fixture FILE loads another; --no-fixture loads none, and
+the tables FILE creates (and the tables their foreign keys reference) are filled with a few
+generated rows instead (from the catalog, with a fixed seed; the note says how many). Fixtures
+may use :dim like the migrations.
 
 Output: --format text (the phases, their findings and a conclusion for each), json, sarif,
 github or html on stdout; --output FORMAT=PATH (repeatable) writes others from the same run.
@@ -72,7 +74,7 @@ Exit 0 when both audits pass, 1 on findings, 2 for input errors (a missing file,
 	fl.IntVar(&f.times, "times", rerun.DefaultTimes, "how many times to apply FILE, the install included")
 	fl.StringVar(&f.from, "from", "", "previous version of FILE: also check the upgrade from it")
 	fl.StringVar(&f.fixture, "fixture", "", "SQL loaded after the install (default: "+rerun.DefaultFixture+", found from the working directory up)")
-	fl.BoolVar(&f.noFixture, "no-fixture", false, "load no fixture")
+	fl.BoolVar(&f.noFixture, "no-fixture", false, "load no fixture: generate rows")
 	f.out.add(cmd)
 	addServerFlags(cmd, &f.sf)
 	return cmd
@@ -91,7 +93,7 @@ func (f *rerunFlags) request(g *globals, file string) (gate.Request, error) {
 	case f.noFixture && f.fixture != "":
 		return gate.Request{}, fault.Input(errors.New("--fixture and --no-fixture exclude each other"))
 	}
-	src, err := input.ReadFile(file, input.Migration)
+	src, err := g.scope().ReadFile(file, input.Migration)
 	if err != nil {
 		return gate.Request{}, fault.Input(err)
 	}
@@ -106,14 +108,14 @@ func (f *rerunFlags) request(g *globals, file string) (gate.Request, error) {
 		Tool: "ledgercheck", Version: Version, Root: ".",
 	}
 	if f.from != "" {
-		src, err := input.ReadFile(f.from, input.Migration)
+		src, err := g.scope().ReadFile(f.from, input.Migration)
 		if err != nil {
 			return req, fault.Input(fmt.Errorf("--from: %w", err))
 		}
 		req.Artifact.Previous = &gate.Script{Name: f.from, Src: src}
 	}
 	if !f.noFixture {
-		if req.Fixture, err = f.readFixture(); err != nil {
+		if req.Fixture, err = f.readFixture(g); err != nil {
 			return req, err
 		}
 	}
@@ -121,7 +123,7 @@ func (f *rerunFlags) request(g *globals, file string) (gate.Request, error) {
 }
 
 // readFixture reads --fixture, or the project's ledger fixture found from the working directory.
-func (f *rerunFlags) readFixture() (*gate.Script, error) {
+func (f *rerunFlags) readFixture(g *globals) (*gate.Script, error) {
 	fixture := f.fixture
 	if fixture == "" {
 		wd, err := os.Getwd()
@@ -132,7 +134,7 @@ func (f *rerunFlags) readFixture() (*gate.Script, error) {
 			return nil, fault.Input(err)
 		}
 	}
-	src, err := input.ReadFile(fixture, input.Fixture)
+	src, err := g.scope().ReadFile(fixture, input.Fixture)
 	if err != nil {
 		return nil, fault.Input(fmt.Errorf("--fixture: %w", err))
 	}

@@ -75,7 +75,7 @@ CREATE OR REPLACE FUNCTION public.n(a int, b int DEFAULT 0) RETURNS int LANGUAGE
 		}
 	}
 	want := []string{
-		"rerun-rows-duplicated table public.seeded: run 2 duplicated 1 row (1 row before, 2 after); most likely the INSERT into public.seeded at " + v2 + ":2:1",
+		"rerun-rows-duplicated table public.seeded: run 2 duplicated 1 row (5 rows before, 6 after); most likely the INSERT into public.seeded at " + v2 + ":2:1",
 		"upgrade-stale-object function public.n(integer): left behind by the upgrade: a fresh install does not have it; the previous version creates it at " + v1 + ":1:1 and no statement of " + v2 + " drops it",
 	}
 	if code != ExitFindings || doc.Status != "fail" || strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -91,7 +91,7 @@ CREATE OR REPLACE FUNCTION public.n(a int, b int DEFAULT 0) RETURNS int LANGUAGE
 	pass := writeSQL(t, "pass.sql", cleanSQL)
 	code, out, errs = runCLI(t, "rerun", "-q", pass, "--no-fixture", "--times", "2")
 	if code != ExitOK || errs != "" || !strings.Contains(out, "PASS: no findings") ||
-		!strings.Contains(out, "rerun passed: "+pass+" ran 2 times without a fixture") {
+		!strings.Contains(out, "rerun passed: "+pass+" ran 2 times over 4 generated rows in 1 table (seed 1)") {
 		t.Errorf("passing file: exit %d, stderr %q, stdout\n%s", code, errs, out)
 	}
 }

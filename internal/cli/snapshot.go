@@ -109,7 +109,7 @@ func (f *snapshotFlags) request(cmd *cobra.Command, g *globals) (gate.SnapshotRe
 		req.DSN = f.sf.dsn
 	}
 	if f.install != "" {
-		src, err := input.ReadFile(f.install, input.Migration)
+		src, err := g.scope().ReadFile(f.install, input.Migration)
 		if err != nil {
 			return req, fault.Input(err)
 		}

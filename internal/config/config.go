@@ -48,6 +48,10 @@ type Config struct {
 
 	// Path is the file the configuration was read from ("" for [Default]).
 	Path string `yaml:"-"`
+	// Scope is the repository [Load] confined the configuration to; every file read on its
+	// behalf, and every file named on the command line beside it, is read through it. The zero
+	// Scope ([Parse], [Default]) confines nothing.
+	Scope input.Scope `yaml:"-"`
 	// LintSet reports whether the file had a lint section.
 	LintSet bool `yaml:"-"`
 	lines   map[string]int
@@ -69,7 +73,7 @@ type Shared struct {
 	// Lint is lint's policy (see [lint.Config]); absent means the shipped default's
 	// ([DefaultLint]).
 	Lint lint.Config `yaml:"lint"`
-	// Limits bound the time user SQL may take.
+	// Limits bound the time and the resources user SQL may take.
 	Limits Limits `yaml:"limits"`
 	// Postgres is the PostgreSQL major version the gate runs on, 15 or 17; 0 (absent) leaves it
 	// to $LEDGERCHECK_PG, else 15. --pg overrides it.
@@ -138,7 +142,8 @@ type Rerun struct {
 	Times int `yaml:"times"`
 }
 
-// Limits bound the time user SQL may take (Go durations: "60s", "2m").
+// Limits bound the time user SQL may take (Go durations: "60s", "2m") and the resources a run
+// may use (sizes: "1GiB", "512MiB"; see internal/scratch/limits.go).
 type Limits struct {
 	// StatementTimeout is statement_timeout for every statement (default 60s).
 	StatementTimeout time.Duration `yaml:"statement_timeout"`
@@ -146,7 +151,91 @@ type Limits struct {
 	LockTimeout time.Duration `yaml:"lock_timeout"`
 	// InstallTimeout bounds one whole install: prerequisites, variant and fixture (default 120s).
 	InstallTimeout time.Duration `yaml:"install_timeout"`
+	// ScratchSize bounds the embedded cluster's directory, each of its files and its
+	// temporary files (default 1GiB).
+	ScratchSize Size `yaml:"scratch_size"`
+	// ServerMemory bounds the memory of each process of the embedded server (default 1GiB).
+	ServerMemory Size `yaml:"server_memory"`
+	// ReadSize bounds any one message ledgercheck reads from the server: a catalog query's
+	// result, a row (default 64MiB).
+	ReadSize Size `yaml:"read_size"`
 }
+
+// Size is a number of bytes, written with a unit as PostgreSQL writes memory settings: "512kB",
+// "64MB", "1GB", "1TB" (each 1024 of the one before; "KiB", "MiB", "GiB", "TiB" too), or a
+// plain number of bytes.
+type Size int64
+
+// ParseSize parses a [Size]: a whole number, optionally followed (with or without a space) by
+// B, kB, KiB, MB, MiB, GB, GiB, TB or TiB.
+func ParseSize(s string) (Size, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if i == 0 || err != nil {
+		return 0, fmt.Errorf("size %q: want a whole number of bytes with a unit, such as 512MB or 1GB", s)
+	}
+	var shift uint
+	switch strings.TrimSpace(t[i:]) {
+	case "", "B":
+	case "kB", "KB", "KiB":
+		shift = 10
+	case "MB", "MiB":
+		shift = 20
+	case "GB", "GiB":
+		shift = 30
+	case "TB", "TiB":
+		shift = 40
+	default:
+		return 0, fmt.Errorf("size %q: unknown unit %q (want B, kB, MB, GB or TB)", s, strings.TrimSpace(t[i:]))
+	}
+	if n > (1<<62)>>shift {
+		return 0, fmt.Errorf("size %q is too large", s)
+	}
+	return Size(n << shift), nil
+}
+
+// UnmarshalYAML reads a size from a YAML scalar (see [ParseSize]).
+func (z *Size) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a size such as 1GB", n.Line)
+	}
+	v, err := ParseSize(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	*z = v
+	return nil
+}
+
+// String renders the size as ParseSize reads it, in the largest unit that divides it.
+func (z Size) String() string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{40, "TB"}, {30, "GB"}, {20, "MB"}, {10, "kB"}} {
+		if z != 0 && int64(z)%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", int64(z)>>u.shift, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", int64(z))
+}
+
+// Set sets the size from a flag's value (pflag.Value).
+func (z *Size) Set(s string) error {
+	v, err := ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*z = v
+	return nil
+}
+
+// Type names the flag's value type (pflag.Value).
+func (z *Size) Type() string { return "size" }
 
 // defaultYAML is the shipped default configuration (default.yaml beside this file): the one
 // place the Open Brain defaults live.
@@ -208,12 +297,51 @@ var notInName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // file's directory. Every error is a [fault.Input] error: "path: message" for a file that cannot
 // be read (see [input.ReadFile]: missing, not a regular file, over [input.Config]'s limit), else
 // "path:line: message".
-func Load(path string) (*Config, error) {
-	data, err := input.ReadFile(path, input.Config)
+//
+// The configuration is confined to its repository (see [input.Scope]): the git top level of its
+// directory, or the directory. The file itself and every path it names (the variants' files and
+// previous versions, the allowlists, the fixture, the prerequisite files) must resolve inside it,
+// unless allowOutside (--allow-outside-repo); the loaded configuration's Scope confines what is
+// read later the same way.
+func Load(path string, allowOutside bool) (*Config, error) {
+	scope := input.Scope{Root: input.RepoRoot(filepath.Dir(path)), AllowOutside: allowOutside}
+	data, err := scope.ReadFile(path, input.Config)
 	if err != nil {
 		return nil, fault.Input(err)
 	}
-	return Parse(path, data)
+	c, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	c.Scope = scope
+	for _, p := range c.paths() {
+		if err := scope.ConfineConfigured(*p.path, c.Key(p.key)); err != nil {
+			return nil, c.errAt(c.Line(p.key), "%v", err)
+		}
+	}
+	return c, nil
+}
+
+// configPath is a path field of a configuration and its dotted version 2 key.
+type configPath struct {
+	key  string
+	path *string
+}
+
+// paths lists every path field of c with its key, in the file's order: the one list Parse
+// resolves and Load confines.
+func (c *Config) paths() []configPath {
+	ps := []configPath{{"artifact.file", &c.Artifact.File}, {"artifact.previous", &c.Artifact.Previous}}
+	for i := range c.Ports {
+		at := "ports." + strconv.Itoa(i)
+		p := &c.Ports[i]
+		ps = append(ps, configPath{at + ".file", &p.File}, configPath{at + ".previous", &p.Previous}, configPath{at + ".allowlist", &p.Allowlist})
+	}
+	ps = append(ps, configPath{"fixture", &c.Fixture})
+	for i := range c.Prerequisites.Files {
+		ps = append(ps, configPath{"prerequisites.files." + strconv.Itoa(i), &c.Prerequisites.Files[i]})
+	}
+	return ps
 }
 
 var intoType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`into config\.(Config|configV1)\b`) })
@@ -271,23 +399,10 @@ func Parse(path string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	dir := filepath.Dir(path)
-	res := func(p *string) {
-		if *p != "" && !filepath.IsAbs(*p) {
-			*p = filepath.Join(dir, *p)
+	for _, p := range c.paths() {
+		if *p.path != "" && !filepath.IsAbs(*p.path) {
+			*p.path = filepath.Join(dir, *p.path)
 		}
-	}
-	resVariant := func(v *Variant) {
-		res(&v.File)
-		res(&v.Previous)
-	}
-	resVariant(&c.Artifact)
-	for i := range c.Ports {
-		resVariant(&c.Ports[i].Variant)
-		res(&c.Ports[i].Allowlist)
-	}
-	res(&c.Fixture)
-	for i := range c.Prerequisites.Files {
-		res(&c.Prerequisites.Files[i])
 	}
 	return c, nil
 }
@@ -443,6 +558,14 @@ func (c *Config) validate() error {
 			return c.errAt(c.Line("limits."+l.key), "limits.%s %s is negative", l.key, l.d)
 		}
 	}
+	for _, l := range []struct {
+		key string
+		z   Size
+	}{{"scratch_size", c.Limits.ScratchSize}, {"server_memory", c.Limits.ServerMemory}, {"read_size", c.Limits.ReadSize}} {
+		if l.z != 0 && l.z < 1<<20 {
+			return c.errAt(c.Line("limits."+l.key), "limits.%s %s: want at least 1MB", l.key, l.z)
+		}
+	}
 	if c.Postgres != 0 {
 		if err := scratch.Supported(c.Postgres); err != nil {
 			return c.errAt(c.Line("postgres"), "postgres %d: %v", c.Postgres, err)
@@ -498,8 +621,8 @@ type Init struct {
 
 // Template returns the commented configuration of version 2 for in: the Open Brain defaults
 // (prerequisites, the lint policy's existing objects and untrusted extensions, from the shipped
-// default), no fixture, commented examples of ports, probes and prerequisite files. It passes
-// [Parse] as written.
+// default), no fixture (the rerun audit generates rows), commented examples of ports, probes, a
+// fixture and prerequisite files. It passes [Parse] as written.
 func Template(in Init) ([]byte, error) {
 	def := DefaultLint()
 	tpl, err := texttemplate.New("init").Funcs(texttemplate.FuncMap{"join": strings.Join, "yaml": yamlScalar}).Parse(initTemplate)

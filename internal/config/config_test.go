@@ -10,7 +10,7 @@ import (
 )
 
 func TestShippedConfigLoadsAndResolvesPaths(t *testing.T) {
-	c, err := Load("../../ledgercheck.yaml")
+	c, err := Load("../../ledgercheck.yaml", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +111,9 @@ func TestErrors(t *testing.T) {
 		{"prerequisites", v2 + "prerequisites:\n  openbrain: some\n", "c.yaml:6: cannot unmarshal"},
 		{"empty file", v2 + "prerequisites:\n  files: [\"\"]\n", "c.yaml:6: prerequisites.files: entry 1 is empty"},
 		{"duration", v2 + "limits:\n  lock_timeout: soon\n", "c.yaml:6:"},
+		{"size unit", v2 + "limits:\n  scratch_size: 12 apples\n", "c.yaml:6: size \"12 apples\": unknown unit \"apples\""},
+		{"size number", v2 + "limits:\n  read_size: lots\n", "c.yaml:6: size \"lots\": want a whole number of bytes with a unit"},
+		{"size small", v2 + "limits:\n  server_memory: 512kB\n", "c.yaml:6: limits.server_memory 512kB: want at least 1MB"},
 		{"rerun", v2 + "rerun:\n  times: 1\n", "c.yaml:6: rerun.times 1"},
 		{"lint", v2 + "lint:\n  severity: {no-such-rule: off}\n", "c.yaml:5: severity for unknown rule"},
 	}
@@ -170,5 +173,22 @@ func TestTemplate(t *testing.T) {
 			c.Ports[0].Allowlist != filepath.Join("dir", in.Allowlist) {
 			t.Errorf("ports = %+v", c.Ports)
 		}
+	}
+}
+
+// TestResourceLimits: the resource limits read as PostgreSQL writes memory sizes (1024-based).
+func TestResourceLimits(t *testing.T) {
+	c, err := Parse("c.yaml", []byte("version: 2\nartifact: {file: a.sql, dim: 1536}\nlimits:\n  scratch_size: 512MB\n  server_memory: 2 GiB\n  read_size: 67108864\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Limits.ScratchSize != 512<<20 || c.Limits.ServerMemory != 2<<30 || c.Limits.ReadSize != 64<<20 {
+		t.Errorf("limits %+v", c.Limits)
+	}
+	if got := c.Limits.ScratchSize.String(); got != "512MB" {
+		t.Errorf("512MB renders as %q", got)
+	}
+	if _, err := ParseSize("9999999999TB"); err == nil {
+		t.Error("a size past 2^62 bytes parses")
 	}
 }

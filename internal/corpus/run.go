@@ -29,7 +29,7 @@ type Options struct {
 
 // Run lints (and installs) every labelled file and matches the findings with the labels.
 func Run(ctx context.Context, e *Expect, opts Options) ([]FileResult, error) {
-	conf, err := config.Load(filepath.Join(opts.Root, e.Defaults.Config))
+	conf, err := config.Load(filepath.Join(opts.Root, e.Defaults.Config), false)
 	if err != nil {
 		return nil, err
 	}

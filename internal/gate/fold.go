@@ -3,7 +3,9 @@ package gate
 import (
 	"fmt"
 
+	"ledgercheck/internal/audit"
 	"ledgercheck/internal/finding"
+	"ledgercheck/internal/install"
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/pgsql"
 	"ledgercheck/internal/report"
@@ -12,8 +14,9 @@ import (
 
 // foldRerun keeps check from failing a file twice for one fact: a rerun that fails at a
 // statement lint reported as not-idempotent (the rerun audit deciding what lint could only
-// suspect, e.g. after a dynamic-idempotency warning) is folded into the lint finding, and the
-// phase says so in a note.
+// suspect, e.g. after a dynamic-idempotency warning) is folded into the lint finding, which says
+// so; the rerun phase says fail, with a note that points at lint's phase. It runs before the lint
+// phases are put into the report.
 func foldRerun(phases []report.PhaseResult, r *variantRun) []report.PhaseResult {
 	if r.file == nil {
 		return phases
@@ -29,16 +32,25 @@ func foldRerun(phases []report.PhaseResult, r *variantRun) []report.PhaseResult 
 	if len(flagged) == 0 {
 		return phases
 	}
+	confirmed := map[int]string{} // statement -> the phase whose rerun failed there
 	for i := range phases {
 		var kept []finding.Finding
 		for _, f := range phases[i].Findings {
-			if f.Rule == rerun.RuleRerunFailed && f.Pos.File == r.v.File && flagged[statementAt(r.file, f.Pos)] {
-				phases[i].Notes = append(phases[i].Notes, fmt.Sprintf("the rerun failure at %s is lint's not-idempotent finding there, reported once", f.Pos))
+			if st := statementAt(r.file, f.Pos); f.Rule == rerun.RuleRerunFailed && f.Pos.File == r.v.File && flagged[st] {
+				phases[i].Notes = append(phases[i].Notes, fmt.Sprintf("failed: the rerun failure at %s is lint's not-idempotent finding there, reported once (lint %s)", f.Pos, r.v.Name))
+				phases[i].Status = report.StatusFail
+				confirmed[st] = phases[i].Name
 				continue
 			}
 			kept = append(kept, f)
 		}
 		phases[i].Findings = kept
+	}
+	// The lint finding names the phase it stands for too.
+	for j, f := range r.lint.Findings {
+		if name, ok := confirmed[statementAt(r.file, f.Pos)]; ok && f.Rule == lint.NotIdempotent {
+			r.lint.Findings[j].Message += " (the rerun audit confirms it: " + name + ")"
+		}
 	}
 	return phases
 }
@@ -52,4 +64,60 @@ func statementAt(f *pgsql.File, pos finding.Position) int {
 		}
 	}
 	return -1
+}
+
+// sameInstallFailure are the rerun audit's findings of a script that does not install: at the
+// statement the install phase reports, they are its failure again.
+var sameInstallFailure = map[string]bool{
+	rerun.RuleRerunInstallFailed: true, rerun.RuleRerunFixtureFailed: true,
+	rerun.RuleUpgradeFailed: true, rerun.RuleUpgradeFixtureFailed: true,
+}
+
+// foldInstall keeps check from failing a variant twice for one install failure: the phase
+// "install VARIANT" reports it, so the rerun audit's finding of the same failure at the same
+// statement is dropped, and a rerun phase left with no finding is skipped and points at the
+// install phase instead of repeating it.
+func foldInstall(phases []report.PhaseResult, r *variantRun) []report.PhaseResult {
+	f, ok := install.Finding(r.installErr)
+	if !ok {
+		return phases
+	}
+	for i := range phases {
+		var kept []finding.Finding
+		folded := false
+		for _, g := range phases[i].Findings {
+			if sameInstallFailure[g.Rule] && g.Pos == f.Pos {
+				folded = true
+				continue
+			}
+			kept = append(kept, g)
+		}
+		if !folded {
+			continue
+		}
+		phases[i].Findings = kept
+		note := fmt.Sprintf("not run: %s does not install at %s (see the phase install %s)", r.installFile, f.Pos, r.v.Name)
+		if len(kept) == 0 {
+			phases[i].Status, phases[i].Notes = report.StatusSkip, []string{note}
+			continue
+		}
+		phases[i].Notes = append([]string{note}, phases[i].Notes...)
+	}
+	return phases
+}
+
+// confirmAudit keeps check from failing a file twice for one fact the audit found and lint had
+// reported: lint's finding stands for both and says so, and the audit phase says fail, with a
+// note that points at it.
+func confirmAudit(r *variantRun, confirmed []audit.Confirmation) {
+	for _, c := range confirmed {
+		for j, f := range r.lint.Findings {
+			if !c.Stands(f) {
+				continue
+			}
+			r.lint.Findings[j].Message += " (the installed audit confirms it: audit " + r.v.Name + ")"
+			r.audit.Status = report.StatusFail
+			r.audit.Notes = append(r.audit.Notes, fmt.Sprintf("failed: its %s is lint's %s at %s, reported once (lint %s)", c.Audit, c.Static, f.Pos, r.v.Name))
+		}
+	}
 }

@@ -239,20 +239,23 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 	}
-	// The lint phases come first, each from its own variant's run once every step is done: the
-	// audit drops from them what the install showed the file owns. A variant read from a
-	// database alone has no file, so no lint phase.
-	if req.Steps.Lint {
-		for _, r := range runs {
-			if r.v.File != "" {
-				rep.Phases = append(rep.Phases, r.lint)
-			}
-		}
-	}
 	if needDB {
 		if err := p.report(rep, res, runs); err != nil {
 			return nil, err
 		}
+	}
+	// The lint phases come first, each from its own variant's run once every step is done and
+	// reported: the audit drops from them what the install showed the file owns, and a rerun
+	// failure folded into a lint finding says so there. A variant read from a database alone
+	// has no file, so no lint phase.
+	if req.Steps.Lint {
+		var lints []report.PhaseResult
+		for _, r := range runs {
+			if r.v.File != "" {
+				lints = append(lints, r.lint)
+			}
+		}
+		rep.Phases = append(lints, rep.Phases...)
 	}
 	rep.Duration = time.Since(t0)
 	rep.Finish()
@@ -333,12 +336,17 @@ func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
 // port's comparison with the artifact, each install's cross-check, then each variant's rerun
 // audit.
 func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) error {
-	if p.req.Steps.Parity {
-		for _, r := range runs {
-			if r.installErr != nil {
-				rep.Phases = append(rep.Phases, installPhase(r))
-			}
+	// A variant that does not install has its phase install VARIANT when check reports it, or
+	// when nothing else would (a prerequisite file that fails leaves the rerun nothing to run).
+	installShown := func(r *variantRun) bool {
+		return r.installErr != nil && (p.req.Steps.Parity || r.rerun == nil)
+	}
+	for _, r := range runs {
+		if installShown(r) {
+			rep.Phases = append(rep.Phases, installPhase(r))
 		}
+	}
+	if p.req.Steps.Parity {
 		if len(p.req.Ports) == 0 {
 			rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseParity, Name: "parity", File: p.req.Artifact.File, Status: report.StatusSkip,
 				Notes: []string{"not run: the configuration has no ports, so the artifact is checked alone (lint, install, cross-check, rerun)"}})
@@ -354,25 +362,46 @@ func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) e
 	}
 	if p.req.Steps.CrossCheck {
 		for _, r := range runs {
-			if r.file == nil || r.installErr != nil {
-				continue
+			switch {
+			case r.file == nil:
+			case r.installErr != nil:
+				rep.Phases = append(rep.Phases, notInstalled(r, finding.PhaseLint, "lint installed "+r.v.Name))
+			default:
+				rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseLint, Name: "lint installed " + r.v.Name, File: r.v.File,
+					Findings: r.crossCheck,
+					Notes:    []string{"what installing the file changed on pre-existing objects, against what its statements visibly do"}})
 			}
-			rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseLint, Name: "lint installed " + r.v.Name, File: r.v.File,
-				Findings: r.crossCheck,
-				Notes:    []string{"what installing the file changed on pre-existing objects, against what its statements visibly do"}})
 		}
 	}
 	for _, r := range runs {
-		if r.audit != nil {
+		switch {
+		case r.audit != nil:
 			rep.Phases = append(rep.Phases, *r.audit)
+		case p.req.Steps.Audit && r.file != nil && r.installErr != nil:
+			rep.Phases = append(rep.Phases, notInstalled(r, finding.PhaseAudit, "audit "+r.v.Name))
 		}
 	}
 	if p.req.Steps.Rerun {
 		for _, r := range runs {
-			rep.Phases = append(rep.Phases, foldRerun(rerunPhases(r, p.req.Steps.RerunApart), r)...)
+			if r.rerun == nil && r.file != nil && r.installErr != nil { // no database to rerun in
+				rep.Phases = append(rep.Phases, notInstalled(r, finding.PhaseRerun, "rerun "+r.v.Name))
+				continue
+			}
+			phases := foldRerun(rerunPhases(r, p.req.Steps.RerunApart), r)
+			if installShown(r) { // the install phase above reports the install's failure
+				phases = foldInstall(phases, r)
+			}
+			rep.Phases = append(rep.Phases, phases...)
 		}
 	}
 	return nil
+}
+
+// notInstalled is a phase that could not run because the variant (or a file it needs) does not
+// install: skipped, pointing at the install phase that says why.
+func notInstalled(r *variantRun, phase finding.Phase, name string) report.PhaseResult {
+	return report.PhaseResult{Phase: phase, Name: name, File: r.v.File, Status: report.StatusSkip,
+		Notes: []string{fmt.Sprintf("not run: %s does not install (see the phase install %s)", r.installFile, r.v.Name)}}
 }
 
 // audit runs the installed security audit on the variant's install (before the fixture), with
@@ -395,12 +424,13 @@ func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Databas
 	// (fixture, probes, rerun); its answers are asked for when the variant is done.
 	r.finishAudit = func(ctx context.Context) error {
 		t0 := time.Now()
-		fs, err := own.finish(ctx, r.models, in)
+		fs, confirmed, err := own.finish(ctx, r.models, in)
 		if err != nil {
 			return err
 		}
 		r.audit = &report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: took + time.Since(t0),
 			Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints) " + modelsNote(p.req.Lint)}}
+		confirmAudit(r, confirmed)
 		if audit.Empty(fp) {
 			r.audit.Status = report.StatusSkip
 			r.audit.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
@@ -572,10 +602,6 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	f, sc, scErr := r.script()
-	if p.req.Steps.Audit && scErr == nil {
-		r.models = startModels(ctx, p.srv, p.req.Lint, v.Dim, p.base, nil, sc)
-		defer closeModels(ctx, r.models)
-	}
 	ropts := p.rerunOptions(r, sc)
 	var up *rerun.Upgrade
 	if p.req.Steps.Rerun {
@@ -592,6 +618,14 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		}
 		return p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0), Reader: conn, Upgrade: up}, ropts)
 	}
+	// The file installed: install it again under the audit's other privilege models. That
+	// runs beside the fixture, the probes and the rerun audit's first snapshot, never beside
+	// another run of the file in this variant (the same statements on one cluster's roles at
+	// once can fail each other: "tuple concurrently updated"), so the rerun waits for it.
+	if p.req.Steps.Audit && r.finishAudit != nil {
+		r.models = startModels(ctx, p.srv, p.req.Lint, v.Dim, p.base, nil, sc)
+		defer closeModels(ctx, r.models)
+	}
 	if fx := p.req.Fixture; fx != nil {
 		if err := sqlscript.ExecFile(ctx, db, fx.Name, fx.Src); err != nil {
 			if err := r.failed(ctx, &scriptFailure{fx.Name, err}); err != nil {
@@ -607,11 +641,22 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 	if r.fixtureErr == nil && p.req.Steps.Parity {
 		probed = p.probesBeside(ctx, db, r)
 	}
+	reading := func() error {
+		err := probed()
+		waitModels(r.models)
+		return err
+	}
 	if p.req.Steps.CrossCheck && r.file != nil {
 		r.crossCheck = crosscheck.Check(r.file, p.req.Lint, r.installed.Footprint)
 	}
 	p.say("%s: %s at dimension %d installed and fixture loaded in %s", v.Name, v.File, v.Dim, report.FormatDuration(time.Since(t0)))
-	err = p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Took: time.Since(t0), Reader: conn, Upgrade: up, Reading: probed}, ropts)
+	// Without a fixture, the rerun audit fills the tables the install created (not in the
+	// template's snapshot, which the install step read) with generated rows.
+	tmpl, err := p.templateSnapshot(ctx, db, conn)
+	if err != nil {
+		return errors.Join(err, reading())
+	}
+	err = p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Template: tmpl, Took: time.Since(t0), Reader: conn, Upgrade: up, Reading: reading}, ropts)
 	if err := errors.Join(err, probed()); err != nil {
 		return err
 	}
@@ -785,6 +830,9 @@ func rerunPhases(r *variantRun, apart bool) []report.PhaseResult {
 	res := r.rerun
 	ph := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + r.v.Name, File: r.v.File, Duration: res.Timings.Total,
 		Counts: map[string]int{"runs": res.Runs, "tables": res.Tables, "rows": int(res.Rows)}}
+	if res.Generated > 0 {
+		ph.Counts["generated_rows"] = res.Generated
+	}
 	skipped := true // every audit checked nothing: the phase is skipped
 	for _, p := range res.Phases() {
 		ph.Findings = append(ph.Findings, p.Findings...)

@@ -129,10 +129,12 @@ func installCrossCheck(ctx context.Context, srv *scratch.Server, f *pgsql.File, 
 		}
 		defer conn.Close(context.WithoutCancel(ctx))
 		sc := sqlscript.Script(sf)
-		models := startModels(ctx, srv, req.Lint, dim, base, req.Setup, sc)
-		defer closeModels(ctx, models)
 		var fp *introspect.Footprint
 		if fp, _, err = install.FootprintOn(ctx, db, conn, sc, nil, introspect.Options{}); err == nil {
+			// Under the other privilege models after this install, never beside it: the same
+			// statements on one cluster's roles at once can fail each other.
+			models := startModels(ctx, srv, req.Lint, dim, base, req.Setup, sc)
+			defer closeModels(ctx, models)
 			static = crosscheck.Owned(static, fp)
 			audited, err := auditModels(ctx, req.Lint, db, conn, models, audit.Input{File: f, Footprint: fp, Lint: req.Lint, Static: static})
 			if err != nil {

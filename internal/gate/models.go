@@ -123,6 +123,13 @@ func (mi *modelInstall) close(ctx context.Context) {
 	}
 }
 
+// waitModels waits until every model install has ended.
+func waitModels(ms []*modelInstall) {
+	for _, mi := range ms {
+		<-mi.done
+	}
+}
+
 // closeModels closes every model install.
 func closeModels(ctx context.Context, ms []*modelInstall) {
 	for _, mi := range ms {
@@ -153,20 +160,20 @@ func askOwn(ctx context.Context, cfg lint.Config, db *scratch.Database, conn *pg
 // finish asks the audit of in under each of the other models and turns every answer into
 // findings together (audit.Findings); an install that fails under another model is its
 // install-failed finding.
-func (a answers) finish(ctx context.Context, others []*modelInstall, in audit.Input) ([]finding.Finding, error) {
+func (a answers) finish(ctx context.Context, others []*modelInstall, in audit.Input) ([]finding.Finding, []audit.Confirmation, error) {
 	var failed []finding.Finding
 	for _, mi := range others {
 		got, fail, err := mi.ask(ctx, in)
 		switch {
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		case fail != nil:
 			failed = append(failed, *fail)
 		default:
 			a.names, a.got = append(a.names, mi.model), append(a.got, got)
 		}
 	}
-	return append(audit.Findings(in, a.names, a.got), failed...), nil
+	return append(audit.Findings(in, a.names, a.got), failed...), audit.Confirmed(in, a.got), nil
 }
 
 // auditModels runs the audit of in under every model cfg names: the pipeline's own on conn, a
@@ -176,7 +183,8 @@ func auditModels(ctx context.Context, cfg lint.Config, db *scratch.Database, con
 	if err != nil {
 		return nil, err
 	}
-	return a.finish(ctx, others, in)
+	fs, _, err := a.finish(ctx, others, in)
+	return fs, err
 }
 
 // modelsNote says which kinds of project the audit answered for.

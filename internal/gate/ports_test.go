@@ -69,7 +69,7 @@ func TestArtifactAloneWithPrerequisiteFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = []string{"lint artifact pass", "install artifact fail", "parity skip", "rerun artifact fail"}
+	want = []string{"lint artifact pass", "install artifact fail", "parity skip", "lint installed artifact skip", "rerun artifact skip"}
 	if got := phaseNames(res.Report); !slices.Equal(got, want) {
 		t.Fatalf("without the prerequisite: phases = %q, want %q", got, want)
 	}
@@ -89,7 +89,8 @@ func TestPrerequisiteFileThatFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"lint artifact pass", "lint copy pass", "install artifact fail", "install copy fail", "parity copy skip"}
+	want := []string{"lint artifact pass", "lint copy pass", "install artifact fail", "install copy fail", "parity copy skip",
+		"lint installed artifact skip", "lint installed copy skip", "rerun artifact skip", "rerun copy skip"}
 	if got := phaseNames(res.Report); !slices.Equal(got, want) {
 		t.Fatalf("phases = %q, want %q", got, want)
 	}

@@ -88,7 +88,8 @@ func FootprintOn(ctx context.Context, db *scratch.Database, conn *pgx.Conn, sc *
 	}
 	after, err := introspect.Take(ctx, conn, opts)
 	if err != nil {
-		return nil, nil, db.Blame(ctx, "taking the snapshot after "+sc.Name, fmt.Errorf("snapshot after %s: %w", sc.Name, err))
+		// A catalog larger than ledgercheck reads is the file's finding (resource-limit).
+		return nil, nil, db.ReadLimit(sc, db.Blame(ctx, "taking the snapshot after "+sc.Name, fmt.Errorf("snapshot after %s: %w", sc.Name, err)))
 	}
 	return introspect.Diff(before, after), after, nil
 }
@@ -96,10 +97,33 @@ func FootprintOn(ctx context.Context, db *scratch.Database, conn *pgx.Conn, sc *
 // RuleInstallFailed is the rule of a variant the server rejects (registered in internal/gate).
 const RuleInstallFailed = "install-failed"
 
-// Finding turns a rejected statement or a syntax error into an install-failed finding; it
-// reports false for any other error.
+// RuleResourceLimit is the rule of a statement that a resource limit of the run stopped
+// (registered in internal/gate).
+const RuleResourceLimit = "resource-limit"
+
+// Finding turns a rejected statement, a syntax error, or what the migration did to its own
+// environment (its role, its databases, the install time limit: [scratch.SelfInflicted]) into an
+// install-failed finding at the statement, and a statement a resource limit of the run stopped
+// into a resource-limit finding; it reports false for any other error.
 func Finding(err error) (finding.Finding, bool) {
 	var se *scratch.ScriptError
+	if errors.As(err, &se) && se.Limit != "" && se.PgError() != nil {
+		pe := se.PgError()
+		detail := ""
+		if pe.Detail != "" {
+			detail = "DETAIL: " + pe.Detail
+		}
+		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleResourceLimit, Severity: finding.SevError, Pos: se.Pos,
+			Message: "the migration hit a resource limit of the run: " + pe.Message, Detail: detail}, true
+	}
+	if errors.As(err, &se) && se.SelfInflicted() != nil {
+		si := se.SelfInflicted()
+		msg := "the migration does not install: " + si.Msg
+		if !si.Timeout {
+			msg = "the migration breaks the environment it runs in: " + si.Msg
+		}
+		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleInstallFailed, Severity: finding.SevError, Pos: se.Pos, Message: msg}, true
+	}
 	if errors.As(err, &se) && se.PgError() != nil {
 		pe := se.PgError()
 		detail := ""

@@ -68,7 +68,7 @@ func readRepoTB(t testing.TB, path string) string {
 // probes), with files named as in the repository, on the package's scratch server.
 func shippedRequest(t testing.TB) gate.Request {
 	t.Helper()
-	cfg, err := config.Load("../../ledgercheck.yaml")
+	cfg, err := config.Load("../../ledgercheck.yaml", false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,3 +211,38 @@ func TestPlpgsqlJSONShape(t *testing.T) {
 		golden.Check(t, goldenPath, got)
 	}
 }
+
+// TestAggregateOperatorAndCastSignatures: an aggregate's object carries its identity argument
+// types (new and old syntax), an operator's its operand types (the right one alone for a prefix
+// operator), and CREATE CAST its types and function.
+func TestAggregateOperatorAndCastSignatures(t *testing.T) {
+	src := `CREATE AGGREGATE public.agg(integer, text) (SFUNC = f, STYPE = int);
+CREATE AGGREGATE old (BASETYPE = oid[], SFUNC = f, STYPE = int);
+CREATE AGGREGATE star(*) (SFUNC = f, STYPE = int);
+CREATE OPERATOR public.= (LEFTARG = oid, RIGHTARG = integer, FUNCTION = f);
+CREATE OPERATOR - (RIGHTARG = text[], FUNCTION = f);
+CREATE CAST (public.mood AS json) WITH FUNCTION public.mood_json(public.mood) AS IMPLICIT;
+CREATE CAST (public.mood AS text) WITH INOUT;
+`
+	f, err := Parse("m.sql", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, op := range f.Ops {
+		o := op.Object()
+		got = append(got, string(o.Kind)+" "+o.Name.Schema+"."+o.Name.Name+"("+strings.Join(o.Args, ",")+")")
+	}
+	want := []string{"function public.agg(int4,text)", "function public.old(oid[])", "function public.star()",
+		"operator public.=(oid,int4)", "operator public.-(text[])", "cast .(mood AS json)()", "cast .(mood AS text)()"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("objects:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	casts := []*Cast{f.Ops[5].Cast(), f.Ops[6].Cast()}
+	if c := casts[0]; c == nil || c.Function != (Name{"public", "mood_json"}) || !c.Implicit || f.Ops[5].Verb != VerbCreate || f.Ops[5].Tag != "CREATE CAST" {
+		t.Errorf("cast = %+v", c)
+	}
+	if c := casts[1]; c == nil || c.Function != (Name{}) || c.Implicit {
+		t.Errorf("cast WITH INOUT = %+v", c)
+	}
+}

@@ -54,6 +54,9 @@ var privilegedExempt = map[string]string{
 	"internal/scratch/env/10_database.sql":         "superuser, in a database copied from template0 before any user SQL",
 	"internal/scratch/env/20_auth_storage.sql":     "superuser, in a database copied from template0 before any user SQL",
 	"internal/scratch/env/models/old-defaults.sql": "superuser, in a template after the environment, before any user SQL",
+	// The rows generated without a fixture are inserted on a session of the install role
+	// (rerun's fill, fill.Run on Database.Connect): the migration's own role.
+	"internal/fill/run.go": "runs as the install role (fill.Run)",
 	// The probes' and queries' role switch runs on the install role's session.
 	"internal/scratch/query.go: SET LOCAL ROLE ph__": "runs as the install role (QueryRollback)",
 	"internal/scratch/query.go: SET ROLE ph__: ph__": "an error message",

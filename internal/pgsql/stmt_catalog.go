@@ -12,8 +12,8 @@ import (
 // functions, whose CREATE is not a DefineStmt (CREATE OPERATOR, COLLATION, AGGREGATE and TEXT
 // SEARCH CONFIGURATION are, see stmt_types.go): CREATE CAST, CREATE and ALTER STATISTICS, CREATE
 // and ALTER EVENT TRIGGER, CREATE and ALTER PUBLICATION, and the ALTERs of operators, collations
-// and text search configurations. No detail of its own: each names its object, so that a catalog
-// difference of that object points at it (internal/locate).
+// and text search configurations. Each names its object, so that a catalog difference of that
+// object points at it (internal/locate); CREATE CAST also has a detail ([Cast]).
 var catalogStatements = statements{
 	{(*pg_query.Node_CreateCastStmt)(nil), createCast},
 	{(*pg_query.Node_CreateStatsStmt)(nil), createStatistics},
@@ -27,10 +27,37 @@ var catalogStatements = statements{
 	{(*pg_query.Node_AlterTsconfigurationStmt)(nil), alterTSConfig},
 }
 
+// Cast describes CREATE CAST: what a reader's conversion of a value of Source to Target runs.
+type Cast struct {
+	// Source and Target are the types, as [ArgType] renders them.
+	Source string `json:"source"`
+	Target string `json:"target"`
+	// Function is the cast's function (WITH FUNCTION); zero for WITHOUT FUNCTION and WITH INOUT,
+	// which run no function of the cast's own.
+	Function Name `json:"function,omitzero"`
+	// Implicit is AS IMPLICIT, Assignment AS ASSIGNMENT.
+	Implicit   bool `json:"implicit,omitempty"`
+	Assignment bool `json:"assignment,omitempty"`
+}
+
+func (*Cast) family() string { return "catalog" }
+
+// Cast returns the cast a CREATE CAST creates, or nil.
+func (o *Op) Cast() *Cast {
+	c, _ := o.Family.(*Cast)
+	return c
+}
+
 func createCast(a *analyzer, _ *scope, n *pg_query.Node, op *draft, _ span) func() {
 	x := n.GetCreateCastStmt()
 	op.Verb, op.Tag = VerbCreate, "CREATE CAST"
 	op.Objects = []Object{castObject(x.Sourcetype, x.Targettype, op.Pos)}
+	c := &Cast{Source: ArgType(x.Sourcetype), Target: ArgType(x.Targettype),
+		Implicit: x.Context == pg_query.CoercionContext_COERCION_IMPLICIT, Assignment: x.Context == pg_query.CoercionContext_COERCION_ASSIGNMENT}
+	if x.Func != nil {
+		c.Function = a.withArgs(KindFunction, x.Func, op.Pos).Name
+	}
+	op.Family = c
 	return nil
 }
 

@@ -7,8 +7,9 @@ import (
 )
 
 // The types family: CREATE TYPE (composite, enum, range), CREATE DOMAIN, the CREATE statements
-// of DefineStmt (aggregates, operators, collations, ...) and ALTER TYPE ... ADD VALUE. No detail
-// of its own.
+// of DefineStmt (aggregates, operators, collations, ...) and ALTER TYPE ... ADD VALUE. An
+// aggregate's object has its identity argument types, and an operator's its operand types (the
+// right one alone for a prefix operator), as a function's has.
 var typeStatements = statements{
 	{(*pg_query.Node_CompositeTypeStmt)(nil), createCompositeType},
 	{(*pg_query.Node_CreateEnumStmt)(nil), createEnum},
@@ -46,8 +47,56 @@ func define(a *analyzer, _ *scope, n *pg_query.Node, op *draft, _ span) func() {
 	x := n.GetDefineStmt()
 	kind := kindOf(x.Kind)
 	op.Verb, op.Tag, op.IfNotExists, op.OrReplace = VerbCreate, "CREATE "+strings.ToUpper(string(kind)), x.IfNotExists, x.Replace
-	op.Objects = []Object{a.listObj(kind, strs(x.Defnames), op.Pos)}
+	obj := a.listObj(kind, strs(x.Defnames), op.Pos)
+	switch x.Kind {
+	case pg_query.ObjectType_OBJECT_AGGREGATE:
+		obj.HasArgs, obj.Args = true, aggregateArgs(x)
+	case pg_query.ObjectType_OBJECT_OPERATOR:
+		obj.HasArgs, obj.Args = true, operatorArgs(x.Definition)
+	}
+	op.Objects = []Object{obj}
 	return nil
+}
+
+// aggregateArgs returns a CREATE AGGREGATE's identity argument types: its direct and aggregated
+// arguments, or the old syntax's basetype ("ANY" for count(*)-like aggregates is none).
+func aggregateArgs(x *pg_query.DefineStmt) []string {
+	if !x.Oldstyle {
+		if len(x.Args) > 0 && x.Args[0].GetList() != nil {
+			return identityArgs(x.Args[0].GetList().Items)
+		}
+		return []string{}
+	}
+	for _, d := range x.Definition {
+		if e := d.GetDefElem(); e != nil && strings.EqualFold(e.Defname, "basetype") {
+			if t := e.Arg.GetTypeName(); t != nil && ArgType(t) != "any" {
+				return []string{ArgType(t)}
+			}
+		}
+	}
+	return []string{}
+}
+
+// operatorArgs returns a CREATE OPERATOR's operand types: left and right, or right alone for a
+// prefix operator.
+func operatorArgs(def []*pg_query.Node) []string {
+	var left, right string
+	for _, d := range def {
+		e := d.GetDefElem()
+		if e == nil || e.Arg.GetTypeName() == nil {
+			continue
+		}
+		switch strings.ToLower(e.Defname) {
+		case "leftarg":
+			left = ArgType(e.Arg.GetTypeName())
+		case "rightarg":
+			right = ArgType(e.Arg.GetTypeName())
+		}
+	}
+	if left == "" {
+		return []string{right}
+	}
+	return []string{left, right}
 }
 
 func alterEnum(a *analyzer, _ *scope, n *pg_query.Node, op *draft, _ span) func() {

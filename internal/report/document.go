@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,11 +31,16 @@ func WriteFootprintJSON(w io.Writer, tool, version string, footprint *introspect
 }
 
 // writeDocument writes v indented, HTML characters unescaped, as every JSON document of report.
+// Characters encoding/json leaves raw that no report writes raw are escaped (escapeJSON).
 func writeDocument(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	if _, err := w.Write(escapeJSON(b.Bytes())); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
 	return nil

@@ -54,6 +54,7 @@ func annotationKind(s finding.Severity) string {
 // written between ::stop-commands::TOKEN and ::TOKEN::, which the runner does not interpret;
 // TOKEN is a digest of the text, so the text cannot end the block early.
 func WriteGitHub(w io.Writer, r *Report) error {
+	r = visibleReport(r)
 	bw := bufio.NewWriter(w)
 	shown := map[string]int{}
 	left := map[string]int{}
@@ -114,6 +115,7 @@ func stopToken(text []byte) string {
 // collapsible blocks. Text is escaped for markdown tables and inline HTML. Output is kept under
 // [StepSummaryLimit]; findings that do not fit are counted in a closing line.
 func WriteStepSummary(w io.Writer, r *Report) error {
+	r = visibleReport(r)
 	var b bytes.Buffer
 	st := r.Status()
 	fmt.Fprintf(&b, "## %s %s: %s (%s) in %s\n\n", mdCell(r.Tool), mdCell(r.Version), strings.ToUpper(string(st)), r.Tally(), FormatDuration(r.Duration))

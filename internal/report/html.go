@@ -162,6 +162,7 @@ type (
 // <ins>), and a probe's results are a table that scrolls rather than wraps inside a value.
 // Every value is escaped by html/template.
 func WriteHTML(w io.Writer, r *Report) error {
+	r = visibleReport(r)
 	v := htmlView{Tool: r.Tool, Version: r.Version, Status: r.Status(), Counts: r.Tally(), Duration: FormatDuration(r.Duration), Server: r.ServerLine()}
 	for i := range r.Phases {
 		ph := &r.Phases[i]

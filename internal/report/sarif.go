@@ -3,7 +3,6 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"ledgercheck/internal/finding"
@@ -165,13 +164,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 			run.Results = append(run.Results, res)
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}}); err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	return nil
+	return writeDocument(w, sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}})
 }
 
 // sarifSkip is a phase that checked nothing, in the run's properties.

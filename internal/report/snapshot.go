@@ -131,7 +131,7 @@ type textWriter struct {
 
 func (t *textWriter) line(s string) {
 	if t.err == nil {
-		_, t.err = fmt.Fprintln(t.w, s)
+		_, t.err = fmt.Fprintln(t.w, Visible(s))
 	}
 }
 

@@ -60,6 +60,7 @@ func (p painter) severity(s finding.Severity) string {
 // indented below them, and the phase's notes. With color, statuses, severities and diff lines
 // are colored with ANSI escapes; the caller decides (a terminal, and NO_COLOR unset).
 func WriteReportText(w io.Writer, r *Report, color bool) error {
+	r = visibleReport(r)
 	p := painter(color)
 	bw := bufio.NewWriter(w)
 	st := r.Status()

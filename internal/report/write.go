@@ -10,7 +10,7 @@ import (
 // editors, compilers and reviewdog's errorformat understand.
 func WriteText(w io.Writer, fs []finding.Finding) error {
 	for _, f := range fs {
-		if _, err := fmt.Fprintln(w, f.String()); err != nil {
+		if _, err := fmt.Fprintln(w, Visible(f.String())); err != nil {
 			return fmt.Errorf("writing report: %w", err)
 		}
 	}

@@ -61,9 +61,15 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	p := Prepared{DB: db, Reader: conn, Upgrade: up}
+	if opts.Fixture == nil {
+		// The tables to fill are those the install creates: the catalog before it.
+		if p.Template, err = a.template(ctx, db, conn); err != nil {
+			return nil, err
+		}
+	}
 	a.logf("rerun: installing %s at dimension %d (run 1 of %d)", opts.File.Name, opts.Dim, opts.Times)
 	if p.Install = a.exec(ctx, db, opts.File, opts.Script); p.Install == nil {
-		if opts.Previous != nil {
+		if opts.Previous != nil || opts.Fixture == nil {
 			s, err := a.capture(ctx, db, readers{catalog: conn}, catalog)
 			if err != nil {
 				return nil, err

@@ -11,8 +11,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/fill"
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/install"
 	"ledgercheck/internal/locate"
@@ -87,6 +89,8 @@ type Result struct {
 	// and the fixture.
 	Tables int   `json:"tables"`
 	Rows   int64 `json:"rows"`
+	// Generated is how many of Rows were generated, without a fixture (see [fill]).
+	Generated int `json:"generated_rows,omitempty"`
 	// Timings are the durations of the parts.
 	Timings Timings `json:"timings"`
 
@@ -111,6 +115,11 @@ type Prepared struct {
 	// Fresh is the catalog after the install, before the fixture (nil when the install failed):
 	// what the upgrade audit compares the upgraded database with.
 	Fresh *introspect.Snapshot
+	// Template, when not nil, is the catalog before the install (the template DB copies). With
+	// no fixture, the tables in Fresh and not in Template (those the install created) are
+	// filled with generated rows before the audit (see [fill]); nil reads it from the server's
+	// description of the template, or from a database of its own.
+	Template *introspect.Snapshot
 	// Took is how long preparing took; it counts in the rerun phase's duration.
 	Took time.Duration
 	// Reader, when not nil, is a superuser session of DB that the caller keeps open (the gate's,
@@ -207,12 +216,12 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 
 	tRerun += p.Took
 	rerunPhase := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + opts.File.Name, File: opts.File.Name,
-		Duration: tRerun, Findings: rr.findings, Notes: []string{a.rerunSummary(rr)},
-		Counts: map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}}
+		Duration: tRerun, Findings: rr.findings, Notes: append([]string{a.rerunSummary(rr)}, fillNotes(rr.filled)...),
+		Counts: withGenerated(map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}, rr.filled)}
 	if opts.Times == 1 && rr.installed && rr.failedAt == 0 && len(rr.findings) == 0 {
 		rerunPhase.Status = report.StatusSkip // installed once: nothing was compared
 	}
-	res := &Result{Runs: rr.runs, Tables: rr.tables, Rows: rr.rows,
+	res := &Result{Runs: rr.runs, Tables: rr.tables, Rows: rr.rows, Generated: generated(rr.filled),
 		Timings: Timings{Rerun: tRerun, Upgrade: tUp}, phases: []report.PhaseResult{rerunPhase}}
 	if opts.Previous != nil {
 		fs := up.findings
@@ -226,8 +235,8 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 		}
 		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun,
 			Name: "upgrade from " + opts.Previous.Name, File: opts.File.Name, Duration: tUp,
-			Findings: fs, Notes: []string{a.upgradeSummary(up, fresh != nil, fs)},
-			Counts: map[string]int{"tables": up.tables, "rows": int(up.rows)}})
+			Findings: fs, Notes: append([]string{a.upgradeSummary(up, fresh != nil, fs)}, fillNotes(up.filled)...),
+			Counts: withGenerated(map[string]int{"tables": up.tables, "rows": int(up.rows)}, up.filled)})
 	} else {
 		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun, Name: "upgrade", File: opts.File.Name,
 			Status: report.StatusSkip, Notes: []string{fmt.Sprintf("upgrade not run: no previous version of %s was given, so no upgrade from it is checked", opts.File.Name)}})
@@ -295,6 +304,9 @@ func (a *auditor) failure(ctx context.Context, name string, err error) (*failure
 		if pe := se.PgError(); pe != nil {
 			return &failure{pos: se.Pos, msg: serverMessage(pe)}, nil
 		}
+		if si := se.SelfInflicted(); si != nil {
+			return &failure{pos: se.Pos, msg: si.Msg}, nil
+		}
 		return nil, fmt.Errorf("rerun: applying %s: %w", name, err)
 	}
 	var sy *pgsql.SyntaxError
@@ -317,6 +329,27 @@ func serverMessage(pe *pgconn.PgError) string {
 		msg += "; hint: " + strings.TrimSuffix(pe.Hint, ".")
 	}
 	return msg
+}
+
+// tooLarge turns the error of a capture whose content digest, or whose catalog, is larger than
+// the run reads (the read-size limit) into a resource-limit finding at the file's last
+// statement (its first line when its statements are unknown): what the file left is the cause.
+func (a *auditor) tooLarge(err error) (finding.Finding, bool) {
+	var big *introspect.DigestTooLargeError
+	var msg *pgproto3.ExceededMaxBodyLenErr
+	switch {
+	case errors.As(err, &big):
+	case errors.As(err, &msg):
+	default:
+		return finding.Finding{}, false
+	}
+	pos := finding.Position{File: a.opts.File.Name, Line: 1, Col: 1}
+	if sc := a.opts.Script; sc != nil && len(sc.Statements) > 0 {
+		pos = sc.Statements[len(sc.Statements)-1].Pos
+	}
+	f := newFinding(install.RuleResourceLimit, finding.SevError, pos,
+		"the data or catalog this file leaves is larger than ledgercheck reads (limits.read_size, --read-size): "+strings.Join(strings.Fields(err.Error()), " "))
+	return f, true
 }
 
 func newFinding(rule string, sev finding.Severity, pos finding.Position, msg string) finding.Finding {
@@ -388,6 +421,7 @@ func (a *auditor) capture(ctx context.Context, db *scratch.Database, r readers, 
 	if what&content != 0 {
 		opts := install.SnapshotOptions(a.opts.Snapshot, db)
 		opts.RowValues = rowValuesUpTo
+		opts.DigestBytes = db.ReadSize() // the bound on any one read of the server's, for the whole digest
 		if s.digest, err = introspect.TakeDigest(ctx, r.content, opts); err != nil {
 			return nil, db.Blame(ctx, "taking a content digest", fmt.Errorf("rerun: content digest of %s: %w", db.Name, err))
 		}
@@ -400,8 +434,10 @@ type rerunOutcome struct {
 	runs      int
 	tables    int
 	rows      int64
-	installed bool // the install and fixture succeeded
-	failedAt  int  // the run that failed, 0 if none
+	installed bool         // the install and fixture succeeded
+	failedAt  int          // the run that failed, 0 if none
+	tooLarge  bool         // a capture stopped at the read-size limit (a resource-limit finding)
+	filled    *fill.Result // the generated rows, without a fixture
 }
 
 // item is a finding with the key that identifies it across runs.
@@ -439,12 +475,32 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 		return out, err
 	}
 	defer done()
+	if o.Fixture == nil {
+		// Generated rows stand in for the fixture. The caller's readers (the probes) read the
+		// database as the install left it: they end first.
+		if p.Reading != nil {
+			if err := p.Reading(); err != nil {
+				return out, err
+			}
+		}
+		if out.filled, err = a.fill(ctx, "rerun", db, conn, p.Template, p.Fresh); err != nil {
+			if f, ok := a.tooLarge(err); ok { // the catalog the fill reads
+				out.findings, out.tooLarge = append(out.findings, f), true
+				return out, nil
+			}
+			return out, err
+		}
+	}
 	rs, rdone, err := contentReader(ctx, db, readers{catalog: conn})
 	if err != nil {
 		return out, err
 	}
 	defer rdone()
 	base, err := a.capture(ctx, db, rs, catalog|content)
+	if f, ok := a.tooLarge(err); ok {
+		out.findings, out.tooLarge = append(out.findings, f), true
+		return out, nil
+	}
 	if err != nil {
 		return out, err
 	}
@@ -471,6 +527,10 @@ func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
 		}
 		out.runs = run
 		after, err := a.capture(ctx, db, rs, catalog|content)
+		if f, ok := a.tooLarge(err); ok {
+			out.findings, out.tooLarge = append(out.findings, f), true
+			return out, nil
+		}
 		if err != nil {
 			return out, err
 		}
@@ -492,6 +552,7 @@ type upgradeOutcome struct {
 	snap     *introspect.Snapshot // after the upgrade; nil when it did not happen
 	tables   int
 	rows     int64
+	filled   *fill.Result // the rows generated over the previous version, without a fixture
 }
 
 // upgrade installs the previous version, loads the fixture, digests, applies the migration over
@@ -504,6 +565,13 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		return out, err
 	}
 	defer drop()
+	var tmpl *introspect.Snapshot
+	if o.Fixture == nil {
+		// The tables to fill are those the previous version creates: the catalog before it.
+		if tmpl, err = a.template(ctx, db, nil); err != nil {
+			return out, err
+		}
+	}
 	a.logf("upgrade: installing the previous version %s", o.Previous.Name)
 	if f, err := a.apply(ctx, db, *o.Previous, nil); err != nil {
 		return out, err
@@ -512,7 +580,15 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 			"the previous version fails on a fresh database, so the upgrade cannot be checked: "+f.msg))
 		return out, nil
 	}
-	if o.Fixture != nil {
+	if o.Fixture == nil {
+		if out.filled, err = a.fill(ctx, "upgrade", db, nil, tmpl, nil); err != nil {
+			if f, ok := a.tooLarge(err); ok {
+				out.findings = append(out.findings, f)
+				return out, nil
+			}
+			return out, err
+		}
+	} else {
 		a.logf("upgrade: loading the fixture %s over %s", o.Fixture.Name, o.Previous.Name)
 		if f, err := a.apply(ctx, db, *o.Fixture, nil); err != nil {
 			return out, err
@@ -534,6 +610,10 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 	defer rdone()
 	// The rows before; the catalog is compared after the upgrade only, with a fresh install's.
 	before, err := a.capture(ctx, db, rs, content)
+	if f, ok := a.tooLarge(err); ok {
+		out.findings = append(out.findings, f)
+		return out, nil
+	}
 	if err != nil {
 		return out, err
 	}
@@ -550,6 +630,10 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		return out, nil
 	}
 	after, err := a.capture(ctx, db, rs, catalog|content)
+	if f, ok := a.tooLarge(err); ok {
+		out.findings = append(out.findings, f)
+		return out, nil
+	}
 	if err != nil {
 		return out, err
 	}
@@ -563,13 +647,12 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 
 func (a *auditor) rerunSummary(rr rerunOutcome) string {
 	o := a.opts
-	over := "without a fixture"
-	if o.Fixture != nil {
-		over = "over the fixture " + o.Fixture.Name
-	}
+	over := overWhat(o, rr.filled)
 	switch {
 	case rr.failedAt == 1:
 		return fmt.Sprintf("rerun failed: %s does not install on a fresh database", o.File.Name)
+	case rr.tooLarge:
+		return fmt.Sprintf("rerun failed: what %s leaves is larger than ledgercheck reads (limits.read_size)", o.File.Name)
 	case !rr.installed:
 		return fmt.Sprintf("rerun failed: the fixture %s does not load over %s", o.Fixture.Name, o.File.Name)
 	case rr.failedAt > 0:
@@ -594,8 +677,47 @@ func (a *auditor) upgradeSummary(up upgradeOutcome, freshOK bool, fs []finding.F
 		// The rerun audit reports why the fresh install failed.
 		return fmt.Sprintf("upgrade not compared: %s does not install on a fresh database", o.File.Name)
 	}
+	if o.Fixture == nil && up.filled != nil && up.filled.Rows() > 0 {
+		return fmt.Sprintf("upgrade passed: %s over %s and %s matches a fresh install, and no row of %s (%s) was lost",
+			o.File.Name, o.Previous.Name, up.filled.Summary(), plural(up.tables, "table"), plural(int(up.rows), "row"))
+	}
 	return fmt.Sprintf("upgrade passed: %s over %s matches a fresh install, and no row of %s (%s) was lost",
 		o.File.Name, o.Previous.Name, plural(up.tables, "table"), plural(int(up.rows), "row"))
+}
+
+// overWhat says what the audit ran over: the fixture, the generated rows, or nothing.
+func overWhat(o Options, filled *fill.Result) string {
+	switch {
+	case o.Fixture != nil:
+		return "over the fixture " + o.Fixture.Name
+	case filled != nil && filled.Rows() > 0:
+		return "over " + filled.Summary()
+	}
+	return "without a fixture"
+}
+
+// withGenerated adds to a phase's counts the rows generated without a fixture, if any were.
+func withGenerated(counts map[string]int, filled *fill.Result) map[string]int {
+	if n := generated(filled); n > 0 {
+		counts["generated_rows"] = n
+	}
+	return counts
+}
+
+// generated is how many rows filled holds (none: nil).
+func generated(filled *fill.Result) int {
+	if filled == nil {
+		return 0
+	}
+	return filled.Rows()
+}
+
+// fillNotes are the notes of the tables generated rows left empty.
+func fillNotes(filled *fill.Result) []string {
+	if filled == nil {
+		return nil
+	}
+	return filled.Notes()
 }
 
 func plural(n int, word string) string {

@@ -370,7 +370,7 @@ func (cr *cacheRun) restore(c *cluster) (err error) {
 	data := filepath.Join(c.dir, "data")
 	defer func() {
 		if err != nil {
-			emptyDir(data)
+			emptyData(c.dir)
 		}
 	}()
 	uid, gid := -1, -1
@@ -410,12 +410,15 @@ func crc32c(b []byte) string {
 // more than copying them).
 const dataFile = "data.bin"
 
-// emptyDir removes what is in dir, leaving dir.
-func emptyDir(dir string) {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		os.RemoveAll(filepath.Join(dir, e.Name()))
+// emptyData removes what is in the data directory of the cluster directory dir, leaving it,
+// and following no link out of dir (see hostfs.go).
+func emptyData(dir string) {
+	root, err := openClusterDir(dir)
+	if err != nil {
+		return
 	}
+	defer root.Close()
+	removeContents(root, "data", 1)
 }
 
 // restoreFiles makes the entry's files and directories under data, from in (the entry's data
@@ -501,33 +504,49 @@ func writeFile(dst string, e manifestEntry, r io.Reader, buf []byte, uid, gid in
 }
 
 // pack reads the stopped cluster's data directory into an entry's manifest and data file
-// contents (about 40 MB, in memory until write has written them).
+// contents (about 40 MB, in memory until write has written them). No process of the cluster
+// runs while it reads, and it reads through the cluster directory's root, only directories and
+// regular files: a link anywhere in it is an error (nothing cached), never followed.
 func (cr *cacheRun) pack(c *cluster, version string, tpls []cachedTpl) (*manifest, []byte, error) {
-	src := filepath.Join(c.dir, "data")
+	root, err := openClusterDir(c.dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer root.Close()
 	m := &manifest{Format: cacheFormat, Key: cr.key, Postgres: version, Templates: tpls}
-	spare := spareWAL(filepath.Join(src, "pg_wal"))
+	spare := spareWAL(root)
 	var data bytes.Buffer
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(root.FS(), "data", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(src, path)
-		if rel == "." || rel == "postmaster.pid" || rel == "postmaster.opts" || spare[rel] {
+		rel := strings.TrimPrefix(strings.TrimPrefix(path, "data"), "/")
+		if rel == "" || rel == "postmaster.pid" || rel == "postmaster.opts" || spare[rel] {
 			return nil
 		}
-		st, err := d.Info()
-		if err != nil {
-			return err
-		}
-		e := manifestEntry{Path: rel, Mode: st.Mode() & (fs.ModeDir | fs.ModePerm)}
+		e := manifestEntry{Path: rel}
 		switch {
-		case st.Mode().IsDir():
-		case st.Mode().IsRegular():
-			// The cluster is stopped: what is copied is what the digest is of.
-			in, err := os.Open(path)
+		case d.Type() == fs.ModeDir:
+			st, err := root.Lstat(path)
 			if err != nil {
 				return err
 			}
+			e.Mode = st.Mode() & (fs.ModeDir | fs.ModePerm)
+		case d.Type().IsRegular():
+			// The cluster is stopped: what is copied is what the digest is of.
+			in, err := root.Open(path)
+			if err != nil {
+				return err
+			}
+			st, err := in.Stat()
+			if err == nil && !st.Mode().IsRegular() {
+				err = fmt.Errorf("%s is not a regular file", rel)
+			}
+			if err != nil {
+				in.Close()
+				return err
+			}
+			e.Mode = st.Mode() & fs.ModePerm
 			h := crc32.New(castagnoli)
 			e.Size, err = io.Copy(io.MultiWriter(&data, h), in)
 			in.Close()
@@ -585,8 +604,13 @@ func (cr *cacheRun) write(m *manifest, data []byte, secret string) error {
 // checkpoint's redo point is its own record: so the lowest segment holds it, and the next one
 // its end, should it cross a segment boundary. The others are empty segments kept for reuse,
 // which the server makes again as it needs them.
-func spareWAL(dir string) map[string]bool {
-	ents, err := os.ReadDir(dir)
+func spareWAL(root *os.Root) map[string]bool {
+	d, err := root.Open("data/pg_wal")
+	if err != nil {
+		return nil
+	}
+	ents, err := d.ReadDir(-1)
+	d.Close()
 	if err != nil {
 		return nil
 	}
@@ -734,6 +758,7 @@ func (s *Server) startEmbedded(ctx context.Context, bin string) error {
 	cl, err := newCluster(bin, s.opts)
 	if cl != nil {
 		s.cl = cl
+		cl.onSize = s.scratchSize
 	}
 	if err != nil {
 		return err

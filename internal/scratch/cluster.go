@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -61,6 +62,13 @@ type cluster struct {
 	// cpu is the CPU time the server's processes used, counted when each postmaster stops
 	// (bubblewrap's init does not pass its children's times on to getrusage).
 	cpu time.Duration
+	// limits are the run's resource limits (limits.go), and onSize is told the directory's size
+	// by the size watchdog each time it measures it.
+	limits Limits
+	onSize func(size int64)
+	// sandboxInit is initPID for the connections' dial function (dialSandbox), which runs on
+	// other goroutines.
+	sandboxInit atomic.Int64
 }
 
 // newCluster prepares a cluster's private temp dir and its bubblewrap sandbox (see sandbox.go),
@@ -89,7 +97,8 @@ func newCluster(binDir string, opts Options) (c *cluster, err error) {
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("creating the scratch cluster directory: %w", err))
 	}
-	c = &cluster{dir: dir, binDir: binDir, guard: guard, major: major, exited: make(chan struct{}), log: newRingLog(64 << 10), adminSecret: newSecret()}
+	c = &cluster{dir: dir, binDir: binDir, guard: guard, major: major, exited: make(chan struct{}), log: newRingLog(64 << 10), adminSecret: newSecret(),
+		limits: opts.Limits.withDefaults()}
 	defer func() {
 		if err != nil {
 			c.stop()
@@ -147,25 +156,52 @@ func (c *cluster) start(ctx context.Context) error {
 	if c.guard != "" {
 		args = append(args, "-c", "shared_preload_libraries="+c.guard)
 	}
+	if c.limits.ScratchSize > 0 {
+		// Temporary files count in the directory's size: half of it (in kB); user SQL (not a
+		// superuser) cannot raise temp_file_limit (PGC_SUSET).
+		args = append(args, "-c", "temp_file_limit="+strconv.FormatInt(c.limits.ScratchSize>>11, 10),
+			// A checkpoint (which removes the WAL before it) once a quarter of it is WAL, so that
+			// a migration that writes much does not reach the limit with WAL alone.
+			"-c", "max_wal_size="+strconv.FormatInt(max(32, c.limits.ScratchSize>>22), 10)+"MB")
+	}
 	c.exited = make(chan struct{})
 	c.waitErr = nil
 	mark := c.log.mark()
-	c.cmd = c.sb.command(filepath.Join(c.binDir, "postgres"), args...)
+	cmd, err := c.sb.command(filepath.Join(c.binDir, "postgres"), args...)
+	if err != nil {
+		return fault.Env(fmt.Errorf("starting postgres in its sandbox: %w", err))
+	}
+	c.cmd = cmd
 	c.cmd.Stdout = c.log
 	c.cmd.Stderr = c.log
 	if err := c.startSandboxed(); err != nil {
 		return fault.Env(fmt.Errorf("starting postgres in its sandbox: %w", err))
 	}
-	return c.waitReady(ctx, mark)
+	if err := c.waitReady(ctx, mark); err != nil {
+		return err
+	}
+	if c.limits.ScratchSize > 0 && c.onSize != nil {
+		go func() {
+			var perr error
+			defer func() {
+				if perr != nil { // a bug: the size cap is not watched any more; say so in the server's log
+					fmt.Fprintf(c.log, "ledgercheck: the scratch size watch stopped: %v\n", perr)
+				}
+			}()
+			defer fault.Recover(&perr)
+			c.watchSize(c.exited, c.initPID)
+		}()
+	}
+	return nil
 }
 
-// postmaster returns the host PID of the postmaster (the only child of the sandbox's init), or
-// 0 when there is none.
-func (c *cluster) postmaster() int {
-	if c.initPID <= 0 {
+// postmaster returns the host PID of the postmaster (the only child of the sandbox's init, whose
+// host PID is init), or 0 when there is none.
+func (c *cluster) postmaster(init int) int {
+	if init <= 0 {
 		return 0
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", c.initPID, c.initPID))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", init, init))
 	if err != nil {
 		return 0
 	}
@@ -213,7 +249,7 @@ const clockTicks = 100
 // shutdown stops the postmaster cleanly (a fast shutdown: SIGINT), so that its data directory
 // can be copied as it is, and waits for the sandbox to end. The directory stays.
 func (c *cluster) shutdown() error {
-	pm := c.postmaster()
+	pm := c.postmaster(c.initPID)
 	if pm <= 0 {
 		return fmt.Errorf("no postmaster in sandbox %d", c.initPID)
 	}
@@ -241,7 +277,10 @@ func (c *cluster) initdb(ctx context.Context) error {
 		return fault.Env(fmt.Errorf("preparing initdb: %w", err))
 	}
 	defer remove()
-	cmd := c.sb.command(filepath.Join(c.binDir, "initdb"), append([]string{"-D", innerDir + "/data", "--pwfile=" + pwfile}, initdbSettings...)...)
+	cmd, err := c.sb.command(filepath.Join(c.binDir, "initdb"), append([]string{"-D", innerDir + "/data", "--pwfile=" + pwfile}, initdbSettings...)...)
+	if err != nil {
+		return fault.Env(fmt.Errorf("preparing initdb: %w", err))
+	}
 	// initdb is the sandbox's init: bwrap then reaps it itself, and its CPU time (and that of
 	// the postgres --boot processes it runs) counts in ledgercheck's children's.
 	cmd.Args = append(cmd.Args[:1], append([]string{"--as-pid-1"}, cmd.Args[1:]...)...)
@@ -260,7 +299,7 @@ func (c *cluster) initdb(ctx context.Context) error {
 			}
 		}()
 		defer fault.Recover(&perr)
-		if err := cmd.Start(); err != nil {
+		if err := startCmd(cmd); err != nil {
 			done <- err
 			return
 		}
@@ -305,15 +344,24 @@ func bwrapMessage(err error, out *ringLog) string {
 // startSandboxed starts the sandboxed postmaster from a goroutine locked to its OS thread for
 // the life of the server: Linux sends the parent-death signal when the thread that forked the
 // child exits, so the thread must outlive the server. It records the host PID of the sandbox's
-// init, which bwrap reports on an extra pipe.
+// init, which bwrap reports on an extra pipe, and sets the run's resource limits on that init
+// before it starts the server (bwrap waits on a second pipe for that), so that every process of
+// the cluster has them from its first instruction.
 func (c *cluster) startSandboxed() error {
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
 		return err
 	}
 	defer infoR.Close()
-	c.cmd.ExtraFiles = []*os.File{infoW}
-	c.cmd.Args = append(c.cmd.Args[:1], append([]string{"--info-fd", "3"}, c.cmd.Args[1:]...)...)
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		infoW.Close()
+		return err
+	}
+	defer blockW.Close()
+	n := len(c.cmd.ExtraFiles) + 3 // the first extra file is fd 3
+	c.cmd.ExtraFiles = append(c.cmd.ExtraFiles, infoW, blockR)
+	c.cmd.Args = append(c.cmd.Args[:1], append([]string{"--info-fd", strconv.Itoa(n), "--block-fd", strconv.Itoa(n + 1)}, c.cmd.Args[1:]...)...)
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine, after postgres
@@ -329,14 +377,12 @@ func (c *cluster) startSandboxed() error {
 			}
 		}()
 		defer fault.Recover(&perr)
-		if err := c.cmd.Start(); err != nil {
-			infoW.Close()
+		if err := startCmd(c.cmd); err != nil {
 			started <- err
 			exited = true
 			close(c.exited)
 			return
 		}
-		infoW.Close()
 		started <- nil
 		c.waitErr = c.cmd.Wait()
 		exited = true
@@ -353,7 +399,16 @@ func (c *cluster) startSandboxed() error {
 		return fmt.Errorf("bubblewrap did not start: %s", bwrapMessage(errors.New("no sandbox"), c.log))
 	}
 	c.initPID = info.ChildPID
-	return os.WriteFile(filepath.Join(c.dir, sandboxFile), []byte(strconv.Itoa(c.initPID)), 0o644)
+	c.sandboxInit.Store(int64(c.initPID))
+	if err := c.limits.applyAs(c.initPID, c.sb.cred); err != nil {
+		_ = syscall.Kill(c.initPID, syscall.SIGKILL)
+		<-c.exited
+		return fmt.Errorf("setting the server's resource limits: %w", err)
+	}
+	if _, err := blockW.Write([]byte{1}); err != nil {
+		return fmt.Errorf("starting the sandbox: %w", err)
+	}
+	return writeNew(c.dir, sandboxFile, []byte(strconv.Itoa(c.initPID)), 0o644)
 }
 
 // adminConfig is the connection configuration of the bootstrap superuser: a privileged session
@@ -361,6 +416,8 @@ func (c *cluster) startSandboxed() error {
 func (c *cluster) adminConfig() *pgx.ConnConfig {
 	cfg, _ := pgx.ParseConfig("")
 	cfg.Host, cfg.Port, cfg.User, cfg.Password, cfg.Database = c.sb.socketDir(), clusterPort, bootstrapUser, c.adminSecret, "postgres"
+	cfg.BuildFrontend = readLimited(c.limits.ReadSize)
+	cfg.DialFunc = c.dialSandbox
 	return privileged.Config(cfg)
 }
 
@@ -443,7 +500,7 @@ func (c *cluster) stop() error {
 		// SIGKILL of the sandbox's init follows if the server has not ended within a second,
 		// and of bwrap if that does not end it.
 		c.cpu += treeCPU(c.initPID)
-		if pm := c.postmaster(); pm > 0 {
+		if pm := c.postmaster(c.initPID); pm > 0 {
 			_ = syscall.Kill(pm, syscall.SIGQUIT)
 		}
 		wait := 0 * time.Second
@@ -475,26 +532,6 @@ func (c *cluster) stop() error {
 		errs = append(errs, fmt.Errorf("removing %s: %w", c.dir, err))
 	}
 	return errors.Join(errs...)
-}
-
-// removeCluster removes dir, a cluster's directory: the databases under data/base (nearly all
-// of its thousands of files) by two workers, then the rest.
-func removeCluster(dir string) error {
-	base := filepath.Join(dir, "data", "base")
-	ents, _ := os.ReadDir(base)
-	var g fault.Group
-	for w := range 2 {
-		g.Go(func() error {
-			for i := w; i < len(ents); i += 2 {
-				_ = os.RemoveAll(filepath.Join(base, ents[i].Name())) // what is left, RemoveAll(dir) reports
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return os.RemoveAll(dir)
 }
 
 // waitGone waits up to d for process pid to be gone (or a zombie nobody waits for).
@@ -590,36 +627,37 @@ const tmpfsMagic = 0x01021994
 
 // sweepStale removes cluster directories whose owning ledgercheck process no longer exists: what
 // a run killed with SIGKILL leaves (its sandbox, and every process in it, died with it).
-// Directories of live runs, and anything without an owner file, are left alone.
+// Directories of live runs, anything without an owner file, and anything that is not a directory
+// of this user's (a link, another user's) are left alone; nothing in one is followed out of it.
 func sweepStale(tmp string) {
 	dirs, _ := filepath.Glob(filepath.Join(tmp, dirPrefix+"*"))
 	for _, dir := range dirs {
-		pid := readPID(filepath.Join(dir, ownerFile))
+		root, err := openClusterDir(dir)
+		if err != nil {
+			continue
+		}
+		pid, sb := readPIDIn(root, ownerFile), readPIDIn(root, sandboxFile)
+		root.Close()
 		if pid <= 0 || processAlive(pid) {
 			continue
 		}
-		if sb := SandboxPID(dir); sb > 0 && processAlive(sb) {
+		if sb > 0 && processAlive(sb) {
 			continue // the sandbox outlived its owner; never remove a running server's files
 		}
-		os.RemoveAll(dir)
+		_ = removeCluster(dir)
 	}
 }
 
 // SandboxPID returns the host PID of the sandbox that runs the embedded cluster in dir
 // ([Server.Dir]), or 0 when there is none. Every process of the cluster (the postmaster, its
 // backends, anything they started) lives in that sandbox's PID namespace and is gone when it is.
-func SandboxPID(dir string) int { return readPID(filepath.Join(dir, sandboxFile)) }
-
-func readPID(path string) int {
-	b, err := os.ReadFile(path)
+func SandboxPID(dir string) int {
+	root, err := openClusterDir(dir)
 	if err != nil {
 		return 0
 	}
-	pid, err := strconv.Atoi(string(bytes.TrimSpace(b)))
-	if err != nil || pid <= 0 {
-		return 0
-	}
-	return pid
+	defer root.Close()
+	return readPIDIn(root, sandboxFile)
 }
 
 func processAlive(pid int) bool {

@@ -33,7 +33,7 @@ func (d *Database) URI() string { return uri(d.ConnConfig()) }
 
 // Connect opens a connection as the install role.
 func (d *Database) Connect(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, d.ConnConfig())
+	conn, err := d.srv.connectRepaired(ctx, d.ConnConfig())
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("connecting to %s: %s", d.Name, serverMessage(err)))
 	}
@@ -50,7 +50,7 @@ func (d *Database) ConnectAdmin(ctx context.Context) (*pgx.Conn, error) {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["application_name"] = "ledgercheck (reader)"
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	conn, err := d.srv.connectRepaired(ctx, cfg)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("connecting to %s: %s", d.Name, serverMessage(err)))
 	}
@@ -100,6 +100,9 @@ type ScriptError struct {
 	Stmt int
 	// Err is the server's error (a *pgconn.PgError unless the connection failed).
 	Err error
+	// Limit, when not "", names the run's resource limit (LimitScratchSize, ...) that stopped
+	// the statement: Err then says what happened (limits.go).
+	Limit string
 }
 
 func (e *ScriptError) Error() string {
@@ -161,22 +164,50 @@ type Script struct {
 // A server that dies or fails (a full disk, an exhausted resource, a lost connection) is an
 // environment error ([fault.Env]) with what the server logged last.
 //
-// The whole run is bounded by the server's install time limit (Options.InstallTimeout); when it
-// runs out, the error is a *ScriptError at the statement that was running.
+// What the script does to the run's role and databases that would stop later sessions from
+// connecting (its password, a connection limit, a library that does not load: see warden.go) is
+// put back and returned as a [*ScriptError] at the statement that did it, whose Err is a
+// [*SelfInflicted]. So is the install time limit (Options.InstallTimeout), which bounds the whole
+// run: when it runs out, the error is at the statement that was running.
 func (d *Database) Exec(ctx context.Context, sc *Script) error {
 	limit := d.srv.opts.InstallTimeout
 	ctx, cancel := context.WithTimeoutCause(ctx, limit, errInstallTimeout)
 	defer cancel()
+	e := d.srv.watch(sc, d.Name)
+	err := d.exec(ctx, sc, e)
+	if _, cerr := d.srv.check(ctx, e); cerr != nil && err == nil {
+		err = cerr
+	}
+	if se := d.srv.unwatch(e); se != nil && (ctx.Err() == nil || errors.Is(context.Cause(ctx), errInstallTimeout)) {
+		// What the script did to the run's role or databases comes first: a statement that
+		// failed after it may have failed because of it.
+		return se
+	}
+	return err
+}
+
+func (d *Database) exec(ctx context.Context, sc *Script, e *execution) error {
+	if d.srv.cl != nil {
+		var stop func()
+		ctx, stop = d.srv.watchStatements(ctx)
+		defer stop()
+	}
 	conn, err := d.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
-	err = ExecScript(ctx, conn, sc)
+	err = execStatements(ctx, conn, sc, func() { d.srv.starting(e) }, func(i int, tag string) error {
+		if !d.srv.ran(e, i, tag) {
+			return nil
+		}
+		_, err := d.srv.check(ctx, e)
+		return err
+	})
 	var se *ScriptError
 	if errors.As(err, &se) {
 		if errors.Is(context.Cause(ctx), errInstallTimeout) {
-			se.Err = fmt.Errorf("install time limit of %s exceeded (set with --install-timeout); the statement here was still running", limit)
+			se.Err = &SelfInflicted{Timeout: true, Msg: fmt.Sprintf("it ran past the install time limit of %s (set with --install-timeout); the statement here was still running", d.srv.opts.InstallTimeout)}
 			return se
 		}
 		return d.srv.blame(ctx, se)
@@ -189,9 +220,20 @@ var errInstallTimeout = errors.New("install time limit exceeded")
 // ExecScript runs sc on conn as [Database.Exec] does, but without telling the SQL's failures from
 // the server's: every failing statement is a [*ScriptError].
 func ExecScript(ctx context.Context, conn *pgx.Conn, sc *Script) error {
-	for _, st := range sc.Statements {
-		if _, err := conn.Exec(ctx, st.Text); err != nil {
-			if ctx.Err() != nil && !errors.Is(context.Cause(ctx), errInstallTimeout) {
+	return execStatements(ctx, conn, sc, nil, nil)
+}
+
+// execStatements runs sc's statements on conn in order. Hooks, when not nil: before is called
+// before each, after after each with its index in sc.Statements and its command tag ("" when
+// it failed); an error after returns ends the run.
+func execStatements(ctx context.Context, conn *pgx.Conn, sc *Script, before func(), after func(i int, tag string) error) error {
+	for i, st := range sc.Statements {
+		if before != nil {
+			before()
+		}
+		tag, err := conn.Exec(ctx, st.Text)
+		if err != nil {
+			if ctx.Err() != nil && !stoppedByLimit(ctx) {
 				return ctx.Err()
 			}
 			pos := st.Pos
@@ -199,7 +241,15 @@ func ExecScript(ctx context.Context, conn *pgx.Conn, sc *Script) error {
 			if errors.As(err, &pe) && pe.Position > 0 && sc.Position != nil {
 				pos = sc.Position(st.Start + finding.ByteOffset(st.Text, int(pe.Position)))
 			}
+			if after != nil {
+				after(i, "") //nolint:errcheck // the statement's error is the one to return
+			}
 			return &ScriptError{Pos: pos, Stmt: st.Index, Err: err}
+		}
+		if after != nil {
+			if err := after(i, tag.String()); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -2,6 +2,9 @@ package scratch
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -37,4 +40,38 @@ func SetVersionBinDirs(t interface{ Cleanup(func()) }, major int, dirs ...string
 	old := versionBinDirs[major]
 	versionBinDirs[major] = dirs
 	t.Cleanup(func() { versionBinDirs[major] = old })
+}
+
+// Verifies is verifies (tests only).
+var Verifies = verifies
+
+// SweepStale removes what killed runs left in tmp (see sweepStale).
+func SweepStale(tmp string) { sweepStale(tmp) }
+
+// DirUsage returns the bytes the directory dir takes, as the size watchdog measures it.
+func DirUsage(dir string) int64 {
+	n, _ := usageOf(dir)
+	return n
+}
+
+// SandboxProcesses returns the host PIDs of the processes in the embedded cluster's sandbox
+// (its PID namespace): the sandbox's init, the postmaster, its backends.
+func (s *Server) SandboxProcesses() []int {
+	init := s.cl.initPID
+	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", init))
+	if err != nil {
+		return nil
+	}
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if l, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err == nil && l == ns {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

@@ -15,8 +15,10 @@ import (
 
 // Who is to blame when a statement of user SQL fails decides the exit code: the SQL (a finding,
 // exit 1) or the environment (exit 3). A server that dies, a full disk, a lost connection or
-// an exhausted resource is the environment's; a statement the server rejects, or a session that
-// another session of user SQL terminated (pg_terminate_backend), is the SQL's.
+// an exhausted resource is the environment's; a statement the server rejects, a session that
+// another session of user SQL terminated (pg_terminate_backend), an error the SQL raised itself
+// with a server condition's SQLSTATE (raised), the install time limit and what the SQL did to the
+// run's role and databases (warden.go) are the SQL's.
 
 // environmental reports whether a server error is about the server rather than the statement:
 // insufficient resources (53: disk full, out of memory, too many connections), system and I/O
@@ -33,6 +35,12 @@ func environmental(pe *pgconn.PgError) bool {
 	}
 	return false
 }
+
+// raised reports whether the SQL raised the error itself (PL/pgSQL's RAISE, whatever SQLSTATE it
+// names, reports from exec_stmt_raise), rather than the server reporting a condition of its own.
+// A RAISE that re-raises a caught error keeps that error's routine, so a real condition caught
+// and re-raised is still the server's.
+func raised(pe *pgconn.PgError) bool { return pe.Routine == "exec_stmt_raise" }
 
 // terminated reports whether a server error is the FATAL message of a session ended by another
 // session or by a shutdown (57P01 admin_shutdown).
@@ -69,9 +77,15 @@ func (s *Server) serverLog() string {
 // SQL's fault; se is returned, its message completed) or an environment error that says what
 // happened to the server, with its last log lines.
 func (s *Server) blame(ctx context.Context, se *ScriptError) error {
+	if le := s.limitHit(ctx, se); le != nil {
+		return asLimit(se, le) // a resource limit of the run (limits.go): a finding
+	}
 	var pe *pgconn.PgError
 	isPg := errors.As(se.Err, &pe)
 	switch {
+	case isPg && raised(pe) && s.alive(ctx):
+		// SQLSTATE 53100 or XX001 from a RAISE says nothing of the server, which is up.
+		return se
 	case isPg && environmental(pe):
 		return fault.Env(fmt.Errorf("the scratch server failed while running %s: %s%s", se.Pos, serverMessage(pe), s.serverLog()))
 	case isPg && pe.Code == "42501" && s.noCreateRole != "" && strings.Contains(pe.Message, "create role"):

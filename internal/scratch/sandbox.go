@@ -86,25 +86,22 @@ func (sb *sandbox) ids() (uid, gid int) {
 
 // layout creates the directories and files the sandbox needs in sb.dir:
 //
-//	etc/passwd, etc/group   the sandbox's only account (initdb looks its user up)
 //	conf/pg_hba.conf        password authentication for every connection
 //	data/                   the cluster (owned by the sandbox's user)
 //	sock/                   the unix socket (owned by the sandbox's user)
 //
-// When ledgercheck runs as root, sb.dir, etc/ and conf/ belong to root: the server can read its
-// authentication rules but not change them, even with OS access as its own user.
+// When ledgercheck runs as root, sb.dir and conf/ belong to root: the server can read its
+// authentication rules but not change them, even with OS access as its own user. The sandbox's
+// /etc/passwd and /etc/group are not files in sb.dir: bubblewrap reads them from pipes (see
+// [sandbox.command]), so that no path the sandbox may have replaced is a bind source.
 func (sb *sandbox) layout() error {
 	uid, gid := sb.ids()
 	files := map[string]string{
-		"etc/passwd":        fmt.Sprintf("ledgercheck:x:%d:%d:ledgercheck scratch cluster:%s:/usr/sbin/nologin\n", uid, gid, innerDir),
-		"etc/group":         fmt.Sprintf("ledgercheck:x:%d:\n", gid),
 		"conf/pg_hba.conf":  "# ledgercheck: every connection authenticates with the run's secret.\nlocal all all scram-sha-256\n",
 		"conf/postgres.uid": strconv.Itoa(uid) + "\n",
 	}
-	for _, d := range []string{"etc", "conf"} {
-		if err := os.Mkdir(filepath.Join(sb.dir, d), 0o755); err != nil {
-			return err
-		}
+	if err := os.Mkdir(filepath.Join(sb.dir, "conf"), 0o755); err != nil {
+		return err
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(sb.dir, name), []byte(content), 0o444); err != nil {
@@ -129,16 +126,24 @@ func (sb *sandbox) layout() error {
 	return nil
 }
 
+// accounts returns the sandbox's /etc/passwd and /etc/group: its only account (initdb looks
+// its user up).
+func (sb *sandbox) accounts() (passwd, group string) {
+	uid, gid := sb.ids()
+	return fmt.Sprintf("ledgercheck:x:%d:%d:ledgercheck scratch cluster:%s:/usr/sbin/nologin\n", uid, gid, innerDir),
+		fmt.Sprintf("ledgercheck:x:%d:\n", gid)
+}
+
 // writeSecret writes a file only the sandbox's user can read (initdb's --pwfile), returning its
 // path inside the sandbox and a function that removes it.
 func (sb *sandbox) writeSecret(name, secret string) (inner string, remove func(), err error) {
 	p := filepath.Join(sb.dir, "conf", name)
-	if err := os.WriteFile(p, []byte(secret+"\n"), 0o400); err != nil {
+	if err := writeNew(sb.dir, filepath.Join("conf", name), []byte(secret+"\n"), 0o400); err != nil {
 		return "", nil, err
 	}
 	if sb.cred != nil {
 		uid, gid := sb.ids()
-		if err := os.Chown(p, uid, gid); err != nil {
+		if err := os.Lchown(p, uid, gid); err != nil {
 			os.Remove(p)
 			return "", nil, err
 		}
@@ -177,8 +182,10 @@ func (sb *sandbox) checkSocketPath(port int) error {
 }
 
 // command returns the command that runs name (a path inside the sandbox) with args in the
-// sandbox. The caller sets the process attributes; command sets the credential.
-func (sb *sandbox) command(name string, args ...string) *exec.Cmd {
+// sandbox. The caller sets the process attributes; command sets the credential, and the
+// command's first extra files (fds 3 and 4) to pipes that hold the sandbox's /etc/passwd and
+// /etc/group, which [startCmd] closes on ledgercheck's side once the command has started.
+func (sb *sandbox) command(name string, args ...string) (*exec.Cmd, error) {
 	a := []string{
 		"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
 		"--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LC_ALL", "C", "--setenv", "TZ", "UTC",
@@ -204,16 +211,56 @@ func (sb *sandbox) command(name string, args ...string) *exec.Cmd {
 		}
 		a = append(a, "--ro-bind", src, sb.prefix)
 	}
+	passwd, group := sb.accounts()
+	var files []*os.File
+	for _, content := range []string{passwd, group} {
+		f, err := dataPipe(content)
+		if err != nil {
+			for _, f := range files {
+				f.Close()
+			}
+			return nil, err
+		}
+		files = append(files, f)
+	}
 	a = append(a,
 		"--bind", sb.dir, innerDir,
-		"--ro-bind", filepath.Join(sb.dir, "etc", "passwd"), "/etc/passwd",
-		"--ro-bind", filepath.Join(sb.dir, "etc", "group"), "/etc/group",
+		"--ro-bind-data", "3", "/etc/passwd",
+		"--ro-bind-data", "4", "/etc/group",
 		"--chdir", innerDir,
 		"--", name)
 	cmd := exec.Command(sb.bwrap, append(a, args...)...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	cmd.ExtraFiles = files
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: sb.cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	return cmd
+	return cmd, nil
+}
+
+// dataPipe returns the read end of a pipe that holds content (a few hundred bytes: the pipe's
+// buffer takes it all) and is then closed for writing.
+func dataPipe(content string) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	_, err = w.WriteString(content)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// startCmd starts cmd and closes ledgercheck's copies of its extra files, which the child has.
+func startCmd(cmd *exec.Cmd) error {
+	err := cmd.Start()
+	for _, f := range cmd.ExtraFiles {
+		f.Close()
+	}
+	return err
 }
 
 // installPrefix returns the directory to bind for a PostgreSQL installation outside /usr, or ""

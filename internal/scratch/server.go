@@ -52,6 +52,9 @@ type Options struct {
 	// it they are built on first use as any other.
 	Templates []TemplateSpec
 
+	// Limits cap the run's resources (limits.go; zero fields: the defaults).
+	Limits Limits
+
 	// noGuard starts a PostgreSQL 15 embedded cluster without the role guard, for the tests that
 	// prove each of the other defence layers holds on its own.
 	noGuard bool
@@ -93,6 +96,9 @@ type Server struct {
 	apiCreated []string  // environment roles this run created on the server
 
 	saving chan struct{} // closed once the cache entry this run builds is written (cache.go)
+	lim    limitState    // the statements the size watchdog may stop (limits.go)
+
+	w warden // what user SQL does to the run's role and databases (warden.go)
 
 	mu        sync.Mutex
 	templates map[templateKey]*template
@@ -254,6 +260,7 @@ func (s *Server) connectServer(ctx context.Context) error {
 	if err := checkVersion(s.opts.Postgres, version/10000, "the --dsn server runs"); err != nil {
 		return err
 	}
+	cfg.BuildFrontend = readLimited(s.limits().ReadSize)
 	s.admin, s.adminRole, s.major, s.version = cfg, role, version/10000, version
 	return s.lockRun(ctx)
 }
@@ -488,7 +495,7 @@ func (s *Server) execAdminIn(ctx context.Context, db string, scripts ...EnvScrip
 func (s *Server) connectAdminIn(ctx context.Context, db string) (*pgx.Conn, error) {
 	cfg := s.admin.Copy()
 	cfg.Database = db
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	conn, err := s.connectRepaired(ctx, cfg)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
 	}
@@ -575,6 +582,7 @@ func (s *Server) Close() error {
 	if s.saving != nil {
 		<-s.saving
 	}
+	s.closeWarden()
 	if s.cl != nil {
 		// The whole cluster goes; no need to drop its databases one by one.
 		err := s.cl.stop()

@@ -24,3 +24,24 @@ func WorkflowCommands(log string) []string {
 	}
 	return cmds
 }
+
+// SARIF is the part of a SARIF log the tests read: each result's rule, message and locations.
+type SARIF struct {
+	Runs []struct {
+		Results []struct {
+			RuleID    string `json:"ruleId"`
+			Message   struct{ Text string }
+			Locations []struct {
+				PhysicalLocation struct {
+					ArtifactLocation struct {
+						URI       string `json:"uri"`
+						URIBaseID string `json:"uriBaseId"`
+					} `json:"artifactLocation"`
+					Region struct {
+						StartLine int `json:"startLine"`
+					} `json:"region"`
+				} `json:"physicalLocation"`
+			} `json:"locations"`
+		} `json:"results"`
+	} `json:"runs"`
+}

@@ -1,0 +1,151 @@
+package main
+
+// Issue 22, cause 6: what a migration does to its own session, role, databases or server while
+// its SQL runs is a finding at the statement (exit 1) with every report written, never an
+// environment error (exit 3); exit 3 stays for what no user SQL caused
+// (TestServerDeathIsAnEnvironmentError in attack_test.go: the server killed mid-install).
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ledgercheck/internal/report/reporttest"
+	"ledgercheck/internal/scratch/scratchtest"
+)
+
+// selfInflicted is one way a migration breaks what the run needs: the statement appended to the
+// shipped port, and what the install-failed finding at it must say.
+type selfInflicted struct {
+	name, stmt, want string
+	// differs: --dsn behaves differently (another role, another authentication), so the case
+	// also runs there.
+	differs bool
+}
+
+var selfInflictedCases = []selfInflicted{
+	{name: "install-timeout", stmt: `DO $$ BEGIN LOOP PERFORM 1; END LOOP; END $$;`, want: "install time limit of 2s", differs: true},
+	{name: "own-password", stmt: `ALTER ROLE CURRENT_USER PASSWORD 'chosen by the migration';`, want: "changed the password of the role it runs as", differs: true},
+	{name: "database-connection-limit", stmt: `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I CONNECTION LIMIT 0', current_database()); END $$;`, want: "CONNECTION LIMIT 0 on its own database"},
+	{name: "role-connection-limit", stmt: `ALTER ROLE CURRENT_USER CONNECTION LIMIT 0;`, want: "permission denied to alter role"},
+	{name: "allow-connections-elsewhere", stmt: `DO $$ DECLARE d text; BEGIN
+  FOR d IN SELECT datname FROM pg_database WHERE datname LIKE 'ledgercheck\_%' AND datname <> current_database() AND pg_get_userbyid(datdba) = current_user LOOP
+    EXECUTE format('ALTER DATABASE %I ALLOW_CONNECTIONS false', d);
+  END LOOP; END $$;`, want: "ALLOW_CONNECTIONS false on database ledgercheck_", differs: true},
+	{name: "revoke-connect", stmt: `DO $$ BEGIN EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC, %I', current_database(), current_user); END $$;`, want: "revoked CONNECT on its own database"},
+	{name: "role-preload", stmt: `ALTER ROLE CURRENT_USER SET local_preload_libraries = 'nonexistent';`, want: "local_preload_libraries=nonexistent on the role it runs as", differs: true},
+	{name: "database-preload", stmt: `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET local_preload_libraries = %L', current_database(), 'nonexistent'); END $$;`, want: "local_preload_libraries=nonexistent on its own database"},
+	{name: "role-setting", stmt: `ALTER ROLE CURRENT_USER SET role = 'anon';`, want: "role=anon on the role it runs as"},
+	{name: "database-read-only", stmt: `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = on', current_database()); END $$;`, want: "default_transaction_read_only=on on its own database"},
+	{name: "session-preload", stmt: `ALTER ROLE CURRENT_USER SET session_preload_libraries = 'nonexistent';`, want: `permission denied to set parameter "session_preload_libraries"`},
+	{name: "raise-disk-full", stmt: `DO $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$;`, want: "(SQLSTATE 53100)"},
+	{name: "raise-data-corrupted", stmt: `DO $$ BEGIN RAISE EXCEPTION 'invalid page in block 0' USING ERRCODE = 'XX001'; END $$;`, want: "(SQLSTATE XX001)"},
+}
+
+// TestMigrationBreakingItsEnvironmentIsAFinding: each case, appended to the shipped port, is an
+// install-failed finding at its line in the text, json and sarif reports, with exit 1.
+func TestMigrationBreakingItsEnvironmentIsAFinding(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	for _, c := range selfInflictedCases {
+		t.Run(c.name, func(t *testing.T) { checkSelfInflicted(t, c, nil) })
+	}
+}
+
+// TestMigrationBreakingItsEnvironmentIsAFindingOnDSN: the cases where a --dsn server differs (a
+// role of the run's own, a server that trusts its socket, so a changed password logs in still).
+func TestMigrationBreakingItsEnvironmentIsAFindingOnDSN(t *testing.T) {
+	srv := scratchtest.SharedDSNServer(t)
+	for _, c := range selfInflictedCases {
+		if c.differs {
+			t.Run(c.name, func(t *testing.T) { checkSelfInflicted(t, c, []string{"--dsn", srv.DSN}) })
+		}
+	}
+}
+
+func checkSelfInflicted(t *testing.T, c selfInflicted, extra []string) {
+	port, err := os.ReadFile("../../migrations/ports/decision_ledger_1024.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.TrimRight(string(port), "\n") + "\n" + c.stmt + "\n"
+	line := strings.Count(strings.TrimRight(string(port), "\n"), "\n") + 2
+	dir := t.TempDir()
+	file := filepath.Join(dir, c.name+".sql")
+	os.WriteFile(file, []byte(src), 0o644)
+	jsonPath, sarifPath := filepath.Join(dir, "report.json"), filepath.Join(dir, "report.sarif")
+	args := append([]string{"-q", "--port", file, "--port-dim", "1024", "--install-timeout", "2s",
+		"--output", "json=" + jsonPath, "--output", "sarif=" + sarifPath}, extra...)
+	code, out, errs := runCheck(t, nil, args...)
+	at := fmt.Sprintf("%s:%d:", file, line)
+	if code != 1 || !strings.Contains(out, at) || !strings.Contains(out, c.want) {
+		t.Fatalf("exit %d, want 1 with an install-failed finding at %s saying %q; stderr %q; stdout:\n%s", code, at, c.want, errs, installLines(out))
+	}
+
+	var rep struct {
+		Phases []struct {
+			Name     string `json:"name"`
+			Findings []struct {
+				Rule     string `json:"rule"`
+				Message  string `json:"message"`
+				Position struct {
+					File string `json:"file"`
+					Line int    `json:"line"`
+				} `json:"position"`
+			} `json:"findings"`
+		} `json:"phases"`
+	}
+	data, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatalf("no json report: %v", err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	var seen []string
+	for _, ph := range rep.Phases {
+		for _, f := range ph.Findings {
+			if f.Rule == "install-failed" && f.Position.File == file && f.Position.Line == line && strings.Contains(f.Message, c.want) {
+				found = true
+			}
+			if strings.Contains(f.Rule, "install-failed") {
+				seen = append(seen, fmt.Sprintf("%s:%d: %s [%s]", f.Position.File, f.Position.Line, f.Message, f.Rule))
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the json report has no install-failed finding at %s:%d saying %q; it has %q", file, line, c.want, seen)
+	}
+
+	var sarif reporttest.SARIF
+	data, err = os.ReadFile(sarifPath)
+	if err != nil {
+		t.Fatalf("no sarif report: %v", err)
+	}
+	if err := json.Unmarshal(data, &sarif); err != nil {
+		t.Fatal(err)
+	}
+	found = false
+	for _, r := range sarif.Runs[0].Results {
+		if r.RuleID == "install-failed" && len(r.Locations) > 0 && r.Locations[0].PhysicalLocation.Region.StartLine == line && strings.Contains(r.Message.Text, c.want) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the sarif report has no install-failed result at line %d saying %q", line, c.want)
+	}
+}
+
+// installLines returns the lines of a text report about installs, for a failure message.
+func installLines(out string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "install") {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}

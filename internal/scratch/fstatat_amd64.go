@@ -1,0 +1,6 @@
+package scratch
+
+import "syscall"
+
+// sysFstatat is the number of the fstatat system call.
+const sysFstatat = syscall.SYS_NEWFSTATAT
