@@ -11,11 +11,31 @@ import (
 	"ledgercheck/introspect"
 )
 
-// Side is one install: what the migration created and changed, where it came from, and the
-// variant's vector dimension.
-type Side struct {
-	// Label names the side in reports: "left" or "right".
-	Label string
+// Which names one of the two variants a comparison holds: the artifact (the shipped migration)
+// or the port (its adaptation). A [Difference]'s values, a [Site]'s counts and a one-sided
+// object's [Presence] are keyed by it, never by position.
+type Which int
+
+// The two variants of a comparison.
+const (
+	Artifact Which = iota + 1
+	Port
+)
+
+// String returns "artifact" or "port".
+func (w Which) String() string {
+	switch w {
+	case Artifact:
+		return "artifact"
+	case Port:
+		return "port"
+	}
+	return "unknown variant"
+}
+
+// Variant is one variant's install: what the migration created and changed, where it came from,
+// and the variant's vector dimension.
+type Variant struct {
 	// File is the migration file as the user named it.
 	File string
 	// Dim is the variant's vector dimension (0: unknown, no normalization).
@@ -27,24 +47,30 @@ type Side struct {
 	Source *Source
 }
 
-// Difference is one attribute of one object that differs between the two sides, or an object
-// present on one side only (Attr "").
+// Difference is one attribute of one object that differs between the artifact and the port, an
+// object present in one variant only (Attr ""), or a dimension mismatch in one variant's file
+// (Kind [KindDimension]: Expected and Found instead of the variants' values).
 type Difference struct {
 	// ID is the stable readable identity: "kind object attr #digest12".
 	ID     string `json:"id"`
 	Kind   string `json:"kind"`
 	Object string `json:"object"`
-	// Attr is the attribute; "" for an object present on one side only.
+	// Attr is the attribute; "" for an object present in one variant only; for a dimension
+	// mismatch, the variant whose file declares it ("artifact" or "port").
 	Attr string `json:"attr"`
-	// Left and Right are the normalized compared values; "" is absent. For an object present on
-	// one side only, the value is the listing of its facts (and its one-sided children's), one
-	// "attr: value" line each.
-	Left  string `json:"left"`
-	Right string `json:"right"`
-	// LeftText and RightText are the displayed texts when they differ from the values (a
+	// Artifact and Port are the normalized compared values; "" is absent. For an object present
+	// in one variant only, the value is the listing of its facts (and its one-sided children's),
+	// one "attr: value" line each.
+	Artifact string `json:"artifact"`
+	Port     string `json:"port"`
+	// ArtifactText and PortText are the displayed texts when they differ from the values (a
 	// function's raw body).
-	LeftText  string `json:"left_text,omitempty"`
-	RightText string `json:"right_text,omitempty"`
+	ArtifactText string `json:"artifact_text,omitempty"`
+	PortText     string `json:"port_text,omitempty"`
+	// Expected and Found are a dimension mismatch's values (Kind [KindDimension]): the type the
+	// variant's dimension requires and the type its file declares.
+	Expected string `json:"expected,omitempty"`
+	Found    string `json:"found,omitempty"`
 	// Class is semantic, or cosmetic when only the displayed text differs.
 	Class introspect.Class `json:"class"`
 	// Pos is where the difference is in a source file, when it comes from the source (a
@@ -54,46 +80,89 @@ type Difference struct {
 	Note string `json:"note,omitempty"`
 }
 
-// Digest is "sha256:" and the hex SHA-256 of the left value, a NUL byte and the right value: an
-// allowlist entry that pins it accepts exactly this pair.
-func (d Difference) Digest() string { return Digest(d.Left, d.Right) }
+// KindDimension is the kind of a dimension mismatch: a pgvector typmod in a variant's file that
+// is not the variant's dimension and that no other difference shows.
+const KindDimension = "dimension"
+
+// Values returns the two values the difference pins: the artifact's and the port's, or for a
+// dimension mismatch the expected and the found type.
+func (d Difference) Values() (string, string) {
+	if d.Kind == KindDimension {
+		return d.Expected, d.Found
+	}
+	return d.Artifact, d.Port
+}
+
+// Digest is "sha256:" and the hex SHA-256 of the first value of [Difference.Values], a NUL
+// byte and the second: an allowlist entry that pins it accepts exactly this pair.
+func (d Difference) Digest() string { return Digest(d.Values()) }
 
 // Digest returns the digest [Difference.Digest] computes for a pair of values.
-func Digest(left, right string) string {
+func Digest(first, second string) string {
 	h := sha256.New()
-	h.Write([]byte(left))
+	h.Write([]byte(first))
 	h.Write([]byte{0})
-	h.Write([]byte(right))
+	h.Write([]byte(second))
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// Presence says which side has the object of a one-sided difference: "left only", "right only",
-// or "" for an attribute difference.
-func (d Difference) Presence() string {
-	if d.Attr != "" {
-		return ""
-	}
-	if d.Right == "" {
-		return "left only"
-	}
-	if d.Left == "" {
-		return "right only"
+// Presence says which variant has the object of a difference.
+type Presence int
+
+// The presences of a difference's object.
+const (
+	// InBoth: an attribute difference (or a rename, or a dimension mismatch).
+	InBoth Presence = iota
+	// ArtifactOnly: an object only the artifact has.
+	ArtifactOnly
+	// PortOnly: an object only the port has.
+	PortOnly
+)
+
+// String returns "artifact only", "port only", or "" for InBoth.
+func (p Presence) String() string {
+	switch p {
+	case ArtifactOnly:
+		return "artifact only"
+	case PortOnly:
+		return "port only"
 	}
 	return ""
 }
 
-// Shown returns the texts to display for the two sides.
-func (d Difference) Shown() (left, right string) {
-	left, right = d.Left, d.Right
-	if d.LeftText != "" || d.RightText != "" {
-		left, right = d.LeftText, d.RightText
+// Presence says which variant has the object of a one-sided difference.
+func (d Difference) Presence() Presence {
+	if d.Attr != "" || d.Kind == KindDimension {
+		return InBoth
 	}
-	return left, right
+	if d.Port == "" {
+		return ArtifactOnly
+	}
+	if d.Artifact == "" {
+		return PortOnly
+	}
+	return InBoth
+}
+
+// Shown returns the texts to display for the two variants (for a dimension mismatch, the
+// expected and the found type).
+func (d Difference) Shown() (artifact, port string) {
+	if d.Kind == KindDimension {
+		return d.Expected, d.Found
+	}
+	artifact, port = d.Artifact, d.Port
+	if d.ArtifactText != "" || d.PortText != "" {
+		artifact, port = d.ArtifactText, d.PortText
+	}
+	return artifact, port
 }
 
 // IsText reports whether the values are texts best shown as a unified diff (bodies, view
 // definitions, policy expressions, object listings, anything multi-line).
 func (d Difference) IsText() bool {
+	if d.Kind == KindDimension {
+		return false
+	}
 	switch d.Attr {
 	case "", "body", "definition", "using", "with_check":
 		return true
@@ -104,20 +173,19 @@ func (d Difference) IsText() bool {
 
 // Result is the outcome of [Compare].
 type Result struct {
-	// Left and Right are the sides' labels, files and dimensions.
-	Left  SideInfo `json:"left"`
-	Right SideInfo `json:"right"`
+	// Artifact and Port are the variants' files and dimensions.
+	Artifact VariantInfo `json:"artifact"`
+	Port     VariantInfo `json:"port"`
 	// Differences are sorted by (kind, object, attr).
 	Differences []Difference `json:"differences"`
 	// Sites are the places where dimension normalization rewrote a value (see [Site]).
 	Sites []Site `json:"dimension_sites"`
 }
 
-// SideInfo describes a side in a [Result].
-type SideInfo struct {
-	Label string `json:"label"`
-	File  string `json:"file"`
-	Dim   int    `json:"dim"`
+// VariantInfo describes a variant in a [Result].
+type VariantInfo struct {
+	File string `json:"file"`
+	Dim  int    `json:"dim"`
 }
 
 // Semantic returns the semantic differences.
@@ -139,26 +207,28 @@ type fact struct {
 	pos *Position
 }
 
-// sideFacts is a side flattened for comparison.
+// sideFacts is a variant flattened for comparison.
 type sideFacts struct {
-	side    Side
+	which   Which
+	side    Variant
 	facts   map[introspect.FactKey]fact
 	created map[introspect.ObjectRef][]introspect.FactKey // objects the migration created
 	objects map[introspect.ObjectRef]bool                 // objects with any fact
 	parent  map[introspect.ObjectRef]introspect.ObjectRef
 }
 
-// Compare compares two sides. It never fails: a nil footprint is an empty one.
-func Compare(left, right Side) *Result {
+// Compare compares the artifact with the port. It never fails: a nil footprint is an empty one.
+func Compare(artifact, port Variant) *Result {
+	left, right := artifact, port
 	res := &Result{
-		Left:        SideInfo{left.Label, left.File, left.Dim},
-		Right:       SideInfo{right.Label, right.File, right.Dim},
+		Artifact:    VariantInfo{left.File, left.Dim},
+		Port:        VariantInfo{right.File, right.Dim},
 		Differences: []Difference{},
 		Sites:       []Site{},
 	}
 	norm := left.Dim > 0 && right.Dim > 0 && left.Dim != right.Dim
-	l := flatten(left, norm)
-	r := flatten(right, norm)
+	l := flatten(Artifact, left, norm)
+	r := flatten(Port, right, norm)
 	res.Sites = sites(l, r)
 	renumberColumns(l, r)
 
@@ -205,9 +275,9 @@ func Compare(left, right Side) *Result {
 		listing := sf.listing(rt, members)
 		d := Difference{Kind: rt.Kind, Object: rt.Object, Class: introspect.Semantic}
 		if sf == l {
-			d.Left, d.LeftText = listing, sf.compact(members)
+			d.Artifact, d.ArtifactText = listing, sf.compact(members)
 		} else {
-			d.Right, d.RightText = listing, sf.compact(members)
+			d.Port, d.PortText = listing, sf.compact(members)
 		}
 		res.Differences = append(res.Differences, d)
 	}
@@ -223,7 +293,7 @@ func Compare(left, right Side) *Result {
 	for k := range keys {
 		ref := introspect.ObjectRef{Kind: k.Kind, Object: k.Object}
 		if _, ok := oneSided[ref]; ok || slices.ContainsFunc(renamed, func(d Difference) bool {
-			return d.Kind == ref.Kind && (d.Left == ref.Object || d.Right == ref.Object)
+			return d.Kind == ref.Kind && (d.Artifact == ref.Object || d.Port == ref.Object)
 		}) {
 			continue
 		}
@@ -231,12 +301,12 @@ func Compare(left, right Side) *Result {
 		if a.Value == b.Value && a.Shown() == b.Shown() {
 			continue
 		}
-		d := Difference{Kind: k.Kind, Object: k.Object, Attr: k.Attr, Left: a.Value, Right: b.Value, Class: introspect.Semantic}
+		d := Difference{Kind: k.Kind, Object: k.Object, Attr: k.Attr, Artifact: a.Value, Port: b.Value, Class: introspect.Semantic}
 		if a.Display != "" || b.Display != "" {
-			d.LeftText, d.RightText = a.Shown(), b.Shown()
+			d.ArtifactText, d.PortText = a.Shown(), b.Shown()
 		}
-		if k.Attr == "arguments" && d.LeftText == "" && d.RightText == "" {
-			d.LeftText, d.RightText = OnePerLine(a.Value), OnePerLine(b.Value)
+		if k.Attr == "arguments" && d.ArtifactText == "" && d.PortText == "" {
+			d.ArtifactText, d.PortText = OnePerLine(a.Value), OnePerLine(b.Value)
 		}
 		if a.Value == b.Value {
 			d.Class = introspect.Cosmetic
@@ -260,7 +330,7 @@ func Compare(left, right Side) *Result {
 
 func compareDiffs(a, b Difference) int {
 	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Object, b.Object), cmp.Compare(a.Attr, b.Attr),
-		cmp.Compare(a.Left, b.Left), cmp.Compare(a.Right, b.Right))
+		cmp.Compare(a.Artifact, b.Artifact), cmp.Compare(a.Port, b.Port), cmp.Compare(a.Expected, b.Expected), cmp.Compare(a.Found, b.Found))
 }
 
 func makeID(d Difference) string {
@@ -324,9 +394,10 @@ func (s *sideFacts) compact(members []introspect.ObjectRef) string {
 	return b.String()
 }
 
-// flatten turns a side into normalized facts keyed by (kind, object, attr).
-func flatten(s Side, norm bool) *sideFacts {
+// flatten turns a variant into normalized facts keyed by (kind, object, attr).
+func flatten(which Which, s Variant, norm bool) *sideFacts {
 	sf := &sideFacts{
+		which:   which,
 		side:    s,
 		facts:   map[introspect.FactKey]fact{},
 		created: map[introspect.ObjectRef][]introspect.FactKey{},

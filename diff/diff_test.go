@@ -26,8 +26,8 @@ func TestCosmeticAndSemanticBodies(t *testing.T) {
 	body := func(norm, raw string) introspect.Fact {
 		return introspect.Fact{Kind: "function", Object: "public.f()", Attr: "body", Value: norm, Display: raw}
 	}
-	l := Side{Label: "left", Footprint: created(body("select 1", "select 1 -- one"))}
-	r := Side{Label: "right", Footprint: created(body("select 1", "select  1"))}
+	l := Variant{Footprint: created(body("select 1", "select 1 -- one"))}
+	r := Variant{Footprint: created(body("select 1", "select  1"))}
 	res := Compare(l, r)
 	if got := ids(res); got != "function public.f() body [cosmetic]" {
 		t.Fatalf("differences = %q, want one cosmetic body difference", got)
@@ -45,23 +45,23 @@ func TestDimensionNormalizationCountsSites(t *testing.T) {
 	col := func(typ string) *introspect.Footprint {
 		return created(mkFact("column", "public.t.e", "type", typ), mkFact("table", "public.t", "kind", "table"))
 	}
-	l := Side{Label: "left", Dim: 1536, Footprint: col("extensions.vector(1536)")}
-	r := Side{Label: "right", Dim: 1024, Footprint: col("extensions.vector(1024)")}
+	l := Variant{Dim: 1536, Footprint: col("extensions.vector(1536)")}
+	r := Variant{Dim: 1024, Footprint: col("extensions.vector(1024)")}
 	res := Compare(l, r)
 	if len(res.Differences) != 0 {
 		t.Errorf("differences = %q, want none", ids(res))
 	}
-	if len(res.Sites) != 1 || res.Sites[0].String() != "column public.t.e type" || res.Sites[0].Left != 1 || res.Sites[0].Right != 1 {
+	if len(res.Sites) != 1 || res.Sites[0].String() != "column public.t.e type" || res.Sites[0].Artifact != 1 || res.Sites[0].Port != 1 {
 		t.Errorf("sites = %+v, want the column type once on each side", res.Sites)
 	}
 	// A typmod that is not the side's dimension is a difference, not normalized.
 	r.Footprint = col("extensions.halfvec(768)")
 	res = Compare(l, r)
-	if got := ids(res); got != "column public.t.e type [semantic]" || res.Differences[0].Left != "extensions.vector(:dim)" || res.Differences[0].Right != "extensions.halfvec(768)" {
+	if got := ids(res); got != "column public.t.e type [semantic]" || res.Differences[0].Artifact != "extensions.vector(:dim)" || res.Differences[0].Port != "extensions.halfvec(768)" {
 		t.Errorf("differences = %q %+v", got, res.Differences)
 	}
 	// Same dimension on both sides: nothing is normalized or counted.
-	r = Side{Label: "right", Dim: 1536, Footprint: col("extensions.vector(1536)")}
+	r = Variant{Dim: 1536, Footprint: col("extensions.vector(1536)")}
 	if res := Compare(l, r); len(res.Sites) != 0 || len(res.Differences) != 0 {
 		t.Errorf("equal dims: sites %v differences %q", res.Sites, ids(res))
 	}
@@ -85,33 +85,33 @@ func fnSource(name string, dim int) *Source {
 
 func TestDeclaredSignatureFromSource(t *testing.T) {
 	fp := created(mkFact("function", "public.f(extensions.vector, integer)", "kind", "function"))
-	side := func(label string, dim, declared int) Side {
+	side := func(label string, dim, declared int) Variant {
 		name := label + ".sql"
-		return Side{Label: label, File: name, Dim: dim, Footprint: fp, Source: fnSource(name, declared)}
+		return Variant{File: name, Dim: dim, Footprint: fp, Source: fnSource(name, declared)}
 	}
-	res := Compare(side("left", 1536, 1536), side("right", 1024, 1024))
-	if len(res.Differences) != 0 || len(res.Sites) != 1 || res.Sites[0].Attr != "declared argument p_e" || res.Sites[0].RightPos == nil || res.Sites[0].RightPos.String() != "right.sql:1:30" {
+	res := Compare(side("artifact", 1536, 1536), side("port", 1024, 1024))
+	if len(res.Differences) != 0 || len(res.Sites) != 1 || res.Sites[0].Attr != "declared argument p_e" || res.Sites[0].PortPos == nil || res.Sites[0].PortPos.String() != "port.sql:1:30" {
 		t.Errorf("shipped-like pair: differences %q sites %+v", ids(res), res.Sites)
 	}
 	// The port left vector(1536) in its signature: exactly one difference, at the declaration.
-	res = Compare(side("left", 1536, 1536), side("right", 1024, 1536))
+	res = Compare(side("artifact", 1536, 1536), side("port", 1024, 1536))
 	if got := ids(res); got != "function public.f(extensions.vector, integer) declared argument p_e [semantic]" {
 		t.Fatalf("differences = %q, want only the declared argument", got)
 	}
-	if d := res.Differences[0]; d.Right != "vector(1536)" || d.Left != "vector(:dim)" || d.Pos == nil || d.Pos.String() != "right.sql:1:30" {
+	if d := res.Differences[0]; d.Port != "vector(1536)" || d.Artifact != "vector(:dim)" || d.Pos == nil || d.Pos.String() != "port.sql:1:30" {
 		t.Errorf("difference = %+v", d)
 	}
 	// Both files declare a dimension that is neither variant's: no parity difference between the
 	// declarations, but the dimension scan reports each side.
-	res = Compare(side("left", 1536, 768), side("right", 1024, 768))
-	if got := ids(res); got != "dimension function public.f left [semantic]\ndimension function public.f right [semantic]" {
-		t.Errorf("differences = %q, want one dimension difference per side", got)
+	res = Compare(side("artifact", 1536, 768), side("port", 1024, 768))
+	if got := ids(res); got != "dimension function public.f artifact [semantic]\ndimension function public.f port [semantic]" {
+		t.Errorf("differences = %q, want one dimension difference per variant", got)
 	}
 }
 
 func TestOneSidedObjectsFoldIntoTheirTable(t *testing.T) {
-	l := Side{Label: "left", Footprint: created(mkFact("table", "public.a", "kind", "table"))}
-	r := Side{Label: "right", Footprint: created(
+	l := Variant{Footprint: created(mkFact("table", "public.a", "kind", "table"))}
+	r := Variant{Footprint: created(
 		mkFact("table", "public.a", "kind", "table"),
 		mkFact("table", "public.pins", "kind", "table"),
 		mkFact("column", "public.pins.id", "type", "uuid"),
@@ -125,8 +125,8 @@ func TestOneSidedObjectsFoldIntoTheirTable(t *testing.T) {
 	}
 	tbl := res.Differences[1]
 	for _, want := range []string{"kind: table", "column public.pins.id\n  type: uuid", "constraint pins_pkey on public.pins", "index public.pins_pkey"} {
-		if !strings.Contains(tbl.Right, want) {
-			t.Errorf("listing lacks %q:\n%s", want, tbl.Right)
+		if !strings.Contains(tbl.Port, want) {
+			t.Errorf("listing lacks %q:\n%s", want, tbl.Port)
 		}
 	}
 	if _, shown := tbl.Shown(); shown != "table public.pins: kind=table\ncolumn public.pins.id: type=uuid\nconstraint pins_pkey on public.pins: type=primary key\nindex public.pins_pkey: table=public.pins\n" {
@@ -135,7 +135,7 @@ func TestOneSidedObjectsFoldIntoTheirTable(t *testing.T) {
 	if got := tbl.Members(); got != "1 column, 1 constraint, 1 index" {
 		t.Errorf("members = %q", got)
 	}
-	if tbl.Left != "" || tbl.Presence() != "right only" {
+	if tbl.Artifact != "" || tbl.Presence() != PortOnly {
 		t.Errorf("presence = %q", tbl.Presence())
 	}
 }
@@ -148,37 +148,21 @@ func TestColumnPositionsIgnoreOneSidedColumns(t *testing.T) {
 		}
 		return created(fs...)
 	}
-	res := Compare(Side{Label: "left", Footprint: cols("a", "pinned", "b")}, Side{Label: "right", Footprint: cols("a", "b")})
+	res := Compare(Variant{Footprint: cols("a", "pinned", "b")}, Variant{Footprint: cols("a", "b")})
 	if got := ids(res); got != "column public.t.pinned [semantic]" {
 		t.Errorf("differences = %q, want only the one-sided column", got)
 	}
 	// Columns in another order are still a difference.
-	res = Compare(Side{Label: "left", Footprint: cols("a", "pinned", "b")}, Side{Label: "right", Footprint: cols("b", "a")})
+	res = Compare(Variant{Footprint: cols("a", "pinned", "b")}, Variant{Footprint: cols("b", "a")})
 	if got := ids(res); !strings.Contains(got, "column public.t.a position") {
 		t.Errorf("differences = %q, want a position difference", got)
 	}
 }
 
 func TestDigestIsThePair(t *testing.T) {
-	a := Difference{Left: "x", Right: "y"}
-	if a.Digest() == (Difference{Left: "xy", Right: ""}).Digest() || a.Digest() != Digest("x", "y") || !strings.HasPrefix(a.Digest(), "sha256:") || len(a.Digest()) != 71 {
+	a := Difference{Artifact: "x", Port: "y"}
+	if a.Digest() == (Difference{Artifact: "xy", Port: ""}).Digest() || a.Digest() != Digest("x", "y") || !strings.HasPrefix(a.Digest(), "sha256:") || len(a.Digest()) != 71 {
 		t.Errorf("digest %s", a.Digest())
-	}
-}
-
-func TestUnified(t *testing.T) {
-	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"
-	b := "1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n"
-	got := Unified(a, b, "a", "b", false)
-	want := "--- a\n+++ b\n@@ -1,6 +1,6 @@\n 1\n 2\n-3\n+three\n 4\n 5\n 6\n@@ -10,3 +10,4 @@\n 10\n 11\n 12\n+13\n"
-	if got != want {
-		t.Errorf("Unified =\n%s\nwant\n%s", got, want)
-	}
-	if Unified(a, a, "a", "b", false) != "" {
-		t.Error("equal texts should give no diff")
-	}
-	if c := Unified("x\n", "y\n", "a", "b", true); !strings.Contains(c, ansiRed+"-x"+ansiReset) || !strings.Contains(c, ansiGreen+"+y"+ansiReset) {
-		t.Errorf("colored diff = %q", c)
 	}
 }
 
@@ -191,18 +175,18 @@ func TestRenamedObjectsAreOneDifference(t *testing.T) {
 	idx := func(name string) []introspect.Fact {
 		return []introspect.Fact{mkFact("index", "public."+name, "table", "public.t"), mkFact("index", "public."+name, "definition", "CREATE INDEX "+name+" ON public.t USING btree (a)")}
 	}
-	side := func(label string, fs ...[]introspect.Fact) Side {
+	side := func(label string, fs ...[]introspect.Fact) Variant {
 		all := []introspect.Fact{table}
 		for _, f := range fs {
 			all = append(all, f...)
 		}
-		return Side{Label: label, Footprint: created(all...)}
+		return Variant{Footprint: created(all...)}
 	}
-	res := Compare(side("left", trg("trg_updated_at", "BEFORE"), idx("t_a_idx")), side("right", trg("trg_set_updated_at", "BEFORE"), idx("idx_t_a")))
+	res := Compare(side("artifact", trg("trg_updated_at", "BEFORE"), idx("t_a_idx")), side("port", trg("trg_set_updated_at", "BEFORE"), idx("idx_t_a")))
 	if got := ids(res); got != "index public.idx_t_a renamed [semantic]\ntrigger trg_set_updated_at on public.t renamed [semantic]" {
 		t.Fatalf("differences = %q, want one rename each", got)
 	}
-	if d := res.Differences[1]; d.Left != "trg_updated_at on public.t" || d.Right != "trg_set_updated_at on public.t" {
+	if d := res.Differences[1]; d.Artifact != "trg_updated_at on public.t" || d.Port != "trg_set_updated_at on public.t" {
 		t.Errorf("rename = %+v", d)
 	}
 	// A primary key renamed with its index: two renames.
@@ -211,12 +195,12 @@ func TestRenamedObjectsAreOneDifference(t *testing.T) {
 			mkFact("index", "public."+name, "table", "public.t"), mkFact("index", "public."+name, "constraint", name),
 			mkFact("index", "public."+name, "definition", "CREATE UNIQUE INDEX "+name+" ON public.t USING btree (a)")}
 	}
-	res = Compare(side("left", pk("t_pkey")), side("right", pk("t_id_pk")))
+	res = Compare(side("artifact", pk("t_pkey")), side("port", pk("t_id_pk")))
 	if got := ids(res); got != "constraint t_id_pk on public.t renamed [semantic]\nindex public.t_id_pk renamed [semantic]" {
 		t.Errorf("differences = %q, want the constraint and its index renamed", got)
 	}
 	// A renamed trigger whose definition changed too is not a rename.
-	res = Compare(side("left", trg("trg_updated_at", "BEFORE")), side("right", trg("trg_set_updated_at", "AFTER")))
+	res = Compare(side("artifact", trg("trg_updated_at", "BEFORE")), side("port", trg("trg_set_updated_at", "AFTER")))
 	if got := ids(res); got != "trigger trg_set_updated_at on public.t [semantic]\ntrigger trg_updated_at on public.t [semantic]" {
 		t.Errorf("differences = %q, want the two one-sided triggers", got)
 	}
@@ -226,7 +210,7 @@ func TestArgumentListsOnePerLine(t *testing.T) {
 	args := func(def string) introspect.Fact {
 		return mkFact("function", "public.f(numeric, text[])", "arguments", "p_a numeric(10,2) DEFAULT "+def+", p_b text[] DEFAULT '{x,y}'::text[]")
 	}
-	res := Compare(Side{Label: "left", Footprint: created(args("30.0"))}, Side{Label: "right", Footprint: created(args("45.0"))})
+	res := Compare(Variant{Footprint: created(args("30.0"))}, Variant{Footprint: created(args("45.0"))})
 	if len(res.Differences) != 1 {
 		t.Fatalf("differences = %q", ids(res))
 	}

@@ -47,27 +47,28 @@ func countDims(s string, dim int) int {
 	return n
 }
 
-// Site is one attribute where dimension normalization rewrote a value on at least one side:
-// vector(LeftDim) on the left and vector(RightDim) on the right are taken as the same type.
+// Site is one attribute where dimension normalization rewrote a value in at least one variant:
+// vector(artifact's dim) in the artifact and vector(port's dim) in the port are taken as the
+// same type.
 type Site struct {
 	Kind   string `json:"kind"`
 	Object string `json:"object"`
 	Attr   string `json:"attr"`
-	// Left and Right count the typmods rewritten on each side.
-	Left  int `json:"left"`
-	Right int `json:"right"`
-	// LeftPos and RightPos are where a declared type is written, for sites from the source.
-	LeftPos  *Position `json:"left_pos,omitempty"`
-	RightPos *Position `json:"right_pos,omitempty"`
+	// Artifact and Port count the typmods rewritten in each variant.
+	Artifact int `json:"artifact"`
+	Port     int `json:"port"`
+	// ArtifactPos and PortPos are where a declared type is written, for sites from the source.
+	ArtifactPos *Position `json:"artifact_pos,omitempty"`
+	PortPos     *Position `json:"port_pos,omitempty"`
 }
 
 // String renders the site as "kind object attr".
 func (s Site) String() string { return s.Kind + " " + s.Object + " " + s.Attr }
 
-// sites lists the attributes either side rewrote.
+// sites lists the attributes either variant rewrote.
 func sites(l, r *sideFacts) []Site {
 	byKey := map[introspect.FactKey]*Site{}
-	collect := func(sf *sideFacts, left bool) {
+	collect := func(sf *sideFacts) {
 		for k, f := range sf.facts {
 			raw := f.raw
 			n := max(countDims(raw.Value, sf.side.Dim), countDims(raw.Display, sf.side.Dim))
@@ -79,18 +80,18 @@ func sites(l, r *sideFacts) []Site {
 				s = &Site{Kind: k.Kind, Object: k.Object, Attr: k.Attr}
 				byKey[k] = s
 			}
-			if left {
-				s.Left, s.LeftPos = n, f.pos
+			if sf.which == Artifact {
+				s.Artifact, s.ArtifactPos = n, f.pos
 			} else {
-				s.Right, s.RightPos = n, f.pos
+				s.Port, s.PortPos = n, f.pos
 			}
 		}
 	}
 	if l.side.Dim <= 0 || r.side.Dim <= 0 || l.side.Dim == r.side.Dim {
 		return []Site{}
 	}
-	collect(l, true)
-	collect(r, false)
+	collect(l)
+	collect(r)
 	out := make([]Site, 0, len(byKey))
 	for _, s := range byKey {
 		out = append(out, *s)
@@ -196,9 +197,9 @@ func argCount(identity string) int {
 	return n
 }
 
-// mismatches scans a side's source for pgvector typmods that are not the side's dimension and
-// reports each one that no other difference already shows (on that side, the literal type(N)
-// appears in no difference's value).
+// mismatches scans a variant's source for pgvector typmods that are not the variant's dimension
+// and reports each one that no other difference already shows (in that variant, the literal
+// type(N) appears in no difference's value).
 func mismatches(s *sideFacts, diffs []Difference) []Difference {
 	src, dim := s.side.Source, s.side.Dim
 	if src == nil || dim <= 0 {
@@ -211,7 +212,7 @@ func mismatches(s *sideFacts, diffs []Difference) []Difference {
 			continue
 		}
 		found := fmt.Sprintf("%s(%d)", strings.ToLower(v.Type), v.Dim)
-		if shownOnSide(diffs, s.side.Label == "left", found) {
+		if shownIn(diffs, s.which, found) {
 			continue
 		}
 		obj := v.Statement
@@ -223,24 +224,25 @@ func mismatches(s *sideFacts, diffs []Difference) []Difference {
 		}
 		seen[obj+found] = true
 		pos := v.Pos
+		expected := fmt.Sprintf("%s(%d)", strings.ToLower(v.Type), dim)
 		out = append(out, Difference{
-			Kind: "dimension", Object: obj, Attr: s.side.Label,
-			Left: fmt.Sprintf("%s(%d)", strings.ToLower(v.Type), dim), Right: found,
+			Kind: KindDimension, Object: obj, Attr: s.which.String(), Expected: expected, Found: found,
 			Class: introspect.Semantic, Pos: &pos,
-			Note: fmt.Sprintf("%s declares %s but the %s variant is at dimension %d (left: what the dimension requires, right: what the file declares)", src.Name, found, s.side.Label, dim),
+			Note: fmt.Sprintf("%s declares %s but the %s is at dimension %d (expected %s)", src.Name, found, s.which, dim, expected),
 		})
 	}
 	return out
 }
 
-func shownOnSide(diffs []Difference, left bool, literal string) bool {
+// shownIn reports whether literal appears in a value of variant which in a difference.
+func shownIn(diffs []Difference, which Which, literal string) bool {
 	for _, d := range diffs {
-		if d.Kind == "dimension" {
-			continue // its values are expected and found, not sides
+		if d.Kind == KindDimension {
+			continue // its values are expected and found, not the variants'
 		}
-		vals := []string{d.Right, d.RightText}
-		if left {
-			vals = []string{d.Left, d.LeftText}
+		vals := []string{d.Port, d.PortText}
+		if which == Artifact {
+			vals = []string{d.Artifact, d.ArtifactText}
 		}
 		for _, v := range vals {
 			if strings.Contains(strings.ToLower(strings.ReplaceAll(v, " ", "")), literal) {

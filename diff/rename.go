@@ -9,8 +9,8 @@ import (
 )
 
 // AttrRenamed is the attribute of a rename: an object of one side that the other side has
-// under another name, with the same definition. Left and Right are the two identities, Object
-// the port's (right) one.
+// under another name, with the same definition. Artifact and Port are the two identities,
+// Object the port's one.
 const AttrRenamed = "renamed"
 
 // renamable are the kinds whose objects are matched by definition across names: what a port
@@ -20,7 +20,7 @@ var renamable = map[string]bool{
 	introspect.KindTrigger: true, introspect.KindPolicy: true, introspect.KindIndex: true, introspect.KindConstraint: true,
 }
 
-// renames pairs one-sided objects of the renamable kinds: a left-only and a right-only object of
+// renames pairs one-sided objects of the renamable kinds: an artifact-only and a port-only object of
 // the same kind on the same relation whose facts are equal once each one's own name is taken
 // out of its values (an index's definition names the index). A pair is made only when it is the
 // only candidate on both sides. Each pair is removed from oneSided and returned as one
@@ -75,7 +75,7 @@ func renames(l, r *sideFacts, oneSided map[introspect.ObjectRef]*sideFacts) []Di
 		old, nu := c.left[0], c.right[0]
 		delete(oneSided, old)
 		delete(oneSided, nu)
-		out = append(out, Difference{Kind: nu.Kind, Object: nu.Object, Attr: AttrRenamed, Left: old.Object, Right: nu.Object, Class: introspect.Semantic})
+		out = append(out, Difference{Kind: nu.Kind, Object: nu.Object, Attr: AttrRenamed, Artifact: old.Object, Port: nu.Object, Class: introspect.Semantic})
 	}
 	return out
 }
@@ -106,10 +106,10 @@ func plural(kind string, n int) string {
 // by kind, in listing order ("4 columns, 2 constraints, 2 indexes"); "" for an attribute
 // difference or an object without children.
 func (d Difference) Members() string {
-	if d.Presence() == "" {
+	if d.Presence() == InBoth {
 		return ""
 	}
-	listing := d.Left + d.Right
+	listing := d.Artifact + d.Port
 	counts := map[string]int{}
 	var kinds []string
 	for _, ln := range strings.Split(listing, "\n") {

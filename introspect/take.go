@@ -3,10 +3,8 @@ package introspect
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 
@@ -130,26 +128,22 @@ func Take(ctx context.Context, db Beginner, opts Options) (*Snapshot, error) {
 	// Each result is decoded (and function bodies normalized) while the server produces the
 	// next one.
 	d := newDecoder(opts)
-	var wg sync.WaitGroup
-	errs := make([]error, len(queryNames))
-	for i, name := range queryNames {
+	var g fault.Group
+	for _, name := range queryNames {
 		var js []byte
 		if err := res.QueryRow().Scan(&js); err != nil {
 			res.Close()
-			wg.Wait()
+			g.Wait()
 			return nil, fmt.Errorf("querying %s: %w", name, err)
 		}
-		wg.Go(func() {
-			defer fault.Recover(&errs[i])
-			errs[i] = d.decode(name, js)
-		})
+		g.Go(func() error { return d.decode(name, js) })
 	}
 	cerr := res.Close()
-	wg.Wait()
+	err = g.Wait()
 	if cerr != nil {
 		return nil, fmt.Errorf("reading the catalog: %w", cerr)
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	s := d.assemble()
@@ -299,11 +293,9 @@ func normalizeBodies(fns []Function, normalize BodyNormalizer) error {
 		return nil
 	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(fns)/16))
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
+	var g fault.Group
 	for w := range workers {
-		wg.Go(func() {
-			defer fault.Recover(&errs[w])
+		g.Go(func() error {
 			for i := w; i < len(fns); i += workers {
 				f := &fns[i]
 				norm, method, err := normalize(f.Language, f.Arguments, f.Result, f.Body)
@@ -312,10 +304,10 @@ func normalizeBodies(fns []Function, normalize BodyNormalizer) error {
 					f.BodyParse = method + " (" + err.Error() + ")"
 				}
 			}
+			return nil
 		})
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return g.Wait()
 }
 
 // assemble attaches columns, constraints and indexes to their relations and types.

@@ -44,7 +44,7 @@ func TestCheckSARIFShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(stale, append(al, []byte("  - kind: table\n    object: public.gone\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: matches nothing\n")...), 0o644)
+	os.WriteFile(stale, append(al, []byte("  - kind: table\n    object: public.gone\n    attr: rls\n    artifact: \"true\"\n    port: \"false\"\n    reason: matches nothing\n")...), 0o644)
 	code, out, errs := runCheck(t, nil, "-q", "--format", "sarif", "--times", "1", "--allowlist", stale)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (a stale entry); stderr %s", code, errs)

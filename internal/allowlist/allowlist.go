@@ -21,21 +21,36 @@ import (
 	"ledgercheck/introspect"
 )
 
-// Version is the only allowlist format version this package reads.
-const Version = 1
+// Version is the allowlist format version this package writes: entries pin the artifact's and
+// the port's values under artifact: and port:.
+const Version = 2
+
+// VersionLeftRight is the first format version, still read: it pinned the artifact's and the
+// port's values under left: and right:. [Parse] reads them into Artifact and Port (Expected and
+// Found for a dimension mismatch), and [File.Hint] says how to convert the file.
+const VersionLeftRight = 1
 
 // File is a loaded allowlist.
 type File struct {
 	// Path is the file as named by the caller, used in every error and report.
 	Path string `yaml:"-"`
-	// Version must be [Version].
+	// Version is the file's format version: [Version] or [VersionLeftRight].
 	Version int `yaml:"version"`
 	// Entries are the reviewed differences, in file order.
 	Entries []Entry `yaml:"entries"`
 }
 
+// Hint is the one line that says how to convert a version 1 file; "" for a current one.
+func (f *File) Hint() string {
+	if f == nil || f.Version != VersionLeftRight {
+		return ""
+	}
+	return fmt.Sprintf("%s is allowlist version 1 (left:/right:); `ledgercheck allowlist suggest --write` rewrites it as version %d (artifact:/port:)", f.Path, Version)
+}
+
 // Entry is one reviewed difference. It names the difference by kind, object and attribute, and
-// pins its values: either Left and Right exactly, or Digest (see [diff.Difference.Digest]).
+// pins its values: either Artifact and Port exactly (Expected and Found for a dimension
+// mismatch), or Digest (see [diff.Difference.Digest]).
 type Entry struct {
 	// Kind is the object kind (table, column, function, policy, role, probe, dimension, ...).
 	Kind string `yaml:"kind"`
@@ -46,9 +61,13 @@ type Entry struct {
 	ObjectMatch string `yaml:"object_match,omitempty"`
 	// Attr is the attribute; empty (or absent) means the object itself, present on one side only.
 	Attr string `yaml:"attr,omitempty"`
-	// Left and Right are the expected normalized values ("" for absent).
-	Left  *string `yaml:"left,omitempty"`
-	Right *string `yaml:"right,omitempty"`
+	// Artifact and Port are the artifact's and the port's normalized values ("" for absent).
+	Artifact *string `yaml:"artifact,omitempty"`
+	Port     *string `yaml:"port,omitempty"`
+	// Expected and Found pin a dimension mismatch (kind dimension): the type the variant's
+	// dimension requires and the one its file declares.
+	Expected *string `yaml:"expected,omitempty"`
+	Found    *string `yaml:"found,omitempty"`
 	// Digest is "sha256:<hex>" of the two values, for long values such as function bodies.
 	Digest string `yaml:"digest,omitempty"`
 	// Cause says which change moved the probes of a Probes entry (`allowlist suggest` writes the
@@ -101,7 +120,64 @@ func (e *Entry) Matches(d diff.Difference) bool {
 	if e.Digest != "" {
 		return e.Digest == d.Digest()
 	}
-	return *e.Left == d.Left && *e.Right == d.Right
+	a, b := e.pins()
+	da, db := d.Values()
+	return a != nil && b != nil && *a == da && *b == db
+}
+
+// pins returns the entry's pinned pair: Expected and Found for a dimension mismatch, else
+// Artifact and Port.
+func (e *Entry) pins() (a, b *string) {
+	if e.Kind == diff.KindDimension {
+		return e.Expected, e.Found
+	}
+	return e.Artifact, e.Port
+}
+
+// pinKeys names the keys of the pair an entry of kind pins.
+func pinKeys(kind string) string {
+	if kind == diff.KindDimension {
+		return "expected and found"
+	}
+	return "artifact and port"
+}
+
+// rawFile is an allowlist as decoded: either version's keys, checked against its version.
+type rawFile struct {
+	Version int        `yaml:"version"`
+	Entries []rawEntry `yaml:"entries"`
+}
+
+// rawEntry is an entry with version 1's keys.
+type rawEntry struct {
+	Entry `yaml:",inline"`
+	Left  *string `yaml:"left,omitempty"`
+	Right *string `yaml:"right,omitempty"`
+}
+
+// convert checks an entry's pin keys against the file's version and returns the entry with
+// version 1's left and right moved to their names; "" or what is wrong.
+func (r *rawEntry) convert(version int) (Entry, string) {
+	e := r.Entry
+	if version != VersionLeftRight {
+		if r.Left != nil || r.Right != nil {
+			return e, fmt.Sprintf("has left/right, the keys of allowlist version 1; version %d names them %s (or write version: 1)", Version, pinKeys(e.Kind))
+		}
+		dim := e.Kind == diff.KindDimension
+		if dim && (e.Artifact != nil || e.Port != nil) || !dim && (e.Expected != nil || e.Found != nil) {
+			return e, "pins the wrong pair: a " + e.Kind + " difference is pinned by " + pinKeys(e.Kind) + " (expected and found pin a dimension mismatch only)"
+		}
+		return e, ""
+	}
+	if e.Artifact != nil || e.Port != nil || e.Expected != nil || e.Found != nil {
+		return e, fmt.Sprintf("has %s, keys of allowlist version %d, in a version 1 file (left/right); write version: %d", pinKeys(e.Kind), Version, Version)
+	}
+	if e.Kind == diff.KindDimension {
+		e.Expected, e.Found = r.Left, r.Right
+	} else {
+		e.Artifact, e.Port = r.Left, r.Right
+	}
+	return e, ""
 }
 
 // Load reads and validates the allowlist at path. Every error is a [fault.Input] error (exit 2):
@@ -114,11 +190,6 @@ func Load(path string) (*File, error) {
 	}
 	return Parse(path, data)
 }
-
-var (
-	lineMsg    = regexp.MustCompile(`^line (\d+): (.*)$`)
-	unknownKey = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
-)
 
 // Parse decodes and validates an allowlist read from the file called path. Unknown keys,
 // a missing or unknown version, entries without a kind, an object or pinned values, malformed
@@ -142,23 +213,24 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(f); err != nil {
+	var raw rawFile
+	if err := dec.Decode(&raw); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fail(1, "the allowlist is empty; start it with \"version: %d\"", Version)
 		}
-		var te *yaml.TypeError
-		if errors.As(err, &te) && len(te.Errors) > 0 {
-			if m := lineMsg.FindStringSubmatch(te.Errors[0]); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				return nil, fail(n, "%s", strings.ReplaceAll(unknownKey.ReplaceAllString(m[2], "unknown key $1 (an allowlist has version and entries; an entry takes kind, object, object_match, attr, left, right, digest, probes, cause, reason)"), "into allowlist.File", "into an allowlist (a mapping that starts with version: 1)"))
-			}
+		p := yamltext.Locate(err, data)
+		if p.UnknownKey != "" {
+			p.Msg = "unknown key " + p.UnknownKey + " (an allowlist has version and entries; an entry takes kind, object, object_match, attr, artifact, port, expected, found, digest, probes, cause, reason)"
 		}
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := lineMsg.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return nil, fail(n, "%s", m[2])
-		}
-		return nil, fail(yamltext.ErrorLine(msg, data), "%s", msg)
+		p.Msg = strings.ReplaceAll(p.Msg, "into allowlist.rawFile", fmt.Sprintf("into an allowlist (a mapping that starts with version: %d)", Version))
+		p.Line = min(max(p.Line, 1), lines)
+		return nil, fault.Input(errors.New(p.At(path)))
+	}
+	f.Version = raw.Version
+	f.Entries = make([]Entry, len(raw.Entries))
+	convErr := make([]string, len(raw.Entries))
+	for i := range raw.Entries {
+		f.Entries[i], convErr[i] = raw.Entries[i].convert(raw.Version)
 	}
 	// Lines: decode again as a node tree.
 	var doc yaml.Node
@@ -177,14 +249,17 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 				}
 			}
 		}
-		if f.Version != Version {
-			return nil, fail(versionLine, "version %d is not supported; this ledgercheck reads version: %d", f.Version, Version)
+		if f.Version != Version && f.Version != VersionLeftRight {
+			return nil, fail(versionLine, "version %d is not supported; this ledgercheck reads version: %d (and version %d)", f.Version, Version, VersionLeftRight)
 		}
 	}
 	seen := map[string]int{}
 	for i := range f.Entries {
 		e := &f.Entries[i]
 		where := fmt.Sprintf("entry %d", i+1)
+		if convErr[i] != "" {
+			return nil, fail(e.Line, "%s %s", where, convErr[i])
+		}
 		if err := e.checkProbes(); err != "" {
 			return nil, fail(e.Line, "%s %s", where, err)
 		}
@@ -206,11 +281,14 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 		}
 		where += " (" + e.String() + ")"
 		switch {
+		}
+		a, b := e.pins()
+		switch {
 		case len(e.Probes) > 0:
-		case e.Digest != "" && (e.Left != nil || e.Right != nil):
-			return nil, fail(e.Line, "%s has both digest and left/right values; pin the difference with one of them", where)
-		case e.Digest == "" && (e.Left == nil || e.Right == nil):
-			return nil, fail(e.Line, "%s does not pin the difference: give both left and right (\"\" for absent) or a digest", where)
+		case e.Digest != "" && (a != nil || b != nil):
+			return nil, fail(e.Line, "%s has both digest and %s values; pin the difference with one of them", where, pinKeys(e.Kind))
+		case e.Digest == "" && (a == nil || b == nil):
+			return nil, fail(e.Line, "%s does not pin the difference: give both %s (\"\" for absent) or a digest", where, pinKeys(e.Kind))
 		case e.Digest != "" && !validDigest(e.Digest):
 			return nil, fail(e.Line, "%s: digest %q is malformed; want sha256: and 64 hex digits, as `ledgercheck allowlist suggest` prints", where, e.Digest)
 		}
@@ -244,7 +322,8 @@ func (e *Entry) key() string {
 		}
 		return *p
 	}
-	return strings.Join([]string{e.Kind, e.Object, e.ObjectMatch, e.Attr, deref(e.Left), deref(e.Right), e.Digest, strings.Join(e.probeNames(), "\x01")}, "\x00")
+	a, b := e.pins()
+	return strings.Join([]string{e.Kind, e.Object, e.ObjectMatch, e.Attr, deref(a), deref(b), e.Digest, strings.Join(e.probeNames(), "\x01")}, "\x00")
 }
 
 // IsTODO reports whether a reason is not one yet: its first word is TODO ("TODO", "TODO: ...",
@@ -276,8 +355,8 @@ func (e *Entry) checkProbes() string {
 	switch {
 	case e.Kind != "probe":
 		return "lists probes but its kind is " + strconv.Quote(e.Kind) + "; a probes list needs kind: probe"
-	case e.Object != "" || e.ObjectMatch != "" || e.Digest != "" || e.Left != nil || e.Right != nil:
-		return "has probes and object, object_match, digest, left or right; a probes list names the probes and their digests itself"
+	case e.Object != "" || e.ObjectMatch != "" || e.Digest != "" || e.Artifact != nil || e.Port != nil || e.Expected != nil || e.Found != nil:
+		return "has probes and object, object_match, digest or pinned values; a probes list names the probes and their digests itself"
 	case e.Attr != "" && e.Attr != "rows":
 		return "has attr " + strconv.Quote(e.Attr) + "; a probe's attribute is rows"
 	}
@@ -307,11 +386,12 @@ type Change struct {
 	Differences []diff.Difference
 }
 
-// Reviewed returns the values the entry was reviewed with, as "left → right" texts for a pinned
-// pair, or the digest (the values themselves are not in the allowlist).
-func (c Change) Reviewed() (left, right string, pinned bool) {
-	if c.Entry.Left != nil && c.Entry.Right != nil {
-		return *c.Entry.Left, *c.Entry.Right, true
+// Reviewed returns the values the entry was reviewed with (the artifact's and the port's, or a
+// dimension mismatch's expected and found), or pinned false for an entry that pins a digest
+// (the values themselves are not in the allowlist).
+func (c Change) Reviewed() (first, second string, pinned bool) {
+	if a, b := c.Entry.pins(); a != nil && b != nil {
+		return *a, *b, true
 	}
 	return "", "", false
 }

@@ -11,20 +11,20 @@ import (
 )
 
 func TestParseErrorsCarryTheLine(t *testing.T) {
-	entry := "  - kind: table\n    object: public.t\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n"
+	entry := "  - kind: table\n    object: public.t\n    attr: rls\n    artifact: \"true\"\n    port: \"false\"\n"
 	cases := []struct{ name, yaml, want string }{
-		{"unknown key", "version: 1\nentries:\n" + entry + "    reasn: x\n", "a.yaml:8: unknown key reasn (an allowlist has"},
-		{"unknown top key", "version: 1\nallow: []\n", "a.yaml:2: unknown key allow (an allowlist has"},
-		{"version", "version: 2\nentries: []\n", "a.yaml:1: version 2 is not supported"},
-		{"empty reason", "version: 1\nentries:\n" + entry + "    reason: \"  \"\n", "a.yaml:3: entry 1 (table public.t rls) has an empty reason"},
-		{"missing reason", "version: 1\nentries:\n" + entry, "a.yaml:3: entry 1 (table public.t rls) has an empty reason"},
-		{"todo", "version: 1\nentries:\n" + entry + "    reason: TODO\n", "a.yaml:3: entry 1 (table public.t rls) has reason TODO"},
-		{"duplicate", "version: 1\nentries:\n" + entry + "    reason: a\n" + entry + "    reason: b\n", "a.yaml:9: entry 2 (table public.t rls) duplicates the entry at line 3"},
-		{"bad pattern", "version: 1\nentries:\n  - kind: table\n    object_match: public.(t\n    attr: rls\n    digest: sha256:" + strings.Repeat("a", 64) + "\n    reason: r\n", "a.yaml:3: entry 1: object_match \"public.(t\" is not a valid regular expression"},
-		{"bad digest", "version: 1\nentries:\n  - kind: table\n    object: public.t\n    digest: md5:1\n    reason: r\n", "a.yaml:3: entry 1 (table public.t) : digest \"md5:1\" is malformed"},
-		{"not pinned", "version: 1\nentries:\n  - kind: table\n    object: public.t\n    attr: rls\n    left: \"true\"\n    reason: r\n", "does not pin the difference"},
-		{"no kind", "version: 1\nentries:\n  - object: public.t\n    reason: r\n", "a.yaml:3: entry 1 has no kind"},
-		{"syntax", "version: 1\nentries:\n  - kind: [\n", "a.yaml:"},
+		{"unknown key", "version: 2\nentries:\n" + entry + "    reasn: x\n", "a.yaml:8:5: unknown key reasn (an allowlist has"},
+		{"unknown top key", "version: 2\nallow: []\n", "a.yaml:2:1: unknown key allow (an allowlist has"},
+		{"version", "version: 3\nentries: []\n", "a.yaml:1: version 3 is not supported"},
+		{"empty reason", "version: 2\nentries:\n" + entry + "    reason: \"  \"\n", "a.yaml:3: entry 1 (table public.t rls) has an empty reason"},
+		{"missing reason", "version: 2\nentries:\n" + entry, "a.yaml:3: entry 1 (table public.t rls) has an empty reason"},
+		{"todo", "version: 2\nentries:\n" + entry + "    reason: TODO\n", "a.yaml:3: entry 1 (table public.t rls) has reason TODO"},
+		{"duplicate", "version: 2\nentries:\n" + entry + "    reason: a\n" + entry + "    reason: b\n", "a.yaml:9: entry 2 (table public.t rls) duplicates the entry at line 3"},
+		{"bad pattern", "version: 2\nentries:\n  - kind: table\n    object_match: public.(t\n    attr: rls\n    digest: sha256:" + strings.Repeat("a", 64) + "\n    reason: r\n", "a.yaml:3: entry 1: object_match \"public.(t\" is not a valid regular expression"},
+		{"bad digest", "version: 2\nentries:\n  - kind: table\n    object: public.t\n    digest: md5:1\n    reason: r\n", "a.yaml:3: entry 1 (table public.t) : digest \"md5:1\" is malformed"},
+		{"not pinned", "version: 2\nentries:\n  - kind: table\n    object: public.t\n    attr: rls\n    artifact: \"true\"\n    reason: r\n", "does not pin the difference"},
+		{"no kind", "version: 2\nentries:\n  - object: public.t\n    reason: r\n", "a.yaml:3: entry 1 has no kind"},
+		{"syntax", "version: 2\nentries:\n  - kind: [\n", "a.yaml:"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -42,21 +42,21 @@ func TestParseErrorsCarryTheLine(t *testing.T) {
 
 func diffs() []diff.Difference {
 	return []diff.Difference{
-		{Kind: "table", Object: "public.a", Attr: "rls", Left: "true", Right: "false", Class: introspect.Semantic},
-		{Kind: "table", Object: "public.b", Attr: "rls", Left: "true", Right: "false", Class: introspect.Semantic},
-		{Kind: "function", Object: "public.f()", Attr: "body", Left: "select 1", Right: "select 2", Class: introspect.Semantic},
-		{Kind: "function", Object: "public.g()", Attr: "body", Left: "x", Right: "x", LeftText: "x", RightText: "x -- c", Class: introspect.Cosmetic},
+		{Kind: "table", Object: "public.a", Attr: "rls", Artifact: "true", Port: "false", Class: introspect.Semantic},
+		{Kind: "table", Object: "public.b", Attr: "rls", Artifact: "true", Port: "false", Class: introspect.Semantic},
+		{Kind: "function", Object: "public.f()", Attr: "body", Artifact: "select 1", Port: "select 2", Class: introspect.Semantic},
+		{Kind: "function", Object: "public.g()", Attr: "body", Artifact: "x", Port: "x", ArtifactText: "x", PortText: "x -- c", Class: introspect.Cosmetic},
 	}
 }
 
 func TestApplyAcceptsPinnedValuesOnly(t *testing.T) {
-	src := `version: 1
+	src := `version: 2
 entries:
   - kind: table
     object_match: public\.(a|b)
     attr: rls
-    left: "true"
-    right: "false"
+    artifact: "true"
+    port: "false"
     reason: role model
   - kind: function
     object: public.f()
@@ -66,8 +66,8 @@ entries:
   - kind: table
     object: public.c
     attr: rls
-    left: "true"
-    right: "false"
+    artifact: "true"
+    port: "false"
     reason: nothing matches this
 `
 	f, err := Parse("a.yaml", []byte(src))
@@ -84,9 +84,9 @@ entries:
 	// The body entry pins the exact pair: a later change of either body needs a new review,
 	// reported once, as a change since review (not a stale entry plus a new difference).
 	changed := diffs()
-	changed[2].Right = "select 3"
+	changed[2].Port = "select 3"
 	o = f.Apply(changed)
-	if len(o.Changed) != 1 || o.Changed[0].Entry.Line != 9 || len(o.Changed[0].Differences) != 1 || o.Changed[0].Differences[0].Right != "select 3" ||
+	if len(o.Changed) != 1 || o.Changed[0].Entry.Line != 9 || len(o.Changed[0].Differences) != 1 || o.Changed[0].Differences[0].Port != "select 3" ||
 		len(o.Unreviewed) != 0 || len(o.Stale) != 1 || o.Passed() {
 		t.Errorf("changed %+v unreviewed %+v stale %+v, want the body entry changed", o.Changed, o.Unreviewed, o.Stale)
 	}
@@ -122,30 +122,30 @@ func TestSuggestIsRejectedUntilReviewed(t *testing.T) {
 // mergeSrc is a reviewed allowlist with comments: one entry that still matches, one whose
 // difference changed since review, one stale, and a probes entry.
 const mergeSrc = `# the reviewed differences
-version: 1
+version: 2
 entries:
 
   # [D4] the role model
   - kind: table
     object: public.a
     attr: rls
-    left: "true"
-    right: "false"
+    artifact: "true"
+    port: "false"
     reason: >-
       [D4] role model instead of RLS
   - kind: table
     object: public.b
     attr: rls
-    left: "true"
-    right: "false"
+    artifact: "true"
+    port: "false"
     reason: b's role model # why
 
   # gone
   - kind: table
     object: public.gone
     attr: rls
-    left: "true"
-    right: "false"
+    artifact: "true"
+    port: "false"
     reason: the port dropped it
 `
 
@@ -155,9 +155,9 @@ func TestMergeKeepsReviewedEntriesAndAddsTODOs(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds := diffs()
-	ds[1].Right = "true, forced" // public.b rls: changed since review
+	ds[1].Port = "true, forced" // public.b rls: changed since review
 	probe := func(name, l, r string) diff.Difference {
-		return diff.Difference{Kind: "probe", Object: name, Attr: "rows", Left: l, Right: r, Class: introspect.Semantic}
+		return diff.Difference{Kind: "probe", Object: name, Attr: "rows", Artifact: l, Port: r, Class: introspect.Semantic}
 	}
 	ds = append(ds, probe("p1", "a\n1\n", "a\n2\n"), probe("p2", "b\n1\n", "b\n2\n"), probe("p3", "c\n", "d\n"))
 	o := f.Apply(ds)
@@ -179,7 +179,7 @@ func TestMergeKeepsReviewedEntriesAndAddsTODOs(t *testing.T) {
 		t.Errorf("the kept entry or the comments changed:\n%s", got)
 	}
 	for _, want := range []string{
-		"right: true, forced\n    reason: 'TODO changed since review: b''s role model' # why\n",
+		"port: true, forced\n    reason: 'TODO changed since review: b''s role model' # why\n",
 		"  # Added by `ledgercheck allowlist suggest`",
 		"    cause: function public.f() body\n    probes:\n      p1: " + diff.Digest("a\n1\n", "a\n2\n") + "\n      p2: ",
 		"  - kind: probe\n    object: p3\n",
@@ -210,19 +210,19 @@ func TestMergeCreatesAFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Added) != 3 || !strings.Contains(string(out), "version: 1\nentries:\n\n  # Added by") {
+	if len(res.Added) != 3 || !strings.Contains(string(out), "version: 2\nentries:\n\n  # Added by") {
 		t.Errorf("added %d:\n%s", len(res.Added), out)
 	}
 }
 
 func TestProbesEntryNeedsEveryProbe(t *testing.T) {
 	dg := diff.Digest("x", "y")
-	f, err := Parse("a.yaml", []byte("version: 1\nentries:\n  - kind: probe\n    cause: c\n    probes:\n      p1: "+dg+"\n      p2: "+dg+"\n    reason: r\n"))
+	f, err := Parse("a.yaml", []byte("version: 2\nentries:\n  - kind: probe\n    cause: c\n    probes:\n      p1: "+dg+"\n      p2: "+dg+"\n    reason: r\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := func(n string) diff.Difference {
-		return diff.Difference{Kind: "probe", Object: n, Attr: "rows", Left: "x", Right: "y", Class: introspect.Semantic}
+		return diff.Difference{Kind: "probe", Object: n, Attr: "rows", Artifact: "x", Port: "y", Class: introspect.Semantic}
 	}
 	if o := f.Apply([]diff.Difference{p("p1"), p("p2")}); !o.Passed() {
 		t.Errorf("both probes: %+v", o)
@@ -231,7 +231,7 @@ func TestProbesEntryNeedsEveryProbe(t *testing.T) {
 		t.Errorf("one probe no longer differs: stale %v, want the entry", o.Stale)
 	}
 	moved := p("p2")
-	moved.Right = "z"
+	moved.Port = "z"
 	if o := f.Apply([]diff.Difference{p("p1"), moved}); len(o.Changed) != 1 || len(o.Unreviewed) != 0 || len(o.Stale) != 0 {
 		t.Errorf("p2 moved: changed %v unreviewed %v stale %v, want one change", o.Changed, o.Unreviewed, o.Stale)
 	}
@@ -241,7 +241,7 @@ func TestProbesEntryNeedsEveryProbe(t *testing.T) {
 		"  - kind: probe\n    probes: {p1: md5}\n    reason: r\n",
 		"  - kind: probe\n    object: p1\n    digest: " + dg + "\n    cause: c\n    reason: r\n",
 	} {
-		if _, err := Parse("a.yaml", []byte("version: 1\nentries:\n"+bad)); err == nil {
+		if _, err := Parse("a.yaml", []byte("version: 2\nentries:\n"+bad)); err == nil {
 			t.Errorf("accepted:\n%s", bad)
 		}
 	}
@@ -250,7 +250,7 @@ func TestProbesEntryNeedsEveryProbe(t *testing.T) {
 // TestMergeDraftKeepsItsTODO: suggest --write on a file it wrote before (a draft) does not put a
 // second TODO before a reason that has one.
 func TestMergeDraftKeepsItsTODO(t *testing.T) {
-	src := "version: 1\nentries:\n  - kind: table\n    object: public.b\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: 'TODO changed since review: role model'\n"
+	src := "version: 2\nentries:\n  - kind: table\n    object: public.b\n    attr: rls\n    artifact: \"true\"\n    port: \"false\"\n    reason: 'TODO changed since review: role model'\n"
 	if _, err := Parse("a.yaml", []byte(src)); err == nil {
 		t.Fatal("the gate accepted a TODO reason")
 	}
@@ -259,12 +259,113 @@ func TestMergeDraftKeepsItsTODO(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds := diffs()[1:2]
-	ds[0].Right = "true, forced"
+	ds[0].Port = "true, forced"
 	out, _, err := Merge(f, []byte(src), f.Apply(ds), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Count(string(out), "TODO") != 1 || !strings.Contains(string(out), "right: true, forced") {
+	if strings.Count(string(out), "TODO") != 1 || !strings.Contains(string(out), "port: true, forced") {
 		t.Errorf("merged draft:\n%s", out)
+	}
+}
+
+// v1Src is a version 1 allowlist: the artifact's and the port's values under left: and right:,
+// and a dimension mismatch's expected and found type under the same keys.
+const v1Src = `# reviewed
+version: 1
+entries:
+  - kind: table
+    object: public.a
+    attr: rls
+    left: "true"   # the artifact's
+    right: "false"
+    reason: role model
+  - kind: dimension
+    object: function public.f
+    attr: port
+    left: vector(1024)
+    right: vector(1536)
+    reason: the port keeps one 1536 column on purpose
+`
+
+// TestVersion1StillLoads: a version 1 file reads its left/right as the artifact's and the port's
+// values (expected and found for a dimension mismatch), accepts the same differences, and says
+// in one line how to convert it.
+func TestVersion1StillLoads(t *testing.T) {
+	f, err := Parse("a.yaml", []byte(v1Src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := f.Entries[0]; e.Artifact == nil || *e.Artifact != "true" || e.Port == nil || *e.Port != "false" {
+		t.Errorf("entry 1 = %+v, want artifact true, port false", e)
+	}
+	if e := f.Entries[1]; e.Expected == nil || *e.Expected != "vector(1024)" || e.Found == nil || *e.Found != "vector(1536)" || e.Artifact != nil {
+		t.Errorf("entry 2 = %+v, want expected vector(1024), found vector(1536)", e)
+	}
+	dim := diff.Difference{Kind: diff.KindDimension, Object: "function public.f", Attr: "port", Expected: "vector(1024)", Found: "vector(1536)", Class: introspect.Semantic}
+	if o := f.Apply([]diff.Difference{diffs()[0], dim}); !o.Passed() || len(o.Accepted) != 2 {
+		t.Errorf("version 1 entries accept: %+v", o)
+	}
+	if h := f.Hint(); !strings.Contains(h, "a.yaml is allowlist version 1") || !strings.Contains(h, "allowlist suggest --write") || strings.Contains(h, "\n") {
+		t.Errorf("hint = %q, want one line naming the file and the command that converts it", h)
+	}
+	v2, err := Parse("b.yaml", []byte("version: 2\nentries: []\n"))
+	if err != nil || v2.Hint() != "" {
+		t.Errorf("a version 2 file: hint %q, err %v", v2.Hint(), err)
+	}
+}
+
+// TestPinKeysFollowTheVersion: version 2 refuses version 1's keys (and the other way round), and
+// each kind takes its own pair.
+func TestPinKeysFollowTheVersion(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"version: 2\nentries:\n  - {kind: table, object: t, attr: rls, left: 'true', right: 'false', reason: r}\n", "entry 1 has left/right, the keys of allowlist version 1; version 2 names them artifact and port"},
+		{"version: 1\nentries:\n  - {kind: table, object: t, attr: rls, artifact: 'true', port: 'false', reason: r}\n", "keys of allowlist version 2, in a version 1 file"},
+		{"version: 2\nentries:\n  - {kind: dimension, object: f, attr: port, artifact: a, port: b, reason: r}\n", "a dimension difference is pinned by expected and found"},
+		{"version: 2\nentries:\n  - {kind: table, object: t, attr: rls, expected: a, found: b, reason: r}\n", "a table difference is pinned by artifact and port"},
+	} {
+		if _, err := Parse("a.yaml", []byte(c.yaml)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+// TestMergeConvertsVersion1: `allowlist suggest --write` on a version 1 file writes version 2,
+// keeping values, reasons and comments; the result reads back to the same entries.
+func TestMergeConvertsVersion1(t *testing.T) {
+	f, err := Parse("a.yaml", []byte(v1Src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dim := diff.Difference{Kind: diff.KindDimension, Object: "function public.f", Attr: "port", Expected: "vector(1024)", Found: "vector(1536)", Class: introspect.Semantic}
+	ds := []diff.Difference{diffs()[0], dim}
+	out, _, err := Merge(f, []byte(v1Src), f.Apply(ds), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	for _, want := range []string{"version: 2\n", "    artifact: \"true\" # the artifact's\n    port: \"false\"\n", "    expected: vector(1024)\n    found: vector(1536)\n", "# reviewed"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("converted file lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "left:") || strings.Contains(got, "right:") {
+		t.Errorf("converted file keeps version 1 keys:\n%s", got)
+	}
+	g, err := Parse("a.yaml", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := g.Apply(ds); !o.Passed() || len(o.Accepted) != 2 || g.Hint() != "" {
+		t.Errorf("converted file: %+v, hint %q", o, g.Hint())
+	}
+}
+
+// TestSuggestPinsDimensionsByExpectedAndFound: a suggested entry for a dimension mismatch pins
+// expected and found, never artifact and port.
+func TestSuggestPinsDimensionsByExpectedAndFound(t *testing.T) {
+	e := EntryFor(diff.Difference{Kind: diff.KindDimension, Object: "f", Attr: "port", Expected: "vector(1024)", Found: "vector(768)"}, "TODO")
+	if e.Expected == nil || *e.Expected != "vector(1024)" || e.Found == nil || *e.Found != "vector(768)" || e.Artifact != nil || e.Port != nil {
+		t.Errorf("entry = %+v", e)
 	}
 }

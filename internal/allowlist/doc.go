@@ -3,13 +3,13 @@
 //
 // # Format
 //
-//	version: 1
+//	version: 2
 //	entries:
 //	  - kind: table                       # the difference's kind, object and attribute,
 //	    object: public.agent_decision_ledger  # as the parity report prints them
 //	    attr: rls
-//	    left: "true"                      # the artifact's and the port's values ("" for absent) ...
-//	    right: "false"
+//	    artifact: "true"                  # the artifact's and the port's values ("" for absent) ...
+//	    port: "false"
 //	    reason: the port uses a role model instead of RLS
 //	  - kind: function
 //	    object: public.match_decision_ledger(...)
@@ -23,11 +23,15 @@
 //	      fts-migration-runners: sha256:...  # each probe's name and the digest of its rows
 //	    reason: ...
 //
-// An entry without attr is an object present on one side only. object_match (an anchored RE2
+// A dimension mismatch (kind dimension) pins expected and found instead of artifact and port.
+// Version 1 files ([VersionLeftRight]: left and right for the two values) still load, and
+// [File.Hint] says how to convert them; [Merge] writes version 2.
+//
+// An entry without attr is an object present in one variant only. object_match (an anchored RE2
 // regular expression) may replace object for one difference repeated on several objects.
 //
 // Decoding is strict ([Parse]): unknown keys, a version other than [Version], entries that do
-// not pin their values, malformed digests or patterns, empty or TODO reasons and duplicate
+// not pin their values (or use the other version's keys), malformed digests or patterns, empty or TODO reasons and duplicate
 // entries are errors with the file's line number (exit 2).
 //
 // Because every entry pins the values, an entry for a changed function body accepts that exact

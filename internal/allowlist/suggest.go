@@ -13,8 +13,8 @@ import (
 	"ledgercheck/introspect"
 )
 
-// maxInline is the longest value Suggest writes as left/right; longer or multi-line values are
-// pinned by digest.
+// maxInline is the longest value Suggest writes as a pinned value (artifact/port, or
+// expected/found); longer or multi-line values are pinned by digest.
 const maxInline = 160
 
 // todoChanged starts the reason of an entry whose difference changed since its review:
@@ -67,12 +67,16 @@ func Entries(diffs []diff.Difference, causes map[string][]string, reason string)
 }
 
 // EntryFor returns the entry that accepts exactly d, with the given reason: short single-line
-// values are pinned as left and right, others by digest.
+// values are pinned as artifact and port (expected and found for a dimension mismatch), others
+// by digest.
 func EntryFor(d diff.Difference, reason string) Entry {
 	e := Entry{Kind: d.Kind, Object: d.Object, Attr: d.Attr, Reason: reason}
-	if inline(d.Left) && inline(d.Right) {
-		l, r := d.Left, d.Right
-		e.Left, e.Right = &l, &r
+	if a, b := d.Values(); inline(a) && inline(b) {
+		if d.Kind == diff.KindDimension {
+			e.Expected, e.Found = &a, &b
+		} else {
+			e.Artifact, e.Port = &a, &b
+		}
 	} else {
 		e.Digest = d.Digest()
 	}
@@ -109,12 +113,15 @@ func Merge(f *File, src []byte, o *Outcome, causes map[string][]string) ([]byte,
 	var doc yaml.Node
 	if f == nil || len(bytes.TrimSpace(src)) == 0 {
 		f = &File{Version: Version}
-		src = fmt.Appendf(nil, "# allowlist.yaml: the reviewed differences between the artifact (left) and its port (right).\n# Each entry pins one difference of `ledgercheck parity` with the reason a reviewer accepted it.\nversion: %d\nentries: []\n", Version)
+		src = fmt.Appendf(nil, "# allowlist.yaml: the reviewed differences between the artifact and its port.\n# Each entry pins one difference of `ledgercheck parity` with the reason a reviewer accepted it.\nversion: %d\nentries: []\n", Version)
 	}
 	if err := yaml.Unmarshal(src, &doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, nil, fmt.Errorf("%s: reading the allowlist's document tree: not the mapping Parse read (%v)", f.Path, err)
 	}
 	root := doc.Content[0]
+	if f.Version == VersionLeftRight {
+		toVersion2(root)
+	}
 	seq := value(root, "entries")
 	if seq == nil {
 		root.Content = append(root.Content, scalar("entries"), &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"})
@@ -191,6 +198,36 @@ func Merge(f *File, src []byte, o *Outcome, causes map[string][]string) ([]byte,
 	return spaceComments(out.Bytes()), res, nil
 }
 
+// toVersion2 rewrites a version 1 document tree as version 2: the version, and each entry's
+// left/right keys as artifact/port (expected/found for a dimension mismatch). Values, reasons and
+// comments stay.
+func toVersion2(root *yaml.Node) {
+	if v := value(root, "version"); v != nil {
+		v.Value = fmt.Sprint(Version)
+	}
+	seq := value(root, "entries")
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		return
+	}
+	for _, n := range seq.Content {
+		if n.Kind != yaml.MappingNode {
+			continue
+		}
+		ka, kb := "artifact", "port"
+		if k := value(n, "kind"); k != nil && k.Value == diff.KindDimension {
+			ka, kb = "expected", "found"
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			switch n.Content[i].Value {
+			case "left":
+				n.Content[i].Value = ka
+			case "right":
+				n.Content[i].Value = kb
+			}
+		}
+	}
+}
+
 // update rewrites an entry node whose difference changed since review: the new pin in place of
 // the old one, and the reason "TODO changed since review: " + the reviewed reason.
 func update(n *yaml.Node, c Change, o *Outcome) error {
@@ -217,7 +254,7 @@ func update(n *yaml.Node, c Change, o *Outcome) error {
 	} else {
 		fresh := EntryFor(c.Differences[0], "")
 		at := len(n.Content)
-		for _, k := range []string{"digest", "right", "left"} {
+		for _, k := range []string{"digest", "right", "left", "port", "artifact", "found", "expected"} {
 			if i := index(n, k); i >= 0 {
 				n.Content = slices.Delete(n.Content, i, i+2)
 				at = min(at, i)
@@ -228,7 +265,12 @@ func update(n *yaml.Node, c Change, o *Outcome) error {
 		if fresh.Digest != "" {
 			pin = []*yaml.Node{scalar("digest"), scalar(fresh.Digest)}
 		} else {
-			pin = []*yaml.Node{scalar("left"), quoted(*fresh.Left), scalar("right"), quoted(*fresh.Right)}
+			a, b := fresh.pins()
+			ka, kb := "artifact", "port"
+			if fresh.Kind == diff.KindDimension {
+				ka, kb = "expected", "found"
+			}
+			pin = []*yaml.Node{scalar(ka), quoted(*a), scalar(kb), quoted(*b)}
 		}
 		n.Content = slices.Insert(n.Content, at, pin...)
 	}
@@ -271,7 +313,7 @@ func set(n *yaml.Node, key string, v *yaml.Node) {
 
 func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
 
-// quoted is a value node as Suggest writes left and right: double-quoted when plain style would
+// quoted is a value node as Suggest writes a pinned value: double-quoted when plain style would
 // read as something else ("", "true").
 func quoted(s string) *yaml.Node {
 	var n yaml.Node

@@ -24,6 +24,7 @@ import (
 	"ledgercheck/internal/lint"
 	"ledgercheck/internal/locate"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 	"ledgercheck/introspect"
 )
 
@@ -169,7 +170,7 @@ func Findings(in Input, models []string, answers []Answers) []finding.Finding {
 		}
 		who, only := reach(holds[k], byKey[k], len(models))
 		f := finding.Finding{
-			Phase: finding.PhaseAudit, Rule: r.Rule, Severity: rules[r.Rule].Severity,
+			Phase: finding.PhaseAudit, Rule: r.Rule, Severity: severity(r.Rule),
 			Pos: pos, Object: r.Kind + " " + r.Object, Message: message(r, who), Detail: detail(r),
 		}
 		if only != "" {
@@ -441,4 +442,10 @@ func message(r row, roles []string) string {
 		return fmt.Sprintf("%s can SELECT %s, which has no row level security: every row is readable through the Data API; revoke it or expose the data through a table with RLS", who, obj)
 	}
 	return fmt.Sprintf("%s: %s", r.Rule, obj)
+}
+
+// severity is rule id's default severity in the catalog.
+func severity(id string) finding.Severity {
+	r, _ := rule.Lookup(id)
+	return r.Severity
 }

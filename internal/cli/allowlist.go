@@ -125,7 +125,7 @@ Exit 0 when it printed the suggestions or wrote the file; 2 and 3 as for parity.
 // writeAllowlist merges the comparison into the allowlist at path and says what changed.
 func writeAllowlist(g *globals, path string, al *allowlist.File, src []byte, rep *parity.Report) error {
 	o := rep.Outcome
-	if al != nil && len(o.Unreviewed) == 0 && len(o.Changed) == 0 && len(o.Stale) == 0 {
+	if al != nil && al.Version == allowlist.Version && len(o.Unreviewed) == 0 && len(o.Changed) == 0 && len(o.Stale) == 0 {
 		fmt.Fprintf(g.stdout, "%s: up to date (%d entries, every difference accepted)\n", path, len(al.Entries))
 		return nil
 	}
@@ -137,6 +137,9 @@ func writeAllowlist(g *globals, path string, al *allowlist.File, src []byte, rep
 		return fault.Input(err)
 	}
 	w := g.stdout
+	if al != nil && al.Version != allowlist.Version {
+		fmt.Fprintf(w, "%s: converted from allowlist version %d (left:/right:) to version %d (artifact:/port:)\n", path, al.Version, allowlist.Version)
+	}
 	fmt.Fprintf(w, "%s: %d entries kept, %d changed since review, %d stale removed, %d added (reason TODO)\n", path, m.Kept, len(m.Updated), len(m.Removed), len(m.Added))
 	for _, e := range m.Removed {
 		fmt.Fprintf(w, "  removed  line %d: %s (it accepts no difference; its reason was: %s)\n", e.Line, e.String(), report.Clip(oneLine(e.Reason), 120))
@@ -197,7 +200,7 @@ func newAllowlistCheckCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check FILE",
 		Short: "Validate an allowlist file without a database (syntax, reasons, duplicates, patterns)",
-		Long: `check decodes FILE strictly, as parity does: unknown keys, a version other than 1, entries that do not
+		Long: `check decodes FILE strictly, as parity does: unknown keys, a version other than 2 (or 1, read with a hint to convert), entries that do not
 pin their values, malformed digests or object_match patterns, empty or TODO reasons and
 duplicates are errors printed as file:line (exit 2). Whether entries are stale needs the
 installs: run ` + "`ledgercheck parity`" + `.`,
@@ -211,6 +214,9 @@ installs: run ` + "`ledgercheck parity`" + `.`,
 				return fault.Input(fmt.Errorf("%s: empty allowlist", args[0]))
 			}
 			fmt.Fprintf(g.stdout, "%s: %d entries, valid\n", args[0], len(f.Entries))
+			if h := f.Hint(); h != "" {
+				fmt.Fprintf(g.stderr, "ledgercheck: %s\n", h)
+			}
 			return nil
 		},
 	}

@@ -174,7 +174,7 @@ func TestCheckScenarios(t *testing.T) {
 		return s[:i] + "GRANT SELECT ON public.agent_decision_ledger TO anon;\n" + s[i:]
 	})
 	stale := copyTo(t, dir, "../../allowlist.yaml", "allowlist.yaml", func(s string) string {
-		return s + "  - kind: table\n    object: public.no_such_table\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: an entry that matches nothing\n"
+		return s + "  - kind: table\n    object: public.no_such_table\n    attr: rls\n    artifact: \"true\"\n    port: \"false\"\n    reason: an entry that matches nothing\n"
 	})
 	for _, tc := range []struct {
 		name  string

@@ -52,7 +52,7 @@ command exits 0.
 			return nil
 		},
 	}
-	up.Flags().IntVar(&dim, "dim", 1536, "vector dimension of the prerequisites (thoughts.embedding)")
+	up.Flags().IntVar(&dim, "dim", scratch.DefaultDim, "vector dimension of the prerequisites (thoughts.embedding)")
 	addServerFlags(up, &sf)
 	env.AddCommand(up)
 	return env

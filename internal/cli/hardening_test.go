@@ -210,7 +210,7 @@ func TestBadInput(t *testing.T) {
 	for name, want := range map[string]string{
 		"al_malformed.yaml": `al_malformed\.yaml:2: did not find expected node content$`,
 		"al_type.yaml":      "al_type\\.yaml:1: cannot unmarshal !!str `one` into int$",
-		"al_unknown.yaml":   `al_unknown\.yaml:4: unknown key objekt \(an allowlist has version and entries;`,
+		"al_unknown.yaml":   `al_unknown\.yaml:4:5: unknown key objekt \(an allowlist has version and entries;`,
 		"al_utf8.yaml":      `al_utf8\.yaml:2: invalid UTF-8 \(byte 0xff\); the file must be UTF-8 text$`,
 		"al_nul.yaml":       `al_nul\.yaml:2: control character U\+0000; the file must be printable text$`,
 	} {
@@ -220,7 +220,7 @@ func TestBadInput(t *testing.T) {
 	for name, want := range map[string]string{
 		"cfg_type.yaml":      `cfg_type\.yaml:3: cannot unmarshal !!seq into int$`,
 		"cfg_malformed.yaml": `cfg_malformed\.yaml:2: did not find expected key$`,
-		"cfg_unknown.yaml":   `cfg_unknown\.yaml:2: unknown key varients \(see the commented ledgercheck\.yaml`,
+		"cfg_unknown.yaml":   `cfg_unknown\.yaml:2:1: unknown key varients \(see the commented ledgercheck\.yaml`,
 		"cfg_duration.yaml":  "cfg_duration\\.yaml:3: cannot unmarshal !!str `soon` into a duration \\(write it as 60s or 2m\\)$",
 		"cfg_utf8.yaml":      `cfg_utf8\.yaml:1: invalid UTF-8 \(byte 0xff\)`,
 	} {

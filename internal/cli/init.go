@@ -10,6 +10,7 @@ import (
 
 	"ledgercheck/internal/config"
 	"ledgercheck/internal/fault"
+	"ledgercheck/internal/scratch"
 )
 
 // initFlags are the flags of the init command.
@@ -23,7 +24,7 @@ const emptyAllowlist = `# The reviewed differences between the artifact's instal
 # "Writing allowlist entries"). Each entry pins one difference and says why it is accepted;
 # an entry that matches nothing is stale and fails the gate. Candidate entries for the current
 # differences: ledgercheck allowlist suggest (reasons TODO until a person writes them).
-version: 1
+version: 2
 entries: []
 `
 
@@ -68,12 +69,12 @@ func (f *initFlags) run(cmd *cobra.Command, g *globals) error {
 	switch {
 	case in.Artifact == "":
 		return fault.Input(errors.New("--artifact FILE is required: the sidecar's migration"))
-	case in.Dim < 1 || in.Dim > 16000:
-		return fault.Input(fmt.Errorf("--dim %d: want the artifact's vector dimension, 1 to 16000", in.Dim))
+	case scratch.CheckDim(in.Dim) != nil:
+		return fault.Input(fmt.Errorf("--dim %w (the artifact's vector dimension)", scratch.CheckDim(in.Dim)))
 	case in.Port == "" && (cmd.Flags().Changed("port-dim") || cmd.Flags().Changed("allowlist")):
 		return fault.Input(errors.New("--port-dim and --allowlist describe a port: pass --port FILE too"))
-	case in.Port != "" && (in.PortDim < 1 || in.PortDim > 16000):
-		return fault.Input(fmt.Errorf("--port-dim %d: want the port's vector dimension, 1 to 16000", in.PortDim))
+	case in.Port != "" && scratch.CheckDim(in.PortDim) != nil:
+		return fault.Input(fmt.Errorf("--port-dim %w (the port's vector dimension)", scratch.CheckDim(in.PortDim)))
 	}
 	if in.Port == "" {
 		in.Allowlist = ""

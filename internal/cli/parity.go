@@ -134,8 +134,8 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command, g *globals) (*config.Confi
 		}{"--port-dim", p.Dim})
 	}
 	for _, d := range dims {
-		if d.dim < 1 || d.dim > 16000 {
-			return nil, fault.Input(fmt.Errorf("%s %d: want a dimension from 1 to 16000", d.flag, d.dim))
+		if err := scratch.CheckDim(d.dim); err != nil {
+			return nil, fault.Input(fmt.Errorf("%s %w", d.flag, err))
 		}
 	}
 	pf.sf.applyLimits(fl, cfg.Limits)

@@ -68,7 +68,7 @@ func TestParityCommandInputErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs = runCLI(t, "parity", "--config", cfg)
-	if code != ExitInput || !strings.Contains(errs, cfg+":5: unknown key probe") {
+	if code != ExitInput || !strings.Contains(errs, cfg+":5:1: unknown key probe") {
 		t.Errorf("unknown key: exit %d, stderr %q", code, errs)
 	}
 	code, _, errs = runCLI(t, "parity", "--config", "../../ledgercheck.yaml", "--port", filepath.Join(dir, "missing.sql"))

@@ -70,7 +70,7 @@ Exit 0 when both audits pass, 1 on findings, 2 for input errors (a missing file,
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.dim, "dim", 1536, "vector dimension of the prerequisites (and of :dim in the scripts)")
+	fl.IntVar(&f.dim, "dim", scratch.DefaultDim, "vector dimension of the prerequisites (and of :dim in the scripts)")
 	fl.IntVar(&f.times, "times", rerun.DefaultTimes, "how many times to apply FILE, the install included")
 	fl.StringVar(&f.from, "from", "", "previous version of FILE: also check the upgrade from it")
 	fl.StringVar(&f.fixture, "fixture", "", "SQL loaded after the install (default: "+rerun.DefaultFixture+", found from the working directory up)")

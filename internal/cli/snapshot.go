@@ -79,7 +79,7 @@ file:line:col with the server's error, exit 1; no Postgres is exit 3.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.install, "install", "", "migration FILE to install into a scratch database before the snapshot")
-	fl.IntVar(&f.dim, "dim", 1536, "vector dimension of the scratch database's prerequisites")
+	fl.IntVar(&f.dim, "dim", scratch.DefaultDim, "vector dimension of the scratch database's prerequisites")
 	fl.Var(&f.format, "format", "output format: text or json (docs/json-schema.md)")
 	fl.BoolVar(&f.footprint, "footprint", false, "print only what --install FILE created, changed or dropped")
 	fl.BoolVar(&f.opts.IncludeEnvironment, "include-environment", false, "include the environment's schemas (auth, extensions, storage, ...)")

@@ -84,7 +84,7 @@ type Shared struct {
 type Variant struct {
 	// File is the migration.
 	File string `yaml:"file"`
-	// Dim is the vector dimension the prerequisites are installed at (1 to 16000).
+	// Dim is the vector dimension the prerequisites are installed at (see scratch.CheckDim).
 	Dim int `yaml:"dim"`
 	// Previous is the previous version of this variant's migration: the rerun audit installs it
 	// with the fixture, applies File over it, and compares with a fresh install of File. ""
@@ -344,11 +344,7 @@ func (c *Config) paths() []configPath {
 	return ps
 }
 
-var (
-	lineMsg    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): (.*)$`) })
-	unknownKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (\S+) not found in type \S+$`) })
-	intoType   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`into config\.(Config|configV1)\b`) })
-)
+var intoType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`into config\.(Config|configV1)\b`) })
 
 // Parse decodes and validates a configuration read from the file called path; relative paths in
 // it are resolved against path's directory. A file of version 1 is mapped onto version 2, and
@@ -420,22 +416,16 @@ func strictDecode(data []byte, v any) error {
 
 // yamlError turns a yaml.v3 error into "path:line: message".
 func (c *Config) yamlError(data []byte, err error) error {
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		if m := lineMsg().FindStringSubmatch(te.Errors[0]); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			msg := unknownKey().ReplaceAllString(m[2], "unknown key $1 (see the commented "+DefaultFile+" at the repository root for the keys)")
-			msg = strings.ReplaceAll(msg, "into time.Duration", "into a duration (write it as 60s or 2m)")
-			msg = intoType().ReplaceAllString(msg, "into a configuration (a mapping that starts with version: "+strconv.Itoa(Version)+")")
-			return c.errAt(n, "%s", msg)
-		}
+	p := yamltext.Locate(err, data)
+	if p.UnknownKey != "" {
+		p.Msg = "unknown key " + p.UnknownKey + " (see the commented " + DefaultFile + " at the repository root for the keys)"
 	}
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := lineMsg().FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return c.errAt(n, "%s", m[2])
+	p.Msg = strings.ReplaceAll(p.Msg, "into time.Duration", "into a duration (write it as 60s or 2m)")
+	p.Msg = intoType().ReplaceAllString(p.Msg, "into a configuration (a mapping that starts with version: "+strconv.Itoa(Version)+")")
+	if c.nlines > 0 {
+		p.Line = min(max(p.Line, 1), c.nlines)
 	}
-	return c.errAt(yamltext.ErrorLine(msg, data), "%s", msg)
+	return fault.Input(errors.New(p.At(c.Path)))
 }
 
 // indexLines records the line of every key and sequence item under its dotted path
@@ -602,8 +592,8 @@ func (c *Config) validateVariant(at, what string, v Variant) error {
 	switch {
 	case v.File == "" && v.DSN == "":
 		return c.errAt(c.Line(at), "%sfile is missing: name the migration to install, or the database that holds it (dsn)", key)
-	case v.Dim < 1 || v.Dim > 16000:
-		return c.errAt(c.Line(at+".dim"), "%sdim %d is out of range: want 1 to 16000", key, v.Dim)
+	case scratch.CheckDim(v.Dim) != nil:
+		return c.errAt(c.Line(at+".dim"), "%sdim %v", key, scratch.CheckDim(v.Dim))
 	case v.Previous != "" && v.File == "":
 		return c.errAt(c.Line(at+".previous"), "%sprevious needs a file: the upgrade audit applies the file over its previous version", key)
 	case strings.TrimSpace(v.DSN) != v.DSN:

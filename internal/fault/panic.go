@@ -26,7 +26,8 @@ func (e *PanicError) Error() string {
 
 // Recover, deferred directly (defer fault.Recover(&err)), turns a panic of the calling goroutine
 // into a [*PanicError] stored in *errp. It must be deferred in every goroutine ledgercheck
-// starts: a panic that reaches the top of a goroutine ends the process without any cleanup.
+// starts (or the goroutine be a [Group]'s): a panic that reaches the top of a goroutine ends the
+// process without any cleanup. TestEveryGoroutineDefersRecover holds the module to it.
 func Recover(errp *error) {
 	if r := recover(); r != nil {
 		*errp = &PanicError{Value: r, Where: panicSite()}

@@ -118,16 +118,6 @@ func (f Finding) ObjectSuffix() string {
 	return " (" + f.Object + ")"
 }
 
-// HasErrors reports whether any finding is an error.
-func HasErrors(fs []Finding) bool {
-	for _, f := range fs {
-		if f.Severity == SevError {
-			return true
-		}
-	}
-	return false
-}
-
 // MaxArgList is the longest argument list a message shows; [ShortIdentity] counts the
 // arguments of a longer one.
 const MaxArgList = 60

@@ -457,33 +457,11 @@ func installPhase(r *variantRun) report.PhaseResult {
 // returned is the first to arrive, which is the cause: the others' errors (a connection cut
 // short, a context cancelled) are its consequences.
 func each(runs []*variantRun, f func(*variantRun) error, cancel func()) error {
-	var (
-		mu    sync.Mutex
-		first error
-		wg    sync.WaitGroup
-	)
+	g := fault.Group{Cancel: cancel}
 	for _, r := range runs {
-		wg.Go(func() {
-			var err error
-			func() {
-				defer fault.Recover(&err)
-				err = f(r)
-			}()
-			if err == nil {
-				return
-			}
-			mu.Lock()
-			if first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled) {
-				first = err
-			}
-			mu.Unlock()
-			if cancel != nil {
-				cancel()
-			}
-		})
+		g.Go(func() error { return f(r) })
 	}
-	wg.Wait()
-	return first
+	return g.Wait()
 }
 
 // pipeline is the database part of a run: the server, and the snapshot of each template.

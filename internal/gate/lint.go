@@ -27,7 +27,7 @@ type LintRequest struct {
 	Files []string
 	Read  func(path string) ([]byte, error)
 	// Lint is the lint configuration; Dim, when positive, the dimension every vector(N) must
-	// have (and the install's; 1536 when zero).
+	// have (and the install's; scratch.DefaultDim when zero).
 	Lint lint.Config
 	Dim  int
 	// Postgres is the PostgreSQL major version the files are checked for (lint.Options.Postgres).
@@ -97,8 +97,8 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 	return rep, nil
 }
 
-// installDim is the dimension the files are installed at: Dim, else 1536.
-func (req LintRequest) installDim() int { return cmp.Or(req.Dim, 1536) }
+// installDim is the dimension the files are installed at: Dim, else scratch.DefaultDim.
+func (req LintRequest) installDim() int { return cmp.Or(req.Dim, scratch.DefaultDim) }
 
 // installCrossCheck installs f (the parse of src) over base (the prerequisites), cross-checks its
 // footprint and audits it. static are lint's findings on f, returned without those on objects

@@ -1,14 +1,18 @@
 package lint
 
-import "ledgercheck/internal/finding"
+import (
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/rule"
+)
 
 // AttachesToExistingTable is the id of the rule below.
 const AttachesToExistingTable = "attaches-to-existing-table"
 
 var _ = register(&Rule{
-	ID: AttachesToExistingTable, Severity: finding.SevError,
-	Summary: "CREATE TRIGGER, POLICY, RULE or INDEX on a table the file did not create, unless configured",
-	Explain: `A trigger, policy, rule or index on a table the file did not create changes how that table
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: AttachesToExistingTable, Severity: finding.SevError,
+		Summary: "CREATE TRIGGER, POLICY, RULE or INDEX on a table the file did not create, unless configured",
+		Explain: `A trigger, policy, rule or index on a table the file did not create changes how that table
 behaves for everyone who writes to it, so it needs a reviewed exception. The decision ledger's
 enrollment trigger is one: it is allowed in ledgercheck.yaml, not by a special case in the code:
 
@@ -25,6 +29,7 @@ Without an entry,
 
 is reported. Either add an entry with a reason, or attach the behaviour to the sidecar's own
 table. (No squawk or splinter equivalent.)`,
+	}),
 	Check: func(p *Pass) {
 		for _, t := range existingTouches(p.File, p.Config, p.Own) {
 			if !t.Attach || t.Allowed {

@@ -6,15 +6,17 @@ import (
 
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // BaseSchema is the id of the rule below.
 const BaseSchema = "base-schema"
 
 var ruleBaseSchema = register(&Rule{
-	ID: BaseSchema, Severity: finding.SevError,
-	Summary: "the file defines the prerequisites themselves: a base schema, not a sidecar",
-	Explain: `lint judges a file as a sidecar: the objects listed under lint.existing in ledgercheck.yaml
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: BaseSchema, Severity: finding.SevError,
+		Summary: "the file defines the prerequisites themselves: a base schema, not a sidecar",
+		Explain: `lint judges a file as a sidecar: the objects listed under lint.existing in ledgercheck.yaml
 (public.thoughts, the agent-memory tables, their functions) exist before it runs, and changing
 them is an error. A file that creates a prerequisite table, or two or more prerequisite objects,
 is not a sidecar but a base schema (the staging base draft, schemas/agent-memory); judged as a
@@ -28,6 +30,7 @@ To lint a base schema as a migration of its own, give lint no prerequisites:
     ledgercheck lint --base-schema docs/drafts/agent-memory-staging-base.sql
 
 (or a configuration whose lint.existing does not list the objects the file defines).`,
+	}),
 })
 
 // anyMigration are the rules a base schema is still judged by: they do not depend on what the

@@ -3,15 +3,17 @@ package lint
 import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // ConcurrentlyInTransaction is the id of the rule below.
 const ConcurrentlyInTransaction = "concurrently-in-transaction"
 
 var _ = register(&Rule{
-	ID: ConcurrentlyInTransaction, Severity: finding.SevError,
-	Summary: "CREATE/DROP INDEX CONCURRENTLY or REINDEX CONCURRENTLY inside a transaction",
-	Explain: `CONCURRENTLY cannot run inside a transaction block; PostgreSQL rejects it, so the whole
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: ConcurrentlyInTransaction, Severity: finding.SevError,
+		Summary: "CREATE/DROP INDEX CONCURRENTLY or REINDEX CONCURRENTLY inside a transaction",
+		Explain: `CONCURRENTLY cannot run inside a transaction block; PostgreSQL rejects it, so the whole
 migration fails. That includes function bodies and DO blocks, which always run in a transaction.
 (squawk: require-concurrent-index-creation and the transaction checks of prefer-robust-stmts.)
 
@@ -26,6 +28,7 @@ becomes either a plain CREATE INDEX inside the transaction (the table is new and
     COMMIT;
 
 or the CONCURRENTLY statement after the COMMIT.`,
+	}),
 	Check: func(p *Pass) {
 		inTx := make([]bool, len(p.File.Stmts))
 		open := false

@@ -18,7 +18,5 @@
 // Policy lives in [Config] (the `lint:` section of ledgercheck.yaml; without one, the shipped
 // default configuration's, internal/config/default.yaml): the objects assumed to exist before
 // the file runs, the exceptions allowed on them (the ledger's enroll trigger on
-// public.agent_memories), allowed grantees and severity overrides. [ExistingTouches] exposes
-// what the file does to objects it did not create, and whether configuration allows it, for the
-// dynamic cross-check against an installed footprint.
+// public.agent_memories), allowed grantees and severity overrides.
 package lint

@@ -5,15 +5,17 @@ import (
 
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // DynamicIdempotency is the id of the rule below.
 const DynamicIdempotency = "dynamic-idempotency"
 
 var _ = register(&Rule{
-	ID: DynamicIdempotency, Severity: finding.SevWarning,
-	Summary: "a DO block with dynamic SQL may make a later statement rerun-safe; lint cannot tell",
-	Explain: `A DO block that runs SQL built at run time (EXECUTE format(...)) before a statement that is
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: DynamicIdempotency, Severity: finding.SevWarning,
+		Summary: "a DO block with dynamic SQL may make a later statement rerun-safe; lint cannot tell",
+		Explain: `A DO block that runs SQL built at run time (EXECUTE format(...)) before a statement that is
 not rerun-safe on its own (a plain CREATE FUNCTION, CREATE TABLE without IF NOT EXISTS) may be
 what makes the file safe to run twice, or may not: lint cannot see what the block does. When the
 block names the object of such a statement, lint says so here, at the block, and still reports
@@ -41,6 +43,7 @@ becomes
       END LOOP;
     END $$;
     CREATE FUNCTION public.digest_for_day(p_day date) ...`,
+	}),
 	Check: func(p *Pass) {
 		unsafe := unguardedCreates(p)
 		for _, op := range p.TopLevel() {

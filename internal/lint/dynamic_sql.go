@@ -3,15 +3,17 @@ package lint
 import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // DynamicSQL is the id of the rule below.
 const DynamicSQL = "dynamic-sql"
 
 var _ = register(&Rule{
-	ID: DynamicSQL, Severity: finding.SevWarning,
-	Summary: "EXECUTE of SQL built at run time, which lint cannot see",
-	Explain: `EXECUTE in a function body or DO block runs SQL that exists only at run time, so none of the
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: DynamicSQL, Severity: finding.SevWarning,
+		Summary: "EXECUTE of SQL built at run time, which lint cannot see",
+		Explain: `EXECUTE in a function body or DO block runs SQL that exists only at run time, so none of the
 other rules can check it: an ALTER of public.thoughts built with format() passes every static
 check. When the SQL is a string literal (or literals joined with ||) ledgercheck parses and checks
 it like any other statement, and this rule stays quiet. Otherwise justify the statement with a
@@ -31,6 +33,7 @@ or, when the dynamic SQL is needed,
     DO $$ ... EXECUTE format(...) ... $$;
 
 (squawk and splinter treat bodies as opaque; squawk#411, squawk#528.)`,
+	}),
 	Check: func(p *Pass) {
 		for _, op := range p.Ops() {
 			if op.Verb == pgsql.VerbExecute && op.Dynamic() != nil && !op.Dynamic().Literal {

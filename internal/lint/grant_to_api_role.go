@@ -3,6 +3,7 @@ package lint
 import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 	"slices"
 	"strings"
 )
@@ -11,9 +12,10 @@ import (
 const GrantToAPIRole = "grant-to-api-role"
 
 var _ = register(&Rule{
-	ID: GrantToAPIRole, Severity: finding.SevError,
-	Summary: "a GRANT to anon, authenticated or PUBLIC not allowed by configuration",
-	Explain: `Sidecar objects are reached through service_role. A grant to anon, authenticated or PUBLIC
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: GrantToAPIRole, Severity: finding.SevError,
+		Summary: "a GRANT to anon, authenticated or PUBLIC not allowed by configuration",
+		Explain: `Sidecar objects are reached through service_role. A grant to anon, authenticated or PUBLIC
 exposes the object to every Data API client, which the agent-memory pattern never does ("No anon
 or authenticated grants"). splinter infers the same exposure after the fact (0013, 0026, 0027).
 
@@ -24,6 +26,7 @@ becomes
     GRANT SELECT ON public.agent_recall_policy_stats TO service_role;
 
 If a role really needs access, list it under lint.allowed_grantees in ledgercheck.yaml.`,
+	}),
 	Check: func(p *Pass) {
 		for _, op := range p.Ops() {
 			if op.Verb != pgsql.VerbGrant || op.Grant() == nil || op.Grant().Role {

@@ -1,14 +1,18 @@
 package lint
 
-import "ledgercheck/internal/finding"
+import (
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/rule"
+)
 
 // InvalidSuppression is the id of the rule below.
 const InvalidSuppression = "invalid-suppression"
 
 var ruleInvalidSuppression = register(&Rule{
-	ID: InvalidSuppression, Severity: finding.SevError,
-	Summary: "a ledgercheck:ignore comment is malformed",
-	Explain: `A suppression is a comment on the line before a top-level statement:
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: InvalidSuppression, Severity: finding.SevError,
+		Summary: "a ledgercheck:ignore comment is malformed",
+		Explain: `A suppression is a comment on the line before a top-level statement:
 
     -- ledgercheck:ignore RULE-ID reason a reviewer can audit
     ALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS ledger_step int;
@@ -16,4 +20,5 @@ var ruleInvalidSuppression = register(&Rule{
 It applies to that statement only. The rule id must exist (see ` + "`ledgercheck explain`" + `), the
 reason is required, and the comment must sit directly above a statement (not inside one).
 parse-error, too-complex and the suppression rules cannot be suppressed.`,
+	}),
 })

@@ -3,15 +3,17 @@ package lint
 import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // MissingExplicitGrant is the id of the rule below.
 const MissingExplicitGrant = "missing-explicit-grant"
 
 var _ = register(&Rule{
-	ID: MissingExplicitGrant, Severity: finding.SevError,
-	Summary: "a new function or view without an explicit GRANT or REVOKE",
-	Explain: `Each function and view a sidecar creates states its privileges explicitly, as the
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: MissingExplicitGrant, Severity: finding.SevError,
+		Summary: "a new function or view without an explicit GRANT or REVOKE",
+		Explain: `Each function and view a sidecar creates states its privileges explicitly, as the
 agent-memory schema does for agent_memory_hash_text. PostgreSQL grants EXECUTE on new functions to
 PUBLIC, and Supabase's default privileges differ between projects, so an object without an explicit
 grant is reachable by whoever the defaults say. Trigger functions are exempt: they are not called
@@ -27,6 +29,7 @@ becomes
     GRANT EXECUTE ON FUNCTION public.touch_decision_recall(uuid[], boolean) TO service_role;
 
 (splinter 0028/0029 flag the exposure of SECURITY DEFINER functions after the fact.)`,
+	}),
 	Check: func(p *Pass) {
 		seen := map[ownKey]bool{}
 		privs := p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbGrant || op.Verb == pgsql.VerbRevoke })

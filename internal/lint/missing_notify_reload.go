@@ -3,15 +3,17 @@ package lint
 import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // MissingNotifyReload is the id of the rule below.
 const MissingNotifyReload = "missing-notify-reload"
 
 var _ = register(&Rule{
-	ID: MissingNotifyReload, Severity: finding.SevError,
-	Summary: "the file does not end with NOTIFY pgrst, 'reload schema'",
-	Explain: `PostgREST caches the schema; after DDL a new RPC is "not found in the schema cache" until the
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: MissingNotifyReload, Severity: finding.SevError,
+		Summary: "the file does not end with NOTIFY pgrst, 'reload schema'",
+		Explain: `PostgREST caches the schema; after DDL a new RPC is "not found in the schema cache" until the
 cache reloads. Open Brain migrations end with an explicit reload (Supabase's event triggers do the
 same on hosted projects; the explicit NOTIFY is belt and braces and costs nothing on a plain
 Postgres). A trailing COMMIT is fine: the notification is delivered at commit.
@@ -24,6 +26,7 @@ becomes
     GRANT EXECUTE ON FUNCTION public.match_decision_ledger TO service_role;
     NOTIFY pgrst, 'reload schema';
     COMMIT;`,
+	}),
 	Check: func(p *Pass) {
 		top := p.TopLevel()
 		i := len(top) - 1

@@ -4,15 +4,17 @@ import (
 	"fmt"
 
 	"ledgercheck/internal/finding"
+	"ledgercheck/internal/rule"
 )
 
 // ModifiesExistingObject is the id of the rule below.
 const ModifiesExistingObject = "modifies-existing-object"
 
 var _ = register(&Rule{
-	ID: ModifiesExistingObject, Severity: finding.SevError,
-	Summary: "ALTER, DROP, RENAME, TRUNCATE, COMMENT or a privilege change on an object the file did not create",
-	Explain: `A sidecar migration is "strictly sidecar-only": it creates its own objects and leaves
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: ModifiesExistingObject, Severity: finding.SevError,
+		Summary: "ALTER, DROP, RENAME, TRUNCATE, COMMENT or a privilege change on an object the file did not create",
+		Explain: `A sidecar migration is "strictly sidecar-only": it creates its own objects and leaves
 everything it did not create untouched (public.thoughts, the agent-memory tables, their functions,
 schemas, roles). That includes statements inside function bodies, DO blocks and literal EXECUTE
 strings, which run with the same rights. Re-creating a pre-existing object (CREATE OR REPLACE of
@@ -40,6 +42,7 @@ finding of the re-creation, as its detail.
 A reviewed exception goes into ledgercheck.yaml (lint.allow, with a reason), or, for one statement,
 a "-- ledgercheck:ignore modifies-existing-object reason" comment. (Open Brain's PR gate greps for
 ALTER TABLE thoughts; squawk and splinter have no equivalent.)`,
+	}),
 	Check: func(p *Pass) {
 		recreated := map[ownKey]int{} // the finding of each object the file re-creates
 		for _, t := range existingTouches(p.File, p.Config, p.Own) {

@@ -3,15 +3,17 @@ package lint
 import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // NotIdempotent is the id of the rule below.
 const NotIdempotent = "not-idempotent"
 
 var _ = register(&Rule{
-	ID: NotIdempotent, Severity: finding.SevError,
-	Summary: "a statement that fails or duplicates when the file runs a second time",
-	Explain: `A sidecar is "safe to run more than once". Each object is checked on its own:
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: NotIdempotent, Severity: finding.SevError,
+		Summary: "a statement that fails or duplicates when the file runs a second time",
+		Explain: `A sidecar is "safe to run more than once". Each object is checked on its own:
 
   - CREATE TABLE, INDEX, SEQUENCE, SCHEMA, EXTENSION, MATERIALIZED VIEW need IF NOT EXISTS (an
     index also needs a name: an unnamed one is created again on every run);
@@ -43,6 +45,7 @@ becomes
     DROP POLICY IF EXISTS edges_service_role_all ON public.agent_decision_edges;
     CREATE POLICY edges_service_role_all ON public.agent_decision_edges
       FOR ALL TO service_role USING (true) WITH CHECK (true);`,
+	}),
 	Check: checkIdempotency,
 })
 

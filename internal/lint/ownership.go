@@ -270,13 +270,8 @@ type Touch struct {
 	Attach bool
 }
 
-// ExistingTouches lists everything f does to objects it did not create, in file order, nested
-// statements included, and whether cfg allows each. The dynamic cross-check compares an
-// installed footprint on pre-existing objects with the allowed touches.
-func ExistingTouches(f *pgsql.File, cfg Config) []Touch {
-	return existingTouches(f, cfg, NewOwnership(f, cfg))
-}
-
+// existingTouches lists everything f does to objects it did not create, in file order, nested
+// statements included, and whether cfg allows each.
 func existingTouches(f *pgsql.File, cfg Config, own *Ownership) []Touch {
 	var out []Touch
 	for i := range f.Ops {

@@ -11,17 +11,12 @@ import (
 	"ledgercheck/internal/rule"
 )
 
-// Rule is one lint rule.
+// Rule is one lint rule: its entry in the catalog, registered as every phase's rules are, with
+// rule.Register and its phase (lint), and the check that reports it. The default severity may
+// be overridden by configuration; the explain text cites the equivalent squawk or splinter rule
+// where there is one.
 type Rule struct {
-	// ID is the rule's stable kebab-case id, used in findings, suppressions and configuration.
-	ID string
-	// Severity is the default severity; configuration may override it.
-	Severity finding.Severity
-	// Summary is a one-line description.
-	Summary string
-	// Explain is the text of `ledgercheck explain ID`: why the rule exists and a corrected
-	// example, citing the equivalent squawk or splinter rule where there is one.
-	Explain string
+	rule.Rule
 	// Check reports the rule's findings on a pass. Rules without Check (parse-error and the
 	// suppression rules) are reported by [Run] itself.
 	Check func(p *Pass)
@@ -32,11 +27,15 @@ var registry = map[string]*Rule{}
 // sortedRules is [Rules]' list, sorted once (register clears it).
 var sortedRules atomic.Pointer[[]*Rule]
 
-// register adds r to lint's rules and to the catalog (internal/rule), and returns it. It panics
-// on a duplicate or malformed id, as [rule.Register] does: two rules with one id are a
-// programming error that must not ship.
+// register adds r, whose catalog entry rule.Register returned, to the rules lint runs, and
+// returns it. It panics on a rule of another phase, or one the catalog does not hold.
 func register(r *Rule) *Rule {
-	rule.Register(rule.Rule{ID: r.ID, Phase: finding.PhaseLint, Severity: r.Severity, Summary: r.Summary, Explain: r.Explain})
+	if r.Phase != finding.PhaseLint {
+		panic(fmt.Sprintf("lint: rule %s has phase %q", r.ID, r.Phase))
+	}
+	if _, ok := rule.Lookup(r.ID); !ok {
+		panic(fmt.Sprintf("lint: rule %s is not in the catalog: register it with rule.Register", r.ID))
+	}
 	registry[r.ID] = r
 	sortedRules.Store(nil)
 	return r

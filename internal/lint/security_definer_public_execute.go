@@ -2,15 +2,17 @@ package lint
 
 import (
 	"ledgercheck/internal/finding"
+	"ledgercheck/internal/rule"
 )
 
 // SecurityDefinerPublicExecute is the id of the rule below.
 const SecurityDefinerPublicExecute = "security-definer-public-execute"
 
 var _ = register(&Rule{
-	ID: SecurityDefinerPublicExecute, Severity: finding.SevError,
-	Summary: "a SECURITY DEFINER function that anon or authenticated can execute after the file",
-	Explain: `A SECURITY DEFINER function runs with its owner's rights, so whoever may EXECUTE it through
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: SecurityDefinerPublicExecute, Severity: finding.SevError,
+		Summary: "a SECURITY DEFINER function that anon or authenticated can execute after the file",
+		Explain: `A SECURITY DEFINER function runs with its owner's rights, so whoever may EXECUTE it through
 the Data API (/rest/v1/rpc/NAME) bypasses row level security. lint computes who can execute each
 function the file creates once the file has run: PostgreSQL grants EXECUTE on every new function
 to PUBLIC, and Supabase's default privileges in public also grant it to anon, authenticated and
@@ -40,6 +42,7 @@ becomes
     CREATE OR REPLACE FUNCTION public.ledger_admin() ... ;
     REVOKE EXECUTE ON FUNCTION public.ledger_admin() FROM PUBLIC, anon, authenticated;
     GRANT EXECUTE ON FUNCTION public.ledger_admin() TO service_role;`,
+	}),
 	Check: func(p *Pass) {
 		for _, po := range p.privileges() {
 			fn := po.def.Func()

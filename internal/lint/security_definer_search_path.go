@@ -1,14 +1,18 @@
 package lint
 
-import "ledgercheck/internal/finding"
+import (
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/rule"
+)
 
 // SecurityDefinerSearchPath is the id of the rule below.
 const SecurityDefinerSearchPath = "security-definer-search-path"
 
 var _ = register(&Rule{
-	ID: SecurityDefinerSearchPath, Severity: finding.SevError,
-	Summary: "a SECURITY DEFINER function without a pinned search_path",
-	Explain: `A SECURITY DEFINER function runs with its owner's rights. Without a pinned search_path, a
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: SecurityDefinerSearchPath, Severity: finding.SevError,
+		Summary: "a SECURITY DEFINER function without a pinned search_path",
+		Explain: `A SECURITY DEFINER function runs with its owner's rights. Without a pinned search_path, a
 caller can put a schema of their own first on the path and have the function call their objects
 with those rights. Pin it (any fixed path; '' with fully qualified names is strictest). This is
 splinter's 0011 function_search_path_mutable, made an error for definer functions.
@@ -20,6 +24,7 @@ becomes
 
     CREATE OR REPLACE FUNCTION public.ledger_admin() RETURNS void
       LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$ ... $$;`,
+	}),
 	Check: func(p *Pass) {
 		for _, def := range functionDefs(p) {
 			if def.Func().SecurityDefiner && !pinned(p, def) {

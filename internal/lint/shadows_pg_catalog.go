@@ -11,15 +11,17 @@ import (
 
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // ShadowsPgCatalog is the id of the rule below.
 const ShadowsPgCatalog = "shadows-pg-catalog"
 
 var _ = register(&Rule{
-	ID: ShadowsPgCatalog, Severity: finding.SevError,
-	Summary: "a function, operator or cast that privileged readers of the database would run instead of pg_catalog's",
-	Explain: `Every privileged reader of a Supabase database (the dashboard, splinter and the advisors,
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: ShadowsPgCatalog, Severity: finding.SevError,
+		Summary: "a function, operator or cast that privileged readers of the database would run instead of pg_catalog's",
+		Explain: `Every privileged reader of a Supabase database (the dashboard, splinter and the advisors,
 pg_dump and the backups, ledgercheck's own audit) runs queries with its role's search_path
 ("$user", public, extensions for postgres; auth too for supabase_admin; storage for the storage
 admin), and calls pg_catalog's functions and operators unqualified. PostgreSQL resolves a
@@ -51,6 +53,7 @@ rename.
 becomes a name of the sidecar's own, or a schema no reader's search_path holds:
 
     CREATE FUNCTION public.ledger_quote_ident(name) RETURNS text ...;`,
+	}),
 	Check: func(p *Pass) {
 		cat := pgCatalog()
 		onPath := readerSchemas(p)

@@ -3,15 +3,17 @@ package lint
 import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // TableNoServiceRoleGrant is the id of the rule below.
 const TableNoServiceRoleGrant = "table-no-service-role-grant"
 
 var _ = register(&Rule{
-	ID: TableNoServiceRoleGrant, Severity: finding.SevError,
-	Summary: "a new table without an explicit GRANT to service_role",
-	Explain: `Supabase no longer grants table privileges to service_role by default on new tables (Open
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: TableNoServiceRoleGrant, Severity: finding.SevError,
+		Summary: "a new table without an explicit GRANT to service_role",
+		Explain: `Supabase no longer grants table privileges to service_role by default on new tables (Open
 Brain's getting-started guide calls the GRANT step mandatory; CONTRIBUTING asks every contribution
 that creates tables to include it). Without it the Data API cannot reach the table.
 
@@ -21,6 +23,7 @@ becomes
 
     CREATE TABLE IF NOT EXISTS public.agent_decision_ledger (...);
     GRANT SELECT, INSERT, UPDATE, DELETE ON public.agent_decision_ledger TO service_role;`,
+	}),
 	Check: func(p *Pass) {
 		grants := p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbGrant })
 		for _, t := range newTables(p) {

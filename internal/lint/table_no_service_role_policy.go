@@ -3,6 +3,7 @@ package lint
 import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 	"slices"
 )
 
@@ -10,9 +11,10 @@ import (
 const TableNoServiceRolePolicy = "table-no-service-role-policy"
 
 var _ = register(&Rule{
-	ID: TableNoServiceRolePolicy, Severity: finding.SevError,
-	Summary: "a new table without a policy for service_role",
-	Explain: `Each new table carries a policy for service_role, as every agent-memory table does
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: TableNoServiceRolePolicy, Severity: finding.SevError,
+		Summary: "a new table without a policy for service_role",
+		Explain: `Each new table carries a policy for service_role, as every agent-memory table does
 ("<table>_service_role_all ... FOR ALL TO service_role USING (true) WITH CHECK (true)").
 service_role has BYPASSRLS on Supabase, so the policy does not grant it anything; it documents the
 intended access and keeps splinter's 0008 rls_enabled_no_policy quiet.
@@ -28,6 +30,7 @@ becomes
 
 The core thoughts pattern counts too: a policy for PUBLIC whose USING or WITH CHECK tests
 auth.role() = 'service_role' ("Service role full access").`,
+	}),
 	Check: func(p *Pass) {
 		policies := p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbCreate && op.Object().Kind == pgsql.KindPolicy })
 		for _, t := range newTables(p) {

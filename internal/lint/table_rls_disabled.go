@@ -5,15 +5,17 @@ import (
 
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // TableRLSDisabled is the id of the rule below.
 const TableRLSDisabled = "table-rls-disabled"
 
 var _ = register(&Rule{
-	ID: TableRLSDisabled, Severity: finding.SevError,
-	Summary: "a new table without ALTER TABLE ... ENABLE ROW LEVEL SECURITY",
-	Explain: `Every table a sidecar creates must have row level security enabled, as the agent-memory
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: TableRLSDisabled, Severity: finding.SevError,
+		Summary: "a new table without ALTER TABLE ... ENABLE ROW LEVEL SECURITY",
+		Explain: `Every table a sidecar creates must have row level security enabled, as the agent-memory
 tables do: a table in an exposed schema without RLS is readable and writable by any role with a
 grant through the Data API. This is splinter's 0013 rls_disabled_in_public, checked before the
 migration runs rather than after.
@@ -31,6 +33,7 @@ When SQL built at run time enables row level security (a DO block looping over t
 with EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', ...)), lint cannot tell which
 tables it reaches and stays quiet; the installed audit (ledgercheck lint --install, check)
 reports every table it missed as rls-disabled-in-public.`,
+	}),
 	Check: func(p *Pass) {
 		if dynamicRLS(p) {
 			return // the installed audit (rls-disabled-in-public) sees which tables the SQL missed

@@ -4,15 +4,17 @@ import (
 	"fmt"
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // TooComplex is the id of the rule below.
 const TooComplex = "too-complex"
 
 var ruleTooComplex = register(&Rule{
-	ID: TooComplex, Severity: finding.SevError,
-	Summary: "a statement nests expressions deeper than ledgercheck can parse",
-	Explain: fmt.Sprintf(`ledgercheck reads SQL with pg_query, PostgreSQL's own parser built as a library, which hands
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: TooComplex, Severity: finding.SevError,
+		Summary: "a statement nests expressions deeper than ledgercheck can parse",
+		Explain: fmt.Sprintf(`ledgercheck reads SQL with pg_query, PostgreSQL's own parser built as a library, which hands
 every parse tree over as nested messages. A statement nested thousands of levels deep (a chain
 of 40,000 additions, thousands of nested sub-selects or function calls) is more than that
 hand-over takes: the library fails, or crashes the process. So ledgercheck estimates how deeply
@@ -29,6 +31,7 @@ the expression:
 becomes
 
     SELECT sum(x) FROM (VALUES (1), (1), (1), ..., (1)) AS v(x);`, pgsql.MaxNesting),
+	}),
 	Check: func(p *Pass) {
 		for _, pr := range p.File.Problems {
 			if pr.TooComplex {

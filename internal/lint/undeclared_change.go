@@ -7,15 +7,17 @@ import (
 
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // UndeclaredChange is the id of the rule below.
 const UndeclaredChange = "undeclared-change"
 
 var ruleUndeclaredChange = register(&Rule{
-	ID: UndeclaredChange, Severity: finding.SevError,
-	Summary: "installing the file changed an object it did not create, and no statement of the file shows it",
-	Explain: `The static rules read every statement of the file, including function bodies, DO blocks and
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: UndeclaredChange, Severity: finding.SevError,
+		Summary: "installing the file changed an object it did not create, and no statement of the file shows it",
+		Explain: `The static rules read every statement of the file, including function bodies, DO blocks and
 EXECUTE strings that are literals. SQL built at run time is opaque to them:
 
     DO $$
@@ -33,6 +35,7 @@ the function call that most likely made it.
 The fix is to write the change as a plain statement, where it is reviewed like any other:
 usually, to move it onto the sidecar's own table. (No squawk or splinter equivalent: neither
 installs the migration.)`,
+	}),
 })
 
 // CatalogChange is one change that installing a file made to an object that existed before it

@@ -5,6 +5,7 @@ import (
 
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // serverFileFunctions read or write files on the database server, or list its directories.
@@ -14,9 +15,10 @@ var serverFileFunctions = []string{"pg_read_file", "pg_read_binary_file", "pg_ls
 const UnsafeServerAccess = "unsafe-server-access"
 
 var _ = register(&Rule{
-	ID: UnsafeServerAccess, Severity: finding.SevError,
-	Summary: "COPY ... PROGRAM, server file access, ALTER SYSTEM, CREATE LANGUAGE or an untrusted extension",
-	Explain: `A sidecar schema has no business running programs or reading files on the database server,
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: UnsafeServerAccess, Severity: finding.SevError,
+		Summary: "COPY ... PROGRAM, server file access, ALTER SYSTEM, CREATE LANGUAGE or an untrusted extension",
+		Explain: `A sidecar schema has no business running programs or reading files on the database server,
 changing server configuration, or installing languages and extensions that can do so. These
 statements need superuser (or pg_execute_server_program / pg_read_server_files) and would fail on
 Supabase; where they succeed, they are a way out of the database. Reported anywhere in the file,
@@ -30,6 +32,7 @@ function bodies and DO blocks included:
     COPY public.agent_decision_ledger FROM '/tmp/ledger.csv' WITH (FORMAT csv);
 
 becomes a client-side load (psql's \copy, or INSERT statements), outside the migration.`,
+	}),
 	Check: func(p *Pass) {
 		for _, op := range p.Ops() {
 			switch {

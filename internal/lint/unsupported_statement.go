@@ -3,15 +3,17 @@ package lint
 import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // UnsupportedStatement is the id of the rule below.
 const UnsupportedStatement = "unsupported-statement"
 
 var _ = register(&Rule{
-	ID: UnsupportedStatement, Severity: finding.SevError,
-	Summary: "psql meta-commands or COPY ... FROM STDIN: not SQL the server can run",
-	Explain: `A migration is applied by many clients (the Supabase SQL editor, supabase db push, a
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: UnsupportedStatement, Severity: finding.SevError,
+		Summary: "psql meta-commands or COPY ... FROM STDIN: not SQL the server can run",
+		Explain: `A migration is applied by many clients (the Supabase SQL editor, supabase db push, a
 migration runner), not only psql. psql meta-commands (\i, \set, \connect, ...) and COPY ... FROM
 STDIN with inline data are psql features: every other client rejects the file. ledgercheck reports
 them instead of failing to parse, and checks the rest of the file.
@@ -25,6 +27,7 @@ becomes plain SQL:
 
     INSERT INTO public.agent_decision_edges (from_memory_id, to_memory_id, relation)
     VALUES (...) ON CONFLICT DO NOTHING;`,
+	}),
 	Check: func(p *Pass) {
 		for _, m := range p.File.MetaCommands {
 			p.Report(m.Pos, "", "%s is psql syntax, not SQL; other clients reject the file", abbreviate(m.Text, 40))

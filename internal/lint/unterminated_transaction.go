@@ -3,15 +3,17 @@ package lint
 import (
 	"ledgercheck/internal/finding"
 	"ledgercheck/internal/pgsql"
+	"ledgercheck/internal/rule"
 )
 
 // UnterminatedTransaction is the id of the rule below.
 const UnterminatedTransaction = "unterminated-transaction"
 
 var _ = register(&Rule{
-	ID: UnterminatedTransaction, Severity: finding.SevError,
-	Summary: "BEGIN without a matching COMMIT, or BEGIN inside an open transaction",
-	Explain: `A BEGIN that is never committed leaves the whole migration in an open transaction: psql
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: UnterminatedTransaction, Severity: finding.SevError,
+		Summary: "BEGIN without a matching COMMIT, or BEGIN inside an open transaction",
+		Explain: `A BEGIN that is never committed leaves the whole migration in an open transaction: psql
 rolls it back at exit, and a tool that keeps the session open holds its locks. A second BEGIN
 inside an open transaction is ignored with a warning, and its COMMIT then ends the outer one.
 
@@ -27,6 +29,7 @@ becomes
     COMMIT;
 
 (squawk: transaction-nesting.)`,
+	}),
 	Check: func(p *Pass) {
 		var open *pgsql.Op
 		for _, op := range p.TopLevel() {

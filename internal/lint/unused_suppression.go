@@ -1,14 +1,18 @@
 package lint
 
-import "ledgercheck/internal/finding"
+import (
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/rule"
+)
 
 // UnusedSuppression is the id of the rule below.
 const UnusedSuppression = "unused-suppression"
 
 var ruleUnusedSuppression = register(&Rule{
-	ID: UnusedSuppression, Severity: finding.SevError,
-	Summary: "a ledgercheck:ignore comment suppresses nothing",
-	Explain: `A suppression that matches no finding in its statement is stale: the statement was fixed
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: UnusedSuppression, Severity: finding.SevError,
+		Summary: "a ledgercheck:ignore comment suppresses nothing",
+		Explain: `A suppression that matches no finding in its statement is stale: the statement was fixed
 or moved, and the exception would silently cover a future, different problem. Remove it.
 
     -- ledgercheck:ignore destructive-statement cleanup of test rows   <- nothing to suppress
@@ -19,4 +23,5 @@ becomes
     DELETE FROM public.agent_decision_ledger WHERE workspace_id = 'test';
 
 (squawk reports ignores of unknown rules but not unused ones.)`,
+	}),
 })

@@ -1,14 +1,18 @@
 package lint
 
-import "ledgercheck/internal/finding"
+import (
+	"ledgercheck/internal/finding"
+	"ledgercheck/internal/rule"
+)
 
 // VectorDimension is the id of the rule below.
 const VectorDimension = "vector-dimension"
 
 var _ = register(&Rule{
-	ID: VectorDimension, Severity: finding.SevError,
-	Summary: "with --dim N, a vector, halfvec or sparsevec whose dimension is not N",
-	Explain: `A port installs the same schema at another embedding dimension (the 1024-dim production port
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: VectorDimension, Severity: finding.SevError,
+		Summary: "with --dim N, a vector, halfvec or sparsevec whose dimension is not N",
+		Explain: `A port installs the same schema at another embedding dimension (the 1024-dim production port
 of the 1536-dim artifact). One vector(1536) left behind in a parameter, a cast or a declaration
 makes the port fail at run time ("different vector dimensions"), and pg_proc does not even record
 parameter typmods, so only the source shows it. With --dim N every vector(N), halfvec(N) and
@@ -21,6 +25,7 @@ With --dim 1024,
 becomes
 
     p_query_embedding vector(1024) DEFAULT NULL`,
+	}),
 	Check: func(p *Pass) {
 		if p.Options.Dim <= 0 {
 			return

@@ -85,8 +85,8 @@ type Timings struct {
 // Report is the outcome of [Compare].
 type Report struct {
 	// Artifact and Port are the two installs compared (diff's left and right).
-	Artifact diff.SideInfo
-	Port     diff.SideInfo
+	Artifact diff.VariantInfo
+	Port     diff.VariantInfo
 	// Allowlist is the allowlist's path ("" for none).
 	Allowlist string
 	// Differences are every catalog and probe difference, sorted.
@@ -113,6 +113,8 @@ type Report struct {
 	ProbeCauses map[string][]string
 
 	portFile string // the port's migration, "" for a database read without its file
+	// allowlistHint says how to convert a version 1 allowlist (see allowlist.File.Hint).
+	allowlistHint string
 	// statements are the artifact's and the port's statement maps, reads what each differing
 	// probe reads: where each finding points, and what a probe difference is likely caused by.
 	statements [2]*locate.Index
@@ -134,10 +136,10 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 		left, right = nil, nil
 	}
 	res := diff.Compare(
-		diff.Side{Label: "left", File: artifact.shown(), Dim: artifact.Dim, Footprint: artifact.Footprint, Source: left},
-		diff.Side{Label: "right", File: port.shown(), Dim: port.Dim, Footprint: port.Footprint, Source: right},
+		diff.Variant{File: artifact.shown(), Dim: artifact.Dim, Footprint: artifact.Footprint, Source: left},
+		diff.Variant{File: port.shown(), Dim: port.Dim, Footprint: port.Footprint, Source: right},
 	)
-	rep := &Report{Artifact: res.Left, Port: res.Right, Sites: res.Sites, Differences: res.Differences}
+	rep := &Report{Artifact: res.Artifact, Port: res.Port, Sites: res.Sites, Differences: res.Differences}
 	if note, differ := versionNote(artifact, port); differ {
 		rep.Notes = append(rep.Notes, note)
 	}
@@ -166,7 +168,7 @@ func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Rep
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Object, b.Object), cmp.Compare(a.Attr, b.Attr))
 	})
 	if al != nil {
-		rep.Allowlist = al.Path
+		rep.Allowlist, rep.allowlistHint = al.Path, al.Hint()
 	}
 	rep.Outcome = al.Apply(rep.Differences)
 	rep.ProbeCauses = probeCauses(rep.reads, rep.Outcome)
@@ -210,8 +212,8 @@ func compareProbe(p Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *
 		}
 		lt, rt = RenderRows(l), RenderRows(r)
 	}
-	d := &diff.Difference{Kind: "probe", Object: p.Name, Attr: "rows", Left: lt, Right: rt, Class: introspect.Semantic}
-	d.LeftText, d.RightText = alignedRows(l, r, lerr, rerr)
+	d := &diff.Difference{Kind: "probe", Object: p.Name, Attr: "rows", Artifact: lt, Port: rt, Class: introspect.Semantic}
+	d.ArtifactText, d.PortText = alignedRows(l, r, lerr, rerr)
 	if p.Tolerance > 0 {
 		d.Note = fmt.Sprintf("numeric values compared with tolerance %g", p.Tolerance)
 	}

@@ -103,6 +103,9 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 		al.Notes = []string{"not run: the port has no allowlist, so every semantic difference is a finding"}
 	} else {
 		al.Notes = []string{fmt.Sprintf("%s: %d differences accepted, %d changed since review, %d stale entries", r.Allowlist, sum.Allowlisted, sum.Changed, sum.Stale)}
+		if r.allowlistHint != "" {
+			al.Notes = append(al.Notes, r.allowlistHint)
+		}
 	}
 	for _, m := range r.Outcome.Accepted {
 		al.Notes = append(al.Notes, fmt.Sprintf("%s:%d accepts %s", r.Allowlist, m.Entries[0], strings.TrimSpace(strings.SplitN(m.Difference.ID, " #", 2)[0])))
@@ -131,11 +134,11 @@ func called(name string) string {
 
 func sitePositions(s diff.Site) string {
 	var parts []string
-	if s.LeftPos != nil {
-		parts = append(parts, s.LeftPos.String())
+	if s.ArtifactPos != nil {
+		parts = append(parts, s.ArtifactPos.String())
 	}
-	if s.RightPos != nil {
-		parts = append(parts, s.RightPos.String())
+	if s.PortPos != nil {
+		parts = append(parts, s.PortPos.String())
 	}
 	if len(parts) == 0 {
 		return ""
@@ -155,7 +158,9 @@ func (r *Report) Findings() []finding.Finding {
 			f.Phase, f.Rule = finding.PhaseProbe, RuleProbeDifference
 		}
 		r.place(&f, d)
-		f.Left, f.Right = d.Shown()
+		if d.Kind != diff.KindDimension { // its message names the expected and the found type
+			f.Left, f.Right = d.Shown()
+		}
 		out = append(out, f)
 	}
 	for _, c := range r.Outcome.Changed {
@@ -192,27 +197,30 @@ func (r *Report) changedFinding(c allowlist.Change) finding.Finding {
 	f := finding.Finding{Phase: finding.PhaseAllow, Rule: RuleChangedSinceReview, Severity: finding.SevError,
 		Pos: finding.Position{File: r.Allowlist, Line: c.Entry.Line, Col: 1}, Object: d.Kind + " " + d.Object}
 	what := strings.TrimSuffix(differenceMessage(d), " differs")
-	if d.Presence() != "" {
+	if d.Presence() != diff.InBoth {
 		what = d.Kind + " " + finding.ShortIdentity(d.Object) + ", " + presence(d) + ","
 	}
 	var names []string
 	for _, x := range c.Differences {
 		names = append(names, x.Object)
 	}
+	da, dp := d.Values()
 	switch l, rt, pinned := c.Reviewed(); {
 	case len(c.Entry.Probes) > 0:
 		f.Message = fmt.Sprintf("probes %s return other rows than reviewed (allowlist entry %s)", strings.Join(names, ", "), c.Entry.String())
-	case pinned && l == d.Left:
-		f.Message = fmt.Sprintf("%s changed since review: the port's value was %s, is now %s (the artifact's: %s)", what, shown(rt), shown(d.Right), shown(d.Left))
-	case pinned && rt == d.Right:
-		f.Message = fmt.Sprintf("%s changed since review: the artifact's value was %s, is now %s (the port's: %s)", what, shown(l), shown(d.Left), shown(d.Right))
+	case d.Kind == diff.KindDimension && pinned:
+		f.Message = fmt.Sprintf("%s changed since review: reviewed expected %s and found %s, now %s and %s", what, shown(l), shown(rt), shown(da), shown(dp))
+	case pinned && l == da:
+		f.Message = fmt.Sprintf("%s changed since review: the port's value was %s, is now %s (the artifact's: %s)", what, shown(rt), shown(dp), shown(da))
+	case pinned && rt == dp:
+		f.Message = fmt.Sprintf("%s changed since review: the artifact's value was %s, is now %s (the port's: %s)", what, shown(l), shown(da), shown(dp))
 	case pinned:
-		f.Message = fmt.Sprintf("%s changed since review: reviewed %s in the artifact and %s in the port, now %s and %s", what, shown(l), shown(rt), shown(d.Left), shown(d.Right))
+		f.Message = fmt.Sprintf("%s changed since review: reviewed %s in the artifact and %s in the port, now %s and %s", what, shown(l), shown(rt), shown(da), shown(dp))
 	default:
 		f.Message = fmt.Sprintf("%s changed since review: the entry pins other values by digest (%s…), which the allowlist does not keep; the new ones are below", what, strings.TrimPrefix(c.Entry.Digest, "sha256:")[:12])
 	}
 	if l, rt, pinned := c.Reviewed(); pinned && !strings.Contains(l+rt, "\n") && len(l+rt) < 200 {
-		f.Detail = "reviewed: " + shown(l) + " → " + shown(rt) + "\nnow:      " + shown(d.Left) + " → " + shown(d.Right)
+		f.Detail = "reviewed: " + shown(l) + " → " + shown(rt) + "\nnow:      " + shown(da) + " → " + shown(dp)
 		return f
 	}
 	f.Left, f.Right = d.Shown()
@@ -227,20 +235,16 @@ func shown(v string) string {
 	return strconv.Quote(v)
 }
 
-// variantIn names diff's sides as the report does in a dimension difference's note: left is the
-// artifact, right the port.
-var variantIn = strings.NewReplacer("the left variant", "the artifact", "the right variant", "the port")
-
 func differenceMessage(d diff.Difference) string {
 	obj := finding.ShortIdentity(d.Object)
 	switch {
 	case d.Kind == "probe":
 		return "probe " + obj + " returns different rows on the two installs"
-	case d.Kind == "dimension":
-		return variantIn.Replace(d.Note)
+	case d.Kind == diff.KindDimension:
+		return d.Note
 	case d.Attr == diff.AttrRenamed:
-		return d.Kind + " " + d.Left + " is renamed " + namesOf(d.Kind, d.Right)[0] + " in the port (same definition)"
-	case d.Presence() != "":
+		return d.Kind + " " + d.Artifact + " is renamed " + namesOf(d.Kind, d.Port)[0] + " in the port (same definition)"
+	case d.Presence() != diff.InBoth:
 		return d.Kind + " " + obj + ": " + presence(d)
 	case d.Class == introspect.Cosmetic:
 		return d.Attr + " of " + d.Kind + " " + obj + " differs in layout or comments only"
@@ -252,7 +256,7 @@ func differenceMessage(d diff.Difference) string {
 // columns, 2 indexes)".
 func presence(d diff.Difference) string {
 	s := "only in the artifact"
-	if d.Presence() == "right only" {
+	if d.Presence() == diff.PortOnly {
 		s = "only in the port"
 	}
 	if m := d.Members(); m != "" {

@@ -28,9 +28,9 @@ func (r *Report) place(f *finding.Finding, d diff.Difference) {
 	case d.Kind == "probe":
 		r.placeProbe(f, d.Object)
 		return
-	case d.Kind == "dimension":
+	case d.Kind == diff.KindDimension:
 		return
-	case d.Presence() == "left only":
+	case d.Presence() == diff.ArtifactOnly:
 		if pos, ok := art.Statement(d.Kind, d.Object, ""); ok {
 			f.Pos = pos
 			f.Message += fmt.Sprintf(", created at %s", pos)

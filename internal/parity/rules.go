@@ -24,13 +24,13 @@ var (
 		Explain: `Both variants are installed into their own scratch database and their footprints (what each
 install created and changed in the catalog) compared attribute by attribute, vector dimensions
 normalized. Fix the port, or add an entry to allowlist.yaml that pins the difference (kind, object,
-attr, and the artifact's and the port's values, as left and right, or their digest) with a reason:
+attr, and the artifact's and the port's values, as artifact and port, or their digest) with a reason:
 
     - kind: table
       object: public.agent_decision_ledger
       attr: rls
-      left: "true"
-      right: "false"
+      artifact: "true"
+      port: "false"
       reason: "[D4] the port grants ledger_agent instead of relying on RLS; reviewed in PR #12"` + seeAlso})
 	_ = rule.Register(rule.Rule{ID: RuleProbeDifference, Phase: finding.PhaseProbe, Severity: finding.SevError,
 		Summary: "a probe query returns different rows on the two installs",
@@ -59,8 +59,8 @@ different one. Remove it, or update its values after reviewing the new differenc
     - kind: table
       object: public.agent_decision_edges
       attr: rls
-      left: "true"
-      right: "false"      <- the port now enables RLS too: delete the entry` + seeAlso})
+      artifact: "true"
+      port: "false"       <- the port now enables RLS too: delete the entry` + seeAlso})
 	_ = rule.Register(rule.Rule{ID: RuleChangedSinceReview, Phase: finding.PhaseAllow, Severity: finding.SevError,
 		Summary: "a reviewed difference changed: the allowlist entry pins other values than the installs show now",
 		Explain: `An allowlist entry pins a difference by its values (or their digest). When the same object's

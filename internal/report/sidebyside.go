@@ -11,8 +11,7 @@ import (
 
 // sbsRow is one row of a side-by-side diff. A zero line number means the side is empty.
 type sbsRow struct {
-	// Kind is "eq", "del", "add", "chg" (a deleted and an added line facing each other) or
-	// "hunk" (a hunk header, in Left).
+	// Kind is "eq", "del", "add" or "chg" (a deleted and an added line facing each other).
 	Kind                string
 	LeftNo, RightNo     int
 	Left, Right         string
@@ -20,36 +19,13 @@ type sbsRow struct {
 }
 
 // sideBySide returns the rows of a side-by-side diff for a finding: from its Left and Right
-// texts when it has them, else from a unified diff in its Detail, else nil.
+// texts, the data every format renders its diff from (a detail is shown as text, never parsed
+// back into rows); nil when it has none.
 func sideBySide(f finding.Finding) []sbsRow {
 	if f.Left != "" || f.Right != "" {
 		return sideBySideTexts(f.Left, f.Right)
 	}
-	if looksUnified(f.Detail) {
-		return sideBySideUnified(f.Detail)
-	}
 	return nil
-}
-
-// looksUnified reports whether s is a unified diff: a hunk header, or lines that all start with
-// a space, - or +, some of them changes.
-func looksUnified(s string) bool {
-	if strings.TrimSpace(s) == "" {
-		return false
-	}
-	changes := 0
-	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		switch {
-		case strings.HasPrefix(l, "@@"):
-			return true
-		case strings.HasPrefix(l, "+"), strings.HasPrefix(l, "-"):
-			changes++
-		case strings.HasPrefix(l, " "), l == "":
-		default:
-			return false
-		}
-	}
-	return changes > 0
 }
 
 // pairer accumulates deleted and added lines and emits them facing each other.
@@ -133,53 +109,6 @@ func sideBySideTexts(left, right string) []sbsRow {
 	}
 	p.flush()
 	return p.rows
-}
-
-// sideBySideUnified lays out a unified diff in two columns. Line numbers come from the hunk
-// headers when there are any, else count from 1.
-func sideBySideUnified(s string) []sbsRow {
-	p := &pairer{}
-	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		switch {
-		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "+++ "):
-			// file headers
-		case strings.HasPrefix(l, "@@"):
-			p.flush()
-			var l0, r0 int
-			parseHunk(l, &l0, &r0)
-			p.ln, p.rn = max(l0-1, 0), max(r0-1, 0)
-			p.rows = append(p.rows, sbsRow{Kind: "hunk", Left: l})
-		case strings.HasPrefix(l, "-"):
-			p.del(l[1:])
-		case strings.HasPrefix(l, "+"):
-			p.add(l[1:])
-		default:
-			p.same(strings.TrimPrefix(l, " "))
-		}
-	}
-	p.flush()
-	return p.rows
-}
-
-// parseHunk reads the start lines of "@@ -l,n +r,m @@".
-func parseHunk(h string, l, r *int) {
-	for _, f := range strings.Fields(h) {
-		if len(f) < 2 || (f[0] != '-' && f[0] != '+') {
-			continue
-		}
-		n := 0
-		for _, c := range f[1:] {
-			if c < '0' || c > '9' {
-				break
-			}
-			n = n*10 + int(c-'0')
-		}
-		if f[0] == '-' {
-			*l = n
-		} else {
-			*r = n
-		}
-	}
 }
 
 // splitLines splits text into lines without their newlines; a trailing newline ends the last

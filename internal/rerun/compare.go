@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"ledgercheck/diff"
 	"ledgercheck/internal/finding"
 	"ledgercheck/introspect"
 )
@@ -109,7 +108,9 @@ func catalogFindings(fp *introspect.Footprint, p phrasing) []item {
 			msg += " (whitespace or comments only)"
 		}
 		if strings.Contains(before, "\n") || strings.Contains(after, "\n") || len(before)+len(after) > 120 {
-			one(c.Ref(), c.Attr, sev, rule, msg, diff.Unified(before, after, bName, aName, false))
+			// The two texts are the finding's data; every format renders them (one renderer,
+			// internal/report), the message says which is which.
+			one(c.Ref(), c.Attr, sev, rule, msg+fmt.Sprintf(" (- %s, + %s)", bName, aName), "")
 			last := &out[len(out)-1].f
 			last.Left, last.Right = before, after
 			continue

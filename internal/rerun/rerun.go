@@ -103,72 +103,7 @@ type Result struct {
 // install it is compared with, which run concurrently).
 func (r *Result) Phases() []report.PhaseResult { return slices.Clone(r.phases) }
 
-// Failed reports whether any finding is an error (warnings do not fail the audit).
-func (r *Result) Failed() bool {
-	return slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.Severity == finding.SevError })
-}
-
-// Audit runs the rerun audit and, with [Options.Previous], the upgrade audit, each in its own
-// scratch database of srv, concurrently. Problems with the migration (a failed statement, a
-// changed catalog, lost rows) are findings in the result; the error is for everything else: an
-// invalid option, a server that fails, a cancelled context.
-func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, error) {
-	if opts.Dim <= 0 {
-		return nil, fmt.Errorf("rerun: dimension %d: want a positive dimension", opts.Dim)
-	}
-	if opts.Times == 0 {
-		opts.Times = DefaultTimes
-	}
-	if opts.Times < 1 {
-		return nil, fmt.Errorf("rerun: %d times: want at least 1", opts.Times)
-	}
-	if opts.File.Name == "" {
-		return nil, errors.New("rerun: no migration file given")
-	}
-	a := newAuditor(srv, opts)
-	t0 := time.Now()
-	// The upgrade audit's database is independent of this one: it starts first, and runs while
-	// this one is prepared.
-	uctx, ucancel := context.WithCancel(ctx)
-	up := StartUpgrade(uctx, srv, opts)
-	defer func() { ucancel(); up.Wait() }()
-	db, drop, err := a.newDatabase(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer drop()
-	// One superuser session serves every snapshot and digest of the database.
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	p := Prepared{DB: db, Reader: conn, Upgrade: up}
-	if opts.Fixture == nil {
-		// The tables to fill are those the install creates: the catalog before it.
-		if p.Template, err = a.template(ctx, db, conn); err != nil {
-			return nil, err
-		}
-	}
-	a.logf("rerun: installing %s at dimension %d (run 1 of %d)", opts.File.Name, opts.Dim, opts.Times)
-	if p.Install = a.exec(ctx, db, opts.File, opts.Script); p.Install == nil {
-		if opts.Previous != nil || opts.Fixture == nil {
-			s, err := a.capture(ctx, db, readers{catalog: conn}, catalog)
-			if err != nil {
-				return nil, err
-			}
-			p.Fresh = s.snap
-		}
-		if opts.Fixture != nil {
-			a.logf("rerun: loading the fixture %s", opts.Fixture.Name)
-			p.Fixture = a.exec(ctx, db, *opts.Fixture, nil)
-		}
-	}
-	p.Took = time.Since(t0)
-	return AuditPrepared(ctx, srv, p, opts)
-}
-
-// Prepared is a database in which the caller (the gate, or [Audit]) installed the migration
+// Prepared is a database in which the caller (the gate; the tests' Audit) installed the migration
 // and loaded the fixture: the state after run 1. The gate prepares one database per variant and
 // shares it between the install's footprint, the probes, lint's cross-check and this audit.
 type Prepared struct {
@@ -226,10 +161,10 @@ func StartUpgrade(ctx context.Context, srv *scratch.Server, opts Options) *Upgra
 	u := &Upgrade{done: make(chan struct{})}
 	a := newAuditor(srv, opts)
 	go func() {
-		defer close(u.done)
 		t0 := time.Now()
-		u.err = recovered(func() (err error) { u.out, err = a.upgrade(ctx); return err })
-		u.took = time.Since(t0)
+		defer func() { u.took = time.Since(t0); close(u.done) }()
+		defer fault.Recover(&u.err)
+		u.out, u.err = a.upgrade(ctx)
 	}()
 	return u
 }
@@ -250,41 +185,32 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 	}
 	start := time.Now().Add(-p.Took)
 	a := newAuditor(srv, opts)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	g, ctx := fault.NewGroup(ctx)
+	defer g.Cancel()
 	var (
-		wg          sync.WaitGroup
-		errs        [2]error
 		rr          rerunOutcome
 		up          upgradeOutcome
 		fresh       = p.Fresh
 		tRerun, tUp time.Duration
 	)
-	spawn := func(i int, d *time.Duration, f func() error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t0 := time.Now()
-			if err := recovered(f); err != nil {
-				errs[i] = err
-				cancel()
-			}
-			*d = time.Since(t0)
-		}()
-	}
 	u := p.Upgrade
 	if u == nil {
 		u = StartUpgrade(ctx, srv, opts)
 	}
-	spawn(0, &tRerun, func() (err error) { rr, err = a.rerun(ctx, p); return err })
+	g.Go(func() (err error) {
+		t0 := time.Now()
+		rr, err = a.rerun(ctx, p)
+		tRerun = time.Since(t0)
+		return err
+	})
 	if u != nil {
-		spawn(1, &tUp, func() error { u.Wait(); up = u.out; return u.err })
+		g.Go(func() error { u.Wait(); up = u.out; return u.err })
 	}
-	wg.Wait()
+	err := g.Wait()
 	if u != nil {
 		tUp = u.took
 	}
-	if err := firstError(errs[:]); err != nil {
+	if err != nil {
 		return nil, err
 	}
 
@@ -321,26 +247,6 @@ func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Op
 	}
 	res.Timings.Total = time.Since(start)
 	return res, nil
-}
-
-// recovered calls f and returns its error, or its panic as a *fault.PanicError.
-func recovered(f func() error) (err error) {
-	defer fault.Recover(&err)
-	return f()
-}
-
-// firstError returns the first error that is not a consequence of another one's cancellation.
-func firstError(errs []error) error {
-	var first error
-	for _, err := range errs {
-		if err == nil {
-			continue
-		}
-		if first == nil || (errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
-			first = err
-		}
-	}
-	return first
 }
 
 type auditor struct {

@@ -76,8 +76,8 @@ func (k templateKey) label(seq int) string {
 // NewDatabaseFrom returns a new scratch database at vector dimension dim that starts as base
 // says. The first call for a dimension and base builds their template; later calls copy it.
 func (s *Server) NewDatabaseFrom(ctx context.Context, dim int, base Base) (*Database, error) {
-	if dim < 1 || dim > 16000 {
-		return nil, fault.Input(fmt.Errorf("dimension %d is out of range (1 to 16000)", dim))
+	if err := CheckDim(dim); err != nil {
+		return nil, fault.Input(fmt.Errorf("dimension %w", err))
 	}
 	tpl, err := s.template(ctx, dim, base)
 	if err != nil {
@@ -95,6 +95,22 @@ func (s *Server) TemplateDescription(dim int, base Base) []byte {
 	defer s.mu.Unlock()
 	if t := s.templates[keyOfBase(dim, base)]; t != nil {
 		return t.desc
+	}
+	return nil
+}
+
+// DefaultDim is the vector dimension used when none is given: the shipped artifact's (the
+// prerequisites' thoughts.embedding is vector(1536)).
+const DefaultDim = 1536
+
+// MaxDim is the largest vector dimension pgvector's vector type takes.
+const MaxDim = 16000
+
+// CheckDim is the one check of a vector dimension (1 to [MaxDim]); the error reads after the
+// name of what carries the dimension: "--port-dim 0 is out of range: want 1 to 16000".
+func CheckDim(dim int) error {
+	if dim < 1 || dim > MaxDim {
+		return fmt.Errorf("%d is out of range: want 1 to %d", dim, MaxDim)
 	}
 	return nil
 }

@@ -19,7 +19,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -244,7 +243,7 @@ func cacheable(specs []TemplateSpec) bool {
 		if s.Base.Prepare != nil && s.Base.Key == "" {
 			return false
 		}
-		if s.Dim < 1 || s.Dim > 16000 {
+		if CheckDim(s.Dim) != nil {
 			return false
 		}
 	}
@@ -458,22 +457,20 @@ func restoreFiles(data string, files []manifestEntry, in *os.File, uid, gid int)
 	}
 	// Split where the first half of the bytes ends.
 	split := sort.Search(len(jobs), func(i int) bool { return jobs[i].off >= off/2 })
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	for w, part := range [][]job{jobs[:split], jobs[split:]} {
-		wg.Go(func() {
+	var g fault.Group
+	for _, part := range [][]job{jobs[:split], jobs[split:]} {
+		g.Go(func() error {
 			buf := make([]byte, 256<<10)
 			for _, j := range part {
 				r := io.NewSectionReader(in, j.off, j.e.Size)
 				if err := writeFile(filepath.Join(data, j.e.Path), j.e, r, buf, uid, gid); err != nil {
-					errs[w] = err
-					return
+					return err
 				}
 			}
+			return nil
 		})
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return g.Wait()
 }
 
 // makeDir makes the directory dst with mode perm (whatever the umask) for uid and gid (-1:
@@ -876,6 +873,13 @@ func (s *Server) saveToCache(ctx context.Context, cr *cacheRun) error {
 	go func() {
 		defer close(s.saving)
 		defer cr.release()
+		var perr error
+		defer func() {
+			if perr != nil {
+				fmt.Fprintf(s.opts.Log, "scratch: nothing cached: %v\n", perr)
+			}
+		}()
+		defer fault.Recover(&perr)
 		w0 := time.Now()
 		if err := cr.write(m, data, secret); err != nil {
 			fmt.Fprintf(s.opts.Log, "scratch: nothing cached: %v\n", err)

@@ -181,7 +181,16 @@ func (c *cluster) start(ctx context.Context) error {
 		return err
 	}
 	if c.limits.ScratchSize > 0 && c.onSize != nil {
-		go c.watchSize(c.exited, c.initPID)
+		go func() {
+			var perr error
+			defer func() {
+				if perr != nil { // a bug: the size cap is not watched any more; say so in the server's log
+					fmt.Fprintf(c.log, "ledgercheck: the scratch size watch stopped: %v\n", perr)
+				}
+			}()
+			defer fault.Recover(&perr)
+			c.watchSize(c.exited, c.initPID)
+		}()
 	}
 	return nil
 }
@@ -283,6 +292,13 @@ func (c *cluster) initdb(ctx context.Context) error {
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		var perr error
+		defer func() {
+			if perr != nil {
+				fault.Offer(done, perr)
+			}
+		}()
+		defer fault.Recover(&perr)
 		if err := startCmd(cmd); err != nil {
 			done <- err
 			return
@@ -349,13 +365,27 @@ func (c *cluster) startSandboxed() error {
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine, after postgres
+		var perr error
+		exited := false
+		defer func() {
+			if perr != nil { // a bug: said once, to whoever waits
+				fault.Offer(started, perr)
+				if !exited {
+					c.waitErr = perr
+					close(c.exited)
+				}
+			}
+		}()
+		defer fault.Recover(&perr)
 		if err := startCmd(c.cmd); err != nil {
 			started <- err
+			exited = true
 			close(c.exited)
 			return
 		}
 		started <- nil
 		c.waitErr = c.cmd.Wait()
+		exited = true
 		close(c.exited)
 	}()
 	if err := <-started; err != nil {

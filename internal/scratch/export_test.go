@@ -20,9 +20,6 @@ func StartUnguarded(ctx context.Context, opts Options) (*Server, error) {
 // AdminConfig returns the superuser's connection configuration (tests only).
 func (s *Server) AdminConfig() *pgx.ConnConfig { return s.admin.Copy() }
 
-// HostSocketDir returns the embedded cluster's socket directory on the host (tests only).
-func (s *Server) HostSocketDir() string { return s.cl.sb.socketDir() }
-
 // Abandon ends a server-mode run the way SIGKILL would: its sessions end and nothing is dropped.
 func (s *Server) Abandon() {
 	s.mu.Lock()

@@ -11,9 +11,10 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"unsafe"
+
+	"ledgercheck/internal/fault"
 )
 
 // Nothing the sandbox wrote is trusted on the host. The cluster's directory is the sandbox's to
@@ -109,15 +110,16 @@ func removeContents(root *os.Root, rel string, workers int) {
 	}
 	ents, _ := d.ReadDir(-1)
 	d.Close()
-	var wg sync.WaitGroup
+	var g fault.Group
 	for w := range workers {
-		wg.Go(func() {
+		g.Go(func() error {
 			for i := w; i < len(ents); i += workers {
 				_ = root.RemoveAll(path.Join(rel, ents[i].Name()))
 			}
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // a panic too is left for whoever removes rel next: it finds what stayed
 }
 
 // dirUsage returns the bytes that the files under the directory fd (which it closes) take,

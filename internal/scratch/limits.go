@@ -15,6 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"ledgercheck/internal/fault"
 )
 
 // Bounded resources. A run's user SQL may try to exhaust the host: fill the embedded cluster's
@@ -96,6 +98,13 @@ func (l Limits) applyAs(pid int, cred *syscall.Credential) error {
 	go func() {
 		// Never unlocked: the thread, with the run's ids, ends with the goroutine.
 		runtime.LockOSThread()
+		var perr error
+		defer func() {
+			if perr != nil {
+				fault.Offer(done, perr)
+			}
+		}()
+		defer fault.Recover(&perr)
 		if _, _, e := syscall.RawSyscall(syscall.SYS_SETRESGID, uintptr(cred.Gid), uintptr(cred.Gid), uintptr(cred.Gid)); e != 0 {
 			done <- fmt.Errorf("taking the sandbox's group id: %w", e)
 			return

@@ -1,13 +1,19 @@
 // Package yamltext checks the bytes of a YAML file before it is decoded, so that the errors the
 // YAML decoder reports without a line (invalid UTF-8, control characters, a UTF-16 byte order
-// mark) name the line like every other configuration error.
+// mark) name the line like every other configuration error, and locates the decoder's errors
+// ([Locate]): the one place that turns a yaml.v3 error into file:line (and :col where known).
 package yamltext
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Check returns the 1-based line of the first byte of data that is not printable UTF-8 text as
@@ -29,6 +35,60 @@ func Check(data []byte) (line int, what string) {
 		i += n
 	}
 	return 0, ""
+}
+
+// Position is where a YAML decoding error is in its file, and what it says.
+type Position struct {
+	// Line is 1-based.
+	Line int
+	// Col is 1-based; 0 when the error does not say (yaml.v3's messages give a line only; the
+	// column is known for an unknown key, found on its line).
+	Col int
+	// Msg is the message without yaml.v3's "yaml: " prefix and "line N: " position.
+	Msg string
+	// UnknownKey is the key of an unknown-key error ("field K not found in type T"), else "".
+	UnknownKey string
+}
+
+// At formats "path:line: msg", or "path:line:col: msg" with a column.
+func (p Position) At(path string) string {
+	if p.Col > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", path, p.Line, p.Col, p.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", path, p.Line, p.Msg)
+}
+
+var (
+	lineMsg    = regexp.MustCompile(`^line (\d+): (.*)$`)
+	unknownKey = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+)
+
+// Locate is the one reading of a yaml.v3 decoding error of data (from Unmarshal, a Decoder or
+// Node.Decode): the first error of a *yaml.TypeError, else the error itself, with its line, its
+// message, and for an unknown key the key and its column. An error that names no line is at the
+// line [ErrorLine] says.
+func Locate(err error, data []byte) Position {
+	var te *yaml.TypeError
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	m := lineMsg.FindStringSubmatch(msg)
+	if m == nil {
+		return Position{Line: ErrorLine(msg, data), Msg: msg}
+	}
+	p := Position{Msg: m[2]}
+	p.Line, _ = strconv.Atoi(m[1])
+	if k := unknownKey.FindStringSubmatch(p.Msg); k != nil {
+		p.UnknownKey = k[1]
+		lines := bytes.Split(data, []byte("\n"))
+		if p.Line >= 1 && p.Line <= len(lines) {
+			if i := bytes.Index(lines[p.Line-1], []byte(k[1]+":")); i >= 0 {
+				p.Col = utf8.RuneCount(lines[p.Line-1][:i]) + 1
+			}
+		}
+	}
+	return p
 }
 
 // ErrorLine is the line to report for a YAML decoding error whose message names none: the

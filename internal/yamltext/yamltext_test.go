@@ -1,6 +1,11 @@
 package yamltext
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
 
 func TestCheck(t *testing.T) {
 	for _, tc := range []struct {
@@ -19,5 +24,40 @@ func TestCheck(t *testing.T) {
 		if line != tc.line || (line != 0) != (what != "") {
 			t.Errorf("Check(%q) = %d, %q; want line %d", tc.in, line, what, tc.line)
 		}
+	}
+}
+
+// TestLocate: the one reading of yaml.v3's errors gives the line of a syntax error, the line of
+// a type error, and the line and column of an unknown key.
+func TestLocate(t *testing.T) {
+	type doc struct {
+		Name  string `yaml:"name"`
+		Count int    `yaml:"count"`
+	}
+	decode := func(src string) error {
+		dec := yaml.NewDecoder(strings.NewReader(src))
+		dec.KnownFields(true)
+		var d doc
+		return dec.Decode(&d)
+	}
+	for _, c := range []struct {
+		src, want string
+		key       string
+	}{
+		{"name: a\n  bad: [\n", "f.yaml:2: ", ""},
+		{"name: a\ncount: many\n", "f.yaml:2: cannot unmarshal !!str `many` into int", ""},
+		{"name: a\n# c\nnmae_x: b\n", "f.yaml:3:1: field nmae_x not found", "nmae_x"},
+		{"name: {x: 1, count: 2}\n", "f.yaml:1: cannot unmarshal", ""},
+	} {
+		data := []byte(c.src)
+		p := Locate(decode(c.src), data)
+		if got := p.At("f.yaml"); !strings.HasPrefix(got, c.want) || p.UnknownKey != c.key {
+			t.Errorf("%q: %q (key %q), want prefix %q (key %q)", c.src, got, p.UnknownKey, c.want, c.key)
+		}
+	}
+	// An unterminated flow collection names no line: the last line.
+	src := "name: a\ncount: [1,\n"
+	if p := Locate(yaml.Unmarshal([]byte(src), &doc{}), []byte(src)); p.Line != 2 || p.Col != 0 {
+		t.Errorf("end of stream: %+v, want line 2, no column", p)
 	}
 }

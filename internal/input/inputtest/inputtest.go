@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"ledgercheck/internal/fault"
 )
 
 // Fifo makes a named pipe called name in a temporary directory and returns its path and a
@@ -23,6 +25,8 @@ func Fifo(t testing.TB, name string) (path string, opened func() bool) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		var perr error // a panic here is the test's failure to open the pipe: opened() says false
+		defer fault.Recover(&perr)
 		// Opening for writing blocks until a reader opens the pipe.
 		if w, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
 			was.Store(true)

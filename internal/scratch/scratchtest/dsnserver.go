@@ -18,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"ledgercheck/internal/fault"
 	"ledgercheck/internal/scratch"
 )
 
@@ -115,13 +116,26 @@ func StartDSNServer(opts DSNServerOptions) (s *DSNServer, err error) {
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // the parent-death signal follows the thread that started the server
+		var perr error
+		exited := false
+		defer func() {
+			if perr != nil { // a bug: said once, to whoever waits
+				fault.Offer(started, perr)
+				if !exited {
+					close(s.exited)
+				}
+			}
+		}()
+		defer fault.Recover(&perr)
 		if err := s.cmd.Start(); err != nil {
 			started <- err
+			exited = true
 			close(s.exited)
 			return
 		}
 		started <- nil
 		s.cmd.Wait()
+		exited = true
 		close(s.exited)
 	}()
 	if err := <-started; err != nil {

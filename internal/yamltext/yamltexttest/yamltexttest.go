@@ -1,5 +1,6 @@
 // Package yamltexttest checks the contract of ledgercheck's YAML errors in tests and fuzz
-// targets: an input error whose message starts with "FILE:LINE: ", LINE a line of the file.
+// targets: an input error whose message starts with "FILE:LINE: " (or "FILE:LINE:COL: "), LINE a
+// line of the file.
 package yamltexttest
 
 import (
@@ -18,7 +19,7 @@ func CheckError(t testing.TB, file string, data []byte, err error) {
 	if fault.KindOf(err) != fault.KindInput {
 		t.Fatalf("error %q is not an input error", err)
 	}
-	m := regexp.MustCompile(`^` + regexp.QuoteMeta(file) + `:(\d+): \S`).FindStringSubmatch(err.Error())
+	m := regexp.MustCompile(`^` + regexp.QuoteMeta(file) + `:(\d+):(?:\d+:)? \S`).FindStringSubmatch(err.Error())
 	if m == nil {
 		t.Fatalf("error %q does not start with %s:LINE:", err, file)
 	}

@@ -1,0 +1,71 @@
+package parity
+
+import (
+	"strings"
+	"testing"
+
+	"ledgercheck/diff"
+	"ledgercheck/internal/allowlist"
+	"ledgercheck/introspect"
+)
+
+// TestFindingsSpeakTheGlossary: the findings of a dimension mismatch and of one-sided objects are
+// worded from diff's typed values (the variant, Expected and Found, the Presence enum), with no
+// "left" or "right" and nothing rewritten after the fact; a dimension mismatch does not pass its
+// expected and found types off as the artifact's and the port's columns.
+func TestFindingsSpeakTheGlossary(t *testing.T) {
+	pos := diff.Position{File: "port.sql", Line: 3, Col: 30}
+	dim := diff.Difference{Kind: diff.KindDimension, Object: "function public.f", Attr: diff.Port.String(),
+		Expected: "vector(1024)", Found: "vector(1536)", Class: introspect.Semantic, Pos: &pos,
+		Note: "port.sql declares vector(1536) but the port is at dimension 1024 (expected vector(1024))"}
+	artOnly := diff.Difference{Kind: "table", Object: "public.a", Artifact: "kind: table\n", Class: introspect.Semantic}
+	portOnly := diff.Difference{Kind: "table", Object: "public.b", Port: "kind: table\n", Class: introspect.Semantic}
+	r := &Report{Differences: []diff.Difference{dim, artOnly, portOnly}}
+	r.Outcome = (*allowlist.File)(nil).Apply(r.Differences)
+	want := map[string]string{
+		"dimension function public.f": "port.sql declares vector(1536) but the port is at dimension 1024 (expected vector(1024))",
+		"table public.a":              "table public.a: only in the artifact",
+		"table public.b":              "table public.b: only in the port",
+	}
+	fs := r.Findings()
+	if len(fs) != 3 {
+		t.Fatalf("%d findings, want 3", len(fs))
+	}
+	for _, f := range fs {
+		if f.Message != want[f.Object] {
+			t.Errorf("%s: message %q, want %q", f.Object, f.Message, want[f.Object])
+		}
+		if low := strings.ToLower(f.Message); strings.Contains(low, "left") || strings.Contains(low, "right") {
+			t.Errorf("%s: message %q says left or right", f.Object, f.Message)
+		}
+	}
+	if fs[0].Object != "dimension function public.f" || fs[0].Left != "" || fs[0].Right != "" || fs[0].Pos.Line != 3 {
+		t.Errorf("dimension finding %+v: want its position and no artifact/port columns", fs[0])
+	}
+	if artOnly.Presence() != diff.ArtifactOnly || portOnly.Presence() != diff.PortOnly || dim.Presence() != diff.InBoth {
+		t.Errorf("presence: %v %v %v", artOnly.Presence(), portOnly.Presence(), dim.Presence())
+	}
+}
+
+// TestVersion1AllowlistNote: a version 1 allowlist is read, and the allowlist phase says in one
+// note how to convert it; a version 2 one gets no such note.
+func TestVersion1AllowlistNote(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		hint bool
+	}{{"version: 1\nentries: []\n", true}, {"version: 2\nentries: []\n", false}} {
+		al, err := allowlist.Parse("allowlist.yaml", []byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Compare(Installed{Name: "artifact", File: "a.sql", Dim: 1536}, Installed{Name: "port", File: "p.sql", Dim: 1024}, nil, al)
+		if err != nil {
+			t.Fatal(err)
+		}
+		phases := r.Phases("artifact", "port")
+		notes := strings.Join(phases[2].Notes, "\n")
+		if got := strings.Contains(notes, "allowlist.yaml is allowlist version 1 (left:/right:); `ledgercheck allowlist suggest --write` rewrites it as version 2"); got != c.hint {
+			t.Errorf("%q: allowlist notes %q, want the hint %v", c.src, notes, c.hint)
+		}
+	}
+}
