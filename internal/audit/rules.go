@@ -36,8 +36,10 @@ sequences and functions in public to anon, authenticated and service_role (the f
 a second time for it); a finding that holds in one kind only says which, and
 lint.privilege_models (new-defaults, old-defaults) restricts the audit to a project's own.`
 
-func init() {
-	rule.Register(rule.Rule{ID: RuleAuthUsersExposed, Phase: finding.PhaseAudit, Severity: finding.SevError,
+// splinterRules are the audit's rules but the two definer ones (definerRules), in the order
+// splinter numbers them.
+var splinterRules = []rule.Rule{
+	{ID: RuleAuthUsersExposed, Phase: finding.PhaseAudit, Severity: finding.SevError,
 		Summary: "a view in an exposed schema reads auth.users and an API role can select it (splinter 0002)",
 		Explain: `A view (or materialized view) in public that depends on auth.users, selectable by anon or
 authenticated, hands every user's email and metadata to whoever calls the Data API: the view reads
@@ -50,8 +52,8 @@ auth.users with its owner's rights. Splinter's 0002 auth_users_exposed.
 becomes a column of the file's own table, filled by the backend, behind row level security:
 
     ALTER TABLE public.workspace_members ADD COLUMN IF NOT EXISTS display_email text;
-    -- no view over auth.users; policies on workspace_members decide who reads what` + scopeNote})
-	rule.Register(rule.Rule{ID: RulePolicyExistsRLSDisabled, Phase: finding.PhaseAudit, Severity: finding.SevError,
+    -- no view over auth.users; policies on workspace_members decide who reads what` + scopeNote},
+	{ID: RulePolicyExistsRLSDisabled, Phase: finding.PhaseAudit, Severity: finding.SevError,
 		Summary: "a table with policies whose row level security is off (splinter 0007)",
 		Explain: `Policies do nothing until row level security is enabled on their table. Splinter's 0007
 policy_exists_rls_disabled; lint's table-rls-disabled reports the same fact when the SQL shows it,
@@ -62,8 +64,8 @@ the audit when only the install does (RLS enabled by a DO loop that missed the t
 becomes
 
     ALTER TABLE public.reminder_deliveries ENABLE ROW LEVEL SECURITY;
-    CREATE POLICY reminder_deliveries_service_role_all ON public.reminder_deliveries ...;` + scopeNote})
-	rule.Register(rule.Rule{ID: RuleRLSEnabledNoPolicy, Phase: finding.PhaseAudit, Severity: finding.SevInfo,
+    CREATE POLICY reminder_deliveries_service_role_all ON public.reminder_deliveries ...;` + scopeNote},
+	{ID: RuleRLSEnabledNoPolicy, Phase: finding.PhaseAudit, Severity: finding.SevInfo,
 		Summary: "row level security on and no policy (splinter 0008)",
 		Explain: `A table with row level security and no policy denies every Data API request but
 service_role's (which bypasses RLS). Often an oversight; the sidecar pattern states the intended
@@ -76,8 +78,8 @@ becomes
 
     ALTER TABLE public.thought_chunks ENABLE ROW LEVEL SECURITY;
     CREATE POLICY thought_chunks_service_role_all ON public.thought_chunks
-      FOR ALL TO service_role USING (true) WITH CHECK (true);` + scopeNote})
-	rule.Register(rule.Rule{ID: RuleSecurityDefinerView, Phase: finding.PhaseAudit, Severity: finding.SevError,
+      FOR ALL TO service_role USING (true) WITH CHECK (true);` + scopeNote},
+	{ID: RuleSecurityDefinerView, Phase: finding.PhaseAudit, Severity: finding.SevError,
 		Summary: "a view without security_invoker that an API role can select (splinter 0010)",
 		Explain: `A view runs with its owner's rights unless it has security_invoker = true: granted to anon
 or authenticated, it reads the tables under it past their row level security. Splinter's 0010
@@ -88,8 +90,8 @@ security_definer_view.
 
 becomes
 
-    CREATE VIEW public.public_feed WITH (security_invoker = true) AS SELECT id, content FROM public.thoughts;` + scopeNote})
-	rule.Register(rule.Rule{ID: RuleRLSDisabledInPublic, Phase: finding.PhaseAudit, Severity: finding.SevError,
+    CREATE VIEW public.public_feed WITH (security_invoker = true) AS SELECT id, content FROM public.thoughts;` + scopeNote},
+	{ID: RuleRLSDisabledInPublic, Phase: finding.PhaseAudit, Severity: finding.SevError,
 		Summary: "a table in an exposed schema without row level security that an API role can select (splinter 0013)",
 		Explain: `A table in a schema the Data API serves, without row level security, is readable and writable
 by any role with a grant: when anon or authenticated can select it, they read every row.
@@ -104,8 +106,8 @@ takes its own "-- ledgercheck:ignore rls-disabled-in-public <reason>".
 becomes
 
     CREATE TABLE public.reminder_deliveries (...);
-    ALTER TABLE public.reminder_deliveries ENABLE ROW LEVEL SECURITY;` + scopeNote})
-	rule.Register(rule.Rule{ID: RuleExtensionInPublic, Phase: finding.PhaseAudit, Severity: finding.SevWarning,
+    ALTER TABLE public.reminder_deliveries ENABLE ROW LEVEL SECURITY;` + scopeNote},
+	{ID: RuleExtensionInPublic, Phase: finding.PhaseAudit, Severity: finding.SevWarning,
 		Summary: "an extension installed in schema public (splinter 0014)",
 		Explain: `CREATE EXTENSION without WITH SCHEMA installs into the first schema of the search_path,
 public, which the Data API exposes: the extension's functions become RPC endpoints. Splinter's
@@ -115,8 +117,8 @@ public, which the Data API exposes: the extension's functions become RPC endpoin
 
 becomes
 
-    CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA extensions;` + scopeNote})
-	rule.Register(rule.Rule{ID: RuleMaterializedViewInAPI, Phase: finding.PhaseAudit, Severity: finding.SevError,
+    CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA extensions;` + scopeNote},
+	{ID: RuleMaterializedViewInAPI, Phase: finding.PhaseAudit, Severity: finding.SevError,
 		Summary: "a materialized view an API role can select (splinter 0016)",
 		Explain: `A materialized view has no row level security: granted to anon or authenticated, every row
 of it is readable through the Data API. Splinter's 0016 materialized_view_in_api.
@@ -127,8 +129,8 @@ of it is readable through the Data API. Splinter's 0016 materialized_view_in_api
 becomes
 
     CREATE MATERIALIZED VIEW public.topic_counts AS ...;
-    GRANT SELECT ON public.topic_counts TO service_role;` + scopeNote})
-	rule.Register(rule.Rule{ID: RuleForeignTableInAPI, Phase: finding.PhaseAudit, Severity: finding.SevError,
+    GRANT SELECT ON public.topic_counts TO service_role;` + scopeNote},
+	{ID: RuleForeignTableInAPI, Phase: finding.PhaseAudit, Severity: finding.SevError,
 		Summary: "a foreign table an API role can select (splinter 0017)",
 		Explain: `A foreign table has no row level security: granted to anon or authenticated, every row the
 remote server returns is readable through the Data API. Splinter's 0017 foreign_table_in_api.
@@ -139,8 +141,8 @@ remote server returns is readable through the Data API. Splinter's 0017 foreign_
 becomes a foreign table in a schema the API does not serve, read by service_role:
 
     CREATE FOREIGN TABLE archive.archived_thoughts (...) SERVER archive;
-    GRANT SELECT ON archive.archived_thoughts TO service_role;` + scopeNote})
-	rule.Register(rule.Rule{ID: RulePolicyAlwaysTrue, Phase: finding.PhaseAudit, Severity: finding.SevError,
+    GRANT SELECT ON archive.archived_thoughts TO service_role;` + scopeNote},
+	{ID: RulePolicyAlwaysTrue, Phase: finding.PhaseAudit, Severity: finding.SevError,
 		Summary: "a write policy for anon, authenticated or PUBLIC that lets every row through (splinter 0024)",
 		Explain: `A permissive policy for anon, authenticated or PUBLIC whose USING is true (or absent) on
 UPDATE, DELETE or ALL, or whose WITH CHECK is true (or absent on INSERT), lets any caller write
@@ -152,8 +154,8 @@ not reported. Splinter's 0024 rls_policy_always_true.
 becomes
 
     CREATE POLICY inbox_delete ON public.capture_inbox FOR DELETE TO authenticated
-      USING (auth.uid() = owner_id);` + scopeNote})
-	rule.Register(rule.Rule{ID: RuleAPIReadsEveryRow, Phase: finding.PhaseAudit, Severity: finding.SevError,
+      USING (auth.uid() = owner_id);` + scopeNote},
+	{ID: RuleAPIReadsEveryRow, Phase: finding.PhaseAudit, Severity: finding.SevError,
 		Summary: "anon or authenticated can read every row of a table through a policy that is always true for it",
 		Explain: `Row level security is on, and a policy lets anon or authenticated read every row anyway: its
 USING is true (or absent), or a condition every request of that role meets, such as
@@ -170,8 +172,8 @@ are not public read, so ledgercheck reports it. Accept a table meant to be world
 becomes
 
     CREATE POLICY notes_owner_all ON public.notes FOR ALL TO authenticated
-      USING (auth.uid() = owner_id) WITH CHECK (auth.uid() = owner_id);` + scopeNote})
-	rule.Register(rule.Rule{ID: RuleAPIWritesEveryRow, Phase: finding.PhaseAudit, Severity: finding.SevError,
+      USING (auth.uid() = owner_id) WITH CHECK (auth.uid() = owner_id);` + scopeNote},
+	{ID: RuleAPIWritesEveryRow, Phase: finding.PhaseAudit, Severity: finding.SevError,
 		Summary: "anon or authenticated can write every row of a table through a policy that is always true for it",
 		Explain: `A policy lets anon or authenticated insert, update or delete every row of a table through a
 condition every request of that role meets (auth.role() = 'authenticated', auth.uid() IS NOT
@@ -185,13 +187,18 @@ true is policy-always-true (splinter 0024) and is not reported twice. Accept it 
 becomes
 
     CREATE POLICY notes_write ON public.notes FOR UPDATE TO authenticated
-      USING (auth.uid() = owner_id) WITH CHECK (auth.uid() = owner_id);` + scopeNote})
+      USING (auth.uid() = owner_id) WITH CHECK (auth.uid() = owner_id);` + scopeNote},
+}
+
+// definerRules are splinter's 0028 and 0029, one per API role.
+func definerRules() []rule.Rule {
+	var out []rule.Rule
 	for _, role := range []string{"anon", "authenticated"} {
 		id, n := RuleDefinerExecutableByAnon, "0028"
 		if role == "authenticated" {
 			id, n = RuleDefinerExecutableByAuthenticated, "0029"
 		}
-		rule.Register(rule.Rule{ID: id, Phase: finding.PhaseAudit, Severity: finding.SevError,
+		out = append(out, rule.Rule{ID: id, Phase: finding.PhaseAudit, Severity: finding.SevError,
 			Summary: "a SECURITY DEFINER function " + role + " can execute, installed (splinter " + n + ")",
 			Explain: `A SECURITY DEFINER function that ` + role + ` can EXECUTE is callable through the Data API
 (/rest/v1/rpc/NAME) with its owner's rights, past row level security. lint's
@@ -205,5 +212,12 @@ called directly. A function ` + role + ` is meant to call is a reviewed exceptio
 becomes
 
     REVOKE EXECUTE ON FUNCTION public.match_thought_chunks(extensions.vector, integer) FROM PUBLIC, anon, authenticated;` + scopeNote})
+	}
+	return out
+}
+
+func init() {
+	for _, r := range append(splinterRules, definerRules()...) {
+		rule.Register(r)
 	}
 }
