@@ -11,6 +11,10 @@
 //   - Its role is its login role from the start (role = none): the migration owns its database
 //     and can ALTER DATABASE ... SET role = a role it created, which every later session would
 //     otherwise switch to.
+//   - The other settings the migration can give its own database that would stop ledgercheck's
+//     own reads are fixed from the start too (sessionDefaults: no statement, lock or idle
+//     timeout, read-write, read committed): a database SET statement_timeout = 1 would
+//     otherwise end the run's digests with an environment error instead of a verdict.
 //   - Every query of ledgercheck's that such a session runs names pg_catalog's functions,
 //     operators and types explicitly (pg_catalog.count, OPERATOR(pg_catalog.=),
 //     ::pg_catalog.text) and avoids the constructs that look an operator up by name (IN lists,
@@ -29,14 +33,30 @@ package privileged
 
 import "github.com/jackc/pgx/v5"
 
-// Config makes cfg the configuration of a privileged session (search_path = pg_catalog and role
-// = none from the connection's start, overriding whatever the DSN, the environment or the
-// database's settings say), and returns it. Copies of cfg (pgx's ConnConfig.Copy) keep it.
+// Config makes cfg the configuration of a privileged session (search_path = pg_catalog, role =
+// none and sessionDefaults from the connection's start, overriding whatever the DSN, the
+// environment or the database's settings say), and returns it. Copies of cfg (pgx's ConnConfig.Copy) keep it.
 func Config(cfg *pgx.ConnConfig) *pgx.ConnConfig {
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["search_path"] = "pg_catalog"
 	cfg.RuntimeParams["role"] = "none"
+	for k, v := range sessionDefaults {
+		cfg.RuntimeParams[k] = v
+	}
 	return cfg
+}
+
+// sessionDefaults are the settings of a privileged session, besides search_path and role, that
+// a database's or a role's defaults could otherwise set: each is one a non-superuser may give
+// its own database (ALTER DATABASE ... SET) and that would stop or change ledgercheck's reads.
+// Every one exists on PostgreSQL 15 and 17 (an unknown startup parameter refuses the session).
+var sessionDefaults = map[string]string{
+	"statement_timeout":                   "0",
+	"lock_timeout":                        "0",
+	"idle_in_transaction_session_timeout": "0",
+	"idle_session_timeout":                "0",
+	"default_transaction_read_only":       "off",
+	"default_transaction_isolation":       "read committed",
 }
