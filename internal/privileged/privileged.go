@@ -13,8 +13,10 @@
 //     otherwise switch to.
 //   - The other settings the migration can give its own database that would stop ledgercheck's
 //     own reads are fixed from the start too (sessionDefaults: no statement, lock or idle
-//     timeout, read-write, read committed): a database SET statement_timeout = 1 would
-//     otherwise end the run's digests with an environment error instead of a verdict.
+//     timeout, read committed): a database SET statement_timeout = 1 would otherwise end the
+//     run's digests with an environment error instead of a verdict. default_transaction_read_only
+//     is not among them: a DSN that asks for a read-only session is refused as it asks (the
+//     warden puts a database's read-only default back).
 //   - Every query of ledgercheck's that such a session runs names pg_catalog's functions,
 //     operators and types explicitly (pg_catalog.count, OPERATOR(pg_catalog.=),
 //     ::pg_catalog.text) and avoids the constructs that look an operator up by name (IN lists,
@@ -57,6 +59,5 @@ var sessionDefaults = map[string]string{
 	"lock_timeout":                        "0",
 	"idle_in_transaction_session_timeout": "0",
 	"idle_session_timeout":                "0",
-	"default_transaction_read_only":       "off",
 	"default_transaction_isolation":       "read committed",
 }

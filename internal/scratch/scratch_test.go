@@ -314,8 +314,8 @@ ALTER TABLE public.hidden FORCE ROW LEVEL SECURITY;`)
 }
 
 // The settings the migration can give its own database (it owns it) reach no privileged
-// session: search_path, role, the statement, lock and idle timeouts, read-only and the isolation
-// level are fixed when the session starts, for the superuser's sessions and the digests' reader
+// session: search_path, role, the statement, lock and idle timeouts and the isolation level are
+// fixed when the session starts, for the superuser's sessions and the digests' reader
 // alike (a database SET statement_timeout = 1 ended the rerun audit's digest with exit 3). (Database.Exec's warden puts a role setting back after the
 // statement; the script runs here without it, so that nothing but the startup parameters
 // stands between the setting and the sessions.)
@@ -334,7 +334,6 @@ DO $$ BEGIN
   EXECUTE format('ALTER DATABASE %I SET statement_timeout = 1', current_database());
   EXECUTE format('ALTER DATABASE %I SET lock_timeout = 1', current_database());
   EXECUTE format('ALTER DATABASE %I SET idle_in_transaction_session_timeout = 1', current_database());
-  EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = on', current_database());
   EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = serializable', current_database());
 END $$;`}}})
 	user.Close(ctx)
@@ -360,12 +359,11 @@ END $$;`}}})
 		var user, session, path, rest string
 		if err := c.conn.QueryRow(ctx, `SELECT current_user, session_user, current_setting('search_path'),
 			concat_ws(' ', current_setting('statement_timeout'), current_setting('lock_timeout'),
-				current_setting('idle_in_transaction_session_timeout'), current_setting('default_transaction_read_only'),
-				current_setting('default_transaction_isolation'))`).Scan(&user, &session, &path, &rest); err != nil {
+				current_setting('idle_in_transaction_session_timeout'), current_setting('default_transaction_isolation'))`).Scan(&user, &session, &path, &rest); err != nil {
 			t.Fatal(err)
 		}
-		if user != session || path != "pg_catalog" || rest != "0 0 0 off read committed" {
-			t.Errorf("%s session: current_user %s (session_user %s), search_path %q, timeouts, read-only and isolation %q", c.name, user, session, path, rest)
+		if user != session || path != "pg_catalog" || rest != "0 0 0 read committed" {
+			t.Errorf("%s session: current_user %s (session_user %s), search_path %q, timeouts and isolation %q", c.name, user, session, path, rest)
 		}
 	}
 }
