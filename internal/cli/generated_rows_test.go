@@ -16,17 +16,7 @@ import (
 // rows, or one that inserts a review row per thought again on every run, fails the rerun audit
 // with the rows it lost or duplicated.
 func TestCheckWithoutFixtureGeneratesRows(t *testing.T) {
-	if testing.Short() {
-		t.Skip("installs a sidecar")
-	}
-	repo, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(t.TempDir())
-	if code, _, errs := runCLI(t, "init", "-q", "--artifact", "topics.sql", "--dim", "1536"); code != ExitOK {
-		t.Fatalf("init: %s", errs)
-	}
+	repo := initSidecar(t, "topics.sql")
 	cfg, err := os.ReadFile(config.DefaultFile)
 	if err != nil {
 		t.Fatal(err)

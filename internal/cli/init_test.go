@@ -62,10 +62,10 @@ func TestInit(t *testing.T) {
 	}
 }
 
-// In an empty directory, init plus a sidecar file plus prerequisites.files (the sidecar it
-// depends on) gives a passing check; without the prerequisite the sidecar fails to install, at
-// its line, with the server's message.
-func TestInitThenCheck(t *testing.T) {
+// initSidecar runs `ledgercheck init --artifact artifact --dim 1536` in a new empty directory,
+// which becomes the working directory, and returns the repository root (for the shipped files).
+func initSidecar(t *testing.T, artifact string) (repo string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("installs a sidecar")
 	}
@@ -74,9 +74,17 @@ func TestInitThenCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	if code, _, errs := runCLI(t, "init", "-q", "--artifact", "notes.sql", "--dim", "1536"); code != ExitOK {
+	if code, _, errs := runCLI(t, "init", "-q", "--artifact", artifact, "--dim", "1536"); code != ExitOK {
 		t.Fatalf("init: %s", errs)
 	}
+	return repo
+}
+
+// In an empty directory, init plus a sidecar file plus prerequisites.files (the sidecar it
+// depends on) gives a passing check; without the prerequisite the sidecar fails to install, at
+// its line, with the server's message.
+func TestInitThenCheck(t *testing.T) {
+	repo := initSidecar(t, "notes.sql")
 	for _, name := range []string{"notes.sql", "deps/tags.sql"} {
 		b, err := os.ReadFile(filepath.Join(repo, "testdata/sidecar", name))
 		if err != nil {
