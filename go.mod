@@ -1,4 +1,4 @@
-module ledgercheck
+module github.com/ledgercheck/ledgercheck
 
 go 1.26
 

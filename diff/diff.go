@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // Which names one of the two variants a comparison holds: the artifact (the shipped migration)

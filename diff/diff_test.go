@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 func created(facts ...introspect.Fact) *introspect.Footprint { return introspect.DiffFacts(nil, facts) }

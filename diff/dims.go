@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // DimPlaceholder replaces a side's own dimension in normalized values: vector(1536) on the

@@ -4,7 +4,7 @@
 // # Model
 //
 // [Compare] takes the artifact's and the port's [Variant] (a footprint from
-// ledgercheck/introspect, the parsed source and the variant's vector dimension) and returns a
+// github.com/ledgercheck/ledgercheck/introspect, the parsed source and the variant's vector dimension) and returns a
 // [Result]: the [Difference] list, sorted by (kind, object, attribute), and the dimension [Site]
 // list. Every value is keyed by the variant it belongs to ([Which]: [Artifact] or [Port]).
 //
@@ -14,7 +14,7 @@
 // listing). Its identity is the tuple (kind, object, attribute, artifact's value, port's value):
 // [Difference.Digest] is the SHA-256 of the two values, [Difference.ID] the readable key with a
 // digest prefix. An allowlist entry pins a difference by that tuple or digest
-// (ledgercheck/internal/allowlist).
+// (github.com/ledgercheck/ledgercheck/internal/allowlist).
 //
 // A trigger, policy, index or constraint that one variant has under one name and the other under
 // another, on the same table and with the same definition (each one's own name taken out), is

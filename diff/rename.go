@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // AttrRenamed is the attribute of a rename: an object of one side that the other side has

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // largeSchema builds 1,000 tables (10 columns, 2 indexes besides the primary key, RLS, 1 policy,

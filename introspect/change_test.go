@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // changeBase creates one object of every kind the snapshot covers.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // A database that is exactly what an install produced gives the install's own footprint; what a

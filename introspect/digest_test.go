@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 func takeDigest(t *testing.T, db *scratch.Database, opts Options) *Digest {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // catalogKinds creates one object of each kind the install role can create. The event trigger

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestRolesAreSeenFromTheDatabase: a role created and granted in another database of the same

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"ledgercheck/internal/golden"
-	"ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/golden"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestGoldenFootprints pins what the shipped artifact and port install: every fact of every

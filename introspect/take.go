@@ -8,8 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/privileged"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/privileged"
 )
 
 // Options select what a snapshot includes.

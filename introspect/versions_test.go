@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // The tests in this file pin values that must read the same on every supported server version

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestUpsertThoughtDedupsAndMerges: the capture path's upsert_thought dedups by the fingerprint

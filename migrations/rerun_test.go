@@ -3,8 +3,8 @@ package migrations_test
 import (
 	"context"
 	"fmt"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 	"strings"
 	"testing"
 )

@@ -5,14 +5,14 @@ package main
 
 import (
 	"encoding/json"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/report/reporttest"
+	"github.com/ledgercheck/ledgercheck/internal/report/reporttest"
 )
 
 // runCheck runs the built binary from the repository root and returns its exit code and stdout.

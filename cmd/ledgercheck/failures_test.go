@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/report/reporttest"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/report/reporttest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // selfInflicted is one way a migration breaks what the run needs: the statement appended to the

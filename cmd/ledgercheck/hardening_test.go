@@ -6,8 +6,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 	"io"
-	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"regexp"

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
-	"ledgercheck/internal/pgsql/pgsqltest"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql/pgsqltest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // Linting the largest file ledgercheck reads, made of its smallest statements (4 MiB, about

@@ -2,7 +2,7 @@ package main
 
 import (
 	"errors"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -6,7 +6,7 @@ import (
 	"context"
 	"os"
 
-	"ledgercheck/internal/cli"
+	"github.com/ledgercheck/ledgercheck/internal/cli"
 )
 
 func main() {

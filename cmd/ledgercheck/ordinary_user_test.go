@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestCheckAsAnOrdinaryUser runs the shipped check as a user without root, as on a developer's

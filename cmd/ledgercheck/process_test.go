@@ -6,8 +6,8 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 	"io"
-	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"os/user"
@@ -22,7 +22,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 var (

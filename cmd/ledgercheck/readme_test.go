@@ -19,9 +19,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"ledgercheck/internal/allowlist"
-	"ledgercheck/internal/config"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/allowlist"
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // readmePath is the README, from this package's directory.

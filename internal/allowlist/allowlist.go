@@ -10,15 +10,15 @@ import (
 	"strconv"
 	"strings"
 
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 
 	"gopkg.in/yaml.v3"
 
-	"ledgercheck/diff"
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/input"
-	"ledgercheck/internal/yamltext"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/diff"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/yamltext"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // Version is the allowlist format version this package writes: entries pin the artifact's and

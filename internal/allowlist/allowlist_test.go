@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/diff"
-	"ledgercheck/internal/fault"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/diff"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 func TestParseErrorsCarryTheLine(t *testing.T) {

@@ -1,7 +1,7 @@
 package allowlist
 
 import (
-	"ledgercheck/internal/yamltext/yamltexttest"
+	"github.com/ledgercheck/ledgercheck/internal/yamltext/yamltexttest"
 	"os"
 	"strings"
 	"testing"

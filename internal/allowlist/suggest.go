@@ -9,8 +9,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"ledgercheck/diff"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/diff"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // maxInline is the longest value Suggest writes as a pinned value (artifact/port, or

@@ -20,12 +20,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/lint"
-	"ledgercheck/internal/locate"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/rule"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/locate"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 //go:embed audit.sql

@@ -10,13 +10,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/internal/install"
-	"ledgercheck/internal/lint"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/scratch/scratchtest"
-	"ledgercheck/internal/sqlscript"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }

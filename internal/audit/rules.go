@@ -1,8 +1,8 @@
 package audit
 
 import (
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // The audit's rules, each one of splinter's security lints (its number in the summary).

@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/allowlist"
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/input"
-	"ledgercheck/internal/parity"
-	"ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/allowlist"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/parity"
+	"github.com/ledgercheck/ledgercheck/internal/report"
 )
 
 func newAllowlistCmd(g *globals) *cobra.Command {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestAllowlistSuggestWriteOnADriftedPort is issue 17's done-when: on the shipped allowlist and a

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 func newCacheCmd(g *globals) *cobra.Command {

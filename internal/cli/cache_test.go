@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // check --no-cache neither reads nor writes the cache; check writes it; cache prints where it

@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/config"
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/gate"
-	"ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/input"
 )
 
 // checkFlags are the flags of check: parity's (configuration, variants, allowlist, server) and

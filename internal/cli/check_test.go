@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 	"io"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,9 +15,9 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/gate"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // The repository's configuration, from this package's directory.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 func newCleanupCmd(g *globals) *cobra.Command {

@@ -22,9 +22,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/input"
-	"ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/report"
 )
 
 // Exit codes, as documented in README.md ("Exit codes").
@@ -70,7 +70,7 @@ func setGC() {
 	})
 }
 
-// Version is the ledgercheck version, set at build time with -ldflags "-X ledgercheck/internal/cli.Version=...".
+// Version is the ledgercheck version, set at build time with -ldflags "-X github.com/ledgercheck/ledgercheck/internal/cli.Version=...".
 var Version = "0.1.0-dev"
 
 // globals holds what every command shares: the I/O streams and the global flags.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // complete runs cobra's hidden completion command with args and returns the candidates (without

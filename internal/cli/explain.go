@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/fault"
-	_ "ledgercheck/internal/gate" // registers every phase's rules
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	_ "github.com/ledgercheck/ledgercheck/internal/gate" // registers every phase's rules
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 func newExplainCmd(g *globals) *cobra.Command {

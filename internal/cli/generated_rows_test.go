@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/config"
 )
 
 // A sidecar with no fixture (the configuration init writes has none) is rerun over generated

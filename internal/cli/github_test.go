@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/report/reporttest"
+	"github.com/ledgercheck/ledgercheck/internal/report/reporttest"
 )
 
 // File names that hold line breaks and workflow commands cannot inject a command into a GitHub

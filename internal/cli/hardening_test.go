@@ -5,8 +5,8 @@ package cli
 
 import (
 	"context"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 	"io/fs"
-	"ledgercheck/internal/scratch/scratchtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // TestMain starts the package's scratch server (the snapshot command's tests use it) and stops

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/config"
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // initFlags are the flags of the init command.

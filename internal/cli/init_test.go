@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/allowlist"
-	"ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/allowlist"
+	"github.com/ledgercheck/ledgercheck/internal/config"
 )
 
 func write(t *testing.T, path, content string) {

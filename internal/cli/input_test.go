@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/input/inputtest"
+	"github.com/ledgercheck/ledgercheck/internal/input/inputtest"
 )
 
 // TestNonRegularInputs gives every command that reads a file a FIFO, /dev/zero or a directory

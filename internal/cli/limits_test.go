@@ -8,9 +8,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql/pgsqltest"
-	"ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql/pgsqltest"
+	"github.com/ledgercheck/ledgercheck/internal/report"
 )
 
 // A parse error in an unterminated dollar quote quotes one line of the file, not the rest of it:

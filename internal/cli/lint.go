@@ -6,11 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/config"
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/gate"
-	"ledgercheck/internal/input"
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 func newLintCmd(g *globals) *cobra.Command {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/config"
 )
 
 // The installed audit answers for both kinds of project a sidecar is installed into: views over

@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/report"
 )
 
 // reportFormats are the formats of a report of findings (check, lint, parity, rerun).

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestOutputFlagErrors: a bad --output (no '=', an unknown format, a path that cannot be written,

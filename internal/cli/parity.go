@@ -12,14 +12,14 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"ledgercheck/internal/allowlist"
-	"ledgercheck/internal/config"
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/gate"
-	"ledgercheck/internal/input"
-	"ledgercheck/internal/parity"
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/allowlist"
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/parity"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // parityFlags are the flags parity, allowlist suggest and check share: the configuration file,

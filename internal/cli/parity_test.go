@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestParityCommandShipped runs `ledgercheck parity --config ledgercheck.yaml --format json` on

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/config"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // twoPorts writes a version 2 configuration with the shipped artifact, the shipped port and a

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/report/reporttest"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/report/reporttest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // driftedRepo writes a repository (a .git directory, ledgercheck.yaml, the shipped artifact and

@@ -1,6 +1,6 @@
 package cli
 
-import "ledgercheck/internal/input"
+import "github.com/ledgercheck/ledgercheck/internal/input"
 
 // repoRoot is the directory report locations (SARIF URIs, GitHub annotations) are relative to:
 // --repo-root when given, else the git top level of the working directory (the nearest

@@ -8,11 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/gate"
-	"ledgercheck/internal/input"
-	"ledgercheck/internal/rerun"
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/rerun"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // rerunFlags are the flags of the rerun command.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // ruleInFinding is how every text golden ends a finding's line: " [rule-id]".

@@ -7,12 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/gate"
-	"ledgercheck/internal/input"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // snapshotFlags are the flags of the snapshot command.

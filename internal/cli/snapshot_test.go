@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/scratch/scratchtest"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 func TestSnapshotCommandDSNIsReadOnlyAndMatchesTake(t *testing.T) {

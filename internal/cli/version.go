@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // pgQueryModule is the module of ledgercheck's SQL parser, whose version the build info holds.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // TestVersionFlagAndCommand: --version prints one line with the version; `version --json` names

@@ -15,11 +15,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/input"
-	"ledgercheck/internal/lint"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/yamltext"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/yamltext"
 )
 
 // Version is the configuration version ledgercheck writes. [Parse] reads it and version 1, which

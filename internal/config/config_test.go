@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
 func TestShippedConfigLoadsAndResolvesPaths(t *testing.T) {

@@ -1,7 +1,7 @@
 package config
 
 import (
-	"ledgercheck/internal/yamltext/yamltexttest"
+	"github.com/ledgercheck/ledgercheck/internal/yamltext/yamltexttest"
 	"os"
 	"path/filepath"
 	"testing"

@@ -3,7 +3,7 @@ package config
 import (
 	"testing"
 
-	"ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
 // postgres: names the PostgreSQL major version the gate runs on, 15 or 17 (absent: 0, the

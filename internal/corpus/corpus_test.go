@@ -9,9 +9,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"ledgercheck/internal/golden"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/golden"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }

@@ -18,7 +18,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
 )
 
 // Expect is testdata/corpus/expect.yaml: the labels of every corpus file.

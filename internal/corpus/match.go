@@ -1,7 +1,7 @@
 package corpus
 
 import (
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 )
 
 // Spans maps a line of a file to the top-level statement it lies in, for matching (a finding

@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"ledgercheck/internal/config"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/gate"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 )
 
 // Options say how to run the corpus.

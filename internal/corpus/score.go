@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
 )
 
 // Score is a rule's counts over the corpus.

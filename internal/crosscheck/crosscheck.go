@@ -10,11 +10,11 @@ import (
 	"fmt"
 	"strings"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/lint"
-	"ledgercheck/internal/locate"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/locate"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // Check reports the changes in fp (the footprint of installing f over the prerequisites) to

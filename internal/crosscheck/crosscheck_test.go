@@ -2,20 +2,20 @@ package crosscheck_test
 
 import (
 	"context"
-	"ledgercheck/internal/config"
-	installstep "ledgercheck/internal/install"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	installstep "github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 	"os"
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/crosscheck"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/lint"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch/scratchtest"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/crosscheck"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }

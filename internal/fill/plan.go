@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // DefaultSeed seeds the values when [Options.Seed] is 0, and DefaultRows is how many rows each

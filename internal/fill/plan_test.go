@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // snapshots returns the catalog before a sidecar (the Open Brain thoughts and agent_memories)

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/fill"
-	"ledgercheck/internal/install"
-	"ledgercheck/internal/scratch/scratchtest"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/fill"
+	"github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // One scratch cluster for the package's tests.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // variants is how many different generic values a type offers for one row (tried one after

@@ -6,9 +6,9 @@ import (
 	"regexp"
 	"testing"
 
-	"ledgercheck/internal/config"
-	"ledgercheck/internal/lint"
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // ruleInBrackets is how the text formats show a finding's rule: "... [rule-id]" at the end of

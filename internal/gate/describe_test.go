@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"testing"
 
-	"ledgercheck/internal/install"
-	"ledgercheck/internal/scratch/scratchtest"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // A template's description (its snapshot, taken on the session that built it and kept in the

@@ -1,5 +1,5 @@
 // Package gate owns ledgercheck's pipeline: every command that checks migrations asks it for a
-// subset of what `ledgercheck check` runs, and renders the [ledgercheck/internal/report.Report]
+// subset of what `ledgercheck check` runs, and renders the [github.com/ledgercheck/ledgercheck/internal/report.Report]
 // it returns. The commands hold no domain logic (docs/architecture.md, "The pipeline").
 //
 // [Run] takes a [Request]: the artifact, its ports (each with its name and allowlist, any

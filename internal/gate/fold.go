@@ -3,13 +3,13 @@ package gate
 import (
 	"fmt"
 
-	"ledgercheck/internal/audit"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/install"
-	"ledgercheck/internal/lint"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/rerun"
+	"github.com/ledgercheck/ledgercheck/internal/audit"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/rerun"
 )
 
 // foldRerun keeps check from failing a file twice for one fact: a rerun that fails at a

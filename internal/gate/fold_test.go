@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/config"
-	"ledgercheck/internal/rerun"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/rerun"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // check fails a file once for one fact: a DO block that does not make the plain CREATE

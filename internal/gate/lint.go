@@ -7,16 +7,16 @@ import (
 	"strings"
 	"time"
 
-	"ledgercheck/internal/audit"
-	"ledgercheck/internal/crosscheck"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/install"
-	"ledgercheck/internal/lint"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/sqlscript"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/audit"
+	"github.com/ledgercheck/ledgercheck/internal/crosscheck"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // LintRequest is the lint command's subset of the pipeline: each file parsed once and linted,

@@ -7,10 +7,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/install"
-	"ledgercheck/internal/parity"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/parity"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // liveSide is a variant read from a database that holds it (its DSN) rather than installed.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // liveServer starts a plain server standing in for a production one, stopped when t ends.

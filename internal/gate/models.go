@@ -7,12 +7,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/internal/audit"
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/install"
-	"ledgercheck/internal/lint"
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/audit"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // The installed audit answers for every privilege model the policy names (lint.Config.Models):

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/allowlist"
-	"ledgercheck/internal/config"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/allowlist"
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }

@@ -1,9 +1,9 @@
 package gate
 
 import (
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/install"
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // RuleInstallFailed is the rule of a variant the server rejects.

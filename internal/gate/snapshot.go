@@ -3,10 +3,10 @@ package gate
 import (
 	"context"
 
-	"ledgercheck/internal/install"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/sqlscript"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // SnapshotRequest is the snapshot command's: a catalog snapshot of the database at DSN (only

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/input/inputtest"
+	"github.com/ledgercheck/ledgercheck/internal/input/inputtest"
 )
 
 // small is a kind with a limit small enough to test at the byte.

@@ -3,7 +3,7 @@ package install
 import (
 	"testing"
 
-	"ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 )
 
 // The remembered normalizer answers as the parser does, the first time and the next.

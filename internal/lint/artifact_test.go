@@ -1,7 +1,7 @@
 package lint
 
 import (
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"os"
 	"slices"
 	"strings"

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql/pgsqltest"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql/pgsqltest"
 )
 
 // migration1MB generates a migration of about 1 MB and 10,000 statements in the shape of a real

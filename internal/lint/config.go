@@ -10,9 +10,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/input"
-	"ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 )
 
 // Config is lint's policy, the `lint:` section of ledgercheck.yaml. The zero Config knows no

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 )
 
 // corpusFiles reads the files `make bench-lint` lints (bench/lint.sh): testdata/corpus/*.sql.

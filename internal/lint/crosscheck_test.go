@@ -3,7 +3,7 @@ package lint
 import (
 	"testing"
 
-	"ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 )
 
 func TestCrossCheck(t *testing.T) {

@@ -2,15 +2,15 @@ package lint
 
 import (
 	"bytes"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/golden"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/golden"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/report"
 )
 
 const goldenRoot = "../../testdata/lint"

@@ -3,8 +3,8 @@ package lint
 import (
 	"strings"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // GrantLeavesPublic is the id of the rule below.

@@ -3,7 +3,7 @@
 package lint
 
 import (
-	"ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 )
 
 var apiRoles = []string{"anon", "authenticated", "public"}

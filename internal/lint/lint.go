@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // Source parses src (the content of the file called name) and lints it. A syntax error is a

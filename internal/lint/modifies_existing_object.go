@@ -3,8 +3,8 @@ package lint
 import (
 	"fmt"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // ModifiesExistingObject is the id of the rule below.

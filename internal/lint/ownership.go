@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 )
 
 // Ownership is the set of objects a file creates (anywhere in it, bodies included), less the

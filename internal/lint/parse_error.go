@@ -3,9 +3,9 @@ package lint
 import (
 	"fmt"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // ParseError is the id of the rule below.

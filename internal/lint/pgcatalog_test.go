@@ -10,9 +10,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/internal/golden"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/golden"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestPgCatalogListIsCurrent is pgcatalog.txt's generator and its check: it starts a plain

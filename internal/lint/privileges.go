@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch/env"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/env"
 )
 
 // InstallRole is the role a migration runs as on Supabase, whose default privileges apply to

@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"testing"
 
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch/env"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/env"
 )
 
 // The environment's default privileges read from the statements that mention ALTER DEFAULT

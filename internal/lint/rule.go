@@ -6,9 +6,9 @@ import (
 	"sort"
 	"sync/atomic"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // Rule is one lint rule: its entry in the catalog, registered as every phase's rules are, with

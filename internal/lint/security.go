@@ -3,7 +3,7 @@
 package lint
 
 import (
-	"ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 )
 
 // functionDefs returns the CREATE FUNCTION and CREATE PROCEDURE ops of the file.

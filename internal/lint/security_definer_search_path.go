@@ -1,8 +1,8 @@
 package lint
 
 import (
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // SecurityDefinerSearchPath is the id of the rule below.

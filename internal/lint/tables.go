@@ -5,7 +5,7 @@ package lint
 import (
 	"slices"
 
-	"ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 )
 
 // newTables returns the CREATE TABLE ops of tables the file owns.

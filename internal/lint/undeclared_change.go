@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // UndeclaredChange is the id of the rule below.

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 )
 
 // Index is what each statement of one file does, by object.

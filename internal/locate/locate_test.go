@@ -3,7 +3,7 @@ package locate
 import (
 	"testing"
 
-	"ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 )
 
 const src = `CREATE TABLE public.t (id int PRIMARY KEY, n int DEFAULT 0);

@@ -4,13 +4,13 @@ import (
 	"context"
 	"testing"
 
-	"ledgercheck/internal/allowlist"
-	"ledgercheck/internal/install"
-	"ledgercheck/internal/parity"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch/scratchtest"
-	"ledgercheck/internal/sqlscript"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/allowlist"
+	"github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/parity"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // BenchmarkCompare measures the comparison of the shipped pair with the footprints taken (the

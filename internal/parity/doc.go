@@ -1,5 +1,5 @@
 // Package parity compares a port with the artifact: their footprints (what each install created
-// and changed in the catalog) with ledgercheck/diff, declared signatures and the dimension scan
+// and changed in the catalog) with github.com/ledgercheck/ledgercheck/diff, declared signatures and the dimension scan
 // from the parsed sources included; the rows the same probe queries return on both installs,
 // over the same fixture; and the differences filtered through the port's reviewed allowlist
 // (internal/allowlist).

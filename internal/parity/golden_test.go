@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"ledgercheck/internal/gate"
-	"ledgercheck/internal/golden"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/report/reporttest"
+	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/golden"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/report/reporttest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,11 +16,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"ledgercheck/internal/allowlist"
-	"ledgercheck/internal/config"
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/parity"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/allowlist"
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/parity"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/allowlist"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/gate"
-	"ledgercheck/internal/parity"
+	"github.com/ledgercheck/ledgercheck/internal/allowlist"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/parity"
 )
 
 // ledgerTotal is an aggregate every variant of TestParitySeesEveryCatalogKind has, so that the

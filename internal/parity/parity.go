@@ -10,14 +10,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"ledgercheck/diff"
-	"ledgercheck/internal/allowlist"
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/locate"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/diff"
+	"github.com/ledgercheck/ledgercheck/internal/allowlist"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/locate"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // Probe is a query whose results must be the same on both installs (see config.Probe).
@@ -125,7 +125,7 @@ type Report struct {
 func (r *Report) Passed() bool { return r.Outcome.Passed() }
 
 // Compare compares the port with the artifact: their footprints attribute by attribute
-// (ledgercheck/diff, declared signatures and the dimension scan from the parsed sources
+// (github.com/ledgercheck/ledgercheck/diff, declared signatures and the dimension scan from the parsed sources
 // included), and each probe's rows; then it filters the differences through the port's
 // allowlist (nil accepts nothing). A probe that fails on both installs is a configuration error
 // ([fault.Input]).

@@ -5,12 +5,12 @@ import (
 	"strconv"
 	"strings"
 
-	"ledgercheck/diff"
-	"ledgercheck/internal/allowlist"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/diff"
+	"github.com/ledgercheck/ledgercheck/internal/allowlist"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // Summary counts what a report holds.

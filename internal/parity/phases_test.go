@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/parity"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/parity"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // TestVersionNote: the parity phase says when the two sides ran on different major versions,

@@ -3,11 +3,11 @@ package parity
 import (
 	"fmt"
 
-	"ledgercheck/diff"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/locate"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/diff"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/locate"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // place points the finding of difference d at a statement: its own position when the

@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/locate"
-	"ledgercheck/internal/parity"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/locate"
+	"github.com/ledgercheck/ledgercheck/internal/parity"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 func installed(t *testing.T, name, file, src string, objects ...string) parity.Installed {

@@ -1,8 +1,8 @@
 package parity
 
 import (
-	"ledgercheck/diff"
-	"ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/diff"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 )
 
 // DeclaredSource is what diff reads from a parsed variant, as the plain data of its public API.

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/diff"
-	"ledgercheck/internal/allowlist"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/diff"
+	"github.com/ledgercheck/ledgercheck/internal/allowlist"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // TestFindingsSpeakTheGlossary: the findings of a dimension mismatch and of one-sided objects are

@@ -1,11 +1,11 @@
 package pgsql
 
-//go:generate go run ledgercheck/internal/cmd/genwalk -o walk_gen.go
+//go:generate go run github.com/ledgercheck/ledgercheck/internal/cmd/genwalk -o walk_gen.go
 
 import (
 	"errors"
 	"fmt"
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"reflect"
 	"sort"
 	"strings"

@@ -2,7 +2,7 @@ package pgsql
 
 import (
 	"encoding/json"
-	"ledgercheck/internal/golden"
+	"github.com/ledgercheck/ledgercheck/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"

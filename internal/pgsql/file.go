@@ -11,8 +11,8 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"github.com/pganalyze/pg_query_go/v5/parser"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/input"
 )
 
 // Statement is one top-level statement of a [File].

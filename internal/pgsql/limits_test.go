@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/input"
-	"ledgercheck/internal/pgsql/pgsqltest"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql/pgsqltest"
 )
 
 func TestParseRejectsFilesOverTheLimit(t *testing.T) {

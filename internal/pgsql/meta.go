@@ -2,7 +2,7 @@ package pgsql
 
 import (
 	"errors"
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"regexp"
 	"strings"
 	"sync"

@@ -1,7 +1,7 @@
 package pgsql
 
 import (
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"reflect"
 	"strings"
 )

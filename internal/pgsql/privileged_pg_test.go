@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/cli"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/cli"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // shadowMarker is in the error every shadow raises when a session other than the install role's

@@ -2,7 +2,7 @@ package pgsql
 
 import (
 	"fmt"
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"slices"
 	"strconv"
 	"strings"

@@ -3,7 +3,7 @@ package pgsql
 import (
 	"strings"
 
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )

@@ -5,7 +5,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 )
 
 // The functions family: CREATE FUNCTION and CREATE PROCEDURE (whose SQL or PL/pgSQL bodies are

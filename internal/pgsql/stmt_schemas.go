@@ -1,7 +1,7 @@
 package pgsql
 
 import (
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )

@@ -5,7 +5,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 )
 
 // The tables family: CREATE TABLE (and AS, and SELECT INTO), CREATE VIEW and CREATE MATERIALIZED

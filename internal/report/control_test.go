@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // controls are the characters a hostile name carries: C0 controls (ESC of a terminal sequence,

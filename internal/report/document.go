@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ledgercheck/ledgercheck/introspect"
 	"io"
-	"ledgercheck/introspect"
 )
 
 // snapshotDoc is the envelope of `ledgercheck snapshot --format json`: the same schema_version

@@ -1,7 +1,7 @@
 package report
 
 import (
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"reflect"
 	"regexp"
 	"strconv"

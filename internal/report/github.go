@@ -6,9 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"html"
 	"io"
-	"ledgercheck/internal/finding"
 	"strings"
 	"sync"
 )

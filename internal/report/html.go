@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"html/template"
 	"io"
-	"ledgercheck/internal/finding"
 	"strings"
 
 	"github.com/sergi/go-diff/diffmatchpatch"

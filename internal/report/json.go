@@ -1,8 +1,8 @@
 package report
 
 import (
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"io"
-	"ledgercheck/internal/finding"
 )
 
 // The JSON document of every command that reports findings (check, lint, parity, rerun);

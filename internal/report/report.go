@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // SchemaVersion is the version of the JSON document [WriteReportJSON] writes. It changes only

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 )
 
 // TestUnifiedTextMarksWhatChangedInALongLine: under a long changed line and its replacement,

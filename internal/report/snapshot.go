@@ -3,8 +3,8 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"github.com/ledgercheck/ledgercheck/introspect"
 	"io"
-	"ledgercheck/introspect"
 	"slices"
 	"strings"
 )

@@ -3,8 +3,8 @@ package report
 import (
 	"bufio"
 	"fmt"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"io"
-	"ledgercheck/internal/finding"
 	"regexp"
 	"strings"
 	"time"

@@ -2,8 +2,8 @@ package report
 
 import (
 	"fmt"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"io"
-	"ledgercheck/internal/finding"
 )
 
 // WriteText writes findings one per line as file:line:col: severity: message [rule], the form

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // BenchmarkRerunArtifact is a three-run audit of the shipped artifact with the ledger fixture

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // phrasing words catalog differences for one audit. Messages do not name the object: the

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // LoadCase and StableReport are the golden cases' loader and renderer, for the external test that

@@ -6,12 +6,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"ledgercheck/internal/gate"
-	"ledgercheck/internal/golden"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/report/reporttest"
-	"ledgercheck/internal/rerun"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/golden"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/report/reporttest"
+	"github.com/ledgercheck/ledgercheck/internal/rerun"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // TestGoldenThroughTheGate runs every case under testdata/rerun as the rerun command does, through

@@ -7,9 +7,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/internal/fill"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/fill"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // template returns the catalog of a fresh copy of the audit's template: the server's

@@ -5,15 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/ledgercheck/ledgercheck/internal/golden"
 	"io/fs"
-	"ledgercheck/internal/golden"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/report/reporttest"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/report/reporttest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // stableReport is the result's report with every duration zeroed, for goldens.

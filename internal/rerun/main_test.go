@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // One scratch cluster for the package's tests.

@@ -3,8 +3,8 @@ package rerun
 import (
 	"fmt"
 
-	"ledgercheck/internal/locate"
-	"ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/internal/locate"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 )
 
 // statements returns the map of the audited file's objects to its statements: the gate's (one

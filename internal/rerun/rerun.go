@@ -13,16 +13,16 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/fill"
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/install"
-	"ledgercheck/internal/locate"
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/sqlscript"
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/fill"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/locate"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // DefaultTimes is how many times [Audit] applies the migration when [Options.Times] is 0: the

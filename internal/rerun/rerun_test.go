@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/rule"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // The default fixture is found from the repository root and from any directory below it, and

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"ledgercheck/introspect"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // rowValuesUpTo is the largest table whose rows' values the rerun audit's digests keep, to

@@ -1,9 +1,9 @@
 package rerun
 
 import (
-	"ledgercheck/internal/finding"
-	"ledgercheck/internal/report"
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // The ids of the rules the audits report (see the package documentation).

@@ -15,7 +15,7 @@ import (
 	"sort"
 	"sync"
 
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 )
 
 // Rule describes one rule.

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // BenchmarkBootBothDims measures what every gate run pays first: an embedded cluster booted

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
 // DefaultBinDir is where Debian's PostgreSQL 15 server binaries live.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/scratch/env"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/env"
 )
 
 // TestCacheKeyCoversTheEnvironment: every file of the environment (the roles, the per-database

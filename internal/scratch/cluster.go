@@ -24,8 +24,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/privileged"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/privileged"
 )
 
 // bootstrapUser is the superuser initdb creates in the embedded cluster, as on Supabase.

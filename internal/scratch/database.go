@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 )
 
 // Database is one scratch database created by a [Server].

@@ -23,10 +23,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/scratch/scratchtest"
-	"ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 )
 
 // grantSelf lets the install role SET ROLE to role: on 16 and later a creator's implicit ADMIN

@@ -3,8 +3,8 @@ package scratch
 import (
 	"embed"
 
+	"github.com/ledgercheck/ledgercheck/internal/scratch/env"
 	"io/fs"
-	"ledgercheck/internal/scratch/env"
 	"path"
 	"sort"
 	"strings"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"ledgercheck/internal/scratch/env"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/env"
 )
 
 // The stand-in extensions (internal/scratch/env/ext: pg_cron, pg_net, supabase_vault) are shown

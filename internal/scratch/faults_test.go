@@ -13,10 +13,10 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/scratch/scratchtest"
-	"ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 )
 
 // TestServerLogIsBounded: 100 warnings of 1 MB each reach the server log; ledgercheck keeps only

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
 // guardLibrary is ledgercheck's server module for PostgreSQL 15 (scratch/guard): it gives

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"unsafe"
 
-	"ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
 // Nothing the sandbox wrote is trusted on the host. The cluster's directory is the sandbox's to

@@ -16,7 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
 // Bounded resources. A run's user SQL may try to exhaust the host: fill the embedded cluster's

@@ -12,8 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/privileged"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/privileged"
 )
 
 // What a --dsn run made, and nothing else (issue 22).

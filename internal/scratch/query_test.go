@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/scratch/scratchtest"
-	"ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 )
 
 func TestQueryTextNullAndRollback(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
 // The embedded cluster runs inside a bubblewrap (bwrap) sandbox: its own mount, PID, network,

@@ -15,8 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/privileged"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/privileged"
 )
 
 // NamePrefix starts the name of every database and role scratch creates on a server; the run's

@@ -12,9 +12,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/scratch/scratchtest"
-	"ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 )
 
 // embeddedOnly skips a test of the stand-in extensions on a --dsn server, which has them only if

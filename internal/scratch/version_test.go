@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // fakeBinDir returns a directory with executable initdb and postgres files (not a server).

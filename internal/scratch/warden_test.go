@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/fault"
-	"ledgercheck/internal/scratch"
-	"ledgercheck/internal/scratch/scratchtest"
-	"ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 )
 
 // selfInflicted runs sql in db and returns the *SelfInflicted it must fail with.

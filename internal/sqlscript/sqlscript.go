@@ -11,8 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"ledgercheck/internal/pgsql"
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // Parse substitutes the psql variable `:dim` with dim (when dim > 0; a dimension of four digits

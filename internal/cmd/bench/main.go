@@ -40,7 +40,7 @@ import (
 	"syscall"
 	"time"
 
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 func main() {

@@ -18,8 +18,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"ledgercheck/internal/corpus"
-	"ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/corpus"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 func main() {

@@ -17,8 +17,8 @@ import (
 	"os"
 	"strings"
 
-	_ "ledgercheck/internal/gate" // links every phase, so every rule is registered
-	"ledgercheck/internal/rule"
+	_ "github.com/ledgercheck/ledgercheck/internal/gate" // links every phase, so every rule is registered
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // The markers around the generated section.

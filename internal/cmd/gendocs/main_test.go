@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/rule"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // TestReadmeRulesInSync fails when README.md's rules section differs from what the registry

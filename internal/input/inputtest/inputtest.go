@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
 // Fifo makes a named pipe called name in a temporary directory and returns its path and a

@@ -1,6 +1,6 @@
 package reporttest
 
-import "ledgercheck/internal/report"
+import "github.com/ledgercheck/ledgercheck/internal/report"
 
 // Stable strips from r what changes from run to run and machine to machine, for goldens: every
 // duration, and the servers the run used (their version is the machine's: `make test` and

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
 // CheckError fails the test unless err, returned for data read as file, is an input error that
