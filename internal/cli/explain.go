@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -16,9 +17,10 @@ func newExplainCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "explain [RULE]",
 		Short: "Explain a rule, or list all rules",
-		Long: `explain prints why a rule exists and a corrected example: every rule any phase reports (lint,
-install, parity, probes, allowlist, rerun and upgrade). Without an argument it lists every rule
-with its phase and default severity.`,
+		Long: `explain prints a rule's page (docs/rules/RULE.md, carried in the binary): what it catches, why
+it matters, a failing and a corrected example, and its configuration. Every rule any phase
+reports has one (lint, install, parity, probes, allowlist, rerun and upgrade). Without an
+argument it lists every rule with its phase, default severity and summary.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeRuleIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -33,7 +35,7 @@ with its phase and default severity.`,
 			if !ok {
 				return fault.Input(fmt.Errorf("unknown rule %q; valid rules: %s", args[0], strings.Join(rule.IDs(), ", ")))
 			}
-			_, err := fmt.Fprintf(g.stdout, "%s (%s): %s\n\n%s\n", r.ID, r.Severity, r.Summary, r.Explain)
+			_, err := io.WriteString(g.stdout, r.Page)
 			return err
 		},
 	}

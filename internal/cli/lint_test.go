@@ -145,7 +145,7 @@ func TestExplain(t *testing.T) {
 	// Every rule of every phase: the ids check, rerun and parity report included.
 	for _, id := range append(rule.IDs(), "rerun-failed", "install-failed", "unreviewed-difference", "upgrade-rows-lost") {
 		code, out, errs := runCLI(t, "explain", id)
-		if code != ExitOK || !strings.HasPrefix(out, id+" (") {
+		if code != ExitOK || !strings.Contains(out, "\n# "+id+"\n") {
 			t.Errorf("explain %s: exit %d, stdout %q, stderr %q", id, code, out, errs)
 		}
 	}

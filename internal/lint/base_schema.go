@@ -15,21 +15,6 @@ const BaseSchema = "base-schema"
 var ruleBaseSchema = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: BaseSchema, Severity: finding.SevError,
-		Summary: "the file defines the prerequisites themselves: a base schema, not a sidecar",
-		Explain: `lint judges a file as a sidecar: the objects listed under lint.existing in ledgercheck.yaml
-(public.thoughts, the agent-memory tables, their functions) exist before it runs, and changing
-them is an error. A file that creates a prerequisite table, or two or more prerequisite objects,
-is not a sidecar but a base schema (the staging base draft, schemas/agent-memory); judged as a
-sidecar it would get one error per statement. lint reports it once instead, at the first
-statement that creates a prerequisite, and folds every sidecar finding into it. Findings that
-apply to any migration (a parse error, psql-only syntax, server file access, CONCURRENTLY in a
-transaction, an unterminated transaction, a malformed suppression) are still reported.
-
-To lint a base schema as a migration of its own, give lint no prerequisites:
-
-    ledgercheck lint --base-schema docs/drafts/agent-memory-staging-base.sql
-
-(or a configuration whose lint.existing does not list the objects the file defines).`,
 	}),
 })
 

@@ -12,22 +12,6 @@ const ConcurrentlyInTransaction = "concurrently-in-transaction"
 var _ = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: ConcurrentlyInTransaction, Severity: finding.SevError,
-		Summary: "CREATE/DROP INDEX CONCURRENTLY or REINDEX CONCURRENTLY inside a transaction",
-		Explain: `CONCURRENTLY cannot run inside a transaction block; PostgreSQL rejects it, so the whole
-migration fails. That includes function bodies and DO blocks, which always run in a transaction.
-(squawk: require-concurrent-index-creation and the transaction checks of prefer-robust-stmts.)
-
-    BEGIN;
-    CREATE INDEX CONCURRENTLY IF NOT EXISTS idx_ledger_step ON public.agent_decision_ledger (step_index);
-    COMMIT;
-
-becomes either a plain CREATE INDEX inside the transaction (the table is new and empty)
-
-    BEGIN;
-    CREATE INDEX IF NOT EXISTS idx_ledger_step ON public.agent_decision_ledger (step_index);
-    COMMIT;
-
-or the CONCURRENTLY statement after the COMMIT.`,
 	}),
 	Check: func(p *Pass) {
 		inTx := make([]bool, len(p.File.Stmts))

@@ -12,20 +12,6 @@ const DestructiveStatement = "destructive-statement"
 var _ = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: DestructiveStatement, Severity: finding.SevError,
-		Summary: "DROP TABLE, DROP SCHEMA, DROP COLUMN, TRUNCATE, or DELETE/UPDATE without WHERE",
-		Explain: `A migration that may run more than once must not lose data: DROP TABLE, DROP SCHEMA and
-DROP COLUMN destroy it, TRUNCATE empties a table, and DELETE or UPDATE without WHERE touches every
-row. This is checked in function bodies and DO blocks too, where Open Brain's grep-based gate cannot
-see it (and where it wrongly reports "DELETE ... WHERE" split over two lines).
-
-    DELETE FROM public.agent_decision_ledger;
-
-becomes, if cleanup is really needed,
-
-    DELETE FROM public.agent_decision_ledger
-     WHERE memory_id NOT IN (SELECT id FROM public.agent_memories);
-
-(squawk: ban-drop-table, ban-drop-column, ban-truncate-cascade; OB1 gate rule 5.)`,
 	}),
 	Check: func(p *Pass) {
 		for _, op := range p.Ops() {

@@ -14,35 +14,6 @@ const DynamicIdempotency = "dynamic-idempotency"
 var _ = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: DynamicIdempotency, Severity: finding.SevWarning,
-		Summary: "a DO block with dynamic SQL may make a later statement rerun-safe; lint cannot tell",
-		Explain: `A DO block that runs SQL built at run time (EXECUTE format(...)) before a statement that is
-not rerun-safe on its own (a plain CREATE FUNCTION, CREATE TABLE without IF NOT EXISTS) may be
-what makes the file safe to run twice, or may not: lint cannot see what the block does. When the
-block names the object of such a statement, lint says so here, at the block, and still reports
-the statement (not-idempotent); the rerun audit (ledgercheck check, ledgercheck rerun) runs the
-file again and decides. check fails a file once for this fact: a rerun failure at a statement
-lint already reported is folded into the lint finding.
-
-One pattern is recognised and not reported: a loop over pg_proc filtered by proname (and the
-schema) alone that EXECUTEs DROP FUNCTION of each row's regprocedure drops every overload of the
-name, as DROP FUNCTION IF EXISTS would.
-
-    DO $$ DECLARE f regprocedure; BEGIN
-      FOR f IN SELECT oid::regprocedure FROM pg_proc WHERE proname = 'digest_for_day' LOOP
-        EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
-      END LOOP;
-    END $$;
-    CREATE FUNCTION public.digest_for_day(p_day date) ...
-
-becomes
-
-    DO $$ DECLARE f regprocedure; BEGIN
-      FOR f IN SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-               WHERE n.nspname = 'public' AND p.proname = 'digest_for_day' LOOP
-        EXECUTE format('DROP FUNCTION %s', f);
-      END LOOP;
-    END $$;
-    CREATE FUNCTION public.digest_for_day(p_day date) ...`,
 	}),
 	Check: func(p *Pass) {
 		unsafe := unguardedCreates(p)

@@ -14,18 +14,6 @@ const GrantToAPIRole = "grant-to-api-role"
 var _ = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: GrantToAPIRole, Severity: finding.SevError,
-		Summary: "a GRANT to anon, authenticated or PUBLIC not allowed by configuration",
-		Explain: `Sidecar objects are reached through service_role. A grant to anon, authenticated or PUBLIC
-exposes the object to every Data API client, which the agent-memory pattern never does ("No anon
-or authenticated grants"). splinter infers the same exposure after the fact (0013, 0026, 0027).
-
-    GRANT SELECT ON public.agent_recall_policy_stats TO anon, service_role;
-
-becomes
-
-    GRANT SELECT ON public.agent_recall_policy_stats TO service_role;
-
-If a role really needs access, list it under lint.allowed_grantees in ledgercheck.yaml.`,
 	}),
 	Check: func(p *Pass) {
 		for _, op := range p.Ops() {

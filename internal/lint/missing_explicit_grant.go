@@ -12,23 +12,6 @@ const MissingExplicitGrant = "missing-explicit-grant"
 var _ = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: MissingExplicitGrant, Severity: finding.SevError,
-		Summary: "a new function or view without an explicit GRANT or REVOKE",
-		Explain: `Each function and view a sidecar creates states its privileges explicitly, as the
-agent-memory schema does for agent_memory_hash_text. PostgreSQL grants EXECUTE on new functions to
-PUBLIC, and Supabase's default privileges differ between projects, so an object without an explicit
-grant is reachable by whoever the defaults say. Trigger functions are exempt: they are not called
-directly.
-
-    CREATE OR REPLACE FUNCTION public.touch_decision_recall(p_memory_ids uuid[], p_used boolean DEFAULT false)
-      RETURNS integer LANGUAGE plpgsql SET search_path = public AS $$ ... $$;
-
-becomes
-
-    CREATE OR REPLACE FUNCTION public.touch_decision_recall(...) ... ;
-    REVOKE EXECUTE ON FUNCTION public.touch_decision_recall(uuid[], boolean) FROM PUBLIC;
-    GRANT EXECUTE ON FUNCTION public.touch_decision_recall(uuid[], boolean) TO service_role;
-
-(splinter 0028/0029 flag the exposure of SECURITY DEFINER functions after the fact.)`,
 	}),
 	Check: func(p *Pass) {
 		seen := map[ownKey]bool{}

@@ -12,20 +12,6 @@ const MissingNotifyReload = "missing-notify-reload"
 var _ = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: MissingNotifyReload, Severity: finding.SevError,
-		Summary: "the file does not end with NOTIFY pgrst, 'reload schema'",
-		Explain: `PostgREST caches the schema; after DDL a new RPC is "not found in the schema cache" until the
-cache reloads. Open Brain migrations end with an explicit reload (Supabase's event triggers do the
-same on hosted projects; the explicit NOTIFY is belt and braces and costs nothing on a plain
-Postgres). A trailing COMMIT is fine: the notification is delivered at commit.
-
-    GRANT EXECUTE ON FUNCTION public.match_decision_ledger TO service_role;
-    COMMIT;
-
-becomes
-
-    GRANT EXECUTE ON FUNCTION public.match_decision_ledger TO service_role;
-    NOTIFY pgrst, 'reload schema';
-    COMMIT;`,
 	}),
 	Check: func(p *Pass) {
 		top := p.TopLevel()

@@ -12,39 +12,6 @@ const NotIdempotent = "not-idempotent"
 var _ = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: NotIdempotent, Severity: finding.SevError,
-		Summary: "a statement that fails or duplicates when the file runs a second time",
-		Explain: `A sidecar is "safe to run more than once". Each object is checked on its own:
-
-  - CREATE TABLE, INDEX, SEQUENCE, SCHEMA, EXTENSION, MATERIALIZED VIEW need IF NOT EXISTS (an
-    index also needs a name: an unnamed one is created again on every run);
-  - CREATE FUNCTION, PROCEDURE and VIEW need OR REPLACE, or a preceding DROP ... IF EXISTS;
-  - CREATE POLICY needs a preceding DROP POLICY IF EXISTS of the same name on the same table, and
-    CREATE TRIGGER the same (or CREATE OR REPLACE TRIGGER);
-  - CREATE TYPE or DOMAIN needs a preceding DROP ... IF EXISTS (or a DO block that checks
-    pg_type first);
-  - ALTER TABLE ... ADD COLUMN needs IF NOT EXISTS; ADD CONSTRAINT a preceding DROP CONSTRAINT IF
-    EXISTS; DROP anything needs IF EXISTS; RENAME cannot run twice;
-  - pg_cron's cron.schedule(schedule, command) adds a job on every run: name the job
-    (cron.schedule(job_name, schedule, command) updates the job of that name).
-
-A DO block that drops every overload of a name (a loop over pg_proc filtered by proname alone
-that EXECUTEs DROP FUNCTION of each regprocedure) counts as DROP FUNCTION IF EXISTS of that name;
-another DO block with dynamic SQL that may guard a statement reported here is a
-dynamic-idempotency warning, and the rerun audit decides.
-
-Statements idempotent by nature are never reported: ENABLE ROW LEVEL SECURITY, GRANT, REVOKE,
-COMMENT, NOTIFY, SET. Statements inside DO blocks and function bodies are not checked, since they
-usually guard themselves. Squawk's prefer-robust-stmts covers part of this (and wrongly flags ENABLE
-ROW LEVEL SECURITY, squawk#308).
-
-    CREATE POLICY edges_service_role_all ON public.agent_decision_edges
-      FOR ALL TO service_role USING (true) WITH CHECK (true);
-
-becomes
-
-    DROP POLICY IF EXISTS edges_service_role_all ON public.agent_decision_edges;
-    CREATE POLICY edges_service_role_all ON public.agent_decision_edges
-      FOR ALL TO service_role USING (true) WITH CHECK (true);`,
 	}),
 	Check: checkIdempotency,
 })

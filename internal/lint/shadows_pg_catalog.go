@@ -20,39 +20,6 @@ const ShadowsPgCatalog = "shadows-pg-catalog"
 var _ = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: ShadowsPgCatalog, Severity: finding.SevError,
-		Summary: "a function, operator or cast that privileged readers of the database would run instead of pg_catalog's",
-		Explain: `Every privileged reader of a Supabase database (the dashboard, splinter and the advisors,
-pg_dump and the backups, ledgercheck's own audit) runs queries with its role's search_path
-("$user", public, extensions for postgres; auth too for supabase_admin; storage for the storage
-admin), and calls pg_catalog's functions and operators unqualified. PostgreSQL resolves a
-call among every schema on the path, and prefers an exact argument match anywhere over
-pg_catalog's match through an implicit cast: public.quote_ident(name) runs instead of
-pg_catalog.quote_ident(text) for a name argument, public.unnest(oid[]) instead of
-pg_catalog.unnest(anyarray), an operator public.=(oid, integer) instead of pg_catalog's =. The
-migration's code then runs with the reader's privileges (a superuser's), and can change what the
-reader sees: a quote_ident that mis-quotes one name hides a table from an audit. A procedure with
-such a name makes the reader's call fail instead. The same goes for a cast: to_json, to_jsonb,
-row_to_json and json_agg call a type's cast AS json WITH FUNCTION, and value::jsonb or
-value::text its cast AS jsonb or text, so reading a table whose column has that type runs the
-migration's function.
-
-Reported: CREATE FUNCTION, PROCEDURE or AGGREGATE in a schema on a reader's search_path (the
-exposed schemas, lint.exposed_schemas, default public; public, extensions, auth and storage; and
-a schema named after a Supabase role or a role the file creates, which "$user" puts first) whose name is a pg_catalog
-function's with an argument count that function accepts; CREATE OPERATOR there with the name of a
-pg_catalog operator of the same form (prefix or infix); and CREATE CAST ... WITH FUNCTION to
-json, jsonb or text, which applies in every schema. An exact copy of pg_catalog's signature is
-reported too: pg_catalog, searched first by default, still wins it, but not for a reader whose
-search_path names pg_catalog after the schema. pg_catalog's names are those of PostgreSQL 15 and
-17 (pgcatalog.txt, generated from both). No peer checks this. An error, not a warning: the
-hijack hands the migration a superuser's privileges in every Supabase database, and the fix is a
-rename.
-
-    CREATE FUNCTION public.quote_ident(name) RETURNS text ...;
-
-becomes a name of the sidecar's own, or a schema no reader's search_path holds:
-
-    CREATE FUNCTION public.ledger_quote_ident(name) RETURNS text ...;`,
 	}),
 	Check: func(p *Pass) {
 		cat := pgCatalog()

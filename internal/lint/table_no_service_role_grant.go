@@ -12,17 +12,6 @@ const TableNoServiceRoleGrant = "table-no-service-role-grant"
 var _ = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: TableNoServiceRoleGrant, Severity: finding.SevError,
-		Summary: "a new table without an explicit GRANT to service_role",
-		Explain: `Supabase no longer grants table privileges to service_role by default on new tables (Open
-Brain's getting-started guide calls the GRANT step mandatory; CONTRIBUTING asks every contribution
-that creates tables to include it). Without it the Data API cannot reach the table.
-
-    CREATE TABLE IF NOT EXISTS public.agent_decision_ledger (...);
-
-becomes
-
-    CREATE TABLE IF NOT EXISTS public.agent_decision_ledger (...);
-    GRANT SELECT, INSERT, UPDATE, DELETE ON public.agent_decision_ledger TO service_role;`,
 	}),
 	Check: func(p *Pass) {
 		grants := p.byName(func(op *pgsql.Op) bool { return op.Verb == pgsql.VerbGrant })

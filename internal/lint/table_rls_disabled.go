@@ -14,25 +14,6 @@ const TableRLSDisabled = "table-rls-disabled"
 var _ = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: TableRLSDisabled, Severity: finding.SevError,
-		Summary: "a new table without ALTER TABLE ... ENABLE ROW LEVEL SECURITY",
-		Explain: `Every table a sidecar creates must have row level security enabled, as the agent-memory
-tables do: a table in an exposed schema without RLS is readable and writable by any role with a
-grant through the Data API. This is splinter's 0013 rls_disabled_in_public, checked before the
-migration runs rather than after.
-
-    CREATE TABLE IF NOT EXISTS public.agent_decision_edges (...);
-
-becomes
-
-    CREATE TABLE IF NOT EXISTS public.agent_decision_edges (...);
-    ALTER TABLE public.agent_decision_edges ENABLE ROW LEVEL SECURITY;
-
-(ENABLE ROW LEVEL SECURITY is idempotent, so it is safe on a rerun.)
-
-When SQL built at run time enables row level security (a DO block looping over table names
-with EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', ...)), lint cannot tell which
-tables it reaches and stays quiet; the installed audit (ledgercheck lint --install, check)
-reports every table it missed as rls-disabled-in-public.`,
 	}),
 	Check: func(p *Pass) {
 		if dynamicRLS(p) {

@@ -16,25 +16,6 @@ const UndeclaredChange = "undeclared-change"
 var ruleUndeclaredChange = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: UndeclaredChange, Severity: finding.SevError,
-		Summary: "installing the file changed an object it did not create, and no statement of the file shows it",
-		Explain: `The static rules read every statement of the file, including function bodies, DO blocks and
-EXECUTE strings that are literals. SQL built at run time is opaque to them:
-
-    DO $$
-    BEGIN
-      EXECUTE format('ALTER TABLE %I ADD COLUMN %I text', 'thoughts', 'note');
-    END $$;
-
-So when ledgercheck installs the file (ledgercheck check, or ledgercheck lint --install), it
-compares the catalog before and after: every change to an object that existed before the file ran
-(a column added to public.thoughts, a grant changed on public.agent_memories, a trigger attached
-to a prerequisite table) must be one that a statement of the file visibly makes, where the static
-rules have already judged it. Anything else is reported here, pointing at the dynamic EXECUTE or
-the function call that most likely made it.
-
-The fix is to write the change as a plain statement, where it is reviewed like any other:
-usually, to move it onto the sidecar's own table. (No squawk or splinter equivalent: neither
-installs the migration.)`,
 	}),
 })
 

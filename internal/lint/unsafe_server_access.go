@@ -17,21 +17,6 @@ const UnsafeServerAccess = "unsafe-server-access"
 var _ = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: UnsafeServerAccess, Severity: finding.SevError,
-		Summary: "COPY ... PROGRAM, server file access, ALTER SYSTEM, CREATE LANGUAGE or an untrusted extension",
-		Explain: `A sidecar schema has no business running programs or reading files on the database server,
-changing server configuration, or installing languages and extensions that can do so. These
-statements need superuser (or pg_execute_server_program / pg_read_server_files) and would fail on
-Supabase; where they succeed, they are a way out of the database. Reported anywhere in the file,
-function bodies and DO blocks included:
-
-  - COPY ... TO/FROM PROGRAM, COPY ... FROM/TO 'server file';
-  - pg_read_file, pg_read_binary_file, pg_ls_dir, pg_stat_file, lo_import, lo_export, ...;
-  - ALTER SYSTEM; CREATE LANGUAGE; CREATE EXTENSION of an untrusted extension
-    (lint.untrusted_extensions in ledgercheck.yaml: plpython3u, plperlu, file_fdw, dblink, ...).
-
-    COPY public.agent_decision_ledger FROM '/tmp/ledger.csv' WITH (FORMAT csv);
-
-becomes a client-side load (psql's \copy, or INSERT statements), outside the migration.`,
 	}),
 	Check: func(p *Pass) {
 		for _, op := range p.Ops() {

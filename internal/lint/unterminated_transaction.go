@@ -12,23 +12,6 @@ const UnterminatedTransaction = "unterminated-transaction"
 var _ = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: UnterminatedTransaction, Severity: finding.SevError,
-		Summary: "BEGIN without a matching COMMIT, or BEGIN inside an open transaction",
-		Explain: `A BEGIN that is never committed leaves the whole migration in an open transaction: psql
-rolls it back at exit, and a tool that keeps the session open holds its locks. A second BEGIN
-inside an open transaction is ignored with a warning, and its COMMIT then ends the outer one.
-
-    BEGIN;
-    CREATE TABLE IF NOT EXISTS public.agent_decision_ledger (...);
-    NOTIFY pgrst, 'reload schema';
-
-becomes
-
-    BEGIN;
-    CREATE TABLE IF NOT EXISTS public.agent_decision_ledger (...);
-    NOTIFY pgrst, 'reload schema';
-    COMMIT;
-
-(squawk: transaction-nesting.)`,
 	}),
 	Check: func(p *Pass) {
 		var open *pgsql.Op

@@ -11,17 +11,5 @@ const UnusedSuppression = "unused-suppression"
 var ruleUnusedSuppression = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: UnusedSuppression, Severity: finding.SevError,
-		Summary: "a ledgercheck:ignore comment suppresses nothing",
-		Explain: `A suppression that matches no finding in its statement is stale: the statement was fixed
-or moved, and the exception would silently cover a future, different problem. Remove it.
-
-    -- ledgercheck:ignore destructive-statement cleanup of test rows   <- nothing to suppress
-    DELETE FROM public.agent_decision_ledger WHERE workspace_id = 'test';
-
-becomes
-
-    DELETE FROM public.agent_decision_ledger WHERE workspace_id = 'test';
-
-(squawk reports ignores of unknown rules but not unused ones.)`,
 	}),
 })

@@ -38,9 +38,9 @@ func sample() *Report {
 				Notes:  []string{"3 dimension normalizations: vector(1536) -> vector(1024)", "12 differences allowlisted, 1 cosmetic"},
 				Counts: map[string]int{"allowlisted": 12, "cosmetic": 1, "normalized": 3},
 				Findings: []finding.Finding{
-					{Phase: finding.PhaseParity, Rule: "parity-difference", Severity: finding.SevError, Object: "function public.match_decision_ledger(text)",
+					{Phase: finding.PhaseParity, Rule: "unreviewed-difference", Severity: finding.SevError, Object: "function public.match_decision_ledger(text)",
 						Message: "body differs", Left: "SELECT 1\nFROM t\nWHERE a AND b\nORDER BY 1", Right: "SELECT 1\nFROM t\nWHERE a OR b\nORDER BY 1\nLIMIT 5"},
-					{Phase: finding.PhaseParity, Rule: "parity-difference", Severity: finding.SevError, Object: "view public.stats",
+					{Phase: finding.PhaseParity, Rule: "unreviewed-difference", Severity: finding.SevError, Object: "view public.stats",
 						Message: "definition differs", Left: "SELECT count(*)\nFROM a", Right: "SELECT count(*)\nFROM b"},
 				}},
 			{Phase: finding.PhaseAllow, Name: "allowlist", File: "allowlist.yaml", Duration: 1 * time.Millisecond, Findings: []finding.Finding{
@@ -53,13 +53,15 @@ func sample() *Report {
 	}
 }
 
-// The rules of the sample, registered in this test binary's catalog (the real rules register from
-// their packages, which report does not import).
+// The rules of the sample, registered in this test binary's catalog with their pages (the
+// packages that register them are not imported by report).
 var _ = func() bool {
 	for _, r := range []rule.Rule{
-		{ID: "dynamic-sql", Phase: finding.PhaseLint, Severity: finding.SevWarning, Summary: "EXECUTE of SQL built at run time", Explain: "Dynamic SQL cannot be checked.\n\nPrefer static SQL."},
-		{ID: "modifies-existing-object", Phase: finding.PhaseLint, Severity: finding.SevError, Summary: "ALTER on an object the file did not create", Explain: "Sidecars own their objects."},
-		{ID: "parity-difference", Phase: finding.PhaseParity, Severity: finding.SevError, Summary: "the two installs differ", Explain: "Allowlist it with a reason, or fix the port."},
+		{ID: "dynamic-sql", Phase: finding.PhaseLint, Severity: finding.SevWarning},
+		{ID: "modifies-existing-object", Phase: finding.PhaseLint, Severity: finding.SevError},
+		{ID: "unreviewed-difference", Phase: finding.PhaseParity, Severity: finding.SevError},
+		{ID: "stale-allowlist-entry", Phase: finding.PhaseAllow, Severity: finding.SevError},
+		{ID: "table-rls-disabled", Phase: finding.PhaseLint, Severity: finding.SevError},
 	} {
 		rule.Register(r)
 	}

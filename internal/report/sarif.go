@@ -4,12 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // SARIF 2.1.0, the subset GitHub code scanning reads (docs.github.com, "SARIF support for code
@@ -31,6 +33,7 @@ type (
 	}
 	sarifDriver struct {
 		Name            string      `json:"name"`
+		InformationURI  string      `json:"informationUri"`
 		Version         string      `json:"version,omitempty"`
 		SemanticVersion string      `json:"semanticVersion,omitempty"`
 		Rules           []sarifRule `json:"rules"`
@@ -41,7 +44,15 @@ type (
 		ShortDescription     sarifText       `json:"shortDescription"`
 		FullDescription      sarifText       `json:"fullDescription"`
 		Help                 sarifHelp       `json:"help"`
+		HelpURI              string          `json:"helpUri,omitempty"`
 		DefaultConfiguration sarifRuleConfig `json:"defaultConfiguration"`
+		Properties           *sarifRuleProps `json:"properties,omitempty"`
+	}
+	// sarifRuleProps are what GitHub code scanning reads of a rule's properties: a security
+	// rule's severity ("security-severity", 0.1 to 10) and its tags.
+	sarifRuleProps struct {
+		SecuritySeverity string   `json:"security-severity,omitempty"`
+		Tags             []string `json:"tags,omitempty"`
 	}
 	sarifText struct {
 		Text string `json:"text"`
@@ -108,7 +119,7 @@ func sarifLevel(s finding.Severity) string {
 func WriteSARIF(w io.Writer, r *Report) error {
 	rules, idx := r.ruleIndex()
 	run := sarifRun{
-		Tool:       sarifTool{Driver: sarifDriver{Name: r.Tool, Version: r.Version, SemanticVersion: semver(r.Version), Rules: make([]sarifRule, 0, len(rules))}},
+		Tool:       sarifTool{Driver: sarifDriver{Name: r.Tool, InformationURI: rule.RepositoryURL, Version: r.Version, SemanticVersion: semver(r.Version), Rules: make([]sarifRule, 0, len(rules))}},
 		ColumnKind: "unicodeCodePoints",
 		Results:    []sarifResult{},
 	}
@@ -122,22 +133,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 		run.Properties["skipped"] = sk
 	}
 	for _, ri := range rules {
-		full := ri.Summary
-		if para := firstParagraph(ri.Explain); para != "" {
-			full = para
-		}
-		help := ri.Explain
-		if help == "" {
-			help = ri.Summary
-		}
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{
-			ID:                   ri.ID,
-			Name:                 ri.ID,
-			ShortDescription:     sarifText{Text: ri.Summary},
-			FullDescription:      sarifText{Text: full},
-			Help:                 sarifHelp{Text: help, Markdown: "**" + ri.ID + "**: " + ri.Summary + "\n\n" + help},
-			DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(ri.Severity)},
-		})
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(ri))
 	}
 	seen := map[string]int{}
 	for i := range r.Phases {
@@ -165,6 +161,56 @@ func WriteSARIF(w io.Writer, r *Report) error {
 		}
 	}
 	return writeDocument(w, sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+// sarifRuleOf is a rule's reportingDescriptor: a readable name (the id in PascalCase: SARIF
+// wants a name that is not the id), the summary, the first paragraph of what the rule catches,
+// its page (docs/rules/ID.md, without its front matter) as help and helpUri, and a security
+// rule's security-severity and tags.
+func sarifRuleOf(ri rule.Rule) sarifRule {
+	help := ri.Explain
+	if help == "" {
+		help = ri.Summary
+	}
+	sr := sarifRule{
+		ID:                   ri.ID,
+		Name:                 pascalCase(ri.ID),
+		ShortDescription:     sarifText{Text: ri.Summary},
+		FullDescription:      sarifText{Text: catches(ri)},
+		Help:                 sarifHelp{Text: help, Markdown: help},
+		DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(ri.Severity)},
+	}
+	if ri.Page != "" {
+		sr.HelpURI = rule.PageURL(ri.ID)
+	}
+	if ri.SecuritySeverity != "" || len(ri.Tags) > 0 {
+		sr.Properties = &sarifRuleProps{SecuritySeverity: ri.SecuritySeverity, Tags: ri.Tags}
+	}
+	return sr
+}
+
+// catches returns the first paragraph of a rule page's "What it catches" section, in one line,
+// or the summary when the page has none.
+func catches(ri rule.Rule) string {
+	_, sec, ok := strings.Cut(ri.Explain, "## What it catches\n")
+	if !ok {
+		return ri.Summary
+	}
+	if p := firstParagraph(sec); p != "" && !strings.HasPrefix(p, "#") {
+		return p
+	}
+	return ri.Summary
+}
+
+// pascalCase turns a kebab-case id into PascalCase: not-idempotent is NotIdempotent.
+func pascalCase(id string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(id, "-") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
 }
 
 // sarifSkip is a phase that checked nothing, in the run's properties.

@@ -1,22 +1,38 @@
 // Package rule is the catalog of every rule id any phase of ledgercheck can emit: lint's static
 // rules, the install, parity, probe, allowlist and rerun findings. Each is registered once, by
-// the package that emits it, with a Go constant for its id, its phase, default severity, a
-// one-line summary and the explain text (why it exists, and a corrected example).
+// the package that emits it, with a Go constant for its id, its phase and default severity; its
+// documentation (summary, explanation, the squawk or splinter rule it corresponds to, its
+// security severity) is its page, docs/rules/ID.md, embedded in the binary (package docs), which
+// [Register] reads: the page is the one source of a rule's text.
 //
-// `ledgercheck explain`, SARIF's tool.driver.rules, the README's rules section and its
-// generator (internal/cmd/gendocs) read the catalog through [All] and [Lookup]; nothing else
-// keeps a list of rules. [Register] panics on a duplicate or malformed id, or on missing text:
-// two rules with one id are a programming error that must not ship. How to add a rule:
-// docs/architecture.md, "Adding a rule".
+// `ledgercheck explain`, SARIF's tool.driver.rules and the rules index docs/rules/README.md (and
+// its generator, internal/cmd/gendocs) read the catalog through [All] and [Lookup]; nothing else
+// keeps a list of rules. [Register] panics on a duplicate or malformed id, on a rule without a
+// page, or on a page whose front matter disagrees with the registration: these are programming
+// errors that must not ship. How to add a rule: `make new-rule ID=... PHASE=...`
+// (internal/cmd/newrule) writes its Go file, its failing case and its page.
 package rule
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
+	"strconv"
 	"sync"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/ledgercheck/ledgercheck/docs"
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 )
+
+// RepositoryURL is ledgercheck's repository, SARIF's informationUri.
+const RepositoryURL = "https://github.com/ledgercheck/ledgercheck"
+
+// PageURL returns the address of rule id's page in the repository (SARIF's helpUri).
+func PageURL(id string) string {
+	return RepositoryURL + "/blob/main/docs/rules/" + id + ".md"
+}
 
 // Rule describes one rule.
 type Rule struct {
@@ -26,11 +42,93 @@ type Rule struct {
 	Phase finding.Phase
 	// Severity is the default severity; lint's configuration may override it for lint rules.
 	Severity finding.Severity
-	// Summary is a one-line description.
+	// Summary is a one-line description (the page's front matter).
 	Summary string
-	// Explain is the text of `ledgercheck explain ID`: why the rule exists and a corrected
-	// example.
+	// Explain is the page without its front matter (markdown): what the rule catches, why it
+	// matters, a failing and a corrected example, its configuration.
 	Explain string
+	// Page is the whole page, docs/rules/ID.md, which `ledgercheck explain ID` prints.
+	Page string
+	// Squawk and Splinter name the corresponding rule of those tools, if any.
+	Squawk, Splinter string
+	// SecuritySeverity is GitHub code scanning's security-severity ("0.1" to "10.0") of a
+	// security rule, empty for the others.
+	SecuritySeverity string
+	// Tags are the rule's SARIF tags ("security" for a security rule).
+	Tags []string
+}
+
+// Front is a rule page's front matter.
+type Front struct {
+	ID               string   `yaml:"id"`
+	Phase            string   `yaml:"phase"`
+	Severity         string   `yaml:"severity"`
+	Summary          string   `yaml:"summary"`
+	Squawk           string   `yaml:"squawk,omitempty"`
+	Splinter         string   `yaml:"splinter,omitempty"`
+	SecuritySeverity string   `yaml:"security-severity,omitempty"`
+	Tags             []string `yaml:"tags,omitempty,flow"`
+}
+
+// ParsePage splits a rule page into its front matter (between "---" lines at its top) and its
+// body, and checks the front matter: known keys only, a summary, a security-severity that is a
+// number in (0, 10] and comes with the security tag.
+func ParsePage(page []byte) (Front, string, error) {
+	var f Front
+	rest, ok := bytes.CutPrefix(page, []byte("---\n"))
+	if !ok {
+		return f, "", fmt.Errorf("no front matter (a first line ---)")
+	}
+	fm, body, ok := bytes.Cut(rest, []byte("\n---\n"))
+	if !ok {
+		return f, "", fmt.Errorf("front matter not closed (a line ---)")
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(fm))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return f, "", fmt.Errorf("front matter: %w", err)
+	}
+	if f.Summary == "" {
+		return f, "", fmt.Errorf("front matter has no summary")
+	}
+	if f.SecuritySeverity != "" {
+		v, err := strconv.ParseFloat(f.SecuritySeverity, 64)
+		if err != nil || v <= 0 || v > 10 {
+			return f, "", fmt.Errorf("security-severity %q is not a number in (0, 10]", f.SecuritySeverity)
+		}
+		if !contains(f.Tags, "security") {
+			return f, "", fmt.Errorf("security-severity without the security tag")
+		}
+	}
+	return f, string(bytes.TrimLeft(body, "\n")), nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// withPage returns r with its documentation read from its page, docs/rules/ID.md.
+func withPage(r Rule) (Rule, error) {
+	page, ok := docs.RulePage(r.ID)
+	if !ok {
+		return r, fmt.Errorf("no page docs/rules/%s.md (make new-rule writes one)", r.ID)
+	}
+	f, body, err := ParsePage(page)
+	if err != nil {
+		return r, fmt.Errorf("docs/rules/%s.md: %w", r.ID, err)
+	}
+	if f.ID != r.ID || f.Phase != string(r.Phase) || f.Severity != string(r.Severity) {
+		return r, fmt.Errorf("docs/rules/%s.md says id %s, phase %s, severity %s; the rule is registered as %s, %s, %s",
+			r.ID, f.ID, f.Phase, f.Severity, r.ID, r.Phase, r.Severity)
+	}
+	r.Summary, r.Explain, r.Page = f.Summary, body, string(page)
+	r.Squawk, r.Splinter, r.SecuritySeverity, r.Tags = f.Squawk, f.Splinter, f.SecuritySeverity, f.Tags
+	return r, nil
 }
 
 var (
@@ -38,8 +136,9 @@ var (
 	registry = map[string]Rule{}
 )
 
-// Register adds r to the catalog and returns it. It panics on a malformed or duplicate id, an
-// unknown phase or severity, or an empty summary or explain text.
+// Register adds r (its id, phase and default severity) to the catalog with its documentation,
+// read from its page, and returns it. It panics on a malformed or duplicate id, an unknown phase
+// or severity, or a missing or inconsistent page.
 func Register(r Rule) Rule {
 	if !ValidID(r.ID) {
 		panic(fmt.Sprintf("rule: id %q is not kebab-case", r.ID))
@@ -54,8 +153,9 @@ func Register(r Rule) Rule {
 	default:
 		panic(fmt.Sprintf("rule: %s has unknown severity %q", r.ID, r.Severity))
 	}
-	if r.Summary == "" || r.Explain == "" {
-		panic(fmt.Sprintf("rule: %s has no summary or explain text", r.ID))
+	r, err := withPage(r)
+	if err != nil {
+		panic(fmt.Sprintf("rule: %s: %v", r.ID, err))
 	}
 	mu.Lock()
 	defer mu.Unlock()
