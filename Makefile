@@ -83,5 +83,13 @@ fuzz:
 	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s $$pkg; \
 	done
 
+# A new rule: its Go file, its failing case and its page (docs/rules/ID.md), then the rules
+# index. PHASE is lint, install, audit, parity, probe, allowlist or rerun.
+.PHONY: new-rule
+new-rule:
+	@test -n "$(ID)" -a -n "$(PHASE)" || { echo "usage: make new-rule ID=my-rule PHASE=lint"; exit 2; }
+	$(GO) run ./internal/cmd/newrule -id "$(ID)" -phase "$(PHASE)"
+	$(GO) run ./internal/cmd/gendocs
+
 clean:
 	rm -rf bin
