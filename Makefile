@@ -83,6 +83,18 @@ fuzz:
 	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s $$pkg; \
 	done
 
+# The SARIF of a failing run through Microsoft's SARIF multitool (npm @microsoft/sarif-multitool,
+# pinned, installed under bin/), which must find no error and no warning. Not part of `make test`:
+# it needs npm and a 95 MB download, which the fresh-machine setup does not have.
+SARIF_MULTITOOL_VERSION ?= 5.7.0
+.PHONY: sarif-validate
+sarif-validate:
+	@mkdir -p bin/sarif-multitool
+	cd bin/sarif-multitool && npm install --no-save --no-audit --no-fund --silent @microsoft/sarif-multitool@$(SARIF_MULTITOOL_VERSION)
+	chmod u+x bin/sarif-multitool/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
+	LEDGERCHECK_SARIF_MULTITOOL=$(CURDIR)/bin/sarif-multitool/node_modules/.bin/sarif-multitool \
+	  $(GO) test -count=1 -run TestSARIFValidatesWithTheMultitool ./cmd/ledgercheck
+
 # A new rule: its Go file, its failing case and its page (docs/rules/ID.md), then the rules
 # index. PHASE is lint, install, audit, parity, probe, allowlist or rerun.
 .PHONY: new-rule
