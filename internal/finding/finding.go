@@ -94,6 +94,11 @@ type Finding struct {
 	// definition), when the finding is one; the html format shows them side by side.
 	Left  string `json:"left,omitempty"`
 	Right string `json:"right,omitempty"`
+	// LeftLabel and RightLabel name Left and Right when they are not the phase's two sides (the
+	// artifact and the port): a difference that changed since review shows the value that was
+	// reviewed and the value now ("port, reviewed", "port, now").
+	LeftLabel  string `json:"left_label,omitempty"`
+	RightLabel string `json:"right_label,omitempty"`
 	// Models are the kinds of project the finding holds in, by their default privileges
 	// ("new-defaults": hosted; "old-defaults": self-hosted), when it does not hold in every
 	// kind the installed audit answered for; nil when it does, and for every other phase.

@@ -210,6 +210,9 @@ func (r *Report) changedFinding(c allowlist.Change) finding.Finding {
 		f.Message = fmt.Sprintf("probes %s return other rows than reviewed (allowlist entry %s)", strings.Join(names, ", "), c.Entry.String())
 	case d.Kind == diff.KindDimension && pinned:
 		f.Message = fmt.Sprintf("%s changed since review: reviewed expected %s and found %s, now %s and %s", what, shown(l), shown(rt), shown(da), shown(dp))
+	case pinned && !short(l, rt, da, dp) && (l == da || rt == dp):
+		side := map[bool]string{true: "port", false: "artifact"}[l == da]
+		f.Message = fmt.Sprintf("%s changed since review: the %s's value is not the reviewed one (below, as reviewed and now)", what, side)
 	case pinned && l == da:
 		f.Message = fmt.Sprintf("%s changed since review: the port's value was %s, is now %s (the artifact's: %s)", what, shown(rt), shown(dp), shown(da))
 	case pinned && rt == dp:
@@ -219,12 +222,42 @@ func (r *Report) changedFinding(c allowlist.Change) finding.Finding {
 	default:
 		f.Message = fmt.Sprintf("%s changed since review: the entry pins other values by digest (%s…), which the allowlist does not keep; the new ones are below", what, strings.TrimPrefix(c.Entry.Digest, "sha256:")[:12])
 	}
-	if l, rt, pinned := c.Reviewed(); pinned && !strings.Contains(l+rt, "\n") && len(l+rt) < 200 {
+	l, rt, pinned := c.Reviewed()
+	if pinned && short(l, rt) {
 		f.Detail = "reviewed: " + shown(l) + " → " + shown(rt) + "\nnow:      " + shown(da) + " → " + shown(dp)
 		return f
 	}
-	f.Left, f.Right = d.Shown()
+	sinceReview(&f, d, l, rt, pinned)
 	return f
+}
+
+// sinceReview sets a changed-since-review finding's two texts: when the entry pins the reviewed
+// values and only one variant's value changed, that variant's value as reviewed and as it is
+// now, so that the reviewed part of the difference is not shown again as if it were new; else
+// (a digest keeps no values, or both values changed) the artifact's and the port's values now.
+func sinceReview(f *finding.Finding, d diff.Difference, reviewedArtifact, reviewedPort string, pinned bool) {
+	da, dp := d.Values() // the values an entry pins, which the reviewed ones are compared with
+	switch {
+	case pinned && reviewedArtifact == da && reviewedPort != dp:
+		f.Left, f.Right, f.LeftLabel, f.RightLabel = reviewedPort, dp, "port, reviewed", "port, now"
+	case pinned && reviewedPort == dp && reviewedArtifact != da:
+		f.Left, f.Right, f.LeftLabel, f.RightLabel = reviewedArtifact, da, "artifact, reviewed", "artifact, now"
+	default:
+		f.Left, f.Right = d.Shown()
+	}
+}
+
+// short reports whether values are short enough to quote in a message: one line, 200 bytes in
+// all.
+func short(values ...string) bool {
+	n := 0
+	for _, v := range values {
+		if strings.ContainsAny(v, "\n\r") {
+			return false
+		}
+		n += len(v)
+	}
+	return n < 200
 }
 
 // shown quotes a value for a message; absent for "".

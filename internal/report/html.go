@@ -171,7 +171,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			FindingsCell: findingsCell(ph), Duration: phaseTime(ph), Notes: ph.Notes,
 		}
 		for _, f := range ph.Findings {
-			hf := htmlFinding{Severity: f.Severity, Message: f.Message, Object: strings.TrimSuffix(strings.TrimPrefix(f.ObjectSuffix(), " ("), ")"), Rule: f.Rule, Detail: f.Detail, LeftTitle: orDefault(ph.LeftLabel, orDefault(r.LeftLabel, "left")), RightTitle: orDefault(ph.RightLabel, orDefault(r.RightLabel, "right"))}
+			hf := htmlFinding{Severity: f.Severity, Message: f.Message, Object: strings.TrimSuffix(strings.TrimPrefix(f.ObjectSuffix(), " ("), ")"), Rule: f.Rule, Detail: f.Detail, LeftTitle: orDefault(f.LeftLabel, orDefault(ph.LeftLabel, orDefault(r.LeftLabel, "left"))), RightTitle: orDefault(f.RightLabel, orDefault(ph.RightLabel, orDefault(r.RightLabel, "right")))}
 			if f.Pos.Line > 0 {
 				hf.Where = f.Pos.String()
 			}

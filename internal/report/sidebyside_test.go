@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -55,5 +56,32 @@ func TestHTMLProbeTable(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("html lacks %q:\n%s", want, got[strings.Index(got, "<tbody>"):])
 		}
+	}
+}
+
+// TestHTMLFindingLabels: a finding that names its two texts (a difference that changed since
+// review: the port as reviewed and now) is shown under those names, not the phase's artifact and
+// port, and only the changed row is marked.
+func TestHTMLFindingLabels(t *testing.T) {
+	r := &Report{Tool: "ledgercheck", LeftLabel: "artifact (1536)", RightLabel: "port (1024)", Phases: []PhaseResult{{
+		Phase: finding.PhaseAllow, Name: "allowlist port", Status: StatusFail,
+		Findings: []finding.Finding{{Phase: finding.PhaseAllow, Rule: "changed-since-review", Severity: finding.SevError,
+			Message: "body of function public.f(0 args) changed since review",
+			Left:    "SELECT 1\nFROM t\nWHERE reviewed\n", Right: "SELECT 1\nFROM t\nWHERE reviewed AND new\n",
+			LeftLabel: "port, reviewed", RightLabel: "port, now"}},
+	}}}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, `<th colspan="2">port, reviewed</th><th colspan="2">port, now</th>`) {
+		t.Errorf("the side-by-side table is not headed by the finding's labels:\n%s", out)
+	}
+	if strings.Contains(out, "artifact (1536)</th>") {
+		t.Error("the finding's table is headed by the phase's labels")
+	}
+	if n := strings.Count(out, `class="del"`) + strings.Count(out, `class="add"`); n != 2 {
+		t.Errorf("%d marked cells, want 2 (the one changed row, both sides)", n)
 	}
 }
