@@ -83,6 +83,9 @@ type Entry struct {
 	// Line is the entry's line in the file.
 	Line int `yaml:"-"`
 	re   *regexp.Regexp
+	// reviewed are the texts (as the report shows them) of the values of an entry pinned by
+	// digest, from the reviewed file ([File.AttachReviewed]); nil when the file does not have them.
+	reviewed *[2]string
 }
 
 // String names the entry for reports: "kind object attr", a function's long argument list
@@ -392,6 +395,16 @@ type Change struct {
 func (c Change) Reviewed() (first, second string, pinned bool) {
 	if a, b := c.Entry.pins(); a != nil && b != nil {
 		return *a, *b, true
+	}
+	return "", "", false
+}
+
+// ReviewedText returns the texts of the values an entry pinned by digest was reviewed with, as
+// the report showed them ([diff.Difference.Shown]), when the reviewed file ([ReviewedPath]) kept
+// them.
+func (c Change) ReviewedText() (artifact, port string, ok bool) {
+	if r := c.Entry.reviewed; r != nil {
+		return r[0], r[1], true
 	}
 	return "", "", false
 }

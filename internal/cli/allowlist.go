@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgercheck/ledgercheck/diff"
 	"github.com/ledgercheck/ledgercheck/internal/allowlist"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/input"
@@ -86,6 +88,9 @@ Exit 0 when it printed the suggestions or wrote the file; 2 and 3 as for parity.
 					if al, err = allowlist.ParseDraft(path, src); err != nil {
 						return err
 					}
+					if err := attachReviewed(cfg.Scope, path, al); err != nil {
+						return err
+					}
 				}
 			}
 			cfg.Ports[0].Allowlist = "" // read above, as a draft
@@ -103,7 +108,7 @@ Exit 0 when it printed the suggestions or wrote the file; 2 and 3 as for parity.
 				return fault.ErrFindings
 			}
 			if write {
-				return writeAllowlist(g, path, al, src, rep)
+				return writeAllowlist(g, cfg.Scope, path, al, src, rep)
 			}
 			diffs := rep.Outcome.Unreviewed
 			for _, c := range rep.Outcome.Changed {
@@ -123,11 +128,11 @@ Exit 0 when it printed the suggestions or wrote the file; 2 and 3 as for parity.
 }
 
 // writeAllowlist merges the comparison into the allowlist at path and says what changed.
-func writeAllowlist(g *globals, path string, al *allowlist.File, src []byte, rep *parity.Report) error {
+func writeAllowlist(g *globals, scope input.Scope, path string, al *allowlist.File, src []byte, rep *parity.Report) error {
 	o := rep.Outcome
 	if al != nil && al.Version == allowlist.Version && len(o.Unreviewed) == 0 && len(o.Changed) == 0 && len(o.Stale) == 0 {
 		fmt.Fprintf(g.stdout, "%s: up to date (%d entries, every difference accepted)\n", path, len(al.Entries))
-		return nil
+		return writeReviewed(g, scope, path, src, al, rep.Differences)
 	}
 	out, m, err := allowlist.Merge(al, src, o, rep.ProbeCauses)
 	if err != nil {
@@ -135,6 +140,9 @@ func writeAllowlist(g *globals, path string, al *allowlist.File, src []byte, rep
 	}
 	if err := writeFileAtomic(path, out); err != nil {
 		return fault.Input(err)
+	}
+	if err := writeReviewed(g, scope, path, out, al, rep.Differences); err != nil {
+		return err
 	}
 	w := g.stdout
 	if al != nil && al.Version != allowlist.Version {
@@ -187,13 +195,54 @@ func writeFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// loadAllowlist is allowlist.Load of a file read through scope.
+// loadAllowlist is allowlist.Load of a file read through scope, with its reviewed values.
 func loadAllowlist(scope input.Scope, path string) (*allowlist.File, error) {
 	data, err := scope.ReadFile(path, input.Allowlist)
 	if err != nil {
 		return nil, fault.Input(err)
 	}
-	return allowlist.Parse(path, data)
+	f, err := allowlist.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return f, attachReviewed(scope, path, f)
+}
+
+// attachReviewed gives f's entries pinned by digest their values from the reviewed file beside
+// it (allowlist.ReviewedPath), when there is one.
+func attachReviewed(scope input.Scope, path string, f *allowlist.File) error {
+	rp := allowlist.ReviewedPath(path)
+	data, err := scope.ReadFile(rp, input.Allowlist)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fault.Input(err)
+	}
+	return f.AttachReviewed(rp, data)
+}
+
+// writeReviewed writes the reviewed file of the allowlist at path after suggest --write (the
+// merged allowlist's content, the one before, the comparison's differences), and says so when
+// it changed.
+func writeReviewed(g *globals, scope input.Scope, path string, merged []byte, previous *allowlist.File, diffs []diff.Difference) error {
+	m, err := allowlist.ParseDraft(path, merged)
+	if err != nil {
+		return err
+	}
+	out, ok, err := allowlist.ReviewedFile(m, previous, diffs)
+	if err != nil || !ok {
+		return err
+	}
+	rp := allowlist.ReviewedPath(path)
+	if old, err := scope.ReadFile(rp, input.Allowlist); err == nil && bytes.Equal(old, out) {
+		return nil
+	}
+	if err := writeFileAtomic(rp, out); err != nil {
+		return fault.Input(err)
+	}
+	fmt.Fprintf(g.stdout, "%s: the texts of the entries pinned by digest, as reviewed (commit it with the allowlist)\n", rp)
+	return nil
 }
 
 func newAllowlistCheckCmd(g *globals) *cobra.Command {

@@ -72,6 +72,12 @@ func TestAllowlistSuggestWriteOnADriftedPort(t *testing.T) {
 			t.Errorf("added entries lack %q:\n%s", want, added)
 		}
 	}
+	// The texts of the entries pinned by digest are kept beside the allowlist, for a later change
+	// since review to be shown against them.
+	rv, err := os.ReadFile(filepath.Join(dir, "allowlist.reviewed.yaml"))
+	if err != nil || !strings.Contains(string(rv), "    attr: body\n    digest: sha256:") || !strings.Contains(out, "allowlist.reviewed.yaml: the texts") {
+		t.Errorf("no reviewed texts of the body entry (%v); stdout:\n%s", err, out)
+	}
 	// The gate rejects the TODOs, then passes once they are reasons.
 	code, _, errs = runCLI(t, append([]string{"parity"}, args...)...)
 	if code != ExitInput || !strings.Contains(errs, "has reason TODO") {

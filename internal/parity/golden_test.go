@@ -132,6 +132,12 @@ func runCase(t *testing.T, dir string) string {
 	if err != nil {
 		return exit(err)
 	}
+	if tc.Allowlist == "" { // the shipped allowlist, with the texts kept of its digest entries
+		rv := allowlist.ReviewedPath("allowlist.yaml")
+		if err := al.AttachReviewed(rv, []byte(readRepo(t, rv))); err != nil {
+			return exit(err)
+		}
+	}
 	port.Allowlist = al
 	req.Ports = []gate.Port{port}
 	res, err := gate.Run(context.Background(), req)

@@ -205,46 +205,65 @@ func (r *Report) changedFinding(c allowlist.Change) finding.Finding {
 		names = append(names, x.Object)
 	}
 	da, dp := d.Values()
-	switch l, rt, pinned := c.Reviewed(); {
+	l, rt, pinned := c.Reviewed()
+	side, before, after := sinceReview(c, d)
+	switch {
 	case len(c.Entry.Probes) > 0:
 		f.Message = fmt.Sprintf("probes %s return other rows than reviewed (allowlist entry %s)", strings.Join(names, ", "), c.Entry.String())
 	case d.Kind == diff.KindDimension && pinned:
 		f.Message = fmt.Sprintf("%s changed since review: reviewed expected %s and found %s, now %s and %s", what, shown(l), shown(rt), shown(da), shown(dp))
-	case pinned && !short(l, rt, da, dp) && (l == da || rt == dp):
-		side := map[bool]string{true: "port", false: "artifact"}[l == da]
-		f.Message = fmt.Sprintf("%s changed since review: the %s's value is not the reviewed one (below, as reviewed and now)", what, side)
-	case pinned && l == da:
+	case pinned && short(l, rt, da, dp) && l == da:
 		f.Message = fmt.Sprintf("%s changed since review: the port's value was %s, is now %s (the artifact's: %s)", what, shown(rt), shown(dp), shown(da))
-	case pinned && rt == dp:
+	case pinned && short(l, rt, da, dp) && rt == dp:
 		f.Message = fmt.Sprintf("%s changed since review: the artifact's value was %s, is now %s (the port's: %s)", what, shown(l), shown(da), shown(dp))
-	case pinned:
+	case pinned && short(l, rt, da, dp):
 		f.Message = fmt.Sprintf("%s changed since review: reviewed %s in the artifact and %s in the port, now %s and %s", what, shown(l), shown(rt), shown(da), shown(dp))
+	case side != "":
+		f.Message = fmt.Sprintf("%s changed since review: the %s's value is not the reviewed one (below, as reviewed and now)", what, side)
+	case pinned || c.Entry.Digest == "" || hasReviewedText(c):
+		f.Message = fmt.Sprintf("%s changed since review: both the artifact's and the port's values differ from the reviewed ones (below, as they are now)", what)
 	default:
-		f.Message = fmt.Sprintf("%s changed since review: the entry pins other values by digest (%s…), which the allowlist does not keep; the new ones are below", what, strings.TrimPrefix(c.Entry.Digest, "sha256:")[:12])
+		f.Message = fmt.Sprintf("%s changed since review: the entry pins other values by digest (%s…), and no reviewed file keeps them (`allowlist suggest --write` does); the artifact's and the port's values now are below", what, strings.TrimPrefix(c.Entry.Digest, "sha256:")[:12])
 	}
-	l, rt, pinned := c.Reviewed()
 	if pinned && short(l, rt) {
 		f.Detail = "reviewed: " + shown(l) + " → " + shown(rt) + "\nnow:      " + shown(da) + " → " + shown(dp)
 		return f
 	}
-	sinceReview(&f, d, l, rt, pinned)
+	if side != "" {
+		f.Left, f.Right, f.LeftLabel, f.RightLabel = before, after, side+", reviewed", side+", now"
+		return f
+	}
+	f.Left, f.Right = d.Shown()
 	return f
 }
 
-// sinceReview sets a changed-since-review finding's two texts: when the entry pins the reviewed
-// values and only one variant's value changed, that variant's value as reviewed and as it is
-// now, so that the reviewed part of the difference is not shown again as if it were new; else
-// (a digest keeps no values, or both values changed) the artifact's and the port's values now.
-func sinceReview(f *finding.Finding, d diff.Difference, reviewedArtifact, reviewedPort string, pinned bool) {
-	da, dp := d.Values() // the values an entry pins, which the reviewed ones are compared with
-	switch {
-	case pinned && reviewedArtifact == da && reviewedPort != dp:
-		f.Left, f.Right, f.LeftLabel, f.RightLabel = reviewedPort, dp, "port, reviewed", "port, now"
-	case pinned && reviewedPort == dp && reviewedArtifact != da:
-		f.Left, f.Right, f.LeftLabel, f.RightLabel = reviewedArtifact, da, "artifact, reviewed", "artifact, now"
-	default:
-		f.Left, f.Right = d.Shown()
+func hasReviewedText(c allowlist.Change) bool {
+	_, _, ok := c.ReviewedText()
+	return ok
+}
+
+// sinceReview returns which variant's value changed since review, when only one did, with that
+// value as reviewed and as it is now, so that the reviewed part of the difference is not shown
+// again as if it were new. The reviewed values are the entry's pinned values, compared with the
+// difference's values, or, for an entry pinned by digest, the texts the reviewed file kept,
+// compared with the texts shown now. side is "" when the reviewed values are not known or both
+// changed.
+func sinceReview(c allowlist.Change, d diff.Difference) (side, before, after string) {
+	a, p, ok := c.ReviewedText()
+	na, np := d.Shown()
+	if !ok {
+		if a, p, ok = c.Reviewed(); !ok {
+			return "", "", ""
+		}
+		na, np = d.Values()
 	}
+	switch {
+	case a == na && p != np:
+		return "port", p, np
+	case p == np && a != na:
+		return "artifact", a, na
+	}
+	return "", "", ""
 }
 
 // short reports whether values are short enough to quote in a message: one line, 200 bytes in
