@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/docs"
+	"github.com/ledgercheck/ledgercheck/internal/cli"
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
@@ -37,6 +38,37 @@ func TestRulesIndexInSync(t *testing.T) {
 		if _, ok := unlisted[string(r.Phase)]; ok {
 			t.Errorf("rule %s has phase %s, which the index does not list", r.ID, r.Phase)
 		}
+	}
+}
+
+// TestReadmeCommandsInSync fails when README.md's table of commands is not the commands' own
+// (a command, a subcommand such as allowlist check, or a usage line missing or changed).
+func TestReadmeCommandsInSync(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(root, readmePath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := splice(doc, cli.CommandTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != string(doc) {
+		t.Error("README.md's table of commands is out of date; run `go run ./internal/cmd/gendocs` from the repository root")
+	}
+	for _, c := range []string{"`ledgercheck allowlist check FILE`", "`ledgercheck check`", "`ledgercheck explain [RULE]`"} {
+		if !strings.Contains(string(want), c) {
+			t.Errorf("the table of commands has no %s", c)
+		}
+	}
+}
+
+func TestSplice(t *testing.T) {
+	got, err := splice([]byte("a\n"+commandsBegin+"\nold\n"+commandsEnd+"\nb\n"), "new\n")
+	if err != nil || string(got) != "a\n"+commandsBegin+"\nnew\n"+commandsEnd+"\nb\n" {
+		t.Errorf("splice: %q, %v", got, err)
+	}
+	if _, err := splice([]byte("no markers"), "x"); err == nil {
+		t.Error("splice without markers did not fail")
 	}
 }
 
