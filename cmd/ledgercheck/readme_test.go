@@ -24,23 +24,58 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
-// readmePath is the README, from this package's directory.
-const readmePath = "../../README.md"
+// readmePath is the README, and repoRoot the repository, from this package's directory.
+const (
+	readmePath = "../../README.md"
+	repoRoot   = "../.."
+)
 
-// block is one fenced code block of the README.
+// block is one fenced code block of a markdown file of the documentation.
 type block struct {
+	file         string // relative to the repository root
 	lang, marker string // the info string's words: "sh", "runnable"
 	line         int    // of the first line of code
 	code         string
 }
 
-// readmeBlocks returns the README's fenced code blocks.
-func readmeBlocks(t *testing.T) []block {
+// where is the block's file and first line, for messages.
+func (b block) where() string { return fmt.Sprintf("%s:%d", b.file, b.line) }
+
+// docFiles returns README.md and every markdown file under docs/, relative to the repository
+// root.
+func docFiles(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile(readmePath)
+	files := []string{"README.md"}
+	err := filepath.WalkDir(filepath.Join(repoRoot, "docs"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			rel, _ := filepath.Rel(repoRoot, path)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return files
+}
+
+// docBlocks returns the fenced code blocks of README.md and of every page under docs/.
+func docBlocks(t *testing.T) []block {
+	t.Helper()
+	var blocks []block
+	for _, f := range docFiles(t) {
+		data, err := os.ReadFile(filepath.Join(repoRoot, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks = append(blocks, fencedBlocks(t, f, data)...)
+	}
+	return blocks
+}
+
+// fencedBlocks returns the fenced code blocks of the markdown file called name.
+func fencedBlocks(t *testing.T, name string, data []byte) []block {
+	t.Helper()
 	var blocks []block
 	var cur *block
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -49,7 +84,7 @@ func readmeBlocks(t *testing.T) []block {
 		switch {
 		case cur == nil && strings.HasPrefix(l, "```"):
 			info := strings.Fields(strings.TrimPrefix(l, "```"))
-			cur = &block{line: n + 1}
+			cur = &block{file: name, line: n + 1}
 			if len(info) > 0 {
 				cur.lang = info[0]
 			}
@@ -64,27 +99,29 @@ func readmeBlocks(t *testing.T) []block {
 		}
 	}
 	if cur != nil {
-		t.Fatalf("README.md:%d: a code block is not closed", cur.line-1)
+		t.Fatalf("%s:%d: a code block is not closed", name, cur.line-1)
 	}
 	return blocks
 }
 
-// TestReadmeShellBlocksParse: every sh block of the README is valid bash, and only the known
-// markers are used.
+// TestReadmeShellBlocksParse: every sh block of the documentation is valid bash, and only the
+// known markers are used.
 func TestReadmeShellBlocksParse(t *testing.T) {
 	n := 0
-	for _, b := range readmeBlocks(t) {
+	for _, b := range docBlocks(t) {
 		if b.lang != "sh" {
 			continue
 		}
 		n++
-		if b.marker != "" && b.marker != "runnable" && b.marker != "runnable-in-repo" {
-			t.Errorf("README.md:%d: unknown marker %q; want runnable or runnable-in-repo", b.line, b.marker)
+		switch b.marker {
+		case "", "runnable", "runnable-in-repo", "runnable-pg", "runnable-pg-in-repo":
+		default:
+			t.Errorf("%s: unknown marker %q; want runnable, runnable-in-repo, runnable-pg or runnable-pg-in-repo", b.where(), b.marker)
 		}
 		cmd := exec.Command("bash", "-n")
 		cmd.Stdin = strings.NewReader(b.code)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("README.md:%d: bash -n: %v: %s", b.line, err, out)
+			t.Errorf("%s: bash -n: %v: %s", b.where(), err, out)
 		}
 	}
 	if n == 0 {
@@ -128,35 +165,50 @@ func shellScript(b block) string {
 		if m := exitComment.FindStringSubmatch(l); m != nil {
 			cmd = strings.TrimSpace(m[1])
 		}
-		fmt.Fprintf(&s, "rc=0; %s || rc=$?; if [ \"$rc\" -ne %d ]; then echo \"README.md:%d: exit $rc, want %d: %s\" >&2; exit 99; fi\n",
-			cmd, want[i], b.line+i, want[i], strings.ReplaceAll(strings.ReplaceAll(cmd, `\`, `\\`), `"`, `\"`))
+		fmt.Fprintf(&s, "rc=0; %s || rc=$?; if [ \"$rc\" -ne %d ]; then echo \"%s:%d: exit $rc, want %d: %s\" >&2; exit 99; fi\n",
+			cmd, want[i], b.file, b.line+i, want[i], strings.ReplaceAll(strings.ReplaceAll(cmd, `\`, `\\`), `"`, `\"`))
 	}
 	return s.String()
 }
 
-// TestReadmeRunnableBlocks runs every runnable block as written, with the built binary first on
-// PATH: in an empty directory, or (runnable-in-repo) from the repository root. Each command exits
-// 0 unless its "# exit N" comment says otherwise; whatever a block leaves running (env up) is
-// killed with its process group.
+// TestReadmeRunnableBlocks runs every runnable block of the documentation as written, with the
+// built binary first on PATH: in an empty directory (runnable), or from the repository root
+// (runnable-in-repo). Those blocks are cheap (no PostgreSQL), so they run in every `make test`;
+// the blocks that need a server are runnable-pg and run in TestReadmePostgresBlocks.
 func TestReadmeRunnableBlocks(t *testing.T) {
+	if n := runBlocks(t, "runnable", "runnable-in-repo"); n == 0 {
+		t.Fatal("no runnable sh blocks found")
+	}
+}
+
+// TestReadmePostgresBlocks runs the runnable-pg blocks (runnable-pg-in-repo: from the repository
+// root), which start a server: where PostgreSQL is installed, and under CI=true always.
+func TestReadmePostgresBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs migrations (-short)")
 	}
 	scratchtest.NeedPostgres(t)
+	runBlocks(t, "runnable-pg", "runnable-pg-in-repo")
+}
+
+// runBlocks runs the sh blocks marked inDir (in an empty directory) or inRepo (from the
+// repository root), and returns how many. Each command exits 0 unless its "# exit N" comment
+// says otherwise; whatever a block leaves running (env up) is killed with its process group.
+func runBlocks(t *testing.T, inDir, inRepo string) int {
 	bin := binary(t)
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ran := 0
-	for _, b := range readmeBlocks(t) {
-		if b.lang != "sh" || !strings.HasPrefix(b.marker, "runnable") {
+	for _, b := range docBlocks(t) {
+		if b.lang != "sh" || b.marker != inDir && b.marker != inRepo {
 			continue
 		}
 		ran++
-		t.Run(fmt.Sprintf("README.md:%d", b.line), func(t *testing.T) {
+		t.Run(b.where(), func(t *testing.T) {
 			dir := t.TempDir()
-			if b.marker == "runnable-in-repo" {
+			if b.marker == inRepo {
 				dir = root
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -177,28 +229,26 @@ func TestReadmeRunnableBlocks(t *testing.T) {
 			}
 		})
 	}
-	if ran == 0 {
-		t.Fatal("no runnable sh blocks found")
-	}
+	return ran
 }
 
-// TestReadmeYAMLExamples reads every yaml example the way it would be used: a ledgercheck.yaml
-// (version and artifact, ports or variants) with the configuration loader, an allowlist
+// TestReadmeYAMLExamples reads every yaml example of the documentation the way it would be used:
+// a ledgercheck.yaml (a version and no entries) with the configuration loader, an allowlist
 // (entries) with the allowlist loader, anything else (GitHub workflows and steps, the pre-commit
 // configuration) as YAML.
 func TestReadmeYAMLExamples(t *testing.T) {
 	kinds := map[string]int{}
-	for _, b := range readmeBlocks(t) {
+	for _, b := range docBlocks(t) {
 		if b.lang != "yaml" {
 			continue
 		}
 		var doc any
 		if err := yaml.Unmarshal([]byte(b.code), &doc); err != nil {
-			t.Errorf("README.md:%d: not YAML: %v", b.line, err)
+			t.Errorf("%s: not YAML: %v", b.where(), err)
 			continue
 		}
 		m, _ := doc.(map[string]any)
-		name := fmt.Sprintf("README.md:%d", b.line)
+		name := b.where()
 		switch {
 		case m["entries"] != nil:
 			kinds["allowlist"]++
@@ -207,7 +257,7 @@ func TestReadmeYAMLExamples(t *testing.T) {
 			}
 		case m["version"] != nil:
 			kinds["config"]++
-			if _, err := config.Parse(filepath.Join("..", "..", "ledgercheck.yaml"), []byte(b.code)); err != nil {
+			if _, err := config.Parse(filepath.Join(repoRoot, "ledgercheck.yaml"), []byte(b.code)); err != nil {
 				t.Errorf("%s: the configuration example does not load: %v", name, err)
 			}
 		default:
@@ -223,6 +273,101 @@ func TestReadmeYAMLExamples(t *testing.T) {
 	}
 	if kinds["allowlist"] == 0 || kinds["config"] == 0 || kinds["yaml"] == 0 {
 		t.Errorf("examples found per kind: %v; want at least one allowlist, configuration and workflow", kinds)
+	}
+}
+
+// shellCommand is the start of a line that runs a program, as a shell example begins.
+var shellCommand = regexp.MustCompile(`^(\$ )?(ledgercheck|make|go|git|npm|npx|docker|psql|pg_dump|cd|export|sudo|apt-get|curl|pre-commit|mkdir|cat|d=|for|until)\b`)
+
+// sqlStatement is the start of a line that begins an SQL statement.
+var sqlStatement = regexp.MustCompile(`(?i)^(CREATE|ALTER|DROP|SELECT|INSERT|UPDATE|DELETE|GRANT|REVOKE|BEGIN|COMMIT|DO|NOTIFY|COMMENT|WITH|TRUNCATE|SET|RETURN)\b`)
+
+// fenceLanguage guesses the language of a code block from its content: sh when its first line
+// runs a program, sql when it begins with a statement and has a semicolon, yaml when it is a YAML
+// mapping or sequence; "" when it cannot tell.
+func fenceLanguage(code string) string {
+	first := ""
+	for _, l := range strings.Split(code, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "--") {
+			first = t
+			break
+		}
+	}
+	switch {
+	case first == "":
+		return ""
+	case shellCommand.MatchString(first):
+		return "sh"
+	case sqlStatement.MatchString(first) && strings.Contains(code, ";"):
+		return "sql"
+	}
+	var doc any
+	if yaml.Unmarshal([]byte(code), &doc) == nil {
+		switch doc.(type) {
+		case map[string]any, []any:
+			return "yaml"
+		}
+	}
+	return ""
+}
+
+// TestFenceLanguageMatchesContent: a block fenced as sql, yaml or sh holds that language (a
+// YAML configuration or a shell command fenced as sql escapes the tests that load and run the
+// examples), and every block says its language.
+func TestFenceLanguageMatchesContent(t *testing.T) {
+	for _, b := range docBlocks(t) {
+		if b.lang == "" {
+			t.Errorf("%s: a code block without a language; fence it as sql, yaml, sh or text", b.where())
+			continue
+		}
+		guess := fenceLanguage(b.code)
+		switch {
+		case b.lang == "text" || guess == "" || guess == b.lang:
+		case b.lang == "sh" && guess == "yaml" && shellCommand.MatchString(strings.TrimSpace(b.code)):
+		default:
+			t.Errorf("%s: fenced as %s, and it reads as %s", b.where(), b.lang, guess)
+		}
+	}
+	for code, want := range map[string]string{
+		"version: 2\nlint:\n  severity:\n    x: off\n": "yaml",
+		"ledgercheck lint --base-schema f.sql\n":       "sh",
+		"CREATE TABLE t (id int);\n":                   "sql",
+		"    p_query_embedding vector(1536)\n":         "",
+	} {
+		if got := fenceLanguage(code); got != want {
+			t.Errorf("fenceLanguage(%q) = %q, want %q", code, got, want)
+		}
+	}
+}
+
+// repoPath is a path an example names in the repository: under one of its directories, or one
+// of its files at the top level.
+var repoPath = regexp.MustCompile(`(?:^|[\s"'(=\x60])((?:migrations|testdata|docs|internal|cmd|scripts|bench|diff|introspect)/[A-Za-z0-9_.@/-]*[A-Za-z0-9_]|(?:ledgercheck|allowlist|allowlist\.reviewed|action)\.ya?ml|Makefile|CHANGELOG\.md)`)
+
+// mdLink is a markdown link to a relative path.
+var mdLink = regexp.MustCompile(`\]\(([^)#:\s]+)(?:#[^)]*)?\)`)
+
+// TestExamplesNameExistingFiles: every file an example of the documentation names in the
+// repository (in a code block), and every relative link of a page, exists.
+func TestExamplesNameExistingFiles(t *testing.T) {
+	for _, b := range docBlocks(t) {
+		for _, m := range repoPath.FindAllStringSubmatch(b.code, -1) {
+			if _, err := os.Stat(filepath.Join(repoRoot, m[1])); err != nil {
+				t.Errorf("%s: names %s, which is not in the repository", b.where(), m[1])
+			}
+		}
+	}
+	for _, f := range docFiles(t) {
+		data, err := os.ReadFile(filepath.Join(repoRoot, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(string(data), -1) {
+			target := filepath.Join(repoRoot, filepath.Dir(f), m[1])
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s: links to %s, which does not exist", f, m[1])
+			}
+		}
 	}
 }
 
