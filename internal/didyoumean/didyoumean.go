@@ -1,6 +1,6 @@
 // Package didyoumean is the one spelling suggestion of ledgercheck: the flag, rule id or
-// configuration key closest to a misspelt one, by Levenshtein distance, as git and cobra (for
-// commands) suggest.
+// configuration key closest to a misspelt one, by Levenshtein distance (a swap of two adjacent
+// characters counting as one edit), as git and cobra (for commands) suggest.
 package didyoumean
 
 import (
@@ -44,16 +44,19 @@ func Hint(word string, candidates []string) string {
 	return ""
 }
 
-// Distance is the Levenshtein distance between a and b, in runes: the fewest insertions,
-// deletions and substitutions that turn one into the other.
+// Distance is the Levenshtein distance between a and b, in runes, with a swap of two adjacent
+// runes counted as one edit (the optimal string alignment distance): the fewest insertions,
+// deletions, substitutions and transpositions that turn one into the other. "quite" is one edit
+// from "quiet", as a typist sees it.
 func Distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	// d[i][j] is the distance between ra[:i] and rb[:j]; three rows are enough.
+	rows := [3][]int{make([]int, len(rb)+1), make([]int, len(rb)+1), make([]int, len(rb)+1)}
+	for j := range rows[0] {
+		rows[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
+		before, prev, cur := rows[(i+1)%3], rows[(i+2)%3], rows[i%3]
 		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
@@ -61,8 +64,10 @@ func Distance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], before[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return rows[len(ra)%3][len(rb)]
 }

@@ -9,6 +9,7 @@ func TestDistance(t *testing.T) {
 	}{
 		{"", "", 0}, {"abc", "", 3}, {"", "abc", 3}, {"formt", "format", 1},
 		{"kitten", "sitting", 3}, {"flaw", "lawn", 2}, {"résumé", "resume", 2},
+		{"quite", "quiet", 1}, {"outptu", "output", 1}, {"ab", "ba", 1}, {"ca", "abc", 3},
 	} {
 		if got := Distance(tc.a, tc.b); got != tc.want {
 			t.Errorf("Distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
@@ -17,7 +18,7 @@ func TestDistance(t *testing.T) {
 }
 
 func TestClosest(t *testing.T) {
-	flags := []string{"format", "output", "config", "port-dim", "artifact-dim", "color"}
+	flags := []string{"quiet", "format", "output", "config", "port-dim", "artifact-dim", "color"}
 	for _, tc := range []struct {
 		word string
 		want string
@@ -31,6 +32,7 @@ func TestClosest(t *testing.T) {
 		{"xyz", ""},
 		{"po", ""}, // too short to be a prefix worth suggesting, and 2 edits from everything
 		{"outptu", "output"},
+		{"quite", "quiet"},
 	} {
 		if got := Closest(tc.word, flags); got != tc.want {
 			t.Errorf("Closest(%q) = %q, want %q", tc.word, got, tc.want)
