@@ -129,7 +129,7 @@ server), an interrupted run or an internal error.`,
 		SilenceErrors: true,
 		// commandError suggests a command, as flagError a flag.
 		DisableSuggestions: true,
-		Version:       buildVersion(),
+		Version:            buildVersion(),
 	}
 	root.SetVersionTemplate("ledgercheck {{.Version}}\n")
 	root.SetIn(g.stdin)
