@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ledgercheck/ledgercheck/diff"
+	"github.com/ledgercheck/ledgercheck/internal/didyoumean"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/input"
 	"github.com/ledgercheck/ledgercheck/internal/yamltext"
@@ -201,6 +202,9 @@ func Parse(path string, data []byte) (*File, error) { return parse(path, data, f
 // file whose new entries are not reviewed yet. The gate never reads a draft.
 func ParseDraft(path string, data []byte) (*File, error) { return parse(path, data, true) }
 
+// entryKeys are the keys of an allowlist entry of the current version.
+var entryKeys = []string{"kind", "object", "object_match", "attr", "artifact", "port", "expected", "found", "digest", "probes", "cause", "reason"}
+
 func parse(path string, data []byte, draft bool) (*File, error) {
 	f := &File{Path: path}
 	lines := bytes.Count(data, []byte("\n")) + 1
@@ -220,7 +224,10 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 		}
 		p := yamltext.Locate(err, data)
 		if p.UnknownKey != "" {
-			p.Msg = "unknown key " + p.UnknownKey + " (an allowlist has version and entries; an entry takes kind, object, object_match, attr, artifact, port, expected, found, digest, probes, cause, reason)"
+			p.Msg = "unknown key " + p.UnknownKey + " (an allowlist has version and entries; an entry takes " + strings.Join(entryKeys, ", ") + ")"
+			if c := didyoumean.Closest(p.UnknownKey, append([]string{"version", "entries"}, entryKeys...)); c != "" {
+				p.Msg = "unknown key " + p.UnknownKey + " (did you mean " + c + "?)"
+			}
 		}
 		p.Msg = strings.ReplaceAll(p.Msg, "into allowlist.rawFile", fmt.Sprintf("into an allowlist (a mapping that starts with version: %d)", Version))
 		p.Line = min(max(p.Line, 1), lines)

@@ -38,3 +38,12 @@ func TestFlagValueErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRuleIDSuggestions(t *testing.T) {
+	expectInputError(t, `unknown rule "not-idempotnet": did you mean not-idempotent?`, "explain", "not-idempotnet")
+	cfg := writeSQL(t, "c.yaml", "version: 2\nlint:\n  severity:\n    destructive-statment: off\n")
+	code, _, errs := runCLI(t, "lint", "--config", cfg, writeSQL(t, "a.sql", cleanSQL))
+	if code != ExitInput || !strings.Contains(errs, `c.yaml:2: severity for unknown rule "destructive-statment": did you mean destructive-statement?`) {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}

@@ -60,7 +60,7 @@ func (p Position) At(path string) string {
 
 var (
 	lineMsg    = regexp.MustCompile(`^line (\d+): (.*)$`)
-	unknownKey = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+	unknownKey = regexp.MustCompile(`^field (\S+) not found in type .+$`)
 )
 
 // Locate is the one reading of a yaml.v3 decoding error of data (from Unmarshal, a Decoder or
