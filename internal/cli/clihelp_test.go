@@ -1,6 +1,11 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -45,5 +50,59 @@ func TestRuleIDSuggestions(t *testing.T) {
 	code, _, errs := runCLI(t, "lint", "--config", cfg, writeSQL(t, "a.sql", cleanSQL))
 	if code != ExitInput || !strings.Contains(errs, `c.yaml:2: severity for unknown rule "destructive-statment": did you mean destructive-statement?`) {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// badLintSQL is a file lint reports (exit 1).
+const badLintSQL = cleanSQL + "ALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS x int;\nNOTIFY pgrst, 'reload schema';\n"
+
+// TestOutputDashIsStdout: --output FORMAT=- writes FORMAT on stdout (no file named -), beside
+// other --output files; with a --format of another format it is refused.
+func TestOutputDashIsStdout(t *testing.T) {
+	p := writeSQL(t, "m.sql", badLintSQL)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	js := filepath.Join(dir, "a.json")
+	code, out, errs := runCLI(t, "lint", "-q", "--output", "sarif=-", "--output", "json="+js, p)
+	var sarif struct {
+		Version string `json:"version"`
+	}
+	if code != ExitFindings || json.Unmarshal([]byte(out), &sarif) != nil || sarif.Version != "2.1.0" {
+		t.Fatalf("exit %d, stderr %q, stdout not SARIF: %.200q", code, errs, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "-")); err == nil {
+		t.Error("a file named - was written")
+	}
+	if _, err := os.Stat(js); err != nil {
+		t.Errorf("the json --output: %v", err)
+	}
+	if code, _, _ := runCLI(t, "lint", "-q", "--format", "sarif", "--output", "sarif=-", p); code != ExitFindings {
+		t.Errorf("--format sarif --output sarif=-: exit %d, want 1", code)
+	}
+	expectInputError(t, "--output sarif=-: stdout is --format json's; drop one of them", "lint", "--format", "json", "--output", "sarif=-", p)
+	expectInputError(t, `invalid value "json=-" for --output: stdout is already the output of sarif`, "lint", "--output", "sarif=-", "--output", "json=-", p)
+}
+
+// TestOutputFilesSurviveAClosedStdout: a reader that has gone (`| head -1`) costs no --output
+// file: the files are written before stdout, and the broken pipe on stdout is no error.
+func TestOutputFilesSurviveAClosedStdout(t *testing.T) {
+	p := writeSQL(t, "m.sql", badLintSQL)
+	dir := t.TempDir()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // the reader is gone before the first byte: every write to w is EPIPE
+	defer w.Close()
+	var errb bytes.Buffer
+	files := []string{filepath.Join(dir, "a.sarif"), filepath.Join(dir, "a.html"), filepath.Join(dir, "a.json")}
+	code := Run(context.Background(), []string{"lint", "-q", "--format", "text", "--output", "sarif=" + files[0], "--output", "html=" + files[1], "--output", "json=" + files[2], p}, strings.NewReader(""), w, &errb)
+	if code != ExitFindings || errb.Len() != 0 {
+		t.Errorf("exit %d, stderr %q; want 1 and nothing on stderr", code, errb.String())
+	}
+	for _, f := range files {
+		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
 }
