@@ -106,3 +106,31 @@ func TestOutputFilesSurviveAClosedStdout(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingAllowlistHintNamesThePort: with several ports, the command the missing-allowlist
+// error suggests names the port (--only), and runs: it gets past the configuration to the
+// server (here an unreachable one, exit 3) instead of refusing the ports (exit 2).
+func TestMissingAllowlistHintNamesThePort(t *testing.T) {
+	cfg := twoPorts(t, func(s string) string { return s })
+	src, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(src), "dim: 768\n    allowlist: allowlist.yaml", "dim: 768\n    allowlist: allowlist_768.yaml", 1)
+	if err := os.WriteFile(cfg, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(filepath.Dir(cfg), "allowlist_768.yaml")
+	code, _, errs := runCLI(t, "parity", "-q", "--config", cfg)
+	want := "ledgercheck allowlist suggest --write --config " + cfg + " --only decision_ledger_768 --allowlist " + missing
+	if code != ExitInput || !strings.Contains(errs, "`"+want+"`") {
+		t.Fatalf("exit %d, stderr %q; want exit 2 and the command %q", code, errs, want)
+	}
+	args := append(strings.Fields(strings.TrimPrefix(want, "ledgercheck ")), "-q", "--dsn", "postgres:///none?host=/nonexistent&connect_timeout=1")
+	if code, _, errs := runCLI(t, args...); code != ExitEnv {
+		t.Errorf("%v: exit %d, stderr %q; want 3 (the server), past the configuration", args, code, errs)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("%s was written without a comparison", missing)
+	}
+}
