@@ -134,3 +134,41 @@ func TestMissingAllowlistHintNamesThePort(t *testing.T) {
 		t.Errorf("%s was written without a comparison", missing)
 	}
 }
+
+// TestConfigFoundAboveTheWorkingDirectory: run from a subdirectory, every command reads the
+// repository's ledgercheck.yaml (the nearest one up to the directory holding .git), its paths
+// relative to its own directory; with none, check says so and suggests init.
+func TestConfigFoundAboveTheWorkingDirectory(t *testing.T) {
+	repo := t.TempDir()
+	for _, d := range []string{".git", "migrations/ports"} {
+		if err := os.MkdirAll(filepath.Join(repo, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noNotify := strings.Replace(cleanSQL, "NOTIFY pgrst, 'reload schema';\n", "", 1)
+	write(t, filepath.Join(repo, "migrations", "sidecar.sql"), noNotify)
+	t.Chdir(filepath.Join(repo, "migrations", "ports"))
+
+	// No configuration: lint applies the built-in policy, check suggests init.
+	if code, out, _ := runCLI(t, "lint", "-q", "../sidecar.sql"); code != ExitFindings || !strings.Contains(out, "[missing-notify-reload]") {
+		t.Errorf("lint without a configuration: exit %d, %q", code, out)
+	}
+	code, _, errs := runCLI(t, "check", "-q")
+	if code != ExitInput || !strings.Contains(errs, "no ledgercheck.yaml in the working directory or above it up to the repository root ("+repo+")") || !strings.Contains(errs, "`ledgercheck init --artifact FILE --dim N`") {
+		t.Errorf("check without a configuration: exit %d, stderr %q", code, errs)
+	}
+
+	write(t, filepath.Join(repo, "ledgercheck.yaml"), "version: 2\nartifact:\n  file: migrations/sidecar.sql\n  dim: 1536\nlint:\n  severity:\n    missing-notify-reload: off\n")
+	if code, out, errs := runCLI(t, "lint", "-q", "../sidecar.sql"); code != ExitOK {
+		t.Errorf("lint from migrations/ports: exit %d, %q %q; want the repository's lint policy", code, out, errs)
+	}
+	// The artifact's path is the configuration's (migrations/sidecar.sql from the root): the
+	// file is read, and the run gets as far as the (unreachable) server.
+	code, _, errs = runCLI(t, "check", "-q", "--dsn", "postgres:///none?host=/nonexistent&connect_timeout=1")
+	if code != ExitEnv {
+		t.Errorf("check from migrations/ports: exit %d, stderr %q; want 3 (the server), the artifact read", code, errs)
+	}
+	// A configuration error names the file as found from here.
+	write(t, filepath.Join(repo, "ledgercheck.yaml"), "version: 2\nartifact:\n  file: migrations/sidecar.sql\n  dimm: 1536\n")
+	expectInputError(t, "../../ledgercheck.yaml:4:3: unknown key dimm (did you mean dim?)", "check", "-q")
+}

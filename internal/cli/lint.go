@@ -112,7 +112,7 @@ Exit 1 if any finding is an error.`,
 	out.compactText = true
 	cmd.Flags().IntVar(&dim, "dim", 0, "require every vector(N), halfvec(N) and sparsevec(N) to have this dimension")
 	out.add(cmd)
-	cmd.Flags().StringVar(&configPath, "config", "", "gate configuration whose lint section (and limits) apply (default: "+config.DefaultFile+" in the working directory if there is one, else the built-in policy for the decision ledger)")
+	cmd.Flags().StringVar(&configPath, "config", "", "gate configuration whose lint section (and limits) apply (default: "+config.DefaultFile+" in the working directory or the nearest directory above it in the repository, else the built-in policy for the decision ledger)")
 	cmd.Flags().BoolVar(&baseSchema, "base-schema", false, "lint a base schema (a file that defines the prerequisites): no object is assumed to exist before it (lint.existing is ignored)")
 	cmd.Flags().BoolVar(&install, "install", false, "also install each file into a scratch database and cross-check the catalog changes (needs Postgres)")
 	addServerFlags(cmd, &sf)

@@ -40,7 +40,7 @@ type parityFlags struct {
 
 func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&pf.configPath, "config", "", "configuration file (default: "+config.DefaultFile+" in the working directory when present, else the shipped artifact and port)")
+	fl.StringVar(&pf.configPath, "config", "", "configuration file (default: "+config.DefaultFile+" in the working directory or the nearest directory above it in the repository, else the shipped artifact and port)")
 	fl.StringVar(&pf.artifact, "artifact", "", "the artifact's migration, overriding artifact.file")
 	fl.IntVar(&pf.artifactDim, "artifact-dim", 0, "vector dimension of the artifact's install, overriding artifact.dim")
 	fl.StringVar(&pf.port, "port", "", "the port's migration, overriding the configured port's file (with several configured ports: compared instead of them)")
@@ -69,6 +69,11 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command, g *globals) (*config.Confi
 	cfg, err := g.loadConfig(pf.configPath)
 	if err != nil {
 		return nil, err
+	}
+	if pf.artifact == "" && pf.artifactDSN == "" {
+		if err := noConfiguration(cfg); err != nil {
+			return nil, err
+		}
 	}
 	fl := cmd.Flags()
 	if pf.only != "" {
