@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -171,4 +172,45 @@ func TestConfigFoundAboveTheWorkingDirectory(t *testing.T) {
 	// A configuration error names the file as found from here.
 	write(t, filepath.Join(repo, "ledgercheck.yaml"), "version: 2\nartifact:\n  file: migrations/sidecar.sql\n  dimm: 1536\n")
 	expectInputError(t, "../../ledgercheck.yaml:4:3: unknown key dimm (did you mean dim?)", "check", "-q")
+}
+
+// TestLintDirectoriesAndPatterns: lint takes a directory (every .sql file under it, sorted,
+// hidden directories skipped) and quoted patterns (** included), as squawk does; a directory or
+// pattern that names no file is an error.
+func TestLintDirectoriesAndPatterns(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, f := range []string{"m/b.sql", "m/a.sql", "m/ports/c.sql", "m/.hidden/h.sql", "m/notes.txt", "other/d.SQL", "empty/x.txt"} {
+		write(t, f, badLintSQL)
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"m"}, []string{"m/a.sql", "m/b.sql", "m/ports/c.sql"}},
+		{[]string{"m/*.sql"}, []string{"m/a.sql", "m/b.sql"}},
+		{[]string{"m/**/*.sql"}, []string{"m/a.sql", "m/b.sql", "m/ports/c.sql"}},
+		{[]string{"**/c.sql", "m/b.sql", "m"}, []string{"m/ports/c.sql", "m/b.sql", "m/a.sql"}},
+		{[]string{"other"}, []string{"other/d.SQL"}},
+		{[]string{"m/[ab].sql", "m/notes.txt"}, []string{"m/a.sql", "m/b.sql", "m/notes.txt"}},
+	} {
+		got, err := lintFiles(tc.args)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("lintFiles(%v) = %v, %v; want %v", tc.args, got, err, tc.want)
+		}
+	}
+	expectInputError(t, "empty: the directory holds no .sql file", "lint", "empty")
+	expectInputError(t, "m/*.psql: the pattern matches no file", "lint", "m/*.psql")
+	expectInputError(t, "m/[.sql: syntax error in pattern", "lint", "m/[.sql")
+	// Through the command: every file's findings, in order.
+	code, out, errs := runCLI(t, "lint", "-q", "m")
+	var files []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if f, _, ok := strings.Cut(line, ":"); ok && !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	if code != ExitFindings || !slices.Equal(files, []string{"m/a.sql", "m/b.sql", "m/ports/c.sql"}) {
+		t.Errorf("lint m: exit %d, files %v, stderr %q", code, files, errs)
+	}
 }

@@ -23,13 +23,17 @@ func newLintCmd(g *globals) *cobra.Command {
 		sf         serverFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "lint FILE...",
+		Use:   "lint FILE|DIR|PATTERN...",
 		Short: "Check migration files against the sidecar rules, without a database",
 		Long: `lint parses each migration with PostgreSQL's parser, opens function bodies and DO blocks,
 and reports every statement that breaks the sidecar contract: changes to objects the file did not
 create, new tables without RLS, service_role policy or grants, a missing trailing
 NOTIFY pgrst, 'reload schema', statements that fail on a second run, destructive statements, and
 more. ` + "`ledgercheck explain`" + ` lists the rules; ` + "`ledgercheck explain RULE`" + ` explains one.
+
+Each argument is a file, a directory (every .sql file under it, sorted) or a quoted pattern
+that ledgercheck expands itself ('migrations/*.sql', 'supabase/**/*.sql': ** matches any
+number of directories); a directory or pattern with no .sql file is an error.
 
 With --install, each file is also installed into a scratch database with the configuration's
 prerequisites (the Open Brain core unless prerequisites.openbrain is false, then
@@ -80,6 +84,9 @@ Exit 1 if any finding is an error.`,
 				if prereqs, err = readPrerequisites(conf); err != nil {
 					return err
 				}
+			}
+			if args, err = lintFiles(args); err != nil {
+				return err
 			}
 			// Every file is checked before the first is linted, or a server started.
 			for _, path := range args {
