@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ledgercheck/ledgercheck/internal/allowlist"
 )
 
 // expectInputError runs the CLI and wants exit 2, nothing on stdout and exactly the one line
@@ -212,5 +215,45 @@ func TestLintDirectoriesAndPatterns(t *testing.T) {
 	}
 	if code != ExitFindings || !slices.Equal(files, []string{"m/a.sql", "m/b.sql", "m/ports/c.sql"}) {
 		t.Errorf("lint m: exit %d, files %v, stderr %q", code, files, errs)
+	}
+}
+
+// TestAllowlistCheckListsEveryInvalidEntry: one run of allowlist check names every TODO reason
+// and every invalid entry, each at its line, not the first alone.
+func TestAllowlistCheckListsEveryInvalidEntry(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("version: 2\nentries:\n")
+	entry := func(object, extra, reason string) {
+		fmt.Fprintf(&b, "  - kind: column\n    object: %s\n    attr: type\n    artifact: int\n    port: bigint\n%s    reason: %q\n", object, extra, reason)
+	}
+	for i := range 19 {
+		entry(fmt.Sprintf("public.t.c%d", i), "", "TODO")
+	}
+	entry("public.t.ok", "", "reviewed: the port widens it")
+	entry("public.t.ok", "", "reviewed twice")                                            // a duplicate
+	entry("public.t.d", "    digest: sha256:abc\n", "pinned twice, badly")                // digest and values
+	entry("public.t.todo", "", "TODO changed since review: reviewed: the port widens it") // a stale review
+	path := writeSQL(t, "allowlist.yaml", b.String())
+	code, out, errs := runCLI(t, "allowlist", "check", path)
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if code != ExitInput || out != "" || len(lines) != 23 {
+		t.Fatalf("exit %d, stdout %q, %d lines on stderr:\n%s", code, out, len(lines), errs)
+	}
+	for i, want := range map[int]string{
+		0:  path + ":3: entry 1 (column public.t.c0 type) has reason TODO",
+		18: path + ":111: entry 19 (column public.t.c18 type) has reason TODO",
+		19: path + ":123: entry 21 (column public.t.ok type) duplicates the entry at line 117",
+		20: path + ":129: entry 22 (column public.t.d type) has both digest and artifact and port values",
+		21: path + ":136: entry 23 (column public.t.todo type) has a reason that starts with TODO",
+		22: path + ": 22 invalid entries",
+	} {
+		if !strings.HasPrefix(lines[i], "ledgercheck: "+want) {
+			t.Errorf("line %d: %q, want it to start with %q", i+1, lines[i], "ledgercheck: "+want)
+		}
+	}
+	// Elsewhere (parity, check) the error stays one line, and says there are more.
+	_, err := allowlist.Parse(path, []byte(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "(and 21 more invalid entries: `ledgercheck allowlist check "+path+"` lists them all)") {
+		t.Errorf("Parse: %v", err)
 	}
 }
