@@ -13,19 +13,8 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
-func newLintCmd(g *globals) *cobra.Command {
-	var (
-		dim        int
-		out        = newOutputFlags()
-		configPath string
-		install    bool
-		baseSchema bool
-		sf         serverFlags
-	)
-	cmd := &cobra.Command{
-		Use:   "lint FILE|DIR|PATTERN...",
-		Short: "Check migration files against the sidecar rules, without a database",
-		Long: `lint parses each migration with PostgreSQL's parser, opens function bodies and DO blocks,
+// lintLong is lint's --help.
+const lintLong = `lint parses each migration with PostgreSQL's parser, opens function bodies and DO blocks,
 and reports every statement that breaks the sidecar contract: changes to objects the file did not
 create, new tables without RLS, service_role policy or grants, a missing trailing
 NOTIFY pgrst, 'reload schema', statements that fail on a second run, destructive statements, and
@@ -52,8 +41,22 @@ The text format prints one finding per line, file:line:col: severity: message [r
 count characters), the form editors and pre-commit hooks read; json, sarif, github and html are
 check's report (one phase per file; json is the document of docs/json-schema.md);
 --output FORMAT=PATH (repeatable) writes other formats from the same run.
-Exit 1 if any finding is an error.`,
-		Args: cobra.MinimumNArgs(1),
+Exit 1 if any finding is an error.`
+
+func newLintCmd(g *globals) *cobra.Command {
+	var (
+		dim        int
+		out        = newOutputFlags()
+		configPath string
+		install    bool
+		baseSchema bool
+		sf         serverFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "lint FILE|DIR|PATTERN...",
+		Short: "Check migration files against the sidecar rules, without a database",
+		Long:  lintLong,
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := out.validate(); err != nil {
 				return err
