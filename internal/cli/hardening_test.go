@@ -212,7 +212,7 @@ func TestBadInput(t *testing.T) {
 	add(ExitFindings, `(?s)unsupported-statement.*meta\.sql:1:1: error: the migration does not install: \\i other\.sql is psql syntax`, append([]string{"check", "--config", repoConfig, "--port", f["meta.sql"], "--times", "2"}, server...)...)
 	// YAML: file:line, exit 2.
 	for name, want := range map[string]string{
-		"al_malformed.yaml": `al_malformed\.yaml:2: did not find expected node content$`,
+		"al_malformed.yaml": `al_malformed\.yaml:2:10: did not find expected node content$`,
 		"al_type.yaml":      "al_type\\.yaml:1: cannot unmarshal !!str `one` into int$",
 		"al_unknown.yaml":   `al_unknown\.yaml:4:5: unknown key objekt \(did you mean object\?\)`,
 		"al_utf8.yaml":      `al_utf8\.yaml:2: invalid UTF-8 \(byte 0xff\); the file must be UTF-8 text$`,
@@ -223,7 +223,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"cfg_type.yaml":      `cfg_type\.yaml:3: cannot unmarshal !!seq into int$`,
-		"cfg_malformed.yaml": `cfg_malformed\.yaml:2: did not find expected key$`,
+		"cfg_malformed.yaml": `cfg_malformed\.yaml:5:4: did not find expected key$`,
 		"cfg_unknown.yaml":   `cfg_unknown\.yaml:2:1: unknown key varients \(did you mean variants\?\)`,
 		"cfg_duration.yaml":  "cfg_duration\\.yaml:3: cannot unmarshal !!str `soon` into a duration \\(write it as 60s or 2m\\)$",
 		"cfg_utf8.yaml":      `cfg_utf8\.yaml:1: invalid UTF-8 \(byte 0xff\)`,

@@ -31,7 +31,7 @@ func lintFiles(args []string) ([]string, error) {
 			if err == nil && len(matched) == 0 {
 				err = fmt.Errorf("%s: the directory holds no .sql file", arg)
 			}
-		case serr != nil && strings.ContainsAny(arg, "*?["):
+		case serr != nil && strings.ContainsAny(arg, "*?[") && validPattern(arg):
 			matched, err = globFiles(arg)
 			if err == nil && len(matched) == 0 {
 				err = fmt.Errorf("%s: the pattern matches no file", arg)
@@ -50,6 +50,13 @@ func lintFiles(args []string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// validPattern reports whether arg is a well-formed pattern: a missing file named with a
+// bracket that is not one ("evil[.sql") is a missing file.
+func validPattern(arg string) bool {
+	_, err := path.Match(filepath.ToSlash(arg), "")
+	return err == nil
 }
 
 // sqlFilesUnder lists the .sql files under dir, sorted, skipping hidden directories.
@@ -74,9 +81,6 @@ func sqlFilesUnder(dir string) ([]string, error) {
 // and ** for any number of directories (hidden ones skipped, as a shell's globstar does).
 func globFiles(pattern string) ([]string, error) {
 	pattern = filepath.ToSlash(pattern)
-	if _, err := path.Match(pattern, ""); err != nil {
-		return nil, fmt.Errorf("%s: %w", pattern, err)
-	}
 	if !strings.Contains(pattern, "**") {
 		files, err := filepath.Glob(filepath.FromSlash(pattern))
 		files = slices.DeleteFunc(files, func(f string) bool { st, err := os.Stat(f); return err != nil || st.IsDir() })
