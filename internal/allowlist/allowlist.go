@@ -230,6 +230,7 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 			}
 		}
 		p.Msg = strings.ReplaceAll(p.Msg, "into allowlist.rawFile", fmt.Sprintf("into an allowlist (a mapping that starts with version: %d)", Version))
+		p.Msg = yamltext.Plain(p.Msg)
 		p.Line = min(max(p.Line, 1), lines)
 		return nil, fault.Input(errors.New(p.At(path)))
 	}

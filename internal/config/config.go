@@ -421,8 +421,8 @@ func (c *Config) yamlError(data []byte, err error) error {
 	if p.UnknownKey != "" {
 		p.Msg = "unknown key " + p.UnknownKey + unknownKeyHint(p.UnknownKey)
 	}
-	p.Msg = strings.ReplaceAll(p.Msg, "into time.Duration", "into a duration (write it as 60s or 2m)")
 	p.Msg = intoType().ReplaceAllString(p.Msg, "into a configuration (a mapping that starts with version: "+strconv.Itoa(Version)+")")
+	p.Msg = yamltext.Plain(p.Msg)
 	if c.nlines > 0 {
 		p.Line = min(max(p.Line, 1), c.nlines)
 	}

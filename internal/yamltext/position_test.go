@@ -86,3 +86,50 @@ func TestSyntaxErrorPositions(t *testing.T) {
 		})
 	}
 }
+
+// TestTypeErrorColumns: a value of the wrong type is reported at the value.
+func TestTypeErrorColumns(t *testing.T) {
+	var v struct {
+		Count int   `yaml:"count"`
+		List  []int `yaml:"list"`
+		Map   struct {
+			N int `yaml:"n"`
+		} `yaml:"map"`
+	}
+	for _, tc := range []struct {
+		src       string
+		line, col int
+	}{
+		{"count: many\n", 1, 8},
+		{"list:\n  - 1\n  - two\n", 3, 5},
+		{"map:\n  n:   [1]\n", 2, 8},
+		{"map: x\n", 1, 6},
+	} {
+		err := yaml.Unmarshal([]byte(tc.src), &v)
+		if err == nil {
+			t.Fatalf("%q: no error", tc.src)
+		}
+		if p := Locate(err, []byte(tc.src)); p.Line != tc.line || p.Col != tc.col {
+			t.Errorf("%q: %v: Locate = %d:%d, want %d:%d", tc.src, err, p.Line, p.Col, tc.line, tc.col)
+		}
+	}
+}
+
+func TestPlain(t *testing.T) {
+	for in, want := range map[string]string{
+		"cannot unmarshal !!str `soon` into time.Duration":                                    `invalid value "soon": want a duration such as 60s or 2m`,
+		"cannot unmarshal !!str `many` into int":                                              `invalid value "many": want a whole number`,
+		"cannot unmarshal !!seq into int":                                                     `invalid value (a list): want a whole number`,
+		"cannot unmarshal !!str `x` into float64":                                             `invalid value "x": want a number`,
+		"cannot unmarshal !!str `some` into bool":                                             `invalid value "some": want true or false`,
+		"cannot unmarshal !!map into string":                                                  `invalid value (a mapping): want text`,
+		"cannot unmarshal !!str `x` into []string":                                            `invalid value "x": want a list`,
+		"cannot unmarshal !!str `x` into config.Variant":                                      `invalid value "x": want a mapping`,
+		"cannot unmarshal !!seq into a configuration (a mapping that starts with version: 2)": `invalid value (a list): want a configuration (a mapping that starts with version: 2)`,
+		"did not find expected key":                                                           "did not find expected key",
+	} {
+		if got := Plain(in); got != want {
+			t.Errorf("Plain(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

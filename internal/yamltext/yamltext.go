@@ -59,6 +59,7 @@ func (p Position) At(path string) string {
 }
 
 var (
+	typeMsg    = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
 	lineMsg    = regexp.MustCompile(`^line (\d+): (.*)$`)
 	unknownKey = regexp.MustCompile(`^field (\S+) not found in type .+$`)
 )
@@ -101,8 +102,28 @@ func Locate(err error, data []byte) Position {
 		if i := bytes.Index(lineOf(data, p.Line), []byte(k[1]+":")); i >= 0 {
 			p.Col = utf8.RuneCount(lineOf(data, p.Line)[:i]) + 1
 		}
+		return p
 	}
+	p.Col = valueCol(lineOf(data, p.Line))
 	return p
+}
+
+// valueCol is the 1-based column of the value on line, the line of a type error: after the
+// key's ": " (or a sequence item's "- "), else the line's first character; 0 for an empty line.
+func valueCol(line []byte) int {
+	rest := bytes.TrimLeft(line, " \t")
+	if len(rest) == 0 {
+		return 0
+	}
+	if after, ok := bytes.CutPrefix(rest, []byte("- ")); ok {
+		rest = bytes.TrimLeft(after, " \t")
+	}
+	if i := bytes.Index(rest, []byte(": ")); i >= 0 && !bytes.ContainsAny(rest[:i], "\"'[{") {
+		if v := bytes.TrimLeft(rest[i+2:], " \t"); len(v) > 0 {
+			rest = v
+		}
+	}
+	return utf8.RuneCount(line[:len(line)-len(rest)]) + 1
 }
 
 // openedEarlier reports where the quoted string that ends just before line:col starts, when it
@@ -245,4 +266,39 @@ func lastOr(s []int, def int) int {
 		return def
 	}
 	return s[len(s)-1]
+}
+
+// Plain says a type error's message in ledgercheck's words: "cannot unmarshal !!str `soon` into
+// time.Duration" is `invalid value "soon": want a duration such as 60s or 2m`. Other messages are
+// returned as they are; a target that is not a Go type ("into a configuration (...)") is kept.
+func Plain(msg string) string {
+	m := typeMsg.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	value := strconv.Quote(m[2])
+	switch m[1] {
+	case "seq":
+		value = "(a list)"
+	case "map":
+		value = "(a mapping)"
+	}
+	want := m[3]
+	switch {
+	case want == "time.Duration":
+		want = "a duration such as 60s or 2m"
+	case strings.HasPrefix(want, "int") || strings.HasPrefix(want, "uint"):
+		want = "a whole number"
+	case strings.HasPrefix(want, "float"):
+		want = "a number"
+	case want == "bool":
+		want = "true or false"
+	case want == "string":
+		want = "text"
+	case strings.HasPrefix(want, "[]"):
+		want = "a list"
+	case strings.HasPrefix(want, "map["), !strings.Contains(want, " ") && strings.Contains(want, "."):
+		want = "a mapping"
+	}
+	return fmt.Sprintf("invalid value %s: want %s", value, want)
 }

@@ -45,9 +45,9 @@ func TestLocate(t *testing.T) {
 		key       string
 	}{
 		{"name: a\n  bad: [\n", "f.yaml:2:6: mapping values are not allowed", ""},
-		{"name: a\ncount: many\n", "f.yaml:2: cannot unmarshal !!str `many` into int", ""},
+		{"name: a\ncount: many\n", "f.yaml:2:8: cannot unmarshal !!str `many` into int", ""},
 		{"name: a\n# c\nnmae_x: b\n", "f.yaml:3:1: field nmae_x not found", "nmae_x"},
-		{"name: {x: 1, count: 2}\n", "f.yaml:1: cannot unmarshal", ""},
+		{"name: {x: 1, count: 2}\n", "f.yaml:1:7: cannot unmarshal", ""},
 	} {
 		data := []byte(c.src)
 		p := Locate(decode(c.src), data)
