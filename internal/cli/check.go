@@ -36,18 +36,17 @@ func buildCheckCmd(g *globals) (*cobra.Command, *checkFlags) {
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Run the whole gate: lint, install, rerun and parity of the artifact and its ports",
-		Long: `check runs the whole pre-merge gate, as ledgercheck.yaml describes it (the working directory's,
-or the nearest one above it in the repository, or the file --config names; without one, the
-shipped artifact and port): it lints the artifact and each port, installs each into a throwaway
-Supabase-like database at its dimension, audits
-reruns (and the upgrade from each variant's previous version), compares each port's install with
-the artifact's attribute by attribute through the port's allowlist, runs the probes on a shared
-fixture, cross-checks each install against lint, audits what anon and authenticated can do with
-what each install created (the security lints of Supabase's advisors, asked of the installed
-catalog), and prints one report: a summary table (phase, status, findings, time), then the
-findings grouped by phase, each port's under its own name. With no ports configured, it checks
-the artifact alone and reports parity as skipped. Flags override the file, so a contributor can
-check a port without editing it:
+		Long: `check runs the whole pre-merge gate, as ledgercheck.yaml describes it (the working directory's, or
+the nearest one above it in the repository, or the file --config names; without one, the shipped
+artifact and port): it lints the artifact and each port, installs each into a throwaway
+Supabase-like database at its dimension, audits reruns (and the upgrade from each variant's
+previous version), compares each port's install with the artifact's attribute by attribute through
+the port's allowlist, runs the probes on a shared fixture, cross-checks each install against lint,
+audits what anon and authenticated can do with what each install created (the security lints of
+Supabase's advisors, asked of the installed catalog), and prints one report: a summary table
+(phase, status, findings, time), then the findings grouped by phase, each port's under its own
+name. With no ports configured, it checks the artifact alone and reports parity as skipped. Flags
+override the file, so a contributor can check a port without editing it:
 
   ledgercheck check --port my_port.sql --port-dim 768
 
