@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgercheck/ledgercheck/internal/didyoumean"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	_ "github.com/ledgercheck/ledgercheck/internal/gate" // registers every phase's rules
 	"github.com/ledgercheck/ledgercheck/internal/rule"
@@ -31,6 +32,9 @@ with its phase and default severity.`,
 			}
 			r, ok := rule.Lookup(args[0])
 			if !ok {
+				if c := didyoumean.Closest(args[0], rule.IDs()); c != "" {
+					return fault.Input(fmt.Errorf("unknown rule %q: did you mean %s?", args[0], c))
+				}
 				return fault.Input(fmt.Errorf("unknown rule %q; valid rules: %s", args[0], strings.Join(rule.IDs(), ", ")))
 			}
 			_, err := fmt.Fprintf(g.stdout, "%s (%s): %s\n\n%s\n", r.ID, r.Severity, r.Summary, r.Explain)

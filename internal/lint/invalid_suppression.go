@@ -17,8 +17,18 @@ var ruleInvalidSuppression = register(&Rule{
     -- ledgercheck:ignore RULE-ID reason a reviewer can audit
     ALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS ledger_step int;
 
-It applies to that statement only. The rule id must exist (see ` + "`ledgercheck explain`" + `), the
-reason is required, and the comment must sit directly above a statement (not inside one).
+It applies to that statement only; several rules are separated by commas
+(-- ledgercheck:ignore not-idempotent, destructive-statement reason). A comment anywhere in the
+file of the form
+
+    -- ledgercheck:ignore-file RULE-ID reason
+
+applies to the whole file, for rules that are not about security (not-idempotent,
+destructive-statement, missing-notify-reload, ...): a security rule (RLS, grants, SECURITY
+DEFINER, search_path, the installed audit's) is suppressed statement by statement, so that a
+reviewer sees every exception. The rule id must exist (see ` + "`ledgercheck explain`" + `; a misspelt one
+gets a suggestion), the reason is required, the statement form must sit directly above a
+statement (not inside one), and any other form (ledgercheck:ignore-next, ...) is an error.
 parse-error, too-complex and the suppression rules cannot be suppressed.`,
 	}),
 })
