@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ledgercheck/ledgercheck/diff"
+	"github.com/ledgercheck/ledgercheck/internal/didyoumean"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/input"
 	"github.com/ledgercheck/ledgercheck/internal/yamltext"
@@ -204,6 +205,9 @@ func Parse(path string, data []byte) (*File, error) { return parse(path, data, f
 // file whose new entries are not reviewed yet. The gate never reads a draft.
 func ParseDraft(path string, data []byte) (*File, error) { return parse(path, data, true) }
 
+// entryKeys are the keys of an allowlist entry of the current version.
+var entryKeys = []string{"kind", "object", "object_match", "attr", "artifact", "port", "expected", "found", "digest", "probes", "cause", "reason"}
+
 func parse(path string, data []byte, draft bool) (*File, error) {
 	f := &File{Path: path}
 	lines := bytes.Count(data, []byte("\n")) + 1
@@ -223,9 +227,13 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 		}
 		p := yamltext.Locate(err, data)
 		if p.UnknownKey != "" {
-			p.Msg = "unknown key " + p.UnknownKey + " (an allowlist has version and entries; an entry takes kind, object, object_match, attr, artifact, port, expected, found, digest, probes, cause, reason)"
+			p.Msg = "unknown key " + p.UnknownKey + " (an allowlist has version and entries; an entry takes " + strings.Join(entryKeys, ", ") + ")"
+			if c := didyoumean.Closest(p.UnknownKey, append([]string{"version", "entries"}, entryKeys...)); c != "" {
+				p.Msg = "unknown key " + p.UnknownKey + " (did you mean " + c + "?)"
+			}
 		}
 		p.Msg = strings.ReplaceAll(p.Msg, "into allowlist.rawFile", fmt.Sprintf("into an allowlist (a mapping that starts with version: %d)", Version))
+		p.Msg = yamltext.Plain(p.Msg)
 		p.Line = min(max(p.Line, 1), lines)
 		return nil, fault.Input(errors.New(p.At(path)))
 	}
@@ -257,61 +265,88 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 		}
 	}
 	seen := map[string]int{}
+	var invalid []string
 	for i := range f.Entries {
 		e := &f.Entries[i]
-		where := fmt.Sprintf("entry %d", i+1)
-		if convErr[i] != "" {
-			return nil, fail(e.Line, "%s %s", where, convErr[i])
+		if msg := checkEntry(e, i, convErr[i], draft, seen); msg != "" {
+			invalid = append(invalid, fmt.Sprintf("%s:%d: %s", path, min(max(e.Line, 1), lines), msg))
 		}
-		if err := e.checkProbes(); err != "" {
-			return nil, fail(e.Line, "%s %s", where, err)
-		}
-		switch {
-		case e.Kind == "":
-			return nil, fail(e.Line, "%s has no kind; copy kind, object and attr from the report (or `ledgercheck allowlist suggest`)", where)
-		case len(e.Probes) > 0:
-		case e.Object == "" && e.ObjectMatch == "":
-			return nil, fail(e.Line, "%s (%s) has neither object nor object_match", where, e.Kind)
-		case e.Object != "" && e.ObjectMatch != "":
-			return nil, fail(e.Line, "%s (%s) has both object and object_match; use one", where, e.Kind)
-		}
-		if e.ObjectMatch != "" {
-			re, err := regexp.Compile(`^(?:` + e.ObjectMatch + `)$`)
-			if err != nil {
-				return nil, fail(e.Line, "%s: object_match %q is not a valid regular expression: %v", where, e.ObjectMatch, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-			}
-			e.re = re
-		}
-		where += " (" + e.String() + ")"
-		switch {
-		}
-		a, b := e.pins()
-		switch {
-		case len(e.Probes) > 0:
-		case e.Digest != "" && (a != nil || b != nil):
-			return nil, fail(e.Line, "%s has both digest and %s values; pin the difference with one of them", where, pinKeys(e.Kind))
-		case e.Digest == "" && (a == nil || b == nil):
-			return nil, fail(e.Line, "%s does not pin the difference: give both %s (\"\" for absent) or a digest", where, pinKeys(e.Kind))
-		case e.Digest != "" && !validDigest(e.Digest):
-			return nil, fail(e.Line, "%s: digest %q is malformed; want sha256: and 64 hex digits, as `ledgercheck allowlist suggest` prints", where, e.Digest)
-		}
-		reason := strings.TrimSpace(e.Reason)
-		switch {
-		case reason == "":
-			return nil, fail(e.Line, "%s has an empty reason; write why a reviewer accepted this difference", where)
-		case draft && IsTODO(reason):
-		case strings.EqualFold(strings.TrimRight(reason, ".:! "), "todo"):
-			return nil, fail(e.Line, "%s has reason TODO; a person must review the difference and write the reason", where)
-		case IsTODO(reason):
-			return nil, fail(e.Line, "%s has a reason that starts with TODO; review the difference, then write the reason without the TODO", where)
-		}
-		key := e.key()
-		if prev, ok := seen[key]; ok {
-			return nil, fail(e.Line, "%s duplicates the entry at line %d; remove one", where, prev)
-		}
-		seen[key] = e.Line
+	}
+	if len(invalid) > 0 {
+		return nil, fault.Input(&InvalidError{Path: path, Lines: invalid})
 	}
 	return f, nil
+}
+
+// InvalidError is an allowlist with invalid entries: every one of them, so that one run of
+// `allowlist check` lists them all. Its message is the first, and how many more there are.
+type InvalidError struct {
+	Path string
+	// Lines are "path:line: what is wrong and what to do", one per invalid entry, in file order.
+	Lines []string
+}
+
+func (e *InvalidError) Error() string {
+	if len(e.Lines) == 1 {
+		return e.Lines[0]
+	}
+	return fmt.Sprintf("%s (and %d more invalid entries: `ledgercheck allowlist check %s` lists them all)", e.Lines[0], len(e.Lines)-1, e.Path)
+}
+
+// checkEntry says what is wrong with the i-th entry (convErr: what converting it from its
+// version said), or ""; seen holds the lines of the valid entries before it, by key, and gets
+// this one's.
+func checkEntry(e *Entry, i int, convErr string, draft bool, seen map[string]int) string {
+	where := fmt.Sprintf("entry %d", i+1)
+	if convErr != "" {
+		return where + " " + convErr
+	}
+	if err := e.checkProbes(); err != "" {
+		return where + " " + err
+	}
+	switch {
+	case e.Kind == "":
+		return where + " has no kind; copy kind, object and attr from the report (or `ledgercheck allowlist suggest`)"
+	case len(e.Probes) > 0:
+	case e.Object == "" && e.ObjectMatch == "":
+		return fmt.Sprintf("%s (%s) has neither object nor object_match", where, e.Kind)
+	case e.Object != "" && e.ObjectMatch != "":
+		return fmt.Sprintf("%s (%s) has both object and object_match; use one", where, e.Kind)
+	}
+	if e.ObjectMatch != "" {
+		re, err := regexp.Compile(`^(?:` + e.ObjectMatch + `)$`)
+		if err != nil {
+			return fmt.Sprintf("%s: object_match %q is not a valid regular expression: %v", where, e.ObjectMatch, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+		e.re = re
+	}
+	where += " (" + e.String() + ")"
+	a, b := e.pins()
+	switch {
+	case len(e.Probes) > 0:
+	case e.Digest != "" && (a != nil || b != nil):
+		return fmt.Sprintf("%s has both digest and %s values; pin the difference with one of them", where, pinKeys(e.Kind))
+	case e.Digest == "" && (a == nil || b == nil):
+		return fmt.Sprintf("%s does not pin the difference: give both %s (\"\" for absent) or a digest", where, pinKeys(e.Kind))
+	case e.Digest != "" && !validDigest(e.Digest):
+		return fmt.Sprintf("%s: digest %q is malformed; want sha256: and 64 hex digits, as `ledgercheck allowlist suggest` prints", where, e.Digest)
+	}
+	reason := strings.TrimSpace(e.Reason)
+	switch {
+	case reason == "":
+		return where + " has an empty reason; write why a reviewer accepted this difference"
+	case draft && IsTODO(reason):
+	case strings.EqualFold(strings.TrimRight(reason, ".:! "), "todo"):
+		return where + " has reason TODO; a person must review the difference and write the reason"
+	case IsTODO(reason):
+		return where + " has a reason that starts with TODO; review the difference, then write the reason without the TODO"
+	}
+	key := e.key()
+	if prev, ok := seen[key]; ok {
+		return fmt.Sprintf("%s duplicates the entry at line %d; remove one", where, prev)
+	}
+	seen[key] = e.Line
+	return ""
 }
 
 var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)

@@ -13,7 +13,7 @@ import (
 func TestParseErrorsCarryTheLine(t *testing.T) {
 	entry := "  - kind: table\n    object: public.t\n    attr: rls\n    artifact: \"true\"\n    port: \"false\"\n"
 	cases := []struct{ name, yaml, want string }{
-		{"unknown key", "version: 2\nentries:\n" + entry + "    reasn: x\n", "a.yaml:8:5: unknown key reasn (an allowlist has"},
+		{"unknown key", "version: 2\nentries:\n" + entry + "    reasn: x\n", "a.yaml:8:5: unknown key reasn (did you mean reason?)"},
 		{"unknown top key", "version: 2\nallow: []\n", "a.yaml:2:1: unknown key allow (an allowlist has"},
 		{"version", "version: 3\nentries: []\n", "a.yaml:1: version 3 is not supported"},
 		{"empty reason", "version: 2\nentries:\n" + entry + "    reason: \"  \"\n", "a.yaml:3: entry 1 (table public.t rls) has an empty reason"},

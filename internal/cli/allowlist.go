@@ -251,11 +251,19 @@ func newAllowlistCheckCmd(g *globals) *cobra.Command {
 		Short: "Validate an allowlist file without a database (syntax, reasons, duplicates, patterns)",
 		Long: `check decodes FILE strictly, as parity does: unknown keys, a version other than 2 (or 1, read with a hint to convert), entries that do not
 pin their values, malformed digests or object_match patterns, empty or TODO reasons and
-duplicates are errors printed as file:line (exit 2). Whether entries are stale needs the
+duplicates are errors printed as file:line, one line per invalid entry, every one of them
+(exit 2). Whether entries are stale needs the
 installs: run ` + "`ledgercheck parity`" + `.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			f, err := loadAllowlist(g.scope(), args[0])
+			var invalid *allowlist.InvalidError
+			if errors.As(err, &invalid) && len(invalid.Lines) > 1 {
+				for _, line := range invalid.Lines {
+					fmt.Fprintf(g.stderr, "ledgercheck: %s\n", oneLine(line))
+				}
+				return fault.Input(fmt.Errorf("%s: %d invalid entries", args[0], len(invalid.Lines)))
+			}
 			if err != nil {
 				return err
 			}

@@ -103,7 +103,7 @@ func TestAllowlistSuggestWriteOnADriftedPort(t *testing.T) {
 func TestMissingAllowlistHint(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "allow.yaml")
 	code, _, errs := runCLI(t, "parity", "--config", "../../ledgercheck.yaml", "--allowlist", missing)
-	if code != ExitInput || !strings.Contains(errs, "ledgercheck allowlist suggest --write --allowlist "+missing) || strings.Contains(errs, ">") {
+	if code != ExitInput || !strings.Contains(errs, "ledgercheck allowlist suggest --write --config ../../ledgercheck.yaml --allowlist "+missing) || strings.Contains(errs, ">") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }

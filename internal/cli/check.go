@@ -36,17 +36,17 @@ func buildCheckCmd(g *globals) (*cobra.Command, *checkFlags) {
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Run the whole gate: lint, install, rerun and parity of the artifact and its ports",
-		Long: `check runs the whole pre-merge gate, as ledgercheck.yaml in the working directory describes it
-(or the file --config names; without one, the shipped artifact and port): it lints the artifact
-and each port, installs each into a throwaway Supabase-like database at its dimension, audits
-reruns (and the upgrade from each variant's previous version), compares each port's install with
-the artifact's attribute by attribute through the port's allowlist, runs the probes on a shared
-fixture, cross-checks each install against lint, audits what anon and authenticated can do with
-what each install created (the security lints of Supabase's advisors, asked of the installed
-catalog), and prints one report: a summary table (phase, status, findings, time), then the
-findings grouped by phase, each port's under its own name. With no ports configured, it checks
-the artifact alone and reports parity as skipped. Flags override the file, so a contributor can
-check a port without editing it:
+		Long: `check runs the whole pre-merge gate, as ledgercheck.yaml describes it (the working directory's, or
+the nearest one above it in the repository, or the file --config names; without one, the shipped
+artifact and port): it lints the artifact and each port, installs each into a throwaway
+Supabase-like database at its dimension, audits reruns (and the upgrade from each variant's
+previous version), compares each port's install with the artifact's attribute by attribute through
+the port's allowlist, runs the probes on a shared fixture, cross-checks each install against lint,
+audits what anon and authenticated can do with what each install created (the security lints of
+Supabase's advisors, asked of the installed catalog), and prints one report: a summary table
+(phase, status, findings, time), then the findings grouped by phase, each port's under its own
+name. With no ports configured, it checks the artifact alone and reports parity as skipped. Flags
+override the file, so a contributor can check a port without editing it:
 
   ledgercheck check --port my_port.sql --port-dim 768
 
@@ -121,9 +121,10 @@ func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, erro
 }
 
 // loadConfig reads the configuration: the file named, else ledgercheck.yaml in the working
-// directory, else the defaults (the shipped artifact and port), confined to the working
-// directory's repository. Every file read for the configuration, or named on the command line
-// beside it, is read through its Scope.
+// directory or the nearest directory above it in its repository (config.Find), else the
+// defaults (the shipped artifact and port), confined to the working directory's repository.
+// Every file read for the configuration, or named on the command line beside it, is read
+// through its Scope.
 func (g *globals) loadConfig(path string) (*config.Config, error) {
 	if path != "" {
 		cfg, err := config.Load(path, g.allowOutside)
@@ -132,14 +133,29 @@ func (g *globals) loadConfig(path string) (*config.Config, error) {
 		}
 		return cfg, err
 	}
-	if _, err := os.Lstat(config.DefaultFile); err == nil {
-		return config.Load(config.DefaultFile, g.allowOutside)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fault.Input(fmt.Errorf("%s: %w", config.DefaultFile, err))
+	found, err := config.Find(".")
+	if err != nil {
+		return nil, fault.Input(fmt.Errorf("looking for %s: %w", config.DefaultFile, err))
+	}
+	if found != "" {
+		return config.Load(found, g.allowOutside)
 	}
 	cfg := config.Default()
 	cfg.Scope = g.scope()
 	return cfg, nil
+}
+
+// noConfiguration is the error of a command that needs a migration when no configuration was
+// found and the shipped default's artifact is not here either (a repository of another
+// sidecar): it says where ledgercheck looked, and how to write one.
+func noConfiguration(cfg *config.Config) error {
+	if cfg.Path != "" || cfg.Artifact.File == "" || cfg.Artifact.DSN != "" {
+		return nil
+	}
+	if _, err := os.Lstat(cfg.Artifact.File); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return fault.Input(fmt.Errorf("no %s in the working directory or above it up to the repository root (%s), and no %s here for the built-in default: write one with `ledgercheck init --artifact FILE --dim N`, or pass --config FILE", config.DefaultFile, input.RepoRoot("."), cfg.Artifact.File))
 }
 
 // variant reads a variant's migration (and its previous version) for the gate: v is the

@@ -127,7 +127,9 @@ configuration or input error; 3 environment error (no Postgres, no pgvector, unr
 server), an interrupted run or an internal error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       buildVersion(),
+		// commandError suggests a command, as flagError a flag.
+		DisableSuggestions: true,
+		Version:            buildVersion(),
 	}
 	root.SetVersionTemplate("ledgercheck {{.Version}}\n")
 	root.SetIn(g.stdin)
@@ -135,7 +137,7 @@ server), an interrupted run or an internal error.`,
 	root.SetErr(g.stderr)
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print no progress on stderr")
 	root.PersistentFlags().BoolVar(&g.allowOutside, strings.TrimPrefix(input.AllowOutsideFlag, "--"), false, "read files that resolve outside the repository: paths in the configuration outside it, and symbolic links in it that lead out")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return fault.Input(err) })
+	root.SetFlagErrorFunc(flagError)
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd(g))
 	}
@@ -162,7 +164,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRoot(g)
 	root.SetArgs(args)
-	err = root.ExecuteContext(ctx)
+	err = commandError(root, root.ExecuteContext(ctx))
 	return
 }
 

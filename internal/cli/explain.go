@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgercheck/ledgercheck/internal/didyoumean"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	_ "github.com/ledgercheck/ledgercheck/internal/gate" // registers every phase's rules
 	"github.com/ledgercheck/ledgercheck/internal/rule"
@@ -33,6 +34,9 @@ argument it lists every rule with its phase, default severity and summary.`,
 			}
 			r, ok := rule.Lookup(args[0])
 			if !ok {
+				if c := didyoumean.Closest(args[0], rule.IDs()); c != "" {
+					return fault.Input(fmt.Errorf("unknown rule %q: did you mean %s?", args[0], c))
+				}
 				return fault.Input(fmt.Errorf("unknown rule %q; valid rules: %s", args[0], strings.Join(rule.IDs(), ", ")))
 			}
 			_, err := io.WriteString(g.stdout, r.Page)

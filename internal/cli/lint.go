@@ -13,23 +13,16 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
-func newLintCmd(g *globals) *cobra.Command {
-	var (
-		dim        int
-		out        = newOutputFlags()
-		configPath string
-		install    bool
-		baseSchema bool
-		sf         serverFlags
-	)
-	cmd := &cobra.Command{
-		Use:   "lint FILE...",
-		Short: "Check migration files against the sidecar rules, without a database",
-		Long: `lint parses each migration with PostgreSQL's parser, opens function bodies and DO blocks,
+// lintLong is lint's --help.
+const lintLong = `lint parses each migration with PostgreSQL's parser, opens function bodies and DO blocks,
 and reports every statement that breaks the sidecar contract: changes to objects the file did not
 create, new tables without RLS, service_role policy or grants, a missing trailing
 NOTIFY pgrst, 'reload schema', statements that fail on a second run, destructive statements, and
 more. ` + "`ledgercheck explain`" + ` lists the rules; ` + "`ledgercheck explain RULE`" + ` explains one.
+
+Each argument is a file, a directory (every .sql file under it, sorted) or a quoted pattern
+that ledgercheck expands itself ('migrations/*.sql', 'supabase/**/*.sql': ** matches any
+number of directories); a directory or pattern with no .sql file is an error.
 
 With --install, each file is also installed into a scratch database with the configuration's
 prerequisites (the Open Brain core unless prerequisites.openbrain is false, then
@@ -48,8 +41,22 @@ The text format prints one finding per line, file:line:col: severity: message [r
 count characters), the form editors and pre-commit hooks read; json, sarif, github and html are
 check's report (one phase per file; json is the document of docs/json-schema.md);
 --output FORMAT=PATH (repeatable) writes other formats from the same run.
-Exit 1 if any finding is an error.`,
-		Args: cobra.MinimumNArgs(1),
+Exit 1 if any finding is an error.`
+
+func newLintCmd(g *globals) *cobra.Command {
+	var (
+		dim        int
+		out        = newOutputFlags()
+		configPath string
+		install    bool
+		baseSchema bool
+		sf         serverFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "lint FILE|DIR|PATTERN...",
+		Short: "Check migration files against the sidecar rules, without a database",
+		Long:  lintLong,
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := out.validate(); err != nil {
 				return err
@@ -80,6 +87,9 @@ Exit 1 if any finding is an error.`,
 				if prereqs, err = readPrerequisites(conf); err != nil {
 					return err
 				}
+			}
+			if args, err = lintFiles(args); err != nil {
+				return err
 			}
 			// Every file is checked before the first is linted, or a server started.
 			for _, path := range args {
@@ -112,7 +122,7 @@ Exit 1 if any finding is an error.`,
 	out.compactText = true
 	cmd.Flags().IntVar(&dim, "dim", 0, "require every vector(N), halfvec(N) and sparsevec(N) to have this dimension")
 	out.add(cmd)
-	cmd.Flags().StringVar(&configPath, "config", "", "gate configuration whose lint section (and limits) apply (default: "+config.DefaultFile+" in the working directory if there is one, else the built-in policy for the decision ledger)")
+	cmd.Flags().StringVar(&configPath, "config", "", "gate configuration whose lint section (and limits) apply (default: "+config.DefaultFile+" in the working directory or the nearest directory above it in the repository, else the built-in policy for the decision ledger)")
 	cmd.Flags().BoolVar(&baseSchema, "base-schema", false, "lint a base schema (a file that defines the prerequisites): no object is assumed to exist before it (lint.existing is ignored)")
 	cmd.Flags().BoolVar(&install, "install", false, "also install each file into a scratch database and cross-check the catalog changes (needs Postgres)")
 	addServerFlags(cmd, &sf)

@@ -96,7 +96,7 @@ func TestLintInputErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"lint", filepath.Join(dir, "missing.sql")}, "missing.sql: no such file"},
-		{[]string{"lint", dir}, "is a directory"},
+		{[]string{"lint", dir}, "the directory holds no .sql file"},
 		{[]string{"lint", "--format", "xml", writeSQL(t, "a.sql", cleanSQL)}, "--format"},
 		{[]string{"lint", "--config", filepath.Join(dir, "nope.yaml"), writeSQL(t, "b.sql", cleanSQL)}, "--config"},
 		{[]string{"lint", "--config", writeSQL(t, "c.yaml", "version: 1\nlint:\n  severity:\n    no-such-rule: off\n"), writeSQL(t, "d.sql", cleanSQL)}, "unknown rule"},

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +25,8 @@ var reportFormats = []string{"text", "json", "sarif", "github", "html"}
 type formatFlag struct {
 	value   string
 	choices []string
+	// set: the flag was given (an --output FORMAT=- may not contradict it).
+	set bool
 }
 
 func (f *formatFlag) String() string { return f.value }
@@ -31,7 +34,7 @@ func (f *formatFlag) Type() string   { return "format" }
 func (f *formatFlag) Set(s string) error {
 	for _, c := range f.choices {
 		if s == c {
-			f.value = s
+			f.value, f.set = s, true
 			return nil
 		}
 	}
@@ -43,7 +46,11 @@ type outputFile struct {
 	format, path string
 }
 
-// outputsFlag is --output, repeatable: FORMAT=PATH, FORMAT one of choices. Its errors are input
+// stdoutPath is the --output path that means stdout, as for most tools: FORMAT=- is --format
+// FORMAT.
+const stdoutPath = "-"
+
+// outputsFlag is --output, repeatable: FORMAT=PATH (PATH - for stdout), FORMAT one of choices. Its errors are input
 // errors (exit 2) raised while the flags are parsed, before anything runs.
 type outputsFlag struct {
 	files   []outputFile
@@ -68,6 +75,9 @@ func (f *outputsFlag) Set(s string) error {
 	}
 	for _, o := range f.files {
 		if filepath.Clean(o.path) == filepath.Clean(path) {
+			if path == stdoutPath {
+				return fmt.Errorf("%q: stdout is already the output of %s", s, o.format)
+			}
 			return fmt.Errorf("%q: %s is already the output of %s", s, path, o.format)
 		}
 	}
@@ -99,7 +109,7 @@ func newOutputFlags() outputFlags {
 
 func (o *outputFlags) add(cmd *cobra.Command) {
 	cmd.Flags().Var(&o.format, "format", "output format on stdout: "+strings.Join(reportFormats, ", "))
-	cmd.Flags().Var(&o.outputs, "output", "also write the report in FORMAT to PATH (repeatable: one run, several formats), e.g. --output sarif=ledgercheck.sarif --output html=report.html")
+	cmd.Flags().Var(&o.outputs, "output", "also write the report in FORMAT to PATH (repeatable: one run, several formats; PATH - is stdout), e.g. --output sarif=ledgercheck.sarif --output html=report.html")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput)
 	cmd.Flags().StringVar(&o.color, "color", "auto", "color the text format: auto (a terminal and NO_COLOR unset), always or never")
@@ -121,9 +131,19 @@ func completeOutput(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Co
 	return c, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
 }
 
+// validate checks the flags before anything runs: --color, and each --output file writable;
+// an --output FORMAT=- becomes stdout's format.
 func (o *outputFlags) validate() error {
 	if o.color != "auto" && o.color != "always" && o.color != "never" {
 		return fault.Input(fmt.Errorf("--color %q: want auto, always or never", o.color))
+	}
+	if i := slices.IndexFunc(o.outputs.files, func(f outputFile) bool { return f.path == stdoutPath }); i >= 0 {
+		f := o.outputs.files[i]
+		if o.format.set && o.format.value != f.format {
+			return fault.Input(fmt.Errorf("--output %s=-: stdout is --format %s's; drop one of them", f.format, o.format.value))
+		}
+		o.format.value = f.format
+		o.outputs.files = slices.Delete(o.outputs.files, i, i+1)
 	}
 	for _, f := range o.outputs.files {
 		if err := checkWritable(f.path); err != nil {
@@ -156,23 +176,47 @@ func checkWritable(path string) error {
 	return os.Remove(f.Name())
 }
 
-// render prints the report in the --format format (for github it also appends the markdown
-// summary to $GITHUB_STEP_SUMMARY when that is set), writes each --output file, and returns
-// [fault.ErrFindings] when the report fails the gate.
+// render writes each --output file, then (for the github format on stdout) appends the
+// markdown summary to $GITHUB_STEP_SUMMARY when that is set, then prints the report in the
+// --format format on stdout, and returns [fault.ErrFindings] when the report fails the gate.
+// Stdout comes last so that a reader that stops early (`| head -1`) costs no file: a write to a
+// closed pipe kills the process at stdout, or (when the signal is not delivered, as in-process)
+// fails with EPIPE, which is no error: the reader has what it wanted.
 func (o *outputFlags) render(g *globals, rep *report.Report) error {
 	rep.Root = repoRoot(o.repoRoot)
-	if err := o.write(g.stdout, o.format.value, rep, true); err != nil {
-		return err
-	}
 	for _, f := range o.outputs.files {
 		if err := o.writeFile(f, rep); err != nil {
 			return fault.Env(fmt.Errorf("--output %s=%s: %w", f.format, f.path, err))
 		}
 	}
+	if err := o.writeSummary(rep); err != nil {
+		return err
+	}
+	if err := o.write(g.stdout, o.format.value, rep, true); err != nil && !errors.Is(err, syscall.EPIPE) {
+		return err
+	}
 	if rep.Failed() {
 		return fault.ErrFindings
 	}
 	return nil
+}
+
+// writeSummary appends the markdown job summary to the file $GITHUB_STEP_SUMMARY names, when
+// stdout's format is github and it is set, so that a run appends it once.
+func (o *outputFlags) writeSummary(rep *report.Report) error {
+	path := os.Getenv(o.githubSummaryEnv)
+	if o.format.value != "github" || path == "" {
+		return nil
+	}
+	sf, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fault.Env(fmt.Errorf("$%s: %w", o.githubSummaryEnv, err))
+	}
+	werr := report.WriteStepSummary(sf, rep)
+	if cerr := sf.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
 }
 
 // writeFile writes one --output file: into a temporary file beside it, renamed over it when
@@ -196,9 +240,7 @@ func (o *outputFlags) writeFile(f outputFile, rep *report.Report) error {
 	return os.Rename(tmp.Name(), f.path)
 }
 
-// write writes the report in format to w: stdout, or an --output file. The job summary of the
-// github format is appended for stdout only, so that a run appends it once; a file is never
-// colored.
+// write writes the report in format to w: stdout, or an --output file, which is never colored.
 func (o *outputFlags) write(w io.Writer, format string, rep *report.Report, stdout bool) error {
 	switch format {
 	case "json":
@@ -208,21 +250,7 @@ func (o *outputFlags) write(w io.Writer, format string, rep *report.Report, stdo
 	case "html":
 		return report.WriteHTML(w, rep)
 	case "github":
-		if err := report.WriteGitHub(w, rep); err != nil {
-			return err
-		}
-		if path := os.Getenv(o.githubSummaryEnv); stdout && path != "" {
-			sf, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-			if err != nil {
-				return fault.Env(fmt.Errorf("$%s: %w", o.githubSummaryEnv, err))
-			}
-			werr := report.WriteStepSummary(sf, rep)
-			if cerr := sf.Close(); werr == nil {
-				werr = cerr
-			}
-			return werr
-		}
-		return nil
+		return report.WriteGitHub(w, rep)
 	}
 	if o.compactText {
 		return report.WriteText(w, rep.Findings())

@@ -21,7 +21,7 @@ func TestOutputFlagErrors(t *testing.T) {
 		output []string
 		want   string
 	}{
-		{[]string{"sarif"}, `"sarif": want FORMAT=PATH, FORMAT one of text, json, sarif, github, html`},
+		{[]string{"sarif"}, `invalid value "sarif" for --output: want FORMAT=PATH, FORMAT one of text, json, sarif, github, html`},
 		{[]string{"sarif="}, `want FORMAT=PATH`},
 		{[]string{"xml=a.xml"}, `"xml" is not a format; want one of text, json, sarif, github, html`},
 		{[]string{"sarif=" + filepath.Join(dir, "no", "such", "dir", "a.sarif")}, `--output sarif=` + filepath.Join(dir, "no", "such", "dir", "a.sarif") + `: cannot write it: no such file or directory`},

@@ -40,7 +40,7 @@ type parityFlags struct {
 
 func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&pf.configPath, "config", "", "configuration file (default: "+config.DefaultFile+" in the working directory when present, else the shipped artifact and port)")
+	fl.StringVar(&pf.configPath, "config", "", "configuration file (default: "+config.DefaultFile+" in the working directory or the nearest directory above it in the repository, else the shipped artifact and port)")
 	fl.StringVar(&pf.artifact, "artifact", "", "the artifact's migration, overriding artifact.file")
 	fl.IntVar(&pf.artifactDim, "artifact-dim", 0, "vector dimension of the artifact's install, overriding artifact.dim")
 	fl.StringVar(&pf.port, "port", "", "the port's migration, overriding the configured port's file (with several configured ports: compared instead of them)")
@@ -69,6 +69,11 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command, g *globals) (*config.Confi
 	cfg, err := g.loadConfig(pf.configPath)
 	if err != nil {
 		return nil, err
+	}
+	if pf.artifact == "" && pf.artifactDSN == "" {
+		if err := noConfiguration(cfg); err != nil {
+			return nil, err
+		}
 	}
 	fl := cmd.Flags()
 	if pf.only != "" {
@@ -145,6 +150,19 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command, g *globals) (*config.Confi
 	return cfg, nil
 }
 
+// suggestCommand is the command that writes port p's allowlist: the configuration named
+// unless it is the working directory's, and the port named when there are several.
+func suggestCommand(cfg *config.Config, p config.Port) string {
+	cmd := "ledgercheck allowlist suggest --write"
+	if cfg.Path != "" && cfg.Path != config.DefaultFile {
+		cmd += " --config " + cfg.Path
+	}
+	if len(cfg.Ports) > 1 {
+		cmd += " --only " + p.Name
+	}
+	return cmd + " --allowlist " + p.Allowlist
+}
+
 // portNames lists the configured ports' names.
 func portNames(cfg *config.Config) string {
 	var names []string
@@ -192,7 +210,7 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		if p.Allowlist != "" {
 			al, err = loadAllowlist(cfg.Scope, p.Allowlist)
 			if errors.Is(err, fs.ErrNotExist) {
-				return req, fault.Input(fmt.Errorf("%s: no such allowlist file (create it with `ledgercheck allowlist suggest --write --allowlist %s`, then write a reason for each entry)", p.Allowlist, p.Allowlist))
+				return req, fault.Input(fmt.Errorf("%s: no such allowlist file (create it with `%s`, then write a reason for each entry)", p.Allowlist, suggestCommand(cfg, p)))
 			}
 			if err != nil {
 				return req, err

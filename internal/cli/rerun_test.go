@@ -23,7 +23,7 @@ func TestRerunInputErrors(t *testing.T) {
 		{[]string{"rerun", ok, "--dim", "0"}, "--dim 0: want a positive dimension"},
 		{[]string{"rerun", ok, "--format", "xml"}, `"xml" is not a format; want one of text, json, sarif, github, html`},
 		{[]string{"rerun"}, "accepts 1 arg"},
-		{[]string{"rerun", ok, "--times", "x"}, "invalid argument"},
+		{[]string{"rerun", ok, "--times", "x"}, `invalid value "x" for --times: want a whole number`},
 	} {
 		code, out, errs := runCLI(t, tc.args...)
 		if code != ExitInput || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, tc.want) {

@@ -81,7 +81,7 @@ func TestSnapshotCommandErrors(t *testing.T) {
 		{"bad format", []string{"snapshot", "--format", "yaml"}, 2, "want one of text, json"},
 		{"failing install", []string{"snapshot", "--install", bad}, 1, "bad.sql:2:43: ERROR: type \"nosuchtype\" does not exist"},
 		{"unreachable dsn", []string{"snapshot", "--dsn", "postgresql://nobody@/x?host=" + dir}, 3, "connecting to x"},
-		{"bad size", []string{"snapshot", "--scratch-size", "lots"}, 2, "invalid argument \"lots\" for \"--scratch-size\""},
+		{"bad size", []string{"snapshot", "--scratch-size", "lots"}, 2, `invalid value "lots" for --scratch-size: size "lots": want`},
 		{"tiny limit", []string{"snapshot", "--install", bad, "--server-memory", "64kB"}, 2, "--server-memory 64kB: want at least 1MB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

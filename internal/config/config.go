@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ledgercheck/ledgercheck/internal/didyoumean"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/input"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
@@ -418,14 +419,23 @@ func strictDecode(data []byte, v any) error {
 func (c *Config) yamlError(data []byte, err error) error {
 	p := yamltext.Locate(err, data)
 	if p.UnknownKey != "" {
-		p.Msg = "unknown key " + p.UnknownKey + " (see the commented " + DefaultFile + " at the repository root for the keys)"
+		p.Msg = "unknown key " + p.UnknownKey + unknownKeyHint(p.UnknownKey)
 	}
-	p.Msg = strings.ReplaceAll(p.Msg, "into time.Duration", "into a duration (write it as 60s or 2m)")
 	p.Msg = intoType().ReplaceAllString(p.Msg, "into a configuration (a mapping that starts with version: "+strconv.Itoa(Version)+")")
+	p.Msg = yamltext.Plain(p.Msg)
 	if c.nlines > 0 {
 		p.Line = min(max(p.Line, 1), c.nlines)
 	}
 	return fault.Input(errors.New(p.At(c.Path)))
+}
+
+// unknownKeyHint follows "unknown key K" with the nearest key of a configuration, else with
+// where the keys are listed.
+func unknownKeyHint(key string) string {
+	if c := didyoumean.Closest(key, keyNames(&Config{}, &configV1{})); c != "" {
+		return " (did you mean " + c + "?)"
+	}
+	return " (see the commented " + DefaultFile + " at the repository root for the keys)"
 }
 
 // indexLines records the line of every key and sequence item under its dotted path

@@ -108,7 +108,7 @@ func TestErrors(t *testing.T) {
 		{"duplicate probe", v2 + "probes:\n  - {name: p, sql: select 1}\n  - {name: p, sql: select 2}\n", "c.yaml:7: probe name \"p\" is used twice (also at line 6)"},
 		{"empty sql", v2 + "probes:\n  - name: p\n", "c.yaml:6: probe \"p\" has no sql"},
 		{"prerequisites v1", v1 + "environment:\n  prerequisites: some\n", "c.yaml:6: environment.prerequisites \"some\""},
-		{"prerequisites", v2 + "prerequisites:\n  openbrain: some\n", "c.yaml:6: cannot unmarshal"},
+		{"prerequisites", v2 + "prerequisites:\n  openbrain: some\n", `c.yaml:6:14: invalid value "some": want true or false`},
 		{"empty file", v2 + "prerequisites:\n  files: [\"\"]\n", "c.yaml:6: prerequisites.files: entry 1 is empty"},
 		{"duration", v2 + "limits:\n  lock_timeout: soon\n", "c.yaml:6:"},
 		{"size unit", v2 + "limits:\n  scratch_size: 12 apples\n", "c.yaml:6: size \"12 apples\": unknown unit \"apples\""},

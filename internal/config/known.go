@@ -141,3 +141,35 @@ func yamlField(t reflect.Type, key string) (reflect.Type, bool) {
 	}
 	return nil, false
 }
+
+// keyNames are the yaml keys of the types of v (a pointer to a configuration), their fields'
+// types included: the candidates of a misspelt key's suggestion.
+func keyNames(v ...any) []string {
+	seen := map[reflect.Type]bool{}
+	var names []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, flags, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if f.PkgPath != "" && !f.Anonymous || name == "-" {
+				continue
+			}
+			if name != "" && !strings.Contains(flags, "inline") {
+				names = append(names, name)
+			}
+			walk(f.Type)
+		}
+	}
+	for _, x := range v {
+		walk(reflect.TypeOf(x))
+	}
+	return names
+}

@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ledgercheck/ledgercheck/internal/didyoumean"
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/input"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
@@ -91,6 +92,9 @@ func LoadConfig(r io.Reader) (Config, error) {
 func (c Config) Validate() error {
 	for id, sev := range c.Severity {
 		if _, ok := Lookup(id); !ok {
+			if c := didyoumean.Closest(id, IDs()); c != "" {
+				return fmt.Errorf("lint configuration: severity for unknown rule %q: did you mean %s?", id, c)
+			}
 			return fmt.Errorf("lint configuration: severity for unknown rule %q (valid: %s)", id, strings.Join(IDs(), ", "))
 		}
 		switch sev {

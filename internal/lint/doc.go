@@ -10,10 +10,12 @@
 // returns the findings sorted by position; [Source] parses a file first and turns a syntax error
 // into a parse-error finding. [Rules] and [Lookup] give the registry to `ledgercheck explain`.
 //
-// Suppression: a comment "-- ledgercheck:ignore RULE-ID reason" on the line before a top-level
-// statement suppresses that rule's findings within that statement only. The reason is required;
-// a suppression naming an unknown rule, lacking a reason, not followed by a statement, or
-// suppressing nothing is itself an error finding.
+// Suppression: a comment "-- ledgercheck:ignore RULE-ID[, RULE-ID...] reason" on the line
+// before a top-level statement suppresses those rules' findings within that statement only;
+// "-- ledgercheck:ignore-file RULE-ID[, ...] reason", anywhere in the file, suppresses them in
+// the whole file, for rules that are not security rules (suppression.go). The reason is
+// required; a suppression of another form, naming an unknown rule, lacking a reason, not
+// followed by a statement, or suppressing nothing is itself an error finding.
 //
 // Policy lives in [Config] (the `lint:` section of ledgercheck.yaml; without one, the shipped
 // default configuration's, internal/config/default.yaml): the objects assumed to exist before

@@ -44,10 +44,10 @@ func TestLocate(t *testing.T) {
 		src, want string
 		key       string
 	}{
-		{"name: a\n  bad: [\n", "f.yaml:2: ", ""},
-		{"name: a\ncount: many\n", "f.yaml:2: cannot unmarshal !!str `many` into int", ""},
+		{"name: a\n  bad: [\n", "f.yaml:2:6: mapping values are not allowed", ""},
+		{"name: a\ncount: many\n", "f.yaml:2:8: cannot unmarshal !!str `many` into int", ""},
 		{"name: a\n# c\nnmae_x: b\n", "f.yaml:3:1: field nmae_x not found", "nmae_x"},
-		{"name: {x: 1, count: 2}\n", "f.yaml:1: cannot unmarshal", ""},
+		{"name: {x: 1, count: 2}\n", "f.yaml:1:7: cannot unmarshal", ""},
 	} {
 		data := []byte(c.src)
 		p := Locate(decode(c.src), data)
@@ -55,9 +55,9 @@ func TestLocate(t *testing.T) {
 			t.Errorf("%q: %q (key %q), want prefix %q (key %q)", c.src, got, p.UnknownKey, c.want, c.key)
 		}
 	}
-	// An unterminated flow collection names no line: the last line.
+	// An unterminated flow collection at the end: its bracket.
 	src := "name: a\ncount: [1,\n"
-	if p := Locate(yaml.Unmarshal([]byte(src), &doc{}), []byte(src)); p.Line != 2 || p.Col != 0 {
-		t.Errorf("end of stream: %+v, want line 2, no column", p)
+	if p := Locate(yaml.Unmarshal([]byte(src), &doc{}), []byte(src)); p.Line != 2 || p.Col != 8 {
+		t.Errorf("end of stream: %+v, want 2:8", p)
 	}
 }
