@@ -387,8 +387,11 @@ func TestNoReferenceToAMissingTag(t *testing.T) {
 	for _, tag := range strings.Fields(string(out)) {
 		tags[tag] = true
 	}
-	files, _ := filepath.Glob("../../docs/*.md")
-	files = append(files, readmePath, "../../CHANGELOG.md", "../../action.yml", "../../.pre-commit-hooks.yaml")
+	var files []string
+	for _, f := range docFiles(t) {
+		files = append(files, filepath.Join(repoRoot, f))
+	}
+	files = append(files, "../../CHANGELOG.md", "../../action.yml", "../../.pre-commit-hooks.yaml")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
