@@ -250,14 +250,22 @@ func TestReadmeYAMLExamples(t *testing.T) {
 		m, _ := doc.(map[string]any)
 		name := b.where()
 		switch {
-		case m["entries"] != nil:
+		case m["entries"] != nil || isEntryList(doc):
 			kinds["allowlist"]++
-			if _, err := allowlist.Parse(name, []byte(b.code)); err != nil {
+			code := b.code
+			if m == nil { // entries alone, as written under entries:
+				code = "version: 2\nentries:\n  " + strings.ReplaceAll(strings.TrimRight(code, "\n"), "\n", "\n  ") + "\n"
+			}
+			if _, err := allowlist.Parse(name, []byte(code)); err != nil {
 				t.Errorf("%s: the allowlist example does not load: %v", name, err)
 			}
-		case m["version"] != nil:
+		case m["version"] != nil || isConfigPart(m):
 			kinds["config"]++
-			if _, err := config.Parse(filepath.Join(repoRoot, "ledgercheck.yaml"), []byte(b.code)); err != nil {
+			code := b.code
+			if m["version"] == nil { // a section of a configuration
+				code = "version: 2\n" + code
+			}
+			if _, err := config.Parse(filepath.Join(repoRoot, "ledgercheck.yaml"), []byte(code)); err != nil {
 				t.Errorf("%s: the configuration example does not load: %v", name, err)
 			}
 		default:
@@ -274,6 +282,31 @@ func TestReadmeYAMLExamples(t *testing.T) {
 	if kinds["allowlist"] == 0 || kinds["config"] == 0 || kinds["yaml"] == 0 {
 		t.Errorf("examples found per kind: %v; want at least one allowlist, configuration and workflow", kinds)
 	}
+}
+
+// configKeys are the top-level keys of ledgercheck.yaml.
+var configKeys = map[string]bool{"version": true, "artifact": true, "ports": true, "prerequisites": true, "fixture": true,
+	"probes": true, "rerun": true, "lint": true, "limits": true, "postgres": true, "variants": true}
+
+// isConfigPart reports whether m is a part of a configuration: every key a configuration's.
+func isConfigPart(m map[string]any) bool {
+	for k := range m {
+		if !configKeys[k] {
+			return false
+		}
+	}
+	return len(m) > 0
+}
+
+// isEntryList reports whether doc is a list of allowlist entries (each with a kind).
+func isEntryList(doc any) bool {
+	l, ok := doc.([]any)
+	for _, e := range l {
+		if m, _ := e.(map[string]any); m["kind"] == nil {
+			return false
+		}
+	}
+	return ok && len(l) > 0
 }
 
 // shellCommand is the start of a line that runs a program, as a shell example begins.
