@@ -22,6 +22,7 @@ type checkFlags struct {
 	artifactPrevious string
 	portPrevious     string
 	times            int
+	changed          string
 	out              outputFlags
 }
 
@@ -64,7 +65,17 @@ Exit codes: 0 passed; 1 findings (a lint error, an unreviewed difference, a stal
 entry, a failed rerun or install, an exposure the audit found); 2 usage, configuration or input error; 3 environment error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			req, err := f.request(cmd, g)
+			if err := f.out.validate(); err != nil {
+				return err
+			}
+			cfg, err := f.loadConfig(cmd, g)
+			if err != nil {
+				return err
+			}
+			if cfg.Version == config.RepositoryVersion || f.changed != "" {
+				return f.runRepository(cmd, g, cfg)
+			}
+			req, err := f.requestFor(cmd, g, cfg)
 			if err != nil {
 				return err
 			}
@@ -83,6 +94,7 @@ entry, a failed rerun or install, an exposure the audit found); 2 usage, configu
 	alias(cmd, "left-previous", "artifact-previous")
 	alias(cmd, "right-previous", "port-previous")
 	fl.IntVar(&f.times, "times", 0, "how many times the rerun audit applies each variant (overrides rerun.times)")
+	fl.StringVar(&f.changed, "changed", "", "check only the sidecars whose file changed since the merge base of HEAD and this ref (e.g. origin/main), and those that need them; each changed file's upgrade audit runs from its version there")
 	f.out.add(cmd)
 	return cmd, f
 }
@@ -96,6 +108,11 @@ func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, erro
 	if err != nil {
 		return gate.Request{}, err
 	}
+	return f.requestFor(cmd, g, cfg)
+}
+
+// requestFor builds the gate's request from the loaded configuration and the flags.
+func (f *checkFlags) requestFor(cmd *cobra.Command, g *globals, cfg *config.Config) (gate.Request, error) {
 	if f.fixture != "" {
 		cfg.Fixture = f.fixture
 	}
@@ -115,7 +132,7 @@ func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, erro
 	if err != nil {
 		return gate.Request{}, err
 	}
-	req.Steps = gate.Steps{Lint: true, CrossCheck: true, Audit: true, Parity: true, Rerun: true}
+	req.Steps = checkSteps
 	req.Times = cfg.Rerun.Times
 	return req, nil
 }

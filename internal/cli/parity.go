@@ -71,6 +71,13 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command, g *globals) (*config.Confi
 		return nil, err
 	}
 	fl := cmd.Flags()
+	if cfg.Version == config.RepositoryVersion {
+		if err := refuseVariantFlags(cmd, cfg); err != nil {
+			return nil, err
+		}
+		pf.sf.applyLimits(fl, cfg.Limits)
+		return cfg, pf.sf.applyPostgres(fl, cfg.Postgres)
+	}
 	if pf.only != "" {
 		i := slices.IndexFunc(cfg.Ports, func(p config.Port) bool { return p.Name == pf.only })
 		if i < 0 {
