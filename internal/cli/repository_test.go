@@ -24,8 +24,14 @@ const testRepository = "../../testdata/repository"
 // directory, with args, on the package's scratch server, and returns its report.
 func repositoryCheck(t *testing.T, args ...string) *report.Report {
 	t.Helper()
+	return repositoryCheckWith(t, false, args...)
+}
+
+// repositoryCheckWith is repositoryCheck, reading outside the repository when allowOutside.
+func repositoryCheckWith(t *testing.T, allowOutside bool, args ...string) *report.Report {
+	t.Helper()
 	srv := scratchtest.Server(t)
-	g := &globals{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, quiet: true}
+	g := &globals{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, quiet: true, allowOutside: allowOutside}
 	cmd, f := buildCheckCmd(g)
 	cmd.SetContext(context.Background())
 	if err := cmd.ParseFlags(args); err != nil {
