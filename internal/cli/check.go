@@ -51,6 +51,14 @@ check a port without editing it:
 
   ledgercheck check --port my_port.sql --port-dim 768
 
+A configuration of version 3 lists a repository's sidecars (sidecars:, each with what it needs):
+check then checks every sidecar in one run, each over the sidecars it needs and under its own
+name, with one verdict. --changed REF checks only the sidecars whose file changed since the merge
+base of HEAD and REF, and those that need them, each changed file's upgrade audited from its
+version at the merge base; when nothing changed it exits 0 and says so:
+
+  ledgercheck check --changed origin/main
+
 It runs on PostgreSQL 15 unless --pg 17 (or postgres: 17 in the configuration) asks for 17, the
 version new Supabase projects run; the report says which version each variant ran on.
 
