@@ -107,7 +107,7 @@ func (c *Config) decodeV3(data []byte, doc *yaml.Node, dir string) error {
 				rel = f
 			}
 			g := s
-			g.File, g.Name = rel, dirName(filepath.Dir(f))
+			g.File, g.Name = rel, SidecarName(f)
 			c.Sidecars = append(c.Sidecars, Sidecar{Name: g.Name, Needs: s.Needs, Config: c.sidecarConfig(i, g)})
 		}
 	}
@@ -252,11 +252,45 @@ func (c *Config) errAtCol(key string, format string, args ...any) error {
 	return fault.Input(fmt.Errorf("%s:%d:%d: %s", c.Path, c.Line(key), col, fmt.Sprintf(format, args...)))
 }
 
-// dirName is the name of a sidecar a glob matched: its directory's base name, with every run of
-// characters a name may not have replaced by '-' ("sidecar" if nothing is left).
-func dirName(dir string) string {
-	if name := strings.Trim(notInName().ReplaceAllString(filepath.Base(dir), "-"), "-._"); name != "" {
+// SidecarName is the name of the sidecar a glob matched at file: its directory's base name, with
+// every run of characters a name may not have replaced by '-' ("sidecar" if nothing is left).
+func SidecarName(file string) string {
+	if name := strings.Trim(notInName().ReplaceAllString(filepath.Base(filepath.Dir(file)), "-"), "-._"); name != "" {
 		return name
 	}
 	return "sidecar"
+}
+
+// InitSidecar is one sidecar `ledgercheck init --glob` lists: its name, file (as matched,
+// relative to the configuration's directory), dimension and the sidecars it was found to need.
+type InitSidecar struct {
+	Name, File string
+	Dim        int
+	Needs      []string
+}
+
+// RepositoryTemplate returns the configuration of version 3 `ledgercheck init --glob PATTERN`
+// writes for sidecars: one entry per sidecar with the needs found, for review. It passes [Parse]
+// as written.
+func RepositoryTemplate(pattern string, sidecars []InitSidecar) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# ledgercheck's configuration for a repository of sidecars (version 3), written by\n")
+	fmt.Fprintf(&b, "# `ledgercheck init --glob %s`. Review it: each sidecar's needs were found from the\n", strings.ReplaceAll(pattern, "\n", " "))
+	b.WriteString("# tables and views its statements reference that another sidecar creates (references inside\n")
+	b.WriteString("# function bodies are not read); a sidecar's needs are installed before it in every scratch\n")
+	b.WriteString("# database. Each entry takes the keys of a version 2 file (ports, previous, prerequisites,\n")
+	b.WriteString("# fixture, probes, rerun, lint); keys at the top level are every sidecar's defaults.\n")
+	fmt.Fprintf(&b, "version: %d\nsidecars:\n", RepositoryVersion)
+	for _, s := range sidecars {
+		fmt.Fprintf(&b, "  - {name: %s, file: %s, dim: %d", yamlScalar(s.Name), yamlScalar(s.File), s.Dim)
+		if len(s.Needs) > 0 {
+			needs := make([]string, len(s.Needs))
+			for i, n := range s.Needs {
+				needs[i] = yamlScalar(n)
+			}
+			fmt.Fprintf(&b, ", needs: [%s]", strings.Join(needs, ", "))
+		}
+		b.WriteString("}\n")
+	}
+	return []byte(b.String())
 }
