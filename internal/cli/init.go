@@ -58,7 +58,7 @@ overwrite an existing ` + config.DefaultFile + ` unless --force is given.
 For a repository of sidecars, --glob PATTERN (with --dim) writes a configuration of version 3
 instead: one sidecar per matching file, named after its directory, with needs: filled in where
 a file's statements reference a table or view another matching file creates (read from the
-parsed files; references inside function bodies are not read), for review:
+parsed files, function bodies included; not SQL built at run time), for review:
 
   ledgercheck init --glob "schemas/*/schema.sql" --dim 1536
 
@@ -166,7 +166,8 @@ func (f *initFlags) runGlob(g *globals) error {
 }
 
 // findNeeds parses every file and returns its sidecar: named after its directory, needing the
-// sidecars whose files create a table or view it references (unqualified names taken as public's).
+// sidecars whose files create a table or view it references, at top level or in a function body
+// (unqualified names taken as public's).
 func findNeeds(scope input.Scope, files []string, dim int) ([]config.InitSidecar, error) {
 	creator := map[string]string{} // "public.people" -> the sidecar that creates it
 	reads := make([][]pgsql.Name, len(files))
@@ -188,6 +189,7 @@ func findNeeds(scope input.Scope, files []string, dim int) ([]config.InitSidecar
 			}
 		}
 		_, reads[i], _ = pgsql.Reads(string(src)) // a file that does not parse needs nothing found
+		reads[i] = append(reads[i], bodyRelations(parsed)...)
 	}
 	for i := range out {
 		for _, rel := range reads[i] {
@@ -201,4 +203,23 @@ func findNeeds(scope input.Scope, files []string, dim int) ([]config.InitSidecar
 		}
 	}
 	return out, nil
+}
+
+// bodyRelations are the tables and views the statements in f's function bodies act on.
+func bodyRelations(f *pgsql.File) []pgsql.Name {
+	if f == nil {
+		return nil
+	}
+	var out []pgsql.Name
+	for _, op := range f.Ops {
+		if op.Context != pgsql.InFunction {
+			continue
+		}
+		for _, o := range op.Objects {
+			if o.Kind == pgsql.KindTable || o.Kind == pgsql.KindView {
+				out = append(out, o.Name)
+			}
+		}
+	}
+	return out
 }

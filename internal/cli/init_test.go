@@ -145,7 +145,7 @@ func TestInitGlob(t *testing.T) {
 	}
 	os.Remove(filepath.Join(dir, "ledgercheck.yaml"))
 	t.Chdir(dir)
-	if code, _, errs := runCLI(t, "init", "--glob", "schemas/*/schema.sql", "--dim", "1536"); code != 0 {
+	if code, _, errs := runCLI(t, "init", "--glob", "*/*/*.sql", "--dim", "1536"); code != 0 {
 		t.Fatalf("init --glob: exit %d: %s", code, errs)
 	}
 	c, err := config.Load("ledgercheck.yaml", false)
@@ -156,14 +156,14 @@ func TestInitGlob(t *testing.T) {
 	for _, s := range c.Repository() {
 		needs[s.Name] = strings.Join(s.Needs, ",")
 	}
-	want := map[string]string{"people": "", "thought-people": "people", "project-thoughts": "projects", "reading-list": "sources", "thought-tags": "", "daily-digest": ""}
+	want := map[string]string{"link-cleanup": "thought-links", "tag-people": "thought-tags,thought-people", "people": "", "thought-people": "people", "project-thoughts": "projects", "reading-list": "sources", "thought-tags": "", "daily-digest": ""}
 	for name, n := range want {
 		if got, ok := needs[name]; !ok || got != n {
 			t.Errorf("sidecar %s needs %q (listed: %t), want %q", name, got, ok, n)
 		}
 	}
-	if len(needs) != 10 {
-		t.Errorf("%d sidecars, want the 10 schemas", len(needs))
+	if len(needs) != 12 {
+		t.Errorf("%d sidecars, want the 12 of the repository", len(needs))
 	}
 	if code, _, errs := runCLI(t, "init", "--glob", "nothing/*.sql", "--dim", "1536", "--force"); code != ExitInput || !strings.Contains(errs, "matches no file") {
 		t.Errorf("a glob that matches nothing: exit %d, %s", code, errs)

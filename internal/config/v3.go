@@ -276,8 +276,8 @@ func RepositoryTemplate(pattern string, sidecars []InitSidecar) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# ledgercheck's configuration for a repository of sidecars (version 3), written by\n")
 	fmt.Fprintf(&b, "# `ledgercheck init --glob %s`. Review it: each sidecar's needs were found from the\n", strings.ReplaceAll(pattern, "\n", " "))
-	b.WriteString("# tables and views its statements reference that another sidecar creates (references inside\n")
-	b.WriteString("# function bodies are not read); a sidecar's needs are installed before it in every scratch\n")
+	b.WriteString("# tables and views its statements (function bodies included, not SQL built at run time)\n")
+	b.WriteString("# reference that another sidecar creates; a sidecar's needs are installed before it in every scratch\n")
 	b.WriteString("# database. Each entry takes the keys of a version 2 file (ports, previous, prerequisites,\n")
 	b.WriteString("# fixture, probes, rerun, lint); keys at the top level are every sidecar's defaults.\n")
 	fmt.Fprintf(&b, "version: %d\nsidecars:\n", RepositoryVersion)
