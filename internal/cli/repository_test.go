@@ -154,3 +154,54 @@ func gitIn(t *testing.T, dir string, args ...string) {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }
+
+// A repository's configuration is check's: the flags that name one variant, the commands that
+// compare one port, and --changed with a ref git does not know are input errors (exit 2), each
+// one line.
+func TestRepositoryInputErrors(t *testing.T) {
+	cfg := filepath.Join(testRepository, "ledgercheck.yaml")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--config", cfg, "--port", "x.sql"}, "--port: " + cfg + " lists sidecars (version 3)"},
+		{[]string{"check", "--config", cfg, "--artifact-previous", "x.sql"}, "--artifact-previous: "},
+		{[]string{"parity", "--config", cfg}, "lists sidecars (version 3): ledgercheck check checks each one"},
+		{[]string{"allowlist", "suggest", "--config", cfg}, "lists sidecars (version 3)"},
+		{[]string{"check", "--config", cfg, "--changed", "no-such-ref-27"}, "--changed no-such-ref-27: no merge base of HEAD and no-such-ref-27"},
+	} {
+		code, out, errs := runCLI(t, tc.args...)
+		if code != ExitInput || out != "" || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, one line with %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+}
+
+// A sidecar whose need does not install is not checked, and says so, pointing at that install;
+// the need's failure is reported once, in its own phase.
+func TestRepositoryNeedDoesNotInstall(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "base.sql"), "CREATE TABLE public.base_rows (id bigint PRIMARY KEY, thought_id uuid REFERENCES public.no_such_table (id));\nNOTIFY pgrst, 'reload schema';\n")
+	write(t, filepath.Join(dir, "child.sql"), "CREATE TABLE IF NOT EXISTS public.child_rows (id bigint PRIMARY KEY, base_id bigint REFERENCES public.base_rows (id));\nALTER TABLE public.child_rows ENABLE ROW LEVEL SECURITY;\nNOTIFY pgrst, 'reload schema';\n")
+	write(t, filepath.Join(dir, "ledgercheck.yaml"), "version: 3\nsidecars:\n  - {name: base, file: base.sql, dim: 1536}\n  - {name: child, file: child.sql, dim: 1536, needs: [base]}\n")
+	t.Chdir(dir)
+	rep := repositoryCheck(t)
+	var install, child []report.PhaseResult
+	for _, ph := range rep.Phases {
+		switch {
+		case ph.Name == "install base":
+			install = append(install, ph)
+		case strings.HasSuffix(ph.Name, " child"):
+			child = append(child, ph)
+		}
+	}
+	if len(install) != 1 || install[0].Status != report.StatusFail || len(install[0].Findings) != 1 {
+		t.Errorf("install base: %+v; want one install-failed finding", install)
+	}
+	if len(child) != 1 || child[0].Status != report.StatusSkip || !strings.Contains(child[0].Notes[0], "not checked: child needs base, which does not install (see the phase install base)") {
+		t.Errorf("child: %+v; want one skipped phase pointing at install base", child)
+	}
+	if rep.Status() != report.StatusFail {
+		t.Errorf("status %s", rep.Status())
+	}
+}
