@@ -65,6 +65,9 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 	if f.changed == "" {
 		return req, nil
 	}
+	if f.artifactPrevious != "" || f.portPrevious != "" {
+		return req, fault.Input(fmt.Errorf("--changed %s audits each changed file's upgrade from its version at the merge base: drop --artifact-previous and --port-previous", f.changed))
+	}
 	ch, err := gitChanges(cmd.Context(), filepath.Dir(cfg.Path), f.changed)
 	if err != nil {
 		return req, err
