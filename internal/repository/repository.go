@@ -78,7 +78,10 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 		if srv, err = req.Start(ctx, templates); err != nil {
 			return nil, err
 		}
-		srv.LeaveDatabasesToClose()
+		// Each sidecar drops its databases when it is done (the gate's own run leaves them to
+		// Close instead): a repository's run would otherwise hold every sidecar's databases at
+		// once, against the scratch size limit (twelve sidecars: 342 MB at the peak instead of
+		// 166 MB, for the same time).
 		defer func() {
 			if err := srv.Close(); err != nil && req.Logf != nil {
 				req.Logf("check: stopping the scratch server: %v", err)
