@@ -67,10 +67,14 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 		return rep, nil
 	}
 	reqs := make([]gate.Request, len(checked))
-	var templates []scratch.TemplateSpec
 	for i, s := range checked {
 		reqs[i] = req.sidecarRequest(s)
-		templates = append(templates, gate.Templates(reqs[i])...)
+	}
+	// The server starts with every sidecar's templates, checked or not: a run of some sidecars
+	// (check --changed) then takes the same entry of the cache across runs as a run of all.
+	var templates []scratch.TemplateSpec
+	for _, s := range req.Sidecars {
+		templates = append(templates, gate.Templates(req.sidecarRequest(s))...)
 	}
 	srv := req.Server
 	if srv == nil {
