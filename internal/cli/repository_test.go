@@ -183,17 +183,23 @@ func TestRepositoryNeedDoesNotInstall(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "base.sql"), "CREATE TABLE public.base_rows (id bigint PRIMARY KEY, thought_id uuid REFERENCES public.no_such_table (id));\nNOTIFY pgrst, 'reload schema';\n")
 	write(t, filepath.Join(dir, "child.sql"), "CREATE TABLE IF NOT EXISTS public.child_rows (id bigint PRIMARY KEY, base_id bigint REFERENCES public.base_rows (id));\nALTER TABLE public.child_rows ENABLE ROW LEVEL SECURITY;\nNOTIFY pgrst, 'reload schema';\n")
-	write(t, filepath.Join(dir, "ledgercheck.yaml"), "version: 3\nsidecars:\n  - {name: base, file: base.sql, dim: 1536}\n  - {name: child, file: child.sql, dim: 1536, needs: [base]}\n")
+	write(t, filepath.Join(dir, "grandchild.sql"), "CREATE OR REPLACE VIEW public.child_ids WITH (security_invoker = true) AS SELECT id FROM public.child_rows;\nNOTIFY pgrst, 'reload schema';\n")
+	write(t, filepath.Join(dir, "ledgercheck.yaml"), "version: 3\nsidecars:\n  - {name: base, file: base.sql, dim: 1536}\n  - {name: child, file: child.sql, dim: 1536, needs: [base]}\n  - {name: grandchild, file: grandchild.sql, dim: 1536, needs: [child]}\n")
 	t.Chdir(dir)
 	rep := repositoryCheck(t)
-	var install, child []report.PhaseResult
+	var install, child, grandchild []report.PhaseResult
 	for _, ph := range rep.Phases {
 		switch {
 		case ph.Name == "install base":
 			install = append(install, ph)
 		case strings.HasSuffix(ph.Name, " child"):
 			child = append(child, ph)
+		case strings.HasSuffix(ph.Name, " grandchild"):
+			grandchild = append(grandchild, ph)
 		}
+	}
+	if len(grandchild) != 1 || grandchild[0].Status != report.StatusSkip || !strings.Contains(grandchild[0].Notes[0], "not checked: grandchild needs base (through child), which does not install (see the phase install base)") {
+		t.Errorf("grandchild: %+v; want one skipped phase pointing at install base", grandchild)
 	}
 	if len(install) != 1 || install[0].Status != report.StatusFail || len(install[0].Findings) != 1 {
 		t.Errorf("install base: %+v; want one install-failed finding", install)

@@ -248,24 +248,26 @@ func runEach(ctx context.Context, srv *scratch.Server, reqs []gate.Request, work
 }
 
 // merge puts each sidecar's phases into rep in order, and the one server they ran on with
-// everything that ran there. A sidecar that needs one that does not install is reported as not
-// checked, pointing at that install, rather than as a failure of its own.
+// everything that ran there. A sidecar that needs one that does not install (directly or not) is
+// reported as not checked, pointing at that install, rather than as a failure of its own.
 func merge(rep *report.Report, checked []Sidecar, reports []*report.Report) {
-	failed := map[string]bool{}
+	broken := map[string]string{} // a sidecar not checked or not installed -> the one that does not install
 	for i, s := range checked {
 		r := reports[i]
-		if bad := failedNeed(s, failed); bad != "" {
+		if need, root := brokenNeed(s, broken); root != "" {
+			via := ""
+			if need != root {
+				via = " (through " + need + ")"
+			}
 			rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseInstall, Name: "install " + s.Name, File: s.Request.Artifact.File, Status: report.StatusSkip,
-				Notes: []string{fmt.Sprintf("not checked: %s needs %s, which does not install (see the phase install %s)", s.Name, bad, bad)}})
-			failed[s.Name] = true
+				Notes: []string{fmt.Sprintf("not checked: %s needs %s%s, which does not install (see the phase install %s)", s.Name, root, via, root)}})
+			broken[s.Name] = root
 			continue
 		}
 		for _, ph := range r.Phases {
 			if ph.Phase == finding.PhaseInstall && ph.Name == "install "+s.Name && ph.Status == report.StatusFail {
-				failed[s.Name] = true
+				broken[s.Name] = s.Name
 			}
-		}
-		for _, ph := range r.Phases {
 			if ph.Name == "parity" { // the gate's note that the sidecar has no ports
 				ph.Name += " " + s.Name
 			}
@@ -280,13 +282,13 @@ func merge(rep *report.Report, checked []Sidecar, reports []*report.Report) {
 	}
 }
 
-// failedNeed returns a sidecar s needs directly that was checked before it and does not install
-// (or needs one that does not), or "".
-func failedNeed(s Sidecar, failed map[string]bool) string {
+// brokenNeed returns a sidecar s needs directly that was checked before it and does not install,
+// or is not checked because of one, and that one; "", "" when there is none.
+func brokenNeed(s Sidecar, broken map[string]string) (need, root string) {
 	for _, n := range s.Needs {
-		if failed[n] {
-			return n
+		if r, ok := broken[n]; ok {
+			return n, r
 		}
 	}
-	return ""
+	return "", ""
 }
