@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/ledgercheck
 
-.PHONY: setup build check test vet lint race bench bench-lint bench-recall fuzz corpus clean
+.PHONY: setup build check test vet lint race bench bench-lint bench-recall bench-repository fuzz corpus clean
 
 setup:
 	@$(if $(PG),PG_MAJOR=$(PG) )bash scripts/setup.sh
@@ -55,6 +55,13 @@ bench: setup build
 	@bash bench/gate.sh $(RUNS)
 	@bash bench/lint.sh $(RUNS)
 	@$(MAKE) --no-print-directory bench-recall
+	@$(MAKE) --no-print-directory bench-repository
+
+# check over a repository of 20 generated sidecars with needs, cache warm: the whole run against
+# the sum of 20 separate runs, and each added sidecar against one more install
+# (internal/repository/bench_test.go; wall times).
+bench-repository:
+	$(GO) test -run '^$$' -bench BenchmarkRepository -benchtime 1x -count 1 -timeout 30m ./internal/repository/ | grep -E '^Benchmark'
 
 # match_decision_ledger() of the artifact and the port over 10,000 ledger rows, full-text path:
 # the median per call of a dense and a sparse question (migrations/bench_test.go; target < 50 ms).

@@ -22,6 +22,7 @@ type checkFlags struct {
 	artifactPrevious string
 	portPrevious     string
 	times            int
+	changed          string
 	out              outputFlags
 }
 
@@ -50,6 +51,14 @@ override the file, so a contributor can check a port without editing it:
 
   ledgercheck check --port my_port.sql --port-dim 768
 
+A configuration of version 3 lists a repository's sidecars (sidecars:, each with what it needs):
+check then checks every sidecar in one run, each over the sidecars it needs and under its own
+name, with one verdict. --changed REF checks only the sidecars whose file changed since the merge
+base of HEAD and REF, and those that need them, each changed file's upgrade audited from its
+version at the merge base; when nothing changed it exits 0 and says so:
+
+  ledgercheck check --changed origin/main
+
 It runs on PostgreSQL 15 unless --pg 17 (or postgres: 17 in the configuration) asks for 17, the
 version new Supabase projects run; the report says which version each variant ran on.
 
@@ -64,7 +73,17 @@ Exit codes: 0 passed; 1 findings (a lint error, an unreviewed difference, a stal
 entry, a failed rerun or install, an exposure the audit found); 2 usage, configuration or input error; 3 environment error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			req, err := f.request(cmd, g)
+			if err := f.out.validate(); err != nil {
+				return err
+			}
+			cfg, err := f.loadConfig(cmd, g)
+			if err != nil {
+				return err
+			}
+			if cfg.Version == config.RepositoryVersion || f.changed != "" {
+				return f.runRepository(cmd, g, cfg)
+			}
+			req, err := f.requestFor(cmd, g, cfg)
 			if err != nil {
 				return err
 			}
@@ -83,6 +102,7 @@ entry, a failed rerun or install, an exposure the audit found); 2 usage, configu
 	alias(cmd, "left-previous", "artifact-previous")
 	alias(cmd, "right-previous", "port-previous")
 	fl.IntVar(&f.times, "times", 0, "how many times the rerun audit applies each variant (overrides rerun.times)")
+	fl.StringVar(&f.changed, "changed", "", "check only the sidecars whose file changed since the merge base of HEAD and this ref (e.g. origin/main), and those that need them; each changed file's upgrade audit runs from its version there")
 	f.out.add(cmd)
 	return cmd, f
 }
@@ -96,6 +116,11 @@ func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, erro
 	if err != nil {
 		return gate.Request{}, err
 	}
+	return f.requestFor(cmd, g, cfg)
+}
+
+// requestFor builds the gate's request from the loaded configuration and the flags.
+func (f *checkFlags) requestFor(cmd *cobra.Command, g *globals, cfg *config.Config) (gate.Request, error) {
 	if f.fixture != "" {
 		cfg.Fixture = f.fixture
 	}
@@ -115,7 +140,7 @@ func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, erro
 	if err != nil {
 		return gate.Request{}, err
 	}
-	req.Steps = gate.Steps{Lint: true, CrossCheck: true, Audit: true, Parity: true, Rerun: true}
+	req.Steps = checkSteps
 	req.Times = cfg.Rerun.Times
 	return req, nil
 }

@@ -5,17 +5,24 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledgercheck/ledgercheck/internal/config"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // initFlags are the flags of the init command.
 type initFlags struct {
 	in    config.Init
+	glob  string
 	force bool
 }
 
@@ -48,12 +55,20 @@ prerequisite files (another sidecar this one depends on). It passes validation a
 Paths are written as given and read relative to the configuration's directory. init refuses to
 overwrite an existing ` + config.DefaultFile + ` unless --force is given.
 
+For a repository of sidecars, --glob PATTERN (with --dim) writes a configuration of version 3
+instead: one sidecar per matching file, named after its directory, with needs: filled in where
+a file's statements reference a table or view another matching file creates (read from the
+parsed files, function bodies included; not SQL built at run time), for review:
+
+  ledgercheck init --glob "schemas/*/schema.sql" --dim 1536
+
 Exit codes: 0 written; 2 a usage error or an existing ` + config.DefaultFile + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd, g) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.in.Artifact, "artifact", "", "the sidecar's migration (required)")
+	fl.StringVar(&f.in.Artifact, "artifact", "", "the sidecar's migration (required, unless --glob)")
+	fl.StringVar(&f.glob, "glob", "", "write a configuration of version 3 for every file matching this pattern, each a sidecar named after its directory, with the needs found")
 	fl.IntVar(&f.in.Dim, "dim", 0, "the vector dimension it is installed at (required)")
 	fl.StringVar(&f.in.Port, "port", "", "a port of the migration, compared with it")
 	fl.IntVar(&f.in.PortDim, "port-dim", 0, "the port's vector dimension (with --port)")
@@ -66,6 +81,9 @@ Exit codes: 0 written; 2 a usage error or an existing ` + config.DefaultFile + `
 // says what it wrote on stderr.
 func (f *initFlags) run(cmd *cobra.Command, g *globals) error {
 	in := f.in
+	if f.glob != "" {
+		return f.runGlob(g)
+	}
 	switch {
 	case in.Artifact == "":
 		return fault.Input(errors.New("--artifact FILE is required: the sidecar's migration"))
@@ -79,20 +97,12 @@ func (f *initFlags) run(cmd *cobra.Command, g *globals) error {
 	if in.Port == "" {
 		in.Allowlist = ""
 	}
-	if _, err := os.Lstat(config.DefaultFile); err == nil && !f.force {
-		return fault.Input(fmt.Errorf("%s already exists; pass --force to overwrite it", config.DefaultFile))
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fault.Input(fmt.Errorf("%s: %w", config.DefaultFile, err))
-	}
 	data, err := config.Template(in)
 	if err != nil {
 		return err
 	}
-	if _, err := config.Parse(config.DefaultFile, data); err != nil {
-		return fmt.Errorf("the configuration init writes does not load, please report it: %w", err)
-	}
-	if err := os.WriteFile(config.DefaultFile, data, 0o644); err != nil {
-		return fault.Input(fmt.Errorf("writing %s: %w", config.DefaultFile, err))
+	if err := f.write(data); err != nil {
+		return err
 	}
 	g.logf("init: wrote %s (version %d) for %s at dimension %d", config.DefaultFile, config.Version, in.Artifact, in.Dim)
 	if in.Port != "" {
@@ -111,4 +121,105 @@ func (f *initFlags) run(cmd *cobra.Command, g *globals) error {
 	}
 	g.logf("init: next, ledgercheck check (another sidecar it depends on goes under prerequisites.files)")
 	return nil
+}
+
+// write writes the configuration data, once it loads, unless one exists and --force is not
+// given.
+func (f *initFlags) write(data []byte) error {
+	if _, err := os.Lstat(config.DefaultFile); err == nil && !f.force {
+		return fault.Input(fmt.Errorf("%s already exists; pass --force to overwrite it", config.DefaultFile))
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fault.Input(fmt.Errorf("%s: %w", config.DefaultFile, err))
+	}
+	if _, err := config.Parse(config.DefaultFile, data); err != nil {
+		return fmt.Errorf("the configuration init writes does not load, please report it: %w", err)
+	}
+	if err := os.WriteFile(config.DefaultFile, data, 0o644); err != nil {
+		return fault.Input(fmt.Errorf("writing %s: %w", config.DefaultFile, err))
+	}
+	return nil
+}
+
+// runGlob writes a configuration of version 3 for every file matching --glob: one sidecar per
+// file, named after its directory, needing the sidecars that create what its statements
+// reference.
+func (f *initFlags) runGlob(g *globals) error {
+	if err := scratch.CheckDim(f.in.Dim); err != nil {
+		return fault.Input(fmt.Errorf("--dim %w (every sidecar's vector dimension)", err))
+	}
+	if f.in.Artifact != "" || f.in.Port != "" {
+		return fault.Input(errors.New("--glob lists the sidecars: drop --artifact and --port"))
+	}
+	files, err := filepath.Glob(f.glob)
+	if err != nil || len(files) == 0 {
+		return fault.Input(fmt.Errorf("--glob %s matches no file", f.glob))
+	}
+	sidecars, err := findNeeds(g.scope(), files, f.in.Dim)
+	if err != nil {
+		return err
+	}
+	if err := f.write(config.RepositoryTemplate(f.glob, sidecars)); err != nil {
+		return err
+	}
+	g.logf("init: wrote %s (version %d): %d sidecars matching %s; review each one's needs", config.DefaultFile, config.RepositoryVersion, len(sidecars), f.glob)
+	return nil
+}
+
+// findNeeds parses every file and returns its sidecar: named after its directory, needing the
+// sidecars whose files create a table or view it references, at top level or in a function body
+// (unqualified names taken as public's).
+func findNeeds(scope input.Scope, files []string, dim int) ([]config.InitSidecar, error) {
+	creator := map[string]string{} // "public.people" -> the sidecar that creates it
+	reads := make([][]pgsql.Name, len(files))
+	out := make([]config.InitSidecar, len(files))
+	for i, file := range files {
+		src, err := scope.ReadFile(file, input.Migration)
+		if err != nil {
+			return nil, fault.Input(err)
+		}
+		name := config.SidecarName(file)
+		if j := slices.IndexFunc(out[:i], func(s config.InitSidecar) bool { return s.Name == name }); j >= 0 {
+			return nil, fault.Input(fmt.Errorf("--glob: %s and %s are both in a directory named %s; a sidecar is named after its directory", out[j].File, file, name))
+		}
+		out[i] = config.InitSidecar{Name: name, File: filepath.ToSlash(file), Dim: dim}
+		parsed, _ := pgsql.Parse(file, src)
+		for _, label := range lint.Creates(parsed) {
+			if kind, obj, ok := strings.Cut(label, " "); ok && (kind == "table" || kind == "view") {
+				creator[obj] = name
+			}
+		}
+		_, reads[i], _ = pgsql.Reads(string(src)) // a file that does not parse needs nothing found
+		reads[i] = append(reads[i], bodyRelations(parsed)...)
+	}
+	for i := range out {
+		for _, rel := range reads[i] {
+			if rel.Schema == "" {
+				rel.Schema = "public"
+			}
+			key := rel.String()
+			if c, ok := creator[key]; ok && c != out[i].Name && !slices.Contains(out[i].Needs, c) {
+				out[i].Needs = append(out[i].Needs, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// bodyRelations are the tables and views the statements in f's function bodies act on.
+func bodyRelations(f *pgsql.File) []pgsql.Name {
+	if f == nil {
+		return nil
+	}
+	var out []pgsql.Name
+	for _, op := range f.Ops {
+		if op.Context != pgsql.InFunction {
+			continue
+		}
+		for _, o := range op.Objects {
+			if o.Kind == pgsql.KindTable || o.Kind == pgsql.KindView {
+				out = append(out, o.Name)
+			}
+		}
+	}
+	return out
 }

@@ -131,3 +131,41 @@ func TestInitThenCheck(t *testing.T) {
 		t.Errorf("install finding: %s: %s", f.Pos, f.Message)
 	}
 }
+
+// init --glob writes a configuration of version 3 with one sidecar per matching file, named
+// after its directory, and the needs its statements' references show; it loads as written.
+func TestInitGlob(t *testing.T) {
+	src, err := filepath.Abs(testRepository)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "ledgercheck.yaml"))
+	t.Chdir(dir)
+	if code, _, errs := runCLI(t, "init", "--glob", "*/*/*.sql", "--dim", "1536"); code != 0 {
+		t.Fatalf("init --glob: exit %d: %s", code, errs)
+	}
+	c, err := config.Load("ledgercheck.yaml", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	needs := map[string]string{}
+	for _, s := range c.Repository() {
+		needs[s.Name] = strings.Join(s.Needs, ",")
+	}
+	want := map[string]string{"link-cleanup": "thought-links", "tag-people": "thought-tags,thought-people", "people": "", "thought-people": "people", "project-thoughts": "projects", "reading-list": "sources", "thought-tags": "", "daily-digest": ""}
+	for name, n := range want {
+		if got, ok := needs[name]; !ok || got != n {
+			t.Errorf("sidecar %s needs %q (listed: %t), want %q", name, got, ok, n)
+		}
+	}
+	if len(needs) != 12 {
+		t.Errorf("%d sidecars, want the 12 of the repository", len(needs))
+	}
+	if code, _, errs := runCLI(t, "init", "--glob", "nothing/*.sql", "--dim", "1536", "--force"); code != ExitInput || !strings.Contains(errs, "matches no file") {
+		t.Errorf("a glob that matches nothing: exit %d, %s", code, errs)
+	}
+}

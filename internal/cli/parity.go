@@ -76,6 +76,16 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command, g *globals) (*config.Confi
 		}
 	}
 	fl := cmd.Flags()
+	if cfg.Version == config.RepositoryVersion {
+		if cmd.Name() != "check" {
+			return nil, fault.Input(fmt.Errorf("%s lists sidecars (version %d): ledgercheck check checks each one and the parity of its ports (parity SIDECAR/PORT); %s takes a configuration of version 2, or --config one", cfg.Path, config.RepositoryVersion, cmd.CommandPath()))
+		}
+		if err := refuseVariantFlags(cmd, cfg); err != nil {
+			return nil, err
+		}
+		pf.sf.applyLimits(fl, cfg.Limits)
+		return cfg, pf.sf.applyPostgres(fl, cfg.Postgres)
+	}
 	if pf.only != "" {
 		i := slices.IndexFunc(cfg.Ports, func(p config.Port) bool { return p.Name == pf.only })
 		if i < 0 {

@@ -55,9 +55,14 @@ type Config struct {
 	Scope input.Scope `yaml:"-"`
 	// LintSet reports whether the file had a lint section.
 	LintSet bool `yaml:"-"`
-	lines   map[string]int
-	nlines  int               // lines in the file
-	keys    map[string]string // version 2 key prefixes to the file's own (version 1)
+	// Sidecars are the sidecars of a file of version 3, in dependency order (see
+	// [Config.Repository]); nil for versions 1 and 2.
+	Sidecars []Sidecar `yaml:"-"`
+	lines    map[string]int
+	cols     map[string]int    // the column of every key and sequence item
+	nlines   int               // lines in the file
+	keys     map[string]string // version 2 key prefixes to the file's own (version 1, a sidecar of version 3)
+	sidecar  string            // the sidecar's name, for a sidecar of a file of version 3
 }
 
 // Shared are the keys that mean the same in every configuration version: a key that does not
@@ -315,9 +320,12 @@ func Load(path string, allowOutside bool) (*Config, error) {
 		return nil, err
 	}
 	c.Scope = scope
-	for _, p := range c.paths() {
-		if err := scope.ConfineConfigured(*p.path, c.Key(p.key)); err != nil {
-			return nil, c.errAt(c.Line(p.key), "%v", err)
+	for _, x := range append([]*Config{c}, sidecarConfigs(c)...) {
+		x.Scope = scope
+		for _, p := range x.paths() {
+			if err := scope.ConfineConfigured(*p.path, x.Key(p.key)); err != nil {
+				return nil, x.errAt(x.Line(p.key), "%v", err)
+			}
 		}
 	}
 	return c, nil
@@ -365,8 +373,8 @@ func Parse(path string, data []byte) (*Config, error) {
 	if root := doc.Content[0]; root.Kind != yaml.MappingNode {
 		return nil, c.errAt(root.Line, "the configuration is not a mapping; start it with \"version: %d\" (see the commented %s at the repository root)", Version, DefaultFile)
 	}
-	c.lines = map[string]int{}
-	indexLines(doc.Content[0], "", c.lines)
+	c.lines, c.cols = map[string]int{}, map[string]int{}
+	indexLines(doc.Content[0], "", c.lines, c.cols)
 	var head struct {
 		Version any `yaml:"version"`
 	}
@@ -383,13 +391,17 @@ func Parse(path string, data []byte) (*Config, error) {
 		if err := decodeKnown(data, &doc, c); err != nil {
 			return nil, c.yamlError(data, err)
 		}
+	case RepositoryVersion:
+		if err := c.decodeV3(data, &doc, filepath.Dir(path)); err != nil {
+			return nil, err
+		}
 	case nil:
 		if err := strictDecode(data, &Config{}); err != nil { // an unknown key says more
 			return nil, c.yamlError(data, err)
 		}
 		return nil, c.errAt(1, "the configuration has no version; start it with \"version: %d\"", Version)
 	default:
-		return nil, c.errAt(c.Line("version"), "version %v is not supported; this ledgercheck reads version: %d (and version: 1)", head.Version, Version)
+		return nil, c.errAt(c.Line("version"), "version %v is not supported; this ledgercheck reads version: %d, version: %d (a repository of sidecars) and version: 1", head.Version, Version, RepositoryVersion)
 	}
 	_, c.LintSet = c.lines["lint"]
 	if !c.LintSet { // default.yaml has one, so this does not recurse
@@ -405,7 +417,21 @@ func Parse(path string, data []byte) (*Config, error) {
 			*p.path = filepath.Join(dir, *p.path)
 		}
 	}
+	if c.Version == RepositoryVersion {
+		if err := c.finishSidecars(dir); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// sidecarConfigs are the configurations of c's sidecars (version 3; none for another version).
+func sidecarConfigs(c *Config) []*Config {
+	var cs []*Config
+	for _, s := range c.Sidecars {
+		cs = append(cs, s.Config)
+	}
+	return cs
 }
 
 // strictDecode decodes data into v, rejecting unknown keys.
@@ -432,15 +458,15 @@ func (c *Config) yamlError(data []byte, err error) error {
 // unknownKeyHint follows "unknown key K" with the nearest key of a configuration, else with
 // where the keys are listed.
 func unknownKeyHint(key string) string {
-	if c := didyoumean.Closest(key, keyNames(&Config{}, &configV1{})); c != "" {
+	if c := didyoumean.Closest(key, keyNames(&Config{}, &configV1{}, &configV3{})); c != "" {
 		return " (did you mean " + c + "?)"
 	}
 	return " (see the commented " + DefaultFile + " at the repository root for the keys)"
 }
 
-// indexLines records the line of every key and sequence item under its dotted path
-// ("artifact.dim", "probes.2.name").
-func indexLines(n *yaml.Node, prefix string, out map[string]int) {
+// indexLines records the line (in out) and column (in cols) of every key and sequence item
+// under its dotted path ("artifact.dim", "probes.2.name").
+func indexLines(n *yaml.Node, prefix string, out, cols map[string]int) {
 	join := func(k string) string {
 		if prefix == "" {
 			return k
@@ -451,14 +477,14 @@ func indexLines(n *yaml.Node, prefix string, out map[string]int) {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := join(n.Content[i].Value)
-			out[k] = n.Content[i].Line
-			indexLines(n.Content[i+1], k, out)
+			out[k], cols[k] = n.Content[i].Line, n.Content[i].Column
+			indexLines(n.Content[i+1], k, out, cols)
 		}
 	case yaml.SequenceNode:
 		for i, item := range n.Content {
 			k := join(strconv.Itoa(i))
-			out[k] = item.Line
-			indexLines(item, k, out)
+			out[k], cols[k] = item.Line, item.Column
+			indexLines(item, k, out, cols)
 		}
 	}
 }
@@ -509,7 +535,11 @@ func (c *Config) errAt(line int, format string, args ...any) error {
 var portName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 func (c *Config) validate() error {
-	if err := c.validateVariant("artifact", "artifact", c.Artifact); err != nil {
+	what := "artifact"
+	if c.sidecar != "" {
+		what = fmt.Sprintf("sidecar %q", c.sidecar)
+	}
+	if err := c.validateVariant("artifact", what, c.Artifact); err != nil {
 		return err
 	}
 	names := map[string]int{}

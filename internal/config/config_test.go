@@ -91,7 +91,7 @@ func TestErrors(t *testing.T) {
 		{"unknown key", v2 + "probes:\n  - name: p\n    sql: select 1\n    tolerence: 1\n", "c.yaml:8:5: unknown key tolerence"},
 		{"unknown key v1", v1 + "ports: []\n", "c.yaml:5:1: unknown key ports"},
 		{"v1 key in v2", "version: 2\nvariants:\n  left: {file: a.sql, dim: 1536}\n", "c.yaml:2:1: unknown key variants"},
-		{"version", "version: 3\n", "c.yaml:1: version 3 is not supported; this ledgercheck reads version: 2 (and version: 1)"},
+		{"version", "version: 4\n", "c.yaml:1: version 4 is not supported; this ledgercheck reads version: 2, version: 3 (a repository of sidecars) and version: 1"},
 		{"no version", "artifact: {file: a.sql, dim: 1}\n", "c.yaml:1: the configuration has no version; start it with \"version: 2\""},
 		{"not a mapping", "- 1\n", "c.yaml:1: the configuration is not a mapping"},
 		{"empty", "", "c.yaml:1: the configuration is empty"},

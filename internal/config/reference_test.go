@@ -16,6 +16,18 @@ func TestConfigurationReferenceNamesEveryKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := keyPaths(reflect.TypeFor[Config](), "")
+	// A repository's sidecars (version 3): each key of an entry, by its name.
+	st := reflect.TypeFor[sidecarV3]()
+	for i := range st.NumField() {
+		tag := strings.Split(st.Field(i).Tag.Get("yaml"), ",")
+		if len(tag) > 1 && tag[1] == "inline" {
+			for _, k := range keyPaths(st.Field(i).Type, "") {
+				keys = append(keys, "sidecars[]."+k)
+			}
+			continue
+		}
+		keys = append(keys, "sidecars[]."+tag[0])
+	}
 	if len(keys) < 30 {
 		t.Fatalf("found %d keys: %v", len(keys), keys)
 	}

@@ -199,17 +199,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 
 	needDB := req.Steps.CrossCheck || req.Steps.Audit || req.Steps.Parity || req.Steps.Rerun
 	base := baseOf(req)
-	var templates []scratch.TemplateSpec
-	for _, r := range runs {
-		if r.v.File != "" {
-			spec := scratch.TemplateSpec{Dim: r.v.Dim, Base: base}
-			templates = append(templates, spec)
-			if req.Steps.Audit {
-				templates = append(templates, modelTemplates(req.Lint, spec)...)
-			}
-		}
-	}
-	boot := startServer(ctx, req, templates, needDB, say)
+	boot := startServer(ctx, req, Templates(req), needDB, say)
 	defer boot.close()
 
 	// 1. Parse (once) and lint each variant while the server boots.

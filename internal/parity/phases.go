@@ -57,7 +57,7 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 		Counts: map[string]int{"differences": sum.Differences, "allowlisted": sum.Allowlisted, "unreviewed": sum.Unreviewed,
 			"cosmetic": sum.Cosmetic, "normalized": sum.DimensionSites},
 		Notes: []string{fmt.Sprintf("%d differences between the %s %s (%d) and the %s %s (%d): %d allowlisted, %d cosmetic, %d unreviewed",
-			sum.Differences, called(artifact), r.Artifact.File, r.Artifact.Dim, called(port), r.Port.File, r.Port.Dim, sum.Allowlisted, sum.Cosmetic, sum.Unreviewed)}}
+			sum.Differences, calledArtifact(artifact), r.Artifact.File, r.Artifact.Dim, called(port), r.Port.File, r.Port.Dim, sum.Allowlisted, sum.Cosmetic, sum.Unreviewed)}}
 	if sum.Changed > 0 {
 		par.Notes[0] += fmt.Sprintf(", %d changed since review (see the allowlist phase)", sum.Changed)
 	}
@@ -68,7 +68,7 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 			names = append(names, st.String()+sitePositions(st))
 		}
 		par.Notes = append(par.Notes, fmt.Sprintf("%d dimension normalizations (vector(%d) in the %s is vector(%d) in the %s): %s",
-			len(r.Sites), r.Artifact.Dim, called(artifact), r.Port.Dim, called(port), strings.Join(names, "; ")))
+			len(r.Sites), r.Artifact.Dim, calledArtifact(artifact), r.Port.Dim, called(port), strings.Join(names, "; ")))
 	}
 	probes := report.PhaseResult{Phase: finding.PhaseProbe, Name: "probes " + port, File: r.portFile,
 		Counts: map[string]int{"probes": sum.Probes, "differing": sum.ProbesDiffering},
@@ -130,6 +130,15 @@ func called(name string) string {
 		return name
 	}
 	return "port " + name
+}
+
+// calledArtifact is how notes call the artifact named name: "artifact", or "artifact NAME" for
+// one named after its sidecar (a repository's run).
+func calledArtifact(name string) string {
+	if name == "artifact" {
+		return name
+	}
+	return "artifact " + name
 }
 
 func sitePositions(s diff.Site) string {

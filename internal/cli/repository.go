@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/repository"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
+)
+
+// checkSteps are the steps check runs on every variant.
+var checkSteps = gate.Steps{Lint: true, CrossCheck: true, Audit: true, Parity: true, Rerun: true}
+
+// variantFlags are the flags that name or change one variant; a repository's configuration
+// (version 3) has a variant per sidecar, so they do not apply to it.
+var variantFlags = []string{"artifact", "artifact-dim", "artifact-dsn", "port", "port-dim", "port-dsn", "allowlist", "only", "artifact-previous", "port-previous"}
+
+// refuseVariantFlags refuses the flags that name one variant for a repository's configuration.
+func refuseVariantFlags(cmd *cobra.Command, cfg *config.Config) error {
+	for _, name := range variantFlags {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			return fault.Input(fmt.Errorf("--%s: %s lists sidecars (version %d), each with its own variants: change the sidecar's entry instead", name, cfg.Path, config.RepositoryVersion))
+		}
+	}
+	return nil
+}
+
+// repositoryRequest is check's run over a repository's configuration: every sidecar with its
+// gate request, or, with --changed, those the branch changed and those that need them, each
+// changed variant's upgrade audited from its version at the merge base.
+func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *config.Config) (repository.Request, error) {
+	req := repository.Request{
+		Start: func(ctx context.Context, t []scratch.TemplateSpec) (*scratch.Server, error) {
+			return g.startServer(ctx, &f.sf, t)
+		},
+		Logf: func(format string, args ...any) { g.logf(format, args...) },
+		Tool: "ledgercheck", Version: Version, Root: ".",
+	}
+	for _, s := range cfg.Repository() {
+		sc := s.Config
+		if f.fixture != "" {
+			sc.Fixture = f.fixture
+		}
+		if cmd.Flags().Changed("times") {
+			sc.Rerun.Times = f.times
+		}
+		r, err := gateRequest(sc, g, &f.sf)
+		if err != nil {
+			return req, fmt.Errorf("sidecar %s: %w", s.Name, err)
+		}
+		r.Steps, r.Times = checkSteps, sc.Rerun.Times
+		req.Sidecars = append(req.Sidecars, repository.Sidecar{Name: s.Name, Needs: s.Needs, Request: r})
+	}
+	if f.changed == "" {
+		return req, nil
+	}
+	if f.artifactPrevious != "" || f.portPrevious != "" {
+		return req, fault.Input(fmt.Errorf("--changed %s audits each changed file's upgrade from its version at the merge base: drop --artifact-previous and --port-previous", f.changed))
+	}
+	ch, err := gitChanges(cmd.Context(), filepath.Dir(cfg.Path), f.changed)
+	if err != nil {
+		return req, err
+	}
+	var names []string
+	for i := range req.Sidecars {
+		if ch.apply(&req.Sidecars[i].Request) {
+			names = append(names, req.Sidecars[i].Name)
+		}
+	}
+	req.Check = repository.Affected(req.Sidecars, names)
+	if req.Check == nil {
+		req.Check = []string{}
+	}
+	req.Nothing = fmt.Sprintf("nothing to check: no sidecar's file changed since %s (the merge base of HEAD and %s)", ch.short, f.changed)
+	g.logf("check: --changed %s: merge base %s; %d sidecars changed (%s), %d checked with those that need them", f.changed, ch.short, len(names), strings.Join(names, ", "), len(req.Check))
+	return req, nil
+}
+
+// changes are the files a branch changed: those that differ between the merge base of HEAD and
+// a ref and the work tree (untracked files included), and their content at the merge base.
+type changes struct {
+	top, base, short string
+	files            map[string]bool // absolute paths
+}
+
+// gitChanges reads what changed in the repository of dir since the merge base of HEAD and ref.
+func gitChanges(ctx context.Context, dir, ref string) (*changes, error) {
+	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fault.Input(fmt.Errorf("--changed %s: %s is not in a git repository: %w", ref, dir, err))
+	}
+	ch := &changes{top: strings.TrimSpace(top), files: map[string]bool{}}
+	base, err := git(ctx, dir, "merge-base", "HEAD", ref)
+	if err != nil {
+		return nil, fault.Input(fmt.Errorf("--changed %s: no merge base of HEAD and %s: %w", ref, ref, err))
+	}
+	ch.base = strings.TrimSpace(base)
+	ch.short = ch.base[:min(len(ch.base), 12)]
+	diff, err := git(ctx, ch.top, "diff", "--name-only", "-z", "--no-renames", ch.base, "--")
+	if err != nil {
+		return nil, fault.Env(fmt.Errorf("--changed %s: git diff: %w", ref, err))
+	}
+	untracked, err := git(ctx, ch.top, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, fault.Env(fmt.Errorf("--changed %s: git ls-files: %w", ref, err))
+	}
+	for _, p := range strings.Split(diff+untracked, "\x00") {
+		if p != "" {
+			ch.files[filepath.Join(ch.top, p)] = true
+		}
+	}
+	return ch, nil
+}
+
+// apply reports whether the file of r's artifact or of one of its ports changed, and gives each
+// changed variant its version at the merge base as its previous version (a file the merge base
+// does not have has no upgrade audit).
+func (ch *changes) apply(r *gate.Request) bool {
+	changed := false
+	for _, v := range append([]*gate.Variant{&r.Artifact}, portsOf(r)...) {
+		abs, err := filepath.Abs(v.File)
+		if v.File == "" || err != nil || !ch.files[abs] {
+			continue
+		}
+		changed = true
+		rel, err := filepath.Rel(ch.top, abs)
+		if err != nil {
+			continue
+		}
+		src, err := git(context.Background(), ch.top, "show", ch.base+":"+filepath.ToSlash(rel))
+		if err != nil || len(src) > int(input.Migration.Limit) {
+			v.Previous = nil // new on the branch (or too large to be a migration): no upgrade to audit
+			continue
+		}
+		v.Previous = &gate.Script{Name: ch.short + ":" + filepath.ToSlash(rel), Src: []byte(src)}
+	}
+	return changed
+}
+
+// portsOf points at r's ports' variants.
+func portsOf(r *gate.Request) []*gate.Variant {
+	var vs []*gate.Variant
+	for i := range r.Ports {
+		vs = append(vs, &r.Ports[i].Variant)
+	}
+	return vs
+}
+
+// git runs git in dir and returns its standard output; the error carries its last line of
+// standard error.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if msg := lines[len(lines)-1]; msg != "" {
+			return "", errors.New(msg)
+		}
+		return "", err
+	}
+	return out.String(), nil
+}
+
+// runRepository checks the repository cfg describes (every sidecar, or with --changed those a
+// branch changed and those that need them) and renders the report.
+func (f *checkFlags) runRepository(cmd *cobra.Command, g *globals, cfg *config.Config) error {
+	req, err := f.repositoryRequest(cmd, g, cfg)
+	if err != nil {
+		return err
+	}
+	rep, err := repository.Run(cmd.Context(), req)
+	if err != nil {
+		return err
+	}
+	return f.out.render(g, rep)
+}
