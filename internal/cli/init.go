@@ -27,8 +27,8 @@ type initFlags struct {
 }
 
 // emptyAllowlist is the allowlist init creates for a port: valid, and accepting nothing.
-const emptyAllowlist = `# The reviewed differences between the artifact's install and the port's (see the README,
-# "Writing allowlist entries"). Each entry pins one difference and says why it is accepted;
+const emptyAllowlist = `# The reviewed differences between the artifact's install and the port's (see
+# docs/how-to/allowlist.md in ledgercheck's repository). Each entry pins one difference and says why it is accepted;
 # an entry that matches nothing is stale and fails the gate. Candidate entries for the current
 # differences: ledgercheck allowlist suggest (reasons TODO until a person writes them).
 version: 2
