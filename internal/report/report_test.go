@@ -18,7 +18,8 @@ import (
 )
 
 // sample is a small fixed report that exercises every part of every format: positioned and
-// unpositioned findings, a textual difference with both sides, a unified diff, notes, counts,
+// unpositioned findings, a textual difference with both sides (under the phase's names, or the
+// finding's own: a change since review), a unified diff, notes, counts,
 // a skipped phase, and text that needs escaping in each format.
 func sample() *Report {
 	return &Report{
@@ -46,6 +47,9 @@ func sample() *Report {
 			{Phase: finding.PhaseAllow, Name: "allowlist", File: "allowlist.yaml", Duration: 1 * time.Millisecond, Findings: []finding.Finding{
 				{Phase: finding.PhaseAllow, Rule: "stale-allowlist-entry", Severity: finding.SevError, Pos: finding.Position{File: "allowlist.yaml", Line: 14, Col: 3},
 					Message: "entry matches no difference: 100% stale, key: a,b"},
+				{Phase: finding.PhaseAllow, Rule: "changed-since-review", Severity: finding.SevError, Pos: finding.Position{File: "allowlist.yaml", Line: 30, Col: 1},
+					Object: "function public.match_thoughts(0 args)", Message: "body of function public.match_thoughts(0 args) changed since review: the port's value is not the reviewed one (below, as reviewed and now)",
+					Left: "SELECT 1\nFROM t\nWHERE reviewed\nLIMIT 65", Right: "SELECT 1\nFROM t\nWHERE reviewed\nLIMIT 33", LeftLabel: "port, reviewed", RightLabel: "port, now"},
 			}},
 			{Phase: finding.PhaseRerun, Name: "rerun artifact", File: "migrations/a.sql", Status: StatusSkip, Notes: []string{"skipped: the install failed"}},
 			{Phase: finding.PhaseInstall, Name: "install port", File: "migrations/p.sql", Duration: 420 * time.Millisecond},
@@ -61,6 +65,7 @@ var _ = func() bool {
 		{ID: "modifies-existing-object", Phase: finding.PhaseLint, Severity: finding.SevError},
 		{ID: "unreviewed-difference", Phase: finding.PhaseParity, Severity: finding.SevError},
 		{ID: "stale-allowlist-entry", Phase: finding.PhaseAllow, Severity: finding.SevError},
+		{ID: "changed-since-review", Phase: finding.PhaseAllow, Severity: finding.SevError},
 		{ID: "table-rls-disabled", Phase: finding.PhaseLint, Severity: finding.SevError},
 	} {
 		rule.Register(r)
@@ -116,8 +121,8 @@ func TestStatus(t *testing.T) {
 		t.Errorf("no findings: status %s, want pass", ok.Status())
 	}
 	e, w, i := r.Totals()
-	if e != 4 || w != 1 || i != 0 {
-		t.Errorf("totals %d/%d/%d, want 4/1/0", e, w, i)
+	if e != 5 || w != 1 || i != 0 { // the sample's errors: lint, two parity, stale and changed since review
+		t.Errorf("totals %d/%d/%d, want 5/1/0", e, w, i)
 	}
 }
 
