@@ -5,6 +5,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"html/template"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -193,6 +194,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 			}
 			if f.Phase == finding.PhaseProbe {
 				hf.Lines, hf.Rows = tableLines(hf.Rows), nil
+			} else {
+				hf.Rows = collapseUnchanged(hf.Rows, htmlContext)
 			}
 			hp.Findings = append(hp.Findings, hf)
 		}
@@ -233,6 +236,43 @@ func highlighted(a, b string) (left, right template.HTML) {
 		}
 	}
 	return template.HTML(l.String()), template.HTML(r.String()) //nolint:gosec // every piece is escaped above
+}
+
+// htmlContext is how many unchanged lines the html report shows around a change.
+const htmlContext = 3
+
+// collapseUnchanged replaces each run of unchanged rows longer than twice context (once at the
+// start or end) by a hunk row saying how many lines it hides, so that a one-line change in a
+// 200-line body shows as that change and a few lines around it, as a unified diff would.
+func collapseUnchanged(rows []htmlRow, context int) []htmlRow {
+	var out []htmlRow
+	for i := 0; i < len(rows); {
+		if rows[i].Kind != "eq" {
+			out = append(out, rows[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(rows) && rows[j].Kind == "eq" {
+			j++
+		}
+		keepHead, keepTail := context, context
+		if i == 0 {
+			keepHead = 0
+		}
+		if j == len(rows) {
+			keepTail = 0
+		}
+		if n := j - i - keepHead - keepTail; n > 1 {
+			out = append(out, rows[i:i+keepHead]...)
+			out = append(out, htmlRow{Kind: "hunk", Left: "… " + strconv.Itoa(n) + " unchanged lines"})
+			out = append(out, rows[j-keepTail:j]...)
+		} else {
+			out = append(out, rows[i:j]...)
+		}
+		i = j
+	}
+	return out
 }
 
 // tableLines turns side-by-side rows into one column: an unchanged row once, a changed one as

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,5 +84,38 @@ func TestHTMLFindingLabels(t *testing.T) {
 	}
 	if n := strings.Count(out, `class="del"`) + strings.Count(out, `class="add"`); n != 2 {
 		t.Errorf("%d marked cells, want 2 (the one changed row, both sides)", n)
+	}
+}
+
+// TestHTMLCollapsesUnchangedLines: a one-line change in a long body shows as that change with
+// three lines around it, the rest counted in a hunk row, not as the whole body.
+func TestHTMLCollapsesUnchangedLines(t *testing.T) {
+	var a, b strings.Builder
+	for i := 1; i <= 200; i++ {
+		line := "  SELECT " + strconv.Itoa(i) + ";\n"
+		a.WriteString(line)
+		if i == 100 {
+			line = "  SELECT 100 + 1;\n"
+		}
+		b.WriteString(line)
+	}
+	r := &Report{Tool: "ledgercheck", Phases: []PhaseResult{{Phase: finding.PhaseAllow, Name: "allowlist", Status: StatusFail,
+		Findings: []finding.Finding{{Phase: finding.PhaseAllow, Rule: "changed-since-review", Severity: finding.SevError,
+			Message: "body changed since review", Left: a.String(), Right: b.String()}}}}}
+	var out bytes.Buffer
+	if err := WriteHTML(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	html := out.String()
+	if got := strings.Count(html, `<td class="no">`); got != 2*7 {
+		t.Errorf("%d numbered cells, want 14: the changed row and three rows on each side", got)
+	}
+	for _, want := range []string{"… 96 unchanged lines", "… 97 unchanged lines", `<td class="no">97</td>`, `<td class="no">103</td>`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("no %q in the report", want)
+		}
+	}
+	if strings.Contains(html, `<td class="no">96</td>`) || strings.Contains(html, `<td class="no">104</td>`) {
+		t.Error("rows beyond the context are shown")
 	}
 }
