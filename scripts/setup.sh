@@ -258,7 +258,9 @@ ubuntu_plan() {
     # PGDG is added once: a source already naming a *-pgdg suite is kept (the runner images
     # remove theirs after use).
     if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ] || [ $need_vector -eq 1 ]; then
-      if ! cat "${FS}/etc/apt/sources.list" "${FS}"/etc/apt/sources.list.d/*.list "${FS}"/etc/apt/sources.list.d/*.sources 2>/dev/null \
+      # (cat fails on a glob that matched nothing; grep -q may close the pipe early: pipefail
+      # must hear grep alone.)
+      if ! { cat "${FS}/etc/apt/sources.list" "${FS}"/etc/apt/sources.list.d/*.list "${FS}"/etc/apt/sources.list.d/*.sources 2>/dev/null || true; } \
            | grep -v '^[[:space:]]*#' | grep -qE '[a-z]+-pgdg([[:space:]]|$)'; then
         if [ ! -x "${FS}${pgdg}" ]; then
           echo "apt-get update"
@@ -334,11 +336,11 @@ if [ $ubuntu -eq 0 ] && { [ "${os_id}" != debian ] || [ "${os_version}" != 12 ];
   if [ ${#missing[@]} -gt 0 ]; then
     list=$(IFS=,; printf '%s' "${missing[*]}" | sed 's/,/, /g')
     if [ "${PG_MAJOR}" = 17 ]; then
-      how="install postgresql-17, postgresql-server-dev-17 and postgresql-17-pgvector from apt.postgresql.org (PGDG) and bubblewrap, then run ledgercheck with --pg 17 (it finds /usr/lib/postgresql/17/bin)"
+      how="install postgresql-17, postgresql-server-dev-17 and postgresql-17-pgvector from the PostgreSQL project's apt repository (PGDG) and bubblewrap, then run ledgercheck with --pg 17 (it finds /usr/lib/postgresql/17/bin)"
     else
-      how="install postgresql-${PG_MAJOR}, postgresql-server-dev-${PG_MAJOR} and postgresql-${PG_MAJOR}-pgvector from apt.postgresql.org (PGDG), bubblewrap, gcc and make, then run make setup again to build the guard"
+      how="install postgresql-${PG_MAJOR}, postgresql-server-dev-${PG_MAJOR} and postgresql-${PG_MAJOR}-pgvector from the PostgreSQL project's apt repository (PGDG), bubblewrap, gcc and make, then run make setup again to build the guard"
     fi
-    die "this is ${os_name}, and setup installs from Debian 12 (bookworm) packages only; missing: ${list}. Either ${how}, or use an existing server with pgvector: --dsn URL (README, Using it in CI)"
+    die "this is ${os_name}, and setup installs on Debian 12 (bookworm) and Ubuntu 22.04 and 24.04 only; missing: ${list}. Either ${how}, or use an existing server with pgvector: --dsn URL (README, Using it in CI)"
   fi
 fi
 
