@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -137,4 +138,110 @@ func writeProxyModule(t *testing.T, dir, version string) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestMakeBuildStampsTheVersion: `make build` stamps the version given (VERSION=, else git
+// describe), the commit it builds and the commit's date into the binary, which `version` shows.
+func TestMakeBuildStampsTheVersion(t *testing.T) {
+	commit, date := gitHead(t)
+	bin := filepath.Join(t.TempDir(), "ledgercheck")
+	mk := exec.Command("make", "--no-print-directory", "build", "BIN="+bin, "VERSION=v9.8.7-stamp")
+	mk.Dir = repoRoot
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("make build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version", "--json").Output()
+	var v struct {
+		Ledgercheck, Commit, Date string
+	}
+	if err != nil || json.Unmarshal(out, &v) != nil || v.Ledgercheck != "v9.8.7-stamp" || v.Commit != commit || v.Date != date {
+		t.Errorf("version --json: %v, %s; want ledgercheck v9.8.7-stamp, commit %s, date %s", err, out, commit, date)
+	}
+	first, _ := exec.Command(bin, "--version").Output()
+	if want := "ledgercheck v9.8.7-stamp (commit " + commit + ", " + date; !strings.HasPrefix(string(first), want) {
+		t.Errorf("--version = %q, want it to start %q", first, want)
+	}
+}
+
+// TestMakeDist: `make dist` writes a release archive named after the version and platform that
+// holds the stamped binary, README.md and CHANGELOG.md in a directory of the same name, and a
+// SHA256SUMS file that sha256sum -c accepts.
+func TestMakeDist(t *testing.T) {
+	gitHead(t)
+	dist := t.TempDir()
+	mk := exec.Command("make", "--no-print-directory", "dist", "DIST="+dist, "VERSION=v9.8.7-dist")
+	mk.Dir = repoRoot
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("make dist: %v\n%s", err, out)
+	}
+	name := "ledgercheck_v9.8.7-dist_" + runtime.GOOS + "_" + runtime.GOARCH
+	check := exec.Command("sha256sum", "-c", "SHA256SUMS")
+	check.Dir = dist
+	if out, err := check.CombinedOutput(); err != nil || string(out) != name+".tar.gz: OK\n" {
+		t.Errorf("sha256sum -c SHA256SUMS: %v, %s; want %s.tar.gz: OK", err, out, name)
+	}
+	list, err := exec.Command("tar", "-tzf", filepath.Join(dist, name+".tar.gz")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{name + "/ledgercheck", name + "/README.md", name + "/CHANGELOG.md"} {
+		if !strings.Contains("\n"+string(list), "\n"+want+"\n") {
+			t.Errorf("the archive lacks %s:\n%s", want, list)
+		}
+	}
+	unpack := t.TempDir()
+	if out, err := exec.Command("tar", "-xzf", filepath.Join(dist, name+".tar.gz"), "-C", unpack).CombinedOutput(); err != nil {
+		t.Fatalf("tar -x: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(filepath.Join(unpack, name, "ledgercheck"), "--version").Output(); err != nil || !strings.HasPrefix(string(out), "ledgercheck v9.8.7-dist (commit ") {
+		t.Errorf("the archive's ledgercheck --version = %q (%v)", out, err)
+	}
+}
+
+// TestGoInstallAllInstallsLedgercheckAlone: `go install ./...` in the repository, which is how
+// pre-commit installs a golang hook (.pre-commit-hooks.yaml), installs the ledgercheck binary and
+// none of the developer tools under internal/cmd.
+func TestGoInstallAllInstallsLedgercheckAlone(t *testing.T) {
+	gobin := t.TempDir()
+	cmd := exec.Command("go", "install", "./...")
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go install ./...: %v\n%s", err, out)
+	}
+	entries, err := os.ReadDir(gobin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "ledgercheck" {
+		t.Errorf("go install ./... installed %v, want ledgercheck alone", names)
+	}
+}
+
+// gitHead returns the short commit (12 digits) of the work tree's HEAD and its date as make
+// build stamps them, skipping when there is no git work tree.
+func gitHead(t *testing.T) (commit, date string) {
+	t.Helper()
+	for _, tool := range []string{"git", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	c := exec.Command("git", "rev-parse", "--short=12", "HEAD")
+	c.Dir = repoRoot
+	out, err := c.Output()
+	if err != nil {
+		t.Skipf("not a git work tree: %v", err)
+	}
+	d := exec.Command("git", "show", "-s", "--format=%cI", "HEAD")
+	d.Dir = repoRoot
+	date2, err := d.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out)), strings.TrimSpace(string(date2))
 }
