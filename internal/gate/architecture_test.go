@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,14 +27,20 @@ func TestEveryPackageHasItsParagraph(t *testing.T) {
 			paragraphs = append(paragraphs, head)
 		}
 	}
-	cmd := exec.Command("go", "list", "./...")
+	// go.mod keeps the developer tools (internal/cmd) out of ./...: they are named.
+	tools, _ := filepath.Glob("../../internal/cmd/*")
+	args := []string{"list", "./..."}
+	for _, d := range tools {
+		args = append(args, "./"+strings.TrimPrefix(filepath.ToSlash(d), "../../"))
+	}
+	cmd := exec.Command("go", args...)
 	cmd.Dir = "../.."
 	out, err := cmd.Output()
 	if err != nil {
 		t.Skipf("go list: %v", err)
 	}
 	for _, pkg := range strings.Fields(string(out)) {
-		rel := strings.TrimPrefix(pkg, "ledgercheck/")
+		rel := strings.TrimPrefix(pkg, "github.com/ledgercheck/ledgercheck/")
 		found := false
 		for _, h := range paragraphs {
 			for _, name := range strings.Split(h, ", ") {
