@@ -101,6 +101,31 @@ func TestSetupPlansUbuntu(t *testing.T) {
 	}
 }
 
+// TestSetupRunsTheUbuntuPlan (simulation, as root): setup runs the commands it plans, one each,
+// with their arguments as planned (the installers are stubs that record their calls and
+// succeed), and the simulation then stops before the guard's build.
+func TestSetupRunsTheUbuntuPlan(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("setup runs its plan as root only")
+	}
+	fake := fakeRoot(t, ubuntuRelease("24.04", "Ubuntu 24.04.3 LTS"), nil)
+	copyFile(t, "", filepath.Join(fake, "proc/sys/kernel/apparmor_restrict_unprivileged_userns"), []byte("1\n"))
+	_, plan, _, _ := runStubbed(t, "setup.sh", "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR=15")
+	var want []string
+	for _, l := range strings.Split(strings.TrimSuffix(plan, "\n"), "\n")[1:] {
+		if l = strings.TrimPrefix(l, "  "); !strings.HasPrefix(l, "make -C ") && !strings.HasPrefix(l, "sh -c 'echo ") {
+			want = append(want, l) // the guard's steps are setup's own, from a copy of its source
+		}
+	}
+	code, out, errs, calls := runStubs(t, "setup.sh", nil, 0, "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR=15", "LEDGERCHECK_SETUP_SIMULATE=run")
+	if code != 1 || !strings.Contains(errs, "setup: LEDGERCHECK_SETUP_SYSROOT is set") {
+		t.Errorf("exit %d, stderr %q; want the simulation to stop before the guard (exit 1)", code, errs)
+	}
+	if got := strings.TrimSuffix(calls, "\n"); got != strings.Join(want, "\n") || len(want) < 5 {
+		t.Errorf("setup ran:\n%s\nwant the plan:\n%s\n(stdout %s)", got, strings.Join(want, "\n"), out)
+	}
+}
+
 // TestSetupCheckInstallsNothing: `setup.sh --check` (make test's question) runs no installer,
 // says "nothing to do" where everything is installed (here: PostgreSQL 15 and 17 after `make
 // setup`), and otherwise one line naming what is missing and the make command that installs it,

@@ -339,10 +339,16 @@ func runStubbed(t *testing.T, script string, env ...string) (code int, stdout, s
 // runStubbedArgs is [runStubbed] with arguments for the script.
 func runStubbedArgs(t *testing.T, script string, args []string, env ...string) (code int, stdout, stderr, calls string) {
 	t.Helper()
+	return runStubs(t, script, args, 1, env...)
+}
+
+// runStubs is [runStubbedArgs] with stubs that exit with stubExit.
+func runStubs(t *testing.T, script string, args []string, stubExit int, env ...string) (code int, stdout, stderr, calls string) {
+	t.Helper()
 	stubs := t.TempDir()
 	log := filepath.Join(stubs, "calls")
 	for _, name := range []string{"apt-get", "apt", "dpkg", "dpkg-deb", "npm", "node", "tar", "gcc", "cc", "make", "sudo", "apparmor_parser", "install", "sh"} {
-		stub := "#!/bin/sh\necho \"" + name + " $*\" >> " + log + "\nexit 1\n"
+		stub := "#!/bin/sh\necho \"" + name + " $*\" >> " + log + "\nexit " + strconv.Itoa(stubExit) + "\n"
 		if err := os.WriteFile(filepath.Join(stubs, name), []byte(stub), 0o755); err != nil {
 			t.Fatal(err)
 		}
