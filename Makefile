@@ -5,7 +5,7 @@
 # runs. `make setup PG=17` installs PostgreSQL 17 and pgvector for it instead (scripts/setup.sh
 # says where and why); ledgercheck uses it with --pg 17. `make test-pg17` runs the tests on 17.
 GO ?= go
-BIN ?= bin/ledgercheck
+BIN := bin/ledgercheck
 
 .PHONY: setup build check test test-all vet lint race bench bench-lint bench-recall fuzz corpus dist clean
 
