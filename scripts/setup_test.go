@@ -80,8 +80,8 @@ func TestSetupWithoutRootNamesTheGuardBuild(t *testing.T) {
 	}
 	newDigest := digest(t, filepath.Join(guardDir, "ledgercheck_guard.c"))
 	for _, want := range []string{"need root",
-		"sudo make -C " + guardDir + " PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config GUARD_VERSION=" + newDigest + " install",
-		"echo " + newDigest + " | sudo tee " + digestFile} {
+		"  " + sudo() + "make -C " + guardDir + " PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config GUARD_VERSION=" + newDigest + " install",
+		"echo " + newDigest + " | " + sudo() + "tee " + digestFile} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -89,6 +89,15 @@ func TestSetupWithoutRootNamesTheGuardBuild(t *testing.T) {
 	if after, _ := os.ReadFile(digestFile); string(after) != string(before) {
 		t.Errorf("%s changed from %q to %q", digestFile, before, after)
 	}
+}
+
+// sudo is how setup prefixes the commands it prints for root: "sudo " where there is a sudo, ""
+// (the commands then said to be run as root) where there is none, as on a root-only machine.
+func sudo() string {
+	if _, err := exec.LookPath("sudo"); err != nil {
+		return ""
+	}
+	return "sudo "
 }
 
 // digest is the guard's version for the source at path: the first 16 hex digits of its sha256.
@@ -146,7 +155,8 @@ func TestSetupWithoutRootNamesTheSudoCommands(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("exit %v, want 1:\n%s", err, out)
 	}
-	for _, want := range []string{"need root", "sudo apt-get install -y postgresql-99 postgresql-server-dev-99", "deb-src", "pgvector"} {
+	for _, want := range []string{"need root", "  " + sudo() + "apt-get install -y postgresql-99 postgresql-server-dev-99",
+		"apt-get source --download-only pgvector=0.8.0-1 && tar -xf pgvector_0.8.0.orig.tar.* && make -C pgvector-0.8.0 PG_CONFIG=/usr/lib/postgresql/99/bin/pg_config && " + sudo() + "make -C pgvector-0.8.0 PG_CONFIG=/usr/lib/postgresql/99/bin/pg_config install"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -268,8 +278,8 @@ func TestSetupPG17WithoutRootNamesTheInstall(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("exit %v, want 1:\n%s", err, out)
 	}
-	for _, want := range []string{"need root", "sudo make setup PG=17",
-		"sudo PG_MAJOR=17 bash " + filepath.Join(tree, "scripts", "setup.sh") + "   # into " + pg17Prefix} {
+	for _, want := range []string{"need root", "make setup PG=17",
+		"  " + sudo() + "env PG_MAJOR=17 bash " + filepath.Join(tree, "scripts", "setup.sh") + "   # into " + pg17Prefix} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -323,15 +333,27 @@ func fakeRoot(t *testing.T, osRelease string, apt map[string]string) string {
 // stderr and the calls.
 func runStubbed(t *testing.T, script string, env ...string) (code int, stdout, stderr, calls string) {
 	t.Helper()
+	return runStubbedArgs(t, script, nil, env...)
+}
+
+// runStubbedArgs is [runStubbed] with arguments for the script.
+func runStubbedArgs(t *testing.T, script string, args []string, env ...string) (code int, stdout, stderr, calls string) {
+	t.Helper()
+	return runStubs(t, script, args, 1, env...)
+}
+
+// runStubs is [runStubbedArgs] with stubs that exit with stubExit.
+func runStubs(t *testing.T, script string, args []string, stubExit int, env ...string) (code int, stdout, stderr, calls string) {
+	t.Helper()
 	stubs := t.TempDir()
 	log := filepath.Join(stubs, "calls")
-	for _, name := range []string{"apt-get", "apt", "dpkg", "dpkg-deb", "npm", "node", "tar", "gcc", "cc", "make", "sudo"} {
-		stub := "#!/bin/sh\necho \"" + name + " $*\" >> " + log + "\nexit 1\n"
+	for _, name := range []string{"apt-get", "apt", "dpkg", "dpkg-deb", "npm", "node", "tar", "gcc", "cc", "make", "sudo", "apparmor_parser", "install", "sh"} {
+		stub := "#!/bin/sh\necho \"" + name + " $*\" >> " + log + "\nexit " + strconv.Itoa(stubExit) + "\n"
 		if err := os.WriteFile(filepath.Join(stubs, name), []byte(stub), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command("bash", script)
+	cmd := exec.Command("bash", append([]string{script}, args...)...)
 	cmd.Env = append(os.Environ(), append(env, "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -348,10 +370,10 @@ func runStubbed(t *testing.T, script string, env ...string) (code int, stdout, s
 	return code, out.String(), errb.String(), string(c)
 }
 
-// TestSetupOffDebianSaysWhatItNeeds: on a system that is not Debian 12 (Ubuntu, as GitHub's
-// hosted runners are; Debian 11; Fedora; one without os-release), a setup with something to
-// install runs no installer and fails with one line naming the system, what is missing, and how
-// to provide it (PGDG's packages, or --dsn), whether it runs as root or not.
+// TestSetupOffDebianSaysWhatItNeeds: on a system setup does not install on (Ubuntu 20.04 and
+// 24.10; Debian 11; Fedora; one without os-release), a setup with something to install runs no
+// installer and fails with one line naming the system, what is missing, and how to provide it
+// (PGDG's packages, or --dsn), whether it runs as root or not.
 func TestSetupOffDebianSaysWhatItNeeds(t *testing.T) {
 	ubuntuSources := map[string]string{
 		"sources.list":                  "# Ubuntu sources have moved to /etc/apt/sources.list.d/ubuntu.sources\n",
@@ -360,16 +382,16 @@ func TestSetupOffDebianSaysWhatItNeeds(t *testing.T) {
 	for _, tc := range []struct {
 		name, osRelease, pg, system, missing, how string
 	}{
-		{"ubuntu", "PRETTY_NAME=\"Ubuntu 24.04.1 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"24.04\"\nID=ubuntu\nID_LIKE=debian\n", "99",
-			"this is Ubuntu 24.04.1 LTS (", "missing: the PostgreSQL 99 server and headers, pgvector 0.8.0",
-			"install postgresql-99, postgresql-server-dev-99 and postgresql-99-pgvector from apt.postgresql.org (PGDG)"},
-		{"ubuntu-pg17", "PRETTY_NAME=\"Ubuntu 24.04.1 LTS\"\nVERSION_ID=\"24.04\"\nID=ubuntu\n", "17",
-			"this is Ubuntu 24.04.1 LTS (", "missing: the PostgreSQL 17 server and headers",
-			"install postgresql-17, postgresql-server-dev-17 and postgresql-17-pgvector from apt.postgresql.org (PGDG) and bubblewrap, then run ledgercheck with --pg 17"},
+		{"ubuntu-20.04", "PRETTY_NAME=\"Ubuntu 20.04.6 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"20.04\"\nID=ubuntu\nID_LIKE=debian\n", "99",
+			"this is Ubuntu 20.04.6 LTS (", "missing: the PostgreSQL 99 server and headers, pgvector 0.8.0",
+			"install postgresql-99, postgresql-server-dev-99 and postgresql-99-pgvector from the PostgreSQL project's apt repository (PGDG)"},
+		{"ubuntu-24.10-pg17", "PRETTY_NAME=\"Ubuntu 24.10\"\nVERSION_ID=\"24.10\"\nID=ubuntu\n", "17",
+			"this is Ubuntu 24.10 (", "missing: the PostgreSQL 17 server and headers",
+			"install postgresql-17, postgresql-server-dev-17 and postgresql-17-pgvector from the PostgreSQL project's apt repository (PGDG) and bubblewrap, then run ledgercheck with --pg 17"},
 		{"debian-11", "PRETTY_NAME=\"Debian GNU/Linux 11 (bullseye)\"\nVERSION_ID=\"11\"\nID=debian\n", "99",
-			"this is Debian GNU/Linux 11 (bullseye) (", "missing: the PostgreSQL 99 server", "apt.postgresql.org"},
-		{"fedora", "NAME=Fedora\nVERSION_ID=40\nID=fedora\n", "99", "this is Fedora (", "missing: the PostgreSQL 99 server", "apt.postgresql.org"},
-		{"no-os-release", "", "99", "this is an unknown system (no ", "missing: the PostgreSQL 99 server", "apt.postgresql.org"},
+			"this is Debian GNU/Linux 11 (bullseye) (", "missing: the PostgreSQL 99 server", "(PGDG)"},
+		{"fedora", "NAME=Fedora\nVERSION_ID=40\nID=fedora\n", "99", "this is Fedora (", "missing: the PostgreSQL 99 server", "(PGDG)"},
+		{"no-os-release", "", "99", "this is an unknown system (no ", "missing: the PostgreSQL 99 server", "(PGDG)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			script := "setup.sh"
@@ -389,7 +411,7 @@ func TestSetupOffDebianSaysWhatItNeeds(t *testing.T) {
 			if code != 1 || strings.Contains(line, "\n") || !strings.HasPrefix(line, "setup: "+tc.system) {
 				t.Fatalf("exit %d, stderr %q, stdout %q; want exit 1 and one line starting %q", code, errs, out, "setup: "+tc.system)
 			}
-			for _, want := range []string{"setup installs from Debian 12 (bookworm) packages only", tc.missing, tc.how, "--dsn URL"} {
+			for _, want := range []string{"setup installs on Debian 12 (bookworm) and Ubuntu 22.04 and 24.04 only", tc.missing, tc.how, "--dsn URL"} {
 				if !strings.Contains(line, want) {
 					t.Errorf("the line lacks %q:\n%s", want, line)
 				}

@@ -24,11 +24,9 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
-// readmePath is the README, and repoRoot the repository, from this package's directory.
-const (
-	readmePath = "../../README.md"
-	repoRoot   = "../.."
-)
+// readmePath is the README, from this package's directory (repoRoot, the repository, is
+// install_test.go's).
+const readmePath = "../../README.md"
 
 // block is one fenced code block of a markdown file of the documentation.
 type block struct {

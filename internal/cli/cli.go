@@ -70,8 +70,10 @@ func setGC() {
 	})
 }
 
-// Version is the ledgercheck version, set at build time with -ldflags "-X github.com/ledgercheck/ledgercheck/internal/cli.Version=...".
-var Version = "0.1.0-dev"
+// Version is the ledgercheck version: set at build time with -ldflags "-X
+// github.com/ledgercheck/ledgercheck/internal/cli.Version=..." (make build, make dist), else the
+// module version in the build info (`go install ...@v1.2.3` gives v1.2.3), else devVersion.
+var Version = ""
 
 // globals holds what every command shares: the I/O streams and the global flags.
 type globals struct {

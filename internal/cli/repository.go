@@ -73,8 +73,9 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 		return req, err
 	}
 	var names []string
-	for i := range req.Sidecars {
-		if ch.apply(&req.Sidecars[i].Request) {
+	all := ch.changed(cfg.Path) // a changed configuration may change any sidecar's needs or policy
+	for i, s := range cfg.Repository() {
+		if ch.apply(cmd.Context(), &req.Sidecars[i].Request) || all || ch.inputs(s.Config) {
 			names = append(names, req.Sidecars[i].Name)
 		}
 	}
@@ -126,19 +127,19 @@ func gitChanges(ctx context.Context, dir, ref string) (*changes, error) {
 // apply reports whether the file of r's artifact or of one of its ports changed, and gives each
 // changed variant its version at the merge base as its previous version (a file the merge base
 // does not have has no upgrade audit).
-func (ch *changes) apply(r *gate.Request) bool {
+func (ch *changes) apply(ctx context.Context, r *gate.Request) bool {
 	changed := false
 	for _, v := range append([]*gate.Variant{&r.Artifact}, portsOf(r)...) {
-		abs, err := filepath.Abs(v.File)
-		if v.File == "" || err != nil || !ch.files[abs] {
+		if !ch.changed(v.File) {
 			continue
 		}
 		changed = true
+		abs, _ := filepath.Abs(v.File)
 		rel, err := filepath.Rel(ch.top, abs)
 		if err != nil {
 			continue
 		}
-		src, err := git(context.Background(), ch.top, "show", ch.base+":"+filepath.ToSlash(rel))
+		src, err := git(ctx, ch.top, "show", ch.base+":"+filepath.ToSlash(rel))
 		if err != nil || len(src) > int(input.Migration.Limit) {
 			v.Previous = nil // new on the branch (or too large to be a migration): no upgrade to audit
 			continue
@@ -146,6 +147,28 @@ func (ch *changes) apply(r *gate.Request) bool {
 		v.Previous = &gate.Script{Name: ch.short + ":" + filepath.ToSlash(rel), Src: []byte(src)}
 	}
 	return changed
+}
+
+// changed reports whether the file at path (as the configuration names it) changed.
+func (ch *changes) changed(path string) bool {
+	abs, err := filepath.Abs(path)
+	return path != "" && err == nil && ch.files[abs]
+}
+
+// inputs reports whether one of the files a sidecar's check reads besides its migrations changed:
+// its prerequisite files, fixture or ports' allowlists. Such a sidecar is checked again, with no
+// upgrade audit (its migrations did not change).
+func (ch *changes) inputs(c *config.Config) bool {
+	files := append([]string{c.Fixture}, c.Prerequisites.Files...)
+	for _, p := range c.Ports {
+		files = append(files, p.Allowlist)
+	}
+	for _, f := range files {
+		if ch.changed(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // portsOf points at r's ports' variants.

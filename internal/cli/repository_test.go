@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"github.com/ledgercheck/ledgercheck/internal/config"
 	"io"
 	"os"
 	"os/exec"
@@ -209,5 +210,34 @@ func TestRepositoryNeedDoesNotInstall(t *testing.T) {
 	}
 	if rep.Status() != report.StatusFail {
 		t.Errorf("status %s", rep.Status())
+	}
+}
+
+// A sidecar whose migrations did not change is checked again when a file its check reads did:
+// its fixture, a prerequisite file or a port's allowlist; a changed configuration touches all.
+func TestChangedInputsOfASidecar(t *testing.T) {
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	c := &config.Config{Path: "repo/ledgercheck.yaml"}
+	c.Fixture = "repo/fixtures/people.sql"
+	c.Prerequisites.Files = []string{"repo/base/thoughts.sql"}
+	c.Ports = []config.Port{{Name: "small", Allowlist: "repo/allowlists/small.yaml"}}
+	for _, file := range []string{c.Fixture, c.Prerequisites.Files[0], c.Ports[0].Allowlist} {
+		ch := &changes{files: map[string]bool{abs(file): true}}
+		if !ch.inputs(c) {
+			t.Errorf("%s changed: the sidecar is not checked again", file)
+		}
+	}
+	ch := &changes{files: map[string]bool{abs("repo/other/fixture.sql"): true}}
+	if ch.inputs(c) || ch.changed(c.Path) {
+		t.Error("a file the sidecar does not read changed: the sidecar is checked again")
+	}
+	if ch := (&changes{files: map[string]bool{abs(c.Path): true}}); !ch.changed(c.Path) {
+		t.Error("the configuration changed: not seen")
 	}
 }

@@ -14,6 +14,53 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
+// devVersion is the version of a build that was given none and whose build info has none (go
+// run, go build -buildvcs=false in a checkout).
+const devVersion = "0.1.0-dev"
+
+// Commit and Date are the VCS revision and commit time the binary was built from, set at build
+// time like [Version] (-X ...cli.Commit=... -X ...cli.Date=...); empty, they come from the build
+// info's vcs.revision and vcs.time when it has them.
+var Commit, Date string
+
+// modified says whether the work tree had changes when the binary was built (vcs.modified).
+var modified bool
+
+func init() {
+	bi, _ := debug.ReadBuildInfo()
+	Version, Commit, Date, modified = stamp(Version, Commit, Date, bi)
+}
+
+// stamp returns the version, commit, date and modified flag of a build: the values set at link
+// time win, the build info (nil: none) fills in the rest. A module version of "(devel)" (a build
+// in a checkout without VCS information) is no version.
+func stamp(version, commit, date string, bi *debug.BuildInfo) (string, string, string, bool) {
+	var mod bool
+	if bi != nil {
+		if version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				if commit == "" {
+					commit = s.Value
+				}
+			case "vcs.time":
+				if date == "" {
+					date = s.Value
+				}
+			case "vcs.modified":
+				mod = s.Value == "true"
+			}
+		}
+	}
+	if version == "" {
+		version = devVersion
+	}
+	return version, commit[:min(12, len(commit))], date, mod
+}
+
 // pgQueryModule is the module of ledgercheck's SQL parser, whose version the build info holds.
 const pgQueryModule = "github.com/pganalyze/pg_query_go/v5"
 
@@ -24,6 +71,8 @@ type versionInfo struct {
 	// tree had changes (empty and false when the build has no VCS information, as `go run`).
 	Commit   string `json:"commit,omitempty"`
 	Modified bool   `json:"modified,omitempty"`
+	// Date is the commit's time (RFC 3339), when the build has it.
+	Date     string `json:"date,omitempty"`
 	Go       string `json:"go"`
 	Platform string `json:"platform"`
 	// PgQuery is pg_query_go's module version, and ParserGrammar the PostgreSQL major whose
@@ -45,38 +94,35 @@ type postgresBin struct {
 }
 
 // buildVersion is the first line of `ledgercheck version` and all of `ledgercheck --version`:
-// the version and, when the build info has them, the commit and whether the tree was modified.
+// the version and, when the build has them, the commit, its date and whether the tree was
+// modified.
 func buildVersion() string {
-	v := versionInfo{Ledgercheck: Version}
-	v.fromBuildInfo()
+	v := versionInfo{Ledgercheck: Version, Commit: Commit, Date: Date, Modified: modified}
 	return v.line()
 }
 
 func (v *versionInfo) line() string {
-	s := v.Ledgercheck
+	var details []string
 	if v.Commit != "" {
-		s += " (commit " + v.Commit
-		if v.Modified {
-			s += ", modified"
-		}
-		s += ")"
+		details = append(details, "commit "+v.Commit)
 	}
-	return s
+	if v.Date != "" {
+		details = append(details, v.Date)
+	}
+	if v.Modified {
+		details = append(details, "modified")
+	}
+	if len(details) == 0 {
+		return v.Ledgercheck
+	}
+	return v.Ledgercheck + " (" + strings.Join(details, ", ") + ")"
 }
 
-// fromBuildInfo fills in the commit and pg_query_go's version from the binary's build info.
+// fromBuildInfo fills in pg_query_go's version from the binary's build info.
 func (v *versionInfo) fromBuildInfo() {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v.Commit = s.Value[:min(12, len(s.Value))]
-		case "vcs.modified":
-			v.Modified = s.Value == "true"
-		}
 	}
 	for _, d := range bi.Deps {
 		if d.Path == pgQueryModule {
@@ -92,7 +138,7 @@ func (v *versionInfo) fromBuildInfo() {
 // included (each asked for its version: `postgres --version`).
 func collectVersion() versionInfo {
 	v := versionInfo{
-		Ledgercheck: Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+		Ledgercheck: Version, Commit: Commit, Date: Date, Modified: modified, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
 		PgQuery: "unknown", ParserGrammar: pgsql.GrammarVersion, Supported: scratch.Versions,
 	}
 	v.fromBuildInfo()
@@ -116,7 +162,8 @@ func newVersionCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of ledgercheck, Go, its SQL parser and the PostgreSQL servers found",
-		Long: `version prints ledgercheck's version (and the commit it was built from), the Go version, the
+		Long: `version prints ledgercheck's version (stamped by make build or make dist, or the module version
+of go install ...@VERSION) and the commit it was built from with its date, the Go version, the
 version of pg_query_go (the SQL parser, PostgreSQL 16's grammar), the PostgreSQL major versions
 ledgercheck runs, and for each the server binaries the embedded mode would use (without
 --pg-bin). --json prints the same as one JSON object. ledgercheck --version prints the first line.`,

@@ -122,7 +122,7 @@ func (s *Server) checkGuard(ctx context.Context, conn *pgx.Conn) error {
 	case s.cl != nil && *version != guardDigest():
 		return fault.Env(fmt.Errorf("the installed ledgercheck guard module (version %s) was built from another source than this ledgercheck's (%s): run `make setup` as root to rebuild it", *version, guardDigest()))
 	case s.cl == nil && !loaded:
-		s.noCreateRole = "on a PostgreSQL 15 --dsn server, user SQL may not create roles: PostgreSQL 15's CREATEROLE could grant any role, pg_execute_server_program included; use PostgreSQL 16 or later, the embedded cluster, or load ledgercheck's guard module on the server (scratch/guard)"
+		s.noCreateRole = "on a PostgreSQL 15 --dsn server, user SQL may not create roles: PostgreSQL 15's CREATEROLE could grant any role, pg_execute_server_program included; use PostgreSQL 16 or later, the embedded cluster, or load ledgercheck's guard module on the server (scripts/guard-container.sh does it for a postgres or pgvector container)"
 	}
 	return nil
 }

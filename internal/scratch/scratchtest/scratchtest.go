@@ -1,5 +1,7 @@
-// Package scratchtest gives a test package one embedded scratch cluster (started in TestMain)
-// and a fresh database per test, copied from the per-dimension template.
+// Package scratchtest gives a test package one embedded scratch cluster (started on the first
+// test that asks for it, stopped by Main after the package's tests) and a fresh database per
+// test, copied from the per-dimension template. A package whose selected tests need no cluster
+// starts none.
 //
 //	func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
 //
@@ -16,8 +18,10 @@ package scratchtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,22 +33,20 @@ import (
 )
 
 var (
-	srv      *scratch.Server
-	startErr error
+	inMain    bool // Main runs the package's tests
+	startOnce sync.Once
+	srv       *scratch.Server
+	startErr  error
 )
 
-// Main starts the package's scratch cluster, runs the tests and stops the cluster. Set
-// LEDGERCHECK_TEST_DSN to run against an existing server instead (server mode).
+// Main runs the package's tests and then stops the scratch cluster if one of them started it
+// ([Server] starts it on first use). Set LEDGERCHECK_TEST_DSN to run against an existing server
+// instead (server mode).
 func Main(m *testing.M) int {
 	defer IsolateCache()()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	srv, startErr = scratch.Start(ctx, scratch.Options{DSN: os.Getenv("LEDGERCHECK_TEST_DSN")})
-	cancel()
-	if startErr != nil && os.Getenv("CI") == "true" {
-		fmt.Fprintf(os.Stderr, "scratchtest: CI=true and Postgres could not be started: %v\n", startErr)
-		return 1
-	}
+	inMain = true
 	code := StopSharedDSNServer(m.Run())
+	startOnce.Do(func() {}) // no start after this point
 	if srv != nil {
 		dir := srv.Dir()
 		pid := scratch.SandboxPID(dir)
@@ -77,15 +79,24 @@ func IsolateCache() func() {
 	return func() { os.RemoveAll(dir) }
 }
 
-// Server returns the package's server, skipping (or, under CI=true, failing) the test when it
-// could not be started.
+// Server returns the package's server, started by the first call, skipping (or, under CI=true,
+// failing) the test when it could not be started.
 func Server(t testing.TB) *scratch.Server {
 	t.Helper()
+	if !inMain {
+		t.Fatal("scratchtest: Server called without scratchtest.Main in TestMain")
+	}
+	startOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		srv, startErr = scratch.Start(ctx, scratch.Options{DSN: os.Getenv("LEDGERCHECK_TEST_DSN")})
+	})
 	if srv == nil {
-		if startErr == nil {
-			t.Fatal("scratchtest: Server called without scratchtest.Main in TestMain")
+		err := startErr
+		if err == nil {
+			err = errors.New("the package's tests are over")
 		}
-		Unavailable(t, startErr)
+		Unavailable(t, err)
 	}
 	return srv
 }

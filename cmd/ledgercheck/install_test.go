@@ -1,0 +1,250 @@
+package main
+
+// Tests of how ledgercheck is installed: go install from a module proxy, and make build's stamp.
+
+import (
+	"archive/zip"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// modulePath is the module ledgercheck is published as.
+const modulePath = "github.com/ledgercheck/ledgercheck"
+
+// repoRoot is the repository's root, from this package's directory.
+const repoRoot = "../.."
+
+// TestGoInstallFromAModuleProxy: the module, published as a version on a module proxy, installs
+// with `go install github.com/ledgercheck/ledgercheck/cmd/ledgercheck@VERSION` into an empty
+// GOPATH, and the binary's `version` names that version (from its build info: no -ldflags). The
+// proxy is a directory (GOPROXY=file://...) that the test writes from the work tree in the
+// layout of a module proxy (list, .info, .mod, .zip), followed by the machine's own GOPROXY
+// setting for the dependencies. The module cache is the machine's, so that pg_query_go's cgo
+// parser, compiled once per module cache directory, comes from the build cache; the version is
+// new on each run (another work tree's run cannot stand in for this one's) and removed from the
+// module cache afterwards.
+func TestGoInstallFromAModuleProxy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds ledgercheck from a module proxy (-short)")
+	}
+	version := fmt.Sprintf("v0.99.0-test.%d.%d", os.Getpid(), time.Now().UnixNano())
+	goEnv := func(name string) string {
+		out, err := exec.Command("go", "env", name).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", name, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	modcache := goEnv("GOMODCACHE")
+	t.Cleanup(func() {
+		os.RemoveAll(filepath.Join(modcache, filepath.FromSlash(modulePath)+"@"+version))
+		at := filepath.Join(modcache, "cache", "download", filepath.FromSlash(modulePath), "@v")
+		dl, _ := filepath.Glob(filepath.Join(at, version+".*"))
+		for _, f := range dl {
+			os.Remove(f)
+		}
+		if list, _ := os.ReadFile(filepath.Join(at, "list")); strings.TrimSpace(string(list)) == version {
+			os.Remove(filepath.Join(at, "list"))
+		}
+	})
+	proxy := t.TempDir()
+	writeProxyModule(t, proxy, version)
+	gopath := t.TempDir()
+	goproxy := "file://" + filepath.ToSlash(proxy)
+	if machine := goEnv("GOPROXY"); machine != "" && machine != "off" {
+		goproxy += "," + machine
+	}
+	cmd := exec.Command("go", "install", modulePath+"/cmd/ledgercheck@"+version)
+	cmd.Dir = gopath
+	cmd.Env = append(os.Environ(), "GOPATH="+gopath, "GOMODCACHE="+modcache, "GOBIN=", "GOPROXY="+goproxy,
+		"GOSUMDB=off", "GOTOOLCHAIN=local",
+		// -modcacherw: the module's files in the module cache can be removed afterwards.
+		"GOFLAGS="+strings.TrimSpace(goEnv("GOFLAGS")+" -modcacherw"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go install %s/cmd/ledgercheck@%s: %v\n%s", modulePath, version, err, out)
+	}
+	bin := filepath.Join(gopath, "bin", "ledgercheck")
+	out, err := exec.Command(bin, "version", "--json").Output()
+	var v struct {
+		Ledgercheck string `json:"ledgercheck"`
+		PgQuery     string `json:"pg_query_go"`
+	}
+	if err != nil || json.Unmarshal(out, &v) != nil || v.Ledgercheck != version || !strings.HasPrefix(v.PgQuery, "v5.") {
+		t.Errorf("installed ledgercheck version --json: %v, %s; want ledgercheck %s and pg_query_go v5.x", err, out, version)
+	}
+	first, err := exec.Command(bin, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(first), "ledgercheck "+version+"\n") {
+		t.Errorf("installed ledgercheck --version = %q (%v), want %q", first, err, "ledgercheck "+version)
+	}
+}
+
+// writeProxyModule writes the work tree (its tracked and untracked, not ignored, regular files)
+// into dir as version of the module, in a module proxy's layout.
+func writeProxyModule(t *testing.T, dir, version string) {
+	t.Helper()
+	ls := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	ls.Dir = repoRoot
+	list, err := ls.Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v (the module's files are those of a git work tree)", err)
+	}
+	at := filepath.Join(dir, filepath.FromSlash(modulePath), "@v")
+	if err := os.MkdirAll(at, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"list":            []byte(version + "\n"),
+		version + ".info": []byte(`{"Version":"` + version + `","Time":"2026-12-01T00:00:00Z"}`),
+		version + ".mod":  gomod,
+	} {
+		if err := os.WriteFile(filepath.Join(at, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Create(filepath.Join(at, version+".zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for _, name := range strings.Split(strings.TrimSuffix(string(list), "\x00"), "\x00") {
+		path := filepath.Join(repoRoot, filepath.FromSlash(name))
+		st, err := os.Lstat(path)
+		if err != nil || !st.Mode().IsRegular() { // deleted in the work tree, or a symbolic link
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := zw.Create(modulePath + "@" + version + "/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMakeBuildStampsTheVersion: `make build` stamps the version given (VERSION=, else git
+// describe), the commit it builds and the commit's date into the binary, which `version` shows.
+func TestMakeBuildStampsTheVersion(t *testing.T) {
+	commit, date := gitHead(t)
+	bin := filepath.Join(t.TempDir(), "ledgercheck")
+	mk := exec.Command("make", "--no-print-directory", "build", "BIN="+bin, "VERSION=v9.8.7-stamp")
+	mk.Dir = repoRoot
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("make build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version", "--json").Output()
+	var v struct {
+		Ledgercheck, Commit, Date string
+	}
+	if err != nil || json.Unmarshal(out, &v) != nil || v.Ledgercheck != "v9.8.7-stamp" || v.Commit != commit || v.Date != date {
+		t.Errorf("version --json: %v, %s; want ledgercheck v9.8.7-stamp, commit %s, date %s", err, out, commit, date)
+	}
+	first, _ := exec.Command(bin, "--version").Output()
+	if want := "ledgercheck v9.8.7-stamp (commit " + commit + ", " + date; !strings.HasPrefix(string(first), want) {
+		t.Errorf("--version = %q, want it to start %q", first, want)
+	}
+}
+
+// TestMakeDist: `make dist` writes a release archive named after the version and platform that
+// holds the stamped binary, README.md and CHANGELOG.md in a directory of the same name, and a
+// SHA256SUMS file that sha256sum -c accepts.
+func TestMakeDist(t *testing.T) {
+	gitHead(t)
+	dist := t.TempDir()
+	mk := exec.Command("make", "--no-print-directory", "dist", "DIST="+dist, "VERSION=v9.8.7-dist")
+	mk.Dir = repoRoot
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("make dist: %v\n%s", err, out)
+	}
+	name := "ledgercheck_v9.8.7-dist_" + runtime.GOOS + "_" + runtime.GOARCH
+	check := exec.Command("sha256sum", "-c", "SHA256SUMS")
+	check.Dir = dist
+	if out, err := check.CombinedOutput(); err != nil || string(out) != name+".tar.gz: OK\n" {
+		t.Errorf("sha256sum -c SHA256SUMS: %v, %s; want %s.tar.gz: OK", err, out, name)
+	}
+	list, err := exec.Command("tar", "-tzf", filepath.Join(dist, name+".tar.gz")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{name + "/ledgercheck", name + "/README.md", name + "/CHANGELOG.md"} {
+		if !strings.Contains("\n"+string(list), "\n"+want+"\n") {
+			t.Errorf("the archive lacks %s:\n%s", want, list)
+		}
+	}
+	unpack := t.TempDir()
+	if out, err := exec.Command("tar", "-xzf", filepath.Join(dist, name+".tar.gz"), "-C", unpack).CombinedOutput(); err != nil {
+		t.Fatalf("tar -x: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(filepath.Join(unpack, name, "ledgercheck"), "--version").Output(); err != nil || !strings.HasPrefix(string(out), "ledgercheck v9.8.7-dist (commit ") {
+		t.Errorf("the archive's ledgercheck --version = %q (%v)", out, err)
+	}
+}
+
+// TestGoInstallAllInstallsLedgercheckAlone: `go install ./...` in the repository, which is how
+// pre-commit installs a golang hook (.pre-commit-hooks.yaml), installs the ledgercheck binary and
+// none of the developer tools under internal/cmd.
+func TestGoInstallAllInstallsLedgercheckAlone(t *testing.T) {
+	gobin := t.TempDir()
+	cmd := exec.Command("go", "install", "./...")
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go install ./...: %v\n%s", err, out)
+	}
+	entries, err := os.ReadDir(gobin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "ledgercheck" {
+		t.Errorf("go install ./... installed %v, want ledgercheck alone", names)
+	}
+}
+
+// gitHead returns the short commit (12 digits) of the work tree's HEAD and its date as make
+// build stamps them, skipping when there is no git work tree.
+func gitHead(t *testing.T) (commit, date string) {
+	t.Helper()
+	for _, tool := range []string{"git", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	c := exec.Command("git", "rev-parse", "--short=12", "HEAD")
+	c.Dir = repoRoot
+	out, err := c.Output()
+	if err != nil {
+		t.Skipf("not a git work tree: %v", err)
+	}
+	d := exec.Command("git", "show", "-s", "--format=%cI", "HEAD")
+	d.Dir = repoRoot
+	date2, err := d.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out)), strings.TrimSpace(string(date2))
+}

@@ -1,0 +1,300 @@
+package scripts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ubuntuRelease is /etc/os-release of an Ubuntu release.
+func ubuntuRelease(version, pretty string) string {
+	return "PRETTY_NAME=\"" + pretty + "\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"" + version + "\"\nID=ubuntu\nID_LIKE=debian\n"
+}
+
+// TestSetupPlansUbuntu (simulation): on GitHub's hosted runners' systems, Ubuntu 22.04 and 24.04,
+// for PostgreSQL 15 and 17, setup plans an install instead of refusing: the PostgreSQL project's
+// apt repository added by postgresql-common's script, the server, its headers and pgvector from
+// it, bubblewrap (and gcc and make, when missing) from Ubuntu, the guard built for 15, and on
+// 24.04, whose AppArmor restricts unprivileged user namespaces, a profile that lets bwrap make
+// them. The fake root stands for a runner image (the Ubuntu archive configured, no PGDG, no
+// postgresql-common's script; gcc and make present or not), every installer is a stub that
+// records its call, and the plan printed is asserted line by line; nothing is run.
+func TestSetupPlansUbuntu(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := digest(t, guardSource)
+	pgdgScript := "sh /usr/share/postgresql-common/pgdg/apt.postgresql.org.sh -y"
+	apparmor := []string{
+		"install -m 0644 " + root + "/scripts/apparmor/ledgercheck-bwrap /etc/apparmor.d/ledgercheck-bwrap",
+		"apparmor_parser -r /etc/apparmor.d/ledgercheck-bwrap",
+	}
+	guardSteps := []string{
+		"make -C " + root + "/internal/scratch/guard/c PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config GUARD_VERSION=" + guard + " install",
+		"make -C " + root + "/internal/scratch/guard/c clean",
+		"sh -c 'echo " + guard + " > /usr/lib/postgresql/15/lib/ledgercheck_guard.digest'",
+	}
+	for _, tc := range []struct {
+		name, version, pretty, pg string
+		userns                    string // kernel.apparmor_restrict_unprivileged_userns; "" none
+		files                     []string
+		want                      []string
+	}{
+		{"22.04-pg15", "22.04", "Ubuntu 22.04.5 LTS", "15", "", []string{"usr/bin/gcc", "usr/bin/make"},
+			append([]string{"apt-get update", "apt-get install -y postgresql-common ca-certificates", pgdgScript,
+				"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-pgvector bubblewrap"}, guardSteps...)},
+		{"22.04-pg17", "22.04", "Ubuntu 22.04.5 LTS", "17", "0", nil,
+			[]string{"apt-get update", "apt-get install -y postgresql-common ca-certificates", pgdgScript,
+				"apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector bubblewrap"}},
+		{"24.04-pg15", "24.04", "Ubuntu 24.04.3 LTS", "15", "1", []string{"usr/share/postgresql-common/pgdg/apt.postgresql.org.sh"},
+			append(append([]string{pgdgScript,
+				"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-pgvector bubblewrap gcc make"}, apparmor...), guardSteps...)},
+		{"24.04-pg17", "24.04", "Ubuntu 24.04.3 LTS", "17", "1", []string{"usr/bin/bwrap"},
+			append([]string{"apt-get update", "apt-get install -y postgresql-common ca-certificates", pgdgScript,
+				"apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector"}, apparmor...)},
+		// PGDG already configured and the AppArmor profile in place: only what is missing.
+		{"24.04-pg17-pgdg-present", "24.04", "Ubuntu 24.04.3 LTS", "17", "1",
+			[]string{"etc/apt/sources.list.d/pgdg.sources", "etc/apparmor.d/ledgercheck-bwrap", "usr/bin/bwrap"},
+			[]string{"apt-get update", "apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := fakeRoot(t, ubuntuRelease(tc.version, tc.pretty), map[string]string{
+				"sources.list.d/ubuntu.sources": "Types: deb\nURIs: http://archive.ubuntu.invalid/ubuntu/\nSuites: noble noble-updates\nComponents: main universe\n",
+			})
+			if tc.userns != "" {
+				copyFile(t, "", filepath.Join(fake, "proc/sys/kernel/apparmor_restrict_unprivileged_userns"), []byte(tc.userns+"\n"))
+			}
+			for _, f := range tc.files {
+				content := "#!/bin/sh\nexit 0\n"
+				if strings.HasSuffix(f, "pgdg.sources") {
+					content = "Types: deb\nURIs: https://pgdg.invalid/pub/repos/apt\nSuites: noble-pgdg\nComponents: main\n"
+				}
+				copyFile(t, "", filepath.Join(fake, f), []byte(content))
+				if err := os.Chmod(filepath.Join(fake, f), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, out, errs, calls := runStubbed(t, "setup.sh", "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR="+tc.pg)
+			if code != 0 || errs != "" {
+				t.Fatalf("exit %d, stderr %q; want exit 0 and a plan:\n%s", code, errs, out)
+			}
+			if calls != "" {
+				t.Errorf("a simulated setup ran installers:\n%s", calls)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if !strings.HasPrefix(lines[0], "setup: simulation (") || !strings.Contains(lines[0], "this is "+tc.pretty) || !strings.HasSuffix(lines[0], "the plan, as root:") {
+				t.Errorf("first line %q: want it to name the simulation and %s", lines[0], tc.pretty)
+			}
+			var got []string
+			for _, l := range lines[1:] {
+				got = append(got, strings.TrimPrefix(l, "  "))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestSetupRunsTheUbuntuPlan (simulation, as root): setup runs the commands it plans, one each,
+// with their arguments as planned (the installers are stubs that record their calls and
+// succeed), and the simulation then stops before the guard's build.
+func TestSetupRunsTheUbuntuPlan(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("setup runs its plan as root only")
+	}
+	fake := fakeRoot(t, ubuntuRelease("24.04", "Ubuntu 24.04.3 LTS"), nil)
+	copyFile(t, "", filepath.Join(fake, "proc/sys/kernel/apparmor_restrict_unprivileged_userns"), []byte("1\n"))
+	_, plan, _, _ := runStubbed(t, "setup.sh", "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR=15")
+	var want []string
+	for _, l := range strings.Split(strings.TrimSuffix(plan, "\n"), "\n")[1:] {
+		if l = strings.TrimPrefix(l, "  "); !strings.HasPrefix(l, "make -C ") && !strings.HasPrefix(l, "sh -c 'echo ") {
+			want = append(want, l) // the guard's steps are setup's own, from a copy of its source
+		}
+	}
+	code, out, errs, calls := runStubs(t, "setup.sh", nil, 0, "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR=15", "LEDGERCHECK_SETUP_SIMULATE=run")
+	if code != 1 || !strings.Contains(errs, "setup: LEDGERCHECK_SETUP_SYSROOT is set") {
+		t.Errorf("exit %d, stderr %q; want the simulation to stop before the guard (exit 1)", code, errs)
+	}
+	if got := strings.TrimSuffix(calls, "\n"); got != strings.Join(want, "\n") || len(want) < 5 {
+		t.Errorf("setup ran:\n%s\nwant the plan:\n%s\n(stdout %s)", got, strings.Join(want, "\n"), out)
+	}
+}
+
+// TestSetupCheckInstallsNothing: `setup.sh --check` (make test's question) runs no installer,
+// says "nothing to do" where everything is installed (here: PostgreSQL 15 and 17 after `make
+// setup`), and otherwise one line naming what is missing and the make command that installs it,
+// with exit 1.
+func TestSetupCheckInstallsNothing(t *testing.T) {
+	code, out, errs, calls := runStubbedArgs(t, "setup.sh", []string{"--check"}, "PG_MAJOR=99")
+	line := strings.TrimSuffix(errs, "\n")
+	if code != 1 || out != "" || strings.Contains(line, "\n") ||
+		line != "setup: missing for PostgreSQL 99: the PostgreSQL 99 server and headers, pgvector 0.8.0 (make setup PG=99 installs it, as root)" {
+		t.Errorf("--check, PostgreSQL 99: exit %d, stdout %q, stderr %q; want exit 1 and one line naming what is missing", code, out, errs)
+	}
+	if calls != "" {
+		t.Errorf("--check ran installers:\n%s", calls)
+	}
+	for _, pg := range []string{"15", "17"} {
+		code, out, _, calls := runStubbedArgs(t, "setup.sh", []string{"--check"}, "PG_MAJOR="+pg)
+		if code == 1 {
+			if os.Getenv("CI") == "true" {
+				t.Errorf("--check, PostgreSQL %s: setup has not been done (CI=true, where it has):\n%s", pg, out)
+			}
+			continue
+		}
+		if code != 0 || !strings.Contains(out, "setup: nothing to do") || calls != "" {
+			t.Errorf("--check, PostgreSQL %s: exit %d, stdout %q, calls %q; want exit 0, nothing to do and no installer", pg, code, out, calls)
+		}
+	}
+}
+
+// TestSetupPrintsPasteableDebianSource: run by an ordinary user on Debian 12 with pgvector
+// missing, setup prints the deb-src entry as a command that writes it (the mirror the machine
+// already uses, no placeholder): run as printed, up to the tee, it gives the deb822 stanza.
+func TestSetupPrintsPasteableDebianSource(t *testing.T) {
+	fake, err := os.MkdirTemp("", "ledgercheck-setuptest-") // readable by the ordinary user
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(fake) })
+	if err := os.Chmod(fake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, "", filepath.Join(fake, "etc", "os-release"), []byte("PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nVERSION_ID=\"12\"\nID=debian\n"))
+	copyFile(t, "", filepath.Join(fake, "etc", "apt", "sources.list.d", "debian.sources"), []byte("Types: deb\nURIs: http://mirror.example.invalid/debian\nSuites: bookworm\nComponents: main\n"))
+	cmd := exec.Command("bash", "setup.sh")
+	cmd.Env = append(os.Environ(), "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR=99")
+	out, _ := asOrdinaryUser(t, cmd).CombinedOutput()
+	var printf string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "  printf ") {
+			printf = strings.TrimSpace(l)
+		}
+	}
+	if printf == "" || strings.Contains(string(out), "<") {
+		t.Fatalf("no printf line for the deb-src entry, or a placeholder:\n%s", out)
+	}
+	tee := " | " + sudo() + "tee /etc/apt/sources.list.d/ledgercheck-pgvector-src.sources >/dev/null"
+	if !strings.HasSuffix(printf, tee) {
+		t.Fatalf("%q does not end with %q", printf, tee)
+	}
+	stanza, err := exec.Command("bash", "-c", strings.TrimSuffix(printf, tee)).Output()
+	want := "Types: deb-src\nURIs: http://mirror.example.invalid/debian\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n"
+	if err != nil || string(stanza) != want {
+		t.Errorf("the printed command writes %q (%v), want %q", stanza, err, want)
+	}
+}
+
+// TestActionSetupStepWithoutSudo: the Action's setup step (action.yml, run as GitHub runs a
+// composite step's script) works as root on a machine without sudo: it runs make setup itself
+// and never calls sudo (a stub that records its calls stands first on PATH). It runs where setup
+// has been done (setup then has nothing to do), so that the test installs nothing.
+func TestActionSetupStepWithoutSudo(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the step runs make setup directly as root only")
+	}
+	if code, out, errs, _ := runStubbedArgs(t, "setup.sh", []string{"--check"}); code != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("setup has not been done (CI=true): %s%s", out, errs)
+		}
+		t.Skipf("setup has not been done, and the test installs nothing: %s", errs)
+	}
+	script := actionStep(t, "Install PostgreSQL")
+	stubs := t.TempDir()
+	calls := filepath.Join(stubs, "calls")
+	if err := os.WriteFile(filepath.Join(stubs, "sudo"), []byte("#!/bin/sh\necho \"sudo $*\" >> "+calls+"\nexit 127\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := filepath.Abs("..")
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "GITHUB_ACTION_PATH="+root, "LEDGERCHECK_POSTGRES=", "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "setup: nothing to do") {
+		t.Errorf("the Action's setup step: %v:\n%s\nwant success and setup's 'nothing to do'", err, out)
+	}
+	if c, _ := os.ReadFile(calls); len(c) > 0 {
+		t.Errorf("the step called sudo as root:\n%s", c)
+	}
+}
+
+// actionStep returns the run script of action.yml's step whose name starts with prefix.
+func actionStep(t *testing.T, prefix string) string {
+	t.Helper()
+	b, err := os.ReadFile("../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Runs struct {
+			Steps []struct {
+				Name, Run string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(b, &action); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range action.Runs.Steps {
+		if strings.HasPrefix(s.Name, prefix) && s.Run != "" {
+			return s.Run
+		}
+	}
+	t.Fatalf("action.yml has no step named %s...", prefix)
+	return ""
+}
+
+// TestActionUsesAPrebuiltBinary: given the binary input, the Action's install step builds
+// nothing (go and make are stubs that record their calls) and hands the binary's absolute path to
+// the check step (its output path); a binary input that is no executable file is a usage error
+// (exit 2) with one annotation.
+func TestActionUsesAPrebuiltBinary(t *testing.T) {
+	script := actionStep(t, "Install ledgercheck")
+	dir := t.TempDir()
+	stubs := filepath.Join(dir, "stubs")
+	calls := filepath.Join(dir, "calls")
+	for _, name := range []string{"go", "make"} {
+		copyFile(t, "", filepath.Join(stubs, name), []byte("#!/bin/sh\necho \""+name+" $*\" >> "+calls+"\nexit 1\n"))
+		if err := os.Chmod(filepath.Join(stubs, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(t, "", filepath.Join(dir, "work", "tools", "ledgercheck"), []byte("#!/bin/sh\necho 'ledgercheck v1.2.3 (prebuilt)'\n"))
+	if err := os.Chmod(filepath.Join(dir, "work", "tools", "ledgercheck"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(binary string) (int, string, string) {
+		output := filepath.Join(dir, "output")
+		os.Remove(output)
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+		cmd.Dir = filepath.Join(dir, "work")
+		cmd.Env = append(os.Environ(), "LEDGERCHECK_POSTGRES=", "LEDGERCHECK_BINARY="+binary, "GITHUB_OUTPUT="+output,
+			"GITHUB_ACTION_PATH=/nonexistent", "RUNNER_TEMP="+dir, "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(output)
+		return code, string(out), string(got)
+	}
+	code, out, output := run("tools/ledgercheck")
+	if want := "path=" + filepath.Join(dir, "work", "tools", "ledgercheck") + "\n"; code != 0 || output != want || !strings.Contains(out, "ledgercheck v1.2.3 (prebuilt)") {
+		t.Errorf("binary: tools/ledgercheck: exit %d, output %q, log %q; want exit 0, %q and its --version", code, output, out, want)
+	}
+	code, out, output = run("tools/missing")
+	if code != 2 || output != "" || !strings.HasPrefix(out, "::error title=ledgercheck::binary: tools/missing is not an executable file") {
+		t.Errorf("binary: tools/missing: exit %d, output %q, log %q; want exit 2 and one annotation", code, output, out)
+	}
+	if c, _ := os.ReadFile(calls); len(c) > 0 {
+		t.Errorf("the install step built ledgercheck though a binary was given:\n%s", c)
+	}
+}
