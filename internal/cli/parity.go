@@ -18,7 +18,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/gate"
 	"github.com/ledgercheck/ledgercheck/internal/input"
-	"github.com/ledgercheck/ledgercheck/internal/parity"
+	"github.com/ledgercheck/ledgercheck/internal/probe"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
@@ -209,7 +209,7 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		}
 	}
 	for i, p := range cfg.Probes {
-		pr := parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role}
+		pr := probe.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role}
 		if line := cfg.Line("probes." + strconv.Itoa(i)); cfg.Path != "" && line > 0 {
 			pr.Pos = finding.Position{File: cfg.Path, Line: line, Col: 1}
 		}

@@ -62,7 +62,7 @@ Exit 0 when both audits pass, 1 on findings, 2 for input errors (a missing file,
 			if err != nil {
 				return err
 			}
-			res, err := gate.Run(cmd.Context(), req)
+			res, err := gate.Rerun(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
@@ -99,8 +99,8 @@ func (f *rerunFlags) request(g *globals, file string) (gate.Request, error) {
 	}
 	req := gate.Request{
 		Artifact: gate.Variant{Name: "migration", File: file, Src: src, Dim: f.dim},
-		Steps:    gate.Steps{Rerun: true, RerunApart: true}, Command: "rerun",
-		Times: f.times,
+		Command:  "rerun",
+		Times:    f.times,
 		Start: func(ctx context.Context, t []scratch.TemplateSpec) (*scratch.Server, error) {
 			return g.startServer(ctx, &f.sf, t)
 		},

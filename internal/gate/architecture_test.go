@@ -33,7 +33,7 @@ func TestEveryPackageHasItsParagraph(t *testing.T) {
 		t.Skipf("go list: %v", err)
 	}
 	for _, pkg := range strings.Fields(string(out)) {
-		rel := strings.TrimPrefix(pkg, "ledgercheck/")
+		rel := strings.TrimPrefix(pkg, "github.com/ledgercheck/ledgercheck/")
 		found := false
 		for _, h := range paragraphs {
 			for _, name := range strings.Split(h, ", ") {

@@ -19,7 +19,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/allowlist"
 	"github.com/ledgercheck/ledgercheck/internal/config"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
-	"github.com/ledgercheck/ledgercheck/internal/parity"
+	"github.com/ledgercheck/ledgercheck/internal/probe"
 	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
@@ -79,7 +79,7 @@ func shippedRequest(t testing.TB) gate.Request {
 	req := gate.Request{Steps: gate.Steps{Parity: true}, Server: scratchtest.Server(t), Tool: "ledgercheck", Version: "test",
 		Fixture: &gate.Script{Name: "testdata/fixtures/ledger_fixture.sql", Src: fx}}
 	for _, p := range cfg.Probes {
-		req.Probes = append(req.Probes, parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
+		req.Probes = append(req.Probes, probe.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
 	}
 	return req
 }

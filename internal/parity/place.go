@@ -7,6 +7,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/locate"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/probe"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
@@ -66,7 +67,7 @@ type probeReads struct {
 }
 
 // readsOf parses p's SQL (at the port's dimension) for what it reads.
-func readsOf(p Probe, dim int) probeReads {
+func readsOf(p probe.Probe, dim int) probeReads {
 	funcs, rels, err := pgsql.Reads(scratch.SubstituteDim(p.SQL, dim))
 	return probeReads{funcs: funcs, rels: rels, err: err, pos: p.Pos}
 }
