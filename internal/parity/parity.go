@@ -180,6 +180,9 @@ func probeErr(v Installed, i int) error {
 	return nil
 }
 
+// kindProbe is the kind of a probe's difference.
+const kindProbe = "probe"
+
 // compareProbe compares one probe's results; the difference, if any, has kind "probe", the
 // probe's name as object and attribute "rows", and the rendered results as values.
 func compareProbe(p probe.Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *diff.Difference, error) {
@@ -202,7 +205,7 @@ func compareProbe(p probe.Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeRes
 		}
 		lt, rt = RenderRows(l), RenderRows(r)
 	}
-	d := &diff.Difference{Kind: "probe", Object: p.Name, Attr: "rows", Artifact: lt, Port: rt, Class: introspect.Semantic}
+	d := &diff.Difference{Kind: kindProbe, Object: p.Name, Attr: "rows", Artifact: lt, Port: rt, Class: introspect.Semantic}
 	d.ArtifactText, d.PortText = alignedRows(l, r, lerr, rerr)
 	if p.Tolerance > 0 {
 		d.Note = fmt.Sprintf("numeric values compared with tolerance %g", p.Tolerance)
@@ -219,7 +222,7 @@ func compareProbe(p probe.Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeRes
 func probeCauses(reads map[string]probeReads, o *allowlist.Outcome) map[string][]string {
 	var catalog, probed []diff.Difference
 	collect := func(d diff.Difference) {
-		if d.Kind == "probe" {
+		if d.Kind == kindProbe {
 			probed = append(probed, d)
 		} else {
 			catalog = append(catalog, d)

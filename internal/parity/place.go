@@ -26,7 +26,7 @@ func (r *Report) place(f *finding.Finding, d diff.Difference) {
 	}
 	art, port := r.statements[0], r.statements[1]
 	switch {
-	case d.Kind == "probe":
+	case d.Kind == kindProbe:
 		r.placeProbe(f, d.Object)
 		return
 	case d.Kind == diff.KindDimension:
