@@ -92,32 +92,15 @@ func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, erro
 	if err := f.out.validate(); err != nil {
 		return gate.Request{}, err
 	}
-	cfg, err := f.loadConfig(cmd, g)
+	fl := cmd.Flags()
+	cfg, err := f.loadConfig(cmd, g, func(o *config.Overrides) {
+		o.Fixture, o.ArtifactPrevious = f.fixture, f.artifactPrevious
+		o.PortPrevious, o.Times = changed(fl, "port-previous", &f.portPrevious), changed(fl, "times", &f.times)
+	})
 	if err != nil {
 		return gate.Request{}, err
 	}
-	if f.fixture != "" {
-		cfg.Fixture = f.fixture
-	}
-	if f.artifactPrevious != "" {
-		cfg.Artifact.Previous = f.artifactPrevious
-	}
-	if f.portPrevious != "" {
-		cfg.Ports[0].Previous = f.portPrevious
-	}
-	if cmd.Flags().Changed("times") {
-		if f.times < 1 {
-			return gate.Request{}, fault.Input(fmt.Errorf("--times %d: want at least 1", f.times))
-		}
-		cfg.Rerun.Times = f.times
-	}
-	req, err := gateRequest(cfg, g, &f.sf)
-	if err != nil {
-		return gate.Request{}, err
-	}
-	req.Steps = gate.Steps{Lint: true, CrossCheck: true, Audit: true, Parity: true, Rerun: true}
-	req.Times = cfg.Rerun.Times
-	return req, nil
+	return gateRequest(cfg, g, &f.sf, "check", gate.Steps{Lint: true, CrossCheck: true, Audit: true, Parity: true, Rerun: true})
 }
 
 // loadConfig reads the configuration: the file named, else ledgercheck.yaml in the working

@@ -2,6 +2,7 @@ package parity
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -179,6 +180,19 @@ func sitePositions(s diff.Site) string {
 		return ""
 	}
 	return " [" + strings.Join(parts, ", ") + "]"
+}
+
+// ToSuggest returns the differences `allowlist suggest` proposes entries for: those that need a
+// review (unreviewed, and changed since review), or, with all, every semantic difference.
+func (r *Report) ToSuggest(all bool) []diff.Difference {
+	if all {
+		return r.Differences
+	}
+	out := slices.Clone(r.Outcome.Unreviewed)
+	for _, c := range r.Outcome.Changed {
+		out = append(out, c.Differences...)
+	}
+	return out
 }
 
 // Findings returns the report's findings: one error per unreviewed difference (phase parity, or
