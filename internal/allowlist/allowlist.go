@@ -256,52 +256,10 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 	seen := map[string]int{}
 	for i := range f.Entries {
 		e := &f.Entries[i]
-		where := fmt.Sprintf("entry %d", i+1)
-		if convErr[i] != "" {
-			return nil, fail(e.Line, "%s %s", where, convErr[i])
+		if msg := e.check(i, convErr[i], draft); msg != "" {
+			return nil, fail(e.Line, "%s", msg)
 		}
-		if err := e.checkProbes(); err != "" {
-			return nil, fail(e.Line, "%s %s", where, err)
-		}
-		switch {
-		case e.Kind == "":
-			return nil, fail(e.Line, "%s has no kind; copy kind, object and attr from the report (or `ledgercheck allowlist suggest`)", where)
-		case len(e.Probes) > 0:
-		case e.Object == "" && e.ObjectMatch == "":
-			return nil, fail(e.Line, "%s (%s) has neither object nor object_match", where, e.Kind)
-		case e.Object != "" && e.ObjectMatch != "":
-			return nil, fail(e.Line, "%s (%s) has both object and object_match; use one", where, e.Kind)
-		}
-		if e.ObjectMatch != "" {
-			re, err := regexp.Compile(`^(?:` + e.ObjectMatch + `)$`)
-			if err != nil {
-				return nil, fail(e.Line, "%s: object_match %q is not a valid regular expression: %v", where, e.ObjectMatch, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-			}
-			e.re = re
-		}
-		where += " (" + e.String() + ")"
-		switch {
-		}
-		a, b := e.pins()
-		switch {
-		case len(e.Probes) > 0:
-		case e.Digest != "" && (a != nil || b != nil):
-			return nil, fail(e.Line, "%s has both digest and %s values; pin the difference with one of them", where, pinKeys(e.Kind))
-		case e.Digest == "" && (a == nil || b == nil):
-			return nil, fail(e.Line, "%s does not pin the difference: give both %s (\"\" for absent) or a digest", where, pinKeys(e.Kind))
-		case e.Digest != "" && !validDigest(e.Digest):
-			return nil, fail(e.Line, "%s: digest %q is malformed; want sha256: and 64 hex digits, as `ledgercheck allowlist suggest` prints", where, e.Digest)
-		}
-		reason := strings.TrimSpace(e.Reason)
-		switch {
-		case reason == "":
-			return nil, fail(e.Line, "%s has an empty reason; write why a reviewer accepted this difference", where)
-		case draft && IsTODO(reason):
-		case strings.EqualFold(strings.TrimRight(reason, ".:! "), "todo"):
-			return nil, fail(e.Line, "%s has reason TODO; a person must review the difference and write the reason", where)
-		case IsTODO(reason):
-			return nil, fail(e.Line, "%s has a reason that starts with TODO; review the difference, then write the reason without the TODO", where)
-		}
+		where := fmt.Sprintf("entry %d (%s)", i+1, e)
 		key := e.key()
 		if prev, ok := seen[key]; ok {
 			return nil, fail(e.Line, "%s duplicates the entry at line %d; remove one", where, prev)
@@ -309,6 +267,57 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 		seen[key] = e.Line
 	}
 	return f, nil
+}
+
+// check checks the i-th entry of a file (convErr: what converting it from its version found):
+// its kind and object, its pattern, its pins and its reason (a TODO reason is taken in a draft).
+// It returns what is wrong, or "". It compiles the entry's object_match.
+func (e *Entry) check(i int, convErr string, draft bool) string {
+	where := fmt.Sprintf("entry %d", i+1)
+	if convErr != "" {
+		return where + " " + convErr
+	}
+	if err := e.checkProbes(); err != "" {
+		return fmt.Sprintf("%s %s", where, err)
+	}
+	switch {
+	case e.Kind == "":
+		return fmt.Sprintf("%s has no kind; copy kind, object and attr from the report (or `ledgercheck allowlist suggest`)", where)
+	case len(e.Probes) > 0:
+	case e.Object == "" && e.ObjectMatch == "":
+		return fmt.Sprintf("%s (%s) has neither object nor object_match", where, e.Kind)
+	case e.Object != "" && e.ObjectMatch != "":
+		return fmt.Sprintf("%s (%s) has both object and object_match; use one", where, e.Kind)
+	}
+	if e.ObjectMatch != "" {
+		re, err := regexp.Compile(`^(?:` + e.ObjectMatch + `)$`)
+		if err != nil {
+			return fmt.Sprintf("%s: object_match %q is not a valid regular expression: %v", where, e.ObjectMatch, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+		e.re = re
+	}
+	where += " (" + e.String() + ")"
+	a, b := e.pins()
+	switch {
+	case len(e.Probes) > 0:
+	case e.Digest != "" && (a != nil || b != nil):
+		return fmt.Sprintf("%s has both digest and %s values; pin the difference with one of them", where, pinKeys(e.Kind))
+	case e.Digest == "" && (a == nil || b == nil):
+		return fmt.Sprintf("%s does not pin the difference: give both %s (\"\" for absent) or a digest", where, pinKeys(e.Kind))
+	case e.Digest != "" && !validDigest(e.Digest):
+		return fmt.Sprintf("%s: digest %q is malformed; want sha256: and 64 hex digits, as `ledgercheck allowlist suggest` prints", where, e.Digest)
+	}
+	reason := strings.TrimSpace(e.Reason)
+	switch {
+	case reason == "":
+		return fmt.Sprintf("%s has an empty reason; write why a reviewer accepted this difference", where)
+	case draft && IsTODO(reason):
+	case strings.EqualFold(strings.TrimRight(reason, ".:! "), "todo"):
+		return fmt.Sprintf("%s has reason TODO; a person must review the difference and write the reason", where)
+	case IsTODO(reason):
+		return fmt.Sprintf("%s has a reason that starts with TODO; review the difference, then write the reason without the TODO", where)
+	}
+	return ""
 }
 
 var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
