@@ -21,7 +21,7 @@ import (
 // position.
 func (r *Report) place(f *finding.Finding, d diff.Difference) {
 	if d.Pos != nil {
-		f.Pos = finding.Position(*d.Pos)
+		f.Pos = findingPos(*d.Pos)
 		return
 	}
 	art, port := r.statements[0], r.statements[1]
