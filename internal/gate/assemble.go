@@ -148,10 +148,11 @@ func rerunPhases(r *variantRun, layout rerunLayout) []report.PhaseResult {
 			parts = append(parts, clonePhase(*ph))
 		}
 	}
-	if layout == apart || len(parts) == 0 {
+	if layout == apart || r.rerun == nil {
 		return parts
 	}
-	ph := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + r.v.Name, File: r.v.File, Duration: r.rerunTook, Counts: parts[0].Counts}
+	// The rerun audit's counts (runs, tables, rows, generated rows) are the variant's.
+	ph := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + r.v.Name, File: r.v.File, Duration: r.rerunTook, Counts: maps.Clone(r.rerun.Counts)}
 	skipped := true // every audit checked nothing: the phase is skipped
 	for _, p := range parts {
 		ph.Findings = append(ph.Findings, p.Findings...)
