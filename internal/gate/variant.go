@@ -158,9 +158,11 @@ func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.
 	p.say("%s: %s at dimension %d installed and fixture loaded in %s", r.v.Name, r.v.File, r.v.Dim, report.FormatDuration(time.Since(t0)))
 	// Without a fixture, the rerun audit fills the tables the install created (not in the
 	// template's snapshot, which the install step read) with generated rows.
-	tmpl, err := p.beforeInstall(ctx, db, conn)
-	if err != nil {
-		return errors.Join(err, readers())
+	var tmpl *introspect.Snapshot
+	if p.steps.Rerun {
+		if tmpl, err = p.templateSnapshot(ctx, db, conn); err != nil {
+			return errors.Join(err, readers())
+		}
 	}
 	prep := rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Template: tmpl, Took: time.Since(t0), Reader: conn}
 	if err := errors.Join(p.rerun(ctx, r, prep, ropts, readers), readers()); err != nil {
