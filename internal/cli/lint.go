@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -10,7 +9,6 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/gate"
 	"github.com/ledgercheck/ledgercheck/internal/input"
-	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // lintFlags are the flags of the lint command.
@@ -85,7 +83,8 @@ func (f *lintFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 	if err := f.sf.applyPostgres(cmd.Flags(), conf.Postgres); err != nil {
 		return err
 	}
-	pg, err := f.sf.postgres()
+	// The server, progress and identity of every gate request.
+	base, err := newRequest(g, &f.sf, "lint", gate.Steps{})
 	if err != nil {
 		return err
 	}
@@ -104,7 +103,7 @@ func (f *lintFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 		}
 	}
 	rep, err := gate.Lint(cmd.Context(), gate.LintRequest{
-		Files: args, Lint: cfg, Dim: f.dim, Install: f.install, Postgres: pg,
+		Files: args, Lint: cfg, Dim: f.dim, Install: f.install, Postgres: base.Postgres,
 		NoOpenBrain: !conf.Prerequisites.OpenBrain, Prerequisites: prereqs,
 		Read: func(path string) ([]byte, error) {
 			src, err := conf.Scope.ReadFile(path, input.Migration)
@@ -113,11 +112,7 @@ func (f *lintFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 			}
 			return src, nil
 		},
-		Start: func(ctx context.Context, t []scratch.TemplateSpec) (*scratch.Server, error) {
-			return g.startServer(ctx, &f.sf, t)
-		},
-		Logf: func(format string, args ...any) { g.logf(format, args...) },
-		Tool: "ledgercheck", Version: Version, Root: ".",
+		Start: base.Start, Logf: base.Logf, Tool: base.Tool, Version: base.Version, Root: base.Root,
 	})
 	if err != nil {
 		return err
