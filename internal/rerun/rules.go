@@ -2,7 +2,6 @@ package rerun
 
 import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
-	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
@@ -206,11 +205,3 @@ becomes a migration of the table in place:
     CREATE TABLE IF NOT EXISTS public.agent_decision_ledger (...);
     ALTER TABLE public.agent_decision_ledger ADD COLUMN IF NOT EXISTS search_document tsvector;`})
 )
-
-// Report returns the result as a report of its own (the rerun command's): the phases and the
-// rules, with statuses derived from the findings.
-func (r *Result) Report(tool, version string) *report.Report {
-	rep := &report.Report{Tool: tool, Version: version, Phases: r.Phases(), Duration: r.Timings.Total}
-	rep.Finish()
-	return rep
-}
