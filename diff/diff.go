@@ -246,6 +246,22 @@ func Compare(artifact, port Variant) *Result {
 	}
 	renamed := renames(l, r, oneSided)
 	res.Differences = append(res.Differences, renamed...)
+	res.Differences = append(res.Differences, oneSidedDifferences(l, oneSided)...)
+	res.Differences = append(res.Differences, attributeDifferences(l, r, oneSided, renamed)...)
+	res.Differences = append(res.Differences, mismatches(l, res.Differences)...)
+	res.Differences = append(res.Differences, mismatches(r, res.Differences)...)
+	for i := range res.Differences {
+		res.Differences[i].ID = makeID(res.Differences[i])
+	}
+	slices.SortFunc(res.Differences, compareDiffs)
+	return res
+}
+
+// oneSidedDifferences are the objects of one variant only (oneSided: the variant's facts, l
+// the artifact's), each folded into its one-sided parent: one difference per root, listing its
+// members.
+func oneSidedDifferences(l *sideFacts, oneSided map[introspect.ObjectRef]*sideFacts) []Difference {
+	var out []Difference
 	root := func(ref introspect.ObjectRef) introspect.ObjectRef {
 		sf := oneSided[ref]
 		for {
@@ -279,10 +295,16 @@ func Compare(artifact, port Variant) *Result {
 		} else {
 			d.Port, d.PortText = listing, sf.compact(members)
 		}
-		res.Differences = append(res.Differences, d)
+		out = append(out, d)
 	}
 
-	// Attributes: every key of an object that is not one-sided.
+	return out
+}
+
+// attributeDifferences are the attributes that differ between l (the artifact's facts) and r
+// (the port's), for every object that is neither one-sided nor one of the renamed pairs.
+func attributeDifferences(l, r *sideFacts, oneSided map[introspect.ObjectRef]*sideFacts, renamed []Difference) []Difference {
+	var out []Difference
 	keys := map[introspect.FactKey]bool{}
 	for k := range l.facts {
 		keys[k] = true
@@ -316,16 +338,10 @@ func Compare(artifact, port Variant) *Result {
 		} else if a.pos != nil {
 			d.Pos = a.pos
 		}
-		res.Differences = append(res.Differences, d)
+		out = append(out, d)
 	}
 
-	res.Differences = append(res.Differences, mismatches(l, res.Differences)...)
-	res.Differences = append(res.Differences, mismatches(r, res.Differences)...)
-	for i := range res.Differences {
-		res.Differences[i].ID = makeID(res.Differences[i])
-	}
-	slices.SortFunc(res.Differences, compareDiffs)
-	return res
+	return out
 }
 
 func compareDiffs(a, b Difference) int {

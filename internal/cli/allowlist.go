@@ -70,7 +70,7 @@ Exit 0 when it printed the suggestions or wrote the file; 2 and 3 as for parity.
 				return err
 			}
 			if len(cfg.Ports) != 1 {
-				return fault.Input(fmt.Errorf("allowlist suggest compares one port with the artifact, and the configuration has %d (%s): pass --only NAME, or --port FILE --port-dim N", len(cfg.Ports), portNames(cfg)))
+				return fault.Input(fmt.Errorf("allowlist suggest compares one port with the artifact, and the configuration has %d (%s): pass --only NAME, or --port FILE --port-dim N", len(cfg.Ports), cfg.PortNames()))
 			}
 			path := cfg.Ports[0].Allowlist
 			if write && path == "" {
@@ -110,14 +110,7 @@ Exit 0 when it printed the suggestions or wrote the file; 2 and 3 as for parity.
 			if write {
 				return writeAllowlist(g, cfg.Scope, path, al, src, rep)
 			}
-			diffs := rep.Outcome.Unreviewed
-			for _, c := range rep.Outcome.Changed {
-				diffs = append(diffs, c.Differences...)
-			}
-			if all {
-				diffs = rep.Differences
-			}
-			return allowlist.Suggest(g.stdout, diffs, rep.ProbeCauses)
+			return allowlist.Suggest(g.stdout, rep.ToSuggest(all), rep.ProbeCauses)
 		},
 	}
 	addParityFlags(cmd, &pf)
@@ -130,7 +123,7 @@ Exit 0 when it printed the suggestions or wrote the file; 2 and 3 as for parity.
 // writeAllowlist merges the comparison into the allowlist at path and says what changed.
 func writeAllowlist(g *globals, scope input.Scope, path string, al *allowlist.File, src []byte, rep *parity.Report) error {
 	o := rep.Outcome
-	if al != nil && al.Version == allowlist.Version && len(o.Unreviewed) == 0 && len(o.Changed) == 0 && len(o.Stale) == 0 {
+	if al != nil && al.Version == allowlist.Version && o.Passed() {
 		fmt.Fprintf(g.stdout, "%s: up to date (%d entries, every difference accepted)\n", path, len(al.Entries))
 		return writeReviewed(g, scope, path, src, al, rep.Differences)
 	}

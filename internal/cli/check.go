@@ -76,14 +76,14 @@ entry, a failed rerun or install, an exposure the audit found); 2 usage, configu
 			if err := f.out.validate(); err != nil {
 				return err
 			}
-			cfg, err := f.loadConfig(cmd, g)
+			cfg, err := f.loadConfig(cmd, g, f.overrides(cmd))
 			if err != nil {
 				return err
 			}
 			if cfg.Version == config.RepositoryVersion || f.changed != "" {
 				return f.runRepository(cmd, g, cfg)
 			}
-			req, err := f.requestFor(cmd, g, cfg)
+			req, err := gateRequest(cfg, g, &f.sf, "check", checkSteps)
 			if err != nil {
 				return err
 			}
@@ -107,42 +107,26 @@ entry, a failed rerun or install, an exposure the audit found); 2 usage, configu
 	return cmd, f
 }
 
+// overrides are check's own overrides of the configuration: the fixture, previous versions and
+// the rerun's count.
+func (f *checkFlags) overrides(cmd *cobra.Command) func(*config.Overrides) {
+	fl := cmd.Flags()
+	return func(o *config.Overrides) {
+		o.Fixture, o.ArtifactPrevious = f.fixture, f.artifactPrevious
+		o.PortPrevious, o.Times = changed(fl, "port-previous", &f.portPrevious), changed(fl, "times", &f.times)
+	}
+}
+
 // request builds the gate's request from ledgercheck.yaml and the flags.
 func (f *checkFlags) request(cmd *cobra.Command, g *globals) (gate.Request, error) {
 	if err := f.out.validate(); err != nil {
 		return gate.Request{}, err
 	}
-	cfg, err := f.loadConfig(cmd, g)
+	cfg, err := f.loadConfig(cmd, g, f.overrides(cmd))
 	if err != nil {
 		return gate.Request{}, err
 	}
-	return f.requestFor(cmd, g, cfg)
-}
-
-// requestFor builds the gate's request from the loaded configuration and the flags.
-func (f *checkFlags) requestFor(cmd *cobra.Command, g *globals, cfg *config.Config) (gate.Request, error) {
-	if f.fixture != "" {
-		cfg.Fixture = f.fixture
-	}
-	if f.artifactPrevious != "" {
-		cfg.Artifact.Previous = f.artifactPrevious
-	}
-	if f.portPrevious != "" {
-		cfg.Ports[0].Previous = f.portPrevious
-	}
-	if cmd.Flags().Changed("times") {
-		if f.times < 1 {
-			return gate.Request{}, fault.Input(fmt.Errorf("--times %d: want at least 1", f.times))
-		}
-		cfg.Rerun.Times = f.times
-	}
-	req, err := gateRequest(cfg, g, &f.sf)
-	if err != nil {
-		return gate.Request{}, err
-	}
-	req.Steps = checkSteps
-	req.Times = cfg.Rerun.Times
-	return req, nil
+	return gateRequest(cfg, g, &f.sf, "check", checkSteps)
 }
 
 // loadConfig reads the configuration: the file named, else ledgercheck.yaml in the working

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -10,7 +9,6 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/gate"
 	"github.com/ledgercheck/ledgercheck/internal/input"
-	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // lintLong is lint's --help.
@@ -43,88 +41,91 @@ check's report (one phase per file; json is the document of docs/json-schema.md)
 --output FORMAT=PATH (repeatable) writes other formats from the same run.
 Exit 1 if any finding is an error.`
 
+// lintFlags are the flags of the lint command.
+type lintFlags struct {
+	dim        int
+	out        outputFlags
+	configPath string
+	install    bool
+	baseSchema bool
+	sf         serverFlags
+}
+
 func newLintCmd(g *globals) *cobra.Command {
-	var (
-		dim        int
-		out        = newOutputFlags()
-		configPath string
-		install    bool
-		baseSchema bool
-		sf         serverFlags
-	)
+	f := &lintFlags{out: newOutputFlags()}
 	cmd := &cobra.Command{
 		Use:   "lint FILE|DIR|PATTERN...",
 		Short: "Check migration files against the sidecar rules, without a database",
 		Long:  lintLong,
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := out.validate(); err != nil {
-				return err
-			}
-			if dim < 0 {
-				return fault.Input(fmt.Errorf("--dim %d: want a positive dimension", dim))
-			}
-			conf, err := g.loadConfig(configPath)
-			if err != nil {
-				return err
-			}
-			cfg := conf.Lint
-			if baseSchema {
-				cfg.Existing = nil // a base schema defines the prerequisites: nothing exists before it
-			}
-			sf.applyLimits(cmd.Flags(), conf.Limits)
-			if err := sf.applyPostgres(cmd.Flags(), conf.Postgres); err != nil {
-				return err
-			}
-			pg, err := sf.postgres()
-			if err != nil {
-				return err
-			}
-			// The prerequisites' objects exist for lint's ownership rules (and, with --install,
-			// every file is installed over them); a base schema defines them itself.
-			var prereqs []gate.Script
-			if !baseSchema {
-				if prereqs, err = readPrerequisites(conf); err != nil {
-					return err
-				}
-			}
-			if args, err = lintFiles(args); err != nil {
-				return err
-			}
-			// Every file is checked before the first is linted, or a server started.
-			for _, path := range args {
-				if err := conf.Scope.Check(path, input.Migration); err != nil {
-					return fault.Input(err)
-				}
-			}
-			rep, err := gate.Lint(cmd.Context(), gate.LintRequest{
-				Files: args, Lint: cfg, Dim: dim, Install: install, Postgres: pg,
-				NoOpenBrain: !conf.Prerequisites.OpenBrain, Prerequisites: prereqs,
-				Read: func(path string) ([]byte, error) {
-					src, err := conf.Scope.ReadFile(path, input.Migration)
-					if err != nil {
-						return nil, fault.Input(err)
-					}
-					return src, nil
-				},
-				Start: func(ctx context.Context, t []scratch.TemplateSpec) (*scratch.Server, error) {
-					return g.startServer(ctx, &sf, t)
-				},
-				Logf: func(format string, args ...any) { g.logf(format, args...) },
-				Tool: "ledgercheck", Version: Version, Root: ".",
-			})
-			if err != nil {
-				return err
-			}
-			return out.render(g, rep)
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return f.run(cmd, g, args) },
 	}
-	out.compactText = true
-	cmd.Flags().IntVar(&dim, "dim", 0, "require every vector(N), halfvec(N) and sparsevec(N) to have this dimension")
-	out.add(cmd)
-	cmd.Flags().StringVar(&configPath, "config", "", "gate configuration whose lint section (and limits) apply (default: "+config.DefaultFile+" in the working directory or the nearest directory above it in the repository, else the built-in policy for the decision ledger)")
-	cmd.Flags().BoolVar(&baseSchema, "base-schema", false, "lint a base schema (a file that defines the prerequisites): no object is assumed to exist before it (lint.existing is ignored)")
-	cmd.Flags().BoolVar(&install, "install", false, "also install each file into a scratch database and cross-check the catalog changes (needs Postgres)")
-	addServerFlags(cmd, &sf)
+	f.out.compactText = true
+	cmd.Flags().IntVar(&f.dim, "dim", 0, "require every vector(N), halfvec(N) and sparsevec(N) to have this dimension")
+	f.out.add(cmd)
+	cmd.Flags().StringVar(&f.configPath, "config", "", "gate configuration whose lint section (and limits) apply (default: "+config.DefaultFile+" in the working directory or the nearest directory above it in the repository, else the built-in policy for the decision ledger)")
+	cmd.Flags().BoolVar(&f.baseSchema, "base-schema", false, "lint a base schema (a file that defines the prerequisites): no object is assumed to exist before it (lint.existing is ignored)")
+	cmd.Flags().BoolVar(&f.install, "install", false, "also install each file into a scratch database and cross-check the catalog changes (needs Postgres)")
+	addServerFlags(cmd, &f.sf)
 	return cmd
+}
+
+// run lints the files args as the flags say.
+func (f *lintFlags) run(cmd *cobra.Command, g *globals, args []string) error {
+	if err := f.out.validate(); err != nil {
+		return err
+	}
+	if f.dim < 0 {
+		return fault.Input(fmt.Errorf("--dim %d: want a positive dimension", f.dim))
+	}
+	conf, err := g.loadConfig(f.configPath)
+	if err != nil {
+		return err
+	}
+	cfg := conf.Lint
+	if f.baseSchema {
+		cfg.Existing = nil // a base schema defines the prerequisites: nothing exists before it
+	}
+	f.sf.applyLimits(cmd.Flags(), conf.Limits)
+	if err := f.sf.applyPostgres(cmd.Flags(), conf.Postgres); err != nil {
+		return err
+	}
+	// The server, progress and identity of every gate request.
+	base, err := newRequest(g, &f.sf, "lint", gate.Steps{})
+	if err != nil {
+		return err
+	}
+	// The prerequisites' objects exist for lint's ownership rules (and, with --install,
+	// every file is installed over them); a base schema defines them itself.
+	var prereqs []gate.Script
+	if !f.baseSchema {
+		if prereqs, err = readPrerequisites(conf); err != nil {
+			return err
+		}
+	}
+	if args, err = lintFiles(args); err != nil {
+		return err
+	}
+	// Every file is checked before the first is linted, or a server started.
+	for _, path := range args {
+		if err := conf.Scope.Check(path, input.Migration); err != nil {
+			return fault.Input(err)
+		}
+	}
+	rep, err := gate.Lint(cmd.Context(), gate.LintRequest{
+		Files: args, Lint: cfg, Dim: f.dim, Install: f.install, Postgres: base.Postgres,
+		NoOpenBrain: !conf.Prerequisites.OpenBrain, Prerequisites: prereqs,
+		Read: func(path string) ([]byte, error) {
+			src, err := conf.Scope.ReadFile(path, input.Migration)
+			if err != nil {
+				return nil, fault.Input(err)
+			}
+			return src, nil
+		},
+		Start: base.Start, Logf: base.Logf, Tool: base.Tool, Version: base.Version, Root: base.Root,
+	})
+	if err != nil {
+		return err
+	}
+	return f.out.render(g, rep)
 }

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,7 +16,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/gate"
 	"github.com/ledgercheck/ledgercheck/internal/input"
-	"github.com/ledgercheck/ledgercheck/internal/parity"
+	"github.com/ledgercheck/ledgercheck/internal/probe"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
@@ -59,13 +57,9 @@ func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
 	addServerFlags(cmd, &pf.sf)
 }
 
-// loadConfig reads the configuration the flags name and applies the overrides: the artifact's
-// flags to the artifact, the port's flags to the one configured port (or to a new one when there
-// is none). With several configured ports, --port FILE (or --port-dsn URL) replaces them, and the
-// other port flags need it; --only NAME keeps one of them. A side read from a database
-// (--X-dsn) has the file --X names, or none: a configured file says nothing about what that
-// database holds.
-func (pf *parityFlags) loadConfig(cmd *cobra.Command, g *globals) (*config.Config, error) {
+// loadConfig reads the configuration the flags name and applies their overrides
+// (config.Config.Override; check adds its own to more), then the server's flags.
+func (pf *parityFlags) loadConfig(cmd *cobra.Command, g *globals, more ...func(*config.Overrides)) (*config.Config, error) {
 	cfg, err := g.loadConfig(pf.configPath)
 	if err != nil {
 		return nil, err
@@ -86,72 +80,15 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command, g *globals) (*config.Confi
 		pf.sf.applyLimits(fl, cfg.Limits)
 		return cfg, pf.sf.applyPostgres(fl, cfg.Postgres)
 	}
-	if pf.only != "" {
-		i := slices.IndexFunc(cfg.Ports, func(p config.Port) bool { return p.Name == pf.only })
-		if i < 0 {
-			return nil, fault.Input(fmt.Errorf("--only %s: the configuration has no port of that name (its ports: %s)", pf.only, portNames(cfg)))
-		}
-		cfg.Ports = cfg.Ports[i : i+1]
+	o := config.Overrides{Only: pf.only, ArtifactFile: pf.artifact, ArtifactDSN: pf.artifactDSN,
+		PortFile: pf.port, PortDSN: pf.portDSN, NoAllowlist: pf.noAllowlist,
+		ArtifactDim: changed(fl, "artifact-dim", &pf.artifactDim), PortDim: changed(fl, "port-dim", &pf.portDim),
+		Allowlist: changed(fl, "allowlist", &pf.allowlist)}
+	for _, m := range more {
+		m(&o)
 	}
-	if pf.artifactDSN != "" {
-		cfg.Artifact.DSN, cfg.Artifact.File, cfg.Artifact.Previous = pf.artifactDSN, "", ""
-	}
-	if pf.artifact != "" {
-		cfg.Artifact.File = pf.artifact
-	}
-	if fl.Changed("artifact-dim") {
-		cfg.Artifact.Dim = pf.artifactDim
-	}
-	portFlags := []string{"port-dim", "allowlist", "port-previous"}
-	replacing := pf.port != "" || pf.portDSN != ""
-	if len(cfg.Ports) > 1 {
-		if !replacing {
-			for _, name := range portFlags {
-				if fl.Changed(name) {
-					return nil, fault.Input(fmt.Errorf("--%s: the configuration has %d ports (%s); pass --port FILE to check one port instead of them, or --only NAME", name, len(cfg.Ports), portNames(cfg)))
-				}
-			}
-		} else {
-			cfg.Ports = nil
-		}
-	}
-	if replacing || slices.ContainsFunc(portFlags, fl.Changed) {
-		if len(cfg.Ports) == 0 {
-			cfg.Ports = []config.Port{{Name: "port"}}
-		}
-		p := &cfg.Ports[0]
-		if pf.portDSN != "" {
-			p.DSN, p.File, p.Previous = pf.portDSN, "", ""
-		}
-		if pf.port != "" {
-			p.File, p.Name = pf.port, config.NameOf(pf.port)
-		}
-		if fl.Changed("port-dim") {
-			p.Dim = pf.portDim
-		}
-		if fl.Changed("allowlist") {
-			p.Allowlist = pf.allowlist
-		}
-	}
-	if pf.noAllowlist {
-		for i := range cfg.Ports {
-			cfg.Ports[i].Allowlist = ""
-		}
-	}
-	dims := []struct {
-		flag string
-		dim  int
-	}{{"--artifact-dim", cfg.Artifact.Dim}}
-	for _, p := range cfg.Ports {
-		dims = append(dims, struct {
-			flag string
-			dim  int
-		}{"--port-dim", p.Dim})
-	}
-	for _, d := range dims {
-		if err := scratch.CheckDim(d.dim); err != nil {
-			return nil, fault.Input(fmt.Errorf("%s %w", d.flag, err))
-		}
+	if err := cfg.Override(o); err != nil {
+		return nil, err
 	}
 	pf.sf.applyLimits(fl, cfg.Limits)
 	if err := pf.sf.applyPostgres(fl, cfg.Postgres); err != nil {
@@ -173,24 +110,19 @@ func suggestCommand(cfg *config.Config, p config.Port) string {
 	return cmd + " --allowlist " + p.Allowlist
 }
 
-// portNames lists the configured ports' names.
-func portNames(cfg *config.Config) string {
-	var names []string
-	for _, p := range cfg.Ports {
-		names = append(names, p.Name)
+// changed is v when the flag name was set, else nil: an override of the configuration.
+func changed[T any](fl *pflag.FlagSet, name string, v *T) *T {
+	if fl.Changed(name) {
+		return v
 	}
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
+	return nil
 }
 
-// gateRequest reads every file the configuration names into a gate request (steps aside): the
-// artifact, its ports with their allowlists, the prerequisite files, the fixture and the probes,
-// with the server the flags describe.
-func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request, error) {
+// newRequest is the one skeleton of every gate request the commands build: the command and
+// its steps, the server the flags describe, progress on stderr and the tool's identity.
+func newRequest(g *globals, sf *serverFlags, command string, steps gate.Steps) (gate.Request, error) {
 	req := gate.Request{
-		Lint: cfg.Lint, NoOpenBrain: !cfg.Prerequisites.OpenBrain,
+		Steps: steps, Command: command,
 		Start: func(ctx context.Context, t []scratch.TemplateSpec) (*scratch.Server, error) {
 			return g.startServer(ctx, sf, t)
 		},
@@ -198,9 +130,19 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		Tool: "ledgercheck", Version: Version, Root: ".",
 	}
 	var err error
-	if req.Postgres, err = sf.postgres(); err != nil {
+	req.Postgres, err = sf.postgres()
+	return req, err
+}
+
+// gateRequest is the gate request of a command that reads a configuration (check, parity,
+// allowlist suggest): newRequest, and every file the configuration names read: the artifact,
+// its ports with their allowlists, the prerequisite files, the fixture and the probes.
+func gateRequest(cfg *config.Config, g *globals, sf *serverFlags, command string, steps gate.Steps) (gate.Request, error) {
+	req, err := newRequest(g, sf, command, steps)
+	if err != nil {
 		return req, err
 	}
+	req.Lint, req.NoOpenBrain, req.Times = cfg.Lint, !cfg.Prerequisites.OpenBrain, cfg.Rerun.Times
 	read := func(path string, k input.Kind) (*gate.Script, error) {
 		src, err := cfg.Scope.ReadFile(path, k)
 		if err != nil {
@@ -237,7 +179,7 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags) (gate.Request,
 		}
 	}
 	for i, p := range cfg.Probes {
-		pr := parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role}
+		pr := probe.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role}
 		if line := cfg.Line("probes." + strconv.Itoa(i)); cfg.Path != "" && line > 0 {
 			pr.Pos = finding.Position{File: cfg.Path, Line: line, Col: 1}
 		}
@@ -339,14 +281,13 @@ func runGateParityWith(cmd *cobra.Command, g *globals, pf *parityFlags, cfg *con
 	if len(cfg.Ports) == 0 {
 		return nil, fault.Input(fmt.Errorf("no port to compare with the artifact: %s has no ports; pass --port FILE --port-dim N", orConfig(cfg)))
 	}
-	req, err := gateRequest(cfg, g, &pf.sf)
+	req, err := gateRequest(cfg, g, &pf.sf, "parity", gate.Steps{Parity: true})
 	if err != nil {
 		return nil, err
 	}
 	if al != nil {
 		req.Ports[0].Allowlist = al
 	}
-	req.Steps, req.Command = gate.Steps{Parity: true}, "parity"
 	return gate.Run(cmd.Context(), req)
 }
 

@@ -49,17 +49,14 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 	}
 	for _, s := range cfg.Repository() {
 		sc := s.Config
-		if f.fixture != "" {
-			sc.Fixture = f.fixture
+		o := config.Overrides{Fixture: f.fixture, Times: changed(cmd.Flags(), "times", &f.times)}
+		if err := sc.Override(o); err != nil {
+			return req, err
 		}
-		if cmd.Flags().Changed("times") {
-			sc.Rerun.Times = f.times
-		}
-		r, err := gateRequest(sc, g, &f.sf)
+		r, err := gateRequest(sc, g, &f.sf, "check", checkSteps)
 		if err != nil {
 			return req, fmt.Errorf("sidecar %s: %w", s.Name, err)
 		}
-		r.Steps, r.Times = checkSteps, sc.Rerun.Times
 		req.Sidecars = append(req.Sidecars, repository.Sidecar{Name: s.Name, Needs: s.Needs, Request: r})
 	}
 	if f.changed == "" {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -62,7 +61,7 @@ Exit 0 when both audits pass, 1 on findings, 2 for input errors (a missing file,
 			if err != nil {
 				return err
 			}
-			res, err := gate.Run(cmd.Context(), req)
+			res, err := gate.Rerun(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
@@ -97,16 +96,11 @@ func (f *rerunFlags) request(g *globals, file string) (gate.Request, error) {
 	if err != nil {
 		return gate.Request{}, fault.Input(err)
 	}
-	req := gate.Request{
-		Artifact: gate.Variant{Name: "migration", File: file, Src: src, Dim: f.dim},
-		Steps:    gate.Steps{Rerun: true, RerunApart: true}, Command: "rerun",
-		Times: f.times,
-		Start: func(ctx context.Context, t []scratch.TemplateSpec) (*scratch.Server, error) {
-			return g.startServer(ctx, &f.sf, t)
-		},
-		Logf: func(format string, args ...any) { g.logf(format, args...) },
-		Tool: "ledgercheck", Version: Version, Root: ".",
+	req, err := newRequest(g, &f.sf, "rerun", gate.Steps{Rerun: true})
+	if err != nil {
+		return req, err
 	}
+	req.Artifact, req.Times = gate.Variant{Name: "migration", File: file, Src: src, Dim: f.dim}, f.times
 	if f.from != "" {
 		src, err := g.scope().ReadFile(f.from, input.Migration)
 		if err != nil {

@@ -191,33 +191,7 @@ func planTable(t *introspect.Table, ts *types, tables map[string]*introspect.Tab
 	}
 	// Foreign keys first: their columns take the referenced rows' values even when they have a
 	// default.
-	fkOf := map[string]int{}
-	var fks []foreignKey
-	for _, c := range t.Constraints {
-		if c.Type != "foreign key" {
-			continue
-		}
-		fk, ok := parseForeignKey(c.Definition)
-		if !ok {
-			continue
-		}
-		if fk.refSchema == "" {
-			fk.refSchema = resolveTable(tables, fk.table, t.Schema)
-		}
-		dup := false
-		for _, col := range fk.cols {
-			if _, ok := fkOf[col]; ok {
-				dup = true
-			}
-		}
-		if dup {
-			continue // a column in two foreign keys takes the first's rows
-		}
-		for _, col := range fk.cols {
-			fkOf[col] = len(fks)
-		}
-		fks = append(fks, fk)
-	}
+	fkOf, fks := foreignKeys(t, tables)
 	colIndex := map[string]int{}
 	for _, c := range t.Columns {
 		_, inFK := fkOf[c.Name]
@@ -263,7 +237,46 @@ func planTable(t *introspect.Table, ts *types, tables map[string]*introspect.Tab
 		pt.fks = append(pt.fks, g)
 		refs = append(refs, g.ref)
 	}
-	// What to vary when the server names a constraint.
+	pt.varyOn(t, names, colIndex)
+	return pt, refs, ""
+}
+
+// foreignKeys are t's foreign keys whose definitions parse (a column in two takes the
+// first's rows), and the index in them of each of their columns.
+func foreignKeys(t *introspect.Table, tables map[string]*introspect.Table) (fkOf map[string]int, fks []foreignKey) {
+	fkOf = map[string]int{}
+	for _, c := range t.Constraints {
+		if c.Type != "foreign key" {
+			continue
+		}
+		fk, ok := parseForeignKey(c.Definition)
+		if !ok {
+			continue
+		}
+		if fk.refSchema == "" {
+			fk.refSchema = resolveTable(tables, fk.table, t.Schema)
+		}
+		dup := false
+		for _, col := range fk.cols {
+			if _, ok := fkOf[col]; ok {
+				dup = true
+			}
+		}
+		if dup {
+			continue // a column in two foreign keys takes the first's rows
+		}
+		for _, col := range fk.cols {
+			fkOf[col] = len(fks)
+		}
+		fks = append(fks, fk)
+	}
+	return fkOf, fks
+}
+
+// varyOn records what to vary when the server names a constraint or a unique index of t: the
+// planned columns (colIndex) it mentions among names; a CHECK on one column also gives that
+// column's generator the literals it names.
+func (pt *Table) varyOn(t *introspect.Table, names []string, colIndex map[string]int) {
 	for _, c := range t.Constraints {
 		switch c.Type {
 		case "check", "unique", "primary key":
@@ -297,7 +310,6 @@ func planTable(t *introspect.Table, ts *types, tables map[string]*introspect.Tab
 			pt.byConstraint[ix.Name] = idx
 		}
 	}
-	return pt, refs, ""
 }
 
 // resolveTable returns the schema of the table name that a constraint printed unqualified

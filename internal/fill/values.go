@@ -116,12 +116,7 @@ func scalar(t typeName, k key, a int) string {
 	r := k.rng(a)
 	n := k.row + 1
 	word := words[r.IntN(len(words))]
-	mod := func(i, def int) int {
-		if i < len(t.mods) {
-			return t.mods[i]
-		}
-		return def
-	}
+	mod := t.mod
 	switch t.name {
 	case "text", "character varying", "varchar", "character", "bpchar", "name", "citext":
 		var s string
@@ -173,6 +168,16 @@ func scalar(t typeName, k key, a int) string {
 			fmt.Sprintf(`"%s%d"`, word, n),
 			strconv.Itoa(n),
 		}[a]
+	}
+	return structured(t, k, a, r, n, word)
+}
+
+// structured is scalar's value of the types with a structure of their own: vectors, text
+// search, binary, network, bit strings, ranges, geometry and XML ("" for a type it does not
+// know).
+func structured(t typeName, k key, a int, r *rand.Rand, n int, word string) string {
+	mod := t.mod
+	switch t.name {
 	case "vector", "halfvec":
 		dim := mod(0, 3)
 		var b strings.Builder
@@ -224,6 +229,14 @@ func scalar(t typeName, k key, a int) string {
 		return fmt.Sprintf("<%s>%d</%s>", word, n, word)
 	}
 	return ""
+}
+
+// mod is the type's i-th modifier, or def when it has fewer.
+func (t typeName) mod(i, def int) int {
+	if i < len(t.mods) {
+		return t.mods[i]
+	}
+	return def
 }
 
 // formatNumber prints f for a numeric type (an integer type gets an integer), at the scale of

@@ -5,24 +5,26 @@ import (
 
 	"github.com/ledgercheck/ledgercheck/internal/audit"
 	"github.com/ledgercheck/ledgercheck/internal/finding"
-	"github.com/ledgercheck/ledgercheck/internal/install"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/rerun"
 )
 
+// One cause is one finding: each function here takes copies of a variant's phases (see
+// [phasesOf]) and folds a finding that another phase already reports into it, with a note in
+// the phase it stands for.
+
 // foldRerun keeps check from failing a file twice for one fact: a rerun that fails at a
 // statement lint reported as not-idempotent (the rerun audit deciding what lint could only
-// suspect, e.g. after a dynamic-idempotency warning) is folded into the lint finding, which says
-// so; the rerun phase says fail, with a note that points at lint's phase. It runs before the lint
-// phases are put into the report.
-func foldRerun(phases []report.PhaseResult, r *variantRun) []report.PhaseResult {
+// suspect, e.g. after a dynamic-idempotency warning) is folded into the lint finding (in
+// lintPh), which says so; the rerun phase says fail, with a note that points at lint's phase.
+func foldRerun(phases []report.PhaseResult, r *variantRun, lintPh *report.PhaseResult) []report.PhaseResult {
 	if r.file == nil {
 		return phases
 	}
 	flagged := map[int]bool{} // top-level statements lint reported not-idempotent
-	for _, f := range r.lint.Findings {
+	for _, f := range lintPh.Findings {
 		if f.Rule == lint.NotIdempotent {
 			if st := statementAt(r.file, f.Pos); st >= 0 {
 				flagged[st] = true
@@ -47,9 +49,9 @@ func foldRerun(phases []report.PhaseResult, r *variantRun) []report.PhaseResult 
 		phases[i].Findings = kept
 	}
 	// The lint finding names the phase it stands for too.
-	for j, f := range r.lint.Findings {
+	for j, f := range lintPh.Findings {
 		if name, ok := confirmed[statementAt(r.file, f.Pos)]; ok && f.Rule == lint.NotIdempotent {
-			r.lint.Findings[j].Message += " (the rerun audit confirms it: " + name + ")"
+			lintPh.Findings[j].Message += " (the rerun audit confirms it: " + name + ")"
 		}
 	}
 	return phases
@@ -78,10 +80,7 @@ var sameInstallFailure = map[string]bool{
 // statement is dropped, and a rerun phase left with no finding is skipped and points at the
 // install phase instead of repeating it.
 func foldInstall(phases []report.PhaseResult, r *variantRun) []report.PhaseResult {
-	f, ok := install.Finding(r.installErr)
-	if !ok {
-		return phases
-	}
+	f := r.installFinding()
 	for i := range phases {
 		var kept []finding.Finding
 		folded := false
@@ -107,17 +106,17 @@ func foldInstall(phases []report.PhaseResult, r *variantRun) []report.PhaseResul
 }
 
 // confirmAudit keeps check from failing a file twice for one fact the audit found and lint had
-// reported: lint's finding stands for both and says so, and the audit phase says fail, with a
-// note that points at it.
-func confirmAudit(r *variantRun, confirmed []audit.Confirmation) {
+// reported: lint's finding (in lintPh) stands for both and says so, and the audit phase says
+// fail, with a note that points at it.
+func confirmAudit(lintPh, auditPh *report.PhaseResult, confirmed []audit.Confirmation, variant string) {
 	for _, c := range confirmed {
-		for j, f := range r.lint.Findings {
+		for j, f := range lintPh.Findings {
 			if !c.Stands(f) {
 				continue
 			}
-			r.lint.Findings[j].Message += " (the installed audit confirms it: audit " + r.v.Name + ")"
-			r.audit.Status = report.StatusFail
-			r.audit.Notes = append(r.audit.Notes, fmt.Sprintf("failed: its %s is lint's %s at %s, reported once (lint %s)", c.Audit, c.Static, f.Pos, r.v.Name))
+			lintPh.Findings[j].Message += " (the installed audit confirms it: audit " + variant + ")"
+			auditPh.Status = report.StatusFail
+			auditPh.Notes = append(auditPh.Notes, fmt.Sprintf("failed: its %s is lint's %s at %s, reported once (lint %s)", c.Audit, c.Static, f.Pos, variant))
 		}
 	}
 }

@@ -1,11 +1,11 @@
 package gate
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -13,17 +13,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgercheck/ledgercheck/internal/allowlist"
-	"github.com/ledgercheck/ledgercheck/internal/audit"
-	"github.com/ledgercheck/ledgercheck/internal/crosscheck"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/install"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
-	"github.com/ledgercheck/ledgercheck/internal/locate"
 	"github.com/ledgercheck/ledgercheck/internal/parity"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/probe"
 	"github.com/ledgercheck/ledgercheck/internal/report"
-	"github.com/ledgercheck/ledgercheck/internal/rerun"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 	"github.com/ledgercheck/ledgercheck/introspect"
@@ -77,9 +74,6 @@ type Steps struct {
 	Parity bool
 	// Rerun audits each variant's reruns, and the upgrade from its previous version.
 	Rerun bool
-	// RerunApart reports the rerun and the upgrade audit as phases of their own ("rerun FILE",
-	// "upgrade from PREVIOUS"), as the rerun command does; check shows one phase per variant.
-	RerunApart bool
 }
 
 // Request is what a command asks of the gate: the variants, what to run on them, and how.
@@ -104,7 +98,7 @@ type Request struct {
 	// Fixture is loaded into every install after the variant; nil loads none.
 	Fixture *Script
 	// Probes run on every install after the fixture, each in a transaction rolled back.
-	Probes []parity.Probe
+	Probes []probe.Probe
 	// Times is how many times the rerun audit applies each variant, the install included (0:
 	// rerun.DefaultTimes).
 	Times int
@@ -135,75 +129,53 @@ type Result struct {
 	Parity []*parity.Report
 }
 
-// variantRun is one variant going through the pipeline.
-type variantRun struct {
-	v       Variant
-	file    *pgsql.File   // the parse lint and the cross-check read
-	stmts   *locate.Index // the file's objects to its statements: where every finding points
-	parseEr error
-	lint    report.PhaseResult
-
-	installed   parity.Installed
-	installErr  error // the variant (or an extra file) that does not install: a finding
-	installFile string
-	fixtureErr  error
-	fresh       *introspect.Snapshot
-	crossCheck  []finding.Finding
-	audit       *report.PhaseResult
-	rerun       *rerun.Result
-	live        *liveSide                   // the database at the variant's DSN
-	models      []*modelInstall             // the install under the audit's other privilege models
-	finishAudit func(context.Context) error // the audit once the other models' installs are done
-}
-
-// Run runs the request and returns its report. The pipeline (docs/architecture.md):
+// Run runs the request and returns its report, check's way: one rerun phase per variant (its
+// rerun and upgrade audits together). The pipeline (docs/architecture.md):
 //
 //  1. each variant is parsed once, and linted, while the scratch server boots;
-//  2. each variant is installed into ONE database of its own (a copy of its dimension's
-//     template, whose snapshot is taken once): footprint, fixture, probes (each rolled back),
-//     the cross-check, then the rerun audit's runs 2..N on the same database; a variant with a
-//     previous version gets one more database, for the upgrade audit. The variants run side by
-//     side;
-//  3. each port is compared with the artifact through its allowlist.
+//  2. each variant goes through its own sequence of steps ([pipeline.variant]) in ONE database
+//     of its own (a copy of its dimension's template, whose snapshot is taken once): install
+//     and footprint, the audit, fixture, probes (each rolled back), the cross-check, then the
+//     rerun audit's runs 2..N on the same database; a variant with a previous version gets one
+//     more database, for the upgrade audit. The variants run side by side;
+//  3. each port is compared with the artifact through its allowlist;
+//  4. the report is built from the request and what each step returned ([assemble]).
 //
 // A variant that does not install is a finding (rule install-failed). The error is for what the
 // user must fix outside the migrations: no Postgres, a server that fails, an interrupted run.
-func Run(ctx context.Context, req Request) (*Result, error) {
+func Run(ctx context.Context, req Request) (*Result, error) { return run(ctx, req, together) }
+
+// Rerun runs the request as the rerun command does: the rerun step alone, and each variant's
+// rerun and upgrade audits reported as phases of their own ("rerun FILE", "upgrade from
+// PREVIOUS").
+func Rerun(ctx context.Context, req Request) (*Result, error) {
+	req.Steps = Steps{Rerun: true}
+	return run(ctx, req, apart)
+}
+
+// run is [Run] and [Rerun], which differ only in how the report lays the rerun audits out.
+func run(ctx context.Context, req Request, layout rerunLayout) (*Result, error) {
 	t0 := time.Now()
 	req.Lint = withPrerequisites(req.Lint, req.Prerequisites)
-	var logMu sync.Mutex
-	logf := func(format string, args ...any) {
-		if req.Logf == nil {
-			return
-		}
-		logMu.Lock()
-		defer logMu.Unlock()
-		req.Logf(format, args...)
-	}
-	command := req.Command
-	if command == "" {
-		command = "check"
-	}
-	// say is a progress line of the gate's own, prefixed with the command.
-	say := func(format string, args ...any) { logf(command+": "+format, args...) }
-	runs := []*variantRun{{v: req.Artifact}}
-	for _, p := range req.Ports {
-		runs = append(runs, &variantRun{v: p.Variant})
-	}
-	rep := &report.Report{Tool: req.Tool, Version: req.Version, Root: req.Root, LeftLabel: req.Artifact.Label()}
-	if len(req.Ports) > 0 {
-		rep.RightLabel = req.Ports[0].Label()
+	logf, say := progress(req.Logf, cmp.Or(req.Command, "check"))
+	art := &variantRun{v: req.Artifact}
+	runs := []*variantRun{art}
+	for i := range req.Ports {
+		runs = append(runs, &variantRun{v: req.Ports[i].Variant, port: &req.Ports[i]})
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	needDB := req.Steps.CrossCheck || req.Steps.Audit || req.Steps.Parity || req.Steps.Rerun
-	base := baseOf(req)
-	boot := startServer(ctx, req, Templates(req), needDB, say)
+	base := baseFor(req.NoOpenBrain, req.Prerequisites)
+	boot := startServer(ctx, req.Start, req.Server, Templates(req), needDB, say)
 	defer boot.close()
 
 	// 1. Parse (once) and lint each variant while the server boots.
-	if err := each(runs, func(r *variantRun) error { r.parseAndLint(req, say); return nil }, nil); err != nil {
+	if err := each(runs, func(r *variantRun) error {
+		r.parseAndLint(req.Lint, req.Steps.Lint, r.v.Dim, req.Postgres, say)
+		return nil
+	}, nil); err != nil {
 		return nil, fmt.Errorf("lint: %w", err)
 	}
 	srv, err := boot.wait()
@@ -213,45 +185,57 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	if boot.own && srv != nil {
 		srv.LeaveDatabasesToClose() // closed as soon as the run ends
 	}
+	var ports []portRun
 	if needDB {
-		ran := make([]string, len(runs))
-		for i, r := range runs {
-			ran[i] = r.v.Name
-		}
-		rep.Servers = []report.Server{serverOf(srv, ran)}
-	}
-
-	// 2. One database per variant, side by side; 3. each port against the artifact.
-	res := &Result{}
-	p := &pipeline{req: req, srv: srv, logf: logf, say: say, base: base, before: map[int]*snapshotOnce{}}
-	if needDB {
+		// 2. One database per variant, side by side; 3. each port against the artifact.
+		p := &pipeline{steps: req.Steps, lint: req.Lint, fixture: req.Fixture, probes: req.Probes, times: req.Times,
+			srv: srv, logf: logf, say: say, base: base, before: map[int]*snapshotOnce{}}
 		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
 			return nil, err
 		}
-	}
-	if needDB {
-		if err := p.report(rep, res, runs); err != nil {
-			return nil, err
-		}
-	}
-	// The lint phases come first, each from its own variant's run once every step is done and
-	// reported: the audit drops from them what the install showed the file owns, and a rerun
-	// failure folded into a lint finding says so there. A variant read from a database alone
-	// has no file, so no lint phase.
-	if req.Steps.Lint {
-		var lints []report.PhaseResult
-		for _, r := range runs {
-			if r.v.File != "" {
-				lints = append(lints, r.lint)
+		if req.Steps.Parity {
+			if ports, err = p.parityAll(art, runs); err != nil {
+				return nil, err
 			}
 		}
-		rep.Phases = append(lints, rep.Phases...)
+	}
+	// 4. The report, from the request and the runs.
+	rep := assemble(req, runs, ports, layout)
+	if needDB {
+		rep.Servers = []report.Server{serverOf(srv, names(runs))}
 	}
 	rep.Duration = time.Since(t0)
 	rep.Finish()
-	res.Report = rep
+	res := &Result{Report: rep}
+	for _, pr := range ports {
+		res.Parity = append(res.Parity, pr.compared)
+	}
 	say("%s in %s (server boot %s)", rep.Status(), report.FormatDuration(rep.Duration), report.FormatDuration(boot.took))
 	return res, nil
+}
+
+// progress returns the run's progress functions: logf, req.Logf one call at a time (the
+// phases' lines; nil discards them), and say, a line of the gate's own prefixed with command.
+func progress(reqLogf func(string, ...any), command string) (logf, say func(string, ...any)) {
+	var mu sync.Mutex
+	logf = func(format string, args ...any) {
+		if reqLogf == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		reqLogf(format, args...)
+	}
+	return logf, func(format string, args ...any) { logf(command+": "+format, args...) }
+}
+
+// names are the names of the variants of runs.
+func names(runs []*variantRun) []string {
+	out := make([]string, len(runs))
+	for i, r := range runs {
+		out[i] = r.v.Name
+	}
+	return out
 }
 
 // booting is the scratch server starting while the variants are linted.
@@ -264,12 +248,12 @@ type booting struct {
 	say     func(string, ...any)
 }
 
-// startServer starts the request's server in a goroutine of its own, or takes its running one;
-// when no step needs a database there is none.
-func startServer(ctx context.Context, req Request, templates []scratch.TemplateSpec, needDB bool, say func(string, ...any)) *booting {
+// startServer starts the server with start in a goroutine of its own, or takes running, the
+// request's running one; when no step needs a database there is none.
+func startServer(ctx context.Context, start func(context.Context, []scratch.TemplateSpec) (*scratch.Server, error), running *scratch.Server, templates []scratch.TemplateSpec, needDB bool, say func(string, ...any)) *booting {
 	b := &booting{started: make(chan struct{}), say: say}
-	if !needDB || req.Server != nil {
-		b.srv = req.Server
+	if !needDB || running != nil {
+		b.srv = running
 		close(b.started)
 		return b
 	}
@@ -278,7 +262,7 @@ func startServer(ctx context.Context, req Request, templates []scratch.TemplateS
 		defer close(b.started)
 		defer fault.Recover(&b.err)
 		s0 := time.Now()
-		b.srv, b.err = req.Start(ctx, templates)
+		b.srv, b.err = start(ctx, templates)
 		b.took = time.Since(s0)
 		if b.err == nil {
 			say("server ready in %s", report.FormatDuration(b.took))
@@ -304,159 +288,19 @@ func (b *booting) close() {
 	}
 }
 
-// parseAndLint parses the variant (once) and, when the request lints, lints the parse.
-func (r *variantRun) parseAndLint(req Request, say func(string, ...any)) {
-	if r.v.File == "" { // a database only
-		return
-	}
-	s0 := time.Now()
-	r.file, r.parseEr = pgsql.Parse(r.v.File, r.v.Src)
-	if r.parseEr == nil {
-		r.stmts = locate.New(r.file)
-	}
-	if !req.Steps.Lint {
-		return
-	}
-	fs := lint.Parsed(r.v.File, r.file, r.parseEr, req.Lint, lint.Options{Dim: r.v.Dim, Postgres: req.Postgres})
-	r.lint = report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + r.v.Name, File: r.v.File, Duration: time.Since(s0), Findings: fs}
-	say("lint %s: %d findings in %s", r.v.Name, len(fs), report.FormatDuration(r.lint.Duration))
-}
-
-// report adds the phases of the installed variants: each variant that does not install, each
-// port's comparison with the artifact, each install's cross-check, then each variant's rerun
-// audit.
-func (p *pipeline) report(rep *report.Report, res *Result, runs []*variantRun) error {
-	// A variant that does not install has its phase install VARIANT when check reports it, or
-	// when nothing else would (a prerequisite file that fails leaves the rerun nothing to run).
-	installShown := func(r *variantRun) bool {
-		return r.installErr != nil && (p.req.Steps.Parity || r.rerun == nil)
-	}
-	for _, r := range runs {
-		if installShown(r) {
-			rep.Phases = append(rep.Phases, installPhase(r))
-		}
-	}
-	if p.req.Steps.Parity {
-		if len(p.req.Ports) == 0 {
-			rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseParity, Name: "parity", File: p.req.Artifact.File, Status: report.StatusSkip,
-				Notes: []string{"not run: the configuration has no ports, so the artifact is checked alone (lint, install, cross-check, rerun)"}})
-		}
-		for i, port := range p.req.Ports {
-			phases, pr, err := p.parity(runs[0], runs[i+1], port)
-			if err != nil {
-				return err
-			}
-			rep.Phases = append(rep.Phases, phases...)
-			res.Parity = append(res.Parity, pr)
-		}
-	}
-	if p.req.Steps.CrossCheck {
-		for _, r := range runs {
-			switch {
-			case r.file == nil:
-			case r.installErr != nil:
-				rep.Phases = append(rep.Phases, notInstalled(r, finding.PhaseLint, "lint installed "+r.v.Name))
-			default:
-				rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseLint, Name: "lint installed " + r.v.Name, File: r.v.File,
-					Findings: r.crossCheck,
-					Notes:    []string{"what installing the file changed on pre-existing objects, against what its statements visibly do"}})
-			}
-		}
-	}
-	for _, r := range runs {
-		switch {
-		case r.audit != nil:
-			rep.Phases = append(rep.Phases, *r.audit)
-		case p.req.Steps.Audit && r.file != nil && r.installErr != nil:
-			rep.Phases = append(rep.Phases, notInstalled(r, finding.PhaseAudit, "audit "+r.v.Name))
-		}
-	}
-	if p.req.Steps.Rerun {
-		for _, r := range runs {
-			if r.rerun == nil && r.file != nil && r.installErr != nil { // no database to rerun in
-				rep.Phases = append(rep.Phases, notInstalled(r, finding.PhaseRerun, "rerun "+r.v.Name))
-				continue
-			}
-			phases := foldRerun(rerunPhases(r, p.req.Steps.RerunApart), r)
-			if installShown(r) { // the install phase above reports the install's failure
-				phases = foldInstall(phases, r)
-			}
-			rep.Phases = append(rep.Phases, phases...)
-		}
-	}
-	return nil
-}
-
-// notInstalled is a phase that could not run because the variant (or a file it needs) does not
-// install: skipped, pointing at the install phase that says why.
-func notInstalled(r *variantRun, phase finding.Phase, name string) report.PhaseResult {
-	return report.PhaseResult{Phase: phase, Name: name, File: r.v.File, Status: report.StatusSkip,
-		Notes: []string{fmt.Sprintf("not run: %s does not install (see the phase install %s)", r.installFile, r.v.Name)}}
-}
-
-// audit runs the installed security audit on the variant's install (before the fixture), with
-// lint's findings as the facts already reported; lint's modifies-existing-object findings on
-// objects the install created (by SQL built at run time) are dropped first.
-func (p *pipeline) audit(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn) error {
-	if !p.req.Steps.Audit || r.file == nil {
-		return nil
-	}
-	t0 := time.Now()
-	fp := r.installed.Footprint
-	r.lint.Findings = crosscheck.Owned(r.lint.Findings, fp)
-	in := audit.Input{File: r.file, Footprint: fp, Lint: p.req.Lint, Static: r.lint.Findings, Statements: r.stmts}
-	own, err := askOwn(ctx, p.req.Lint, db, conn, in)
-	if err != nil {
-		return err
-	}
-	took := time.Since(t0)
-	// The install under the other privilege models runs beside this one and what follows it
-	// (fixture, probes, rerun); its answers are asked for when the variant is done.
-	r.finishAudit = func(ctx context.Context) error {
-		t0 := time.Now()
-		fs, confirmed, err := own.finish(ctx, r.models, in)
-		if err != nil {
-			return err
-		}
-		r.audit = &report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: took + time.Since(t0),
-			Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints) " + modelsNote(p.req.Lint)}}
-		confirmAudit(r, confirmed)
-		if audit.Empty(fp) {
-			r.audit.Status = report.StatusSkip
-			r.audit.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
-		}
-		return nil
-	}
-	return nil
-}
-
-// installPhase is the phase "install VARIANT" of a variant that does not install: its
-// install-failed finding, at the statement of the variant (or of a prerequisite file) that the
-// server rejected.
-func installPhase(r *variantRun) report.PhaseResult {
-	f, _ := install.Finding(r.installErr)
-	ph := report.PhaseResult{Phase: finding.PhaseInstall, Name: "install " + r.v.Name, File: r.installFile, Findings: []finding.Finding{f}}
-	if r.installFile != r.v.File {
-		ph.Notes = []string{fmt.Sprintf("the prerequisite %s does not install at dimension %d, so %s was not installed", r.installFile, r.v.Dim, r.v.File)}
-	}
-	return ph
-}
-
-// each runs f on every variant in a goroutine of its own and waits. An error, or a panic (as a
-// *fault.PanicError), of one calls cancel (when not nil) so that the others stop. The error
-// returned is the first to arrive, which is the cause: the others' errors (a connection cut
-// short, a context cancelled) are its consequences.
-func each(runs []*variantRun, f func(*variantRun) error, cancel func()) error {
-	g := fault.Group{Cancel: cancel}
-	for _, r := range runs {
-		g.Go(func() error { return f(r) })
-	}
-	return g.Wait()
-}
-
-// pipeline is the database part of a run: the server, and the snapshot of each template.
+// pipeline is the database part of a run: what every variant's sequence of steps needs (the
+// steps to run, the server, the snapshot of each template). check, parity and rerun ([Run])
+// and lint --install ([Lint]) take their variants through the same [pipeline.variant].
 type pipeline struct {
-	req  Request
+	steps   Steps
+	lint    lint.Config
+	fixture *Script
+	probes  []probe.Probe
+	times   int
+	// setup, when not nil, runs in each database before the variant is installed (and before
+	// the snapshot its footprint starts from): what a file needs beyond the prerequisites.
+	setup func(ctx context.Context, db *scratch.Database) error
+
 	srv  *scratch.Server
 	logf func(string, ...any) // the phases' progress lines
 	say  func(string, ...any) // the gate's own
@@ -511,10 +355,35 @@ func describeTemplate(ctx context.Context, conn *pgx.Conn, db *scratch.Database)
 	return json.Marshal(snap)
 }
 
-// newDatabase returns a database for v at its dimension, with the request's prerequisites. A
-// prerequisite file that does not install is a *scriptFailure.
+// newDatabase returns a database for v at its dimension, with the request's prerequisites and
+// what setup adds. A prerequisite file that does not install is a *scriptFailure.
 func (p *pipeline) newDatabase(ctx context.Context, v Variant) (*scratch.Database, error) {
-	return p.srv.NewDatabaseFrom(ctx, v.Dim, p.base)
+	db, err := p.srv.NewDatabaseFrom(ctx, v.Dim, p.base)
+	if err != nil || p.setup == nil {
+		return db, err
+	}
+	if err := p.setup(ctx, db); err != nil {
+		dropDatabase(ctx, db)
+		return nil, err
+	}
+	return db, nil
+}
+
+// dropDatabase drops db, given 30 seconds even when ctx is done; the server drops leftovers
+// on Close.
+func dropDatabase(ctx context.Context, db *scratch.Database) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	_ = db.Drop(dctx)
+}
+
+// beforeInstall is the catalog db starts from: its template's snapshot, or, when setup changed
+// db, its own, taken on conn.
+func (p *pipeline) beforeInstall(ctx context.Context, db *scratch.Database, conn *pgx.Conn) (*introspect.Snapshot, error) {
+	if p.setup != nil {
+		return install.SnapshotOn(ctx, db, conn, introspect.Options{})
+	}
+	return p.templateSnapshot(ctx, db, conn)
 }
 
 // withPrerequisites is the lint policy cfg with what the prerequisite files create counted as
@@ -528,10 +397,6 @@ func withPrerequisites(cfg lint.Config, prereqs []Script) lint.Config {
 	}
 	return cfg.WithPrerequisites(files...)
 }
-
-// baseOf is what every database of req starts from: the Open Brain prerequisites unless
-// NoOpenBrain, then the prerequisite files, in the template of each dimension.
-func baseOf(req Request) scratch.Base { return baseFor(req.NoOpenBrain, req.Prerequisites) }
 
 // baseFor is the scratch.Base of the Open Brain prerequisites (unless noOpenBrain) and then
 // files, in order.
@@ -549,290 +414,12 @@ func baseFor(noOpenBrain bool, files []Script) scratch.Base {
 	b.Prepare = func(ctx context.Context, db *scratch.Database) error {
 		for _, x := range files {
 			if err := sqlscript.ExecFile(ctx, db, x.Name, x.Src); err != nil {
-				return &scriptFailure{x.Name, err}
+				return &scriptFailure{x.Name, "a prerequisite (" + x.Name + ")", err}
 			}
 		}
 		return nil
 	}
 	return b
-}
-
-// variant takes one variant through its database: install (footprint), fixture, probes,
-// cross-check, rerun audit.
-func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
-	t0 := time.Now()
-	v := r.v
-	if v.DSN != "" {
-		var err error
-		if r.live, err = readLive(ctx, v); err != nil {
-			return err
-		}
-		p.say("%s: read from %s (PostgreSQL %s), read-only, in %s", v.Name, r.live.where, r.live.version, report.FormatDuration(time.Since(t0)))
-		if v.File == "" {
-			return nil
-		}
-	}
-	db, err := p.newDatabase(ctx, v)
-	if err != nil {
-		// A prerequisite file that does not install is the variant's install-failed finding;
-		// with no database there is nothing more to run.
-		return r.failed(ctx, err)
-	}
-	defer func() {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		_ = db.Drop(dctx) // the server drops leftovers on Close
-	}()
-	// One superuser session of the database serves every snapshot, the audit and the rerun
-	// audit's snapshots and digests: a session that has read the catalog reads it again at a
-	// fraction of the cost of a new one. User SQL runs on sessions of its own.
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	f, sc, scErr := r.script()
-	ropts := p.rerunOptions(r, sc)
-	var up *rerun.Upgrade
-	if p.req.Steps.Rerun {
-		// The upgrade audit's database is independent of this one: it runs while this one is
-		// installed, loaded and probed.
-		uctx, ucancel := context.WithCancel(ctx)
-		up = rerun.StartUpgrade(uctx, p.srv, ropts)
-		defer func() { ucancel(); up.Wait() }()
-	}
-	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim, Server: p.srv.Version(), Statements: r.stmts}
-	if err := p.install(ctx, r, db, conn, f, sc, scErr); err != nil {
-		if err := r.failed(ctx, err); err != nil {
-			return err
-		}
-		return p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0), Reader: conn, Upgrade: up}, ropts)
-	}
-	// The file installed: install it again under the audit's other privilege models. That
-	// runs beside the fixture, the probes and the rerun audit's first snapshot, never beside
-	// another run of the file in this variant (the same statements on one cluster's roles at
-	// once can fail each other: "tuple concurrently updated"), so the rerun waits for it.
-	if p.req.Steps.Audit && r.finishAudit != nil {
-		r.models = startModels(ctx, p.srv, p.req.Lint, v.Dim, p.base, nil, sc)
-		defer closeModels(ctx, r.models)
-	}
-	if fx := p.req.Fixture; fx != nil {
-		if err := sqlscript.ExecFile(ctx, db, fx.Name, fx.Src); err != nil {
-			if err := r.failed(ctx, &scriptFailure{fx.Name, err}); err != nil {
-				return err
-			}
-			r.fixtureErr = err
-		}
-	}
-	// The probes only read the database (each in a transaction rolled back), so they run
-	// while the rerun audit takes the snapshot and digests its reruns are compared with; the
-	// audit waits for them before it applies the file again.
-	probed := func() error { return nil }
-	if r.fixtureErr == nil && p.req.Steps.Parity {
-		probed = p.probesBeside(ctx, db, r)
-	}
-	reading := func() error {
-		err := probed()
-		waitModels(r.models)
-		return err
-	}
-	if p.req.Steps.CrossCheck && r.file != nil {
-		r.crossCheck = crosscheck.Check(r.file, p.req.Lint, r.installed.Footprint)
-	}
-	p.say("%s: %s at dimension %d installed and fixture loaded in %s", v.Name, v.File, v.Dim, report.FormatDuration(time.Since(t0)))
-	// Without a fixture, the rerun audit fills the tables the install created (not in the
-	// template's snapshot, which the install step read) with generated rows.
-	tmpl, err := p.templateSnapshot(ctx, db, conn)
-	if err != nil {
-		return errors.Join(err, reading())
-	}
-	err = p.rerun(ctx, r, rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Template: tmpl, Took: time.Since(t0), Reader: conn, Upgrade: up, Reading: reading}, ropts)
-	if err := errors.Join(err, probed()); err != nil {
-		return err
-	}
-	if r.finishAudit != nil {
-		return r.finishAudit(ctx)
-	}
-	return nil
-}
-
-// probesBeside starts the probes on db in the background and returns the function that waits
-// for them and returns their error (the same each time it is called).
-func (p *pipeline) probesBeside(ctx context.Context, db *scratch.Database, r *variantRun) func() error {
-	done := make(chan struct{})
-	var err error
-	go func() {
-		defer close(done)
-		defer fault.Recover(&err)
-		t0 := time.Now()
-		if err = p.probes(ctx, db, r); err == nil {
-			p.say("%s: %d probes run in %s", r.v.Name, len(r.installed.Rows), report.FormatDuration(time.Since(t0)))
-		}
-	}()
-	return func() error { <-done; return err }
-}
-
-// scriptFailure is the failure of the script File to install (Err), for [variantRun.failed].
-type scriptFailure struct {
-	File string
-	Err  error
-}
-
-func (e *scriptFailure) Error() string { return e.File + ": " + e.Err.Error() }
-func (e *scriptFailure) Unwrap() error { return e.Err }
-
-// failed records the first script that does not install (a finding: install-failed), and
-// returns any other error, which ends the run.
-func (r *variantRun) failed(ctx context.Context, err error) error {
-	var sf *scriptFailure
-	if !errors.As(err, &sf) {
-		return err
-	}
-	if _, ok := install.Finding(sf.Err); !ok || ctx.Err() != nil {
-		return sf.Err
-	}
-	r.installErr, r.installFile = sf.Err, sf.File
-	return nil
-}
-
-// script returns the variant's file as its install runs it, at its dimension: the parse and its
-// statements; the error is the file's syntax error, or what only psql can run.
-func (r *variantRun) script() (*pgsql.File, *scratch.Script, error) {
-	if r.parseEr != nil {
-		return nil, nil, r.parseEr
-	}
-	f, err := sqlscript.Reuse(r.file, r.v.Src, r.v.Dim)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, sqlscript.Script(f), nil
-}
-
-// install runs the variant (f, its statements sc, or the error scErr of reading it: see
-// [variantRun.script]) in db and takes its footprint, from the template's snapshot, on conn (a
-// superuser session of db's, which the audit then reads the install on). A script that does not
-// install is a *scriptFailure.
-func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn, f *pgsql.File, sc *scratch.Script, scErr error) error {
-	v := r.v
-	before, err := p.templateSnapshot(ctx, db, conn)
-	if err != nil {
-		return err
-	}
-	if scErr != nil {
-		return &scriptFailure{v.File, scErr}
-	}
-	r.installed.Source = f
-	r.installed.Footprint, r.fresh, err = install.FootprintOn(ctx, db, conn, sc, before, introspect.Options{})
-	if err != nil {
-		return &scriptFailure{v.File, err}
-	}
-	return p.audit(ctx, r, db, conn)
-}
-
-// rerunOptions are the options of the variant's rerun and upgrade audits; sc is its script
-// (nil when it does not parse).
-func (p *pipeline) rerunOptions(r *variantRun, sc *scratch.Script) rerun.Options {
-	v := r.v
-	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.req.Times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf}
-	if v.Previous != nil {
-		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
-	}
-	if fx := p.req.Fixture; fx != nil {
-		opts.Fixture = &rerun.Script{Name: fx.Name, Src: fx.Src}
-	}
-	return opts
-}
-
-// rerun continues the rerun audit on the variant's database (and finishes its upgrade audit).
-func (p *pipeline) rerun(ctx context.Context, r *variantRun, prep rerun.Prepared, opts rerun.Options) error {
-	if !p.req.Steps.Rerun {
-		return nil
-	}
-	v := r.v
-	res, err := rerun.AuditPrepared(ctx, p.srv, prep, opts)
-	if err != nil {
-		return fmt.Errorf("rerun audit of %s: %w", v.File, err)
-	}
-	r.rerun = res
-	p.say("rerun %s: %d findings in %s", v.Name, len(res.Findings), report.FormatDuration(res.Timings.Total))
-	return nil
-}
-
-// probes runs every probe on db, each in a transaction rolled back.
-func (p *pipeline) probes(ctx context.Context, db *scratch.Database, r *variantRun) error {
-	n := len(p.req.Probes)
-	r.installed.Rows, r.installed.Errs = make([]*scratch.Rows, n), make([]error, n)
-	if n == 0 {
-		return nil
-	}
-	conn, err := db.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	for i, pr := range p.req.Probes {
-		r.installed.Rows[i], r.installed.Errs[i] = scratch.QueryRollback(ctx, conn, scratch.SubstituteDim(pr.SQL, r.v.Dim), scratch.QueryOptions{Role: pr.Role})
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-	}
-	return nil
-}
-
-// parity compares a port with the artifact: the phases "parity PORT", "probes PORT" and
-// "allowlist PORT"; or, when one of the two does not install, "parity PORT" skipped.
-func (p *pipeline) parity(art, port *variantRun, cfg Port) ([]report.PhaseResult, *parity.Report, error) {
-	for _, r := range []*variantRun{art, port} {
-		if r.installErr != nil {
-			return []report.PhaseResult{{Phase: finding.PhaseParity, Name: "parity " + port.v.Name, File: port.v.File, Status: report.StatusSkip,
-				Notes: []string{fmt.Sprintf("not compared: the %s does not install (see the phase install %s)", r.v.Name, r.v.Name)}}}, nil, nil
-		}
-	}
-	var refs []*introspect.Footprint // what the files' installs did: the scope of a database read
-	for _, r := range []*variantRun{art, port} {
-		if r.v.File != "" {
-			refs = append(refs, r.installed.Footprint)
-		}
-	}
-	if len(refs) == 0 {
-		return nil, nil, fault.Input(fmt.Errorf("the artifact and the %s are both read from databases and neither has a file: give the file of one (--artifact or --port) to say which objects to compare", port.v.Name))
-	}
-	rep, err := parity.Compare(p.compared(art, refs), p.compared(port, refs), p.req.Probes, cfg.Allowlist)
-	if err != nil {
-		return nil, nil, err
-	}
-	phases := rep.Phases(art.v.Name, port.v.Name)
-	for i := range phases {
-		phases[i].LeftLabel, phases[i].RightLabel = art.v.Label(), port.v.Label()
-	}
-	return phases, rep, nil
-}
-
-// rerunPhases are a variant's rerun and upgrade audits: one phase per audit (apart), or one for
-// the variant, as check shows it.
-func rerunPhases(r *variantRun, apart bool) []report.PhaseResult {
-	if r.rerun == nil {
-		return nil
-	}
-	if apart {
-		return r.rerun.Phases()
-	}
-	res := r.rerun
-	ph := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + r.v.Name, File: r.v.File, Duration: res.Timings.Total,
-		Counts: map[string]int{"runs": res.Runs, "tables": res.Tables, "rows": int(res.Rows)}}
-	if res.Generated > 0 {
-		ph.Counts["generated_rows"] = res.Generated
-	}
-	skipped := true // every audit checked nothing: the phase is skipped
-	for _, p := range res.Phases() {
-		ph.Findings = append(ph.Findings, p.Findings...)
-		ph.Notes = append(ph.Notes, p.Notes...)
-		skipped = skipped && p.Status == report.StatusSkip
-	}
-	if skipped {
-		ph.Status = report.StatusSkip
-	}
-	return []report.PhaseResult{ph}
 }
 
 // serverOf describes srv for the report, with what ran on it.

@@ -8,10 +8,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgercheck/ledgercheck/internal/audit"
+	"github.com/ledgercheck/ledgercheck/internal/crosscheck"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/install"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
@@ -45,9 +47,13 @@ func otherModels(cfg lint.Config) []string {
 	return out
 }
 
-// modelTemplates returns the templates the other models of cfg need beside spec's.
-func modelTemplates(cfg lint.Config, spec scratch.TemplateSpec) []scratch.TemplateSpec {
-	var out []scratch.TemplateSpec
+// templatesOf returns the templates a variant at spec's dimension needs: spec's, and, when the
+// run audits, those of the other privilege models of cfg.
+func templatesOf(cfg lint.Config, audits bool, spec scratch.TemplateSpec) []scratch.TemplateSpec {
+	out := []scratch.TemplateSpec{spec}
+	if !audits {
+		return out
+	}
 	for _, m := range otherModels(cfg) {
 		s := spec
 		s.Base.Privileges = scratchModel[m]
@@ -176,15 +182,72 @@ func (a answers) finish(ctx context.Context, others []*modelInstall, in audit.In
 	return append(audit.Findings(in, a.names, a.got), failed...), audit.Confirmed(in, a.got), nil
 }
 
-// auditModels runs the audit of in under every model cfg names: the pipeline's own on conn, a
-// superuser session of db, and each of others.
-func auditModels(ctx context.Context, cfg lint.Config, db *scratch.Database, conn *pgx.Conn, others []*modelInstall, in audit.Input) ([]finding.Finding, error) {
-	a, err := askOwn(ctx, cfg, db, conn, in)
+// auditRun is the audit step under way on a variant's install: its own install's answers, and
+// the installs under the other privilege models, running beside the rest of the sequence.
+type auditRun struct {
+	in     audit.Input
+	own    answers
+	models []*modelInstall
+	took   time.Duration
+}
+
+// startAudit starts the audit step on the variant's install (before the fixture): the file
+// installed again under each other privilege model, and the audit's question asked of db's
+// catalog on conn, with lint's findings as the facts already reported, less those on objects
+// the install shows the file created (SQL built at run time). Nil when the request does not
+// audit.
+func (p *pipeline) startAudit(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn, sc *scratch.Script) (*auditRun, error) {
+	if !p.steps.Audit || r.file == nil {
+		return nil, nil
+	}
+	t0 := time.Now()
+	// Under the other privilege models after this install, never beside it: the same
+	// statements on one cluster's roles at once can fail each other.
+	models := startModels(ctx, p.srv, p.lint, r.v.Dim, p.base, p.setup, sc)
+	fp := r.installed.Footprint
+	in := audit.Input{File: r.file, Footprint: fp, Lint: p.lint, Static: crosscheck.Owned(r.lint.Findings, fp), Statements: r.stmts}
+	own, err := askOwn(ctx, p.lint, db, conn, in)
 	if err != nil {
+		closeModels(ctx, models)
 		return nil, err
 	}
-	fs, _, err := a.finish(ctx, others, in)
-	return fs, err
+	return &auditRun{in: in, own: own, models: models, took: time.Since(t0)}, nil
+}
+
+// waitInstalls waits until the installs under the other models have ended.
+func (a *auditRun) waitInstalls() {
+	if a != nil {
+		waitModels(a.models)
+	}
+}
+
+// close drops the other models' databases.
+func (a *auditRun) close(ctx context.Context) {
+	if a != nil {
+		closeModels(ctx, a.models)
+	}
+}
+
+// finishAudit ends the audit step: the other models' answers, merged with the variant's own
+// into the phase "audit VARIANT".
+func (p *pipeline) finishAudit(ctx context.Context, r *variantRun, a *auditRun) error {
+	if a == nil {
+		return nil
+	}
+	t0 := time.Now()
+	fs, confirmed, err := a.own.finish(ctx, a.models, a.in)
+	if err != nil {
+		return err
+	}
+	ph := report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: a.took + time.Since(t0),
+		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints) " + modelsNote(p.lint)}}
+	if audit.Empty(a.in.Footprint) {
+		ph.Status = report.StatusSkip
+		ph.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
+		confirmed = nil
+	}
+	r.audit = &audited{static: a.in.Static, phase: ph, confirmed: confirmed}
+	return nil
 }
 
 // modelsNote says which kinds of project the audit answered for.

@@ -8,16 +8,11 @@ import "github.com/ledgercheck/ledgercheck/internal/scratch"
 // requests on one server (internal/repository) starts it with every request's templates, so
 // that one cache entry holds them all.
 func Templates(req Request) []scratch.TemplateSpec {
-	base := baseOf(req)
+	base := baseFor(req.NoOpenBrain, req.Prerequisites)
 	var templates []scratch.TemplateSpec
 	for _, v := range append([]Variant{req.Artifact}, portVariants(req.Ports)...) {
-		if v.File == "" {
-			continue
-		}
-		spec := scratch.TemplateSpec{Dim: v.Dim, Base: base}
-		templates = append(templates, spec)
-		if req.Steps.Audit {
-			templates = append(templates, modelTemplates(req.Lint, spec)...)
+		if v.File != "" {
+			templates = append(templates, templatesOf(req.Lint, req.Steps.Audit, scratch.TemplateSpec{Dim: v.Dim, Base: base})...)
 		}
 	}
 	return templates

@@ -105,7 +105,11 @@ const RuleResourceLimit = "resource-limit"
 // environment (its role, its databases, the install time limit: [scratch.SelfInflicted]) into an
 // install-failed finding at the statement, and a statement a resource limit of the run stopped
 // into a resource-limit finding; it reports false for any other error.
-func Finding(err error) (finding.Finding, bool) {
+func Finding(err error) (finding.Finding, bool) { return FindingOf(err, "the migration") }
+
+// FindingOf is [Finding] of the script that what names ("the migration", "a prerequisite
+// (deps/tags.sql)"), which its message starts with.
+func FindingOf(err error, what string) (finding.Finding, bool) {
 	var se *scratch.ScriptError
 	if errors.As(err, &se) && se.Limit != "" && se.PgError() != nil {
 		pe := se.PgError()
@@ -114,13 +118,13 @@ func Finding(err error) (finding.Finding, bool) {
 			detail = "DETAIL: " + pe.Detail
 		}
 		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleResourceLimit, Severity: finding.SevError, Pos: se.Pos,
-			Message: "the migration hit a resource limit of the run: " + pe.Message, Detail: detail}, true
+			Message: what + " hit a resource limit of the run: " + pe.Message, Detail: detail}, true
 	}
 	if errors.As(err, &se) && se.SelfInflicted() != nil {
 		si := se.SelfInflicted()
-		msg := "the migration does not install: " + si.Msg
+		msg := what + " does not install: " + si.Msg
 		if !si.Timeout {
-			msg = "the migration breaks the environment it runs in: " + si.Msg
+			msg = what + " breaks the environment it runs in: " + si.Msg
 		}
 		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleInstallFailed, Severity: finding.SevError, Pos: se.Pos, Message: msg}, true
 	}
@@ -137,12 +141,12 @@ func Finding(err error) (finding.Finding, bool) {
 			detail += "HINT: " + pe.Hint
 		}
 		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleInstallFailed, Severity: finding.SevError, Pos: se.Pos,
-			Message: fmt.Sprintf("the migration does not install: %s (SQLSTATE %s)", pe.Message, pe.Code), Detail: detail}, true
+			Message: fmt.Sprintf("%s does not install: %s (SQLSTATE %s)", what, pe.Message, pe.Code), Detail: detail}, true
 	}
 	var syn *pgsql.SyntaxError
 	if errors.As(err, &syn) {
 		return finding.Finding{Phase: finding.PhaseInstall, Rule: RuleInstallFailed, Severity: finding.SevError, Pos: syn.Pos,
-			Message: "the migration does not install: " + syn.Msg}, true
+			Message: what + " does not install: " + syn.Msg}, true
 	}
 	return finding.Finding{}, false
 }

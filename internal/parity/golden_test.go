@@ -11,6 +11,8 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/report/reporttest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,6 +22,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/config"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/parity"
+	"github.com/ledgercheck/ledgercheck/internal/probe"
 	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
@@ -79,7 +82,7 @@ func shippedRequest(t testing.TB) gate.Request {
 	req := gate.Request{Steps: gate.Steps{Parity: true}, Server: scratchtest.Server(t), Tool: "ledgercheck", Version: "test",
 		Fixture: &gate.Script{Name: "testdata/fixtures/ledger_fixture.sql", Src: fx}}
 	for _, p := range cfg.Probes {
-		req.Probes = append(req.Probes, parity.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
+		req.Probes = append(req.Probes, probe.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
 	}
 	return req
 }
@@ -144,6 +147,7 @@ func runCase(t *testing.T, dir string) string {
 	if err != nil {
 		return exit(err)
 	}
+	checkCountsAreFindings(t, res.Report)
 	// The phases as every command renders them (internal/report's text format), without times
 	// or the server's version.
 	r := reporttest.Stable(res.Report)
@@ -171,5 +175,43 @@ func TestGolden(t *testing.T) {
 			got := runCase(t, dir)
 			golden.Check(t, filepath.Join(dir, "want.txt"), []byte(got))
 		})
+	}
+}
+
+// unreviewedNote is the count of unreviewed differences in a phase's note.
+var unreviewedNote = regexp.MustCompile(`(\d+) unreviewed`)
+
+// checkCountsAreFindings fails when a phase's counts, or the count of unreviewed differences
+// its note gives, differ from the findings it lists: the parity phase's unreviewed and cosmetic
+// differences, the probes phase's unreviewed probes (its note counts them when they are not all
+// the probes that differ).
+func checkCountsAreFindings(t *testing.T, rep *report.Report) {
+	t.Helper()
+	for _, ph := range rep.Phases {
+		rules := map[string]int{}
+		for _, f := range ph.Findings {
+			rules[f.Rule]++
+		}
+		want := map[string]int{}
+		switch {
+		case strings.HasPrefix(ph.Name, "parity "):
+			want = map[string]int{"unreviewed": rules[parity.RuleUnreviewedDifference], "cosmetic": rules[parity.RuleCosmeticDifference]}
+			for k, n := range want {
+				if ph.Counts[k] != n {
+					t.Errorf("%s: counts %s = %d, but the phase lists %d", ph.Name, k, ph.Counts[k], n)
+				}
+			}
+			want = map[string]int{"note": rules[parity.RuleUnreviewedDifference]}
+		case strings.HasPrefix(ph.Name, "probes ") && len(ph.Notes) > 0:
+			if m := unreviewedNote.FindStringSubmatch(ph.Notes[0]); m == nil && ph.Counts["differing"] != rules[parity.RuleProbeDifference] {
+				t.Errorf("%s: %d probes differ, the phase lists %d, and its note %q does not say why", ph.Name, ph.Counts["differing"], rules[parity.RuleProbeDifference], ph.Notes[0])
+			}
+			want = map[string]int{"note": rules[parity.RuleProbeDifference]}
+		}
+		if n, ok := want["note"]; ok && len(ph.Notes) > 0 {
+			if m := unreviewedNote.FindStringSubmatch(ph.Notes[0]); m != nil && m[1] != strconv.Itoa(n) {
+				t.Errorf("%s: note %q, but the phase lists %d unreviewed", ph.Name, ph.Notes[0], n)
+			}
+		}
 	}
 }

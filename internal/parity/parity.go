@@ -16,20 +16,10 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/locate"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/probe"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 	"github.com/ledgercheck/ledgercheck/introspect"
 )
-
-// Probe is a query whose results must be the same on both installs (see config.Probe).
-type Probe struct {
-	Name      string
-	SQL       string
-	Tolerance float64
-	Role      string
-	// Pos is where the configuration writes the probe (zero when it is not from a file): where
-	// a difference of the probe points when the port creates nothing the probe reads.
-	Pos finding.Position
-}
 
 // Installed is one variant as the gate installed it: what the comparison needs.
 type Installed struct {
@@ -129,7 +119,7 @@ func (r *Report) Passed() bool { return r.Outcome.Passed() }
 // included), and each probe's rows; then it filters the differences through the port's
 // allowlist (nil accepts nothing). A probe that fails on both installs is a configuration error
 // ([fault.Input]).
-func Compare(artifact, port Installed, probes []Probe, al *allowlist.File) (*Report, error) {
+func Compare(artifact, port Installed, probes []probe.Probe, al *allowlist.File) (*Report, error) {
 	t0 := time.Now()
 	left, right := DeclaredSource(artifact.Source), DeclaredSource(port.Source)
 	if left == nil || right == nil { // a side read from a database without its file declares nothing
@@ -190,9 +180,12 @@ func probeErr(v Installed, i int) error {
 	return nil
 }
 
+// kindProbe is the kind of a probe's difference.
+const kindProbe = "probe"
+
 // compareProbe compares one probe's results; the difference, if any, has kind "probe", the
 // probe's name as object and attribute "rows", and the rendered results as values.
-func compareProbe(p Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *diff.Difference, error) {
+func compareProbe(p probe.Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *diff.Difference, error) {
 	pr := ProbeResult{Name: p.Name, Artifact: l, Port: r}
 	if lerr != nil && rerr != nil {
 		return pr, nil, fault.Input(fmt.Errorf("probe %q fails on both installs: %s", p.Name, oneLine(lerr.Error())))
@@ -212,7 +205,7 @@ func compareProbe(p Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *
 		}
 		lt, rt = RenderRows(l), RenderRows(r)
 	}
-	d := &diff.Difference{Kind: "probe", Object: p.Name, Attr: "rows", Artifact: lt, Port: rt, Class: introspect.Semantic}
+	d := &diff.Difference{Kind: kindProbe, Object: p.Name, Attr: "rows", Artifact: lt, Port: rt, Class: introspect.Semantic}
 	d.ArtifactText, d.PortText = alignedRows(l, r, lerr, rerr)
 	if p.Tolerance > 0 {
 		d.Note = fmt.Sprintf("numeric values compared with tolerance %g", p.Tolerance)
@@ -229,7 +222,7 @@ func compareProbe(p Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *
 func probeCauses(reads map[string]probeReads, o *allowlist.Outcome) map[string][]string {
 	var catalog, probed []diff.Difference
 	collect := func(d diff.Difference) {
-		if d.Kind == "probe" {
+		if d.Kind == kindProbe {
 			probed = append(probed, d)
 		} else {
 			catalog = append(catalog, d)

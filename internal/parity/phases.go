@@ -2,6 +2,7 @@ package parity
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,30 +14,52 @@ import (
 	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
-// Summary counts what a report holds.
+// Summary counts what a report holds, each count for the phase that shows it: the catalog
+// differences for "parity PORT" (whose findings are those differences), the probes for "probes
+// PORT", the entries for "allowlist PORT". A note's counts are the findings its phase lists.
 type Summary struct {
-	Differences     int
-	Allowlisted     int
-	Unreviewed      int
-	Cosmetic        int
-	DimensionSites  int
-	Stale           int
-	Changed         int
-	Probes          int
-	ProbesDiffering int
+	// Differences are the catalog differences: Allowlisted, Cosmetic, Unreviewed and Changed
+	// (since review) add up to it.
+	Differences, Allowlisted, Unreviewed, Cosmetic, Changed int
+	DimensionSites                                          int
+	// Probes are the probes compared, ProbesDiffering those whose rows differ: ProbesAllowlisted,
+	// ProbesUnreviewed and ProbesChanged add up to it.
+	Probes, ProbesDiffering                            int
+	ProbesAllowlisted, ProbesUnreviewed, ProbesChanged int
+	// Accepted are the differences the allowlist accepts, catalog and probe; ChangedEntries and
+	// Stale its entries changed since review and stale.
+	Accepted, ChangedEntries, Stale int
 }
 
 // Summary counts the report.
 func (r *Report) Summary() Summary {
-	s := Summary{
-		Differences:    len(r.Differences),
-		Allowlisted:    len(r.Outcome.Accepted),
-		Unreviewed:     len(r.Outcome.Unreviewed),
-		Cosmetic:       len(r.Outcome.Cosmetic),
-		DimensionSites: len(r.Sites),
-		Stale:          len(r.Outcome.Stale),
-		Changed:        len(r.Outcome.Changed),
-		Probes:         len(r.Probes),
+	s := Summary{DimensionSites: len(r.Sites), Probes: len(r.Probes), Accepted: len(r.Outcome.Accepted),
+		ChangedEntries: len(r.Outcome.Changed), Stale: len(r.Outcome.Stale)}
+	// count adds one difference to the catalog's count or to the probes'.
+	count := func(d diff.Difference, catalog, probe *int) {
+		if d.Kind == kindProbe {
+			*probe++
+		} else {
+			*catalog++
+		}
+	}
+	var probeDiffs int
+	for _, d := range r.Differences {
+		count(d, &s.Differences, &probeDiffs)
+	}
+	for _, m := range r.Outcome.Accepted {
+		count(m.Difference, &s.Allowlisted, &s.ProbesAllowlisted)
+	}
+	for _, d := range r.Outcome.Unreviewed {
+		count(d, &s.Unreviewed, &s.ProbesUnreviewed)
+	}
+	for _, d := range r.Outcome.Cosmetic {
+		count(d, &s.Cosmetic, new(int))
+	}
+	for _, c := range r.Outcome.Changed {
+		for _, d := range c.Differences {
+			count(d, &s.Changed, &s.ProbesChanged)
+		}
 	}
 	for _, p := range r.Probes {
 		if !p.Equal {
@@ -72,7 +95,7 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 	}
 	probes := report.PhaseResult{Phase: finding.PhaseProbe, Name: "probes " + port, File: r.portFile,
 		Counts: map[string]int{"probes": sum.Probes, "differing": sum.ProbesDiffering},
-		Notes:  []string{fmt.Sprintf("%d probes on the fixture, %d return different rows", sum.Probes, sum.ProbesDiffering)}}
+		Notes:  []string{probesNote(sum)}}
 	probes.Notes = append(probes.Notes, r.ProbesNotes...)
 	if r.ProbesSkipped != "" {
 		probes.Status, probes.Notes = report.StatusSkip, []string{r.ProbesSkipped}
@@ -97,12 +120,12 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 	for _, c := range causes {
 		probes.Notes = append(probes.Notes, fmt.Sprintf("%s: likely caused by %s (the differences of what they read)", strings.Join(byCause[c], ", "), c))
 	}
-	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist " + port, File: r.Allowlist, Counts: map[string]int{"stale": sum.Stale, "changed": sum.Changed}}
+	al := report.PhaseResult{Phase: finding.PhaseAllow, Name: "allowlist " + port, File: r.Allowlist, Counts: map[string]int{"stale": sum.Stale, "changed": sum.ChangedEntries}}
 	if r.Allowlist == "" {
 		al.Status = report.StatusSkip
 		al.Notes = []string{"not run: the port has no allowlist, so every semantic difference is a finding"}
 	} else {
-		al.Notes = []string{fmt.Sprintf("%s: %d differences accepted, %d changed since review, %d stale entries", r.Allowlist, sum.Allowlisted, sum.Changed, sum.Stale)}
+		al.Notes = []string{fmt.Sprintf("%s: %d differences accepted, %d changed since review, %d stale entries", r.Allowlist, sum.Accepted, sum.ChangedEntries, sum.Stale)}
 		if r.allowlistHint != "" {
 			al.Notes = append(al.Notes, r.allowlistHint)
 		}
@@ -121,6 +144,19 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 		}
 	}
 	return []report.PhaseResult{par, probes, al}
+}
+
+// probesNote counts the probes, and, when some of those that differ are not findings of the
+// probes phase (the allowlist accepts them, or they changed since review), how many are.
+func probesNote(sum Summary) string {
+	note := fmt.Sprintf("%d probes on the fixture, %d return different rows", sum.Probes, sum.ProbesDiffering)
+	if sum.ProbesUnreviewed != sum.ProbesDiffering {
+		note += fmt.Sprintf(": %d allowlisted, %d unreviewed", sum.ProbesAllowlisted, sum.ProbesUnreviewed)
+		if sum.ProbesChanged > 0 {
+			note += fmt.Sprintf(", %d changed since review (see the allowlist phase)", sum.ProbesChanged)
+		}
+	}
+	return note
 }
 
 // called is how notes call a side named name: "artifact", or "port NAME" for a port with a name
@@ -155,6 +191,19 @@ func sitePositions(s diff.Site) string {
 	return " [" + strings.Join(parts, ", ") + "]"
 }
 
+// ToSuggest returns the differences `allowlist suggest` proposes entries for: those that need a
+// review (unreviewed, and changed since review), or, with all, every semantic difference.
+func (r *Report) ToSuggest(all bool) []diff.Difference {
+	if all {
+		return r.Differences
+	}
+	out := slices.Clone(r.Outcome.Unreviewed)
+	for _, c := range r.Outcome.Changed {
+		out = append(out, c.Differences...)
+	}
+	return out
+}
+
 // Findings returns the report's findings: one error per unreviewed difference (phase parity, or
 // probe for probe differences), one error per difference changed since review and per stale
 // entry (phase allowlist, at the entry's line), and one info per cosmetic difference.
@@ -163,7 +212,7 @@ func (r *Report) Findings() []finding.Finding {
 	for _, d := range r.Outcome.Unreviewed {
 		f := finding.Finding{Phase: finding.PhaseParity, Rule: RuleUnreviewedDifference, Severity: finding.SevError,
 			Message: differenceMessage(d), Object: d.Kind + " " + d.Object}
-		if d.Kind == "probe" {
+		if d.Kind == kindProbe {
 			f.Phase, f.Rule = finding.PhaseProbe, RuleProbeDifference
 		}
 		r.place(&f, d)
@@ -299,7 +348,7 @@ func shown(v string) string {
 func differenceMessage(d diff.Difference) string {
 	obj := finding.ShortIdentity(d.Object)
 	switch {
-	case d.Kind == "probe":
+	case d.Kind == kindProbe:
 		return "probe " + obj + " returns different rows on the two installs"
 	case d.Kind == diff.KindDimension:
 		return d.Note

@@ -7,6 +7,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/locate"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/probe"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
@@ -20,12 +21,12 @@ import (
 // position.
 func (r *Report) place(f *finding.Finding, d diff.Difference) {
 	if d.Pos != nil {
-		f.Pos = finding.Position(*d.Pos)
+		f.Pos = findingPos(*d.Pos)
 		return
 	}
 	art, port := r.statements[0], r.statements[1]
 	switch {
-	case d.Kind == "probe":
+	case d.Kind == kindProbe:
 		r.placeProbe(f, d.Object)
 		return
 	case d.Kind == diff.KindDimension:
@@ -66,7 +67,7 @@ type probeReads struct {
 }
 
 // readsOf parses p's SQL (at the port's dimension) for what it reads.
-func readsOf(p Probe, dim int) probeReads {
+func readsOf(p probe.Probe, dim int) probeReads {
 	funcs, rels, err := pgsql.Reads(scratch.SubstituteDim(p.SQL, dim))
 	return probeReads{funcs: funcs, rels: rels, err: err, pos: p.Pos}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/locate"
 	"github.com/ledgercheck/ledgercheck/internal/parity"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/probe"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 	"github.com/ledgercheck/ledgercheck/introspect"
 )
@@ -38,7 +39,7 @@ func TestDifferencesPointAtTheirStatement(t *testing.T) {
 	rows := func(v string) *scratch.Rows { return &scratch.Rows{Columns: []string{"f"}, Rows: [][]string{{v}}} }
 	art.Rows, art.Errs = []*scratch.Rows{rows("1"), rows("1")}, make([]error, 2)
 	port.Rows, port.Errs = []*scratch.Rows{rows("2"), rows("2")}, make([]error, 2)
-	probes := []parity.Probe{
+	probes := []probe.Probe{
 		{Name: "calls-f", SQL: "SELECT public.f() AS f"},
 		{Name: "reads-nothing-of-theirs", SQL: "SELECT 1 AS f FROM pg_class", Pos: finding.Position{File: "ledgercheck.yaml", Line: 40, Col: 1}},
 	}

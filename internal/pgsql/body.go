@@ -1,7 +1,6 @@
 package pgsql
 
 import (
-	"encoding/json"
 	"errors"
 	"regexp"
 	"sort"
@@ -42,7 +41,12 @@ var (
 // body is the AS string, bm maps its offsets to the file.
 // It returns the parse tree (nil when the body does not compile).
 func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx Context, fn Name) []map[string]any {
-	js, err := parsePlPgSQL(stmtText)
+	tree, err := plpgsqlTree(stmtText)
+	var te *treeError
+	if errors.As(err, &te) {
+		a.probs = append(a.probs, Problem{Pos: a.f.Pos(bm(0)), Msg: te.Error()})
+		return nil
+	}
 	if err != nil {
 		p := Problem{Pos: a.f.Pos(bm(0)), Msg: err.Error()}
 		var ne *nestingError
@@ -71,12 +75,10 @@ func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx C
 		a.probs = append(a.probs, p)
 		return nil
 	}
-	fns, ok := plFunctions(js)
+	fns, ok := plFunctions(tree)
 	if !ok {
-		if err := json.Unmarshal([]byte(js), &fns); err != nil {
-			a.probs = append(a.probs, Problem{Pos: a.f.Pos(bm(0)), Msg: "unexpected PL/pgSQL parse tree: " + err.Error()})
-			return nil
-		}
+		a.probs = append(a.probs, Problem{Pos: a.f.Pos(bm(0)), Msg: "unexpected PL/pgSQL parse tree: not a list of functions"})
+		return nil
 	}
 	w := &plWalker{a: a, sc: sc, body: body, lines: newLines(body), bm: bm, ctx: ctx, fn: fn}
 	for _, f := range fns {
@@ -85,13 +87,11 @@ func (a *analyzer) plpgsql(sc *scope, stmtText, body string, bm offsetMap, ctx C
 	return fns
 }
 
-// plFunctions decodes pg_query's PL/pgSQL JSON, a list of functions, as json.Unmarshal into a
-// []map[string]any does, with decodeJSON; false when decodeJSON does not take it or it is not a
-// list of objects (and nulls), which is then left to json.Unmarshal.
-func plFunctions(js string) ([]map[string]any, bool) {
-	v, ok := decodeJSON(js)
+// plFunctions is pg_query's PL/pgSQL tree, a list of functions, as json.Unmarshal into a
+// []map[string]any gives it; false when it is not a list of objects (and nulls).
+func plFunctions(v any) ([]map[string]any, bool) {
 	list, isList := v.([]any)
-	if !ok || !isList {
+	if !isList {
 		return nil, false
 	}
 	fns := make([]map[string]any, len(list))

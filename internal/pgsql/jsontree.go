@@ -14,23 +14,6 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
 
-// parseTree is pg_query.Parse, the same tree and the same errors, at about half the cost: the
-// tree comes from C as pg_query's JSON, which pg_query writes in a third of the time its
-// protobuf takes (protobuf-c visits every field of Node's 250-case oneof for every node, twice),
-// and is decoded by decodeTree below. A tree decodeTree is not sure of is parsed again through
-// pg_query.Parse. Every parse of SQL goes through it (see [parse]).
-func parseTree(sql string) (*pg_query.ParseResult, error) {
-	js, err := pg_query.ParseToJSON(sql)
-	if err != nil {
-		return nil, err
-	}
-	tree := &pg_query.ParseResult{}
-	if decodeTree(js, sql, tree) {
-		return tree, nil
-	}
-	return pg_query.Parse(sql)
-}
-
 // decodeTree decodes js, pg_query's JSON parse tree of sql, into tree, as proto.Unmarshal
 // decodes pg_query's protobuf of it. It reports false, leaving tree in an unspecified state,
 // for anything it does not expect: an unknown key, a value of another type, a string that is not

@@ -272,11 +272,3 @@ func parse(sql string, limit int) (*pg_query.ParseResult, error) {
 	}
 	return parseTree(sql)
 }
-
-// parsePlPgSQL is pg_query.ParsePlPgSqlToJSON behind [checkNesting] at [MaxNesting].
-func parsePlPgSQL(sql string) (string, error) {
-	if err := checkNesting(sql, MaxNesting); err != nil {
-		return "", err
-	}
-	return pg_query.ParsePlPgSqlToJSON(sql)
-}

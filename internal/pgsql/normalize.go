@@ -2,6 +2,7 @@ package pgsql
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -152,18 +153,18 @@ func normalizePLpgSQL(fb FunctionBody) (string, error) {
 	if fb.Result == "" {
 		head = "CREATE PROCEDURE ledgercheck_body(" + fb.Arguments + ")"
 	}
-	js, err := parsePlPgSQL(head + " LANGUAGE plpgsql AS " + tag + fb.Body + tag)
+	tree, err := plpgsqlTree(head + " LANGUAGE plpgsql AS " + tag + fb.Body + tag)
 	if err != nil && (fb.Arguments != "" || fb.Result != "void") {
 		// A signature the parser does not take; the body alone still parses if it does not
 		// depend on parameter names.
-		js, err = parsePlPgSQL("CREATE FUNCTION ledgercheck_body() RETURNS void LANGUAGE plpgsql AS " + tag + fb.Body + tag)
+		tree, err = plpgsqlTree("CREATE FUNCTION ledgercheck_body() RETURNS void LANGUAGE plpgsql AS " + tag + fb.Body + tag)
+	}
+	var te *treeError
+	if errors.As(err, &te) {
+		return "", fmt.Errorf("decoding the PL/pgSQL tree: %w", te.err)
 	}
 	if err != nil {
 		return "", fmt.Errorf("parsing PL/pgSQL: %w", err)
-	}
-	var tree any
-	if err := json.Unmarshal([]byte(js), &tree); err != nil {
-		return "", fmt.Errorf("decoding the PL/pgSQL tree: %w", err)
 	}
 	tree = normalizePLTree(tree)
 	b, err := json.Marshal(tree)

@@ -3,12 +3,14 @@
 //
 // # The rerun audit
 //
-// [Audit] installs the prerequisites and the migration into a fresh scratch database, loads a
+// The gate installs the prerequisites and the migration into a fresh scratch database, loads a
 // fixture (by default the project's ledger fixture, see [FindDefaultFixture]), and takes a
 // catalog snapshot and a content digest of every user table ([introspect.TakeDigest]: row count
 // and an order-independent hash of the rows). It then applies the migration again, Times-1
 // times. Each run must succeed, and after each the snapshot and every digest must equal the
-// first. Findings:
+// first. [Begin], [Rerun.Fill], [Rerun.Baseline] and [Rerun.Runs] are those steps on a
+// database the gate prepared ([Prepared]), which the gate calls in order; [Rerun.Phase] is the
+// result. Findings:
 //
 //   - rerun-failed: a run failed; the finding points at the statement (file:line:col) and carries
 //     the server's error, detail and hint. Later runs are not attempted.
@@ -29,10 +31,11 @@
 //
 // # The upgrade audit
 //
-// With [Options.Previous], Audit also installs the previous version into a second database,
-// loads the fixture, digests the tables and applies the migration over it; meanwhile a third
-// database gets a fresh install of the migration alone. The upgraded catalog must equal the
-// fresh one, and no table may have fewer rows than before the upgrade:
+// With [Options.Previous], [StartUpgrade] installs the previous version into a database of its
+// own, loads the fixture, digests the tables and applies the migration over it, while the rerun
+// audit runs. [Upgrade.Phase] compares the upgraded catalog with the migration's fresh install
+// (the rerun audit's database after the install, before the fixture), which it must equal, and
+// no table may have fewer rows than before the upgrade:
 //
 //   - upgrade-failed: the migration failed over the previous version (the finding says why: the
 //     server's error, say "cannot change return type of existing function", with its hint).
@@ -50,10 +53,9 @@
 // When the migration, the previous version or the fixture does not install on a fresh database
 // the audit cannot run; that is a finding too (rerun-install-failed, rerun-fixture-failed,
 // upgrade-previous-failed, upgrade-fixture-failed), at the failing statement. Errors returned
-// by [Audit] are infrastructure failures (no server, a dropped connection).
+// by the audit's steps are infrastructure failures (no server, a dropped connection).
 //
 // # Parallelism
 //
-// The rerun audit, the upgrade and the fresh install each run in their own scratch database,
-// concurrently. [Result.Timings] tells how long each took.
+// The rerun audit and the upgrade audit each run in their own scratch database, concurrently. Each phase's duration tells how long its audit took.
 package rerun

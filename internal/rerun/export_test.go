@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
@@ -18,17 +19,36 @@ var (
 	StableReport = stableReport
 )
 
-// Failed reports whether any finding is an error (warnings do not fail the audit); the gate's
-// verdict is its report's (report.Report.Failed).
+// Result is what a standalone [Audit] found: its two phases, and their findings together.
+type Result struct {
+	// Findings are the problems, rerun audit first, each at the first run that shows it.
+	Findings []finding.Finding
+	// Runs is how many times File was applied successfully in the rerun audit.
+	Runs  int
+	Total time.Duration
+
+	phases []report.PhaseResult
+}
+
+// Phases returns the phases "rerun FILE" and "upgrade from PREVIOUS" (or "upgrade", skipped).
+func (r *Result) Phases() []report.PhaseResult { return slices.Clone(r.phases) }
+
+// Failed reports whether any finding is an error (warnings do not fail the audit).
 func (r *Result) Failed() bool {
 	return slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.Severity == finding.SevError })
 }
 
-// Audit runs the rerun audit, for the golden cases and the tests (the gate prepares the
-// database itself and calls [AuditPrepared]), and, with [Options.Previous], the upgrade audit,
-// each in its own scratch database of srv, concurrently. Problems with the migration (a failed statement, a
-// changed catalog, lost rows) are findings in the result; the error is for everything else: an
-// invalid option, a server that fails, a cancelled context.
+// Report returns the result as a report of its own (the rerun command's): the phases and the
+// rules, with statuses derived from the findings.
+func (r *Result) Report(tool, version string) *report.Report {
+	rep := &report.Report{Tool: tool, Version: version, Phases: r.Phases(), Duration: r.Total}
+	rep.Finish()
+	return rep
+}
+
+// Audit runs the rerun audit in a database of its own, for the golden cases and the tests, with
+// the steps in the order the gate calls them (the gate prepares its database itself), and, with
+// [Options.Previous], the upgrade audit in another, concurrently.
 func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, error) {
 	if opts.Dim <= 0 {
 		return nil, fmt.Errorf("rerun: dimension %d: want a positive dimension", opts.Dim)
@@ -44,8 +64,6 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 	}
 	a := newAuditor(srv, opts)
 	t0 := time.Now()
-	// The upgrade audit's database is independent of this one: it starts first, and runs while
-	// this one is prepared.
 	uctx, ucancel := context.WithCancel(ctx)
 	up := StartUpgrade(uctx, srv, opts)
 	defer func() { ucancel(); up.Wait() }()
@@ -54,15 +72,13 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 		return nil, err
 	}
 	defer drop()
-	// One superuser session serves every snapshot and digest of the database.
 	conn, err := db.ConnectAdmin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	p := Prepared{DB: db, Reader: conn, Upgrade: up}
+	p := Prepared{DB: db, Reader: conn}
 	if opts.Fixture == nil {
-		// The tables to fill are those the install creates: the catalog before it.
 		if p.Template, err = a.template(ctx, db, conn); err != nil {
 			return nil, err
 		}
@@ -82,5 +98,23 @@ func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, err
 		}
 	}
 	p.Took = time.Since(t0)
-	return AuditPrepared(ctx, srv, p, opts)
+	rr, err := Begin(ctx, srv, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer rr.Close()
+	for _, step := range []func(context.Context) error{rr.Fill, rr.Baseline, rr.Runs} {
+		if err := step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	ug, err := up.Phase(p.Fresh)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Runs: rr.out.runs, phases: []report.PhaseResult{rr.Phase(), ug}, Total: time.Since(t0)}
+	for _, ph := range res.phases {
+		res.Findings = append(res.Findings, ph.Findings...)
+	}
+	return res, nil
 }

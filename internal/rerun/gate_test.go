@@ -30,7 +30,6 @@ func TestGoldenThroughTheGate(t *testing.T) {
 			opts := rerun.LoadCase(t, dir)
 			req := gate.Request{
 				Artifact: gate.Variant{Name: "migration", File: opts.File.Name, Src: opts.File.Src, Dim: opts.Dim},
-				Steps:    gate.Steps{Rerun: true, RerunApart: true},
 				Times:    opts.Times, Server: scratchtest.Server(t), Tool: "ledgercheck", Version: "test",
 			}
 			if opts.Previous != nil {
@@ -39,7 +38,7 @@ func TestGoldenThroughTheGate(t *testing.T) {
 			if opts.Fixture != nil {
 				req.Fixture = &gate.Script{Name: opts.Fixture.Name, Src: opts.Fixture.Src}
 			}
-			res, err := gate.Run(context.Background(), req)
+			res, err := gate.Rerun(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -25,7 +25,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
-// DefaultTimes is how many times [Audit] applies the migration when [Options.Times] is 0: the
+// DefaultTimes is how many times the rerun audit applies the migration when [Options.Times] is 0: the
 // install and two reruns.
 const DefaultTimes = 3
 
@@ -35,7 +35,7 @@ type Script struct {
 	Src  []byte
 }
 
-// Options configure an [Audit].
+// Options configure the rerun and upgrade audits.
 type Options struct {
 	// File is the migration under audit.
 	File Script
@@ -66,54 +66,18 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
-// Timings are how long the parts of an audit took; the upgrade and the fresh install run
-// concurrently with the rerun audit.
-type Timings struct {
-	// Rerun is the rerun audit: install, fixture, snapshots and every run.
-	Rerun time.Duration `json:"rerun"`
-	// Upgrade is the upgrade audit's database: previous version, fixture, upgrade, snapshots.
-	Upgrade time.Duration `json:"upgrade,omitempty"`
-	// Total is the whole audit, wall clock.
-	Total time.Duration `json:"total"`
-}
-
-// Result is what an [Audit] found.
-type Result struct {
-	// Findings are the problems, rerun audit first, each at the first run that shows it.
-	Findings []finding.Finding `json:"findings"`
-	// Summary are one-line conclusions, one per audit.
-	Summary []string `json:"summary"`
-	// Runs is how many times File was applied successfully in the rerun audit.
-	Runs int `json:"runs"`
-	// Tables and Rows are how many tables the digests cover, and their rows, after the install
-	// and the fixture.
-	Tables int   `json:"tables"`
-	Rows   int64 `json:"rows"`
-	// Generated is how many of Rows were generated, without a fixture (see [fill]).
-	Generated int `json:"generated_rows,omitempty"`
-	// Timings are the durations of the parts.
-	Timings Timings `json:"timings"`
-
-	phases []report.PhaseResult
-}
-
-// Phases returns one phase result per audit, for a report that shows them apart: "rerun FILE"
-// (its findings, summary, duration and the counts runs, tables and rows) and, with
-// [Options.Previous], "upgrade from PREVIOUS" (its duration covers the upgrade and the fresh
-// install it is compared with, which run concurrently).
-func (r *Result) Phases() []report.PhaseResult { return slices.Clone(r.phases) }
-
 // Prepared is a database in which the caller (the gate; the tests' Audit) installed the migration
 // and loaded the fixture: the state after run 1. The gate prepares one database per variant and
-// shares it between the install's footprint, the probes, lint's cross-check and this audit.
+// shares it between the install's footprint, the audit, the probes, the cross-check and this
+// audit.
 type Prepared struct {
 	DB *scratch.Database
 	// Install is the error of installing the migration and Fixture that of loading the fixture
 	// (not tried when the install failed). A statement the server rejected or a syntax error is
-	// a finding of the audit; any other error is returned by [AuditPrepared].
+	// a finding of the audit; any other error is returned by [Begin].
 	Install, Fixture error
 	// Fresh is the catalog after the install, before the fixture (nil when the install failed):
-	// what the upgrade audit compares the upgraded database with.
+	// what generated rows are planned from.
 	Fresh *introspect.Snapshot
 	// Template, when not nil, is the catalog before the install (the template DB copies). With
 	// no fixture, the tables in Fresh and not in Template (those the install created) are
@@ -127,22 +91,164 @@ type Prepared struct {
 	// on it, one at a time, instead of connecting for each. A session that has read the catalog
 	// before reads it again at a fraction of the cost of a new one. Nil: the audit opens one.
 	Reader *pgx.Conn
-	// Reading, when not nil, waits for work of the caller's that still reads DB in the state
-	// after the fixture (the gate's probes) and returns its error: the audit takes the snapshot
-	// and digests the reruns are compared with meanwhile, and calls Reading before it applies
-	// the migration again. Such work must not change what a snapshot or a digest reads (the
-	// probes run in transactions that are rolled back). The caller waits for it too when the
-	// audit returns early.
-	Reading func() error
-	// Upgrade, when not nil, is the upgrade audit the caller started with [StartUpgrade] (with
-	// the same options), so that it ran while DB was prepared; nil starts it with the rerun
-	// audit's runs, when [Options.Previous] is set.
-	Upgrade *Upgrade
 }
 
-// Upgrade is an upgrade audit running in a database of its own, started by [StartUpgrade] and
-// finished by [AuditPrepared], which compares it with the fresh install.
+// Rerun is the rerun audit of a prepared database, in the steps its caller sequences: [Begin]
+// (the install's and the fixture's failures), [Rerun.Fill] (generated rows, without a fixture),
+// [Rerun.Baseline] (the snapshot and digests the reruns are compared with), [Rerun.Runs] (runs
+// 2 to Times), then [Rerun.Phase]. A step that ends the audit with a finding (a run that
+// fails, a capture too large to read) leaves nothing for the later ones to do. Work of the
+// caller's that reads DB as the install left it (the gate's probes) may run beside Baseline,
+// never beside Fill or Runs, which change it.
+type Rerun struct {
+	a     *auditor
+	p     Prepared
+	t0    time.Time
+	out   rerunOutcome
+	over  bool      // the outcome is final
+	conn  *pgx.Conn // the catalog reader
+	rs    readers   // the catalog and content readers, from Baseline on
+	base  *state    // what the reruns are compared with
+	close []func()  // what Close closes
+}
+
+// Begin starts the rerun audit of p: a migration or fixture that did not install is its
+// finding, and ends the audit. The caller calls [Rerun.Close] when done.
+func Begin(ctx context.Context, srv *scratch.Server, p Prepared, opts Options) (*Rerun, error) {
+	if opts.Times == 0 {
+		opts.Times = DefaultTimes
+	}
+	r := &Rerun{a: newAuditor(srv, opts), p: p, t0: time.Now()}
+	o := r.a.opts
+	if f, err := r.a.failure(ctx, o.File.Name, p.Install); err != nil {
+		return nil, err
+	} else if f != nil {
+		r.out.findings = append(r.out.findings, newFinding(RuleRerunInstallFailed, finding.SevError, f.pos,
+			"the migration fails on a fresh database, so it cannot be rerun: "+f.msg))
+		r.out.failedAt, r.over = 1, true
+		return r, nil
+	}
+	r.out.runs = 1
+	if o.Fixture != nil {
+		if f, err := r.a.failure(ctx, o.Fixture.Name, p.Fixture); err != nil {
+			return nil, err
+		} else if f != nil {
+			r.out.findings = append(r.out.findings, newFinding(RuleRerunFixtureFailed, finding.SevError, f.pos,
+				fmt.Sprintf("the fixture does not load over %s: %s", o.File.Name, f.msg)))
+			r.over = true
+			return r, nil
+		}
+	}
+	conn, done, err := reader(ctx, p.DB, p.Reader)
+	if err != nil {
+		return nil, err
+	}
+	r.conn, r.close = conn, append(r.close, done)
+	return r, nil
+}
+
+// Close closes the sessions the audit opened.
+func (r *Rerun) Close() {
+	for _, c := range slices.Backward(r.close) {
+		c()
+	}
+	r.close = nil
+}
+
+// endWith ends the audit on a capture too large to read (its resource-limit finding), or
+// returns err.
+func (r *Rerun) endWith(err error) error {
+	if f, ok := r.a.tooLarge(err); ok {
+		r.out.findings, r.out.tooLarge, r.over = append(r.out.findings, f), true, true
+		return nil
+	}
+	return err
+}
+
+// Fill stands in for a missing fixture: it fills the tables the install created with generated
+// rows. With a fixture it does nothing.
+func (r *Rerun) Fill(ctx context.Context) error {
+	if r.over || r.a.opts.Fixture != nil {
+		return nil
+	}
+	var err error
+	r.out.filled, err = r.a.fill(ctx, "rerun", r.p.DB, r.conn, r.p.Template, r.p.Fresh)
+	return r.endWith(err) // the catalog the fill reads
+}
+
+// Baseline takes the snapshot and the content digests the reruns are compared with.
+func (r *Rerun) Baseline(ctx context.Context) error {
+	if r.over {
+		return nil
+	}
+	rs, done, err := contentReader(ctx, r.p.DB, readers{catalog: r.conn})
+	if err != nil {
+		return err
+	}
+	r.rs, r.close = rs, append(r.close, done)
+	if r.base, err = r.a.capture(ctx, r.p.DB, rs, catalog|content); err != nil {
+		return r.endWith(err)
+	}
+	r.out.installed = true
+	r.out.tables = len(r.base.digest.Tables)
+	for _, t := range r.base.digest.Tables {
+		r.out.rows += t.Rows
+	}
+	return nil
+}
+
+// Runs applies the migration again, runs 2 to Times, each compared with the baseline.
+func (r *Rerun) Runs(ctx context.Context) error {
+	if r.over || r.base == nil {
+		return nil
+	}
+	a, o, db := r.a, r.a.opts, r.p.DB
+	seen := map[string]bool{}
+	for run := 2; run <= o.Times; run++ {
+		a.logf("rerun: applying %s again (run %d of %d)", o.File.Name, run, o.Times)
+		if f, err := a.apply(ctx, db, o.File, o.Script); err != nil {
+			return err
+		} else if f != nil {
+			r.out.findings = append(r.out.findings, newFinding(RuleRerunFailed, finding.SevError, f.pos,
+				fmt.Sprintf("run %d of %d failed: %s", run, o.Times, f.msg)))
+			r.out.failedAt = run
+			return nil
+		}
+		r.out.runs = run
+		after, err := a.capture(ctx, db, r.rs, catalog|content)
+		if err != nil {
+			return r.endWith(err)
+		}
+		items := catalogFindings(introspect.Diff(r.base.snap, after.snap), rerunPhrasing{run})
+		items = append(items, rerunRowFindings(run, r.base.digest, after.digest)...)
+		for _, it := range items {
+			if !seen[it.key] {
+				seen[it.key] = true
+				a.place(&it)
+				r.out.findings = append(r.out.findings, it.f)
+			}
+		}
+	}
+	return nil
+}
+
+// Phase is the audit's phase, "rerun FILE": its findings, its summary, its duration (preparing
+// included) and the counts runs, tables and rows (and generated_rows).
+func (r *Rerun) Phase() report.PhaseResult {
+	a, rr := r.a, r.out
+	ph := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + a.opts.File.Name, File: a.opts.File.Name,
+		Duration: r.p.Took + time.Since(r.t0), Findings: rr.findings, Notes: append([]string{a.rerunSummary(rr)}, fillNotes(rr.filled)...),
+		Counts: withGenerated(map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}, rr.filled)}
+	if a.opts.Times == 1 && rr.installed && rr.failedAt == 0 && len(rr.findings) == 0 {
+		ph.Status = report.StatusSkip // installed once: nothing was compared
+	}
+	return ph
+}
+
+// Upgrade is an upgrade audit running in a database of its own, started by [StartUpgrade]
+// and compared with the fresh install by [Upgrade.Phase].
 type Upgrade struct {
+	a    *auditor
 	done chan struct{}
 	out  upgradeOutcome
 	err  error
@@ -150,103 +256,58 @@ type Upgrade struct {
 }
 
 // StartUpgrade starts the upgrade audit of opts ([Options.Previous], the fixture, then
-// [Options.File]) in a database of its own on srv, in the background, and returns it; nil when
-// opts has no previous version. Cancelling ctx stops it. The caller hands it to
-// [AuditPrepared] (in [Prepared.Upgrade]), or waits for it ([Upgrade.Wait]) when it does not
-// get that far.
+// [Options.File]) in a database of its own on srv, in the background, and returns it; without
+// a previous version there is nothing to run, and its phase says so. Cancelling ctx stops it.
+// The caller asks for its phase ([Upgrade.Phase]) or waits for it ([Upgrade.Wait]).
 func StartUpgrade(ctx context.Context, srv *scratch.Server, opts Options) *Upgrade {
-	if opts.Previous == nil {
-		return nil
+	if opts.Times == 0 {
+		opts.Times = DefaultTimes
 	}
-	u := &Upgrade{done: make(chan struct{})}
-	a := newAuditor(srv, opts)
+	u := &Upgrade{a: newAuditor(srv, opts), done: make(chan struct{})}
+	if opts.Previous == nil {
+		close(u.done)
+		return u
+	}
 	go func() {
 		t0 := time.Now()
 		defer func() { u.took = time.Since(t0); close(u.done) }()
 		defer fault.Recover(&u.err)
-		u.out, u.err = a.upgrade(ctx)
+		u.out, u.err = u.a.upgrade(ctx)
 	}()
 	return u
 }
 
-// Wait waits until the upgrade audit has ended and dropped its database; a nil Upgrade has
-// nothing to wait for.
-func (u *Upgrade) Wait() {
-	if u != nil {
-		<-u.done
-	}
-}
+// Wait waits until the upgrade audit has ended and dropped its database.
+func (u *Upgrade) Wait() { <-u.done }
 
-// AuditPrepared continues the rerun audit on p (runs 2 to Times on p.DB) and, with
-// [Options.Previous], runs the upgrade audit in a database of its own on srv, concurrently.
-func AuditPrepared(ctx context.Context, srv *scratch.Server, p Prepared, opts Options) (*Result, error) {
-	if opts.Times == 0 {
-		opts.Times = DefaultTimes
+// Phase waits for the upgrade audit and returns its phase, "upgrade from PREVIOUS": the
+// upgraded catalog compared with fresh, the catalog of a fresh install of the file (nil when it
+// did not install, which the rerun audit reports), and the rows lost. Without a previous
+// version, the phase "upgrade" is skipped and says why.
+func (u *Upgrade) Phase(fresh *introspect.Snapshot) (report.PhaseResult, error) {
+	u.Wait()
+	a, o := u.a, u.a.opts
+	if o.Previous == nil {
+		return report.PhaseResult{Phase: finding.PhaseRerun, Name: "upgrade", File: o.File.Name,
+			Status: report.StatusSkip, Notes: []string{fmt.Sprintf("upgrade not run: no previous version of %s was given, so no upgrade from it is checked", o.File.Name)}}, nil
 	}
-	start := time.Now().Add(-p.Took)
-	a := newAuditor(srv, opts)
-	g, ctx := fault.NewGroup(ctx)
-	defer g.Cancel()
-	var (
-		rr          rerunOutcome
-		up          upgradeOutcome
-		fresh       = p.Fresh
-		tRerun, tUp time.Duration
-	)
-	u := p.Upgrade
-	if u == nil {
-		u = StartUpgrade(ctx, srv, opts)
+	if u.err != nil {
+		return report.PhaseResult{}, u.err
 	}
-	g.Go(func() (err error) {
-		t0 := time.Now()
-		rr, err = a.rerun(ctx, p)
-		tRerun = time.Since(t0)
-		return err
-	})
-	if u != nil {
-		g.Go(func() error { u.Wait(); up = u.out; return u.err })
-	}
-	err := g.Wait()
-	if u != nil {
-		tUp = u.took
-	}
-	if err != nil {
-		return nil, err
-	}
-
-	tRerun += p.Took
-	rerunPhase := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + opts.File.Name, File: opts.File.Name,
-		Duration: tRerun, Findings: rr.findings, Notes: append([]string{a.rerunSummary(rr)}, fillNotes(rr.filled)...),
-		Counts: withGenerated(map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}, rr.filled)}
-	if opts.Times == 1 && rr.installed && rr.failedAt == 0 && len(rr.findings) == 0 {
-		rerunPhase.Status = report.StatusSkip // installed once: nothing was compared
-	}
-	res := &Result{Runs: rr.runs, Tables: rr.tables, Rows: rr.rows, Generated: generated(rr.filled),
-		Timings: Timings{Rerun: tRerun, Upgrade: tUp}, phases: []report.PhaseResult{rerunPhase}}
-	if opts.Previous != nil {
-		fs := up.findings
-		// Compare catalogs only when both installs succeeded; a failing fresh install is the
-		// rerun audit's rerun-install-failed finding.
-		if up.snap != nil && fresh != nil {
-			for _, it := range catalogFindings(introspect.Diff(fresh, up.snap), upgradePhrasing{}) {
-				a.place(&it)
-				fs = append(fs, it.f)
-			}
+	up := u.out
+	fs := up.findings
+	// Compare catalogs only when both installs succeeded; a failing fresh install is the
+	// rerun audit's rerun-install-failed finding.
+	if up.snap != nil && fresh != nil {
+		for _, it := range catalogFindings(introspect.Diff(fresh, up.snap), upgradePhrasing{}) {
+			a.place(&it)
+			fs = append(fs, it.f)
 		}
-		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun,
-			Name: "upgrade from " + opts.Previous.Name, File: opts.File.Name, Duration: tUp,
-			Findings: fs, Notes: append([]string{a.upgradeSummary(up, fresh != nil, fs)}, fillNotes(up.filled)...),
-			Counts: withGenerated(map[string]int{"tables": up.tables, "rows": int(up.rows)}, up.filled)})
-	} else {
-		res.phases = append(res.phases, report.PhaseResult{Phase: finding.PhaseRerun, Name: "upgrade", File: opts.File.Name,
-			Status: report.StatusSkip, Notes: []string{fmt.Sprintf("upgrade not run: no previous version of %s was given, so no upgrade from it is checked", opts.File.Name)}})
 	}
-	for _, p := range res.phases {
-		res.Findings = append(res.Findings, p.Findings...)
-		res.Summary = append(res.Summary, p.Notes...)
-	}
-	res.Timings.Total = time.Since(start)
-	return res, nil
+	return report.PhaseResult{Phase: finding.PhaseRerun,
+		Name: "upgrade from " + o.Previous.Name, File: o.File.Name, Duration: u.took,
+		Findings: fs, Notes: append([]string{a.upgradeSummary(up, fresh != nil, fs)}, fillNotes(up.filled)...),
+		Counts: withGenerated(map[string]int{"tables": up.tables, "rows": int(up.rows)}, up.filled)}, nil
 }
 
 type auditor struct {
@@ -445,106 +506,6 @@ type item struct {
 	key  string
 	attr string // the catalog attribute that changed, if the finding is about one
 	f    finding.Finding
-}
-
-// rerun is the rerun audit.
-func (a *auditor) rerun(ctx context.Context, p Prepared) (rerunOutcome, error) {
-	var out rerunOutcome
-	o := a.opts
-	db := p.DB
-	if f, err := a.failure(ctx, o.File.Name, p.Install); err != nil {
-		return out, err
-	} else if f != nil {
-		out.findings = append(out.findings, newFinding(RuleRerunInstallFailed, finding.SevError, f.pos,
-			"the migration fails on a fresh database, so it cannot be rerun: "+f.msg))
-		out.failedAt = 1
-		return out, nil
-	}
-	out.runs = 1
-	if o.Fixture != nil {
-		if f, err := a.failure(ctx, o.Fixture.Name, p.Fixture); err != nil {
-			return out, err
-		} else if f != nil {
-			out.findings = append(out.findings, newFinding(RuleRerunFixtureFailed, finding.SevError, f.pos,
-				fmt.Sprintf("the fixture does not load over %s: %s", o.File.Name, f.msg)))
-			return out, nil
-		}
-	}
-	conn, done, err := reader(ctx, db, p.Reader)
-	if err != nil {
-		return out, err
-	}
-	defer done()
-	if o.Fixture == nil {
-		// Generated rows stand in for the fixture. The caller's readers (the probes) read the
-		// database as the install left it: they end first.
-		if p.Reading != nil {
-			if err := p.Reading(); err != nil {
-				return out, err
-			}
-		}
-		if out.filled, err = a.fill(ctx, "rerun", db, conn, p.Template, p.Fresh); err != nil {
-			if f, ok := a.tooLarge(err); ok { // the catalog the fill reads
-				out.findings, out.tooLarge = append(out.findings, f), true
-				return out, nil
-			}
-			return out, err
-		}
-	}
-	rs, rdone, err := contentReader(ctx, db, readers{catalog: conn})
-	if err != nil {
-		return out, err
-	}
-	defer rdone()
-	base, err := a.capture(ctx, db, rs, catalog|content)
-	if f, ok := a.tooLarge(err); ok {
-		out.findings, out.tooLarge = append(out.findings, f), true
-		return out, nil
-	}
-	if err != nil {
-		return out, err
-	}
-	if p.Reading != nil {
-		if err := p.Reading(); err != nil {
-			return out, err
-		}
-	}
-	out.installed = true
-	out.tables = len(base.digest.Tables)
-	for _, t := range base.digest.Tables {
-		out.rows += t.Rows
-	}
-	seen := map[string]bool{}
-	for run := 2; run <= o.Times; run++ {
-		a.logf("rerun: applying %s again (run %d of %d)", o.File.Name, run, o.Times)
-		if f, err := a.apply(ctx, db, o.File, o.Script); err != nil {
-			return out, err
-		} else if f != nil {
-			out.findings = append(out.findings, newFinding(RuleRerunFailed, finding.SevError, f.pos,
-				fmt.Sprintf("run %d of %d failed: %s", run, o.Times, f.msg)))
-			out.failedAt = run
-			return out, nil
-		}
-		out.runs = run
-		after, err := a.capture(ctx, db, rs, catalog|content)
-		if f, ok := a.tooLarge(err); ok {
-			out.findings, out.tooLarge = append(out.findings, f), true
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		items := catalogFindings(introspect.Diff(base.snap, after.snap), rerunPhrasing{run})
-		items = append(items, rerunRowFindings(run, base.digest, after.digest)...)
-		for _, it := range items {
-			if !seen[it.key] {
-				seen[it.key] = true
-				a.place(&it)
-				out.findings = append(out.findings, it.f)
-			}
-		}
-	}
-	return out, nil
 }
 
 type upgradeOutcome struct {

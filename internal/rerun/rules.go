@@ -2,7 +2,6 @@ package rerun
 
 import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
-	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
@@ -43,11 +42,3 @@ var (
 	_ = rule.Register(rule.Rule{ID: RuleUpgradeCatalogDiffers, Phase: finding.PhaseRerun, Severity: finding.SevError})
 	_ = rule.Register(rule.Rule{ID: RuleUpgradeRowsLost, Phase: finding.PhaseRerun, Severity: finding.SevError})
 )
-
-// Report returns the result as a report of its own (the rerun command's): the phases and the
-// rules, with statuses derived from the findings.
-func (r *Result) Report(tool, version string) *report.Report {
-	rep := &report.Report{Tool: tool, Version: version, Phases: r.Phases(), Duration: r.Timings.Total}
-	rep.Finish()
-	return rep
-}

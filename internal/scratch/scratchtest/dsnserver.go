@@ -72,18 +72,9 @@ func StartDSNServer(opts DSNServerOptions) (s *DSNServer, err error) {
 			s = nil
 		}
 	}()
-	var cred *syscall.Credential
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			return s, errors.New("tests run as root and there is no `postgres` OS user to run the --dsn stand-in server as")
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			return s, err
-		}
-		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	cred, err := serverCredential(dir)
+	if err != nil {
+		return s, err
 	}
 	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", filepath.Join(dir, "data"), "-U", opts.Superuser,
 		"--auth=trust", "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C")
@@ -142,21 +133,46 @@ func StartDSNServer(opts DSNServerOptions) (s *DSNServer, err error) {
 		return s, err
 	}
 	s.DSN = fmt.Sprintf("host=%s port=5432 user=%s dbname=postgres", dir, opts.Superuser)
+	return s, s.waitReady()
+}
+
+// serverCredential is who the server runs as: the postgres OS user when the tests run as root
+// (who then owns dir), else the tests' own user (nil).
+func serverCredential(dir string) (*syscall.Credential, error) {
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return nil, errors.New("tests run as root and there is no `postgres` OS user to run the --dsn stand-in server as")
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			return nil, err
+		}
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	}
+	return cred, nil
+}
+
+// waitReady waits until the server takes connections; it fails when the server exits, or has
+// not started after 1500 tries 20 ms apart.
+func (s *DSNServer) waitReady() error {
 	for i := 0; ; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		conn, err := pgx.Connect(ctx, s.DSN)
 		cancel()
 		if err == nil {
 			conn.Close(context.Background())
-			return s, nil
+			return nil
 		}
 		select {
 		case <-s.exited:
-			return s, fmt.Errorf("the --dsn stand-in server exited: %s", s.LastLogLine())
+			return fmt.Errorf("the --dsn stand-in server exited: %s", s.LastLogLine())
 		case <-time.After(20 * time.Millisecond):
 		}
 		if i == 1500 {
-			return s, fmt.Errorf("the --dsn stand-in server did not start: %v", err)
+			return fmt.Errorf("the --dsn stand-in server did not start: %v", err)
 		}
 	}
 }
