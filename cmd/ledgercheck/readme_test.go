@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -375,8 +376,36 @@ func TestFenceLanguageMatchesContent(t *testing.T) {
 // of its files at the top level.
 var repoPath = regexp.MustCompile(`(?:^|[\s"'(=\x60])((?:migrations|testdata|docs|internal|cmd|scripts|bench|diff|introspect)/[A-Za-z0-9_.@/-]*[A-Za-z0-9_]|(?:ledgercheck|allowlist|allowlist\.reviewed|action)\.ya?ml|Makefile|CHANGELOG\.md)`)
 
-// mdLink is a markdown link to a relative path.
-var mdLink = regexp.MustCompile(`\]\(([^)#:\s]+)(?:#[^)]*)?\)`)
+// mdLink is a markdown link to a relative path or an anchor: the path (empty for the page
+// itself) and the anchor.
+var mdLink = regexp.MustCompile(`\]\(([^)#:\s]*)(?:#([^)\s]*))?\)`)
+
+// headingSlugs returns the anchors GitHub gives the headings of a markdown text: lower case,
+// punctuation but hyphens dropped, spaces as hyphens.
+func headingSlugs(text string) map[string]bool {
+	slugs := map[string]bool{}
+	inCode := false
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "```") {
+			inCode = !inCode
+		}
+		if inCode || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		h := strings.ToLower(strings.TrimSpace(strings.TrimLeft(l, "#")))
+		var b strings.Builder
+		for _, r := range h {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+				b.WriteRune(r)
+			}
+		}
+		slugs[b.String()] = true
+	}
+	return slugs
+}
 
 // TestExamplesNameExistingFiles: every file an example of the documentation names in the
 // repository (in a code block), and every relative link of a page, exists.
@@ -395,8 +424,16 @@ func TestExamplesNameExistingFiles(t *testing.T) {
 		}
 		for _, m := range mdLink.FindAllStringSubmatch(string(data), -1) {
 			target := filepath.Join(repoRoot, filepath.Dir(f), m[1])
-			if _, err := os.Stat(target); err != nil {
+			if m[1] == "" {
+				target = filepath.Join(repoRoot, f)
+			}
+			page, err := os.ReadFile(target)
+			if err != nil && !errors.Is(err, syscall.EISDIR) {
 				t.Errorf("%s: links to %s, which does not exist", f, m[1])
+				continue
+			}
+			if m[2] != "" && strings.HasSuffix(target, ".md") && !headingSlugs(string(page))[m[2]] {
+				t.Errorf("%s: links to %s#%s, and that page has no such heading", f, m[1], m[2])
 			}
 		}
 	}
