@@ -58,6 +58,9 @@ comments:
     reason, which the gate rejects until a person has looked again and removed the TODO;
   - a stale entry (it accepts no difference) is removed, and listed;
   - every new difference gets an entry with reason TODO, at the end.
+Beside the allowlist it writes allowlist.reviewed.yaml (for allowlist.yaml): the texts of the
+entries pinned by digest (bodies, definitions), so that a later change since review is shown
+against them. Commit it with the allowlist; it decides nothing.
 It prints what it kept, updated, removed and added; review with ` + "`git diff`" + `, write the reasons, and
 run ` + "`ledgercheck parity`" + `. An allowlist with TODO reasons is read (suggest runs on drafts); the gate
 rejects it.
