@@ -87,9 +87,10 @@ lint: vet
 	$(GO) mod tidy -diff
 	$(GO) run $(STATICCHECK) ./... $(TOOLS)
 
-# The packages that run goroutines (the gate's variants, probes and upgrades side by side, the
-# cache's workers, the concurrent parse-tree decoder) under the race detector. CI runs it.
-RACE_PKGS := ./internal/gate/ ./internal/rerun/ ./introspect/ ./internal/scratch/ ./internal/pgsql/
+# The packages that run goroutines (a repository's sidecars, the gate's variants, probes and
+# upgrades side by side, the cache's workers, the concurrent parse-tree decoder) under the race
+# detector. CI runs it.
+RACE_PKGS := ./internal/gate/ ./internal/repository/ ./internal/rerun/ ./introspect/ ./internal/scratch/ ./internal/pgsql/
 race: setup
 	$(GO) test -race -count=1 $(RACE_PKGS)
 

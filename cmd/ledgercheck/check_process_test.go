@@ -49,44 +49,7 @@ func TestCheckSARIFShape(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (a stale entry); stderr %s", code, errs)
 	}
-	var log struct {
-		Schema  string `json:"$schema"`
-		Version string `json:"version"`
-		Runs    []struct {
-			ColumnKind string `json:"columnKind"`
-			Tool       struct {
-				Driver struct {
-					Name  string `json:"name"`
-					Rules []struct {
-						ID               string            `json:"id"`
-						ShortDescription map[string]string `json:"shortDescription"`
-						FullDescription  map[string]string `json:"fullDescription"`
-						Help             map[string]string `json:"help"`
-						Default          map[string]string `json:"defaultConfiguration"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				RuleID    string            `json:"ruleId"`
-				RuleIndex *int              `json:"ruleIndex"`
-				Level     string            `json:"level"`
-				Message   map[string]string `json:"message"`
-				Locations []struct {
-					Physical struct {
-						Artifact struct {
-							URI  string `json:"uri"`
-							Base string `json:"uriBaseId"`
-						} `json:"artifactLocation"`
-						Region struct {
-							StartLine   int `json:"startLine"`
-							StartColumn int `json:"startColumn"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-				Fingerprints map[string]string `json:"partialFingerprints"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
+	var log sarifLog
 	if err := json.Unmarshal([]byte(out), &log); err != nil {
 		t.Fatalf("not JSON: %v", err)
 	}
@@ -144,6 +107,46 @@ func TestCheckSARIFShape(t *testing.T) {
 	if !found {
 		t.Error("the stale entry is not among the results")
 	}
+}
+
+// sarifLog is what TestCheckSARIFShape reads of a SARIF log.
+type sarifLog struct {
+	Schema  string `json:"$schema"`
+	Version string `json:"version"`
+	Runs    []struct {
+		ColumnKind string `json:"columnKind"`
+		Tool       struct {
+			Driver struct {
+				Name  string `json:"name"`
+				Rules []struct {
+					ID               string            `json:"id"`
+					ShortDescription map[string]string `json:"shortDescription"`
+					FullDescription  map[string]string `json:"fullDescription"`
+					Help             map[string]string `json:"help"`
+					Default          map[string]string `json:"defaultConfiguration"`
+				} `json:"rules"`
+			} `json:"driver"`
+		} `json:"tool"`
+		Results []struct {
+			RuleID    string            `json:"ruleId"`
+			RuleIndex *int              `json:"ruleIndex"`
+			Level     string            `json:"level"`
+			Message   map[string]string `json:"message"`
+			Locations []struct {
+				Physical struct {
+					Artifact struct {
+						URI  string `json:"uri"`
+						Base string `json:"uriBaseId"`
+					} `json:"artifactLocation"`
+					Region struct {
+						StartLine   int `json:"startLine"`
+						StartColumn int `json:"startColumn"`
+					} `json:"region"`
+				} `json:"physicalLocation"`
+			} `json:"locations"`
+			Fingerprints map[string]string `json:"partialFingerprints"`
+		} `json:"results"`
+	} `json:"runs"`
 }
 
 // TestCheckGitHubFormat runs the binary with --format github and $GITHUB_STEP_SUMMARY set.

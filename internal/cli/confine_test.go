@@ -21,49 +21,19 @@ const secretToken = "zq9_private_token_OUTSIDE"
 // read: the refusal is what kept it out. A path outside the repository typed on the command line
 // is the user's own choice, and read.
 func TestInputsStayInTheRepository(t *testing.T) {
-	base := t.TempDir()
-	repo := filepath.Join(base, "repo")
-	outside := filepath.Join(base, "outside")
-	for _, d := range []string{filepath.Join(repo, ".git"), filepath.Join(repo, "migrations"), outside} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	secret := filepath.Join(outside, "secret.sql")
-	write := func(path, content string, mode os.FileMode) {
-		t.Helper()
-		if err := os.WriteFile(path, []byte(content), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	link := func(target, name string) {
-		t.Helper()
-		if err := os.Symlink(target, filepath.Join(repo, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(secret, secretToken+" = hunter2;\n", 0o600)
-	write(filepath.Join(outside, "ledgercheck.yaml"), "version: 2\nartifact: {file: "+secret+", dim: 1536}\n", 0o600)
-	write(filepath.Join(repo, "migrations", "a.sql"), cleanSQL, 0o644)
-	link(secret, "migrations/evil.sql")                         // an absolute link
-	link("../../outside/secret.sql", "migrations/relative.sql") // a relative one
-	link(filepath.Join(outside, "gone.sql"), "migrations/dangling.sql")
-	link(outside, "linked") // a directory
-	link(filepath.Join(outside, "ledgercheck.yaml"), "outside.yaml")
-
+	repo, secret := repositoryWithLinksOut(t)
 	// config writes a configuration into the repository whose artifact section and rest are
 	// given, and returns its path.
 	n := 0
 	config := func(artifact, rest string) string {
 		n++
 		p := filepath.Join(repo, "cfg"+strings.Repeat("x", n)+".yaml")
-		write(p, "version: 2\nartifact: "+artifact+"\n"+rest, 0o644)
+		writeFile(t, p, "version: 2\nartifact: "+artifact+"\n"+rest, 0o644)
 		return p
 	}
 	ok := "{file: migrations/a.sql, dim: 1536}"
 	noServer := []string{"-q", "--dsn", "postgres://ledgercheck@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=1"}
 	check := func(cfg string) []string { return append([]string{"check", "--config", cfg}, noServer...) }
-	t.Chdir(repo)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -90,21 +60,75 @@ func TestInputsStayInTheRepository(t *testing.T) {
 		{"snapshot --install of a symlink", append([]string{"snapshot", "--install", "migrations/relative.sql"}, noServer...), 3},
 		{"allowlist check of a symlink", []string{"allowlist", "check", "migrations/evil.sql"}, 2},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, errs := runCLI(t, tc.args...)
-			if code != ExitInput || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "outside the repository") || !strings.Contains(errs, "--allow-outside-repo") {
-				t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line that says the file is outside the repository and names --allow-outside-repo", tc.args, code, firstLines(out, 5), errs)
-			}
-			if strings.Contains(out+errs, secretToken) {
-				t.Errorf("%v printed the content of the file outside the repository: %q", tc.args, out+errs)
-			}
-			code, out, errs = runCLI(t, append(tc.args, "--allow-outside-repo")...)
-			if code != tc.allowed || strings.Contains(errs, "outside the repository") {
-				t.Errorf("%v --allow-outside-repo: exit %d, stdout %q, stderr %q; want exit %d, the file read", tc.args, code, firstLines(out, 5), firstLines(errs, 5), tc.allowed)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkOutsideRefused(t, tc.args, tc.allowed) })
 	}
+	checkPathsTypedOrInside(t, repo, secret)
+}
 
+// repositoryWithLinksOut makes a repository (the working directory from now on) beside a
+// directory outside it that holds a 0600 file, secret, and a configuration naming it; the
+// repository holds a clean migration and symbolic links out: to secret (absolute and relative),
+// to a file that does not exist, to the directory and to its configuration.
+func repositoryWithLinksOut(t *testing.T) (repo, secret string) {
+	t.Helper()
+	base := t.TempDir()
+	repo = filepath.Join(base, "repo")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(repo, ".git"), filepath.Join(repo, "migrations"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret = filepath.Join(outside, "secret.sql")
+	link := func(target, name string) {
+		t.Helper()
+		if err := os.Symlink(target, filepath.Join(repo, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, secret, secretToken+" = hunter2;\n", 0o600)
+	writeFile(t, filepath.Join(outside, "ledgercheck.yaml"), "version: 2\nartifact: {file: "+secret+", dim: 1536}\n", 0o600)
+	writeFile(t, filepath.Join(repo, "migrations", "a.sql"), cleanSQL, 0o644)
+	link(secret, "migrations/evil.sql")                         // an absolute link
+	link("../../outside/secret.sql", "migrations/relative.sql") // a relative one
+	link(filepath.Join(outside, "gone.sql"), "migrations/dangling.sql")
+	link(outside, "linked") // a directory
+	link(filepath.Join(outside, "ledgercheck.yaml"), "outside.yaml")
+	t.Chdir(repo)
+	return repo, secret
+}
+
+// writeFile writes content to path with mode.
+func writeFile(t *testing.T, path, content string, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkOutsideRefused fails unless args are refused with one line that names
+// --allow-outside-repo, exit 2, and without the secret's content, and unless with
+// --allow-outside-repo they read the file and exit allowed.
+func checkOutsideRefused(t *testing.T, args []string, allowed int) {
+	t.Helper()
+	code, out, errs := runCLI(t, args...)
+	if code != ExitInput || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "outside the repository") || !strings.Contains(errs, "--allow-outside-repo") {
+		t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line that says the file is outside the repository and names --allow-outside-repo", args, code, firstLines(out, 5), errs)
+	}
+	if strings.Contains(out+errs, secretToken) {
+		t.Errorf("%v printed the content of the file outside the repository: %q", args, out+errs)
+	}
+	code, out, errs = runCLI(t, append(args, "--allow-outside-repo")...)
+	if code != allowed || strings.Contains(errs, "outside the repository") {
+		t.Errorf("%v --allow-outside-repo: exit %d, stdout %q, stderr %q; want exit %d, the file read", args, code, firstLines(out, 5), firstLines(errs, 5), allowed)
+	}
+}
+
+// checkPathsTypedOrInside fails unless a dangling link out of repo is refused as outside, the
+// secret typed on the command line is read, and files inside (one through a link that stays
+// inside) are read.
+func checkPathsTypedOrInside(t *testing.T, repo, secret string) {
+	t.Helper()
 	// A dangling link that leads outside is refused like any other, rather than answering
 	// "no such file" about a path outside the repository.
 	code, _, errs := runCLI(t, "lint", "-q", "migrations/dangling.sql")

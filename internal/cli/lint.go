@@ -82,26 +82,22 @@ func (f *lintFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := conf.Lint
-	if f.baseSchema {
-		cfg.Existing = nil // a base schema defines the prerequisites: nothing exists before it
-	}
 	f.sf.applyLimits(cmd.Flags(), conf.Limits)
 	if err := f.sf.applyPostgres(cmd.Flags(), conf.Postgres); err != nil {
 		return err
 	}
-	// The server, progress and identity of every gate request.
-	base, err := newRequest(g, &f.sf, "lint", gate.Steps{})
+	// The prerequisites' objects exist for lint's ownership rules (and, with --install,
+	// every file is installed over them); a base schema defines them itself, and nothing
+	// exists before it.
+	if f.baseSchema {
+		base := *conf
+		base.Lint.Existing, base.Prerequisites.Files = nil, nil
+		conf = &base
+	}
+	// The server, progress, identity, lint policy and prerequisites of every gate request.
+	req, err := configRequest(conf, g, &f.sf, "lint", gate.Steps{})
 	if err != nil {
 		return err
-	}
-	// The prerequisites' objects exist for lint's ownership rules (and, with --install,
-	// every file is installed over them); a base schema defines them itself.
-	var prereqs []gate.Script
-	if !f.baseSchema {
-		if prereqs, err = readPrerequisites(conf); err != nil {
-			return err
-		}
 	}
 	if args, err = lintFiles(args); err != nil {
 		return err
@@ -113,8 +109,7 @@ func (f *lintFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 		}
 	}
 	rep, err := gate.Lint(cmd.Context(), gate.LintRequest{
-		Files: args, Lint: cfg, Dim: f.dim, Install: f.install, Postgres: base.Postgres,
-		NoOpenBrain: !conf.Prerequisites.OpenBrain, Prerequisites: prereqs,
+		Request: req, Files: args, Dim: f.dim, Install: f.install,
 		Read: func(path string) ([]byte, error) {
 			src, err := conf.Scope.ReadFile(path, input.Migration)
 			if err != nil {
@@ -122,7 +117,6 @@ func (f *lintFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 			}
 			return src, nil
 		},
-		Start: base.Start, Logf: base.Logf, Tool: base.Tool, Version: base.Version, Root: base.Root,
 	})
 	if err != nil {
 		return err

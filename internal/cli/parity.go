@@ -134,15 +134,27 @@ func newRequest(g *globals, sf *serverFlags, command string, steps gate.Steps) (
 	return req, err
 }
 
-// gateRequest is the gate request of a command that reads a configuration (check, parity,
-// allowlist suggest): newRequest, and every file the configuration names read: the artifact,
-// its ports with their allowlists, the prerequisite files, the fixture and the probes.
-func gateRequest(cfg *config.Config, g *globals, sf *serverFlags, command string, steps gate.Steps) (gate.Request, error) {
+// configRequest is newRequest with what a configuration says of every variant (lint's request
+// stops here): its lint policy, the rerun's times, and what every database holds, the Open
+// Brain prerequisites unless turned off and the prerequisite files (read).
+func configRequest(cfg *config.Config, g *globals, sf *serverFlags, command string, steps gate.Steps) (gate.Request, error) {
 	req, err := newRequest(g, sf, command, steps)
 	if err != nil {
 		return req, err
 	}
 	req.Lint, req.NoOpenBrain, req.Times = cfg.Lint, !cfg.Prerequisites.OpenBrain, cfg.Rerun.Times
+	req.Prerequisites, err = readPrerequisites(cfg)
+	return req, err
+}
+
+// gateRequest is the gate request of a command that reads a configuration (check, parity,
+// allowlist suggest): configRequest, and every other file the configuration names read: the
+// artifact, its ports with their allowlists, the fixture and the probes.
+func gateRequest(cfg *config.Config, g *globals, sf *serverFlags, command string, steps gate.Steps) (gate.Request, error) {
+	req, err := configRequest(cfg, g, sf, command, steps)
+	if err != nil {
+		return req, err
+	}
 	read := func(path string, k input.Kind) (*gate.Script, error) {
 		src, err := cfg.Scope.ReadFile(path, k)
 		if err != nil {
@@ -169,9 +181,6 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags, command string
 			}
 		}
 		req.Ports = append(req.Ports, gate.Port{Variant: v, Allowlist: al})
-	}
-	if req.Prerequisites, err = readPrerequisites(cfg); err != nil {
-		return req, err
 	}
 	if cfg.Fixture != "" {
 		if req.Fixture, err = read(cfg.Fixture, input.Fixture); err != nil {

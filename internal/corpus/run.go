@@ -45,9 +45,10 @@ func Run(ctx context.Context, e *Expect, opts Options) ([]FileResult, error) {
 			return nil, fmt.Errorf("corpus: %w", err)
 		}
 		rep, err := gate.Lint(ctx, gate.LintRequest{
-			Files: []string{name}, Lint: conf.Lint, Dim: e.Defaults.Dim,
+			Request: gate.Request{Lint: conf.Lint, Server: opts.Server},
+			Files:   []string{name}, Dim: e.Defaults.Dim,
 			Read:    func(string) ([]byte, error) { return src, nil },
-			Install: opts.Server != nil, Server: opts.Server,
+			Install: opts.Server != nil,
 			Setup: func(ctx context.Context, db *scratch.Database) error {
 				return installNeeds(ctx, db, opts.Dir, fe.Needs)
 			},

@@ -115,8 +115,9 @@ type Request struct {
 	// Logf receives progress lines with step timings; nil discards them. It is called from
 	// several goroutines, one call at a time.
 	Logf func(format string, args ...any)
-	// Command names the command in progress lines ("check", "parity", "rerun"; default
-	// "check").
+	// Command names the command in the gate's own progress lines ("check", "parity", "rerun",
+	// "lint"; default "check", "lint" for [Lint]). It is not folded into Logf: the steps log
+	// through Logf too, with prefixes of their own ("rerun: applying ...", "linting FILE").
 	Command string
 	// Tool, Version and Root are copied into the report.
 	Tool, Version, Root string

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
-	"github.com/ledgercheck/ledgercheck/internal/lint"
 	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
@@ -15,36 +14,28 @@ import (
 // and, with Install, taken through check's install, audit and cross-check steps over the
 // prerequisites (one phase per file).
 type LintRequest struct {
+	// Request is built as check's is, and gives what every request shares: the lint
+	// configuration (Lint), the PostgreSQL version (Postgres, lint.Options.Postgres), the server
+	// (Start, given the templates the installs copy, or a running Server, left running), what
+	// each file is installed over (the Open Brain prerequisites unless NoOpenBrain, then
+	// Prerequisites, whose objects exist for lint's ownership rules, installed or not),
+	// progress (Logf, with Command, default "lint") and the report's Tool, Version and Root.
+	// Its variants, steps, fixture, probes and Times are not lint's: Files and Install are.
+	Request
 	// Files are the migrations, read one at a time with Read (a 4 MiB migration's model is
 	// large, so two are never held at once).
 	Files []string
 	Read  func(path string) ([]byte, error)
-	// Lint is the lint configuration; Dim, when positive, the dimension every vector(N) must
-	// have (and the install's; scratch.DefaultDim when zero).
-	Lint lint.Config
-	Dim  int
-	// Postgres is the PostgreSQL major version the files are checked for (lint.Options.Postgres).
-	Postgres int
-	// Install installs each file into a scratch database of the server Start starts, and
-	// cross-checks and audits its footprint. Start is given the templates the installs copy,
-	// for the cache.
+	// Dim, when positive, is the dimension every vector(N) must have (and the install's;
+	// scratch.DefaultDim when zero).
+	Dim int
+	// Install installs each file into a scratch database of the server, and cross-checks and
+	// audits its footprint.
 	Install bool
-	Start   func(ctx context.Context, templates []scratch.TemplateSpec) (*scratch.Server, error)
-	// Server, when not nil, is a running server used instead of Start, and left running.
-	Server *scratch.Server
-	// NoOpenBrain and Prerequisites are what each file is installed over, as in [Request]: the
-	// Open Brain prerequisites unless NoOpenBrain, then these files (the configuration's
-	// prerequisites). What the files create exists for lint's ownership rules, installed or not.
-	NoOpenBrain   bool
-	Prerequisites []Script
 	// Setup, when not nil, runs in each file's database before the file is installed (and
 	// before the snapshot its footprint starts from): what the file needs beyond the
 	// prerequisites.
 	Setup func(ctx context.Context, db *scratch.Database) error
-	// Logf receives progress lines; nil discards them.
-	Logf func(format string, args ...any)
-	// Tool, Version and Root are copied into the report.
-	Tool, Version, Root string
 }
 
 // lintSteps are the steps of lint --install: check's install, audit and cross-check.
@@ -56,7 +47,7 @@ func Lint(ctx context.Context, req LintRequest) (*report.Report, error) {
 	t0 := time.Now()
 	rep := &report.Report{Tool: req.Tool, Version: req.Version, Root: req.Root}
 	req.Lint = withPrerequisites(req.Lint, req.Prerequisites)
-	logf, _ := progress(req.Logf, "lint")
+	logf, _ := progress(req.Logf, cmp.Or(req.Command, "lint"))
 	quiet := func(string, ...any) {}                    // lint's progress is one line per file
 	base := baseFor(req.NoOpenBrain, req.Prerequisites) // what each file is installed over
 	dim := cmp.Or(req.Dim, scratch.DefaultDim)          // the dimension each file is installed at

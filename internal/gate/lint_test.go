@@ -28,7 +28,7 @@ func TestLintInstallIsChecksSteps(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep, err := Lint(context.Background(), LintRequest{Files: []string{name}, Read: func(string) ([]byte, error) { return src, nil },
-				Lint: config.DefaultLint(), Install: true, Server: srv})
+				Request: Request{Lint: config.DefaultLint(), Server: srv}, Install: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,7 +20,7 @@ import (
 // benchSidecars generates n sidecars in the style of Open Brain's: each a table hung off
 // public.thoughts; the first five need none, the next ten one of them each, the rest two, with a
 // foreign key to each table they need.
-func benchSidecars(b *testing.B, n int) []Sidecar {
+func benchSidecars(b testing.TB, n int) []Sidecar {
 	b.Helper()
 	dir := b.TempDir()
 	var out []Sidecar
