@@ -419,7 +419,12 @@ func newFinding(rule string, sev finding.Severity, pos finding.Position, msg str
 
 // newDatabase returns a scratch database and a function that drops it.
 func (a *auditor) newDatabase(ctx context.Context) (*scratch.Database, func(), error) {
-	db, err := a.srv.NewDatabaseFrom(ctx, a.opts.Dim, a.opts.Base)
+	return a.newDatabaseFrom(ctx, a.opts.Base)
+}
+
+// newDatabaseFrom is [auditor.newDatabase] from the template of base.
+func (a *auditor) newDatabaseFrom(ctx context.Context, base scratch.Base) (*scratch.Database, func(), error) {
+	db, err := a.srv.NewDatabaseFrom(ctx, a.opts.Dim, base)
 	if err != nil {
 		return nil, nil, err
 	}
