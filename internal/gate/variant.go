@@ -155,7 +155,11 @@ func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.
 	if p.steps.CrossCheck && r.file != nil {
 		r.crossCheck = crosscheck.Check(r.file, p.lint, r.installed.Footprint)
 	}
-	p.say("%s: %s at dimension %d installed and fixture loaded in %s", r.v.Name, r.v.File, r.v.Dim, report.FormatDuration(time.Since(t0)))
+	loaded := " and fixture loaded"
+	if p.fixture == nil {
+		loaded = " (no fixture)"
+	}
+	p.say("%s: %s at dimension %d installed%s in %s", r.v.Name, r.v.File, r.v.Dim, loaded, report.FormatDuration(time.Since(t0)))
 	// Without a fixture, the rerun audit fills the tables the install created (not in the
 	// template's snapshot, which the install step read) with generated rows.
 	var tmpl *introspect.Snapshot
