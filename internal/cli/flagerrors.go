@@ -115,13 +115,16 @@ func argsInOwnWords(c *cobra.Command) {
 		for i, a := range args {
 			quoted[i] = strconv.Quote(a)
 		}
-		what := "wrong number of arguments (" + strings.Join(quoted, ", ") + ")"
+		list := strings.Join(quoted, ", ")
+		what := "wrong number of arguments (" + list + ")"
 		switch {
 		case len(args) == 0:
 			what = "missing argument"
-		case check(cmd, nil) == nil:
-			what = "unexpected argument " + strings.Join(quoted, ", ")
+		case check(cmd, args[:1]) != nil && check(cmd, nil) == nil:
+			what = "it takes no argument, given " + list
+		case check(cmd, args[:len(args)-1]) == nil:
+			what = "too many arguments (" + list + ")"
 		}
-		return fault.Input(fmt.Errorf("%s: %s; usage: %s", cmd.CommandPath(), what, cmd.UseLine()))
+		return fault.Input(fmt.Errorf("%s: %s; usage: %s", strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), what, cmd.UseLine()))
 	}
 }
