@@ -137,8 +137,12 @@ func (ch *changes) apply(ctx context.Context, r *gate.Request) bool {
 			continue
 		}
 		src, err := git(ctx, ch.top, "show", ch.base+":"+filepath.ToSlash(rel))
-		if err != nil || len(src) > int(input.Migration.Limit) {
-			v.Previous = nil // new on the branch (or too large to be a migration): no upgrade to audit
+		switch {
+		case err != nil:
+			v.Previous, v.NoPrevious = nil, fmt.Sprintf("%s is new since %s (the merge base), so there is no upgrade to check", v.File, ch.short)
+			continue
+		case len(src) > int(input.Migration.Limit):
+			v.Previous, v.NoPrevious = nil, fmt.Sprintf("%s at %s (the merge base) is larger than a migration may be, so its upgrade is not checked", v.File, ch.short)
 			continue
 		}
 		v.Previous = &gate.Script{Name: ch.short + ":" + filepath.ToSlash(rel), Src: []byte(src)}

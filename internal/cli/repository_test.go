@@ -271,3 +271,35 @@ func TestRepositoryRerunOverNeedsRows(t *testing.T) {
 		t.Errorf("rerun prune: %s, findings %+v; want rerun-rows-lost for the rows of qa_notes it deletes", p.Status, p.Findings)
 	}
 }
+
+// check --changed on a branch that adds a sidecar checks it and says that its upgrade is not
+// checked because the file is new since the merge base (not that no previous version was given).
+func TestChangedNewSidecarHasNoUpgrade(t *testing.T) {
+	dir := t.TempDir()
+	sidecar := func(table string) string {
+		return "CREATE TABLE IF NOT EXISTS public." + table + " (id bigint PRIMARY KEY);\nALTER TABLE public." + table + " ENABLE ROW LEVEL SECURITY;\nNOTIFY pgrst, 'reload schema';\n"
+	}
+	write(t, filepath.Join(dir, "schemas/old/schema.sql"), sidecar("qa_old"))
+	write(t, filepath.Join(dir, "ledgercheck.yaml"), "version: 3\nsidecars:\n  - {glob: \"schemas/*/schema.sql\", dim: 1536}\n")
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "one sidecar")
+	gitIn(t, dir, "checkout", "-q", "-b", "add-new")
+	write(t, filepath.Join(dir, "schemas/new/schema.sql"), sidecar("qa_new"))
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "a new sidecar")
+	t.Chdir(dir)
+	rep := repositoryCheck(t, "--changed", "main")
+	var notes []string
+	for _, ph := range rep.Phases {
+		if strings.HasSuffix(ph.Name, " old") {
+			t.Errorf("phase %q: the branch did not change old", ph.Name)
+		}
+		if ph.Name == "rerun new" {
+			notes = ph.Notes
+		}
+	}
+	if all := strings.Join(notes, "\n"); !strings.Contains(all, "upgrade not run: schemas/new/schema.sql is new since ") || !strings.Contains(all, "(the merge base), so there is no upgrade to check") {
+		t.Errorf("rerun new's notes:\n%s\nwant the upgrade skipped because the file is new", all)
+	}
+}

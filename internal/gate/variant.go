@@ -294,7 +294,7 @@ func (p *pipeline) startProbes(ctx context.Context, r *variantRun, db *scratch.D
 // (nil when it does not parse).
 func (p *pipeline) rerunOptions(r *variantRun, sc *scratch.Script) rerun.Options {
 	v := r.v
-	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf}
+	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf, NoPrevious: v.NoPrevious}
 	if v.Previous != nil {
 		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
 	}
