@@ -303,3 +303,15 @@ func TestChangedNewSidecarHasNoUpgrade(t *testing.T) {
 		t.Errorf("rerun new's notes:\n%s\nwant the upgrade skipped because the file is new", all)
 	}
 }
+
+// lint --install of a repository's files installs each over the sidecars it needs, as check
+// does: the view over two other sidecars' tables installs (over the top-level keys alone it
+// failed with relation "public.thought_tags" does not exist), beside a sidecar that needs none.
+func TestRepositoryLintInstallsOverNeeds(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	t.Chdir(testRepository)
+	code, out, errs := runCLI(t, "lint", "-q", "--install", "recipes/tag-people/view.sql", "schemas/people/schema.sql")
+	if code != ExitOK {
+		t.Errorf("lint --install: exit %d\n%s%s", code, out, errs)
+	}
+}
