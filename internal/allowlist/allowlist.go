@@ -225,17 +225,10 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fail(1, "the allowlist is empty; start it with \"version: %d\"", Version)
 		}
-		p := yamltext.Locate(err, data)
-		if p.UnknownKey != "" {
-			p.Msg = "unknown key " + p.UnknownKey + " (an allowlist has version and entries; an entry takes " + strings.Join(entryKeys, ", ") + ")"
-			if c := didyoumean.Closest(p.UnknownKey, append([]string{"version", "entries"}, entryKeys...)); c != "" {
-				p.Msg = "unknown key " + p.UnknownKey + " (did you mean " + c + "?)"
-			}
+		if keys := unknownKeys(path, err, data, lines); len(keys) > 1 {
+			return nil, fault.Input(&InvalidError{Path: path, Lines: keys})
 		}
-		p.Msg = strings.ReplaceAll(p.Msg, "into allowlist.rawFile", fmt.Sprintf("into an allowlist (a mapping that starts with version: %d)", Version))
-		p.Msg = yamltext.Plain(p.Msg)
-		p.Line = min(max(p.Line, 1), lines)
-		return nil, fault.Input(errors.New(p.At(path)))
+		return nil, fault.Input(errors.New(decodeError(path, yamltext.Locate(err, data), lines)))
 	}
 	f.Version = raw.Version
 	f.Entries = make([]Entry, len(raw.Entries))
@@ -276,6 +269,39 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 		return nil, fault.Input(&InvalidError{Path: path, Lines: invalid})
 	}
 	return f, nil
+}
+
+// decodeError is "path:line[:col]: msg" for the decoding error at p, an unknown key with the
+// nearest key as a suggestion (or the keys there are).
+func decodeError(path string, p yamltext.Position, lines int) string {
+	if p.UnknownKey != "" {
+		p.Msg = "unknown key " + p.UnknownKey + " (an allowlist has version and entries; an entry takes " + strings.Join(entryKeys, ", ") + ")"
+		if c := didyoumean.Closest(p.UnknownKey, append([]string{"version", "entries"}, entryKeys...)); c != "" {
+			p.Msg = "unknown key " + p.UnknownKey + " (did you mean " + c + "?)"
+		}
+	}
+	p.Msg = strings.ReplaceAll(p.Msg, "into allowlist.rawFile", fmt.Sprintf("into an allowlist (a mapping that starts with version: %d)", Version))
+	p.Msg = yamltext.Plain(p.Msg)
+	p.Line = min(max(p.Line, 1), lines)
+	return p.At(path)
+}
+
+// unknownKeys returns a line per unknown key when err, the strict decoder's, is about unknown
+// keys only (it reports every one of them), so that one run names them all; else nil.
+func unknownKeys(path string, err error, data []byte, lines int) []string {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return nil
+	}
+	out := make([]string, 0, len(te.Errors))
+	for _, e := range te.Errors {
+		p := yamltext.Locate(&yaml.TypeError{Errors: []string{e}}, data)
+		if p.UnknownKey == "" {
+			return nil
+		}
+		out = append(out, decodeError(path, p, lines))
+	}
+	return out
 }
 
 // InvalidError is an allowlist with invalid entries: every one of them, so that one run of

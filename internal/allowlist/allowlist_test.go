@@ -2,6 +2,8 @@ package allowlist
 
 import (
 	"bytes"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +48,21 @@ func diffs() []diff.Difference {
 		{Kind: "table", Object: "public.b", Attr: "rls", Artifact: "true", Port: "false", Class: introspect.Semantic},
 		{Kind: "function", Object: "public.f()", Attr: "body", Artifact: "select 1", Port: "select 2", Class: introspect.Semantic},
 		{Kind: "function", Object: "public.g()", Attr: "body", Artifact: "x", Port: "x", ArtifactText: "x", PortText: "x -- c", Class: introspect.Cosmetic},
+	}
+}
+
+// Every unknown key of an allowlist is reported in one run, each at its line and column with
+// its suggestion, as every invalid entry is.
+func TestEveryUnknownKeyInOneRun(t *testing.T) {
+	entry := "  - kind: table\n    object: public.t\n    attr: rls\n    artifact: \"true\"\n    port: \"false\"\n"
+	_, err := Parse("a.yaml", []byte("version: 2\nentries:\n"+entry+"    reasn: x\n"+entry+"    raeson: y\n    cuase: z\n"))
+	var invalid *InvalidError
+	if !errors.As(err, &invalid) || fault.KindOf(err) != fault.KindInput {
+		t.Fatalf("err = %v, want an input error listing every unknown key", err)
+	}
+	want := []string{"a.yaml:8:5: unknown key reasn (did you mean reason?)", "a.yaml:14:5: unknown key raeson (did you mean reason?)", "a.yaml:15:5: unknown key cuase (did you mean cause?)"}
+	if !slices.Equal(invalid.Lines, want) {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(invalid.Lines, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -40,7 +40,7 @@ func TestCheckInputErrors(t *testing.T) {
 		{[]string{"check", "--config", repoConfig, "--artifact", filepath.Join(dir, "missing.sql")}, `missing.sql: no such file`},
 		{[]string{"check", "--config", filepath.Join(dir, "none.yaml")}, `none.yaml`},
 		{[]string{"check", "--config", repoConfig, "--color", "sometimes"}, `--color "sometimes"`},
-		{[]string{"check", "extra-arg"}, `unknown command|accepts 0 arg`},
+		{[]string{"check", "extra-arg"}, `^ledgercheck: check: it takes no argument, given "extra-arg"; usage: ledgercheck check \[flags\]`},
 		{[]string{"check", "--config", repoConfig, "--pg", "16"}, `^ledgercheck: --pg 16: ledgercheck runs PostgreSQL 15 or 17\n$`},
 		{[]string{"lint", "--pg", "14", "../../migrations/decision_ledger.sql"}, `^ledgercheck: --pg 14: ledgercheck runs PostgreSQL 15 or 17\n$`},
 	} {

@@ -143,6 +143,7 @@ server), an interrupted run or an internal error.`,
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd(g))
 	}
+	argsInOwnWords(root)
 	return root
 }
 

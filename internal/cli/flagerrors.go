@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -92,4 +93,38 @@ func commandError(root *cobra.Command, err error) error {
 		}
 	}
 	return fault.Input(fmt.Errorf("%w%s", err, didyoumean.Hint(m[1], names)))
+}
+
+// argsInOwnWords gives every command of the tree under c that has no subcommands an argument
+// check that says what is wrong in ledgercheck's words, with the command's usage line, instead
+// of cobra's ("accepts 1 arg(s), received 0"). A command with subcommands keeps cobra's check,
+// whose unknown-command error [commandError] completes with a suggestion.
+func argsInOwnWords(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		argsInOwnWords(sub)
+	}
+	check := c.Args
+	if check == nil || c.HasSubCommands() {
+		return
+	}
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if check(cmd, args) == nil {
+			return nil
+		}
+		quoted := make([]string, len(args))
+		for i, a := range args {
+			quoted[i] = strconv.Quote(a)
+		}
+		list := strings.Join(quoted, ", ")
+		what := "wrong number of arguments (" + list + ")"
+		switch {
+		case len(args) == 0:
+			what = "missing argument"
+		case check(cmd, args[:1]) != nil && check(cmd, nil) == nil:
+			what = "it takes no argument, given " + list
+		case check(cmd, args[:len(args)-1]) == nil:
+			what = "too many arguments (" + list + ")"
+		}
+		return fault.Input(fmt.Errorf("%s: %s; usage: %s", strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), what, cmd.UseLine()))
+	}
 }

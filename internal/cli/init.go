@@ -82,17 +82,21 @@ Exit codes: 0 written; 2 a usage error or an existing ` + config.DefaultFile + `
 func (f *initFlags) run(cmd *cobra.Command, g *globals) error {
 	in := f.in
 	if f.glob != "" {
-		return f.runGlob(g)
+		return f.runGlob(cmd, g)
+	}
+	if in.Artifact == "" {
+		return fault.Input(errors.New("--artifact FILE is required: the sidecar's migration"))
+	}
+	if err := dimFlag(cmd, "dim", in.Dim, "the artifact's vector dimension"); err != nil {
+		return err
 	}
 	switch {
-	case in.Artifact == "":
-		return fault.Input(errors.New("--artifact FILE is required: the sidecar's migration"))
-	case scratch.CheckDim(in.Dim) != nil:
-		return fault.Input(fmt.Errorf("--dim %w (the artifact's vector dimension)", scratch.CheckDim(in.Dim)))
 	case in.Port == "" && (cmd.Flags().Changed("port-dim") || cmd.Flags().Changed("allowlist")):
 		return fault.Input(errors.New("--port-dim and --allowlist describe a port: pass --port FILE too"))
-	case in.Port != "" && scratch.CheckDim(in.PortDim) != nil:
-		return fault.Input(fmt.Errorf("--port-dim %w (the port's vector dimension)", scratch.CheckDim(in.PortDim)))
+	case in.Port != "":
+		if err := dimFlag(cmd, "port-dim", in.PortDim, "the port's vector dimension"); err != nil {
+			return err
+		}
 	}
 	if in.Port == "" {
 		in.Allowlist = ""
@@ -140,12 +144,24 @@ func (f *initFlags) write(data []byte) error {
 	return nil
 }
 
+// dimFlag checks the dimension flag name of init, whose value is v and which gives what: an
+// input error that says it is required when it was not given, or what is wrong with its value.
+func dimFlag(cmd *cobra.Command, name string, v int, what string) error {
+	if !cmd.Flags().Changed(name) {
+		return fault.Input(fmt.Errorf("--%s N is required: %s (e.g. --%s 1536)", name, what, name))
+	}
+	if err := scratch.CheckDim(v); err != nil {
+		return fault.Input(fmt.Errorf("--%s %w (%s)", name, err, what))
+	}
+	return nil
+}
+
 // runGlob writes a configuration of version 3 for every file matching --glob: one sidecar per
 // file, named after its directory, needing the sidecars that create what its statements
 // reference.
-func (f *initFlags) runGlob(g *globals) error {
-	if err := scratch.CheckDim(f.in.Dim); err != nil {
-		return fault.Input(fmt.Errorf("--dim %w (every sidecar's vector dimension)", err))
+func (f *initFlags) runGlob(cmd *cobra.Command, g *globals) error {
+	if err := dimFlag(cmd, "dim", f.in.Dim, "every sidecar's vector dimension"); err != nil {
+		return err
 	}
 	if f.in.Artifact != "" || f.in.Port != "" {
 		return fault.Input(errors.New("--glob lists the sidecars: drop --artifact and --port"))

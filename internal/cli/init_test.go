@@ -44,7 +44,10 @@ func TestInit(t *testing.T) {
 		{[]string{"init", "--dim", "1536"}, "--artifact FILE is required"},
 		{[]string{"init", "--artifact", "a.sql", "--dim", "0"}, "--dim 0"},
 		{[]string{"init", "--artifact", "a.sql", "--dim", "3", "--port-dim", "3"}, "pass --port FILE too"},
-		{[]string{"init", "--artifact", "a.sql", "--dim", "3", "--port", "p.sql"}, "--port-dim 0"},
+		{[]string{"init", "--artifact", "a.sql", "--dim", "3", "--port", "p.sql"}, "--port-dim N is required: the port's vector dimension"},
+		{[]string{"init", "--artifact", "a.sql", "--dim", "3", "--port", "p.sql", "--port-dim", "0"}, "--port-dim 0 is out of range"},
+		{[]string{"init", "--artifact", "a.sql"}, "--dim N is required: the artifact's vector dimension (e.g. --dim 1536)"},
+		{[]string{"init", "--glob", "*.sql"}, "--dim N is required: every sidecar's vector dimension"},
 	} {
 		if code, _, errs := runCLI(t, tc.args...); code != ExitInput || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, errs, tc.want)

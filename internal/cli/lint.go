@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -9,6 +10,8 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/gate"
 	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/internal/repository"
 )
 
 // lintLong is lint's --help.
@@ -108,18 +111,84 @@ func (f *lintFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 			return fault.Input(err)
 		}
 	}
-	rep, err := gate.Lint(cmd.Context(), gate.LintRequest{
-		Request: req, Files: args, Dim: f.dim, Install: f.install,
-		Read: func(path string) ([]byte, error) {
-			src, err := conf.Scope.ReadFile(path, input.Migration)
-			if err != nil {
-				return nil, fault.Input(err)
-			}
-			return src, nil
-		},
-	})
-	if err != nil {
-		return err
+	groups := []lintGroup{{req, args}}
+	if conf.Version == config.RepositoryVersion && !f.baseSchema {
+		if groups, err = sidecarGroups(conf, g, &f.sf, req, args); err != nil {
+			return err
+		}
+	}
+	var rep *report.Report
+	for _, gr := range groups {
+		r, err := gate.Lint(cmd.Context(), gate.LintRequest{
+			Request: gr.req, Files: gr.files, Dim: f.dim, Install: f.install,
+			Read: func(path string) ([]byte, error) {
+				src, err := conf.Scope.ReadFile(path, input.Migration)
+				if err != nil {
+					return nil, fault.Input(err)
+				}
+				return src, nil
+			},
+		})
+		if err != nil {
+			return err
+		}
+		if rep == nil {
+			rep = r
+			continue
+		}
+		rep.Phases, rep.Servers = append(rep.Phases, r.Phases...), append(rep.Servers, r.Servers...)
+		rep.Duration += r.Duration
 	}
 	return f.out.render(g, rep)
+}
+
+// lintGroup are files linted with one request.
+type lintGroup struct {
+	req   gate.Request
+	files []string
+}
+
+// sidecarGroups groups the files to lint by the sidecar of a repository's configuration each is
+// a variant of, in the order of files: each group is linted with its sidecar's lint policy and
+// installed (--install) over the files of the sidecars it needs and its prerequisites, as check
+// installs it. A file of no sidecar is linted with base, the configuration's top-level keys.
+func sidecarGroups(conf *config.Config, g *globals, sf *serverFlags, base gate.Request, files []string) ([]lintGroup, error) {
+	all, err := sidecarsOf(conf, g, sf, "lint", gate.Steps{}, config.Overrides{})
+	if err != nil {
+		return nil, err
+	}
+	owner := map[string]int{} // absolute path -> index in all
+	for i, s := range all {
+		files := []string{s.Request.Artifact.File}
+		for _, p := range s.Request.Ports {
+			files = append(files, p.File)
+		}
+		for _, f := range files {
+			if abs, err := filepath.Abs(f); f != "" && err == nil {
+				owner[abs] = i
+			}
+		}
+	}
+	var groups []lintGroup
+	at := map[int]int{} // sidecar index (-1: none) -> index in groups
+	for _, file := range files {
+		i := -1
+		if abs, err := filepath.Abs(file); err == nil {
+			if j, ok := owner[abs]; ok {
+				i = j
+			}
+		}
+		k, ok := at[i]
+		if !ok {
+			req := base
+			if i >= 0 {
+				req.Lint, req.NoOpenBrain = all[i].Request.Lint, all[i].Request.NoOpenBrain
+				req.Prerequisites = repository.Prerequisites(all, all[i])
+			}
+			k, at[i] = len(groups), len(groups)
+			groups = append(groups, lintGroup{req: req})
+		}
+		groups[k].files = append(groups[k].files, file)
+	}
+	return groups, nil
 }

@@ -101,7 +101,7 @@ func TestLintInputErrors(t *testing.T) {
 		{[]string{"lint", "--config", filepath.Join(dir, "nope.yaml"), writeSQL(t, "b.sql", cleanSQL)}, "--config"},
 		{[]string{"lint", "--config", writeSQL(t, "c.yaml", "version: 1\nlint:\n  severity:\n    no-such-rule: off\n"), writeSQL(t, "d.sql", cleanSQL)}, "unknown rule"},
 		{[]string{"lint", "--config", writeSQL(t, "e.yaml", "unknown_key: 1\n"), writeSQL(t, "f.sql", cleanSQL)}, "unknown_key"},
-		{[]string{"lint"}, "requires at least 1 arg"},
+		{[]string{"lint"}, "ledgercheck: lint: missing argument; usage: ledgercheck lint FILE|DIR|PATTERN... [flags]"},
 	} {
 		code, out, errs := runCLI(t, tc.args...)
 		if code != ExitInput || out != "" || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {

@@ -47,17 +47,10 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 		Logf: func(format string, args ...any) { g.logf(format, args...) },
 		Tool: "ledgercheck", Version: Version, Root: ".",
 	}
-	for _, s := range cfg.Repository() {
-		sc := s.Config
-		o := config.Overrides{Fixture: f.fixture, Times: changed(cmd.Flags(), "times", &f.times)}
-		if err := sc.Override(o); err != nil {
-			return req, err
-		}
-		r, err := gateRequest(sc, g, &f.sf, "check", checkSteps)
-		if err != nil {
-			return req, fmt.Errorf("sidecar %s: %w", s.Name, err)
-		}
-		req.Sidecars = append(req.Sidecars, repository.Sidecar{Name: s.Name, Needs: s.Needs, Request: r})
+	o := config.Overrides{Fixture: f.fixture, Times: changed(cmd.Flags(), "times", &f.times)}
+	var err error
+	if req.Sidecars, err = sidecarsOf(cfg, g, &f.sf, "check", checkSteps, o); err != nil {
+		return req, err
 	}
 	if f.changed == "" {
 		return req, nil
@@ -83,6 +76,24 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 	req.Nothing = fmt.Sprintf("nothing to check: no sidecar's file changed since %s (the merge base of HEAD and %s)", ch.short, f.changed)
 	g.logf("check: --changed %s: merge base %s; %d sidecars changed (%s), %d checked with those that need them", f.changed, ch.short, len(names), strings.Join(names, ", "), len(req.Check))
 	return req, nil
+}
+
+// sidecarsOf are the sidecars of cfg (one for a configuration of version 1 or 2), each with
+// its gate request for command, o applied to its configuration.
+func sidecarsOf(cfg *config.Config, g *globals, sf *serverFlags, command string, steps gate.Steps, o config.Overrides) ([]repository.Sidecar, error) {
+	var out []repository.Sidecar
+	for _, s := range cfg.Repository() {
+		sc := s.Config
+		if err := sc.Override(o); err != nil {
+			return nil, err
+		}
+		r, err := gateRequest(sc, g, sf, command, steps)
+		if err != nil {
+			return nil, fmt.Errorf("sidecar %s: %w", s.Name, err)
+		}
+		out = append(out, repository.Sidecar{Name: s.Name, Needs: s.Needs, Request: r})
+	}
+	return out, nil
 }
 
 // changes are the files a branch changed: those that differ between the merge base of HEAD and
@@ -137,8 +148,12 @@ func (ch *changes) apply(ctx context.Context, r *gate.Request) bool {
 			continue
 		}
 		src, err := git(ctx, ch.top, "show", ch.base+":"+filepath.ToSlash(rel))
-		if err != nil || len(src) > int(input.Migration.Limit) {
-			v.Previous = nil // new on the branch (or too large to be a migration): no upgrade to audit
+		switch {
+		case err != nil:
+			v.Previous, v.NoPrevious = nil, fmt.Sprintf("%s is new since %s (the merge base), so there is no upgrade to check", v.File, ch.short)
+			continue
+		case len(src) > int(input.Migration.Limit):
+			v.Previous, v.NoPrevious = nil, fmt.Sprintf("%s at %s (the merge base) is larger than a migration may be, so its upgrade is not checked", v.File, ch.short)
 			continue
 		}
 		v.Previous = &gate.Script{Name: ch.short + ":" + filepath.ToSlash(rel), Src: []byte(src)}

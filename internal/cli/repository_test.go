@@ -241,3 +241,77 @@ func TestChangedInputsOfASidecar(t *testing.T) {
 		t.Error("the configuration changed: not seen")
 	}
 }
+
+// A sidecar with no fixture that creates no table of its own (a view, a cleanup over its needs'
+// tables) is rerun over generated rows in the tables of the sidecars it needs, so that a rerun
+// that deletes them fails as it would over the sidecar's own tables.
+func TestRepositoryRerunOverNeedsRows(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "notes.sql"), "CREATE TABLE IF NOT EXISTS public.qa_notes (id bigint PRIMARY KEY, thought_id uuid NOT NULL REFERENCES public.thoughts (id) ON DELETE CASCADE, body text NOT NULL);\nALTER TABLE public.qa_notes ENABLE ROW LEVEL SECURITY;\nNOTIFY pgrst, 'reload schema';\n")
+	write(t, filepath.Join(dir, "view.sql"), "CREATE OR REPLACE VIEW public.qa_note_bodies WITH (security_invoker = true) AS SELECT id, body FROM public.qa_notes;\nNOTIFY pgrst, 'reload schema';\n")
+	write(t, filepath.Join(dir, "prune.sql"), "DELETE FROM public.qa_notes WHERE true;\nNOTIFY pgrst, 'reload schema';\n")
+	write(t, filepath.Join(dir, "ledgercheck.yaml"), "version: 3\nsidecars:\n  - {name: notes, file: notes.sql, dim: 1536}\n  - {name: view, file: view.sql, dim: 1536, needs: [notes]}\n  - {name: prune, file: prune.sql, dim: 1536, needs: [notes]}\n")
+	t.Chdir(dir)
+	rep := repositoryCheck(t)
+	rerun := map[string]report.PhaseResult{}
+	for _, ph := range rep.Phases {
+		if name, ok := strings.CutPrefix(ph.Name, "rerun "); ok {
+			rerun[name] = ph
+		}
+	}
+	if v := rerun["view"]; v.Status != report.StatusPass || v.Counts["generated_rows"] == 0 || !strings.Contains(strings.Join(v.Notes, "\n"), "generated rows in 2 tables") {
+		t.Errorf("rerun view: %s, %d generated rows, notes %q; want a pass over generated rows in qa_notes and thoughts", v.Status, v.Counts["generated_rows"], v.Notes)
+	}
+	p := rerun["prune"]
+	lost := false
+	for _, f := range p.Findings {
+		lost = lost || f.Rule == "rerun-rows-lost"
+	}
+	if p.Status != report.StatusFail || !lost {
+		t.Errorf("rerun prune: %s, findings %+v; want rerun-rows-lost for the rows of qa_notes it deletes", p.Status, p.Findings)
+	}
+}
+
+// check --changed on a branch that adds a sidecar checks it and says that its upgrade is not
+// checked because the file is new since the merge base (not that no previous version was given).
+func TestChangedNewSidecarHasNoUpgrade(t *testing.T) {
+	dir := t.TempDir()
+	sidecar := func(table string) string {
+		return "CREATE TABLE IF NOT EXISTS public." + table + " (id bigint PRIMARY KEY);\nALTER TABLE public." + table + " ENABLE ROW LEVEL SECURITY;\nNOTIFY pgrst, 'reload schema';\n"
+	}
+	write(t, filepath.Join(dir, "schemas/old/schema.sql"), sidecar("qa_old"))
+	write(t, filepath.Join(dir, "ledgercheck.yaml"), "version: 3\nsidecars:\n  - {glob: \"schemas/*/schema.sql\", dim: 1536}\n")
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "one sidecar")
+	gitIn(t, dir, "checkout", "-q", "-b", "add-new")
+	write(t, filepath.Join(dir, "schemas/new/schema.sql"), sidecar("qa_new"))
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "a new sidecar")
+	t.Chdir(dir)
+	rep := repositoryCheck(t, "--changed", "main")
+	var notes []string
+	for _, ph := range rep.Phases {
+		if strings.HasSuffix(ph.Name, " old") {
+			t.Errorf("phase %q: the branch did not change old", ph.Name)
+		}
+		if ph.Name == "rerun new" {
+			notes = ph.Notes
+		}
+	}
+	if all := strings.Join(notes, "\n"); !strings.Contains(all, "upgrade not run: schemas/new/schema.sql is new since ") || !strings.Contains(all, "(the merge base), so there is no upgrade to check") {
+		t.Errorf("rerun new's notes:\n%s\nwant the upgrade skipped because the file is new", all)
+	}
+}
+
+// lint --install of a repository's files installs each over the sidecars it needs, as check
+// does: the view over two other sidecars' tables installs (over the top-level keys alone it
+// failed with relation "public.thought_tags" does not exist), beside a sidecar that needs none.
+func TestRepositoryLintInstallsOverNeeds(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	t.Chdir(testRepository)
+	code, out, errs := runCLI(t, "lint", "-q", "--install", "recipes/tag-people/view.sql", "schemas/people/schema.sql")
+	if code != ExitOK {
+		t.Errorf("lint --install: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -22,7 +22,8 @@ func TestRerunInputErrors(t *testing.T) {
 		{[]string{"rerun", ok, "--times", "0"}, "--times 0: want at least 1"},
 		{[]string{"rerun", ok, "--dim", "0"}, "--dim 0: want a positive dimension"},
 		{[]string{"rerun", ok, "--format", "xml"}, `"xml" is not a format; want one of text, json, sarif, github, html`},
-		{[]string{"rerun"}, "accepts 1 arg"},
+		{[]string{"rerun"}, "ledgercheck: rerun: missing argument; usage: ledgercheck rerun FILE [flags]"},
+		{[]string{"rerun", ok, ok}, `ledgercheck: rerun: too many arguments ("`},
 		{[]string{"rerun", ok, "--times", "x"}, `invalid value "x" for --times: want a whole number`},
 	} {
 		code, out, errs := runCLI(t, tc.args...)

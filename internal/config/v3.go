@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ledgercheck/ledgercheck/internal/didyoumean"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
 )
@@ -217,7 +218,8 @@ func (c *Config) dependencyOrder(index map[string]int) ([]int, error) {
 			j, ok := index[name]
 			switch {
 			case !ok:
-				return c.errAtCol(at, "sidecar %q needs %q, which is not a sidecar of this file (its sidecars: %s)", s.Name, name, strings.Join(slices.Sorted(maps.Keys(index)), ", "))
+				names := slices.Sorted(maps.Keys(index))
+				return c.errAtCol(at, "sidecar %q needs %q, which is not a sidecar of this file%s (its sidecars: %s)", s.Name, name, didyoumean.Hint(name, names), strings.Join(names, ", "))
 			case state[j] == visiting:
 				cycle := append(slices.Clone(path[slices.Index(path, name):]), name)
 				return c.errAtCol(at, "sidecar %q needs %q: a cycle (%s); a sidecar cannot be installed before itself", s.Name, name, strings.Join(cycle, " -> "))

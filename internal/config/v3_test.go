@@ -87,6 +87,8 @@ func TestVersion3Errors(t *testing.T) {
 	cases := []struct{ name, yaml, want string }{
 		{"unknown need", "version: 3\nsidecars:\n  - {name: a, file: a.sql, dim: 3, needs: [b, nope]}\n  - {name: b, file: b.sql, dim: 3}\n",
 			"c.yaml:3:47: sidecar \"a\" needs \"nope\", which is not a sidecar of this file (its sidecars: a, b)"},
+		{"misspelt need", "version: 3\nsidecars:\n  - {name: alpha, file: a.sql, dim: 3, needs: [betta]}\n  - {name: beta, file: b.sql, dim: 3}\n",
+			"c.yaml:3:48: sidecar \"alpha\" needs \"betta\", which is not a sidecar of this file (did you mean beta?) (its sidecars: alpha, beta)"},
 		{"cycle", "version: 3\nsidecars:\n  - {name: a, file: a.sql, dim: 3, needs: [b]}\n  - name: b\n    file: b.sql\n    dim: 3\n    needs:\n      - a\n",
 			"c.yaml:8:9: sidecar \"b\" needs \"a\": a cycle (a -> b -> a)"},
 		{"self", "version: 3\nsidecars:\n  - {name: a, file: a.sql, dim: 3, needs: [a]}\n", "c.yaml:3:44: sidecar \"a\" needs \"a\": a cycle (a -> a)"},

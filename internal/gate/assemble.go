@@ -187,8 +187,15 @@ func (p *pipeline) parityAll(art *variantRun, runs []*variantRun) ([]portRun, er
 func (p *pipeline) parity(art, port *variantRun, cfg Port) (portRun, error) {
 	for _, r := range []*variantRun{art, port} {
 		if r.installErr != nil {
+			who := "artifact " + r.v.Name // a repository's sidecar
+			switch {
+			case r == port:
+				who = "port " + r.v.Name
+			case r.v.Name == "artifact":
+				who = r.v.Name
+			}
 			return portRun{phases: []report.PhaseResult{{Phase: finding.PhaseParity, Name: "parity " + port.v.Name, File: port.v.File, Status: report.StatusSkip,
-				Notes: []string{fmt.Sprintf("not compared: the %s does not install (see the phase install %s)", r.v.Name, r.v.Name)}}}}, nil
+				Notes: []string{fmt.Sprintf("not compared: the %s does not install (see the phase install %s)", who, r.v.Name)}}}}, nil
 		}
 	}
 	var refs []*introspect.Footprint // what the files' installs did: the scope of a database read

@@ -43,6 +43,9 @@ type Variant struct {
 	Dim int
 	// Previous, when not nil, is the previous version of File, for the upgrade audit.
 	Previous *Script
+	// NoPrevious, with a nil Previous, says why there is none (the upgrade's note); "": none
+	// was given.
+	NoPrevious string
 	// DSN, when set, is a database that holds this variant (a deployment), only read: parity
 	// compares what it holds instead of File's install. File, when also set, is what was
 	// deployed, and goes through the pipeline as usual (its install serves the comparison's

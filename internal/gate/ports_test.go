@@ -2,10 +2,12 @@ package gate
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/allowlist"
@@ -52,6 +54,15 @@ func phaseNames(rep *report.Report) []string {
 func TestArtifactAloneWithPrerequisiteFiles(t *testing.T) {
 	req := checkRequest(t)
 	req.Prerequisites = []Script{{Name: "deps/tags.sql", Src: []byte(sidecar(t, "deps/tags.sql"))}}
+	var (
+		mu       sync.Mutex
+		progress []string
+	)
+	req.Logf = func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		progress = append(progress, fmt.Sprintf(format, args...))
+	}
 	res, err := Run(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +70,10 @@ func TestArtifactAloneWithPrerequisiteFiles(t *testing.T) {
 	want := []string{"lint artifact pass", "parity skip", "lint installed artifact pass", "rerun artifact pass"}
 	if got := phaseNames(res.Report); !slices.Equal(got, want) || res.Report.Failed() {
 		t.Fatalf("phases = %q, want %q", got, want)
+	}
+	// With no fixture, the progress does not claim one was loaded.
+	if all := strings.Join(progress, "\n"); !strings.Contains(all, "sidecar.sql at dimension 1536 installed (no fixture) in") || strings.Contains(all, "fixture loaded") {
+		t.Errorf("progress without a fixture:\n%s", all)
 	}
 	if notes := res.Report.Phases[1].Notes; len(notes) != 1 || !strings.Contains(notes[0], "no ports") {
 		t.Errorf("parity's notes = %q, want the reason it was skipped", notes)

@@ -155,7 +155,11 @@ func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.
 	if p.steps.CrossCheck && r.file != nil {
 		r.crossCheck = crosscheck.Check(r.file, p.lint, r.installed.Footprint)
 	}
-	p.say("%s: %s at dimension %d installed and fixture loaded in %s", r.v.Name, r.v.File, r.v.Dim, report.FormatDuration(time.Since(t0)))
+	loaded := " and fixture loaded"
+	if p.fixture == nil {
+		loaded = " (no fixture)"
+	}
+	p.say("%s: %s at dimension %d installed%s in %s", r.v.Name, r.v.File, r.v.Dim, loaded, report.FormatDuration(time.Since(t0)))
 	// Without a fixture, the rerun audit fills the tables the install created (not in the
 	// template's snapshot, which the install step read) with generated rows.
 	var tmpl *introspect.Snapshot
@@ -290,7 +294,7 @@ func (p *pipeline) startProbes(ctx context.Context, r *variantRun, db *scratch.D
 // (nil when it does not parse).
 func (p *pipeline) rerunOptions(r *variantRun, sc *scratch.Script) rerun.Options {
 	v := r.v
-	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf}
+	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf, NoPrevious: v.NoPrevious}
 	if v.Previous != nil {
 		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
 	}

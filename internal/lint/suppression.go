@@ -118,13 +118,12 @@ func suppressions(f *pgsql.File, bad func(pos finding.Position, r *Rule, format 
 	var sups []*suppression
 	for _, c := range f.Comments() {
 		text := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.Text, "--"), "/*"), "*/"))
-		if !strings.HasPrefix(text, ignoreMarker) {
+		form, rest, ok := suppressionForm(text)
+		if !ok {
 			continue
 		}
-		form, rest, _ := strings.Cut(text, " ")
-		form, _, _ = strings.Cut(form, "\t")
 		if form != ignoreMarker && form != ignoreFile {
-			bad(c.Pos, ruleInvalidSuppression, "unknown suppression %s%s; %s", form, didyoumean.Hint(form, []string{ignoreMarker, ignoreFile}), suppressionUsage)
+			bad(c.Pos, ruleInvalidSuppression, "unknown suppression %s%s; %s", form, formHint(form), suppressionUsage)
 			continue
 		}
 		rest = strings.TrimSpace(strings.TrimPrefix(text, form))
@@ -153,6 +152,37 @@ func suppressions(f *pgsql.File, bad func(pos finding.Position, r *Rule, format 
 		}
 	}
 	return sups
+}
+
+// suppressionForm reads the form of a comment that is, or looks like, a suppression: its
+// text starts with ledgercheck:ignore, or with "ledgercheck:" and a word near a form (a typo
+// such as ledgercheck:ignoer, or a space after the colon), which is an unknown form rather than
+// prose. form is the text up to the end of that word, rest what follows; ok is false for any
+// other comment.
+func suppressionForm(text string) (form, rest string, ok bool) {
+	const prefix = "ledgercheck:"
+	after, found := strings.CutPrefix(text, prefix)
+	if !found {
+		return "", "", false
+	}
+	trimmed := strings.TrimLeft(after, " \t")
+	word, rest, _ := strings.Cut(trimmed, " ")
+	word, _, _ = strings.Cut(word, "\t")
+	form = text[:len(text)-len(trimmed)+len(word)]
+	if !strings.HasPrefix(text, ignoreMarker) && formHint(form) == "" {
+		return "", "", false
+	}
+	return form, rest, true
+}
+
+// formHint is " (did you mean F?)" for the suppression form F nearest to an unknown form
+// (spaces in it dropped, so that "ledgercheck: ignore" suggests ledgercheck:ignore), else "".
+func formHint(form string) string {
+	joined := strings.Join(strings.Fields(form), "")
+	if joined != form && (joined == ignoreMarker || joined == ignoreFile) {
+		return " (did you mean " + joined + "?)"
+	}
+	return didyoumean.Hint(joined, []string{ignoreMarker, ignoreFile})
 }
 
 // suppressionRules reads the rule ids at the start of rest, the text after the suppression's

@@ -119,9 +119,8 @@ func (req Request) checked() []Sidecar {
 	return out
 }
 
-// sidecarRequest is s's gate request on the run: its variants named after it, and the files of
-// the sidecars it needs (directly or not), each after its own prerequisite files, in dependency
-// order, before its own prerequisite files.
+// sidecarRequest is s's gate request on the run: its variants named after it, and its
+// Prerequisites.
 func (req Request) sidecarRequest(s Sidecar) gate.Request {
 	r := s.Request
 	r.Artifact.Name = s.Name
@@ -129,14 +128,24 @@ func (req Request) sidecarRequest(s Sidecar) gate.Request {
 	for i := range r.Ports {
 		r.Ports[i].Name = s.Name + "/" + r.Ports[i].Name
 	}
+	r.Prerequisites = Prerequisites(req.Sidecars, s)
+	r.Command = "check " + s.Name
+	r.Logf, r.Tool, r.Version, r.Root = req.Logf, req.Tool, req.Version, req.Root
+	return r
+}
+
+// Prerequisites are the files installed before s's own, of all the repository's sidecars (in
+// dependency order): the files of the sidecars s needs, directly or not, each after its own
+// prerequisite files, then s's own prerequisite files, each file once.
+func Prerequisites(all []Sidecar, s Sidecar) []gate.Script {
 	var pre []gate.Script
 	add := func(x gate.Script) {
 		if !slices.ContainsFunc(pre, func(y gate.Script) bool { return y.Name == x.Name }) {
 			pre = append(pre, x)
 		}
 	}
-	needed := Closure(req.Sidecars, []string{s.Name}, needsOf)
-	for _, n := range req.Sidecars { // dependency order
+	needed := Closure(all, []string{s.Name}, needsOf)
+	for _, n := range all { // dependency order
 		if n.Name == s.Name || !slices.Contains(needed, n.Name) {
 			continue
 		}
@@ -145,13 +154,10 @@ func (req Request) sidecarRequest(s Sidecar) gate.Request {
 		}
 		add(gate.Script{Name: n.Request.Artifact.File, Src: n.Request.Artifact.Src})
 	}
-	for _, x := range r.Prerequisites {
+	for _, x := range s.Request.Prerequisites {
 		add(x)
 	}
-	r.Prerequisites = pre
-	r.Command = "check " + s.Name
-	r.Logf, r.Tool, r.Version, r.Root = req.Logf, req.Tool, req.Version, req.Root
-	return r
+	return pre
 }
 
 // needsOf follows the edges from a sidecar to those it needs.

@@ -16,18 +16,24 @@ import (
 // description of it (the gate describes every template it builds), else a snapshot of db on
 // conn, which must be a fresh copy; with a nil db, a snapshot of a database of its own.
 func (a *auditor) template(ctx context.Context, db *scratch.Database, conn *pgx.Conn) (*introspect.Snapshot, error) {
-	if b := a.srv.TemplateDescription(a.opts.Dim, a.opts.Base); b != nil {
-		var snap introspect.Snapshot
-		if err := json.Unmarshal(b, &snap); err == nil {
-			return &snap, nil
-		}
+	return a.templateOf(ctx, a.opts.Base, db, conn)
+}
+
+// templateOf is [auditor.template] for the template of base at the audit's dimension; db, when
+// not nil, must be a fresh copy of that template.
+func (a *auditor) templateOf(ctx context.Context, base scratch.Base, db *scratch.Database, conn *pgx.Conn) (*introspect.Snapshot, error) {
+	if snap := a.described(base); snap != nil {
+		return snap, nil
 	}
 	if db == nil {
-		fresh, drop, err := a.newDatabase(ctx)
+		fresh, drop, err := a.newDatabaseFrom(ctx, base)
 		if err != nil {
 			return nil, err
 		}
 		defer drop()
+		if snap := a.described(base); snap != nil { // the template was built just now
+			return snap, nil
+		}
 		db = fresh
 	}
 	r, done, err := reader(ctx, db, conn)
@@ -42,13 +48,32 @@ func (a *auditor) template(ctx context.Context, db *scratch.Database, conn *pgx.
 	return s.snap, nil
 }
 
+// described returns the server's description of the template of base, nil when there is none.
+func (a *auditor) described(base scratch.Base) *introspect.Snapshot {
+	if b := a.srv.TemplateDescription(a.opts.Dim, base); b != nil {
+		var snap introspect.Snapshot
+		if err := json.Unmarshal(b, &snap); err == nil {
+			return &snap
+		}
+	}
+	return nil
+}
+
 // fill stands in for the fixture of the audit named audit ("rerun", "upgrade"): it fills the tables of db that are not in before (the
 // catalog before the install, nil: the template's) with generated rows, as the install role,
 // after (the catalog now, nil: read on conn, or on a session of its own when conn is nil)
-// telling what they are.
+// telling what they are. When the template holds prerequisite files (the sidecars a sidecar
+// needs), the tables they created are filled too, before being then the catalog without them:
+// a file that works on its needs' rows (a view, a cleanup) is rerun over rows it could lose.
 func (a *auditor) fill(ctx context.Context, audit string, db *scratch.Database, conn *pgx.Conn, before, after *introspect.Snapshot) (*fill.Result, error) {
 	var err error
-	if before == nil {
+	switch {
+	case a.opts.Base.Prepare != nil:
+		plain := scratch.Base{NoOpenBrain: a.opts.Base.NoOpenBrain, Privileges: a.opts.Base.Privileges, Describe: a.opts.Base.Describe}
+		if before, err = a.templateOf(ctx, plain, nil, nil); err != nil {
+			return nil, err
+		}
+	case before == nil:
 		if before, err = a.template(ctx, nil, nil); err != nil {
 			return nil, err
 		}

@@ -47,6 +47,9 @@ type Options struct {
 	// Previous, when not nil, is the previous version of File: the upgrade audit installs it,
 	// loads the fixture and applies File over it.
 	Previous *Script
+	// NoPrevious, with a nil Previous, says why there is none, for the skipped upgrade's note;
+	// "": none was given.
+	NoPrevious string
 	// Fixture, when not nil, is loaded after the install (and after Previous); without one the
 	// tables are compared as the migration leaves them.
 	Fixture *Script
@@ -288,8 +291,12 @@ func (u *Upgrade) Phase(fresh *introspect.Snapshot) (report.PhaseResult, error) 
 	u.Wait()
 	a, o := u.a, u.a.opts
 	if o.Previous == nil {
+		why := fmt.Sprintf("no previous version of %s was given, so no upgrade from it is checked", o.File.Name)
+		if o.NoPrevious != "" {
+			why = o.NoPrevious
+		}
 		return report.PhaseResult{Phase: finding.PhaseRerun, Name: "upgrade", File: o.File.Name,
-			Status: report.StatusSkip, Notes: []string{fmt.Sprintf("upgrade not run: no previous version of %s was given, so no upgrade from it is checked", o.File.Name)}}, nil
+			Status: report.StatusSkip, Notes: []string{"upgrade not run: " + why}}, nil
 	}
 	if u.err != nil {
 		return report.PhaseResult{}, u.err
@@ -419,7 +426,12 @@ func newFinding(rule string, sev finding.Severity, pos finding.Position, msg str
 
 // newDatabase returns a scratch database and a function that drops it.
 func (a *auditor) newDatabase(ctx context.Context) (*scratch.Database, func(), error) {
-	db, err := a.srv.NewDatabaseFrom(ctx, a.opts.Dim, a.opts.Base)
+	return a.newDatabaseFrom(ctx, a.opts.Base)
+}
+
+// newDatabaseFrom is [auditor.newDatabase] from the template of base.
+func (a *auditor) newDatabaseFrom(ctx context.Context, base scratch.Base) (*scratch.Database, func(), error) {
+	db, err := a.srv.NewDatabaseFrom(ctx, a.opts.Dim, base)
 	if err != nil {
 		return nil, nil, err
 	}

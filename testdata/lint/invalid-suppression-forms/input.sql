@@ -2,6 +2,9 @@
 -- ledgercheck:ignore-next destructive-statement a form that does not exist
 -- ledgercheck:ignorefile not-idempotent a misspelt form
 -- ledgercheck:ignore-file not-idempotent
+-- ledgercheck:ignoer not-idempotent a typo that must not pass for prose
+-- ledgercheck: ignore not-idempotent a space after the colon
+-- ledgercheck: checked by the pre-merge gate (prose, not a suppression)
 CREATE TABLE IF NOT EXISTS public.ledger (id uuid PRIMARY KEY, step int);
 ALTER TABLE public.ledger ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS ledger_service_role_all ON public.ledger;
