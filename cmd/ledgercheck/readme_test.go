@@ -25,10 +25,6 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
-// readmePath is the README, from this package's directory (repoRoot, the repository, is
-// install_test.go's).
-const readmePath = "../../README.md"
-
 // block is one fenced code block of a markdown file of the documentation.
 type block struct {
 	file         string // relative to the repository root

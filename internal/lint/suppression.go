@@ -118,7 +118,7 @@ func suppressions(f *pgsql.File, bad func(pos finding.Position, r *Rule, format 
 	var sups []*suppression
 	for _, c := range f.Comments() {
 		text := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.Text, "--"), "/*"), "*/"))
-		form, rest, ok := suppressionForm(text)
+		form, ok := suppressionForm(text)
 		if !ok {
 			continue
 		}
@@ -126,7 +126,7 @@ func suppressions(f *pgsql.File, bad func(pos finding.Position, r *Rule, format 
 			bad(c.Pos, ruleInvalidSuppression, "unknown suppression %s%s; %s", form, formHint(form), suppressionUsage)
 			continue
 		}
-		rest = strings.TrimSpace(strings.TrimPrefix(text, form))
+		rest := strings.TrimSpace(strings.TrimPrefix(text, form))
 		ids, reason, msg := suppressionRules(form, rest)
 		if msg != "" {
 			bad(c.Pos, ruleInvalidSuppression, "%s", msg)
@@ -157,22 +157,22 @@ func suppressions(f *pgsql.File, bad func(pos finding.Position, r *Rule, format 
 // suppressionForm reads the form of a comment that is, or looks like, a suppression: its
 // text starts with ledgercheck:ignore, or with "ledgercheck:" and a word near a form (a typo
 // such as ledgercheck:ignoer, or a space after the colon), which is an unknown form rather than
-// prose. form is the text up to the end of that word, rest what follows; ok is false for any
+// prose. form is the text up to the end of that word; ok is false for any
 // other comment.
-func suppressionForm(text string) (form, rest string, ok bool) {
+func suppressionForm(text string) (form string, ok bool) {
 	const prefix = "ledgercheck:"
 	after, found := strings.CutPrefix(text, prefix)
 	if !found {
-		return "", "", false
+		return "", false
 	}
 	trimmed := strings.TrimLeft(after, " \t")
-	word, rest, _ := strings.Cut(trimmed, " ")
+	word, _, _ := strings.Cut(trimmed, " ")
 	word, _, _ = strings.Cut(word, "\t")
 	form = text[:len(text)-len(trimmed)+len(word)]
 	if !strings.HasPrefix(text, ignoreMarker) && formHint(form) == "" {
-		return "", "", false
+		return "", false
 	}
-	return form, rest, true
+	return form, true
 }
 
 // formHint is " (did you mean F?)" for the suppression form F nearest to an unknown form
