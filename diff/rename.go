@@ -2,9 +2,9 @@ package diff
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 
+	"github.com/ledgercheck/ledgercheck/internal/nouns"
 	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
@@ -88,20 +88,6 @@ func bareName(object string) string {
 	return object[strings.LastIndexByte(object, '.')+1:]
 }
 
-// plural names n objects of a kind in a summary.
-func plural(kind string, n int) string {
-	if n == 1 {
-		return "1 " + kind
-	}
-	switch {
-	case strings.HasSuffix(kind, "y"):
-		return strconv.Itoa(n) + " " + strings.TrimSuffix(kind, "y") + "ies"
-	case strings.HasSuffix(kind, "x"):
-		return strconv.Itoa(n) + " " + kind + "es"
-	}
-	return strconv.Itoa(n) + " " + kind + "s"
-}
-
 // Members summarizes what an object present on one side only holds: its one-sided children
 // by kind, in listing order ("4 columns, 2 constraints, 2 indexes"); "" for an attribute
 // difference or an object without children.
@@ -127,7 +113,7 @@ func (d Difference) Members() string {
 	}
 	var parts []string
 	for _, k := range kinds {
-		parts = append(parts, plural(k, counts[k]))
+		parts = append(parts, nouns.Count(counts[k], k))
 	}
 	return strings.Join(parts, ", ")
 }

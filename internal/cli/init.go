@@ -15,6 +15,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/input"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/nouns"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
@@ -177,7 +178,7 @@ func (f *initFlags) runGlob(cmd *cobra.Command, g *globals) error {
 	if err := f.write(config.RepositoryTemplate(f.glob, sidecars)); err != nil {
 		return err
 	}
-	g.logf("init: wrote %s (version %d): %d sidecars matching %s; review each one's needs", config.DefaultFile, config.RepositoryVersion, len(sidecars), f.glob)
+	g.logf("init: wrote %s (version %d): %s matching %s; review each one's needs", config.DefaultFile, config.RepositoryVersion, nouns.Count(len(sidecars), "sidecar"), f.glob)
 	return nil
 }
 

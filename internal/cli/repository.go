@@ -15,6 +15,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/gate"
 	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/nouns"
 	"github.com/ledgercheck/ledgercheck/internal/repository"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
@@ -74,7 +75,7 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 		req.Check = []string{}
 	}
 	req.Nothing = fmt.Sprintf("nothing to check: no sidecar's file changed since %s (the merge base of HEAD and %s)", ch.short, f.changed)
-	g.logf("check: --changed %s: merge base %s; %d sidecars changed (%s), %d checked with those that need them", f.changed, ch.short, len(names), strings.Join(names, ", "), len(req.Check))
+	g.logf("check: --changed %s: merge base %s; %s changed (%s), %d checked with those that need them", f.changed, ch.short, nouns.Count(len(names), "sidecar"), strings.Join(names, ", "), len(req.Check))
 	return req, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/ledgercheck/ledgercheck/internal/nouns"
 )
 
 // maxTries is how many times one row is tried, with other values each time, before it is
@@ -51,7 +52,7 @@ func (r *Result) Rows() int {
 
 // Summary is "24 generated rows in 6 tables (seed 1)".
 func (r *Result) Summary() string {
-	return fmt.Sprintf("%s in %s (seed %d)", plural(r.Rows(), "generated row"), plural(len(r.Tables), "table"), r.Seed)
+	return fmt.Sprintf("%s in %s (seed %d)", nouns.Count(r.Rows(), "generated row"), nouns.Count(len(r.Tables), "table"), r.Seed)
 }
 
 // Notes are one line per table left empty, for a report.
@@ -61,13 +62,6 @@ func (r *Result) Notes() []string {
 		out = append(out, fmt.Sprintf("generated rows: %s was not filled: %s", s.Table, s.Reason))
 	}
 	return out
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // Run inserts p's rows on conn, a session of the role user SQL runs as, one autocommitted

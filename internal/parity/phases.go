@@ -9,6 +9,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/diff"
 	"github.com/ledgercheck/ledgercheck/internal/allowlist"
 	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/nouns"
 	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 	"github.com/ledgercheck/ledgercheck/introspect"
@@ -90,8 +91,8 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 		for _, st := range r.Sites {
 			names = append(names, st.String()+sitePositions(st))
 		}
-		par.Notes = append(par.Notes, fmt.Sprintf("%d dimension normalizations (vector(%d) in the %s is vector(%d) in the %s): %s",
-			len(r.Sites), r.Artifact.Dim, calledArtifact(artifact), r.Port.Dim, called(port), strings.Join(names, "; ")))
+		par.Notes = append(par.Notes, fmt.Sprintf("%s (vector(%d) in the %s is vector(%d) in the %s): %s",
+			nouns.Count(len(r.Sites), "dimension normalization"), r.Artifact.Dim, calledArtifact(artifact), r.Port.Dim, called(port), strings.Join(names, "; ")))
 	}
 	probes := report.PhaseResult{Phase: finding.PhaseProbe, Name: "probes " + port, File: r.portFile,
 		Counts: map[string]int{"probes": sum.Probes, "differing": sum.ProbesDiffering},

@@ -13,6 +13,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/nouns"
 	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
@@ -100,7 +101,7 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 	rep.Duration = time.Since(t0)
 	rep.Finish()
 	if req.Logf != nil {
-		req.Logf("check: %d sidecars: %s in %s", len(checked), rep.Status(), report.FormatDuration(rep.Duration))
+		req.Logf("check: %s: %s in %s", nouns.Count(len(checked), "sidecar"), rep.Status(), report.FormatDuration(rep.Duration))
 	}
 	return rep, nil
 }

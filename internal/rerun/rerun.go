@@ -18,6 +18,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/install"
 	"github.com/ledgercheck/ledgercheck/internal/locate"
+	"github.com/ledgercheck/ledgercheck/internal/nouns"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
@@ -632,19 +633,19 @@ func (a *auditor) rerunSummary(rr rerunOutcome) string {
 		return fmt.Sprintf("rerun failed: %s failed on run %d of %d", o.File.Name, rr.failedAt, o.Times)
 	case len(rr.findings) > 0:
 		return fmt.Sprintf("rerun failed: %s ran %d times %s, but changed the catalog or the data (%s)",
-			o.File.Name, o.Times, over, plural(len(rr.findings), "finding"))
+			o.File.Name, o.Times, over, nouns.Count(len(rr.findings), "finding"))
 	case o.Times == 1:
 		return fmt.Sprintf("rerun skipped: %s installed once %s (%s, %s); --times 1 applies it no more",
-			o.File.Name, over, plural(rr.tables, "table"), plural(int(rr.rows), "row"))
+			o.File.Name, over, nouns.Count(rr.tables, "table"), nouns.Count(int(rr.rows), "row"))
 	}
 	return fmt.Sprintf("rerun passed: %s ran %d times %s; the catalog and all %s (%s) were unchanged after every run",
-		o.File.Name, o.Times, over, plural(rr.tables, "table"), plural(int(rr.rows), "row"))
+		o.File.Name, o.Times, over, nouns.Count(rr.tables, "table"), nouns.Count(int(rr.rows), "row"))
 }
 
 func (a *auditor) upgradeSummary(up upgradeOutcome, freshOK bool, fs []finding.Finding) string {
 	o := a.opts
 	if len(fs) > 0 {
-		return fmt.Sprintf("upgrade failed: %s over %s (%s)", o.File.Name, o.Previous.Name, plural(len(fs), "finding"))
+		return fmt.Sprintf("upgrade failed: %s over %s (%s)", o.File.Name, o.Previous.Name, nouns.Count(len(fs), "finding"))
 	}
 	if !freshOK {
 		// The rerun audit reports why the fresh install failed.
@@ -652,10 +653,10 @@ func (a *auditor) upgradeSummary(up upgradeOutcome, freshOK bool, fs []finding.F
 	}
 	if o.Fixture == nil && up.filled != nil && up.filled.Rows() > 0 {
 		return fmt.Sprintf("upgrade passed: %s over %s and %s matches a fresh install, and no row of %s (%s) was lost",
-			o.File.Name, o.Previous.Name, up.filled.Summary(), plural(up.tables, "table"), plural(int(up.rows), "row"))
+			o.File.Name, o.Previous.Name, up.filled.Summary(), nouns.Count(up.tables, "table"), nouns.Count(int(up.rows), "row"))
 	}
 	return fmt.Sprintf("upgrade passed: %s over %s matches a fresh install, and no row of %s (%s) was lost",
-		o.File.Name, o.Previous.Name, plural(up.tables, "table"), plural(int(up.rows), "row"))
+		o.File.Name, o.Previous.Name, nouns.Count(up.tables, "table"), nouns.Count(int(up.rows), "row"))
 }
 
 // overWhat says what the audit ran over: the fixture, the generated rows, or nothing.
@@ -691,11 +692,4 @@ func fillNotes(filled *fill.Result) []string {
 		return nil
 	}
 	return filled.Notes()
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
