@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -34,10 +35,12 @@ type parityFlags struct {
 	allowlist   string
 	noAllowlist bool
 	only        string
+	sidecar     string
 }
 
 func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
 	fl := cmd.Flags()
+	fl.StringVar(&pf.sidecar, "sidecar", "", "in a repository's configuration (version 3), the sidecar to act on: installed over the sidecars it needs (check: check this one alone)")
 	fl.StringVar(&pf.configPath, "config", "", "configuration file (default: "+config.DefaultFile+" in the working directory or the nearest directory above it in the repository, else the shipped artifact and port)")
 	fl.StringVar(&pf.artifact, "artifact", "", "the artifact's migration, overriding artifact.file")
 	fl.IntVar(&pf.artifactDim, "artifact-dim", 0, "vector dimension of the artifact's install, overriding artifact.dim")
@@ -70,15 +73,25 @@ func (pf *parityFlags) loadConfig(cmd *cobra.Command, g *globals, more ...func(*
 		}
 	}
 	fl := cmd.Flags()
-	if cfg.Version == config.RepositoryVersion {
-		if cmd.Name() != "check" {
-			return nil, fault.Input(fmt.Errorf("%s lists sidecars (version %d): ledgercheck check checks each one and the parity of its ports (parity SIDECAR/PORT); %s takes a configuration of version 2, or --config one", cfg.Path, config.RepositoryVersion, cmd.CommandPath()))
-		}
+	switch {
+	case cfg.Version == config.RepositoryVersion && cmd.Name() == "check":
 		if err := refuseVariantFlags(cmd, cfg); err != nil {
 			return nil, err
 		}
 		pf.sf.applyLimits(fl, cfg.Limits)
 		return cfg, pf.sf.applyPostgres(fl, cfg.Postgres)
+	case cfg.Version == config.RepositoryVersion && pf.sidecar == "":
+		var names []string
+		for _, s := range cfg.Sidecars {
+			names = append(names, s.Name)
+		}
+		return nil, fault.Input(fmt.Errorf("%s lists sidecars (version %d): name the one %s acts on with --sidecar NAME (its sidecars: %s); ledgercheck check checks them all", cfg.Path, config.RepositoryVersion, cmd.CommandPath(), strings.Join(names, ", ")))
+	case cfg.Version == config.RepositoryVersion:
+		if cfg, err = cfg.Sidecar(pf.sidecar); err != nil {
+			return nil, err
+		}
+	case pf.sidecar != "":
+		return nil, fault.Input(fmt.Errorf("--sidecar %s: %s describes one artifact (version %d), not a repository's sidecars (version %d)", pf.sidecar, cfg.Path, cfg.Version, config.RepositoryVersion))
 	}
 	o := config.Overrides{Only: pf.only, ArtifactFile: pf.artifact, ArtifactDSN: pf.artifactDSN,
 		PortFile: pf.port, PortDSN: pf.portDSN, NoAllowlist: pf.noAllowlist,
@@ -103,6 +116,9 @@ func suggestCommand(cfg *config.Config, p config.Port) string {
 	cmd := "ledgercheck allowlist suggest --write"
 	if cfg.Path != "" && cfg.Path != config.DefaultFile {
 		cmd += " --config " + cfg.Path
+	}
+	if name := cfg.SidecarName(); name != "" {
+		cmd += " --sidecar " + name
 	}
 	if len(cfg.Ports) > 1 {
 		cmd += " --only " + p.Name

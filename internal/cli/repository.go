@@ -53,6 +53,16 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 	if req.Sidecars, err = sidecarsOf(cfg, g, &f.sf, "check", checkSteps, o); err != nil {
 		return req, err
 	}
+	if f.sidecar != "" {
+		if f.changed != "" {
+			return req, fault.Input(fmt.Errorf("--sidecar %s and --changed %s: give one (--changed checks what a branch changed, --sidecar one sidecar)", f.sidecar, f.changed))
+		}
+		if _, err := cfg.Sidecar(f.sidecar); err != nil {
+			return req, err
+		}
+		req.Check = []string{f.sidecar}
+		return req, nil
+	}
 	if f.changed == "" {
 		return req, nil
 	}

@@ -109,3 +109,25 @@ func TestShippedPairThroughVersion3(t *testing.T) {
 		}
 	}
 }
+
+// parity and allowlist suggest act on one sidecar of a repository's configuration, named with
+// --sidecar and installed over its needs: the shipped pair as a sidecar passes parity as it does
+// through version 2. Without --sidecar, or with a misspelt one, they say which sidecars there
+// are (exit 2); check --sidecar checks that one alone.
+func TestOneSidecarOfARepository(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	v3 := shippedAsRepository(t)
+	at := []string{"--allow-outside-repo", "--config", v3}
+	if code, out, errs := runCLI(t, append([]string{"parity", "-q", "--sidecar", "decision-ledger"}, at...)...); code != ExitOK {
+		t.Errorf("parity --sidecar decision-ledger: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := runCLI(t, append([]string{"parity"}, at...)...); code != ExitInput || !strings.Contains(errs, "with --sidecar NAME (its sidecars: decision-ledger)") {
+		t.Errorf("parity without --sidecar: exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, append([]string{"allowlist", "suggest", "--sidecar", "decision-ledgr"}, at...)...); code != ExitInput || !strings.Contains(errs, "(did you mean decision-ledger?)") {
+		t.Errorf("allowlist suggest --sidecar decision-ledgr: exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "parity", "--sidecar", "decision-ledger"); code != ExitInput || !strings.Contains(errs, "not a repository's sidecars") {
+		t.Errorf("parity --sidecar over a configuration of version 2: exit %d: %s", code, errs)
+	}
+}

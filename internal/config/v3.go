@@ -296,3 +296,55 @@ func RepositoryTemplate(pattern string, sidecars []InitSidecar) []byte {
 	}
 	return []byte(b.String())
 }
+
+// Sidecar returns the configuration of the sidecar named name, standing alone as a file of
+// version 2 would: its prerequisite files are, in dependency order, those of each sidecar it
+// needs (directly or not) followed by that sidecar's file, then its own; each file once. For
+// commands that act on one sidecar's variants (parity, allowlist suggest).
+func (c *Config) Sidecar(name string) (*Config, error) {
+	var names []string
+	byName := map[string]Sidecar{}
+	for _, s := range c.Sidecars {
+		names = append(names, s.Name)
+		byName[s.Name] = s
+	}
+	s, ok := byName[name]
+	if !ok {
+		return nil, fault.Input(fmt.Errorf("--sidecar %s: %s has no sidecar of that name%s (its sidecars: %s)", name, c.Path, didyoumean.Hint(name, names), strings.Join(names, ", ")))
+	}
+	needed := map[string]bool{}
+	var walk func(string)
+	walk = func(n string) {
+		for _, m := range byName[n].Needs {
+			if !needed[m] {
+				needed[m] = true
+				walk(m)
+			}
+		}
+	}
+	walk(name)
+	var files []string
+	add := func(f string) {
+		if !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	for _, n := range c.Sidecars { // dependency order
+		if needed[n.Name] {
+			for _, f := range n.Config.Prerequisites.Files {
+				add(f)
+			}
+			add(n.Config.Artifact.File)
+		}
+	}
+	for _, f := range s.Config.Prerequisites.Files {
+		add(f)
+	}
+	one := *s.Config
+	one.Version, one.Prerequisites.Files = Version, files
+	return &one, nil
+}
+
+// SidecarName is the name of the sidecar a configuration is, for one of a file of version 3,
+// else "".
+func (c *Config) SidecarName() string { return c.sidecar }

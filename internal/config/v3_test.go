@@ -129,3 +129,29 @@ func TestVersion3Confined(t *testing.T) {
 		t.Fatalf("with --allow-outside-repo: %v; every sidecar reads through the file's scope", err)
 	}
 }
+
+// One sidecar stands alone as a file of version 2: its prerequisite files are the files of the
+// sidecars it needs, directly or not, in dependency order, then its own; an unknown name is an
+// input error with the nearest one.
+func TestOneSidecarStandsAlone(t *testing.T) {
+	dir := repo(t, map[string]string{"schemas/enhanced/schema.sql": "", "schemas/smart/schema.sql": "", "schemas/zeta.v2/schema.sql": ""})
+	c, err := Parse(filepath.Join(dir, "ledgercheck.yaml"), []byte(v3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := c.Sidecar("ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rel []string
+	for _, f := range ops.Prerequisites.Files {
+		r, _ := filepath.Rel(dir, f)
+		rel = append(rel, r)
+	}
+	if got := strings.Join(rel, " "); got != "schemas/enhanced/schema.sql schemas/smart/schema.sql" || ops.Version != Version || ops.SidecarName() != "ops" {
+		t.Errorf("ops alone: version %d, name %q, prerequisites %q; want version %d, ops, enhanced's file then smart's", ops.Version, ops.SidecarName(), got, Version)
+	}
+	if _, err := c.Sidecar("smrt"); err == nil || fault.KindOf(err) != fault.KindInput || !strings.Contains(err.Error(), "did you mean smart?") {
+		t.Errorf("an unknown sidecar: %v", err)
+	}
+}
