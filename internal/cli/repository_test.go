@@ -157,8 +157,8 @@ func gitIn(t *testing.T, dir string, args ...string) {
 }
 
 // A repository's configuration is check's: the flags that name one variant, the commands that
-// compare one port, and --changed with a ref git does not know are input errors (exit 2), each
-// one line.
+// compare one port without --sidecar, an unknown sidecar, --sidecar with --changed, and
+// --changed with a ref git does not know are input errors (exit 2), each one line.
 func TestRepositoryInputErrors(t *testing.T) {
 	cfg := filepath.Join(testRepository, "ledgercheck.yaml")
 	for _, tc := range []struct {
@@ -167,7 +167,9 @@ func TestRepositoryInputErrors(t *testing.T) {
 	}{
 		{[]string{"check", "--config", cfg, "--port", "x.sql"}, "--port: " + cfg + " lists sidecars (version 3)"},
 		{[]string{"check", "--config", cfg, "--artifact-previous", "x.sql"}, "--artifact-previous: "},
-		{[]string{"parity", "--config", cfg}, "lists sidecars (version 3): ledgercheck check checks each one"},
+		{[]string{"parity", "--config", cfg}, "lists sidecars (version 3): name the one ledgercheck parity acts on with --sidecar NAME"},
+		{[]string{"check", "--config", cfg, "--sidecar", "tag-peple"}, "--sidecar tag-peple: " + cfg + " has no sidecar of that name (did you mean tag-people?)"},
+		{[]string{"check", "--config", cfg, "--sidecar", "people", "--changed", "main"}, "--sidecar people and --changed main: give one"},
 		{[]string{"allowlist", "suggest", "--config", cfg}, "lists sidecars (version 3)"},
 		{[]string{"check", "--config", cfg, "--changed", "no-such-ref-27"}, "--changed no-such-ref-27: no merge base of HEAD and no-such-ref-27"},
 	} {
