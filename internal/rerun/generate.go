@@ -69,7 +69,8 @@ func (a *auditor) fill(ctx context.Context, audit string, db *scratch.Database, 
 	var err error
 	switch {
 	case a.opts.Base.Prepare != nil:
-		plain := scratch.Base{NoOpenBrain: a.opts.Base.NoOpenBrain, Privileges: a.opts.Base.Privileges, Describe: a.opts.Base.Describe}
+		plain := a.opts.Base // the same template without the prerequisite files
+		plain.Prepare, plain.Key = nil, ""
 		if before, err = a.templateOf(ctx, plain, nil, nil); err != nil {
 			return nil, err
 		}
