@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -656,6 +657,7 @@ func (s *Server) userConfig(db string) *pgx.ConnConfig {
 		// instead of running to its end, so that the run's locks and databases go with it.
 		"client_connection_check_interval": "1000",
 	}
+	maps.Copy(cfg.RuntimeParams, readingStartup) // reading.go
 	return cfg
 }
 
