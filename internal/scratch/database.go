@@ -202,6 +202,7 @@ func (d *Database) exec(ctx context.Context, sc *Script, e *execution) error {
 		mark = d.srv.cl.log.mark()
 	}
 	err = execStatements(ctx, conn, sc, func() { d.srv.starting(e) }, func(i int, tag string) error {
+		d.srv.noteRunRoles(ctx) // before a later statement can cut a role it made loose (runroles.go)
 		if !d.srv.ran(e, i, tag) {
 			return nil
 		}

@@ -104,6 +104,8 @@ type Server struct {
 
 	w warden // what user SQL does to the run's role and databases (warden.go)
 
+	rr runRoles // the roles a --dsn run made (runroles.go)
+
 	mu        sync.Mutex
 	templates map[templateKey]*template
 	created   []string // databases to drop on Close, in creation order
