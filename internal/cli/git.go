@@ -82,8 +82,8 @@ func gitEnv() []string {
 // from dir's real path upwards that holds .git. A directory on the way that holds the files of
 // a git directory is one planted in the work tree, and an input error naming it; so is a .git
 // below the top level of the repository the working directory is in (a repository nested in
-// it, which the configuration would otherwise be read from).
-func findGitRepo(dir, ref string) (*gitRepo, error) {
+// it, which the configuration would otherwise be read from). A .git file is read through scope.
+func findGitRepo(scope input.Scope, dir, ref string) (*gitRepo, error) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err == nil {
 		real, err = filepath.Abs(real)
@@ -95,7 +95,7 @@ func findGitRepo(dir, ref string) (*gitRepo, error) {
 		if looksLikeGitDir(d) {
 			return nil, fault.Input(fmt.Errorf("--changed %s: %s holds the files of a git directory (HEAD, objects, refs) inside the work tree: a repository planted there would choose what changed and which programs git runs; remove it", ref, d))
 		}
-		gitDir, ok, err := dotGit(d)
+		gitDir, ok, err := dotGit(scope, d)
 		if err != nil {
 			return nil, fault.Input(fmt.Errorf("--changed %s: %w", ref, err))
 		}
@@ -119,7 +119,7 @@ func notNested(top, ref string) error {
 		return nil
 	}
 	outer := input.RepoRoot(wd)
-	if _, ok, _ := dotGit(outer); !ok || outer == top {
+	if _, err := os.Lstat(filepath.Join(outer, ".git")); err != nil || outer == top {
 		return nil
 	}
 	if rel, err := filepath.Rel(outer, top); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
@@ -144,9 +144,9 @@ func looksLikeGitDir(d string) bool {
 }
 
 // dotGit returns the git directory d's .git names: .git itself when it is a directory, the
-// directory a .git file's "gitdir:" line names (a worktree's, a submodule's); ok is false when d
-// has no .git.
-func dotGit(d string) (gitDir string, ok bool, err error) {
+// directory a .git file's "gitdir:" line names (a worktree's, a submodule's), read through scope;
+// ok is false when d has no .git.
+func dotGit(scope input.Scope, d string) (gitDir string, ok bool, err error) {
 	p := filepath.Join(d, ".git")
 	fi, err := os.Lstat(p)
 	switch {
@@ -159,7 +159,7 @@ func dotGit(d string) (gitDir string, ok bool, err error) {
 	case !fi.Mode().IsRegular():
 		return "", false, fmt.Errorf("%s is neither a directory nor a file", p)
 	}
-	b, err := input.ReadFile(p, input.Config)
+	b, err := scope.ReadFile(p, input.Config)
 	if err != nil {
 		return "", false, err
 	}

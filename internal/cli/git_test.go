@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ledgercheck/ledgercheck/internal/input"
 )
 
 // programKeys are the configuration keys that make git run a program, each set (in a planted
@@ -249,7 +251,7 @@ func TestChangedRunsNoProgramOfTheRepository(t *testing.T) {
 				a.setEnv(t, tc.plant)
 			}
 			t.Chdir(a.dir)
-			ch, err := gitChanges(context.Background(), cfgDir, "main")
+			ch, err := gitChanges(context.Background(), input.Scope{Root: a.dir}, cfgDir, "main")
 			if ran := a.ran(t); len(ran) > 0 {
 				t.Errorf("programs of the repository ran: %v", ran)
 			}

@@ -66,7 +66,7 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 	if f.artifactPrevious != "" || f.portPrevious != "" {
 		return req, fault.Input(fmt.Errorf("--changed %s audits each changed file's upgrade from its version at the merge base: drop --artifact-previous and --port-previous", f.changed))
 	}
-	ch, err := gitChanges(cmd.Context(), filepath.Dir(cfg.Path), f.changed)
+	ch, err := gitChanges(cmd.Context(), cfg.Scope, filepath.Dir(cfg.Path), f.changed)
 	if err != nil {
 		return req, err
 	}
@@ -114,8 +114,8 @@ type changes struct {
 
 // gitChanges reads what changed in the repository holding dir since the merge base of HEAD and
 // ref (see [gitRepo]: the repository is found by ledgercheck, and git runs no program).
-func gitChanges(ctx context.Context, dir, ref string) (*changes, error) {
-	repo, err := findGitRepo(dir, ref)
+func gitChanges(ctx context.Context, scope input.Scope, dir, ref string) (*changes, error) {
+	repo, err := findGitRepo(scope, dir, ref)
 	if err != nil {
 		return nil, err
 	}
