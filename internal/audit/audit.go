@@ -69,7 +69,7 @@ func Ask(ctx context.Context, q Querier, in Input) (Answers, error) {
 	if len(rels)+len(fns)+len(exts) == 0 {
 		return Answers{}, nil
 	}
-	rs, err := q.Query(ctx, auditSQL, in.Lint.Exposed(), rels, fns, exts)
+	rs, err := q.Query(ctx, auditSQL, in.Lint.Exposed(), rels, fns, exts, append([]string{}, in.Lint.UntrustedExtensions...), lint.PgCatalogExtensions)
 	if err != nil {
 		return Answers{}, fmt.Errorf("security audit: %w", err)
 	}
@@ -258,6 +258,8 @@ var sameFact = map[string][]string{
 	RuleRLSEnabledNoPolicy:               {lint.TableNoServiceRolePolicy},
 	RuleDefinerExecutableByAnon:          {lint.SecurityDefinerPublicExecute},
 	RuleDefinerExecutableByAuthenticated: {lint.SecurityDefinerPublicExecute},
+	RuleUntrustedExtension:               {lint.UnsafeServerAccess},
+	RuleExtensionInPgCatalog:             {lint.UnsafeServerAccess},
 }
 
 // exposures are the rules whose fact is what an API role can reach (every row of a table): a
@@ -438,6 +440,10 @@ func message(r row, roles []string) string {
 		return fmt.Sprintf("%s lets %s %s every row (USING/WITH CHECK true); test the row, e.g. auth.uid() = user_id", obj, r.Role, strings.ToLower(r.Detail))
 	case RuleExtensionInPublic:
 		return fmt.Sprintf("%s is installed in schema public, which the Data API exposes; CREATE EXTENSION ... WITH SCHEMA extensions", obj)
+	case RuleUntrustedExtension:
+		return fmt.Sprintf("%s is installed, and ledgercheck.yaml lists it as untrusted (lint.untrusted_extensions): it reaches outside the database or past its privileges; drop it from the migration", obj)
+	case RuleExtensionInPgCatalog:
+		return fmt.Sprintf("%s is installed in schema pg_catalog, where every session resolves names before any other schema; CREATE EXTENSION ... WITH SCHEMA extensions", obj)
 	case RuleMaterializedViewInAPI, RuleForeignTableInAPI:
 		return fmt.Sprintf("%s can SELECT %s, which has no row level security: every row is readable through the Data API; revoke it or expose the data through a table with RLS", who, obj)
 	}

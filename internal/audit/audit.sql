@@ -8,6 +8,8 @@
 -- $2 text[]  the relations in scope, as schema.name (quote_ident)
 -- $3 text[]  the functions in scope, as schema.name(oidvectortypes)
 -- $4 text[]  the extensions in scope
+-- $5 text[]  the extensions the configuration lists as untrusted (lint.untrusted_extensions)
+-- $6 text[]  the extensions that belong in pg_catalog (pg_cron, which Supabase pins there)
 --
 -- Each row: rule, kind, object (as the footprint names it), schema, name, the number of
 -- arguments (functions), the API role concerned ('' when none), detail.
@@ -107,6 +109,20 @@ SELECT 'extension-in-public', 'extension', pg_catalog.quote_ident(e.extname), n.
 FROM pg_extension e
 JOIN pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
 WHERE n.nspname OPERATOR(pg_catalog.=) 'public' AND e.extname OPERATOR(pg_catalog.=) ANY ($4::pg_catalog.text[])
+UNION ALL
+-- An extension the configuration lists as untrusted, however the migration created it (a literal
+-- CREATE EXTENSION, one EXECUTE built, one a function ran), as the catalog has it; and one placed
+-- in pg_catalog, where every privileged session resolves names. (The schema column is empty: a
+-- static finding names the extension alone.)
+SELECT 'untrusted-extension', 'extension', pg_catalog.quote_ident(e.extname), '', e.extname, 0, '', ''
+FROM pg_extension e
+WHERE e.extname OPERATOR(pg_catalog.=) ANY ($4::pg_catalog.text[]) AND e.extname OPERATOR(pg_catalog.=) ANY ($5::pg_catalog.text[])
+UNION ALL
+SELECT 'extension-in-pg-catalog', 'extension', pg_catalog.quote_ident(e.extname), '', e.extname, 0, '', ''
+FROM pg_extension e
+JOIN pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
+WHERE e.extname OPERATOR(pg_catalog.=) ANY ($4::pg_catalog.text[]) AND n.nspname OPERATOR(pg_catalog.=) 'pg_catalog'
+  AND NOT e.extname OPERATOR(pg_catalog.=) ANY ($6::pg_catalog.text[])
 UNION ALL
 -- 0016, 0017: materialized views and foreign tables (no row level security) selectable by an
 -- API role.

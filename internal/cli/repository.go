@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -69,7 +66,7 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 	if f.artifactPrevious != "" || f.portPrevious != "" {
 		return req, fault.Input(fmt.Errorf("--changed %s audits each changed file's upgrade from its version at the merge base: drop --artifact-previous and --port-previous", f.changed))
 	}
-	ch, err := gitChanges(cmd.Context(), filepath.Dir(cfg.Path), f.changed)
+	ch, err := gitChanges(cmd.Context(), cfg.Scope, filepath.Dir(cfg.Path), f.changed)
 	if err != nil {
 		return req, err
 	}
@@ -110,28 +107,33 @@ func sidecarsOf(cfg *config.Config, g *globals, sf *serverFlags, command string,
 // changes are the files a branch changed: those that differ between the merge base of HEAD and
 // a ref and the work tree (untracked files included), and their content at the merge base.
 type changes struct {
+	repo             *gitRepo
 	top, base, short string
 	files            map[string]bool // absolute paths
 }
 
-// gitChanges reads what changed in the repository of dir since the merge base of HEAD and ref.
-func gitChanges(ctx context.Context, dir, ref string) (*changes, error) {
-	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+// gitChanges reads what changed in the repository holding dir since the merge base of HEAD and
+// ref (see [gitRepo]: the repository is found by ledgercheck, and git runs no program).
+func gitChanges(ctx context.Context, scope input.Scope, dir, ref string) (*changes, error) {
+	repo, err := findGitRepo(scope, dir, ref)
 	if err != nil {
-		return nil, fault.Input(fmt.Errorf("--changed %s: %s is not in a git repository: %w", ref, dir, err))
+		return nil, err
 	}
-	ch := &changes{top: strings.TrimSpace(top), files: map[string]bool{}}
-	base, err := git(ctx, dir, "merge-base", "HEAD", ref)
+	if err := repo.drivers(ctx); err != nil {
+		return nil, err
+	}
+	ch := &changes{repo: repo, top: repo.top, files: map[string]bool{}}
+	base, err := repo.run(ctx, "merge-base", "--end-of-options", "HEAD", ref)
 	if err != nil {
 		return nil, fault.Input(fmt.Errorf("--changed %s: no merge base of HEAD and %s: %w", ref, ref, err))
 	}
 	ch.base = strings.TrimSpace(base)
 	ch.short = ch.base[:min(len(ch.base), 12)]
-	diff, err := git(ctx, ch.top, "diff", "--name-only", "-z", "--no-renames", ch.base, "--")
+	diff, err := repo.run(ctx, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", ch.base, "--")
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("--changed %s: git diff: %w", ref, err))
 	}
-	untracked, err := git(ctx, ch.top, "ls-files", "--others", "--exclude-standard", "-z")
+	untracked, err := repo.run(ctx, "ls-files", "--others", "--exclude-standard", "-z")
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("--changed %s: git ls-files: %w", ref, err))
 	}
@@ -153,12 +155,11 @@ func (ch *changes) apply(ctx context.Context, r *gate.Request) bool {
 			continue
 		}
 		changed = true
-		abs, _ := filepath.Abs(v.File)
-		rel, err := filepath.Rel(ch.top, abs)
+		rel, err := filepath.Rel(ch.top, realPath(v.File))
 		if err != nil {
 			continue
 		}
-		src, err := git(ctx, ch.top, "show", ch.base+":"+filepath.ToSlash(rel))
+		src, err := ch.repo.run(ctx, "cat-file", "blob", ch.base+":"+filepath.ToSlash(rel))
 		switch {
 		case err != nil:
 			v.Previous, v.NoPrevious = nil, fmt.Sprintf("%s is new since %s (the merge base), so there is no upgrade to check", v.File, ch.short)
@@ -174,8 +175,24 @@ func (ch *changes) apply(ctx context.Context, r *gate.Request) bool {
 
 // changed reports whether the file at path (as the configuration names it) changed.
 func (ch *changes) changed(path string) bool {
+	return path != "" && ch.files[realPath(path)]
+}
+
+// realPath is path made absolute with every symbolic link on it followed (git names files under
+// the real top level); a path that does not resolve is only made absolute.
+func realPath(path string) string {
 	abs, err := filepath.Abs(path)
-	return path != "" && err == nil && ch.files[abs]
+	if err != nil {
+		return path
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	// A deleted file: its directory may still resolve.
+	if d, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(d, filepath.Base(abs))
+	}
+	return abs
 }
 
 // inputs reports whether one of the files a sidecar's check reads besides its migrations changed:
@@ -201,22 +218,6 @@ func portsOf(r *gate.Request) []*gate.Variant {
 		vs = append(vs, &r.Ports[i].Variant)
 	}
 	return vs
-}
-
-// git runs git in dir and returns its standard output; the error carries its last line of
-// standard error.
-func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-		if msg := lines[len(lines)-1]; msg != "" {
-			return "", errors.New(msg)
-		}
-		return "", err
-	}
-	return out.String(), nil
 }
 
 // runRepository checks the repository cfg describes (every sidecar, or with --changed those a

@@ -58,6 +58,10 @@ type Allowance struct {
 	Actions []string `yaml:"actions"`
 	// Reason says why a reviewer accepted it; required.
 	Reason string `yaml:"reason"`
+	// Trigger pins the trigger a reviewer accepted, for an entry that lets the file create a
+	// trigger: a CREATE TRIGGER of that name with another timing, events, level or function is
+	// not allowed by it (allow_trigger.go).
+	Trigger *TriggerPin `yaml:"trigger"`
 }
 
 // DefinerCaller says that API roles are meant to execute a SECURITY DEFINER function.
@@ -117,6 +121,9 @@ func (c Config) Validate() error {
 			if !allowanceActions[act] {
 				return fmt.Errorf("lint configuration: allow entry for %q: unknown action %q", a.Object, act)
 			}
+		}
+		if err := a.Trigger.validate(a.Object); err != nil {
+			return err
 		}
 	}
 	for _, c := range c.DefinerCallers {

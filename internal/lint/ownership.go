@@ -265,6 +265,9 @@ type Touch struct {
 	Op *pgsql.Op
 	// Allowed reports whether configuration allows it.
 	Allowed bool
+	// Review, when not "", says why an entry of lint.allow for the object does not allow it (a
+	// trigger created otherwise than the entry pins).
+	Review string
 	// Attach is set for CREATE TRIGGER, POLICY, RULE or INDEX on a table the file did not
 	// create (reported by attaches-to-existing-table rather than modifies-existing-object).
 	Attach bool
@@ -332,7 +335,12 @@ func existingTouches(f *pgsql.File, cfg Config, own *Ownership) []Touch {
 }
 
 func touch(cfg Config, op *pgsql.Op, obj pgsql.Object, detail string) Touch {
-	return Touch{Object: obj, Verb: op.Verb, Detail: detail, Op: op, Allowed: cfg.allows(obj.String(), string(op.Verb))}
+	t := Touch{Object: obj, Verb: op.Verb, Detail: detail, Op: op, Allowed: cfg.allows(obj.String(), string(op.Verb))}
+	if t.Allowed && op.Trigger() != nil {
+		t.Review = cfg.triggerReview(obj.String(), op.Trigger())
+		t.Allowed = t.Review == ""
+	}
+	return t
 }
 
 // roleTouches reports GRANT/REVOKE of role membership: it changes the grantee roles (and the

@@ -79,6 +79,7 @@ func init() {
 		functionStatements,
 		doStatements,
 		sessionStatements,
+		settingStatements,
 		dataStatements,
 		catalogStatements,
 	)
@@ -315,6 +316,9 @@ func (c *collector) funcCall(x *pg_query.FuncCall) {
 			call.Pos = a.pos(sc, int(x.Location))
 		}
 		op.Calls = append(op.Calls, call)
+		if call.Name.Name == "set_config" && (call.Name.Schema == "" || call.Name.Schema == "pg_catalog") {
+			op.setConfig(x, call.Pos)
+		}
 	}
 }
 

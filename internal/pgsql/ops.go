@@ -301,6 +301,8 @@ type Detail struct {
 	// or identity column.
 	Implicit []Object `json:"implicit,omitempty"`
 	Guards
+	// Settings are the run-time settings the statement changes, in every form ([SettingChange]).
+	Settings []SettingChange `json:"settings,omitempty"`
 	// Family is the statement family's own detail (nil for a family without one).
 	Family Family `json:"family,omitempty"`
 }

@@ -26,6 +26,7 @@ func createTrigger(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) 
 	x := n.GetCreateTrigStmt()
 	op.Verb, op.Tag, op.OrReplace = VerbCreate, "CREATE TRIGGER", x.Replace
 	a.onTable(sc, op, KindTrigger, x.Trigname, x.Relation)
+	op.Family = a.triggerOf(x)
 	return nil
 }
 

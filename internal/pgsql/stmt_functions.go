@@ -53,6 +53,7 @@ func createFunction(a *analyzer, sc *scope, n *pg_query.Node, op *draft, sp span
 	op.Objects = []Object{obj}
 	fn, asLoc := functionOptions(x)
 	op.Family = fn
+	op.functionSettings(x.Options)
 	return func() {
 		if fn.PinnedPath && len(fn.SearchPath) > 0 {
 			a.path = fn.SearchPath
@@ -143,6 +144,7 @@ func alterFunction(a *analyzer, _ *scope, n *pg_query.Node, op *draft, _ span) f
 	if x.Func != nil {
 		op.Objects = []Object{a.withArgs(kind, x.Func, op.Pos)}
 	}
+	op.functionSettings(x.Actions)
 	for _, act := range x.Actions {
 		if d := act.GetDefElem(); d != nil && d.Defname == "set" {
 			if vs := d.Arg.GetVariableSetStmt(); vs != nil && strings.EqualFold(vs.Name, "search_path") {

@@ -40,6 +40,9 @@ func setSchema(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func
 	op.Verb, op.Tag, op.IfExists = VerbAlter, "ALTER "+strings.ToUpper(string(kind))+" SET SCHEMA", x.MissingOk
 	op.Objects = []Object{a.target(sc, kind, x.Relation, x.Object, op.Pos)}
 	op.at = op.Objects[0].Pos
+	if kind == KindExtension {
+		op.Family = &Extension{Schema: x.Newschema}
+	}
 	return nil
 }
 

@@ -41,7 +41,27 @@ func createExtension(_ *analyzer, _ *scope, n *pg_query.Node, op *draft, _ span)
 	x := n.GetCreateExtensionStmt()
 	op.Verb, op.Tag, op.IfNotExists = VerbCreate, "CREATE EXTENSION", x.IfNotExists
 	op.Objects = []Object{global(KindExtension, x.Extname, op.Pos)}
+	for _, o := range x.Options {
+		if d := o.GetDefElem(); d != nil && d.Defname == "schema" {
+			op.Family = &Extension{Schema: d.Arg.GetString_().GetSval()}
+		}
+	}
 	return nil
+}
+
+// Extension is the detail of CREATE EXTENSION ... SCHEMA and ALTER EXTENSION ... SET SCHEMA.
+type Extension struct {
+	// Schema is the schema the statement places the extension in.
+	Schema string `json:"schema"`
+}
+
+func (*Extension) family() string { return "schemas" }
+
+// Extension returns the schema a CREATE EXTENSION ... SCHEMA or ALTER EXTENSION ... SET SCHEMA
+// places its extension in, or nil.
+func (o *Op) Extension() *Extension {
+	e, _ := o.Family.(*Extension)
+	return e
 }
 
 func alterExtension(_ *analyzer, _ *scope, n *pg_query.Node, op *draft, _ span) func() {

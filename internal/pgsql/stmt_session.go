@@ -76,6 +76,11 @@ func set(a *analyzer, _ *scope, n *pg_query.Node, op *draft, _ span) func() {
 	if x.Kind == pg_query.VariableSetKind_VAR_SET_VALUE {
 		s.Values = setValues(x)
 	}
+	form := "SET"
+	if x.IsLocal {
+		form = "SET LOCAL"
+	}
+	op.addSetting(x, form, op.Pos)
 	if s.Name == "search_path" || x.Kind == pg_query.VariableSetKind_VAR_RESET_ALL {
 		if x.Kind == pg_query.VariableSetKind_VAR_SET_VALUE {
 			a.path = searchPath(s.Values)
@@ -90,6 +95,7 @@ func alterSystem(_ *analyzer, _ *scope, n *pg_query.Node, op *draft, _ span) fun
 	op.Verb, op.Tag = VerbAlterSystem, "ALTER SYSTEM"
 	if x := n.GetAlterSystemStmt().Setstmt; x != nil {
 		op.Family = &Setting{Name: strings.ToLower(x.Name)}
+		op.addSetting(x, "ALTER SYSTEM", op.Pos)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // AnnotationCap is how many annotations of one kind (error, warning, notice) GitHub shows per
@@ -199,13 +200,24 @@ func statusIcon(s Status) string {
 	return "✅"
 }
 
-// mdCell escapes text for a markdown table cell: HTML special characters, pipes, and line
-// breaks as <br>.
+// mdCell escapes text, which names and messages from the migration fill, for a markdown table
+// cell or list item: every ASCII punctuation character gets a backslash (CommonMark reads any of
+// them escaped as itself), so no image, link, autolink, emphasis, code span, HTML tag, entity,
+// heading or table pipe can be made of it; line breaks become <br>.
 func mdCell(s string) string {
-	s = html.EscapeString(s)
-	s = strings.ReplaceAll(s, "|", "\\|")
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	return strings.ReplaceAll(s, "\n", "<br>")
+	var b strings.Builder
+	for _, r := range strings.ReplaceAll(s, "\r\n", "\n") {
+		switch {
+		case r == '\n':
+			b.WriteString("<br>")
+		case r < 0x80 && unicode.IsPunct(r) || r < 0x80 && unicode.IsSymbol(r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // mdCode escapes text inside a one-backtick code span in a table cell.

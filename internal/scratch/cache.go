@@ -275,12 +275,19 @@ func openCache(ctx context.Context, c *cluster, specs []TemplateSpec, log io.Wri
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, err
 	}
+	if err := untrusted(root, true); err != nil { // cache_trust.go
+		return nil, err
+	}
 	key, err := cacheKey(c, specs)
 	if err != nil {
 		return nil, fmt.Errorf("computing the cache key: %w", err)
 	}
 	cr := &cacheRun{dir: filepath.Join(root, key), key: key, specs: specs}
-	if cr.lock, err = os.OpenFile(cr.dir+".lock", os.O_CREATE|os.O_RDWR, 0o600); err != nil {
+	if cr.lock, err = os.OpenFile(cr.dir+".lock", os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(untrusted(cr.lock.Name(), false), untrustedEntry(cr.dir)); err != nil {
+		cr.lock.Close()
 		return nil, err
 	}
 	// Readers share the lock; a builder has it alone.

@@ -202,6 +202,7 @@ func (d *Database) exec(ctx context.Context, sc *Script, e *execution) error {
 		mark = d.srv.cl.log.mark()
 	}
 	err = execStatements(ctx, conn, sc, func() { d.srv.starting(e) }, func(i int, tag string) error {
+		d.srv.noteRunRoles(ctx) // before a later statement can cut a role it made loose (runroles.go)
 		if !d.srv.ran(e, i, tag) {
 			return nil
 		}
@@ -213,6 +214,9 @@ func (d *Database) exec(ctx context.Context, sc *Script, e *execution) error {
 		if errors.Is(context.Cause(ctx), errInstallTimeout) {
 			se.Err = &SelfInflicted{Timeout: true, Msg: fmt.Sprintf("it ran past the install time limit of %s (set with --install-timeout); the statement here was still running", d.srv.opts.InstallTimeout)}
 			return se
+		}
+		if se.SelfInflicted() != nil {
+			return se // what the statement did to its own session's reading
 		}
 		return d.srv.blame(ctx, se, mark)
 	}
@@ -227,15 +231,22 @@ func ExecScript(ctx context.Context, conn *pgx.Conn, sc *Script) error {
 	return execStatements(ctx, conn, sc, nil, nil)
 }
 
-// execStatements runs sc's statements on conn in order. Hooks, when not nil: before is called
+// execStatements runs sc's statements on conn in order, each in a message of its own, and stops
+// at a statement after which the server would read the next otherwise than the parser did
+// (reading.go). Hooks, when not nil: before is called
 // before each, after after each with its index in sc.Statements and its command tag ("" when
 // it failed); an error after returns ends the run.
 func execStatements(ctx context.Context, conn *pgx.Conn, sc *Script, before func(), after func(i int, tag string) error) error {
+	pc := conn.PgConn()
+	if m := misread(pc); m != "" && len(sc.Statements) > 0 {
+		st := sc.Statements[0]
+		return &ScriptError{Pos: st.Pos, Stmt: st.Index, Err: startedMisread(m)}
+	}
 	for i, st := range sc.Statements {
 		if before != nil {
 			before()
 		}
-		tag, err := conn.Exec(ctx, st.Text)
+		tag, err := execOne(ctx, pc, st.Text)
 		if err != nil {
 			if ctx.Err() != nil && !stoppedByLimit(ctx) {
 				return ctx.Err()
@@ -248,12 +259,15 @@ func execStatements(ctx context.Context, conn *pgx.Conn, sc *Script, before func
 			if after != nil {
 				after(i, "") //nolint:errcheck // the statement's error is the one to return
 			}
-			return &ScriptError{Pos: pos, Stmt: st.Index, Err: err}
+			return &ScriptError{Pos: pos, Stmt: st.Index, Err: severalStatements(err)}
 		}
 		if after != nil {
 			if err := after(i, tag.String()); err != nil {
 				return err
 			}
+		}
+		if m := misread(pc); m != "" {
+			return &ScriptError{Pos: st.Pos, Stmt: st.Index, Err: readingChanged(m)}
 		}
 	}
 	return nil

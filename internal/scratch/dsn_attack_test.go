@@ -335,18 +335,7 @@ func TestServerModeDetachedRolesOfAKilledRun(t *testing.T) {
 	scratchtest.Exec(t, db, "attack.sql", "CREATE ROLE lc_maker NOLOGIN CREATEROLE;\n"+grantSelf("lc_maker")+
 		"SET ROLE lc_maker;\nCREATE ROLE lc_orphan NOLOGIN;\nRESET ROLE;\nDROP ROLE lc_maker;")
 	run.Abandon()
-	var err2 error
-	for i := 0; i < 500; i++ {
-		var dropped []string
-		dropped, err2 = scratch.Cleanup(ctx, srv.DSN, 0)
-		if len(dropped) > 0 || err2 != nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err2 != nil {
-		t.Fatal(err2)
-	}
+	sweep(t, srv.DSN)
 	after := serverState(t, admin)
 	if want := sorted(append(slices.Clone(before), "role lc_orphan login false createrole false createdb false")); !slices.Equal(after, want) {
 		t.Errorf("after cleanup of the killed run:\n  got  %q\n  want %q", after, want)

@@ -18,15 +18,15 @@ import (
 
 // What a --dsn run made, and nothing else (issue 22).
 //
-// User SQL can make a role in ways no catalog link records: through a role it created (SET ROLE
-// to it, then CREATE ROLE), then revoke or drop the link (REVOKE on 15, DROP ROLE of the
-// intermediate role everywhere). So a run does not ask the server which roles are its own: it
-// reads the server's roles, databases and tablespaces under the turn lock before any of its SQL
-// runs ([sharedState]), and when it ends, every role that is on the server and was not then is
-// the run's (runs take turns, so no other ledgercheck run makes roles meanwhile). Whatever
-// existed before is never dropped: a database or tablespace that user SQL got hold of (REASSIGN
-// OWNED BY service_role TO CURRENT_USER on a server where service_role owns another tenant's
-// database) is given back to its owner, with its flags, before the run's roles are dropped.
+// User SQL can make a role through a role it created (SET ROLE to it, then CREATE ROLE), and cut
+// the tie by dropping that maker. A run reads the server's roles, databases and tablespaces under
+// the turn lock before any of its SQL runs ([sharedState]); when it ends, it drops the roles
+// that appeared meanwhile and that one of its roles created, as it saw them after every
+// statement of its SQL (runroles.go): another client's role, which appeared meanwhile too, is
+// never the run's. Whatever existed before is never dropped: a database or tablespace that user
+// SQL got hold of (REASSIGN OWNED BY service_role TO CURRENT_USER on a server where service_role
+// owns another tenant's database) is given back to its owner, with its flags, before the run's
+// roles are dropped.
 //
 // Every statement here runs as the --dsn superuser, so it follows the rule for privileged
 // sessions (docs/architecture.md): catalogs, functions and operators qualified with pg_catalog,
@@ -460,8 +460,9 @@ func dropRunRoles(ctx context.Context, conn *pgx.Conn, roles []roleRef) ([]strin
 }
 
 // closeServerRun drops, at the end of a --dsn run, what it made: the databases it created, then
-// every role that appeared on the server during the run, except another client's (othersRoles),
-// after giving back what existed before and one of those roles now owns. conn is the
+// every role that appeared on the server during the run and that one of the run's roles created
+// (runroles.go), except one another client tied to something of theirs (othersRoles), after
+// giving back what existed before and one of those roles now owns. conn is the
 // run's anchor session, which holds the turn lock.
 func (s *Server) closeServerRun(ctx context.Context, conn *pgx.Conn, created []string) error {
 	var errs []error
@@ -490,6 +491,17 @@ func (s *Server) closeServerRun(ctx context.Context, conn *pgx.Conn, created []s
 	s.mu.Lock()
 	s.created = slices.DeleteFunc(s.created, func(n string) bool { return slices.Contains(names, n) })
 	s.mu.Unlock()
+	made, err := s.closeRunRoles(ctx, conn)
+	if err != nil {
+		return errors.Join(append(errs, fault.Env(fmt.Errorf("--dsn server: reading the roles the run made: %s", serverMessage(err))))...)
+	}
+	roles = slices.DeleteFunc(roles, func(r roleRef) bool {
+		if _, ok := made[r.oid]; ok {
+			return false
+		}
+		fmt.Fprintf(s.opts.Log, "scratch: role %s appeared on the server during the run, but no role of the run created it (another client's, or one the migration cut loose within one statement): left alone\n", ident(r.name))
+		return true
+	})
 	own := map[uint32]bool{}
 	for _, r := range roles {
 		own[r.oid] = r.name == s.installRole || r.name == s.readerRole || slices.Contains(s.apiCreated, r.name)
@@ -564,8 +576,8 @@ type deadRun struct {
 }
 
 // findDeadRun finds what the run id, whose install role is install, left: the roles made after
-// it (a larger oid) tied to one of the run's by a membership, an ADMIN OPTION or a grant they
-// made, transitively (PostgreSQL's pg_* and the Supabase API roles aside: those a run created are
+// it (a larger oid) that one of the run's roles created (its ADMIN OPTION on them, granted by the
+// bootstrap superuser: see runroles.go), transitively (PostgreSQL's pg_* and the Supabase API roles aside: those a run created are
 // marked); the databases named after the run, or made after the install role and owned by one of
 // the run's roles; and the databases that existed before the run and that one of its roles owns
 // (REASSIGN OWNED), which are never dropped.
@@ -577,11 +589,11 @@ func findDeadRun(ctx context.Context, conn *pgx.Conn, id string, install roleRef
 			WHERE a.oid::pg_catalog.int8 OPERATOR(pg_catalog.>) $3::pg_catalog.int8
 			  AND a.rolname::pg_catalog.text OPERATOR(pg_catalog.!~) '^pg_'
 			  AND a.rolname::pg_catalog.text OPERATOR(pg_catalog.<>) ALL ($2::pg_catalog.text[])
-			  AND ((m.roleid OPERATOR(pg_catalog.=) a.oid AND (m.member OPERATOR(pg_catalog.=) run.oid OR m.grantor OPERATOR(pg_catalog.=) run.oid))
-			    OR (m.member OPERATOR(pg_catalog.=) a.oid AND (m.roleid OPERATOR(pg_catalog.=) run.oid OR m.grantor OPERATOR(pg_catalog.=) run.oid)))
+			  AND m.roleid OPERATOR(pg_catalog.=) a.oid AND m.member OPERATOR(pg_catalog.=) run.oid
+			  AND m.admin_option AND m.grantor OPERATOR(pg_catalog.=) $4::pg_catalog.oid
 		)
 		SELECT a.oid, a.rolname::pg_catalog.text FROM run JOIN pg_catalog.pg_authid a ON a.oid OPERATOR(pg_catalog.=) run.oid ORDER BY a.oid`,
-		install.oid, apiRoles, int64(install.oid))
+		install.oid, apiRoles, int64(install.oid), uint32(bootstrapSuperuser))
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("listing the roles of run %s: %s", id, serverMessage(err)))
 	}

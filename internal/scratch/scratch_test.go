@@ -326,9 +326,8 @@ func TestPrivilegedSessionsIgnoreDatabaseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = scratch.ExecScript(ctx, user, &scratch.Script{Name: "settings.sql", Statements: []scratch.Statement{{Text: `CREATE ROLE lc_hijack NOLOGIN;
-CREATE SCHEMA lc_evil;
-DO $$ BEGIN
+	// One statement per Statement: the server runs each in a message of its own.
+	err = scratch.ExecScript(ctx, user, &scratch.Script{Name: "settings.sql", Statements: []scratch.Statement{{Text: `CREATE ROLE lc_hijack NOLOGIN`}, {Text: `CREATE SCHEMA lc_evil`}, {Text: `DO $$ BEGIN
   EXECUTE format('ALTER DATABASE %I SET search_path = lc_evil, public', current_database());
   EXECUTE format('ALTER DATABASE %I SET role = lc_hijack', current_database());
   EXECUTE format('ALTER DATABASE %I SET statement_timeout = 1', current_database());

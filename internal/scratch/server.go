@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -102,6 +103,8 @@ type Server struct {
 	lim    limitState    // the statements the size watchdog may stop (limits.go)
 
 	w warden // what user SQL does to the run's role and databases (warden.go)
+
+	rr runRoles // the roles a --dsn run made (runroles.go)
 
 	mu        sync.Mutex
 	templates map[templateKey]*template
@@ -656,6 +659,7 @@ func (s *Server) userConfig(db string) *pgx.ConnConfig {
 		// instead of running to its end, so that the run's locks and databases go with it.
 		"client_connection_check_interval": "1000",
 	}
+	maps.Copy(cfg.RuntimeParams, readingStartup) // reading.go
 	return cfg
 }
 

@@ -9,4 +9,7 @@ COPY public.ledger FROM '/etc/passwd';
 SELECT pg_read_file('/etc/passwd');
 ALTER SYSTEM SET log_statement = 'all';
 CREATE EXTENSION IF NOT EXISTS plpython3u;
+CREATE EXTENSION IF NOT EXISTS hstore SCHEMA pg_catalog;
+CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA extensions;
+ALTER EXTENSION pg_trgm SET SCHEMA pg_catalog;
 NOTIFY pgrst, 'reload schema';
