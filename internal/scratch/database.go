@@ -155,6 +155,9 @@ type Script struct {
 	// Position maps a byte offset of the file to its position; it places the server's error
 	// position, which is inside a statement. Nil places errors at their statement.
 	Position func(offset int) finding.Position
+	// Observer, when not nil, watches each statement while its transaction is still open
+	// (observe.go); nil runs the script as psql would, one simple-protocol Query per statement.
+	Observer Observer
 }
 
 // Exec runs the script statement by statement on one connection as the install role, the way
@@ -231,11 +234,15 @@ func ExecScript(ctx context.Context, conn *pgx.Conn, sc *Script) error {
 // before each, after after each with its index in sc.Statements and its command tag ("" when
 // it failed); an error after returns ends the run.
 func execStatements(ctx context.Context, conn *pgx.Conn, sc *Script, before func(), after func(i int, tag string) error) error {
+	if obs := sc.Observer; obs != nil {
+		obs.Connected(ctx, conn.PgConn().PID())
+		defer func() { obs.Done(ctx, conn.PgConn().TxStatus() == 'I') }()
+	}
 	for i, st := range sc.Statements {
 		if before != nil {
 			before()
 		}
-		tag, err := conn.Exec(ctx, st.Text)
+		tag, err := execOne(ctx, conn, i, st, sc.Observer)
 		if err != nil {
 			if ctx.Err() != nil && !stoppedByLimit(ctx) {
 				return ctx.Err()
@@ -257,6 +264,15 @@ func execStatements(ctx context.Context, conn *pgx.Conn, sc *Script, before func
 		}
 	}
 	return nil
+}
+
+// execOne runs statement i of a script on conn: a simple-protocol Query, or, with an observer,
+// the way observe.go says.
+func execOne(ctx context.Context, conn *pgx.Conn, i int, st Statement, obs Observer) (pgconn.CommandTag, error) {
+	if obs != nil {
+		return execObserved(ctx, conn, i, st, obs)
+	}
+	return conn.Exec(ctx, st.Text)
 }
 
 // execPrerequisites installs the Open Brain prerequisites at the database's dimension as the
