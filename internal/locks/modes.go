@@ -107,17 +107,17 @@ func (m Mode) BlocksReads() bool { return m.Conflicts(AccessShare) }
 func (m Mode) Blocks() string {
 	switch m {
 	case AccessShare:
-		return "ALTER TABLE, DROP, TRUNCATE, VACUUM FULL and REFRESH MATERIALIZED VIEW"
+		return "schema changes (ALTER TABLE, DROP, TRUNCATE, VACUUM FULL, REFRESH MATERIALIZED VIEW)"
 	case RowShare:
-		return "EXCLUSIVE and ACCESS EXCLUSIVE locks (ALTER TABLE, DROP, REFRESH MATERIALIZED VIEW)"
+		return "EXCLUSIVE and ACCESS EXCLUSIVE locks (schema changes, REFRESH MATERIALIZED VIEW)"
 	case RowExclusive:
-		return "CREATE INDEX, CREATE TRIGGER and ALTER TABLE"
+		return "index and trigger creation and schema changes (CREATE INDEX, CREATE TRIGGER, ALTER TABLE)"
 	case ShareUpdateExclusive:
 		return "VACUUM, ANALYZE, CREATE INDEX CONCURRENTLY and schema changes"
 	case Share, ShareRowExclusive:
 		return "INSERT, UPDATE and DELETE"
 	case Exclusive:
-		return "INSERT, UPDATE, DELETE and SELECT ... FOR UPDATE/SHARE"
+		return "every write and row lock (INSERT, UPDATE, DELETE, SELECT ... FOR UPDATE)"
 	case AccessExclusive:
 		return "every read and write (SELECT, INSERT, UPDATE, DELETE)"
 	}

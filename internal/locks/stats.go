@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledgercheck/ledgercheck/internal/input"
 	"github.com/ledgercheck/ledgercheck/internal/nouns"
+	"github.com/ledgercheck/ledgercheck/internal/report"
 )
 
 // Size is a table's row count and its size on disk, indexes and TOAST included.
@@ -174,21 +175,8 @@ func Grade(rows int64) string {
 
 // FormatRows writes a row count as people read it: "950 rows", "12 k rows", "2.1 M rows".
 func FormatRows(n int64) string {
-	switch {
-	case n < 10_000:
+	if n < 10_000 {
 		return nouns.Count(int(n), "row")
-	case n < 1_000_000:
-		return fmt.Sprintf("%s k rows", short(float64(n)/1e3))
-	case n < 1_000_000_000:
-		return fmt.Sprintf("%s M rows", short(float64(n)/1e6))
 	}
-	return fmt.Sprintf("%s G rows", short(float64(n)/1e9))
-}
-
-// short is f with one decimal below 10 ("2.1"), none from 10 ("12").
-func short(f float64) string {
-	if f < 10 {
-		return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
-	}
-	return strconv.FormatFloat(math.Round(f), 'f', 0, 64)
+	return report.FormatCount(n) + " rows"
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -87,7 +89,7 @@ func lockSize(l Lock) string {
 	if l.Source == "" {
 		return "-"
 	}
-	s := fmt.Sprintf("%d (%s", l.Rows, l.Source)
+	s := fmt.Sprintf("%s (%s", FormatCount(l.Rows), l.Source)
 	if l.Bytes > 0 {
 		s += ", " + FormatBytes(l.Bytes)
 	}
@@ -95,6 +97,27 @@ func lockSize(l Lock) string {
 		s += ", " + l.Grade
 	}
 	return s + ")"
+}
+
+// FormatCount writes a count as people read it: "950", "12 k", "2.1 M", "3.4 G".
+func FormatCount(n int64) string {
+	switch {
+	case n < 10_000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return short(float64(n)/1e3) + " k"
+	case n < 1_000_000_000:
+		return short(float64(n)/1e6) + " M"
+	}
+	return short(float64(n)/1e9) + " G"
+}
+
+// short is f with one decimal below 10 ("2.1"), none from 10 ("12").
+func short(f float64) string {
+	if f < 10 {
+		return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
+	}
+	return strconv.FormatFloat(math.Round(f), 'f', 0, 64)
 }
 
 // FormatBytes writes a size in PostgreSQL's units, each 1024 of the one before: "8 kB",
@@ -108,10 +131,7 @@ func FormatBytes(n int64) string {
 	if u == 0 {
 		return fmt.Sprintf("%d bytes", n)
 	}
-	if f < 10 {
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", f), ".0") + " " + units[u]
-	}
-	return fmt.Sprintf("%.0f %s", f, units[u])
+	return short(f) + " " + units[u]
 }
 
 // writeLockTable writes ph's lock table, column-aligned, for the text format.
