@@ -30,6 +30,8 @@ type caseSpec struct {
 	Runs int `json:"runs"`
 	// Accept are reviewed locks (locks.accept).
 	Accept []Acceptance `json:"accept"`
+	// Slow is locks.slow_statement (default DefaultSlow): the cases that sleep sleep less.
+	Slow string `json:"slow"`
 }
 
 func loadSpec(t *testing.T, dir string) caseSpec {
@@ -76,6 +78,11 @@ func traced(t *testing.T, db *scratch.Database, dir string, opts func(*Input)) r
 	}
 	defer conn.Close(ctx)
 	in := Input{Name: "case", File: name, Parsed: f, Script: sqlscript.Script(f), Accept: spec.Accept}
+	if spec.Slow != "" {
+		if in.Slow, err = time.ParseDuration(spec.Slow); err != nil {
+			t.Fatalf("%s/case.json: slow: %v", dir, err)
+		}
+	}
 	for run := 1; run <= max(spec.Runs, 1); run++ {
 		rn := "install"
 		if run > 1 {

@@ -2,6 +2,7 @@ package locks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,8 +14,10 @@ import (
 )
 
 // DefaultSlow is how long a later statement of a transaction must run, at fixture scale, for a
-// lock held across it to be reported (lock-held-across-slow-statements).
-const DefaultSlow = 100 * time.Millisecond
+// lock held across it to be reported (lock-held-across-slow-statements; locks.slow_statement):
+// long enough that no statement of a migration's DDL gets there on a busy CI runner, short
+// enough that a backfill over a fixture of a few thousand rows does.
+const DefaultSlow = time.Second
 
 // Run is one traced run of the file: the install, a rerun, the upgrade.
 type Run struct {
@@ -24,14 +27,19 @@ type Run struct {
 	Trace *Trace
 }
 
-// Acceptance is a reviewed lock: the file may take Mode (and any mode it covers) on Table, for
-// Reason (locks.accept in ledgercheck.yaml).
+// Acceptance is a reviewed lock: the file may take Mode (and any mode it covers) on Table, with
+// the statements Statements names, for Reason (locks.accept in ledgercheck.yaml). It accepts the
+// lock's findings: what it blocks, no lock_timeout before it, held across slow statements.
 type Acceptance struct {
 	// Table is the table, schema-qualified: "public.agent_memories".
 	Table string `yaml:"table"`
-	// Mode is the strongest mode accepted, as SQL writes it: "SHARE ROW EXCLUSIVE"; ACCESS
-	// EXCLUSIVE accepts a rewrite too.
+	// Mode is the strongest mode accepted, as SQL writes it: "SHARE ROW EXCLUSIVE".
 	Mode string `yaml:"mode"`
+	// Statements, when not empty, are the only statements (command tags: "CREATE TRIGGER",
+	// "DROP TRIGGER") whose locks it accepts.
+	Statements []string `yaml:"statements"`
+	// Rewrite accepts a rewrite of the table too (with Mode ACCESS EXCLUSIVE).
+	Rewrite bool `yaml:"rewrite"`
 	// Reason says why a reviewer accepted it; required.
 	Reason string `yaml:"reason"`
 	// Where is the entry's place in the configuration ("ledgercheck.yaml:80"), for the report.
@@ -46,8 +54,15 @@ func (a Acceptance) Check() error {
 		return fmt.Errorf("locks.accept: table %q: want the table with its schema, e.g. public.agent_memories", a.Table)
 	case ParseMode(a.Mode) == 0:
 		return fmt.Errorf("locks.accept entry for %s: mode %q: want a lock mode as SQL writes it (SHARE, SHARE ROW EXCLUSIVE, EXCLUSIVE, ACCESS EXCLUSIVE, ...)", a.Table, a.Mode)
+	case a.Rewrite && ParseMode(a.Mode) != AccessExclusive:
+		return fmt.Errorf("locks.accept entry for %s: rewrite: true needs mode ACCESS EXCLUSIVE (a rewrite takes it)", a.Table)
 	case strings.TrimSpace(a.Reason) == "":
 		return fmt.Errorf("locks.accept entry for %s: no reason; a reviewer needs one", a.Table)
+	}
+	for _, st := range a.Statements {
+		if strings.TrimSpace(st) == "" || strings.ToUpper(st) != st {
+			return fmt.Errorf("locks.accept entry for %s: statement %q: want a command tag in capitals (CREATE TRIGGER, DROP TRIGGER, ...)", a.Table, st)
+		}
 	}
 	return nil
 }
@@ -96,7 +111,7 @@ func Phase(in Input) report.PhaseResult {
 		evs = append(evs, eventsOf(i, r.Trace, in.Script, in.plan, in.Slow)...)
 	}
 	ph.Notes = append([]string{summary(in, traced)}, ph.Notes...)
-	used := map[int]bool{}
+	accepted := make([][]string, len(in.Accept)) // per acceptance, the locks it accepted
 	shown := map[string]bool{}
 	reported := map[string]bool{}
 	for _, e := range evs {
@@ -109,25 +124,27 @@ func Phase(in Input) report.PhaseResult {
 			shown[k] = true
 			ph.Locks = append(ph.Locks, row)
 		}
-		for _, f := range in.findings(e) {
-			k := f.Rule + "\x00" + fmt.Sprint(e.step.Stmt, e.rel.OID)
-			if reported[k] {
-				continue
+		fs := in.findings(e)
+		if acc >= 0 && len(fs) > 0 {
+			if k := fmt.Sprint(acc, e.step.Stmt, e.rel.OID, e.mode, e.rewrite); !shown[k] {
+				shown[k] = true
+				accepted[acc] = append(accepted[acc], fmt.Sprintf("%s at %s%s", lockText(e), e.stmt.Pos, in.runText(e)))
 			}
-			reported[k] = true
-			if acc >= 0 {
-				used[acc] = true
-				a := in.Accept[acc]
-				ph.Notes = append(ph.Notes, fmt.Sprintf("%s accepts %s at %s [%s]: %s", a.Where, lockText(e), f.Pos, f.Rule, a.Reason))
-				continue
+			continue
+		}
+		for _, f := range fs {
+			if k := f.Rule + "\x00" + fmt.Sprint(e.step.Stmt, e.rel.OID); !reported[k] {
+				reported[k] = true
+				ph.Findings = append(ph.Findings, f)
 			}
-			ph.Findings = append(ph.Findings, f)
 		}
 	}
 	for i, a := range in.Accept {
-		if !used[i] {
+		if len(accepted[i]) == 0 {
 			ph.Notes = append(ph.Notes, fmt.Sprintf("%s accepts %s on %s, which no traced run took: remove the entry once that holds for every run (install, reruns, upgrade)", a.Where, ParseMode(a.Mode), a.Table))
+			continue
 		}
+		ph.Notes = append(ph.Notes, fmt.Sprintf("%s accepts %s: %s", a.Where, strings.Join(accepted[i], "; "), strings.Join(strings.Fields(a.Reason), " ")))
 	}
 	ph.Counts = counts(ph.Locks, len(traced))
 	return ph
@@ -165,7 +182,10 @@ func counts(rows []report.Lock, runs int) map[string]int {
 func accepting(acc []Acceptance, e *event) int {
 	for i, a := range acc {
 		m := ParseMode(a.Mode)
-		if a.Table == e.rel.Schema+"."+e.rel.Name && (e.mode == 0 || m.Covers(e.mode)) && (!e.rewrite || m == AccessExclusive) {
+		switch {
+		case a.Table != e.rel.Schema+"."+e.rel.Name, e.mode != 0 && !m.Covers(e.mode), e.rewrite && !a.Rewrite:
+		case len(a.Statements) > 0 && !slices.Contains(a.Statements, command(e.step.Tag)):
+		default:
 			return i
 		}
 	}
