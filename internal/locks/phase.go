@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/lint"
 	"github.com/ledgercheck/ledgercheck/internal/nouns"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 	"github.com/ledgercheck/ledgercheck/internal/report"
@@ -133,10 +134,15 @@ func Phase(in Input) report.PhaseResult {
 			continue
 		}
 		for _, f := range fs {
-			if k := f.Rule + "\x00" + fmt.Sprint(e.step.Stmt, e.rel.OID); !reported[k] {
-				reported[k] = true
+			k := f.Rule + "\x00" + fmt.Sprint(e.step.Stmt, e.rel.OID)
+			switch {
+			case reported[k]:
+			case in.Parsed != nil && lint.Suppressed(in.Parsed, f.Rule, f.Pos):
+				ph.Notes = append(ph.Notes, fmt.Sprintf("a ledgercheck:ignore %s before the statement at %s accepts %s%s", f.Rule, f.Pos, lockText(e), in.runText(e)))
+			default:
 				ph.Findings = append(ph.Findings, f)
 			}
+			reported[k] = true
 		}
 	}
 	for i, a := range in.Accept {
