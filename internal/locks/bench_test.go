@@ -17,13 +17,15 @@ import (
 // the two ways it could run (docs/architecture.md, "The lock trace"):
 //
 //   - untraced: the install as check ran it before the trace (database creation not timed);
+//
 //   - in-place: the same install, traced, which is how check traces: the difference is the
 //     trace's cost on each run of the file (install, reruns, upgrade);
+//
 //   - own-database: a traced install in a database of its own: what a trace beside the
 //     variant's own install would add per variant, plus the database's creation (create-ms/op:
 //     copying the template, and the connection).
 //
-//	go test ./internal/locks -run '^$' -bench TraceCost -benchtime 20x
+//     go test ./internal/locks -run '^$' -bench TraceCost -benchtime 20x
 func BenchmarkTraceCost(b *testing.B) {
 	ctx := context.Background()
 	name := "migrations/decision_ledger.sql"
