@@ -14,18 +14,14 @@ import (
 )
 
 // BenchmarkTraceCost measures what the lock trace adds to one install of the shipped artifact,
-// the two ways it could run (docs/architecture.md, "The lock trace"):
+// the two ways it could run (docs/architecture.md, "The lock trace"). untraced is the install as
+// check ran it before the trace, in-place the same install traced, as check traces it (the
+// difference is the trace's cost on each run of the file: install, reruns, upgrade), and
+// own-database a traced install in a database of its own, what a trace beside the variant's own
+// install would add per variant, plus the database's creation (create-ms/op: copying the
+// template, and the connection). Run it with
 //
-//   - untraced: the install as check ran it before the trace (database creation not timed);
-//
-//   - in-place: the same install, traced, which is how check traces: the difference is the
-//     trace's cost on each run of the file (install, reruns, upgrade);
-//
-//   - own-database: a traced install in a database of its own: what a trace beside the
-//     variant's own install would add per variant, plus the database's creation (create-ms/op:
-//     copying the template, and the connection).
-//
-//     go test ./internal/locks -run '^$' -bench TraceCost -benchtime 20x
+//	go test ./internal/locks -run '^$' -bench TraceCost -benchtime 20x
 func BenchmarkTraceCost(b *testing.B) {
 	ctx := context.Background()
 	name := "migrations/decision_ledger.sql"
