@@ -29,11 +29,14 @@ func TestCheckInputErrors(t *testing.T) {
 	os.WriteFile(badConfig, []byte("version: 1\nvariants:\n  left:\n    file: a.sql\n    dimm: 3\n"), 0o644)
 	badAllow := filepath.Join(dir, "allow.yaml")
 	os.WriteFile(badAllow, []byte("version: 1\nentries:\n  - kind: table\n    object: public.t\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: \"\"\n"), 0o644)
+	badStats := filepath.Join(dir, "table_stats.csv")
+	os.WriteFile(badStats, []byte("schema,table,rows,bytes\npublic,thoughts,2100000,3650722201\npublic,agent_memories,many,8192\n"), 0o644)
 	for _, tc := range []struct {
 		args []string
 		want string // in stderr
 	}{
 		{[]string{"check", "--config", badConfig}, regexp.QuoteMeta(badConfig) + `:5:`},
+		{[]string{"check", "--config", repoConfig, "--table-stats", badStats}, regexp.QuoteMeta(badStats) + `: line 3: want schema and table \(text\), rows and bytes`},
 		{[]string{"check", "--config", repoConfig, "--allowlist", badAllow}, regexp.QuoteMeta(badAllow) + `:3:`},
 		{[]string{"check", "--config", repoConfig, "--format", "xml"}, `"xml" is not a format; want one of text, json, sarif, github, html`},
 		{[]string{"check", "--config", repoConfig, "--port-dim", "0"}, `--port-dim 0`},

@@ -47,7 +47,7 @@ var (
 		Hint: "an allowlist entry pins long values by digest"}
 	// TableStats is production's row counts and sizes per table (--table-stats, table_stats:),
 	// one line or object per table: 8 MiB holds a hundred thousand tables.
-	TableStats = Kind{Noun: "table statistics file", Plural: "table statistics files", Limit: 8 << 20,
+	TableStats = Kind{Noun: "table statistics", Plural: "table statistics", Limit: 8 << 20,
 		Hint: "it holds one row per table (schema, table, rows, bytes), not the tables' data"}
 )
 
