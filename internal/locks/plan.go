@@ -14,7 +14,9 @@ import (
 // Production runs a sidecar in one transaction: `supabase db push` runs each migration file in a
 // transaction, and the SQL editor runs what is pasted as one implicit transaction. So every
 // statement belongs to one transaction with the statements around it, but for the file's own
-// transaction control: BEGIN starts a transaction, COMMIT and ROLLBACK end one. The trace runs
+// transaction control: COMMIT and ROLLBACK end one. A BEGIN does not: in the SQL editor's one
+// Query message it turns the implicit transaction, statements before it included, into an
+// explicit one, and inside db push's transaction it is a warning. The trace runs
 // each autocommitted statement in a transaction of its own, as psql would (scratch's observe.go),
 // and reads its full set of locks; the plan says which of them production would already hold.
 type plan struct {
@@ -39,11 +41,14 @@ func planOf(f *pgsql.File, sc *scratch.Script) plan {
 	for i, st := range sc.Statements {
 		ops := byStmt[st.Index]
 		top := topVerb(ops, st.Index)
-		if ended || top == pgsql.VerbBegin && i > 0 {
+		if ended {
 			tx, ended, local = tx+1, false, false
 		}
 		p.tx[i], p.timeout[i], p.line[i] = tx, session || local, st.Pos.Line
 		for _, op := range ops {
+			if op.Context == pgsql.InFunction {
+				continue // a function body sets nothing until it is called
+			}
 			if set, isLocal, ok := setsTimeout(op, f); ok {
 				if isLocal {
 					local = set
