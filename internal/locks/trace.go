@@ -95,15 +95,19 @@ SELECT c.oid::pg_catalog.int8, n.nspname::pg_catalog.text, c.relname::pg_catalog
    AND c.oid OPERATOR(pg_catalog.<) (SELECT d.oid FROM pg_catalog.pg_database d
                                      WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())`
 
-// stepQuery reads what the session $1 holds on the relations $2 (granted relation locks), and
-// which of them have another storage than $3 says (committed changes: a rewrite, a TRUNCATE).
-const stepQuery = `
+// lockQuery reads what the session $1 holds on the relations $2 (granted relation locks).
+const lockQuery = `
 SELECT 'lock'::pg_catalog.text, l.relation::pg_catalog.int8, l.mode
   FROM pg_catalog.pg_locks l
  WHERE l.pid OPERATOR(pg_catalog.=) $1::pg_catalog.int4
    AND l.locktype OPERATOR(pg_catalog.=) 'relation'::pg_catalog.text
    AND l.granted
-   AND l.relation OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.oid[])
+   AND l.relation OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.oid[])`
+
+// stepQuery is lockQuery, and which of the relations $2 have another storage than $3 says
+// (committed changes: a rewrite, a TRUNCATE). A change is seen once its transaction committed, so
+// it is read only after one ended.
+const stepQuery = lockQuery + `
 UNION ALL
 SELECT 'file'::pg_catalog.text, c.oid::pg_catalog.int8, c.relfilenode::pg_catalog.text
   FROM ROWS FROM (pg_catalog.unnest($2::pg_catalog.oid[]), pg_catalog.unnest($3::pg_catalog.oid[])) AS k(rel, node)
@@ -149,7 +153,7 @@ func (t *Trace) Executed(ctx context.Context, i int, tag string, took time.Durat
 	if idle { // the transaction before ended: what it held went with it
 		clear(t.held)
 	}
-	locks, files, ok := t.read(ctx, fmt.Sprintf("after statement %d", i+1))
+	locks, files, ok := t.read(ctx, fmt.Sprintf("after statement %d", i+1), idle)
 	if ok {
 		st.Rewritten = files
 		for _, k := range locks {
@@ -171,13 +175,14 @@ func (t *Trace) Done(ctx context.Context, idle bool) {
 	if !idle || t.err != nil {
 		return // a transaction left open rolls back when the session closes: it committed nothing
 	}
-	if _, files, ok := t.read(ctx, "after the last statement"); ok && len(files) > 0 {
+	if _, files, ok := t.read(ctx, "after the last statement", true); ok && len(files) > 0 {
 		t.steps = append(t.steps, Step{Stmt: -1, Rewritten: files})
 	}
 }
 
-// read runs stepQuery; when reads failed before, it does nothing.
-func (t *Trace) read(ctx context.Context, when string) (locks []Taken, files []uint32, ok bool) {
+// read runs stepQuery, or lockQuery when no transaction ended since the last read (storage);
+// when reads failed before, it does nothing.
+func (t *Trace) read(ctx context.Context, when string, storage bool) (locks []Taken, files []uint32, ok bool) {
 	if t.err != nil || t.rels == nil {
 		return nil, nil, false
 	}
@@ -187,7 +192,11 @@ func (t *Trace) read(ctx context.Context, when string) (locks []Taken, files []u
 	}
 	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
-	rows, err := t.conn.Query(ctx, stepQuery, int32(t.pid), t.oids, nodes)
+	q, args := lockQuery, []any{int32(t.pid), t.oids}
+	if storage {
+		q, args = stepQuery, append(args, nodes)
+	}
+	rows, err := t.conn.Query(ctx, q, args...)
 	if err != nil {
 		t.fail(fmt.Errorf("reading the locks %s: %w", when, err))
 		return nil, nil, false
