@@ -57,53 +57,47 @@ func (s *seen) Done(_ context.Context, idle bool) {
 func TestObservedScriptRunsAsPsqlWould(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	const setup = `CREATE TABLE public.obs_parent (id int PRIMARY KEY);
-CREATE TABLE public.obs_child (id int PRIMARY KEY,
-  parent int REFERENCES public.obs_parent (id) DEFERRABLE INITIALLY DEFERRED);
-CREATE INDEX CONCURRENTLY obs_child_parent ON public.obs_child (parent);
-DO $$ BEGIN INSERT INTO public.obs_parent VALUES (1); COMMIT; INSERT INTO public.obs_parent VALUES (2); END $$;
+	// One database runs every case plainly, another observed; each case has tables of its own.
+	dbs := [2]*scratch.Database{scratchtest.NewDatabase(t, 1536), scratchtest.NewDatabase(t, 1536)}
+	const setup = `CREATE TABLE public.obs_parent_%[1]s (id int PRIMARY KEY);
+CREATE TABLE public.obs_child_%[1]s (id int PRIMARY KEY,
+  parent int REFERENCES public.obs_parent_%[1]s (id) DEFERRABLE INITIALLY DEFERRED);
+CREATE INDEX CONCURRENTLY obs_child_parent_%[1]s ON public.obs_child_%[1]s (parent);
+DO $$ BEGIN INSERT INTO public.obs_parent_%[1]s VALUES (1); COMMIT; INSERT INTO public.obs_parent_%[1]s VALUES (2); END $$;
 `
-	for name, tail := range map[string]string{
-		"lock-outside-a-block": "LOCK TABLE public.obs_parent IN SHARE MODE;\n",
-		"deferred-constraint":  "INSERT INTO public.obs_child VALUES (1, 99);\n",
-		"server-position":      "SELECT 1 FROM public.obs_parent WHERE nosuch = 1;\n",
-		"no-error":             "BEGIN;\nINSERT INTO public.obs_child VALUES (1, 1);\nCOMMIT;\n",
+	for i, tc := range []struct{ name, tail string }{
+		{"lock_outside_a_block", "LOCK TABLE public.obs_parent_%[1]s IN SHARE MODE;\n"},
+		{"deferred_constraint", "INSERT INTO public.obs_child_%[1]s VALUES (1, 99);\n"},
+		{"server_position", "SELECT 1 FROM public.obs_parent_%[1]s WHERE nosuch = 1;\n"},
+		{"no_error", "BEGIN;\nINSERT INTO public.obs_child_%[1]s VALUES (1, 1);\nCOMMIT;\n"},
 	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			f, err := sqlscript.Parse(name+".sql", []byte(setup+tail), 1536)
-			if err != nil {
-				t.Fatal(err)
+		f, err := sqlscript.Parse(tc.name+".sql", []byte(fmt.Sprintf(setup+tc.tail, tc.name)), 1536)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errs [2]error
+		obs := &seen{db: dbs[1]}
+		for k, db := range dbs {
+			sc := sqlscript.Script(f)
+			if k == 1 {
+				sc.Observer = obs
 			}
-			var errs [2]error
-			var obs *seen
-			for i := range errs {
-				db := scratchtest.NewDatabase(t, 1536)
-				sc := sqlscript.Script(f)
-				if i == 1 {
-					obs = &seen{db: db}
-					sc.Observer = obs
-				}
-				errs[i] = db.Exec(ctx, sc)
-			}
-			if fmt.Sprint(errs[0]) != fmt.Sprint(errs[1]) {
-				t.Errorf("plain: %v\nobserved: %v", errs[0], errs[1])
-			}
-			if (errs[0] == nil) != (name == "no-error") {
-				t.Errorf("plain: %v", errs[0])
-			}
-			n := len(f.Stmts)
-			if errs[1] != nil {
-				n-- // the failing statement is not observed: it completed nothing
-				if name == "deferred-constraint" {
-					n++ // it completed; its commit failed
-				}
-			}
-			// CREATE INDEX CONCURRENTLY and the DO block commit before they complete: their
-			// implicit transactions are new ones, and the other statements' are still open.
-			if len(obs.executed) != n || obs.done != 1 || obs.pid == 0 || obs.inFlights < n-2 {
-				t.Errorf("observed %v (%d of them in their transaction), done %d times, pid %d; want %d statements", obs.executed, obs.inFlights, obs.done, obs.pid, n)
-			}
-		})
+			errs[k] = db.Exec(ctx, sc)
+		}
+		if fmt.Sprint(errs[0]) != fmt.Sprint(errs[1]) {
+			t.Errorf("%s: plain: %v\nobserved: %v", tc.name, errs[0], errs[1])
+		}
+		if (errs[0] == nil) != (i == 3) {
+			t.Errorf("%s: plain: %v", tc.name, errs[0])
+		}
+		n := len(f.Stmts)
+		if errs[1] != nil && tc.name != "deferred_constraint" {
+			n-- // the failing statement completed nothing; the deferred constraint's commit failed
+		}
+		// CREATE INDEX CONCURRENTLY and the DO block commit before they complete: their implicit
+		// transactions are new ones, and the other statements' are still open.
+		if len(obs.executed) != n || obs.done != 1 || obs.pid == 0 || obs.inFlights < n-2 {
+			t.Errorf("%s: observed %v (%d of them in their transaction), done %d times, pid %d; want %d statements", tc.name, obs.executed, obs.inFlights, obs.done, obs.pid, n)
+		}
 	}
 }
