@@ -101,17 +101,22 @@ func Phase(in Input) report.PhaseResult {
 	in.plan = planOf(in.Parsed, in.Script)
 	var evs []*event
 	var traced []string
+	statements := 0
 	for i, r := range in.Runs {
 		if r.Trace == nil {
 			continue
 		}
 		traced = append(traced, r.Name)
 		if err := r.Trace.Err(); err != nil {
-			ph.Notes = append(ph.Notes, fmt.Sprintf("the trace of the %s is incomplete: %v", r.Name, err))
+			ph.Notes = append(ph.Notes, fmt.Sprintf("the trace (%s) is incomplete: %v", r.Name, err))
 		}
+		statements += len(r.Trace.Steps())
 		evs = append(evs, eventsOf(i, r.Trace, in.Script, in.plan, in.Slow)...)
 	}
 	ph.Notes = append([]string{summary(in, traced)}, ph.Notes...)
+	if statements == 0 { // no statement ran traced: nothing was checked
+		ph.Status = report.StatusSkip
+	}
 	accepted := make([][]string, len(in.Accept)) // per acceptance, the locks it accepted
 	shown := map[string]bool{}
 	reported := map[string]bool{}
