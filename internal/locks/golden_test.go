@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,5 +170,36 @@ func TestGolden(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// A trace whose privileged session is gone reads nothing, and says so: the install still runs to
+// its end as it would untraced, and the phase is skipped with a note, not passed.
+func TestTraceThatCannotReadLeavesTheInstallAlone(t *testing.T) {
+	ctx := context.Background()
+	db := scratchtest.NewDatabase(t, 1536)
+	conn, err := db.ConnectAdmin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	name := "testdata/locks/lock-without-timeout/input.sql"
+	src, err := os.ReadFile(filepath.Join(repo, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := sqlscript.Parse(name, src, db.Dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := NewTrace("install", conn)
+	sc := sqlscript.Script(f)
+	sc.Observer = tr
+	if err := db.Exec(ctx, sc); err != nil {
+		t.Fatalf("the install failed with its trace unable to read: %v", err)
+	}
+	ph := Phase(Input{Name: "case", File: name, Parsed: f, Script: sqlscript.Script(f), Runs: []Run{{Name: "install", Trace: tr}}})
+	if ph.Status != report.StatusSkip || len(ph.Findings) != 0 || len(ph.Notes) < 2 || !strings.Contains(ph.Notes[1], "the trace (install) is incomplete: reading the tables before the file") {
+		t.Errorf("status %q, findings %v, notes %q", ph.Status, ph.Findings, ph.Notes)
 	}
 }

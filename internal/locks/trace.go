@@ -64,6 +64,7 @@ type Trace struct {
 	node  map[uint32]uint32 // relfilenode last seen of each relation
 	held  map[Taken]bool    // locks held in the session's open transaction
 	steps []Step
+	reads int // reads that succeeded
 	done  bool
 	err   error
 }
@@ -225,6 +226,7 @@ func (t *Trace) read(ctx context.Context, when string, storage bool) (locks []Ta
 		t.fail(fmt.Errorf("reading the locks %s: %w", when, err))
 		return nil, nil, false
 	}
+	t.reads++
 	return locks, files, true
 }
 
@@ -248,6 +250,13 @@ func (t *Trace) Steps() []Step {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]Step(nil), t.steps...)
+}
+
+// Read is how many statements the trace read the locks of.
+func (t *Trace) Read() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.reads
 }
 
 // Relations are the relations that existed before the file, by oid.
