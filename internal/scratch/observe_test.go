@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
@@ -19,8 +21,8 @@ type seen struct {
 	executed  []string // "i tag idle"
 	done      int
 	doneIdle  bool
-	inFlights int // statements whose implicit transaction was open when Executed ran
-	db        *scratch.Database
+	inFlights int       // statements whose implicit transaction was open when Executed ran
+	conn      *pgx.Conn // a superuser session of the database, for Executed's reads
 }
 
 func (s *seen) Connected(_ context.Context, pid uint32) { s.mu.Lock(); s.pid = pid; s.mu.Unlock() }
@@ -31,13 +33,8 @@ func (s *seen) Executed(ctx context.Context, i int, tag string, _ time.Duration,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.executed = append(s.executed, fmt.Sprintf("%d %s %v", i, tag, idle))
-	conn, err := s.db.ConnectAdmin(ctx)
-	if err != nil {
-		return
-	}
-	defer conn.Close(ctx)
 	var open bool
-	if err := conn.QueryRow(ctx, "SELECT xact_start IS NOT NULL FROM pg_catalog.pg_stat_activity WHERE pid OPERATOR(pg_catalog.=) $1", int32(s.pid)).Scan(&open); err == nil && open {
+	if err := s.conn.QueryRow(ctx, "SELECT xact_start IS NOT NULL FROM pg_catalog.pg_stat_activity WHERE pid OPERATOR(pg_catalog.=) $1", int32(s.pid)).Scan(&open); err == nil && open {
 		s.inFlights++
 	}
 }
@@ -59,6 +56,11 @@ func TestObservedScriptRunsAsPsqlWould(t *testing.T) {
 	ctx := context.Background()
 	// One database runs every case plainly, another observed; each case has tables of its own.
 	dbs := [2]*scratch.Database{scratchtest.NewDatabase(t, 1536), scratchtest.NewDatabase(t, 1536)}
+	conn, err := dbs[1].ConnectAdmin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
 	const setup = `CREATE TABLE public.obs_parent_%[1]s (id int PRIMARY KEY);
 CREATE TABLE public.obs_child_%[1]s (id int PRIMARY KEY,
   parent int REFERENCES public.obs_parent_%[1]s (id) DEFERRABLE INITIALLY DEFERRED);
@@ -76,7 +78,7 @@ DO $$ BEGIN INSERT INTO public.obs_parent_%[1]s VALUES (1); COMMIT; INSERT INTO 
 			t.Fatal(err)
 		}
 		var errs [2]error
-		obs := &seen{db: dbs[1]}
+		obs := &seen{conn: conn}
 		for k, db := range dbs {
 			sc := sqlscript.Script(f)
 			if k == 1 {
