@@ -150,7 +150,7 @@ sarif-validate:
 	  $(GO) test -count=1 -run TestSARIFValidatesWithTheMultitool ./cmd/ledgercheck
 
 # A new rule: its Go file, its failing case and its page (docs/rules/ID.md), then the rules
-# index. PHASE is lint, install, audit, parity, probe, allowlist or rerun.
+# index. PHASE is lint, install, audit, parity, probe, allowlist, rerun or locks.
 .PHONY: new-rule
 new-rule:
 	@test -n "$(ID)" -a -n "$(PHASE)" || { echo "usage: make new-rule ID=my-rule PHASE=lint"; exit 2; }

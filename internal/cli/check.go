@@ -23,6 +23,7 @@ type checkFlags struct {
 	portPrevious     string
 	times            int
 	changed          string
+	tableStats       string
 	out              outputFlags
 }
 
@@ -102,6 +103,7 @@ entry, a failed rerun or install, an exposure the audit found); 2 usage, configu
 	alias(cmd, "left-previous", "artifact-previous")
 	alias(cmd, "right-previous", "port-previous")
 	fl.IntVar(&f.times, "times", 0, "how many times the rerun audit applies each variant (overrides rerun.times)")
+	fl.StringVar(&f.tableStats, "table-stats", "", "production's row counts and sizes per table (JSON or CSV, exported by the query of docs/reference/table-stats.md), which grade the locks each statement takes on existing tables (overrides table_stats)")
 	fl.StringVar(&f.changed, "changed", "", "check only the sidecars whose file changed since the merge base of HEAD and this ref (e.g. origin/main), and those that need them; each changed file's upgrade audit runs from its version there")
 	f.out.add(cmd)
 	return cmd, f
@@ -112,7 +114,7 @@ entry, a failed rerun or install, an exposure the audit found); 2 usage, configu
 func (f *checkFlags) overrides(cmd *cobra.Command) func(*config.Overrides) {
 	fl := cmd.Flags()
 	return func(o *config.Overrides) {
-		o.Fixture, o.ArtifactPrevious = f.fixture, f.artifactPrevious
+		o.Fixture, o.ArtifactPrevious, o.TableStats = f.fixture, f.artifactPrevious, f.tableStats
 		o.PortPrevious, o.Times = changed(fl, "port-previous", &f.portPrevious), changed(fl, "times", &f.times)
 	}
 }

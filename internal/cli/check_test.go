@@ -29,11 +29,14 @@ func TestCheckInputErrors(t *testing.T) {
 	os.WriteFile(badConfig, []byte("version: 1\nvariants:\n  left:\n    file: a.sql\n    dimm: 3\n"), 0o644)
 	badAllow := filepath.Join(dir, "allow.yaml")
 	os.WriteFile(badAllow, []byte("version: 1\nentries:\n  - kind: table\n    object: public.t\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: \"\"\n"), 0o644)
+	badStats := filepath.Join(dir, "table_stats.csv")
+	os.WriteFile(badStats, []byte("schema,table,rows,bytes\npublic,thoughts,2100000,3650722201\npublic,agent_memories,many,8192\n"), 0o644)
 	for _, tc := range []struct {
 		args []string
 		want string // in stderr
 	}{
 		{[]string{"check", "--config", badConfig}, regexp.QuoteMeta(badConfig) + `:5:`},
+		{[]string{"check", "--config", repoConfig, "--table-stats", badStats}, regexp.QuoteMeta(badStats) + `: line 3: want schema and table \(text\), rows and bytes`},
 		{[]string{"check", "--config", repoConfig, "--allowlist", badAllow}, regexp.QuoteMeta(badAllow) + `:3:`},
 		{[]string{"check", "--config", repoConfig, "--format", "xml"}, `"xml" is not a format; want one of text, json, sarif, github, html`},
 		{[]string{"check", "--config", repoConfig, "--port-dim", "0"}, `--port-dim 0`},
@@ -243,7 +246,7 @@ func TestCheckShipped(t *testing.T) {
 	for _, p := range doc.Phases {
 		names = append(names, p.Name)
 	}
-	want := []string{"lint artifact", "lint production-1024", "parity production-1024", "probes production-1024", "allowlist production-1024", "lint installed artifact", "lint installed production-1024", "audit artifact", "audit production-1024", "rerun artifact", "rerun production-1024"}
+	want := []string{"lint artifact", "lint production-1024", "parity production-1024", "probes production-1024", "allowlist production-1024", "lint installed artifact", "lint installed production-1024", "audit artifact", "audit production-1024", "locks artifact", "locks production-1024", "rerun artifact", "rerun production-1024"}
 	if !slices.Equal(names, want) || doc.SchemaVersion != report.SchemaVersion {
 		t.Errorf("json phases %v (schema %d), want %v", names, doc.SchemaVersion, want)
 	}

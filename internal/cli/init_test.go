@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,9 +107,17 @@ func TestInitThenCheck(t *testing.T) {
 	for _, ph := range rep.Phases {
 		names = append(names, ph.Name+" "+string(ph.Status))
 	}
-	want := []string{"lint artifact pass", "parity skip", "lint installed artifact pass", "audit artifact pass", "rerun artifact pass"}
+	// The foreign key to the prerequisite's table locks it: the locks phase warns, the gate passes.
+	want := []string{"lint artifact pass", "parity skip", "lint installed artifact pass", "audit artifact pass", "locks artifact warn", "rerun artifact pass"}
 	if !slices.Equal(names, want) || rep.Failed() {
 		t.Fatalf("check with the prerequisite: %q, want %q (errors %v)", names, want, errorRules(rep))
+	}
+	var locked []string
+	for _, f := range rep.Phases[4].Findings {
+		locked = append(locked, fmt.Sprintf("%s %s %s", f.Pos, f.Rule, f.Object))
+	}
+	if wantLocks := []string{"notes.sql:1:1 lock-blocks-writes table public.tags", "notes.sql:1:1 lock-without-timeout table public.tags"}; !slices.Equal(locked, wantLocks) {
+		t.Errorf("the locks phase: %q, want %q", locked, wantLocks)
 	}
 
 	// lint --install installs over the same prerequisites, and says which one does not install.

@@ -62,6 +62,9 @@ func TestNonRegularInputs(t *testing.T) {
 			{"fixture", func(bad string) []string {
 				return append([]string{"check", "--config", repoConfig, "--fixture", bad}, noServer...)
 			}},
+			{"table statistics", func(bad string) []string {
+				return append([]string{"check", "--config", repoConfig, "--table-stats", bad}, noServer...)
+			}},
 			{"migration", func(bad string) []string { return append([]string{"rerun", bad, "--no-fixture"}, noServer...) }},
 			{"migration", func(bad string) []string {
 				return append([]string{"rerun", clean, "--from", bad, "--no-fixture"}, noServer...)

@@ -17,6 +17,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/gate"
 	"github.com/ledgercheck/ledgercheck/internal/input"
+	"github.com/ledgercheck/ledgercheck/internal/locks"
 	"github.com/ledgercheck/ledgercheck/internal/probe"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
@@ -203,6 +204,9 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags, command string
 			return req, err
 		}
 	}
+	if err := lockPolicy(cfg, &req); err != nil {
+		return req, err
+	}
 	for i, p := range cfg.Probes {
 		pr := probe.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role}
 		if line := cfg.Line("probes." + strconv.Itoa(i)); cfg.Path != "" && line > 0 {
@@ -359,4 +363,23 @@ func readPrerequisites(cfg *config.Config) ([]gate.Script, error) {
 		scripts = append(scripts, gate.Script{Name: x, Src: src})
 	}
 	return scripts, nil
+}
+
+// lockPolicy puts what grades and accepts the locks phase's locks into req, when it traces
+// them: production's table sizes (table_stats, --table-stats), read, and the reviewed locks
+// (locks.accept).
+func lockPolicy(cfg *config.Config, req *gate.Request) error {
+	if !req.Steps.Locks {
+		return nil
+	}
+	req.LockAccept, req.SlowStatement = cfg.LockAcceptances(), cfg.Locks.SlowStatement
+	if cfg.TableStats == "" {
+		return nil
+	}
+	st, err := locks.ReadStats(cfg.Scope, cfg.TableStats)
+	if err != nil {
+		return fault.Input(err)
+	}
+	req.TableStats = st
+	return nil
 }

@@ -18,7 +18,7 @@ import (
 )
 
 // checkSteps are the steps check runs on every variant.
-var checkSteps = gate.Steps{Lint: true, CrossCheck: true, Audit: true, Parity: true, Rerun: true}
+var checkSteps = gate.Steps{Lint: true, CrossCheck: true, Audit: true, Parity: true, Rerun: true, Locks: true}
 
 // variantFlags are the flags that name or change one variant; a repository's configuration
 // (version 3) has a variant per sidecar, so they do not apply to it.
@@ -45,7 +45,7 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 		Logf: func(format string, args ...any) { g.logf(format, args...) },
 		Tool: "ledgercheck", Version: Version, Root: ".",
 	}
-	o := config.Overrides{Fixture: f.fixture, Times: changed(cmd.Flags(), "times", &f.times)}
+	o := config.Overrides{Fixture: f.fixture, Times: changed(cmd.Flags(), "times", &f.times), TableStats: f.tableStats}
 	var err error
 	if req.Sidecars, err = sidecarsOf(cfg, g, &f.sf, "check", checkSteps, o); err != nil {
 		return req, err

@@ -19,6 +19,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/input"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/locks"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 	"github.com/ledgercheck/ledgercheck/internal/yamltext"
 )
@@ -84,6 +85,23 @@ type Shared struct {
 	// Postgres is the PostgreSQL major version the gate runs on, 15 or 17; 0 (absent) leaves it
 	// to $LEDGERCHECK_PG, else 15. --pg overrides it.
 	Postgres int `yaml:"postgres"`
+	// TableStats is production's row counts and sizes per table (JSON or CSV, exported by the
+	// query of docs/reference/table-stats.md), which grade every lock the lock trace reports;
+	// "" grades them by the fixture's sizes. --table-stats overrides it.
+	TableStats string `yaml:"table_stats"`
+	// Locks configures the lock trace (check's locks phase).
+	Locks Locks `yaml:"locks"`
+}
+
+// Locks is the locks section: the reviewed locks of tables that existed before the file, and
+// what counts as a slow statement.
+type Locks struct {
+	// Accept lists the locks a reviewer accepted, each with the table, the strongest mode
+	// accepted and a reason.
+	Accept []locks.Acceptance `yaml:"accept"`
+	// SlowStatement is how long a later statement of a transaction must run, at fixture scale,
+	// for a lock held across it to be reported (0: locks.DefaultSlow, 1s).
+	SlowStatement time.Duration `yaml:"slow_statement"`
 }
 
 // Variant is one install: a migration file at a vector dimension, or a database holding it.
@@ -346,7 +364,7 @@ func (c *Config) paths() []configPath {
 		p := &c.Ports[i]
 		ps = append(ps, configPath{at + ".file", &p.File}, configPath{at + ".previous", &p.Previous}, configPath{at + ".allowlist", &p.Allowlist})
 	}
-	ps = append(ps, configPath{"fixture", &c.Fixture})
+	ps = append(ps, configPath{"fixture", &c.Fixture}, configPath{"table_stats", &c.TableStats})
 	for i := range c.Prerequisites.Files {
 		ps = append(ps, configPath{"prerequisites.files." + strconv.Itoa(i), &c.Prerequisites.Files[i]})
 	}
@@ -614,7 +632,35 @@ func (c *Config) validate() error {
 	if err := c.Lint.Validate(); err != nil {
 		return c.errAt(c.Line("lint"), "%s", strings.TrimPrefix(err.Error(), "lint configuration: "))
 	}
+	return c.validateLocks()
+}
+
+// validateLocks checks every locks.accept entry (a table with its schema, a lock mode, a
+// reason).
+func (c *Config) validateLocks() error {
+	if c.Locks.SlowStatement < 0 {
+		return c.errAt(c.Line("locks.slow_statement"), "locks.slow_statement %s is negative", c.Locks.SlowStatement)
+	}
+	for i, a := range c.Locks.Accept {
+		if err := a.Check(); err != nil {
+			return c.errAt(c.Line("locks.accept."+strconv.Itoa(i)), "%v", err)
+		}
+	}
 	return nil
+}
+
+// LockAcceptances are the locks.accept entries, each with where it is in the file
+// ("ledgercheck.yaml:80"), for the report's notes.
+func (c *Config) LockAcceptances() []locks.Acceptance {
+	out := make([]locks.Acceptance, len(c.Locks.Accept))
+	for i, a := range c.Locks.Accept {
+		a.Where = fmt.Sprintf("%s:%d", c.Path, c.Line("locks.accept."+strconv.Itoa(i)))
+		if c.Path == "" {
+			a.Where = "the shipped configuration's locks.accept"
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // validateVariant checks the variant at the dotted path at ("artifact", "ports.0"), called

@@ -30,6 +30,8 @@ type Overrides struct {
 	// Fixture replaces the fixture; Times the rerun audit's times (at least 1).
 	Fixture string
 	Times   *int
+	// TableStats replaces table_stats (--table-stats).
+	TableStats string
 }
 
 // Override applies o to c: the artifact's overrides to the artifact, the port's to the one
@@ -59,6 +61,9 @@ func (c *Config) Override(o Overrides) error {
 	}
 	if o.Fixture != "" {
 		c.Fixture = o.Fixture
+	}
+	if o.TableStats != "" {
+		c.TableStats = o.TableStats
 	}
 	if o.Times != nil {
 		if *o.Times < 1 {

@@ -73,6 +73,9 @@ const (
 	// PhaseAudit is the installed security audit: what the API roles can do once the file is
 	// installed, asked of the catalog.
 	PhaseAudit Phase = "audit"
+	// PhaseLocks is the lock trace: the locks and rewrites the install takes on tables that
+	// existed before the file, statement by statement.
+	PhaseLocks Phase = "locks"
 )
 
 // Finding is one thing the gate reports: a rule broken at a position, a difference between two

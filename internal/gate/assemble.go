@@ -63,6 +63,9 @@ func assemble(req Request, runs []*variantRun, ports []portRun, layout rerunLayo
 		rep.Phases = append(rep.Phases, s.audit...)
 	}
 	for _, s := range shown {
+		rep.Phases = append(rep.Phases, s.locks...)
+	}
+	for _, s := range shown {
 		rep.Phases = append(rep.Phases, s.rerun...)
 	}
 	return rep
@@ -70,8 +73,8 @@ func assemble(req Request, runs []*variantRun, ports []portRun, layout rerunLayo
 
 // variantPhases are one variant's phases in the report.
 type variantPhases struct {
-	lint                              report.PhaseResult
-	install, crossCheck, audit, rerun []report.PhaseResult
+	lint                                     report.PhaseResult
+	install, crossCheck, audit, locks, rerun []report.PhaseResult
 }
 
 // phasesOf is the phases of one variant, each cause once (fold.go): a variant that does not
@@ -103,6 +106,12 @@ func phasesOf(steps Steps, r *variantRun, layout rerunLayout) variantPhases {
 		out.audit = []report.PhaseResult{notInstalled(r, finding.PhaseAudit, "audit "+r.v.Name)}
 	}
 	switch {
+	case r.locks.phase != nil:
+		out.locks = []report.PhaseResult{clonePhase(*r.locks.phase)}
+	case steps.Locks && r.file != nil && r.installErr != nil:
+		out.locks = []report.PhaseResult{notInstalled(r, finding.PhaseLocks, "locks "+r.v.Name)}
+	}
+	switch {
 	case !steps.Rerun:
 	case r.rerun == nil && r.file != nil && r.installErr != nil: // no database to rerun in
 		out.rerun = []report.PhaseResult{notInstalled(r, finding.PhaseRerun, "rerun "+r.v.Name)}
@@ -117,7 +126,7 @@ func phasesOf(steps Steps, r *variantRun, layout rerunLayout) variantPhases {
 
 // clonePhase is a copy of ph whose findings and notes can be changed without changing ph's.
 func clonePhase(ph report.PhaseResult) report.PhaseResult {
-	ph.Findings, ph.Notes, ph.Counts = slices.Clone(ph.Findings), slices.Clone(ph.Notes), maps.Clone(ph.Counts)
+	ph.Findings, ph.Notes, ph.Counts, ph.Locks = slices.Clone(ph.Findings), slices.Clone(ph.Notes), maps.Clone(ph.Counts), slices.Clone(ph.Locks)
 	return ph
 }
 

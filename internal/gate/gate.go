@@ -17,6 +17,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/install"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/locks"
 	"github.com/ledgercheck/ledgercheck/internal/parity"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 	"github.com/ledgercheck/ledgercheck/internal/probe"
@@ -77,6 +78,9 @@ type Steps struct {
 	Parity bool
 	// Rerun audits each variant's reruns, and the upgrade from its previous version.
 	Rerun bool
+	// Locks traces the locks each statement of the install (and of each rerun and the upgrade,
+	// when they run) takes on the tables that existed before the file ("locks VARIANT").
+	Locks bool
 }
 
 // Request is what a command asks of the gate: the variants, what to run on them, and how.
@@ -105,6 +109,13 @@ type Request struct {
 	// Times is how many times the rerun audit applies each variant, the install included (0:
 	// rerun.DefaultTimes).
 	Times int
+	// TableStats, when not nil, are production's sizes per table, which grade the locks phase's
+	// locks (--table-stats); nil grades them by the fixture's.
+	TableStats *locks.Stats
+	// LockAccept are the reviewed locks (locks.accept), and SlowStatement how long a statement
+	// runs to be slow (locks.slow_statement; 0: locks.DefaultSlow).
+	LockAccept    []locks.Acceptance
+	SlowStatement time.Duration
 	// Postgres is the PostgreSQL major version the run asks for (0: none, 15's rules), for lint
 	// (see lint.Options.Postgres); Start starts a server of that version.
 	Postgres int
@@ -170,7 +181,7 @@ func run(ctx context.Context, req Request, layout rerunLayout) (*Result, error) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	needDB := req.Steps.CrossCheck || req.Steps.Audit || req.Steps.Parity || req.Steps.Rerun
+	needDB := req.Steps.CrossCheck || req.Steps.Audit || req.Steps.Parity || req.Steps.Rerun || req.Steps.Locks
 	base := baseFor(req.NoOpenBrain, req.Prerequisites)
 	boot := startServer(ctx, req.Start, req.Server, Templates(req), needDB, say)
 	defer boot.close()
@@ -193,7 +204,7 @@ func run(ctx context.Context, req Request, layout rerunLayout) (*Result, error) 
 	if needDB {
 		// 2. One database per variant, side by side; 3. each port against the artifact.
 		p := &pipeline{steps: req.Steps, lint: req.Lint, fixture: req.Fixture, probes: req.Probes, times: req.Times,
-			srv: srv, logf: logf, say: say, base: base, before: map[int]*snapshotOnce{}}
+			srv: srv, logf: logf, say: say, base: base, before: map[int]*snapshotOnce{}, tableStats: req.TableStats, lockAccept: req.LockAccept, slow: req.SlowStatement}
 		if err := each(runs, func(r *variantRun) error { return p.variant(ctx, r) }, cancel); err != nil {
 			return nil, err
 		}
@@ -301,6 +312,10 @@ type pipeline struct {
 	fixture *Script
 	probes  []probe.Probe
 	times   int
+	// tableStats, lockAccept and slow grade and accept the locks phase's locks (Request's).
+	tableStats *locks.Stats
+	lockAccept []locks.Acceptance
+	slow       time.Duration
 	// setup, when not nil, runs in each database before the variant is installed (and before
 	// the snapshot its footprint starts from): what a file needs beyond the prerequisites.
 	setup func(ctx context.Context, db *scratch.Database) error

@@ -47,6 +47,7 @@ type variantRun struct {
 	upgrade     *report.PhaseResult // the upgrade audit's phase (skipped without a previous version)
 	rerunTook   time.Duration       // both audits, from the variant's start
 	live        *liveSide           // the database at the variant's DSN
+	locks       lockRuns            // the lock trace's runs and phase (locks.go)
 }
 
 // audited is the audit step's result.
@@ -127,7 +128,10 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 	if err := p.afterInstall(ctx, r, db, conn, sc, ropts, t0); err != nil {
 		return err
 	}
-	return p.upgrade(r, up, t0)
+	if err := p.upgrade(r, up, t0); err != nil {
+		return err
+	}
+	return p.finishLocks(ctx, r, db, sc)
 }
 
 // afterInstall is the sequence of a variant that installed: the audit (its own install's
@@ -235,7 +239,7 @@ func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Datab
 		return &scriptFailure{v.File, "the migration", scErr}
 	}
 	r.installed.Source = r.file
-	r.installed.Footprint, r.fresh, err = install.FootprintOn(ctx, db, conn, sc, before, introspect.Options{})
+	r.installed.Footprint, r.fresh, err = install.FootprintOn(ctx, db, conn, p.traced(r, sc, "install", conn), before, introspect.Options{})
 	if err != nil {
 		return &scriptFailure{v.File, "the migration", err}
 	}
@@ -294,7 +298,8 @@ func (p *pipeline) startProbes(ctx context.Context, r *variantRun, db *scratch.D
 // (nil when it does not parse).
 func (p *pipeline) rerunOptions(r *variantRun, sc *scratch.Script) rerun.Options {
 	v := r.v
-	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf, NoPrevious: v.NoPrevious}
+	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf, NoPrevious: v.NoPrevious,
+		Observe: p.observe(r)}
 	if v.Previous != nil {
 		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
 	}

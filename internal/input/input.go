@@ -45,6 +45,10 @@ var (
 	// thousand entries fit.
 	Allowlist = Kind{Noun: "allowlist", Plural: "allowlists", Limit: 1 << 20,
 		Hint: "an allowlist entry pins long values by digest"}
+	// TableStats is production's row counts and sizes per table (--table-stats, table_stats:),
+	// one line or object per table: 8 MiB holds a hundred thousand tables.
+	TableStats = Kind{Noun: "table statistics", Plural: "table statistics", Limit: 8 << 20,
+		Hint: "it holds one row per table (schema, table, rows, bytes), not the tables' data"}
 )
 
 // ReadFile reads the file at path as a k. It refuses anything but a regular file (after

@@ -32,8 +32,8 @@ type suppression struct {
 	from finding.Position
 	to   finding.Position
 	used bool
-	// audit: the rule is the installed audit's, which honours the suppression (see [Suppressed]);
-	// lint cannot tell whether it is used.
+	// audit: the rule is the installed audit's or the lock trace's, which honour the suppression
+	// (see [Suppressed]); lint cannot tell whether it is used.
 	audit bool
 }
 
@@ -43,6 +43,14 @@ type suppression struct {
 func auditRule(id string) bool {
 	r, ok := rule.Lookup(id)
 	return ok && r.Phase == finding.PhaseAudit
+}
+
+// installedRule reports whether id is a rule of a phase that reads the installed database and
+// honours ledgercheck:ignore (the installed audit, the lock trace): lint cannot tell whether a
+// suppression of one is used.
+func installedRule(id string) bool {
+	r, ok := rule.Lookup(id)
+	return ok && (r.Phase == finding.PhaseAudit || r.Phase == finding.PhaseLocks)
 }
 
 // securityRules are the lint rules about who can do what with the file's objects, or that hide
@@ -144,7 +152,7 @@ func suppressions(f *pgsql.File, bad func(pos finding.Position, r *Rule, format 
 			}
 		}
 		for _, id := range ids {
-			s := &suppression{pos: c.Pos, rule: id, file: st == nil, audit: auditRule(id)}
+			s := &suppression{pos: c.Pos, rule: id, file: st == nil, audit: installedRule(id)}
 			if st != nil {
 				s.from, s.to = st.Pos, f.Pos(st.End)
 			}
@@ -214,7 +222,7 @@ func checkSuppressedRule(form, id string) string {
 	switch {
 	case id == "":
 		return form + " names no rule (or an empty one between commas); " + suppressionUsage
-	case !static && !auditRule(id):
+	case !static && !installedRule(id):
 		if c := didyoumean.Closest(id, rule.IDs()); c != "" {
 			return fmt.Sprintf("%s names unknown rule %q: did you mean %s?", form, id, c)
 		}

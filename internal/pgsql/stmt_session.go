@@ -22,6 +22,8 @@ type Setting struct {
 	Name string `json:"name"`
 	// Values are SET's (nil for RESET or SET ... TO DEFAULT).
 	Values []string `json:"values,omitempty"`
+	// Local is SET LOCAL's: the setting lasts until the end of the transaction.
+	Local bool `json:"local,omitempty"`
 }
 
 func (*Setting) family() string { return "session" }
@@ -68,7 +70,7 @@ func transaction(_ *analyzer, _ *scope, n *pg_query.Node, op *draft, _ span) fun
 
 func set(a *analyzer, _ *scope, n *pg_query.Node, op *draft, _ span) func() {
 	x := n.GetVariableSetStmt()
-	s := &Setting{Name: strings.ToLower(x.Name)}
+	s := &Setting{Name: strings.ToLower(x.Name), Local: x.IsLocal}
 	op.Verb, op.Tag, op.Family = VerbSet, "SET", s
 	if x.Kind == pg_query.VariableSetKind_VAR_RESET || x.Kind == pg_query.VariableSetKind_VAR_RESET_ALL {
 		op.Tag = "RESET"

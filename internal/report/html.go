@@ -74,6 +74,18 @@ footer{margin-top:3em;color:#8c959f;font-size:.85em}
 {{- end}}
 </ul>
 {{- end}}
+{{- if .Locks}}
+<div class="scroll">
+<table class="summary locks">
+<thead><tr><th>line</th><th>run</th><th>statement</th><th>relation</th><th>lock mode</th><th>what it blocks</th><th>rewrite</th><th>time</th><th>held</th><th>rows</th></tr></thead>
+<tbody>
+{{- range .Locks}}
+<tr><td class="num">{{.Line}}</td><td>{{.Run}}</td><td><code>{{.Statement}}</code></td><td><code>{{.Relation}}</code></td><td>{{.Mode}}</td><td>{{.Blocks}}</td><td>{{.Rewrite}}</td><td class="num">{{.Time}}</td><td class="num">{{.Held}}</td><td>{{.Rows}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- end}}
 {{- if not .Findings}}
 <p>No findings.</p>
 {{- end}}
@@ -129,6 +141,11 @@ type (
 		Status                                 Status
 		Notes                                  []string
 		Findings                               []htmlFinding
+		Locks                                  []htmlLock
+	}
+	// htmlLock is a row of a locks phase's lock table, as its cells (lockCells).
+	htmlLock struct {
+		Line, Run, Statement, Relation, Mode, Blocks, Rewrite, Time, Held, Rows string
 	}
 	htmlFinding struct {
 		Severity               finding.Severity
@@ -170,6 +187,10 @@ func WriteHTML(w io.Writer, r *Report) error {
 		hp := htmlPhase{
 			ID: fmt.Sprintf("phase-%d", i+1), Name: ph.Name, File: ph.File, Status: phaseStatus(ph),
 			FindingsCell: findingsCell(ph), Duration: phaseTime(ph), Notes: ph.Notes,
+		}
+		for _, l := range ph.Locks {
+			c := lockCells(l)
+			hp.Locks = append(hp.Locks, htmlLock{c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9]})
 		}
 		for _, f := range ph.Findings {
 			hf := htmlFinding{Severity: f.Severity, Message: f.Message, Object: strings.TrimSuffix(strings.TrimPrefix(f.ObjectSuffix(), " ("), ")"), Rule: f.Rule, Detail: f.Detail, LeftTitle: orDefault(f.LeftLabel, orDefault(ph.LeftLabel, orDefault(r.LeftLabel, "left"))), RightTitle: orDefault(f.RightLabel, orDefault(ph.RightLabel, orDefault(r.RightLabel, "right")))}

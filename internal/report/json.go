@@ -39,6 +39,8 @@ type (
 		Notes      []string          `json:"notes"`
 		Counts     map[string]int    `json:"counts"`
 		Findings   []finding.Finding `json:"findings"`
+		// Locks is a locks phase's lock table (absent in every other phase).
+		Locks []Lock `json:"locks,omitempty"`
 	}
 )
 
@@ -62,7 +64,7 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 		jp := jsonPhase{
 			Name: ph.Name, Phase: ph.Phase, File: ph.File, Status: phaseStatus(ph),
 			DurationMS: ph.Duration.Milliseconds(), Errors: ph.Errors(), Warnings: ph.Warnings(),
-			Notes: ph.Notes, Counts: ph.Counts, Findings: ph.Findings,
+			Notes: ph.Notes, Counts: ph.Counts, Findings: ph.Findings, Locks: ph.Locks,
 		}
 		if jp.Notes == nil {
 			jp.Notes = []string{}

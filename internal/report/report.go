@@ -65,6 +65,8 @@ type PhaseResult struct {
 	// LeftLabel and RightLabel name the two sides of this phase's differences when they are not
 	// the report's (a report with several ports); empty means [Report.LeftLabel] and RightLabel.
 	LeftLabel, RightLabel string
+	// Locks is a locks phase's lock table (locks.go); nil for every other phase.
+	Locks []Lock
 }
 
 // Errors returns the number of error findings.

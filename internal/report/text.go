@@ -117,6 +117,7 @@ func WriteReportText(w io.Writer, r *Report, color bool) error {
 		for _, n := range ph.Notes {
 			fmt.Fprintf(bw, "%s %s\n", p.paint(ansiDim, "note:"), n)
 		}
+		writeLockTable(bw, p, ph.Locks)
 		for _, f := range ph.Findings {
 			writeTextFinding(bw, p, f)
 		}

@@ -68,6 +68,11 @@ type Options struct {
 	// Logf, when not nil, receives progress lines (it may be called from several goroutines,
 	// one call at a time).
 	Logf func(format string, args ...any)
+	// Observe, when not nil, returns the observer of one application of File after the install
+	// (run is "run 2", ..., or "upgrade from PREVIOUS"), given conn: a superuser session of the
+	// database the file runs in, which the audit leaves idle while it runs (the gate's lock
+	// trace reads there). Only a parsed File (Script) is observed.
+	Observe func(run string, conn *pgx.Conn) scratch.Observer
 }
 
 // Prepared is a database in which the caller (the gate; the tests' Audit) installed the migration
@@ -210,7 +215,7 @@ func (r *Rerun) Runs(ctx context.Context) error {
 	seen := map[string]bool{}
 	for run := 2; run <= o.Times; run++ {
 		a.logf("rerun: applying %s again (run %d of %d)", o.File.Name, run, o.Times)
-		if f, err := a.apply(ctx, db, o.File, o.Script); err != nil {
+		if f, err := a.apply(ctx, db, o.File, a.observed(fmt.Sprintf("run %d", run), r.conn)); err != nil {
 			return err
 		} else if f != nil {
 			r.out.findings = append(r.out.findings, newFinding(RuleRerunFailed, finding.SevError, f.pos,
@@ -344,6 +349,18 @@ func newAuditor(srv *scratch.Server, opts Options) *auditor {
 type failure struct {
 	pos finding.Position
 	msg string
+}
+
+// observed is the parsed file (Options.Script) with the observer Options.Observe gives the run
+// called run on conn; the script itself without one.
+func (a *auditor) observed(run string, conn *pgx.Conn) *scratch.Script {
+	sc := a.opts.Script
+	if sc == nil || a.opts.Observe == nil {
+		return sc
+	}
+	c := *sc
+	c.Observer = a.opts.Observe(run, conn)
+	return &c
 }
 
 // exec runs a script in db (sc, when not nil, is s already parsed).
@@ -596,7 +613,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		out.rows += t.Rows
 	}
 	a.logf("upgrade: applying %s over %s", o.File.Name, o.Previous.Name)
-	if f, err := a.apply(ctx, db, o.File, o.Script); err != nil {
+	if f, err := a.apply(ctx, db, o.File, a.observed("upgrade from "+o.Previous.Name, conn)); err != nil {
 		return out, err
 	} else if f != nil {
 		out.findings = append(out.findings, newFinding(RuleUpgradeFailed, finding.SevError, f.pos,

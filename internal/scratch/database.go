@@ -155,6 +155,9 @@ type Script struct {
 	// Position maps a byte offset of the file to its position; it places the server's error
 	// position, which is inside a statement. Nil places errors at their statement.
 	Position func(offset int) finding.Position
+	// Observer, when not nil, watches each statement while its transaction is still open
+	// (observe.go); nil runs the script as psql would, one simple-protocol Query per statement.
+	Observer Observer
 }
 
 // Exec runs the script statement by statement on one connection as the install role, the way
@@ -242,11 +245,15 @@ func execStatements(ctx context.Context, conn *pgx.Conn, sc *Script, before func
 		st := sc.Statements[0]
 		return &ScriptError{Pos: st.Pos, Stmt: st.Index, Err: startedMisread(m)}
 	}
+	if obs := sc.Observer; obs != nil {
+		obs.Connected(ctx, pc.PID())
+		defer func() { obs.Done(ctx, pc.TxStatus() == 'I') }()
+	}
 	for i, st := range sc.Statements {
 		if before != nil {
 			before()
 		}
-		tag, err := execOne(ctx, pc, st.Text)
+		tag, err := execOne(ctx, conn, i, st, sc.Observer)
 		if err != nil {
 			if ctx.Err() != nil && !stoppedByLimit(ctx) {
 				return ctx.Err()
@@ -271,6 +278,15 @@ func execStatements(ctx context.Context, conn *pgx.Conn, sc *Script, before func
 		}
 	}
 	return nil
+}
+
+// execOne runs statement i of a script on conn in a message of its own (reading.go's
+// execText), or, with an observer, the way observe.go says (also one statement per message).
+func execOne(ctx context.Context, conn *pgx.Conn, i int, st Statement, obs Observer) (pgconn.CommandTag, error) {
+	if obs != nil {
+		return execObserved(ctx, conn, i, st, obs)
+	}
+	return execText(ctx, conn.PgConn(), st.Text)
 }
 
 // execPrerequisites installs the Open Brain prerequisites at the database's dimension as the

@@ -53,9 +53,9 @@ func misread(pc *pgconn.PgConn) string {
 	return ""
 }
 
-// execOne runs one statement's text in a message of its own (the extended protocol, unnamed
+// execText runs one statement's text in a message of its own (the extended protocol, unnamed
 // statement, no parameters): the server refuses a text it reads as several statements.
-func execOne(ctx context.Context, pc *pgconn.PgConn, text string) (pgconn.CommandTag, error) {
+func execText(ctx context.Context, pc *pgconn.PgConn, text string) (pgconn.CommandTag, error) {
 	return pc.ExecParams(ctx, text, nil, nil, nil, nil).Close()
 }
 

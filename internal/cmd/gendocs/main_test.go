@@ -74,7 +74,8 @@ func TestSplice(t *testing.T) {
 
 // unlisted starts as every phase; TestRulesIndexInSync removes the index's.
 var unlisted = map[string]bool{string(finding.PhaseLint): true, string(finding.PhaseInstall): true, string(finding.PhaseAudit): true,
-	string(finding.PhaseParity): true, string(finding.PhaseProbe): true, string(finding.PhaseAllow): true, string(finding.PhaseRerun): true}
+	string(finding.PhaseParity): true, string(finding.PhaseProbe): true, string(finding.PhaseAllow): true, string(finding.PhaseRerun): true,
+	string(finding.PhaseLocks): true}
 
 // TestEveryRuleHasAPageAndEveryPageARule: the pages in docs/rules on disk, the pages the binary
 // embeds and the registered rules are the same set, and every page has the sections a reader
