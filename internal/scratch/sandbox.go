@@ -50,6 +50,14 @@ type sandbox struct {
 	cred *syscall.Credential
 }
 
+// CheckSandbox returns the environment error an embedded cluster would fail with for want of
+// bubblewrap, or nil when bwrap is installed: the one check the tests' helpers
+// (scratchtest.NeedPostgres) share with [Start].
+func CheckSandbox() error {
+	_, err := findBwrap()
+	return err
+}
+
 // findBwrap returns the path of bwrap, or an environment error saying how to install it.
 func findBwrap() (string, error) {
 	p, err := exec.LookPath("bwrap")

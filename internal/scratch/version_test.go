@@ -70,6 +70,7 @@ func TestVersionSelectsBinDir(t *testing.T) {
 // TestVersionMismatch: binaries of another version than the one asked for are refused before a
 // cluster is made.
 func TestVersionMismatch(t *testing.T) {
+	scratchtest.NeedPostgres(t)
 	bin, err := scratch.FindBinDir("", 0)
 	if err != nil {
 		scratchtest.Unavailable(t, err)
