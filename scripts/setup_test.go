@@ -1,4 +1,3 @@
-// Package scripts holds the setup script; its tests run it.
 package scripts
 
 import (

@@ -341,7 +341,7 @@ func TestNoPgvector(t *testing.T) {
 	}
 	scratchtest.NeedPostgres(t)
 	pgBin := fakePostgresWithoutVector(t)
-	want := regexp.MustCompile(`^ledgercheck: pgvector is not installed for this PostgreSQL \(no vector\.control in its extension directory\): run ` + "`make setup`" + ` as root\n$`)
+	want := regexp.MustCompile(`^ledgercheck: pgvector is not installed for this PostgreSQL \(no vector\.control in its extension directory\): run ` + "`ledgercheck setup`" + ` as root\n$`)
 	for _, args := range [][]string{
 		{"check", "--config", repoConfig},
 		{"snapshot", "--dim", "1024"},

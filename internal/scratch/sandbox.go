@@ -62,7 +62,7 @@ func CheckSandbox() error {
 func findBwrap() (string, error) {
 	p, err := exec.LookPath("bwrap")
 	if err != nil {
-		return "", fault.Env(errors.New("the embedded cluster runs in a bubblewrap sandbox and bwrap is not installed: run `make setup` as root (or `apt-get install bubblewrap`), or use --dsn URL"))
+		return "", fault.Env(errors.New("the embedded cluster runs in a bubblewrap sandbox and bwrap is not installed: run `" + setupCommand(0) + "` as root (or `apt-get install bubblewrap`), or use --dsn URL"))
 	}
 	return p, nil
 }
