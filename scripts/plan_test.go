@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"gopkg.in/yaml.v3"
 )
 
 // ubuntuRelease is /etc/os-release of an Ubuntu release.
@@ -240,113 +238,5 @@ func TestSetupPrintsPasteableDebianSource(t *testing.T) {
 	want := "Types: deb-src\nURIs: http://mirror.example.invalid/debian\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n"
 	if err != nil || string(stanza) != want {
 		t.Errorf("the printed command writes %q (%v), want %q", stanza, err, want)
-	}
-}
-
-// TestActionSetupStepWithoutSudo: the Action's setup step (action.yml, run as GitHub runs a
-// composite step's script) works as root on a machine without sudo: it runs make setup itself
-// and never calls sudo (a stub that records its calls stands first on PATH). It runs where setup
-// has been done (setup then has nothing to do), so that the test installs nothing.
-func TestActionSetupStepWithoutSudo(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the step runs make setup directly as root only")
-	}
-	if code, out, errs, _ := runStubbedArgs(t, "setup.sh", []string{"--check"}); code != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("setup has not been done (CI=true): %s%s", out, errs)
-		}
-		t.Skipf("setup has not been done, and the test installs nothing: %s", errs)
-	}
-	script := actionStep(t, "Install PostgreSQL")
-	stubs := t.TempDir()
-	calls := filepath.Join(stubs, "calls")
-	if err := os.WriteFile(filepath.Join(stubs, "sudo"), []byte("#!/bin/sh\necho \"sudo $*\" >> "+calls+"\nexit 127\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	root, _ := filepath.Abs("..")
-	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "GITHUB_ACTION_PATH="+root, "LEDGERCHECK_POSTGRES=", "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "setup: nothing to do") {
-		t.Errorf("the Action's setup step: %v:\n%s\nwant success and setup's 'nothing to do'", err, out)
-	}
-	if c, _ := os.ReadFile(calls); len(c) > 0 {
-		t.Errorf("the step called sudo as root:\n%s", c)
-	}
-}
-
-// actionStep returns the run script of action.yml's step whose name starts with prefix.
-func actionStep(t *testing.T, prefix string) string {
-	t.Helper()
-	b, err := os.ReadFile("../action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var action struct {
-		Runs struct {
-			Steps []struct {
-				Name, Run string
-			}
-		}
-	}
-	if err := yaml.Unmarshal(b, &action); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range action.Runs.Steps {
-		if strings.HasPrefix(s.Name, prefix) && s.Run != "" {
-			return s.Run
-		}
-	}
-	t.Fatalf("action.yml has no step named %s...", prefix)
-	return ""
-}
-
-// TestActionUsesAPrebuiltBinary: given the binary input, the Action's install step builds
-// nothing (go and make are stubs that record their calls) and hands the binary's absolute path to
-// the check step (its output path); a binary input that is no executable file is a usage error
-// (exit 2) with one annotation.
-func TestActionUsesAPrebuiltBinary(t *testing.T) {
-	script := actionStep(t, "Install ledgercheck")
-	dir := t.TempDir()
-	stubs := filepath.Join(dir, "stubs")
-	calls := filepath.Join(dir, "calls")
-	for _, name := range []string{"go", "make"} {
-		copyFile(t, "", filepath.Join(stubs, name), []byte("#!/bin/sh\necho \""+name+" $*\" >> "+calls+"\nexit 1\n"))
-		if err := os.Chmod(filepath.Join(stubs, name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	copyFile(t, "", filepath.Join(dir, "work", "tools", "ledgercheck"), []byte("#!/bin/sh\necho 'ledgercheck v1.2.3 (prebuilt)'\n"))
-	if err := os.Chmod(filepath.Join(dir, "work", "tools", "ledgercheck"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	run := func(binary string) (int, string, string) {
-		output := filepath.Join(dir, "output")
-		os.Remove(output)
-		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
-		cmd.Dir = filepath.Join(dir, "work")
-		cmd.Env = append(os.Environ(), "LEDGERCHECK_POSTGRES=", "LEDGERCHECK_BINARY="+binary, "GITHUB_OUTPUT="+output,
-			"GITHUB_ACTION_PATH=/nonexistent", "RUNNER_TEMP="+dir, "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := os.ReadFile(output)
-		return code, string(out), string(got)
-	}
-	code, out, output := run("tools/ledgercheck")
-	if want := "path=" + filepath.Join(dir, "work", "tools", "ledgercheck") + "\n"; code != 0 || output != want || !strings.Contains(out, "ledgercheck v1.2.3 (prebuilt)") {
-		t.Errorf("binary: tools/ledgercheck: exit %d, output %q, log %q; want exit 0, %q and its --version", code, output, out, want)
-	}
-	code, out, output = run("tools/missing")
-	if code != 2 || output != "" || !strings.HasPrefix(out, "::error title=ledgercheck::binary: tools/missing is not an executable file") {
-		t.Errorf("binary: tools/missing: exit %d, output %q, log %q; want exit 2 and one annotation", code, output, out)
-	}
-	if c, _ := os.ReadFile(calls); len(c) > 0 {
-		t.Errorf("the install step built ledgercheck though a binary was given:\n%s", c)
 	}
 }
