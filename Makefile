@@ -9,7 +9,9 @@ BIN := bin/ledgercheck
 
 .PHONY: setup build check test test-all vet lint race bench bench-lint bench-recall bench-repository fuzz corpus dist clean
 
-# PG=16 (any version but 15 and 17) is refused in one line, as ledgercheck refuses it.
+# setup runs scripts/setup.sh, the script `ledgercheck setup` carries and runs outside a checkout:
+# one install logic for both. PG=16 (any version but 15 and 17) is refused in one line, as
+# ledgercheck refuses it.
 setup:
 	$(if $(filter-out 15 17,$(PG)),$(error PG=$(PG): ledgercheck runs PostgreSQL 15 or 17))
 	@$(if $(PG),PG_MAJOR=$(PG) )bash scripts/setup.sh

@@ -3,12 +3,12 @@ package scripts
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -123,12 +123,7 @@ func (r *runner) step(t *testing.T, s actionStepDef) (int, string) {
 		cmd.Env = append(cmd.Env, k+"="+r.subst(t, v))
 	}
 	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	code := exitCode(t, err)
 	if s.ID != "" {
 		r.outputs[s.ID] = map[string]string{}
 		if f, err := os.Open(output); err == nil {
@@ -177,11 +172,6 @@ func recipe(t *testing.T) map[string]string {
 	t.Fatal("docs/how-to/ci.md has no workflow marked `# the recipe tested` that uses OWNER/ledgercheck@...")
 	return nil
 }
-
-var (
-	actionBuildOnce sync.Once
-	actionBin       string
-)
 
 // TestActionRecipeInAUsersRepository runs the composite action as docs/how-to/ci.md's recipe uses
 // it, in a repository that is not ledgercheck's: a new git repository in a temporary directory
@@ -332,10 +322,7 @@ func TestActionSetupStepWithoutSudo(t *testing.T) {
 		cmd.Env = append(os.Environ(), append([]string{"LEDGERCHECK_BIN=" + filepath.Join(dir, "ledgercheck"), "PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"),
 			"LEDGERCHECK_POSTGRES=", "LEDGERCHECK_DSN=", "LEDGERCHECK_CONTAINER="}, env...)...)
 		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
+		code := exitCode(t, err)
 		c, _ := os.ReadFile(calls)
 		return code, string(out), strings.TrimSuffix(strings.ReplaceAll(string(c), dir+"/", ""), "\n")
 	}
@@ -384,12 +371,7 @@ func TestActionUsesAPrebuiltBinary(t *testing.T) {
 		cmd.Env = append(os.Environ(), "LEDGERCHECK_POSTGRES=", "LEDGERCHECK_BINARY="+binary, "GITHUB_OUTPUT="+output, "LEDGERCHECK_ACTION_REF=v0",
 			"GITHUB_ACTION_PATH="+actionPath, "RUNNER_TEMP="+dir, "PATH="+stubDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		code := exitCode(t, err)
 		got, _ := os.ReadFile(output)
 		return code, string(out), string(got)
 	}
@@ -414,4 +396,19 @@ func TestActionUsesAPrebuiltBinary(t *testing.T) {
 			t.Errorf("no binary, the action in %s: exit %d, calls %q, output %q; want %q\n%s", path, code, c, output, want, out)
 		}
 	}
+}
+
+// exitCode is the exit code of a command's run that ended with err; a command that could not run
+// fails the test.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	t.Fatal(err)
+	return 0
 }

@@ -3,8 +3,12 @@ package main
 import (
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
@@ -50,16 +54,7 @@ func distBinaryInAUsersRepository(t *testing.T, bin string) {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "PATH="+path, "NO_COLOR=1")
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, out.String(), errb.String()
+		return execute(t, cmd)
 	}
 	if found, err := lookPathIn("ledgercheck", path); err != nil || found != bin {
 		t.Fatalf("ledgercheck on the user's PATH is %q (%v), want the archive's %s", found, err, bin)
@@ -115,3 +110,73 @@ func lookPathIn(name, path string) (string, error) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// TestSetupAsAnotherUser (simulation: a Debian 12 root where nothing is installed): run by a user
+// who is not root, `ledgercheck setup` changes nothing and prints the commands to run as root,
+// naming this binary for the whole setup and, for the guard, a copy of its source that outlives
+// the run (under the user's cache directory), so that the commands work as pasted.
+func TestSetupAsAnotherUser(t *testing.T) {
+	bin := binary(t)
+	work, err := os.MkdirTemp("", "ledgercheck-setup-user-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	if err := os.Chmod(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "setup")
+	home := filepath.Join(work, "home")
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("nobody")
+		if err != nil {
+			t.Skip("no unprivileged user to run as")
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(home, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	}
+	fake := filepath.Join(work, "root")
+	for name, content := range map[string]string{
+		"etc/os-release":                        "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nVERSION_ID=\"12\"\nID=debian\n",
+		"etc/apt/sources.list.d/debian.sources": "Types: deb\nURIs: http://deb.debian.invalid/debian\nSuites: bookworm\nComponents: main\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(fake, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(fake, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CACHE_HOME=", "LEDGERCHECK_SETUP_SYSROOT="+fake, "LEDGERCHECK_PG=")
+	code, out, errs := execute(t, cmd)
+	if code != 0 || errs != "" {
+		t.Fatalf("setup as another user (simulation): exit %d, stderr %q; want exit 0 and the commands on stdout:\n%s", code, errs, out)
+	}
+	if !strings.Contains(out, " need root; run '"+strings.TrimSpace(sudoPrefix()+bin)+" setup'") &&
+		!strings.Contains(out, "need root (and there is no sudo); run '"+bin+" setup' as root") {
+		t.Errorf("setup does not name this binary's setup to run as root:\n%s", out)
+	}
+	m := regexp.MustCompile(`make -C (\S+) PG_CONFIG=\S+ GUARD_VERSION=\S+ install`).FindStringSubmatch(out)
+	if m == nil || !strings.HasPrefix(m[1], filepath.Join(home, ".cache", "ledgercheck-setup")+"/") {
+		t.Fatalf("the guard's build is not from the user's cache directory:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(m[1], "ledgercheck_guard.c")); err != nil {
+		t.Errorf("the guard's source the commands name is gone after the run: %v", err)
+	}
+}
+
+// sudoPrefix is how setup prefixes a command for root: "sudo " where there is a sudo, else "".
+func sudoPrefix() string {
+	if _, err := exec.LookPath("sudo"); err != nil {
+		return ""
+	}
+	return "sudo "
+}
