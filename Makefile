@@ -9,7 +9,11 @@ BIN := bin/ledgercheck
 
 .PHONY: setup build check test test-all vet lint race bench bench-lint bench-recall bench-repository fuzz corpus dist clean
 
+# setup runs scripts/setup.sh, the script `ledgercheck setup` carries and runs outside a checkout:
+# one install logic for both. PG=16 (any version but 15 and 17) is refused in one line, as
+# ledgercheck refuses it.
 setup:
+	$(if $(filter-out 15 17,$(PG)),$(error PG=$(PG): ledgercheck runs PostgreSQL 15 or 17))
 	@$(if $(PG),PG_MAJOR=$(PG) )bash scripts/setup.sh
 
 # The version, commit and commit date stamped into the binary (`ledgercheck version`): the
@@ -19,7 +23,10 @@ STAMP_PKG := github.com/ledgercheck/ledgercheck/internal/cli
 VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null)
 COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 DATE ?= $(shell git show -s --format=%cI HEAD 2>/dev/null)
-LDFLAGS := -X $(STAMP_PKG).Version=$(VERSION) -X $(STAMP_PKG).Commit=$(COMMIT) -X $(STAMP_PKG).Date=$(DATE)
+# HELP_BASE: where this build's rule pages are published (SARIF's helpUri, html's links): empty,
+# none is named (see docs/how-to/release.md).
+HELP_BASE ?=
+LDFLAGS := -X $(STAMP_PKG).Version=$(VERSION) -X $(STAMP_PKG).Commit=$(COMMIT) -X $(STAMP_PKG).Date=$(DATE) -X $(STAMP_PKG).HelpBase=$(HELP_BASE)
 
 # The developer tools (internal/cmd/*: bench, corpus, gendocs, genwalk) are not in ./... (go.mod
 # ignores them, so that `go install ./...` installs ledgercheck alone); they are named here.
@@ -29,18 +36,27 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ledgercheck
 
 # A release archive for this machine's platform (pg_query_go needs cgo, so no cross-compiling):
-# $(DIST)/ledgercheck_VERSION_OS_ARCH.tar.gz holding the stamped binary, README.md, CHANGELOG.md
-# (and LICENSE when there is one) in a directory of the same name, and $(DIST)/SHA256SUMS
-# (`cd $(DIST) && sha256sum -c SHA256SUMS` checks it).
+# $(DIST)/ledgercheck_VERSION_OS_ARCH.tar.gz holding the stamped binary, README.md, CHANGELOG.md,
+# LICENSE (MIT) and licenses/, the license and notice files of every module the binary links (Go's
+# own included), in a directory of the same name, and $(DIST)/SHA256SUMS (`cd $(DIST) && sha256sum
+# -c SHA256SUMS` checks it). VERSION comes from the closest v* tag (see docs/how-to/release.md);
+# HELP_BASE=URL also stamps where the rule pages are published (SARIF's helpUri, html's links).
 DIST ?= dist
 dist:
 	@set -e; \
 	  name=ledgercheck_$(or $(VERSION),0.1.0-dev)_$$($(GO) env GOOS)_$$($(GO) env GOARCH); \
 	  stage=$$(mktemp -d); trap 'rm -rf "$$stage"' EXIT; \
-	  mkdir -p "$$stage/$$name" "$(DIST)"; \
+	  mkdir -p "$$stage/$$name/licenses/go" "$(DIST)"; \
 	  $(GO) build -ldflags '$(LDFLAGS)' -o "$$stage/$$name/ledgercheck" ./cmd/ledgercheck; \
-	  cp README.md CHANGELOG.md "$$stage/$$name/"; \
-	  if [ -f LICENSE ]; then cp LICENSE "$$stage/$$name/"; fi; \
+	  cp README.md CHANGELOG.md LICENSE "$$stage/$$name/"; \
+	  cp "$$($(GO) env GOROOT)/LICENSE" "$$stage/$$name/licenses/go/"; \
+	  $(GO) list -deps -f '{{with .Module}}{{if not .Main}}{{.Path}} {{.Dir}}{{end}}{{end}}' ./cmd/ledgercheck | sort -u | \
+	  while read -r mod dir; do \
+	    mkdir -p "$$stage/$$name/licenses/$$mod"; \
+	    find "$$dir" -maxdepth 1 -type f \( -iname 'licen[cs]e*' -o -iname 'copying*' -o -iname 'notice*' \) -exec cp {} "$$stage/$$name/licenses/$$mod/" \; ; \
+	    ls "$$stage/$$name/licenses/$$mod" | grep -q . || { echo "dist: $$mod has no license file in $$dir" >&2; exit 1; }; \
+	  done; \
+	  chmod -R u+w,go+r "$$stage/$$name"; \
 	  tar -C "$$stage" --owner=0 --group=0 --numeric-owner -czf "$(DIST)/$$name.tar.gz" "$$name"; \
 	  (cd "$(DIST)" && sha256sum "$$name.tar.gz" > SHA256SUMS); \
 	  echo "$(DIST)/$$name.tar.gz"; echo "$(DIST)/SHA256SUMS"

@@ -3,7 +3,8 @@
 #
 #   make bench-lint            # or: bash bench/lint.sh [RUNS]   (make bench runs it too)
 #
-# Both tools lint the same files in one call each: by default the 51 files of testdata/corpus
+# Both tools lint the same files in one call each: by default the .sql files at the top of
+# testdata/corpus (59; the corpus's 60th is under env/)
 # (FILES="a.sql b.sql ..." to change them). Each round runs every tool once, in an order that
 # rotates from round to round so that neither always runs first, after one untimed warm-up call
 # each; RUNS rounds (default 9). Printed per tool: the median CPU time (user+sys of the process

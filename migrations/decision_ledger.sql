@@ -1,6 +1,6 @@
 -- Decision ledger with ranked recall (OB1 schemas/decision-ledger, the revision with five ranking
--- fixes; 1536-dim). Written from ../shared/seed/decision-ledger-pr.txt and the facts in
--- ../shared/docs/openbrain-facts.md §3; no upstream SQL is reproduced.
+-- fixes; 1536-dim). Written from the description of OB1 pull request #488 and the facts of OB1's
+-- schemas/decision-ledger (its tables, functions and grants); no upstream SQL is reproduced.
 --
 -- What it adds, strictly as a sidecar of the agent-memory schema:
 --   * public.agent_decision_ledger: one row per memory_type = 'decision' memory, with where in the

@@ -47,12 +47,7 @@ func TestGuardContainer(t *testing.T) {
 		cmd := exec.Command("bash", "guard-container.sh", "svc1")
 		cmd.Env = append(os.Environ(), append([]string{"DOCKER=" + stub, "STATE=" + state, "BROKEN=", "LOADED="}, env...)...)
 		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		code := exitCode(t, err)
 		calls, _ := os.ReadFile(filepath.Join(state, "calls"))
 		lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(string(calls), stub, "docker"), "\n"), "\n")
 		return code, string(out), lines

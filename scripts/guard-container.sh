@@ -6,7 +6,7 @@
 #
 # The images ship no compiler and no server headers (their build removes them), but keep their
 # apt source for the PostgreSQL project's repository: the script installs build-essential and
-# postgresql-server-dev-15 inside, builds the guard from this checkout's source (copied in),
+# postgresql-server-dev-15 inside, builds the guard from its source (copied in),
 # appends it to shared_preload_libraries with ALTER SYSTEM, restarts the container, waits for
 # the server, and checks that SHOW ledgercheck_guard.version is the source's digest. It needs
 # docker (DOCKER overrides the command) and a container that can reach its apt repository.
@@ -19,7 +19,8 @@ die() { printf 'guard-container: %s\n' "$*" >&2; exit 1; }
 c=$1
 DOCKER=${DOCKER:-docker}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-GUARD_SRC=${ROOT}/internal/scratch/guard/c
+# The guard's source: a checkout's, or the copy `ledgercheck setup --container` writes out.
+GUARD_SRC=${LEDGERCHECK_SETUP_GUARD_SRC:-${ROOT}/internal/scratch/guard/c}
 digest=$(sha256sum "${GUARD_SRC}/ledgercheck_guard.c" | cut -c1-16)
 
 major=$(${DOCKER} exec "$c" sh -c 'printf %s "${PG_MAJOR:-}"') || die "cannot run a command in container ${c}"

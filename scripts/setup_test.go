@@ -1,4 +1,3 @@
-// Package scripts holds the setup script; its tests run it.
 package scripts
 
 import (
@@ -25,6 +24,7 @@ const guardSource = "../internal/scratch/guard/c/ledgercheck_guard.c"
 // does nothing: it says so, names what it skipped (the guard built from the current source, and
 // bubblewrap among them), runs no installer, and leaves the installed files as they were.
 func TestSetupIsIdempotent(t *testing.T) {
+	needSetupDone(t, "15")
 	installed := []string{
 		"/usr/lib/postgresql/15/lib/ledgercheck_guard.so", "/usr/lib/postgresql/15/lib/ledgercheck_guard.digest",
 		"/usr/lib/postgresql/15/lib/vector.so", "/usr/share/postgresql/15/extension/vector.control",
@@ -145,24 +145,62 @@ func asOrdinaryUser(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
 }
 
 // TestSetupWithoutRootNamesTheSudoCommands: run by an ordinary user with something missing (a
-// PostgreSQL major that is not installed), setup changes nothing and prints the commands that
-// need root.
+// Debian 12 root where nothing is installed, simulated), setup changes nothing and prints the
+// commands that need root, each with sudo where there is one.
 func TestSetupWithoutRootNamesTheSudoCommands(t *testing.T) {
+	fake := sharedFakeRoot(t, debian12Release, map[string]string{"sources.list.d/debian.sources": debianSources})
 	cmd := exec.Command("bash", "setup.sh")
-	cmd.Env = append(os.Environ(), "PG_MAJOR=99")
+	cmd.Env = append(os.Environ(), "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR=15")
 	out, err := asOrdinaryUser(t, cmd).CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("exit %v, want 1:\n%s", err, out)
+	if err != nil {
+		t.Fatalf("exit %v, want 0 (a simulation):\n%s", err, out)
 	}
-	for _, want := range []string{"need root", "  " + sudo() + "apt-get install -y postgresql-99 postgresql-server-dev-99",
-		"apt-get source --download-only pgvector=0.8.0-1 && tar -xf pgvector_0.8.0.orig.tar.* && make -C pgvector-0.8.0 PG_CONFIG=/usr/lib/postgresql/99/bin/pg_config && " + sudo() + "make -C pgvector-0.8.0 PG_CONFIG=/usr/lib/postgresql/99/bin/pg_config install"} {
+	for _, want := range []string{"need root", "run '" + sudo() + "make setup'", "  " + sudo() + "apt-get install -y postgresql-15 postgresql-server-dev-15",
+		"apt-get source --download-only pgvector=0.8.0-1 && tar -xf pgvector_0.8.0.orig.tar.* && make -C pgvector-0.8.0 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config && " + sudo() + "make -C pgvector-0.8.0 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config install",
+		"  " + sudo() + "apt-get install -y bubblewrap"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(string(out), "ledgercheck_guard") {
-		t.Errorf("output names ledgercheck_guard, which PostgreSQL 99 does not need:\n%s", out)
+}
+
+// debian12Release is /etc/os-release of Debian 12, and debianSources an apt source of its.
+const (
+	debian12Release = "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nID=debian\n"
+	debianSources   = "Types: deb\nURIs: http://deb.debian.invalid/debian\nSuites: bookworm bookworm-updates\nComponents: main\n"
+)
+
+// sharedFakeRoot is [fakeRoot] in a directory any user can read (an ordinary user's setup reads
+// it), removed when the test ends.
+func sharedFakeRoot(t *testing.T, osRelease string, apt map[string]string) string {
+	t.Helper()
+	root, err := os.MkdirTemp("", "ledgercheck-setuptest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, "", filepath.Join(root, "etc", "os-release"), []byte(osRelease))
+	for name, content := range apt {
+		copyFile(t, "", filepath.Join(root, "etc", "apt", name), []byte(content))
+	}
+	return root
+}
+
+// needSetupDone skips the test, or fails it under CI=true, unless `setup.sh --check` says that
+// PostgreSQL pg's setup is done (bubblewrap absent, for instance, skips it with setup's line).
+func needSetupDone(t *testing.T, pg string) {
+	t.Helper()
+	cmd := exec.Command("bash", "setup.sh", "--check")
+	cmd.Env = append(os.Environ(), "PG_MAJOR="+pg)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		line := strings.TrimSpace(string(out))
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("setup has not been done (CI=true): %s", line)
+		}
+		t.Skipf("setup has not been done: %s", line)
 	}
 }
 
@@ -177,6 +215,9 @@ const pg17Prefix = "/usr/local/lib/postgresql/17"
 // machine's default PostgreSQL (`pg_config --bindir`), which stays what ledgercheck uses unless
 // given --pg 17 (or --pg-bin).
 func TestSetupPG17IsIdempotent(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil && os.Getenv("CI") != "true" {
+		t.Skip("bubblewrap is not installed; the test installs no package")
+	}
 	if !isExecFile(filepath.Join(pg17Prefix, "bin", "postgres")) && os.Geteuid() != 0 {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("PostgreSQL 17 is not installed in %s and the test does not run as root to install it (CI=true)", pg17Prefix)
@@ -382,16 +423,16 @@ func TestSetupOffDebianSaysWhatItNeeds(t *testing.T) {
 	for _, tc := range []struct {
 		name, osRelease, pg, system, missing, how string
 	}{
-		{"ubuntu-20.04", "PRETTY_NAME=\"Ubuntu 20.04.6 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"20.04\"\nID=ubuntu\nID_LIKE=debian\n", "99",
-			"this is Ubuntu 20.04.6 LTS (", "missing: the PostgreSQL 99 server and headers, pgvector 0.8.0",
-			"install postgresql-99, postgresql-server-dev-99 and postgresql-99-pgvector from the PostgreSQL project's apt repository (PGDG)"},
+		{"ubuntu-20.04", "PRETTY_NAME=\"Ubuntu 20.04.6 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"20.04\"\nID=ubuntu\nID_LIKE=debian\n", "15",
+			"this is Ubuntu 20.04.6 LTS (", "missing: the PostgreSQL 15 server and headers, pgvector 0.8.0",
+			"install postgresql-15, postgresql-server-dev-15 and postgresql-15-pgvector from the PostgreSQL project's apt repository (PGDG)"},
 		{"ubuntu-24.10-pg17", "PRETTY_NAME=\"Ubuntu 24.10\"\nVERSION_ID=\"24.10\"\nID=ubuntu\n", "17",
 			"this is Ubuntu 24.10 (", "missing: the PostgreSQL 17 server and headers",
 			"install postgresql-17, postgresql-server-dev-17 and postgresql-17-pgvector from the PostgreSQL project's apt repository (PGDG) and bubblewrap, then run ledgercheck with --pg 17"},
-		{"debian-11", "PRETTY_NAME=\"Debian GNU/Linux 11 (bullseye)\"\nVERSION_ID=\"11\"\nID=debian\n", "99",
-			"this is Debian GNU/Linux 11 (bullseye) (", "missing: the PostgreSQL 99 server", "(PGDG)"},
-		{"fedora", "NAME=Fedora\nVERSION_ID=40\nID=fedora\n", "99", "this is Fedora (", "missing: the PostgreSQL 99 server", "(PGDG)"},
-		{"no-os-release", "", "99", "this is an unknown system (no ", "missing: the PostgreSQL 99 server", "(PGDG)"},
+		{"debian-11", "PRETTY_NAME=\"Debian GNU/Linux 11 (bullseye)\"\nVERSION_ID=\"11\"\nID=debian\n", "15",
+			"this is Debian GNU/Linux 11 (bullseye) (", "missing: the PostgreSQL 15 server", "(PGDG)"},
+		{"fedora", "NAME=Fedora\nVERSION_ID=40\nID=fedora\n", "15", "this is Fedora (", "missing: the PostgreSQL 15 server", "(PGDG)"},
+		{"no-os-release", "", "15", "this is an unknown system (no ", "missing: the PostgreSQL 15 server", "(PGDG)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			script := "setup.sh"
@@ -423,44 +464,67 @@ func TestSetupOffDebianSaysWhatItNeeds(t *testing.T) {
 	}
 }
 
-// TestSetupFindsTheDebianMirrorOrSaysSo: on Debian 12 as root, the mirror pgvector's source
-// comes from is looked up in the apt sources before anything is installed. A layout with no
-// Debian mirror in it (Ubuntu's: a commented sources.list and a deb822 file) fails with one line
-// saying so, before apt-get has run (a grep that matches nothing must not end the lookup under
-// pipefail); deb822 and one-line bookworm layouts pass the lookup (and the test root then stops
-// setup before it installs).
+// TestSetupFindsTheDebianMirrorOrSaysSo: on Debian 12, the mirror pgvector's source comes from is
+// looked up in the apt sources before anything is installed. A layout with no Debian mirror in it
+// (Ubuntu's: a commented sources.list and a deb822 file) fails with one line saying so, before
+// apt-get has run (a grep that matches nothing must not end the lookup under pipefail); deb822 and
+// one-line bookworm layouts pass the lookup, and the plan (a simulation) writes the deb-src entry
+// for the mirror found.
 func TestSetupFindsTheDebianMirrorOrSaysSo(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the lookup runs as root only; as another user setup prints the commands instead")
-	}
-	debian12 := "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nVERSION_ID=\"12\"\nID=debian\n"
 	for _, tc := range []struct {
-		name string
-		apt  map[string]string
-		want string
+		name   string
+		apt    map[string]string
+		code   int
+		stderr string // its one line's start, or "" for none
+		stdout string // what stdout holds
 	}{
 		{"no-debian-mirror", map[string]string{
 			"sources.list":                  "# Ubuntu sources have moved to /etc/apt/sources.list.d/ubuntu.sources\n",
 			"sources.list.d/ubuntu.sources": "Types: deb\nURIs: http://azure.archive.ubuntu.com/ubuntu/\nSuites: noble\nComponents: main\n",
-		}, "setup: cannot find a Debian mirror (a deb.debian.org-style URI ending in /debian) in "},
-		{"no-sources-at-all", nil, "setup: cannot find a Debian mirror"},
+		}, 1, "setup: cannot find a Debian mirror (a deb.debian.org-style URI ending in /debian) in ", ""},
+		{"no-sources-at-all", nil, 1, "setup: cannot find a Debian mirror", ""},
 		{"deb822-bookworm", map[string]string{
 			"sources.list.d/debian.sources": "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm bookworm-updates\nComponents: main\n",
-		}, "setup: LEDGERCHECK_SETUP_SYSROOT is set"},
+		}, 0, "", "\\nURIs: http://deb.debian.org/debian\\nSuites: trixie\\n"},
 		{"one-line-bookworm", map[string]string{
 			"sources.list": "# a comment\ndeb http://mirror.example.org/debian/ bookworm main\n",
-		}, "setup: LEDGERCHECK_SETUP_SYSROOT is set"},
+		}, 0, "", "\\nURIs: http://mirror.example.org/debian/\\nSuites: trixie\\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := fakeRoot(t, debian12, tc.apt)
-			code, out, errs, calls := runStubbed(t, "setup.sh", "LEDGERCHECK_SETUP_SYSROOT="+root, "PG_MAJOR=99")
+			root := fakeRoot(t, debian12Release, tc.apt)
+			code, out, errs, calls := runStubbed(t, "setup.sh", "LEDGERCHECK_SETUP_SYSROOT="+root, "PG_MAJOR=15")
 			line := strings.TrimSuffix(errs, "\n")
-			if code != 1 || strings.Contains(line, "\n") || !strings.HasPrefix(line, tc.want) {
-				t.Errorf("exit %d, stderr %q, stdout %q; want exit 1 and one line starting %q", code, errs, out, tc.want)
+			if code != tc.code || strings.Contains(line, "\n") || !strings.HasPrefix(line, tc.stderr) || tc.stderr == "" && errs != "" ||
+				!strings.Contains(out, tc.stdout) {
+				t.Errorf("exit %d, stderr %q, stdout %q; want exit %d, stderr starting %q and stdout holding %q", code, errs, out, tc.code, tc.stderr, tc.stdout)
 			}
 			if calls != "" {
 				t.Errorf("setup ran installers:\n%s", calls)
 			}
 		})
+	}
+}
+
+// TestSetupRefusesVersionsLedgercheckDoesNotRun: setup plans no install of a PostgreSQL
+// ledgercheck refuses to run (16, or any other than 15 and 17): `make setup PG=16` and
+// `PG_MAJOR=16 setup.sh` say so in one line, exit 2 (a usage error), and run no installer.
+func TestSetupRefusesVersionsLedgercheckDoesNotRun(t *testing.T) {
+	for _, pg := range []string{"16", "14", "99"} {
+		code, out, errs, calls := runStubbed(t, "setup.sh", "PG_MAJOR="+pg)
+		if want := "setup: PostgreSQL " + pg + ": ledgercheck runs PostgreSQL 15 or 17\n"; code != 2 || out != "" || errs != want || calls != "" {
+			t.Errorf("PG_MAJOR=%s setup.sh: exit %d, stdout %q, stderr %q, installers %q; want exit 2 and %q", pg, code, out, errs, calls, want)
+		}
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	mk := exec.Command("make", "--no-print-directory", "-C", "..", "setup", "PG=16")
+	var out, errb strings.Builder
+	mk.Stdout, mk.Stderr = &out, &errb
+	err := mk.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || out.String() != "" || strings.Count(errb.String(), "\n") != 1 ||
+		!strings.Contains(errb.String(), "PG=16: ledgercheck runs PostgreSQL 15 or 17") {
+		t.Errorf("make setup PG=16: %v, stdout %q, stderr %q; want exit 2 and one line saying ledgercheck runs 15 or 17", err, out.String(), errb.String())
 	}
 }

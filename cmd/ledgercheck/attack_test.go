@@ -34,6 +34,13 @@ func run(t *testing.T, env []string, args ...string) (int, string, string) {
 	cmd := exec.Command(binary(t), args...)
 	cmd.Dir = "../.."
 	cmd.Env = append(os.Environ(), env...)
+	return execute(t, cmd)
+}
+
+// execute runs cmd and returns its exit code, stdout and stderr; a command that could not run
+// fails the test.
+func execute(t *testing.T, cmd *exec.Cmd) (int, string, string) {
+	t.Helper()
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

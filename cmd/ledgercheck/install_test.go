@@ -166,39 +166,74 @@ func TestMakeBuildStampsTheVersion(t *testing.T) {
 	}
 }
 
-// TestMakeDist: `make dist` writes a release archive named after the version and platform that
-// holds the stamped binary, README.md and CHANGELOG.md in a directory of the same name, and a
-// SHA256SUMS file that sha256sum -c accepts.
+// TestMakeDist: `make dist` at a commit a maintainer tagged writes a release archive named after
+// the tag and the platform, holding the binary stamped with the tag, README.md, CHANGELOG.md,
+// LICENSE and the license files of every module the binary links (licenses/MODULE/...), in a
+// directory of the same name, and a SHA256SUMS file that sha256sum -c accepts. The tag is made in
+// a scratch clone of the repository (never in the repository itself), whose git directory make
+// reads. Then, with that archive alone (outside any checkout, the checkout off PATH): setup has
+// nothing to do where setup was done, and init and check work on a sidecar of a user's own
+// repository (TestDistBinaryInAUsersRepository).
 func TestMakeDist(t *testing.T) {
-	gitHead(t)
+	commit, _ := gitHead(t)
+	scratch := filepath.Join(t.TempDir(), "scratch.git")
+	for _, args := range [][]string{
+		{"clone", "--quiet", "--bare", "--local", "--no-hardlinks", repoRoot, scratch},
+		{"--git-dir", scratch, "update-ref", "--no-deref", "HEAD", commit},
+		{"--git-dir", scratch, "tag", "v0.4.2"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
 	dist := t.TempDir()
-	mk := exec.Command("make", "--no-print-directory", "dist", "DIST="+dist, "VERSION=v9.8.7-dist")
+	mk := exec.Command("make", "--no-print-directory", "dist", "DIST="+dist)
 	mk.Dir = repoRoot
+	root, _ := filepath.Abs(repoRoot)
+	mk.Env = append(os.Environ(), "GIT_DIR="+scratch, "GIT_WORK_TREE="+root)
 	if out, err := mk.CombinedOutput(); err != nil {
 		t.Fatalf("make dist: %v\n%s", err, out)
 	}
-	name := "ledgercheck_v9.8.7-dist_" + runtime.GOOS + "_" + runtime.GOARCH
+	archives, _ := filepath.Glob(filepath.Join(dist, "ledgercheck_v0.4.2*_"+runtime.GOOS+"_"+runtime.GOARCH+".tar.gz"))
+	if len(archives) != 1 {
+		entries, _ := os.ReadDir(dist)
+		t.Fatalf("make dist at tag v0.4.2 wrote %v; want one ledgercheck_v0.4.2[-dirty]_%s_%s.tar.gz", entries, runtime.GOOS, runtime.GOARCH)
+	}
+	name := strings.TrimSuffix(filepath.Base(archives[0]), ".tar.gz")
 	check := exec.Command("sha256sum", "-c", "SHA256SUMS")
 	check.Dir = dist
 	if out, err := check.CombinedOutput(); err != nil || string(out) != name+".tar.gz: OK\n" {
 		t.Errorf("sha256sum -c SHA256SUMS: %v, %s; want %s.tar.gz: OK", err, out, name)
 	}
-	list, err := exec.Command("tar", "-tzf", filepath.Join(dist, name+".tar.gz")).Output()
+	list, err := exec.Command("tar", "-tzf", archives[0]).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{name + "/ledgercheck", name + "/README.md", name + "/CHANGELOG.md"} {
-		if !strings.Contains("\n"+string(list), "\n"+want+"\n") {
-			t.Errorf("the archive lacks %s:\n%s", want, list)
+	want := []string{name + "/ledgercheck", name + "/README.md", name + "/CHANGELOG.md", name + "/LICENSE", name + "/licenses/go/LICENSE"}
+	mods, err := exec.Command("go", "list", "-deps", "-f", "{{with .Module}}{{if not .Main}}{{.Path}}{{end}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range strings.Fields(string(mods)) {
+		want = append(want, name+"/licenses/"+m+"/")
+	}
+	for _, w := range want {
+		if !strings.Contains("\n"+string(list), "\n"+w) {
+			t.Errorf("the archive lacks %s", w)
 		}
 	}
 	unpack := t.TempDir()
-	if out, err := exec.Command("tar", "-xzf", filepath.Join(dist, name+".tar.gz"), "-C", unpack).CombinedOutput(); err != nil {
+	if out, err := exec.Command("tar", "-xzf", archives[0], "-C", unpack).CombinedOutput(); err != nil {
 		t.Fatalf("tar -x: %v\n%s", err, out)
 	}
-	if out, err := exec.Command(filepath.Join(unpack, name, "ledgercheck"), "--version").Output(); err != nil || !strings.HasPrefix(string(out), "ledgercheck v9.8.7-dist (commit ") {
-		t.Errorf("the archive's ledgercheck --version = %q (%v)", out, err)
+	if lic, err := os.ReadFile(filepath.Join(unpack, name, "LICENSE")); err != nil || !strings.HasPrefix(string(lic), "MIT License\n\nCopyright (c) 2026 the ledgercheck authors\n") {
+		t.Errorf("the archive's LICENSE: %v\n%.80s", err, lic)
 	}
+	bin := filepath.Join(unpack, name, "ledgercheck")
+	if out, err := exec.Command(bin, "--version").Output(); err != nil || !strings.HasPrefix(string(out), "ledgercheck v0.4.2") {
+		t.Errorf("the archive's ledgercheck --version = %q (%v), want the tag v0.4.2", out, err)
+	}
+	t.Run("outside a checkout", func(t *testing.T) { distBinaryInAUsersRepository(t, bin) })
 }
 
 // TestGoInstallAllInstallsLedgercheckAlone: `go install ./...` in the repository, which is how

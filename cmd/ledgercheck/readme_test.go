@@ -263,6 +263,9 @@ func TestReadmeYAMLExamples(t *testing.T) {
 			if _, err := config.Parse(filepath.Join(repoRoot, "ledgercheck.yaml"), []byte(code)); err != nil {
 				t.Errorf("%s: the configuration example does not load: %v", name, err)
 			}
+			if missing := missingFiles(t, code); missing != "" {
+				t.Errorf("%s: %s", name, missing)
+			}
 		default:
 			kinds["yaml"]++
 			jobs, _ := m["jobs"].(map[string]any)
@@ -277,6 +280,55 @@ func TestReadmeYAMLExamples(t *testing.T) {
 	if kinds["allowlist"] == 0 || kinds["config"] == 0 || kinds["yaml"] == 0 {
 		t.Errorf("examples found per kind: %v; want at least one allowlist, configuration and workflow", kinds)
 	}
+}
+
+// fileKeys are the keys of a configuration whose values name files (or, glob, patterns).
+var fileKeys = map[string]bool{"file": true, "allowlist": true, "previous": true, "fixture": true, "files": true, "glob": true}
+
+// missingFiles says which files a configuration example names that the repository lacks, when it
+// names some it has: such an example is about this repository (the shipped files), and run as
+// written from its root it must find every file; one that names only files of a repository of
+// the reader's own ("" here) is not checked.
+func missingFiles(t *testing.T, code string) string {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(code), &doc); err != nil {
+		return ""
+	}
+	var named []string
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				switch {
+				case fileKeys[k.Value] && v.Kind == yaml.ScalarNode:
+					named = append(named, v.Value)
+				case fileKeys[k.Value] && v.Kind == yaml.SequenceNode:
+					for _, e := range v.Content {
+						named = append(named, e.Value)
+					}
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&doc)
+	var have, lack []string
+	for _, f := range named {
+		matches, _ := filepath.Glob(filepath.Join(repoRoot, f))
+		if len(matches) > 0 {
+			have = append(have, f)
+		} else {
+			lack = append(lack, f)
+		}
+	}
+	if len(have) == 0 || len(lack) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("names %s, which the repository has, and %s, which it does not (from its root, where the example's paths lead)", strings.Join(have, ", "), strings.Join(lack, ", "))
 }
 
 // configKeys are the top-level keys of ledgercheck.yaml.
@@ -472,5 +524,54 @@ func TestNoReferenceToAMissingTag(t *testing.T) {
 				t.Errorf("%s: %v", f, err)
 			}
 		}
+	}
+}
+
+// relativePath is a relative path that climbs: one or more "../" and what follows them.
+var relativePath = regexp.MustCompile(`(?:\.\./)+[A-Za-z0-9_.@-]+(?:/[A-Za-z0-9_.@-]+)*`)
+
+// TestNoPathLeavesTheRepository: no file of the repository cites a file outside it (the notes
+// beside the repository, `../shared/...`): every relative path that climbs with "../", in any
+// tracked text file, resolves inside the repository from that file's directory, and no file
+// names the notes' directory by its absolute path.
+func TestNoPathLeavesTheRepository(t *testing.T) {
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	ls.Dir = root
+	list, err := ls.Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v", err)
+	}
+	n := 0
+	for _, name := range strings.Split(strings.TrimSuffix(string(list), "\x00"), "\x00") {
+		switch filepath.Ext(name) {
+		case ".md", ".sql", ".go", ".yaml", ".yml", ".sh", ".txt", ".tmpl":
+		default:
+			if filepath.Base(name) != "Makefile" {
+				continue
+			}
+		}
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		n++
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, "/work/"+"shared") { // (split: this line is not such a name)
+				t.Errorf("%s:%d: names the notes outside the repository: %s", name, i+1, strings.TrimSpace(line))
+			}
+			for _, p := range relativePath.FindAllString(line, -1) {
+				target := filepath.Join(root, filepath.Dir(name), p)
+				if target != root && !strings.HasPrefix(target, root+string(filepath.Separator)) {
+					t.Errorf("%s:%d: %s leads outside the repository", name, i+1, p)
+				}
+			}
+		}
+	}
+	if n < 100 {
+		t.Fatalf("read %d files; want the repository's", n)
 	}
 }

@@ -18,7 +18,9 @@ const multitoolEnv = "LEDGERCHECK_SARIF_MULTITOOL"
 // TestSARIFValidatesWithTheMultitool runs a failing lint (every rule of the catalog is in the
 // log's driver, and a result of each kind of position) through the SARIF multitool's validate:
 // the log must have no error and no warning (SARIF1001: a rule name equal to its id; SARIF2005: a
-// driver without informationUri; ...), as GitHub code scanning ingests it.
+// driver without informationUri; ...), as GitHub code scanning ingests it. The log is a release
+// build's, whose rule pages have an address (--help-base, as make dist HELP_BASE=URL stamps): a
+// build without one names no informationUri nor helpUri, which the multitool would warn about.
 func TestSARIFValidatesWithTheMultitool(t *testing.T) {
 	tool := os.Getenv(multitoolEnv)
 	if tool == "" {
@@ -27,7 +29,8 @@ func TestSARIFValidatesWithTheMultitool(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	log := filepath.Join(dir, "lint.sarif")
-	cmd := exec.Command(bin, "lint", "--output", "sarif="+log, "--format", "text", "../../testdata/lint/not-idempotent/input.sql")
+	cmd := exec.Command(bin, "lint", "--output", "sarif="+log, "--format", "text", "--help-base", "https://docs.example.invalid/ledgercheck/docs/rules",
+		"../../testdata/lint/not-idempotent/input.sql")
 	if out, err := cmd.CombinedOutput(); err == nil || cmd.ProcessState.ExitCode() != 1 {
 		t.Fatalf("lint of a failing file: %v, want exit 1\n%s", err, out)
 	}

@@ -66,6 +66,19 @@ func Entries(diffs []diff.Difference, causes map[string][]string, reason string)
 	return out
 }
 
+// EntryText is e as the lines of one entry under a file's entries: ("- kind: ...", indented as
+// Suggest writes it), ready to paste.
+func EntryText(e Entry) string {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode([]Entry{e}); err != nil {
+		return "" // an Entry always encodes
+	}
+	enc.Close()
+	return b.String()
+}
+
 // EntryFor returns the entry that accepts exactly d, with the given reason: short single-line
 // values are pinned as artifact and port (expected and found for a dimension mismatch), others
 // by digest.

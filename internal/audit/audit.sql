@@ -2,7 +2,7 @@
 -- a migration created or changed, asked of the catalog in one query (effective privileges
 -- through PUBLIC, memberships and grants: has_*_privilege; policies; view options). The checks
 -- are Supabase's splinter security lints (the ids in the comments), written for ledgercheck from
--- their description (/work/shared/docs/splinter-facts.md), scoped to the migration.
+-- their description (supabase/splinter's lints), scoped to the migration.
 --
 -- $1 text[]  the exposed schemas (PostgREST's db-schemas; public by default)
 -- $2 text[]  the relations in scope, as schema.name (quote_ident)

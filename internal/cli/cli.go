@@ -111,6 +111,7 @@ var commands = []func(*globals) *cobra.Command{
 	newEnvCmd,
 	newCleanupCmd,
 	newCacheCmd,
+	newSetupCmd,
 	newExplainCmd,
 	newVersionCmd,
 }
@@ -209,6 +210,10 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	if errors.Is(err, fault.ErrFindings) {
 		return ExitFindings
+	}
+	var done exitReported
+	if errors.As(err, &done) {
+		return int(done)
 	}
 	msg := strings.TrimSpace(err.Error())
 	code := ExitEnv

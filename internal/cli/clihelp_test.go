@@ -208,7 +208,7 @@ func TestLintDirectoriesAndPatterns(t *testing.T) {
 	// Through the command: every file's findings, in order.
 	code, out, errs := runCLI(t, "lint", "-q", "m")
 	var files []string
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+	for _, line := range findingLines(out) {
 		if f, _, ok := strings.Cut(line, ":"); ok && !slices.Contains(files, f) {
 			files = append(files, f)
 		}

@@ -18,8 +18,8 @@ func newExplainCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "explain [RULE]",
 		Short: "Explain a rule, or list all rules",
-		Long: `explain prints a rule's page (docs/rules/RULE.md, carried in the binary): what it catches, why
-it matters, a failing and a corrected example, and its configuration. Every rule any phase
+		Long: `explain prints a rule's page (docs/rules/RULE.md, carried in the binary, without its YAML front
+matter): what it catches, why it matters, a failing and a corrected example, and its configuration. Every rule any phase
 reports has one (lint, install, parity, probes, allowlist, rerun and upgrade). Without an
 argument it lists every rule with its phase, default severity and summary.`,
 		Args:              cobra.MaximumNArgs(1),
@@ -39,7 +39,7 @@ argument it lists every rule with its phase, default severity and summary.`,
 				}
 				return fault.Input(fmt.Errorf("unknown rule %q; valid rules: %s", args[0], strings.Join(rule.IDs(), ", ")))
 			}
-			_, err := io.WriteString(g.stdout, r.Page)
+			_, err := io.WriteString(g.stdout, strings.TrimLeft(r.Explain, "\n"))
 			return err
 		},
 	}

@@ -83,6 +83,7 @@ func init() {
 // stopped and removed; on a --dsn server the database is dropped), and the panic is one line,
 // exit 3, without a stack trace.
 func TestPanicIsOneLineAndCleansUp(t *testing.T) {
+	scratchtest.NeedPostgres(t)
 	dsn := hostDSN(t, "")
 	for _, mode := range []string{"embedded", "dsn"} {
 		t.Run(mode, func(t *testing.T) {
@@ -338,8 +339,9 @@ func TestNoPgvector(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Postgres")
 	}
+	scratchtest.NeedPostgres(t)
 	pgBin := fakePostgresWithoutVector(t)
-	want := regexp.MustCompile(`^ledgercheck: pgvector is not installed for this PostgreSQL \(no vector\.control in its extension directory\): run ` + "`make setup`" + ` as root\n$`)
+	want := regexp.MustCompile(`^ledgercheck: pgvector is not installed for this PostgreSQL \(no vector\.control in its extension directory\): run ` + "`ledgercheck setup`" + ` as root\n$`)
 	for _, args := range [][]string{
 		{"check", "--config", repoConfig},
 		{"snapshot", "--dim", "1024"},

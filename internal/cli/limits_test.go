@@ -14,13 +14,15 @@ import (
 )
 
 // A parse error in an unterminated dollar quote quotes one line of the file, not the rest of it:
-// lint prints one line.
+// lint prints one finding line, the one line of source it points at, and the summary.
 func TestUnterminatedDollarQuoteIsOneLine(t *testing.T) {
 	body := strings.Repeat("  x := x + 1; -- a line of the body\n", 300)
 	p := writeSQL(t, "dollar.sql", "CREATE FUNCTION public.f() RETURNS int LANGUAGE plpgsql AS $$\nBEGIN\n"+body)
 	t.Setenv("LEDGERCHECK_PG", "") // the default, 15, whatever make test-pg17 asks for
 	code, out, _ := runCLI(t, "lint", "-q", p)
-	want := p + `:1:60: error: unterminated dollar-quoted string at or near "$$…" (PostgreSQL would reject the file) [parse-error]` + "\n"
+	want := p + `:1:60: error: unterminated dollar-quoted string at or near "$$…" (PostgreSQL would reject the file) [parse-error]` + "\n" +
+		"  1 | CREATE FUNCTION public.f() RETURNS int LANGUAGE plpgsql AS $$\n" +
+		"    | " + strings.Repeat(" ", 59) + "^\n\nFAIL: 1 error in 1 file\n"
 	if code != ExitFindings || out != want {
 		t.Errorf("exit %d, stdout (%d bytes)\n%.300s\nwant exit 1 and\n%s", code, len(out), out, want)
 	}
@@ -72,11 +74,12 @@ func TestLintNestingLimit(t *testing.T) {
 	for i, r := range rows {
 		p := writeSQL(t, fmt.Sprintf("deep%d.sql", i), r.sql+";\nNOTIFY pgrst, 'reload schema';\n")
 		code, out, errs := runCLI(t, "lint", "-q", p)
-		want := regexp.MustCompile(`^` + regexp.QuoteMeta(p) + `:1:1: error: expression nesting of \d+ exceeds ledgercheck's limit of 2000; split the expression or the statement \[too-complex\]\n$`)
+		want := regexp.MustCompile(`^` + regexp.QuoteMeta(p) + `:1:1: error: expression nesting of \d+ exceeds ledgercheck's limit of 2000; split the expression or the statement \[too-complex\]$`)
+		lines := findingLines(out)
 		switch {
-		case r.under && (code != ExitOK || out != "" || errs != ""):
-			t.Errorf("%s: exit %d, stdout %q, stderr %.200q; want exit 0 and nothing", r.name, code, out, errs)
-		case !r.under && (code != ExitFindings || !want.MatchString(out) || errs != ""):
+		case r.under && (code != ExitOK || len(lines) != 0 || errs != ""):
+			t.Errorf("%s: exit %d, stdout %q, stderr %.200q; want exit 0 and no finding", r.name, code, out, errs)
+		case !r.under && (code != ExitFindings || len(lines) != 1 || !want.MatchString(lines[0]) || errs != ""):
 			t.Errorf("%s: exit %d, stdout %q, stderr %.200q; want exit 1 and one too-complex line", r.name, code, out, errs)
 		}
 	}

@@ -23,7 +23,9 @@ more. ` + "`ledgercheck explain`" + ` lists the rules; ` + "`ledgercheck explain
 
 Each argument is a file, a directory (every .sql file under it, sorted) or a quoted pattern
 that ledgercheck expands itself ('migrations/*.sql', 'supabase/**/*.sql': ** matches any
-number of directories); a directory or pattern with no .sql file is an error.
+number of directories); a directory or pattern with no .sql file is an error. - reads a
+migration from standard input (named <stdin> in the findings). --exclude RULE (repeatable)
+turns a lint rule off for the run, as lint.severity RULE: off does.
 
 With --install, each file is also installed into a scratch database with the configuration's
 prerequisites (the Open Brain core unless prerequisites.openbrain is false, then
@@ -39,8 +41,10 @@ base schema, not a sidecar: lint reports it once (base-schema). --base-schema li
 migration of its own, with no object assumed to exist before it.
 
 The text format prints one finding per line, file:line:col: severity: message [rule] (columns
-count characters), the form editors and pre-commit hooks read; json, sarif, github and html are
-check's report (one phase per file; json is the document of docs/json-schema.md);
+count characters), the form editors and pre-commit hooks read, with the source line under it and
+a caret at the column, and ends with a line that sums up (FAIL: 2 errors in 3 files); --color
+always colors it, as a terminal does (auto: a terminal, NO_COLOR unset). json, sarif, github and
+html are check's report (one phase per file; json is the document of docs/json-schema.md);
 --output FORMAT=PATH (repeatable) writes other formats from the same run.
 Exit 1 if any finding is an error.`
 
@@ -51,7 +55,9 @@ type lintFlags struct {
 	configPath string
 	install    bool
 	baseSchema bool
-	sf         serverFlags
+	// exclude are --exclude's rule ids, turned off for the run.
+	exclude []string
+	sf      serverFlags
 }
 
 func newLintCmd(g *globals) *cobra.Command {
@@ -69,6 +75,8 @@ func newLintCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&f.configPath, "config", "", "gate configuration whose lint section (and limits) apply (default: "+config.DefaultFile+" in the working directory or the nearest directory above it in the repository, else the built-in policy for the decision ledger)")
 	cmd.Flags().BoolVar(&f.baseSchema, "base-schema", false, "lint a base schema (a file that defines the prerequisites): no object is assumed to exist before it (lint.existing is ignored)")
 	cmd.Flags().BoolVar(&f.install, "install", false, "also install each file into a scratch database and cross-check the catalog changes (needs Postgres)")
+	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "turn lint rule RULE off for this run (repeatable), as lint.severity RULE: off does")
+	_ = cmd.RegisterFlagCompletionFunc("exclude", completeLintRuleIDs)
 	addServerFlags(cmd, &f.sf)
 	return cmd
 }
@@ -80,6 +88,9 @@ func (f *lintFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 	}
 	if f.dim < 0 {
 		return fault.Input(fmt.Errorf("--dim %d: want a positive dimension", f.dim))
+	}
+	if err := checkLintRules("--exclude", f.exclude); err != nil {
+		return err
 	}
 	conf, err := g.loadConfig(f.configPath)
 	if err != nil {
@@ -105,8 +116,16 @@ func (f *lintFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 	if args, err = lintFiles(args); err != nil {
 		return err
 	}
-	// Every file is checked before the first is linted, or a server started.
+	// Every file is checked before the first is linted, or a server started; standard input is
+	// read first.
+	read := map[string][]byte{}
 	for _, path := range args {
+		if path == stdinName {
+			if read[path], err = input.Read(g.stdin, "standard input", input.Migration); err != nil {
+				return fault.Input(err)
+			}
+			continue
+		}
 		if err := conf.Scope.Check(path, input.Migration); err != nil {
 			return fault.Input(err)
 		}
@@ -119,13 +138,18 @@ func (f *lintFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 	}
 	var rep *report.Report
 	for _, gr := range groups {
+		gr.req.Lint = excludeRules(gr.req.Lint, f.exclude)
 		r, err := gate.Lint(cmd.Context(), gate.LintRequest{
 			Request: gr.req, Files: gr.files, Dim: f.dim, Install: f.install,
 			Read: func(path string) ([]byte, error) {
+				if src, ok := read[path]; ok {
+					return src, nil
+				}
 				src, err := conf.Scope.ReadFile(path, input.Migration)
 				if err != nil {
 					return nil, fault.Input(err)
 				}
+				read[path] = src // quoted under its findings
 				return src, nil
 			},
 		})
@@ -139,6 +163,7 @@ func (f *lintFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 		rep.Phases, rep.Servers = append(rep.Phases, r.Phases...), append(rep.Servers, r.Servers...)
 		rep.Duration += r.Duration
 	}
+	rep.Source = func(file string) []byte { return read[file] }
 	return f.out.render(g, rep)
 }
 

@@ -13,7 +13,8 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
-// lintFiles expands lint's arguments as squawk does: a file is itself; a directory is every
+// lintFiles expands lint's arguments as squawk does: - is standard input (stdinName); a file is
+// itself; a directory is every
 // .sql file under it (hidden directories skipped), sorted; a pattern with *, ? or [...] (quoted,
 // so that the shell leaves it) is the files it matches, sorted, ** matching any number of
 // directories. The arguments keep their order, and a file named twice is linted once. A
@@ -26,6 +27,8 @@ func lintFiles(args []string) ([]string, error) {
 		var matched []string
 		var err error
 		switch st, serr := os.Stat(arg); {
+		case arg == "-":
+			matched = []string{stdinName}
 		case serr == nil && st.IsDir():
 			matched, err = sqlFilesUnder(arg)
 			if err == nil && len(matched) == 0 {

@@ -143,6 +143,7 @@ func TestParityLiveDatabase(t *testing.T) {
 // port is only compared (no lint, install, audit or rerun phase of its own), and the entries for
 // objects only the port's own file creates cannot match (parity's note says so).
 func TestCheckLiveDatabase(t *testing.T) {
+	scratchtest.NeedPostgres(t)
 	live, reader := deployedPort(t)
 	before := serverState(t, live, "prod")
 	defer func() {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/config"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // The installed audit answers for both kinds of project a sidecar is installed into: views over
@@ -14,6 +15,7 @@ import (
 // authenticated; the finding says where it holds. A project that knows its own model restricts
 // the audit to it (lint.privilege_models).
 func TestAuditAnswersForBothPrivilegeModels(t *testing.T) {
+	scratchtest.NeedPostgres(t)
 	t.Chdir(t.TempDir())
 	write(t, "views.sql", `-- Dashboard views over the thoughts, for the ops page.
 CREATE OR REPLACE VIEW public.recent_thoughts AS

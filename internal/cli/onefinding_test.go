@@ -7,12 +7,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // A port whose statement the server rejects is one finding, in the phase install PORT; the phases
 // that could not run on it (its cross-check, audit and rerun) say skip and point at that phase,
 // instead of passing or failing the variant a second time for the same cause.
 func TestInstallFailureIsOneFinding(t *testing.T) {
+	scratchtest.NeedPostgres(t)
 	src, err := os.ReadFile("../../migrations/ports/decision_ledger_1024.sql")
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/input"
 	"github.com/ledgercheck/ledgercheck/internal/report"
 )
 
@@ -98,6 +100,8 @@ type outputFlags struct {
 	githubSummaryEnv string
 	// repoRoot is --repo-root (see [repoRoot]).
 	repoRoot string
+	// helpBase is --help-base: where the rule pages are published (see [HelpBase]).
+	helpBase string
 }
 
 func newOutputFlags() outputFlags {
@@ -114,6 +118,7 @@ func (o *outputFlags) add(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("output", completeOutput)
 	cmd.Flags().StringVar(&o.color, "color", "auto", "color the text format: auto (a terminal and NO_COLOR unset), always or never")
 	cmd.Flags().StringVar(&o.repoRoot, "repo-root", "", "the directory sarif and github locations are relative to (default: the git top level of the working directory, else the working directory)")
+	cmd.Flags().StringVar(&o.helpBase, "help-base", HelpBase, "the address where the rule pages (docs/rules) are published: sarif's helpUri and html's links are URL/RULE.md (empty: none, and no link to a page that may not exist)")
 }
 
 // completeOutput completes --output: the formats (as "FORMAT="), then, after the "=", the path
@@ -136,6 +141,9 @@ func completeOutput(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Co
 func (o *outputFlags) validate() error {
 	if o.color != "auto" && o.color != "always" && o.color != "never" {
 		return fault.Input(fmt.Errorf("--color %q: want auto, always or never", o.color))
+	}
+	if err := checkHelpBase(o.helpBase); err != nil {
+		return fault.Input(fmt.Errorf("--help-base %q: %w", o.helpBase, err))
 	}
 	if i := slices.IndexFunc(o.outputs.files, func(f outputFile) bool { return f.path == stdoutPath }); i >= 0 {
 		f := o.outputs.files[i]
@@ -184,6 +192,10 @@ func checkWritable(path string) error {
 // fails with EPIPE, which is no error: the reader has what it wanted.
 func (o *outputFlags) render(g *globals, rep *report.Report) error {
 	rep.Root = repoRoot(o.repoRoot)
+	rep.HelpBase = o.helpBase
+	if rep.Source == nil {
+		rep.Source = fileSource(g.scope())
+	}
 	for _, f := range o.outputs.files {
 		if err := o.writeFile(f, rep); err != nil {
 			return fault.Env(fmt.Errorf("--output %s=%s: %w", f.format, f.path, err))
@@ -253,7 +265,7 @@ func (o *outputFlags) write(w io.Writer, format string, rep *report.Report, stdo
 		return report.WriteGitHub(w, rep)
 	}
 	if o.compactText {
-		return report.WriteText(w, rep.Findings())
+		return report.WriteLintText(w, rep, stdout && useColor(o.color, w))
 	}
 	return report.WriteReportText(w, rep, stdout && useColor(o.color, w))
 }
@@ -276,4 +288,34 @@ func useColor(mode string, w io.Writer) bool {
 	}
 	st, err := file.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// HelpBase is the address where the rule pages (docs/rules) of this build are published, set at
+// build time like [Version] (-X ...cli.HelpBase=https://.../docs/rules; make build and make dist
+// take HELP_BASE), and --help-base's default. Empty, the reports link to no page: SARIF's rules
+// carry their pages as help, without helpUri, and html embeds them.
+var HelpBase = ""
+
+// checkHelpBase accepts "" (no pages) or an absolute http or https URL.
+func checkHelpBase(base string) error {
+	if base == "" {
+		return nil
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return errors.New("want an http or https URL of the directory holding the rule pages, e.g. https://github.com/OWNER/ledgercheck/blob/v1.2.3/docs/rules")
+	}
+	return nil
+}
+
+// fileSource returns the text of a file a finding points into, read again through scope (nil when
+// it cannot be read there), for the formats that quote the SQL at a finding.
+func fileSource(scope input.Scope) func(string) []byte {
+	return func(file string) []byte {
+		src, err := scope.ReadFile(file, input.Migration)
+		if err != nil {
+			return nil
+		}
+		return src
+	}
 }

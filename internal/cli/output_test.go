@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -72,8 +73,34 @@ func TestLintWritesSeveralOutputs(t *testing.T) {
 			t.Errorf("%s is not JSON:\n%.300s", f, b)
 		}
 	}
-	if b, _ := os.ReadFile(text); string(b) != strings.ReplaceAll(out, "\x1b", "") || strings.Contains(string(b), "\x1b[") {
-		t.Errorf("the text file is not stdout's compact text without colour:\nfile   %q\nstdout %q", b, out)
+	if b, _ := os.ReadFile(text); string(b) != ansi.ReplaceAllString(out, "") || strings.Contains(string(b), "\x1b[") || !strings.Contains(out, "\x1b[") {
+		t.Errorf("the text file is not stdout's compact text without colour, or stdout (--color always) has none:\nfile   %q\nstdout %q", b, out)
+	}
+}
+
+// ansi matches an ANSI colour escape.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// TestLintColor: lint's text honours --color (always: escapes even into a pipe; never: none) and,
+// by default, colours nothing that is not a terminal, nor with NO_COLOR set.
+func TestLintColor(t *testing.T) {
+	p := writeSQL(t, "m.sql", cleanSQL+"ALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS x int;\nNOTIFY pgrst, 'reload schema';\n")
+	for _, tc := range []struct {
+		args    []string
+		noColor string
+		colored bool
+	}{
+		{[]string{"--color", "always"}, "", true},
+		{[]string{"--color", "always"}, "1", true},
+		{[]string{"--color", "never"}, "", false},
+		{nil, "", false}, // stdout is no terminal here
+		{[]string{"--color", "auto"}, "1", false},
+	} {
+		t.Setenv("NO_COLOR", tc.noColor)
+		_, out, _ := runCLI(t, append([]string{"lint", "-q", p}, tc.args...)...)
+		if colored := ansi.MatchString(out); colored != tc.colored {
+			t.Errorf("lint %v, NO_COLOR=%q: coloured %v, want %v:\n%q", tc.args, tc.noColor, colored, tc.colored, out)
+		}
 	}
 }
 

@@ -106,6 +106,11 @@ type Finding struct {
 	// ("new-defaults": hosted; "old-defaults": self-hosted), when it does not hold in every
 	// kind the installed audit answered for; nil when it does, and for every other phase.
 	Models []string `json:"models,omitempty"`
+	// Accept, when not empty, is what accepts the finding as a reviewed exception, ready to paste
+	// once a person has written why (a parity difference's allowlist entry, reason TODO); the
+	// reports for people show it. Where a suppression comment accepts a finding, the reports
+	// write that themselves (rule.Suppressible).
+	Accept string `json:"-"`
 }
 
 // String renders the finding as one line: file:line:col: severity: message [rule].

@@ -227,7 +227,7 @@ func checkSuppressedRule(form, id string) string {
 			return fmt.Sprintf("%s names unknown rule %q: did you mean %s?", form, id, c)
 		}
 		return fmt.Sprintf("%s names unknown rule %q (see `ledgercheck explain` for the rule ids)", form, id)
-	case id == ruleInvalidSuppression.ID || id == ruleUnusedSuppression.ID || id == ruleParseError.ID || id == ruleTooComplex.ID:
+	case !rule.Suppressible(id):
 		return "rule " + id + " cannot be suppressed"
 	case form == ignoreFile && securityRule(id):
 		return fmt.Sprintf("%s cannot suppress %s, a security rule: suppress each statement with -- %s %s reason, so that a reviewer sees every exception", form, id, ignoreMarker, id)

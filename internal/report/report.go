@@ -113,6 +113,13 @@ type Report struct {
 	// Servers are the PostgreSQL servers the run installed on, each with what ran there; none
 	// for a run without a database (lint without --install).
 	Servers []Server
+	// HelpBase is where the rule pages are published (the address of docs/rules, rule.PageURL),
+	// for the formats that link to them; "" when nowhere is known: SARIF then has no helpUri
+	// (its rules carry their pages as help), html embeds the pages.
+	HelpBase string `json:"-"`
+	// Source returns the text of a file a finding points into (nil when it cannot), for the
+	// formats that quote the SQL at a finding; nil for none.
+	Source func(file string) []byte `json:"-"`
 }
 
 // Server is a PostgreSQL server a run used, and the variants (or files) that ran on it.

@@ -33,7 +33,7 @@ type (
 	}
 	sarifDriver struct {
 		Name            string      `json:"name"`
-		InformationURI  string      `json:"informationUri"`
+		InformationURI  string      `json:"informationUri,omitempty"`
 		Version         string      `json:"version,omitempty"`
 		SemanticVersion string      `json:"semanticVersion,omitempty"`
 		Rules           []sarifRule `json:"rules"`
@@ -119,7 +119,7 @@ func sarifLevel(s finding.Severity) string {
 func WriteSARIF(w io.Writer, r *Report) error {
 	rules, idx := r.ruleIndex()
 	run := sarifRun{
-		Tool:       sarifTool{Driver: sarifDriver{Name: r.Tool, InformationURI: rule.RepositoryURL, Version: r.Version, SemanticVersion: semver(r.Version), Rules: make([]sarifRule, 0, len(rules))}},
+		Tool:       sarifTool{Driver: sarifDriver{Name: r.Tool, InformationURI: rule.IndexURL(r.HelpBase), Version: r.Version, SemanticVersion: semver(r.Version), Rules: make([]sarifRule, 0, len(rules))}},
 		ColumnKind: "unicodeCodePoints",
 		Results:    []sarifResult{},
 	}
@@ -133,7 +133,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 		run.Properties["skipped"] = sk
 	}
 	for _, ri := range rules {
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(ri))
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(ri, r.HelpBase))
 	}
 	seen := map[string]int{}
 	for i := range r.Phases {
@@ -165,9 +165,10 @@ func WriteSARIF(w io.Writer, r *Report) error {
 
 // sarifRuleOf is a rule's reportingDescriptor: a readable name (the id in PascalCase: SARIF
 // wants a name that is not the id), the summary, the first paragraph of what the rule catches,
-// its page (docs/rules/ID.md, without its front matter) as help and helpUri, and a security
-// rule's security-severity and tags.
-func sarifRuleOf(ri rule.Rule) sarifRule {
+// its page (docs/rules/ID.md, without its front matter) as help, its address under base as
+// helpUri (none without a base: no address that may not exist), and a security rule's
+// security-severity and tags.
+func sarifRuleOf(ri rule.Rule, base string) sarifRule {
 	help := ri.Explain
 	if help == "" {
 		help = ri.Summary
@@ -181,7 +182,7 @@ func sarifRuleOf(ri rule.Rule) sarifRule {
 		DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(ri.Severity)},
 	}
 	if ri.Page != "" {
-		sr.HelpURI = rule.PageURL(ri.ID)
+		sr.HelpURI = rule.PageURL(base, ri.ID)
 	}
 	if ri.SecuritySeverity != "" || len(ri.Tags) > 0 {
 		sr.Properties = &sarifRuleProps{SecuritySeverity: ri.SecuritySeverity, Tags: ri.Tags}

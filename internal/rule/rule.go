@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
@@ -26,12 +27,35 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 )
 
-// RepositoryURL is ledgercheck's repository, SARIF's informationUri.
-const RepositoryURL = "https://github.com/ledgercheck/ledgercheck"
+// PageURL returns the address of rule id's page where the rule pages are published (base, the
+// address of docs/rules: BASE/ID.md, SARIF's helpUri and the html report's link), or "" when
+// base is "": ledgercheck names no address it does not know to exist (a build stamps one, or
+// --help-base gives it).
+func PageURL(base, id string) string {
+	if base == "" {
+		return ""
+	}
+	return strings.TrimRight(base, "/") + "/" + id + ".md"
+}
 
-// PageURL returns the address of rule id's page in the repository (SARIF's helpUri).
-func PageURL(id string) string {
-	return RepositoryURL + "/blob/main/docs/rules/" + id + ".md"
+// IndexURL returns the address of the rules index (docs/rules/README.md) under base, or "".
+func IndexURL(base string) string {
+	if base == "" {
+		return ""
+	}
+	return strings.TrimRight(base, "/") + "/README.md"
+}
+
+// unsuppressible are the lint rules no ledgercheck:ignore comment suppresses: those about the
+// suppressions themselves, and about a file lint could not read.
+var unsuppressible = map[string]bool{"invalid-suppression": true, "unused-suppression": true, "parse-error": true, "too-complex": true}
+
+// Suppressible reports whether a "-- ledgercheck:ignore ID reason" comment on the line before a
+// statement accepts rule id's findings at that statement: a rule of lint or of the installed
+// audit, but for the few above.
+func Suppressible(id string) bool {
+	r, ok := Lookup(id)
+	return ok && (r.Phase == finding.PhaseLint || r.Phase == finding.PhaseAudit) && !unsuppressible[id]
 }
 
 // Rule describes one rule.

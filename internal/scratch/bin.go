@@ -30,7 +30,7 @@ const VersionEnv = "LEDGERCHECK_PG"
 var Versions = []int{15, 17}
 
 // versionBinDirs are where the server binaries of each version are looked for, in order: 15 from
-// Debian's postgresql-15, 17 where `make setup PG=17` installs it, else a distribution's.
+// Debian's postgresql-15, 17 where `ledgercheck setup --pg 17` installs it, else a distribution's.
 var versionBinDirs = map[int][]string{
 	15: {DefaultBinDir},
 	17: {"/usr/local/lib/postgresql/17/bin", "/usr/lib/postgresql/17/bin"},
@@ -79,18 +79,20 @@ func versionList() string {
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
-// setupCommand is the command that installs PostgreSQL major and pgvector for it.
+// setupCommand is the command that installs PostgreSQL major and what the embedded cluster needs
+// with it (pgvector, the guard, bubblewrap), which the binary carries (make setup in a checkout
+// runs the same script).
 func setupCommand(major int) string {
 	if major == 0 || major == Versions[0] {
-		return "make setup"
+		return "ledgercheck setup"
 	}
-	return "make setup PG=" + strconv.Itoa(major)
+	return "ledgercheck setup --pg " + strconv.Itoa(major)
 }
 
 // FindBinDir returns the directory of the PostgreSQL server binaries: explicit if not empty; else,
 // for a major version (major, else $LEDGERCHECK_PG; see [RequestedVersion]), that version's
 // directory (Debian's /usr/lib/postgresql/15/bin for 15, /usr/local/lib/postgresql/17/bin where
-// `make setup PG=17` installs 17); else $LEDGERCHECK_PG_BIN if set, else the output of
+// `ledgercheck setup --pg 17` installs 17); else $LEDGERCHECK_PG_BIN if set, else the output of
 // `pg_config --bindir`, else [DefaultBinDir]. The directory must hold initdb and postgres;
 // otherwise the error is an environment error naming the command that installs them. Whether
 // the binaries found are of the version asked for is [Start]'s to check.
@@ -128,7 +130,7 @@ func FindBinDir(explicit string, major int) (string, error) {
 	case major != 0:
 		return "", fault.Env(fmt.Errorf("PostgreSQL %d is not installed (no initdb and postgres in %s): run `%s` as root, or pass --pg-bin DIR, or use --dsn URL", major, strings.Join(candidates, " or "), setupCommand(major)))
 	}
-	return "", fault.Env(fmt.Errorf("no PostgreSQL server binaries found (looked in pg_config --bindir and %s): run `make setup` as root, or `apt-get install postgresql-15`, or pass --pg-bin DIR, or use --dsn URL", DefaultBinDir))
+	return "", fault.Env(fmt.Errorf("no PostgreSQL server binaries found (looked in pg_config --bindir and %s): run `%s` as root, or `apt-get install postgresql-15`, or pass --pg-bin DIR, or use --dsn URL", DefaultBinDir, setupCommand(0)))
 }
 
 // checkVersion returns an environment error when a version was asked for (want, not 0) and the

@@ -118,9 +118,9 @@ func (s *Server) checkGuard(ctx context.Context, conn *pgx.Conn) error {
 	switch {
 	case s.cl != nil && s.opts.noGuard:
 	case s.cl != nil && !loaded:
-		return fault.Env(errors.New("the embedded PostgreSQL 15 cluster started without ledgercheck's guard module: run `make setup` as root"))
+		return fault.Env(errors.New("the embedded PostgreSQL 15 cluster started without ledgercheck's guard module: run `" + setupCommand(0) + "` as root"))
 	case s.cl != nil && *version != guardDigest():
-		return fault.Env(fmt.Errorf("the installed ledgercheck guard module (version %s) was built from another source than this ledgercheck's (%s): run `make setup` as root to rebuild it", *version, guardDigest()))
+		return fault.Env(fmt.Errorf("the installed ledgercheck guard module (version %s) was built from another source than this ledgercheck's (%s): run `%s` as root to rebuild it", *version, guardDigest(), setupCommand(15)))
 	case s.cl == nil && !loaded:
 		s.noCreateRole = "on a PostgreSQL 15 --dsn server, user SQL may not create roles: PostgreSQL 15's CREATEROLE could grant any role, pg_execute_server_program included; use PostgreSQL 16 or later, the embedded cluster, or load ledgercheck's guard module on the server (scripts/guard-container.sh does it for a postgres or pgvector container)"
 	}

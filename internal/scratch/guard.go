@@ -1,9 +1,6 @@
 package scratch
 
 import (
-	"crypto/sha256"
-	_ "embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/guard"
 )
 
 // guardLibrary is ledgercheck's server module for PostgreSQL 15 (scratch/guard): it gives
@@ -27,13 +25,13 @@ const guardLibrary = "ledgercheck_guard"
 func guardFor(binDir string, major int, noGuard bool) (string, error) {
 	switch {
 	case major < 15:
-		return "", fault.Env(fmt.Errorf("PostgreSQL %d in %s is not supported: ledgercheck runs PostgreSQL 15 or later (run `make setup`, or pass --pg-bin)", major, binDir))
+		return "", fault.Env(fmt.Errorf("PostgreSQL %d in %s is not supported: ledgercheck runs PostgreSQL 15 or later (run `%s`, or pass --pg-bin)", major, binDir, setupCommand(0)))
 	case major >= 16 || noGuard:
 		return "", nil
 	}
 	lib := filepath.Join(pkgLibDir(binDir), guardLibrary+".so")
 	if _, err := os.Stat(lib); err != nil {
-		return "", fault.Env(errors.New("ledgercheck's PostgreSQL 15 guard module (" + lib + ") is not installed; it keeps migrations from granting themselves pg_execute_server_program and other roles: run `make setup` as root"))
+		return "", fault.Env(errors.New("ledgercheck's PostgreSQL 15 guard module (" + lib + ") is not installed; it keeps migrations from granting themselves pg_execute_server_program and other roles: run `" + setupCommand(15) + "` as root"))
 	}
 	return guardLibrary, nil
 }
@@ -57,14 +55,5 @@ func pkgLibDir(binDir string) string {
 // pkgLibDirs remembers pkgLibDir's answers for the process.
 var pkgLibDirs sync.Map
 
-// guardSource is the guard module's source; the module reports the first 16 hex digits of its
-// SHA-256 as ledgercheck_guard.version, so a module built from another source is detected.
-//
-//go:embed guard/c/ledgercheck_guard.c
-var guardSource []byte
-
-// guardDigest is the version a module built from guardSource reports.
-func guardDigest() string {
-	sum := sha256.Sum256(guardSource)
-	return hex.EncodeToString(sum[:])[:16]
-}
+// guardDigest is the version a module built from the guard's source (guard.Source) reports.
+func guardDigest() string { return guard.Digest() }

@@ -50,11 +50,19 @@ type sandbox struct {
 	cred *syscall.Credential
 }
 
+// CheckSandbox returns the environment error an embedded cluster would fail with for want of
+// bubblewrap, or nil when bwrap is installed: the one check the tests' helpers
+// (scratchtest.NeedPostgres) share with [Start].
+func CheckSandbox() error {
+	_, err := findBwrap()
+	return err
+}
+
 // findBwrap returns the path of bwrap, or an environment error saying how to install it.
 func findBwrap() (string, error) {
 	p, err := exec.LookPath("bwrap")
 	if err != nil {
-		return "", fault.Env(errors.New("the embedded cluster runs in a bubblewrap sandbox and bwrap is not installed: run `make setup` as root (or `apt-get install bubblewrap`), or use --dsn URL"))
+		return "", fault.Env(errors.New("the embedded cluster runs in a bubblewrap sandbox and bwrap is not installed: run `" + setupCommand(0) + "` as root (or `apt-get install bubblewrap`), or use --dsn URL"))
 	}
 	return p, nil
 }

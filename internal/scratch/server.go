@@ -293,7 +293,7 @@ func (s *Server) checkVector(ctx context.Context, conn *pgx.Conn) error {
 	}
 	if !ok {
 		if s.cl != nil {
-			return fault.Env(errors.New("pgvector is not installed for this PostgreSQL (no vector.control in its extension directory): run `make setup` as root"))
+			return fault.Env(errors.New("pgvector is not installed for this PostgreSQL (no vector.control in its extension directory): run `" + setupCommand(s.major) + "` as root"))
 		}
 		return fault.Env(errors.New("pgvector is not installed on the --dsn server: install the pgvector extension there (for example the pgvector/pgvector image in CI), or drop --dsn to use an embedded cluster"))
 	}

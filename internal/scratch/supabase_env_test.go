@@ -29,7 +29,7 @@ func embeddedOnly(t *testing.T) {
 // TestSupabaseExtensionsHaveSupabaseSignatures: pg_cron 1.6 (in pg_catalog, objects in cron),
 // pg_net (in extensions, objects in net) and supabase_vault (in vault) are extensions of the
 // template, and every function of their interface has the signature and result type the facts
-// give (supabase-environment-facts.md §1 to §3).
+// give (docs/supabase-environment.md, §1 to §3).
 func TestSupabaseExtensionsHaveSupabaseSignatures(t *testing.T) {
 	embeddedOnly(t)
 	db := scratchtest.NewDatabase(t, 1536)
@@ -64,7 +64,7 @@ func TestSupabaseExtensionsHaveSupabaseSignatures(t *testing.T) {
 }
 
 // checkStandInInterface fails t unless every function of the stand-ins' interface has the
-// signature and result type the facts give (supabase-environment-facts.md §1 to §3), and their
+// signature and result type the facts give (docs/supabase-environment.md, §1 to §3), and their
 // tables have Supabase's columns.
 func checkStandInInterface(t *testing.T, conn *pgx.Conn) {
 	t.Helper()

@@ -47,8 +47,8 @@ func TestVersionSelectsBinDir(t *testing.T) {
 
 	scratch.SetVersionBinDirs(t, 17, t.TempDir())
 	_, err := scratch.FindBinDir("", 17)
-	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), "PostgreSQL 17 is not installed") || !strings.Contains(err.Error(), "`make setup PG=17`") {
-		t.Errorf("--pg 17 not installed: got %v, want an environment error naming make setup PG=17", err)
+	if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), "PostgreSQL 17 is not installed") || !strings.Contains(err.Error(), "`ledgercheck setup --pg 17`") {
+		t.Errorf("--pg 17 not installed: got %v, want an environment error naming ledgercheck setup --pg 17", err)
 	}
 	for _, tc := range []struct {
 		env   string
@@ -70,6 +70,7 @@ func TestVersionSelectsBinDir(t *testing.T) {
 // TestVersionMismatch: binaries of another version than the one asked for are refused before a
 // cluster is made.
 func TestVersionMismatch(t *testing.T) {
+	scratchtest.NeedPostgres(t)
 	bin, err := scratch.FindBinDir("", 0)
 	if err != nil {
 		scratchtest.Unavailable(t, err)

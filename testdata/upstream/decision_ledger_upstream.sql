@@ -3,7 +3,7 @@
 -- ==============================================================================================
 --
 -- TEST DATA, written for ledgercheck's parity tests: the merged upstream revision as described
--- in openbrain-facts.md §3.2 and §3.3, in our own SQL and layout (no upstream text reproduced).
+-- in OB1's schemas/decision-ledger and pull request #488, in our own SQL and layout (no upstream text reproduced).
 -- See README.md next to this file for which fact each part follows.
 --
 -- A step-indexed ledger of agent decisions on top of the agent-memory schema:

@@ -1,4 +1,4 @@
--- The Supabase API roles (facts: ../../../shared/docs/openbrain-facts.md §4.2), created where
+-- The Supabase API roles (facts: docs/supabase-environment.md, OB §4.2), created where
 -- they are missing. Run once per server by ledgercheck as a superuser. Roles are cluster-wide and
 -- a --dsn server may have them already, so this file never alters a role that exists.
 --
@@ -36,7 +36,7 @@ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_storage_admin') THEN
     CREATE ROLE supabase_storage_admin NOLOGIN NOINHERIT;
   END IF;
-  -- The other roles of a Supabase project (facts: supabase-environment-facts.md §5), with
+  -- The other roles of a Supabase project (facts: docs/supabase-environment.md, §5), with
   -- Supabase's attributes except LOGIN: they are the dashboard's, the services' and the
   -- pooler's, none of which runs here, and nothing logs in as them. None is granted to the
   -- install role.

@@ -1,4 +1,4 @@
--- The Supabase environment of one database (facts: openbrain-facts.md §4.3 to §4.6).
+-- The Supabase environment of one database (facts: docs/supabase-environment.md, OB §4.3 to §4.6).
 -- Applied by ledgercheck as a superuser to each scratch template database, before any user SQL.
 -- Idempotent. :"install_role" is the role user SQL runs as (postgres in the embedded cluster) and
 -- :"admin_role" the superuser (supabase_admin in the embedded cluster), written the way psql

@@ -1,4 +1,4 @@
--- What sidecars reference of Supabase's auth and storage services (facts: openbrain-facts.md
+-- What sidecars reference of Supabase's auth and storage services (facts: supabase/postgres, OB
 -- §4.2, §4.3 and §4.7): auth.users, the table a `user_id uuid REFERENCES auth.users (id)` or a
 -- directory view points at, and the two storage tables a sidecar attaching files to thoughts
 -- reads. Written for ledgercheck from those facts; not GoTrue's or storage-api's SQL (their

@@ -1,5 +1,5 @@
 -- What else every Supabase project's database has and sidecars use (facts:
--- ../../../shared/docs/supabase-environment-facts.md §1 to §5; docs/supabase-environment.md
+-- the sources docs/supabase-environment.md lists (§1 to §5); docs/supabase-environment.md
 -- lists what is modelled and how): pg_cron, pg_net and Vault as ledgercheck's stand-in
 -- extensions (env/ext), with Supabase's grants; the supabase_realtime publication; the storage
 -- helper functions. Applied by ledgercheck as a superuser to each scratch template database,

@@ -1,7 +1,7 @@
 -- Open Brain core capture path: public.thoughts, upsert_thought, match_thoughts.
 --
 -- Prerequisite of the agent-memory schema and the decision ledger. Written from the facts in
--- ../shared/docs/openbrain-facts.md §1 (the getting-started guide, step 2, and its idempotent
+-- the Open Brain repository, NateBJones-Projects/OB1 (the getting-started guide, step 2, and its idempotent
 -- staging-base draft); no upstream SQL is reproduced.
 --
 -- Installed by ledgercheck as role postgres (not a superuser, like hosted Supabase's postgres role)

@@ -1,7 +1,7 @@
 -- Open Brain agent-memory schema: agent_memories and its seven sidecar tables.
 --
 -- Prerequisite of the decision ledger. Written from the facts in
--- ../shared/docs/openbrain-facts.md §2 (OB1 schemas/agent-memory/schema.sql); no upstream SQL is
+-- the Open Brain repository (OB1 schemas/agent-memory/schema.sql); no upstream SQL is
 -- reproduced. Installed by ledgercheck as role postgres after 10_openbrain_core.sql; by hand:
 --   psql -v dim=1536 -v ON_ERROR_STOP=1 -f migrations/prereq/20_agent_memory.sql
 -- (this file has no dimension-dependent part; the variable is accepted and unused).

@@ -170,11 +170,15 @@ func Unavailable(t testing.TB, err error) {
 	t.Skipf("Postgres not available: %v", err)
 }
 
-// NeedPostgres calls [Unavailable] unless the PostgreSQL server binaries can be found, for tests
-// that start clusters of their own (or run the ledgercheck binary).
+// NeedPostgres calls [Unavailable] unless an embedded cluster can start: the PostgreSQL server
+// binaries can be found and bubblewrap, its sandbox, is installed. It is for tests that start
+// clusters of their own (or run the ledgercheck binary, or a --dsn server scratchtest starts).
 func NeedPostgres(t testing.TB) {
 	t.Helper()
 	if _, err := scratch.FindBinDir("", 0); err != nil {
+		Unavailable(t, err)
+	}
+	if err := scratch.CheckSandbox(); err != nil {
 		Unavailable(t, err)
 	}
 }
@@ -184,6 +188,7 @@ func NeedPostgres(t testing.TB) {
 // server binaries scratch.FindBinDir finds. It calls [Unavailable] when there are none.
 func Major(t testing.TB) int {
 	t.Helper()
+	NeedPostgres(t)
 	bin, err := scratch.FindBinDir("", 0)
 	if err != nil {
 		Unavailable(t, err)

@@ -1,4 +1,4 @@
--- ledgercheck's stand-in for pg_cron 1.6 (facts: ../../../../../shared/docs/supabase-environment-facts.md
+-- ledgercheck's stand-in for pg_cron 1.6 (facts: the sources docs/supabase-environment.md lists,
 -- §1; README.md beside this file says why it is a stand-in). Written for ledgercheck from those
 -- facts, not pg_cron's SQL. The objects, their types, signatures, defaults, grants and row level
 -- security are pg_cron 1.6's; the functions pg_cron writes in C are PL/pgSQL here, and nothing

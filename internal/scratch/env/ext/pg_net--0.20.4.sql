@@ -1,4 +1,4 @@
--- ledgercheck's stand-in for pg_net 0.20.4 (facts: ../../../../../shared/docs/supabase-environment-facts.md
+-- ledgercheck's stand-in for pg_net 0.20.4 (facts: the sources docs/supabase-environment.md lists,
 -- §2; README.md beside this file says why it is a stand-in). Written for ledgercheck from those
 -- facts, not pg_net's SQL. Schema net, its types, its two UNLOGGED tables, and the functions with
 -- pg_net's signatures, defaults and grants (since 0.12.0: USAGE on net and ALL on its tables and

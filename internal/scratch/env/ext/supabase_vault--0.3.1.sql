@@ -1,4 +1,4 @@
--- ledgercheck's stand-in for supabase_vault 0.3.1 (facts: ../../../../../shared/docs/supabase-environment-facts.md
+-- ledgercheck's stand-in for supabase_vault 0.3.1 (facts: the sources docs/supabase-environment.md lists,
 -- §3; README.md beside this file says why it is a stand-in). Written for ledgercheck from those
 -- facts, not Vault's SQL. The table, the view and the functions have Vault's columns, signatures,
 -- defaults and SECURITY DEFINER; all five functions are revoked from PUBLIC. Vault pins

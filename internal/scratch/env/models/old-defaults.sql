@@ -1,5 +1,5 @@
 -- The old default privileges on public: what self-hosted projects, and hosted projects created
--- before the 2026 platform change, still have (openbrain-facts.md §4.5: Supabase's initial
+-- before the 2026 platform change, still have (supabase/postgres, OB §4.5: Supabase's initial
 -- schema runs ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON TABLES / FUNCTIONS /
 -- SEQUENCES TO postgres, anon, authenticated, service_role, as postgres, and the same FOR USER
 -- supabase_admin; changelog #45329 lists self-hosted as not affected). Applied as a superuser
