@@ -18,7 +18,7 @@ func ubuntuRelease(version, pretty string) string {
 // TestSetupPlansUbuntu (simulation): on GitHub's hosted runners' systems, Ubuntu 22.04 and 24.04,
 // for PostgreSQL 15 and 17, setup plans an install instead of refusing: the PostgreSQL project's
 // apt repository added by postgresql-common's script, the server, its headers and pgvector from
-// it, bubblewrap (and gcc and make, when missing) from Ubuntu, the guard built for 15, and on
+// it, plpgsql_check from it too, bubblewrap (and gcc and make, when missing) from Ubuntu, the guard built for 15, and on
 // 24.04, whose AppArmor restricts unprivileged user namespaces, a profile that lets bwrap make
 // them. The fake root stands for a runner image (the Ubuntu archive configured, no PGDG, no
 // postgresql-common's script; gcc and make present or not), every installer is a stub that
@@ -47,20 +47,28 @@ func TestSetupPlansUbuntu(t *testing.T) {
 	}{
 		{"22.04-pg15", "22.04", "Ubuntu 22.04.5 LTS", "15", "", []string{"usr/bin/gcc", "usr/bin/make"},
 			append([]string{"apt-get update", "apt-get install -y postgresql-common ca-certificates", pgdgScript,
-				"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-pgvector bubblewrap"}, guardSteps...)},
+				"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-pgvector postgresql-15-plpgsql-check bubblewrap"}, guardSteps...)},
 		{"22.04-pg17", "22.04", "Ubuntu 22.04.5 LTS", "17", "0", nil,
 			[]string{"apt-get update", "apt-get install -y postgresql-common ca-certificates", pgdgScript,
-				"apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector bubblewrap"}},
+				"apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector postgresql-17-plpgsql-check bubblewrap"}},
 		{"24.04-pg15", "24.04", "Ubuntu 24.04.3 LTS", "15", "1", []string{"usr/share/postgresql-common/pgdg/apt.postgresql.org.sh"},
 			append(append([]string{pgdgScript,
-				"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-pgvector bubblewrap gcc make"}, apparmor...), guardSteps...)},
+				"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-pgvector postgresql-15-plpgsql-check bubblewrap gcc make"}, apparmor...), guardSteps...)},
 		{"24.04-pg17", "24.04", "Ubuntu 24.04.3 LTS", "17", "1", []string{"usr/bin/bwrap"},
 			append([]string{"apt-get update", "apt-get install -y postgresql-common ca-certificates", pgdgScript,
-				"apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector"}, apparmor...)},
+				"apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector postgresql-17-plpgsql-check"}, apparmor...)},
 		// PGDG already configured and the AppArmor profile in place: only what is missing.
 		{"24.04-pg17-pgdg-present", "24.04", "Ubuntu 24.04.3 LTS", "17", "1",
 			[]string{"etc/apt/sources.list.d/pgdg.sources", "etc/apparmor.d/ledgercheck-bwrap", "usr/bin/bwrap"},
-			[]string{"apt-get update", "apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector"}},
+			[]string{"apt-get update", "apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector postgresql-17-plpgsql-check"}},
+		// PostgreSQL 17, its headers and pgvector installed from PGDG before plpgsql_check was
+		// needed (the stub pg_config names no directory, so the extension directory is /extension):
+		// plpgsql_check alone.
+		{"24.04-pg17-plpgsql-check-missing", "24.04", "Ubuntu 24.04.3 LTS", "17", "1",
+			[]string{"etc/apt/sources.list.d/pgdg.sources", "etc/apparmor.d/ledgercheck-bwrap", "usr/bin/bwrap",
+				"usr/lib/postgresql/17/bin/postgres", "usr/lib/postgresql/17/bin/initdb", "usr/lib/postgresql/17/bin/pg_config",
+				"usr/include/postgresql/17/server/postgres.h", "extension/vector.control"},
+			[]string{"apt-get update", "apt-get install -y postgresql-17-plpgsql-check"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := fakeRoot(t, ubuntuRelease(tc.version, tc.pretty), map[string]string{
@@ -134,7 +142,7 @@ func TestSetupCheckInstallsNothing(t *testing.T) {
 	code, out, errs, calls := runStubbedArgs(t, "setup.sh", []string{"--check"}, "PG_MAJOR=99")
 	line := strings.TrimSuffix(errs, "\n")
 	if code != 1 || out != "" || strings.Contains(line, "\n") ||
-		line != "setup: missing for PostgreSQL 99: the PostgreSQL 99 server and headers, pgvector 0.8.0 (make setup PG=99 installs it, as root)" {
+		line != "setup: missing for PostgreSQL 99: the PostgreSQL 99 server and headers, pgvector 0.8.0, plpgsql_check (make setup PG=99 installs it, as root)" {
 		t.Errorf("--check, PostgreSQL 99: exit %d, stdout %q, stderr %q; want exit 1 and one line naming what is missing", code, out, errs)
 	}
 	if calls != "" {
