@@ -73,6 +73,10 @@ const (
 	// PhaseAudit is the installed security audit: what the API roles can do once the file is
 	// installed, asked of the catalog.
 	PhaseAudit Phase = "audit"
+	// PhaseBodies is the check of the installed code: every PL/pgSQL body the file created or
+	// replaced checked with plpgsql_check, its views and SQL functions planned (EXPLAIN), what
+	// cannot run at the token that would fail.
+	PhaseBodies Phase = "bodies"
 )
 
 // Finding is one thing the gate reports: a rule broken at a position, a difference between two

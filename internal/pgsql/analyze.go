@@ -31,6 +31,8 @@ type analyzer struct {
 	probs []Problem
 	col   collector
 	draft draft
+	// pending are the pg_cron job calls of the statement being analysed (jobs.go).
+	pending []pendingJob
 }
 
 // scope is the text a statement was parsed from and how to map it back to the file.
@@ -120,6 +122,9 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 		a.collect(sc, n, op)
 	}
 	a.ops = append(a.ops, op.finish())
+	if len(a.pending) > 0 {
+		a.jobs()
+	}
 	if body != nil && sc.depth < maxDepth {
 		n := len(a.ops)
 		saved := a.path
@@ -315,6 +320,7 @@ func (c *collector) funcCall(x *pg_query.FuncCall) {
 			call.Pos = a.pos(sc, int(x.Location))
 		}
 		op.Calls = append(op.Calls, call)
+		a.jobCall(sc, x, op)
 	}
 }
 

@@ -79,6 +79,7 @@ var phases = []struct{ name, about string }{
 	{"lint", "the static rules: the SQL as written, before anything runs (`ledgercheck lint`, and the first step of `check`)"},
 	{"install", "a variant installed into a fresh Supabase-like database"},
 	{"audit", "the installed security audit: what anon and authenticated can do with what the install created (`check`, `lint --install`)"},
+	{"bodies", "the installed code checked: every PL/pgSQL body the install created with plpgsql_check, its views and SQL functions planned, its pg_cron jobs run (`check`, `lint --install`)"},
 	{"parity", "the artifact and a port compared after their installs"},
 	{"probe", "the probes of `ledgercheck.yaml`, run on both installs"},
 	{"allowlist", "the reviewed differences themselves"},
