@@ -63,6 +63,9 @@ func assemble(req Request, runs []*variantRun, ports []portRun, layout rerunLayo
 		rep.Phases = append(rep.Phases, s.audit...)
 	}
 	for _, s := range shown {
+		rep.Phases = append(rep.Phases, s.bodies...)
+	}
+	for _, s := range shown {
 		rep.Phases = append(rep.Phases, s.rerun...)
 	}
 	return rep
@@ -70,8 +73,8 @@ func assemble(req Request, runs []*variantRun, ports []portRun, layout rerunLayo
 
 // variantPhases are one variant's phases in the report.
 type variantPhases struct {
-	lint                              report.PhaseResult
-	install, crossCheck, audit, rerun []report.PhaseResult
+	lint                                      report.PhaseResult
+	install, crossCheck, audit, bodies, rerun []report.PhaseResult
 }
 
 // phasesOf is the phases of one variant, each cause once (fold.go): a variant that does not
@@ -102,6 +105,7 @@ func phasesOf(steps Steps, r *variantRun, layout rerunLayout) variantPhases {
 	case steps.Audit && r.file != nil && r.installErr != nil:
 		out.audit = []report.PhaseResult{notInstalled(r, finding.PhaseAudit, "audit "+r.v.Name)}
 	}
+	out.bodies = bodiesPhases(steps, r)
 	switch {
 	case !steps.Rerun:
 	case r.rerun == nil && r.file != nil && r.installErr != nil: // no database to rerun in

@@ -77,6 +77,9 @@ type Steps struct {
 	Parity bool
 	// Rerun audits each variant's reruns, and the upgrade from its previous version.
 	Rerun bool
+	// Bodies checks the code each install created ("bodies VARIANT"): its PL/pgSQL bodies with
+	// plpgsql_check, its views and SQL functions planned, its pg_cron jobs that failed.
+	Bodies bool
 }
 
 // Request is what a command asks of the gate: the variants, what to run on them, and how.
@@ -170,7 +173,7 @@ func run(ctx context.Context, req Request, layout rerunLayout) (*Result, error) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	needDB := req.Steps.CrossCheck || req.Steps.Audit || req.Steps.Parity || req.Steps.Rerun
+	needDB := req.Steps.CrossCheck || req.Steps.Audit || req.Steps.Parity || req.Steps.Rerun || req.Steps.Bodies
 	base := baseFor(req.NoOpenBrain, req.Prerequisites)
 	boot := startServer(ctx, req.Start, req.Server, Templates(req), needDB, say)
 	defer boot.close()

@@ -43,6 +43,9 @@ type variantRun struct {
 	fresh       *introspect.Snapshot
 	crossCheck  []finding.Finding
 	audit       *audited
+	jobs        []sqlscript.Job     // the pg_cron jobs the file schedules, run after each install of it
+	jobFailed   []error             // the install's: each job's failure, nil when it ran
+	bodies      *report.PhaseResult // the check of the installed code (bodies.go)
 	rerun       *report.PhaseResult // the rerun audit's phase
 	upgrade     *report.PhaseResult // the upgrade audit's phase (skipped without a previous version)
 	rerunTook   time.Duration       // both audits, from the variant's start
@@ -135,6 +138,9 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 // probes (beside the rerun audit's baseline), the cross-check, the rerun audit, and the audit's
 // answers merged.
 func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn, sc *scratch.Script, ropts rerun.Options, t0 time.Time) error {
+	if err := p.checkBodies(ctx, r, db, conn); err != nil {
+		return err
+	}
 	au, err := p.startAudit(ctx, r, db, conn, sc)
 	if err != nil {
 		return err
@@ -217,6 +223,7 @@ func (r *variantRun) script() (*scratch.Script, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.jobs = sqlscript.Jobs(f)
 	return sqlscript.Script(f), nil
 }
 
@@ -235,7 +242,7 @@ func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Datab
 		return &scriptFailure{v.File, "the migration", scErr}
 	}
 	r.installed.Source = r.file
-	r.installed.Footprint, r.fresh, err = install.FootprintOn(ctx, db, conn, sc, before, introspect.Options{})
+	r.installed.Footprint, r.fresh, err = install.FootprintThen(ctx, db, conn, sc, before, introspect.Options{}, r.runJobs(db))
 	if err != nil {
 		return &scriptFailure{v.File, "the migration", err}
 	}
@@ -294,7 +301,7 @@ func (p *pipeline) startProbes(ctx context.Context, r *variantRun, db *scratch.D
 // (nil when it does not parse).
 func (p *pipeline) rerunOptions(r *variantRun, sc *scratch.Script) rerun.Options {
 	v := r.v
-	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf, NoPrevious: v.NoPrevious}
+	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Jobs: r.jobs, Statements: r.stmts, Base: p.base, Logf: p.logf, NoPrevious: v.NoPrevious}
 	if v.Previous != nil {
 		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
 	}

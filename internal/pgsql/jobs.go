@@ -21,6 +21,9 @@ type Job struct {
 	Pos     finding.Position `json:"pos"`
 	Stmt    int              `json:"stmt"`
 	Context Context          `json:"context"`
+	// Name is the job's name when the call gives it as a literal (schedule with three arguments,
+	// schedule_in_database): scheduling a name again replaces that job's command.
+	Name string `json:"name,omitempty"`
 	// Literal reports whether the command is a string literal, whose value is Command; otherwise
 	// it is built when the call runs (a concatenation, format(), a variable) and cannot be read.
 	Literal bool   `json:"literal"`
@@ -75,11 +78,16 @@ func (a *analyzer) jobCall(sc *scope, x *pg_query.FuncCall, op *draft) {
 	if !ok || len(names) == 2 && names[0] != "cron" || len(names) == 1 && !slices.Contains(a.path, "cron") {
 		return
 	}
-	cmd := commandArg(x.Args, at(len(x.Args)))
+	cmd := argument(x.Args, "command", at(len(x.Args)))
 	if cmd == nil {
 		return
 	}
 	j := Job{Func: Name{Schema: "cron", Name: name}, Pos: op.Pos, Stmt: sc.stmt, Context: sc.ctx}
+	if name != "alter_job" && (name != "schedule" || len(x.Args) > 2) {
+		if c := argument(x.Args, "job_name", 0).GetAConst(); c != nil && c.GetSval() != nil {
+			j.Name = c.GetSval().Sval
+		}
+	}
 	if x.Location >= 0 {
 		j.Pos = a.pos(sc, int(x.Location))
 	}
@@ -92,14 +100,14 @@ func (a *analyzer) jobCall(sc *scope, x *pg_query.FuncCall, op *draft) {
 	a.pending = append(a.pending, p)
 }
 
-// commandArg returns the command argument of a job call: the one named command, or the one at
-// index i when none is named; nil when there is none or it is NULL (alter_job leaving the
-// command as it is). A cast of a literal ('...'::text) is the literal.
-func commandArg(args []*pg_query.Node, i int) *pg_query.Node {
+// argument returns the argument of a job call named name, or the one at index i when none is
+// named; nil when there is none or it is NULL (alter_job leaving the command as it is). A cast
+// of a literal ('...'::text) is the literal.
+func argument(args []*pg_query.Node, name string, i int) *pg_query.Node {
 	var cmd *pg_query.Node
 	for k, arg := range args {
 		if na := arg.GetNamedArgExpr(); na != nil {
-			if na.Name == "command" {
+			if na.Name == name {
 				cmd = na.Arg
 			}
 			continue

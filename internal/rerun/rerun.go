@@ -62,6 +62,11 @@ type Options struct {
 	// Script, when not nil, is File already parsed (the gate parses each variant once); else
 	// File is parsed for each run.
 	Script *scratch.Script
+	// Jobs are the pg_cron jobs File schedules (sqlscript.Jobs), whose commands the install ran
+	// after File: each application of File is followed by them here too, so that a run is
+	// compared with an install like it. Their failures are the install's findings (the phase
+	// bodies), not reported again.
+	Jobs []sqlscript.Job
 	// Statements, when not nil, maps File's objects to its statements (the gate's, built once
 	// per variant); else File is parsed for it. Findings point at the statements.
 	Statements *locate.Index
@@ -210,7 +215,7 @@ func (r *Rerun) Runs(ctx context.Context) error {
 	seen := map[string]bool{}
 	for run := 2; run <= o.Times; run++ {
 		a.logf("rerun: applying %s again (run %d of %d)", o.File.Name, run, o.Times)
-		if f, err := a.apply(ctx, db, o.File, o.Script); err != nil {
+		if f, err := a.applyFile(ctx, db); err != nil {
 			return err
 		} else if f != nil {
 			r.out.findings = append(r.out.findings, newFinding(RuleRerunFailed, finding.SevError, f.pos,
@@ -352,6 +357,17 @@ func (a *auditor) exec(ctx context.Context, db *scratch.Database, s Script, sc *
 		return db.Exec(ctx, sc)
 	}
 	return sqlscript.ExecFile(ctx, db, s.Name, s.Src)
+}
+
+// applyFile applies the migration in db, then the commands of the jobs it schedules, as the
+// install did ([Options.Jobs]).
+func (a *auditor) applyFile(ctx context.Context, db *scratch.Database) (*failure, error) {
+	f, err := a.apply(ctx, db, a.opts.File, a.opts.Script)
+	if f != nil || err != nil || len(a.opts.Jobs) == 0 {
+		return f, err
+	}
+	_, err = sqlscript.RunJobs(ctx, db, a.opts.Jobs)
+	return nil, err
 }
 
 // apply runs a script in db. A statement the server rejects, or a syntax error, is a failure;
@@ -596,7 +612,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		out.rows += t.Rows
 	}
 	a.logf("upgrade: applying %s over %s", o.File.Name, o.Previous.Name)
-	if f, err := a.apply(ctx, db, o.File, o.Script); err != nil {
+	if f, err := a.applyFile(ctx, db); err != nil {
 		return out, err
 	} else if f != nil {
 		out.findings = append(out.findings, newFinding(RuleUpgradeFailed, finding.SevError, f.pos,
