@@ -70,8 +70,8 @@ func TestRepositoryCheck(t *testing.T) {
 	t.Chdir(testRepository)
 	rep := repositoryCheck(t)
 	golden.Check(t, filepath.Join(filepath.Dir(abs), "check.golden"), textOf(t, rep))
-	if len(rep.Phases) != 12*5 || rep.Status() != report.StatusPass {
-		t.Errorf("%d phases, %s: want 5 phases for each of 12 sidecars, passed", len(rep.Phases), rep.Status())
+	if len(rep.Phases) != 12*6 || rep.Status() != report.StatusPass {
+		t.Errorf("%d phases, %s: want 6 phases for each of 12 sidecars, passed", len(rep.Phases), rep.Status())
 	}
 	// The formats that list phases (sarif and github list findings) name each sidecar's.
 	formats := allFormats(t, rep)

@@ -13,10 +13,11 @@ import (
 )
 
 // The check of the installed code (internal/bodies) and the pg_cron jobs the file schedules.
-// The jobs run in every install of the variant's file, after it and before anything reads the
-// database (the install's snapshot, the installs under other privilege models, each rerun and
-// the upgrade), so that what they do is audited, cross-checked, compared and rerun like the
-// file's own; the bodies step, when the request has it, checks the install right after it,
+// The jobs run once in every install of the variant's file, after it and before anything reads
+// the database (the install's snapshot, the install under the other privilege model, the
+// upgrade), so that what they do is audited, cross-checked, compared and rerun like the file's
+// own (the reruns apply the file alone: a job runs on its schedule, and what it did must survive
+// the migration applied again); the bodies step, when the request has it, checks the install right after it,
 // before the audit, and reports the jobs that failed.
 
 // runJobs is the install's work after the file: the commands of the jobs it schedules, each

@@ -63,9 +63,10 @@ type Options struct {
 	// File is parsed for each run.
 	Script *scratch.Script
 	// Jobs are the pg_cron jobs File schedules (sqlscript.Jobs), whose commands the install ran
-	// after File: each application of File is followed by them here too, so that a run is
-	// compared with an install like it. Their failures are the install's findings (the phase
-	// bodies), not reported again.
+	// once after File: the upgrade runs them once after File too, so that it is compared with a
+	// fresh install like it. The reruns do not: a job runs on its own schedule, not with each
+	// application of the migration, and what it did once is what runs 2..N must keep. Their
+	// failures are the install's findings (the phase bodies), not reported again.
 	Jobs []sqlscript.Job
 	// Statements, when not nil, maps File's objects to its statements (the gate's, built once
 	// per variant); else File is parsed for it. Findings point at the statements.
@@ -215,7 +216,7 @@ func (r *Rerun) Runs(ctx context.Context) error {
 	seen := map[string]bool{}
 	for run := 2; run <= o.Times; run++ {
 		a.logf("rerun: applying %s again (run %d of %d)", o.File.Name, run, o.Times)
-		if f, err := a.applyFile(ctx, db); err != nil {
+		if f, err := a.apply(ctx, db, o.File, o.Script); err != nil {
 			return err
 		} else if f != nil {
 			r.out.findings = append(r.out.findings, newFinding(RuleRerunFailed, finding.SevError, f.pos,
@@ -360,7 +361,7 @@ func (a *auditor) exec(ctx context.Context, db *scratch.Database, s Script, sc *
 }
 
 // applyFile applies the migration in db, then the commands of the jobs it schedules, as the
-// install did ([Options.Jobs]).
+// install did ([Options.Jobs]): the upgrade's application of the file.
 func (a *auditor) applyFile(ctx context.Context, db *scratch.Database) (*failure, error) {
 	f, err := a.apply(ctx, db, a.opts.File, a.opts.Script)
 	if f != nil || err != nil || len(a.opts.Jobs) == 0 {
