@@ -95,11 +95,14 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 
 // summary is the phase's first note: what it checked.
 func summary(checked, jobs int) string {
-	s := fmt.Sprintf("%d %s checked after the install (PL/pgSQL with plpgsql_check, views and SQL functions planned with EXPLAIN, as the install role)", checked, plural(checked, "routine or view", "routines and views"))
-	if jobs > 0 {
-		s += fmt.Sprintf("; %d pg_cron %s run once after the install, before the audit", jobs, plural(jobs, "job's command", "jobs' commands"))
+	var parts []string
+	if checked > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s checked after the install (PL/pgSQL with plpgsql_check, views and SQL functions planned with EXPLAIN, as the install role)", checked, plural(checked, "routine or view", "routines and views")))
 	}
-	return s
+	if jobs > 0 {
+		parts = append(parts, fmt.Sprintf("%d pg_cron %s run once after the install, before the audit", jobs, plural(jobs, "job's command", "jobs' commands")))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func plural(n int, one, many string) string {
