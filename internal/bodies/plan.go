@@ -63,8 +63,7 @@ func plan(ctx context.Context, db *scratch.Database, in Input, t targets) ([]fin
 			return nil, 0, err
 		}
 		if pe != nil {
-			pos, _ := in.Statements.Statement("view", id, "")
-			out = append(out, cannotPlan(in, "view "+id, pos, pe))
+			out = append(out, cannotPlan(in, "view "+id, builder(in, "view", id), pe))
 		}
 	}
 	return out, len(t.sql) + len(t.views), nil
@@ -136,8 +135,7 @@ func explainCall(ctx context.Context, conn *pgx.Conn, x target) (*pgconn.PgError
 // where (the body is the error's internal query), else its CREATE statement.
 func functionPos(in Input, x target, pe *pgconn.PgError) finding.Position {
 	if x.create == nil {
-		pos, _ := in.Statements.Statement("function", x.fn.Identity(), "")
-		return pos
+		return builder(in, "function", x.fn.Identity())
 	}
 	fn := x.create.Func()
 	if pe.InternalPosition > 0 && pe.InternalQuery == fn.Body {

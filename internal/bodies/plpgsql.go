@@ -256,6 +256,9 @@ func diagnostic(in Input, c checked, d diag, api string) (finding.Finding, bool)
 	default:
 		msg = c.t.label() + ": " + msg
 	}
+	if c.t.create == nil && d.lineno > 0 {
+		msg += fmt.Sprintf(" (line %d of its body, which the file builds at run time)", d.lineno)
+	}
 	return finding.Finding{Phase: finding.PhaseBodies, Rule: id, Severity: severity(id), Pos: place(in, c.t, d),
 		Message: msg, Object: c.t.label(), Detail: detailOf(d, c)}, true
 }

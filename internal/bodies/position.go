@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 )
 
 // Where a diagnostic of plpgsql_check points in the file. plpgsql_check numbers a body's lines
@@ -18,10 +19,7 @@ import (
 // wrote the body; else the statement that built it.
 func place(in Input, t target, d diag) finding.Position {
 	if t.create == nil {
-		if pos, ok := in.Statements.Statement("function", t.fn.Identity(), ""); ok {
-			return pos
-		}
-		return finding.Position{File: in.File.Name, Line: 1, Col: 1}
+		return builder(in, "function", t.fn.Identity())
 	}
 	fn := t.create.Func()
 	if off, ok := inBody(fn.Body, d); ok {
@@ -39,6 +37,33 @@ func place(in Input, t target, d diag) finding.Position {
 		}
 	}
 	return t.create.Object().Pos
+}
+
+// builder is where an object the file did not create literally points: the statement that
+// names it, else the first EXECUTE run at install (not in a function body) of SQL built at run
+// time that creates that kind of object, else any such EXECUTE, else the file's first line.
+func builder(in Input, kind, identity string) finding.Position {
+	if pos, ok := in.Statements.Statement(kind, identity, ""); ok {
+		return pos
+	}
+	var any *finding.Position
+	for i := range in.File.Ops {
+		op := &in.File.Ops[i]
+		d := op.Dynamic()
+		if d == nil || d.Literal || op.Context == pgsql.InFunction {
+			continue
+		}
+		if strings.Contains(strings.ToLower(d.SQL), kind) {
+			return op.Pos
+		}
+		if any == nil {
+			any = &op.Pos
+		}
+	}
+	if any != nil {
+		return *any
+	}
+	return finding.Position{File: in.File.Name, Line: 1, Col: 1}
 }
 
 var (
