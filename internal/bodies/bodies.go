@@ -14,7 +14,8 @@
 // queries). Creating the extension needs a superuser: [Check] creates it, on the caller's
 // superuser session, in a schema of its own with a random name after the install's snapshot,
 // and drops it before it returns, so that it never appears in a footprint, a parity or rerun
-// comparison, nor in what the migration saw. Where plpgsql_check is not available (a --dsn
+// comparison (the gate waits for the phase before the rerun audit's baseline), nor in what the
+// migration saw. Where plpgsql_check is not available (a --dsn
 // server without it), the phase says so in a note and checks the rest.
 package bodies
 
@@ -62,19 +63,27 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 	t := targetsOf(in)
 	var found []finding.Finding
 	checked := 0
-	if len(t.plpgsql) > 0 {
-		fs, notes, n, err := checkPLpgSQL(ctx, db, admin, in, t.plpgsql)
+	if len(t.plpgsql)+len(t.sql)+len(t.views) > 0 {
+		// One session of the install role for all of it.
+		conn, err := db.Connect(ctx)
 		if err != nil {
 			return ph, err
 		}
-		found, ph.Notes, checked = append(found, fs...), append(ph.Notes, notes...), checked+n
-	}
-	if len(t.sql)+len(t.views) > 0 {
-		fs, n, err := plan(ctx, db, in, t)
-		if err != nil {
-			return ph, err
+		defer conn.Close(context.WithoutCancel(ctx))
+		if len(t.plpgsql) > 0 {
+			fs, notes, n, err := checkPLpgSQL(ctx, conn, admin, db.InstallRole(), in, t.plpgsql)
+			if err != nil {
+				return ph, err
+			}
+			found, ph.Notes, checked = append(found, fs...), append(ph.Notes, notes...), checked+n
 		}
-		found, checked = append(found, fs...), checked+n
+		if len(t.sql)+len(t.views) > 0 {
+			fs, n, err := plan(ctx, conn, in, t)
+			if err != nil {
+				return ph, err
+			}
+			found, checked = append(found, fs...), checked+n
+		}
 	}
 	ph.Notes = append(ph.Notes, dynamicNotes(in.File)...)
 	found = append(found, in.Jobs...)

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
-	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // What runs on the install role's session to plan the file's views and SQL functions: SET, the
@@ -32,14 +31,9 @@ const (
 // (EXPLAIN SELECT * FROM it) and each SQL function (EXPLAIN of a call with its arguments as
 // parameters, planned generically: the planner inlines a SQL body where it can, and evaluates
 // what it can fold), as the install role. What fails is a query-cannot-plan finding at the
-// statement the body or view is in. It returns the findings and how many routines and views it
-// checked.
-func plan(ctx context.Context, db *scratch.Database, in Input, t targets) ([]finding.Finding, int, error) {
-	conn, err := db.Connect(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
+// statement the body or view is in. It runs on conn, a session of the install role, and returns
+// the findings and how many routines and views it checked.
+func plan(ctx context.Context, conn *pgx.Conn, in Input, t targets) ([]finding.Finding, int, error) {
 	if _, err := conn.Exec(ctx, planSetupSQL); err != nil {
 		return nil, 0, fmt.Errorf("preparing to plan the file's views and SQL functions: %w", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
-	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // What runs on the install role's session: the migration's own role, so that whatever checking
@@ -54,10 +53,11 @@ type checked struct {
 	rel   string
 }
 
-// checkPLpgSQL runs plpgsql_check on the PL/pgSQL routines fns and returns their findings, the
+// checkPLpgSQL runs plpgsql_check on the PL/pgSQL routines fns, on conn (a session of the
+// install role, role) once admin created the extension, and returns their findings, the
 // phase's notes and how many it checked.
-func checkPLpgSQL(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input, fns []target) (fs []finding.Finding, notes []string, n int, err error) {
-	ext, why, err := createExtension(ctx, admin, db.InstallRole())
+func checkPLpgSQL(ctx context.Context, conn, admin *pgx.Conn, role string, in Input, fns []target) (fs []finding.Finding, notes []string, n int, err error) {
+	ext, why, err := createExtension(ctx, admin, role)
 	if err != nil || ext == nil {
 		if why != "" {
 			notes = []string{why}
@@ -69,11 +69,6 @@ func checkPLpgSQL(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in
 			err = derr
 		}
 	}()
-	conn, err := db.Connect(ctx)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
 	list, notes, err := resolve(ctx, conn, fns)
 	if err != nil {
 		return nil, nil, 0, err

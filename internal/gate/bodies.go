@@ -3,9 +3,8 @@ package gate
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/ledgercheck/ledgercheck/internal/bodies"
+	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
@@ -33,21 +32,35 @@ func (r *variantRun) runJobs(db *scratch.Database) func(context.Context) error {
 	}
 }
 
-// checkBodies is the bodies step: the phase "bodies VARIANT" of an install, taken on db with
-// conn (the variant's superuser session) before the audit reads the database.
-func (p *pipeline) checkBodies(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn) error {
+// startBodies starts the bodies step beside the audit, the fixture, the probes and the
+// cross-check, none of which reads what it adds for a moment (plpgsql_check in a schema of its
+// own, on a superuser session of its own: the variant's is the audit's): the phase "bodies
+// VARIANT" of the install. The rerun waits for it before it takes its baseline, so that no
+// snapshot ever holds the extension.
+func (p *pipeline) startBodies(ctx context.Context, r *variantRun, db *scratch.Database) *beside {
+	b := &beside{done: make(chan struct{})}
 	if !p.steps.Bodies || r.file == nil {
-		return nil
+		close(b.done)
+		return b
 	}
 	in := bodies.Input{File: r.file, Statements: r.stmts, Footprint: r.installed.Footprint, Fresh: r.fresh, Lint: p.lint,
 		Jobs: bodies.JobFindings(r.jobs, r.jobFailed)}
-	ph, err := bodies.Check(ctx, db, conn, in, r.v.Name)
-	if err != nil {
-		return err
-	}
-	r.bodies = &ph
-	p.say("%s: installed code checked, %d findings in %s", r.v.Name, len(ph.Findings), report.FormatDuration(ph.Duration))
-	return nil
+	go func() {
+		defer close(b.done)
+		defer fault.Recover(&b.err)
+		admin, err := db.ConnectAdmin(ctx)
+		if err != nil {
+			b.err = err
+			return
+		}
+		defer admin.Close(context.WithoutCancel(ctx))
+		ph, err := bodies.Check(ctx, db, admin, in, r.v.Name)
+		if b.err = err; err == nil {
+			r.bodies = &ph
+			p.say("%s: installed code checked, %d findings in %s", r.v.Name, len(ph.Findings), report.FormatDuration(ph.Duration))
+		}
+	}()
+	return b
 }
 
 // bodiesPhases is the variant's phase "bodies VARIANT" in the report: checked, or skipped

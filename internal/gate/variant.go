@@ -138,16 +138,14 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 // probes (beside the rerun audit's baseline), the cross-check, the rerun audit, and the audit's
 // answers merged.
 func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn, sc *scratch.Script, ropts rerun.Options, t0 time.Time) error {
-	if err := p.checkBodies(ctx, r, db, conn); err != nil {
-		return err
-	}
+	checks := p.startBodies(ctx, r, db)
 	au, err := p.startAudit(ctx, r, db, conn, sc)
 	if err != nil {
-		return err
+		return errors.Join(err, checks.wait())
 	}
 	defer au.close(ctx)
 	if err := p.loadFixture(ctx, r, db); err != nil {
-		return err
+		return errors.Join(err, checks.wait())
 	}
 	// The probes only read the database (each in a transaction rolled back), so they run beside
 	// the rerun audit's baseline; the rerun waits for them, and for the audit's other installs,
@@ -171,8 +169,13 @@ func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.
 	var tmpl *introspect.Snapshot
 	if p.steps.Rerun {
 		if tmpl, err = p.templateSnapshot(ctx, db, conn); err != nil {
-			return errors.Join(err, readers())
+			return errors.Join(err, readers(), checks.wait())
 		}
+	}
+	// The bodies step is over before the rerun audit takes its baseline: no snapshot of it holds
+	// plpgsql_check.
+	if err := checks.wait(); err != nil {
+		return errors.Join(err, readers())
 	}
 	prep := rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Template: tmpl, Took: time.Since(t0), Reader: conn}
 	if err := errors.Join(p.rerun(ctx, r, prep, ropts, readers), readers()); err != nil {
