@@ -143,16 +143,7 @@ func cannotPlan(in Input, what string, pos finding.Position, pe *pgconn.PgError)
 	if pos.Line == 0 {
 		pos = finding.Position{File: in.File.Name, Line: 1, Col: 1}
 	}
-	var detail []string
-	if pe.Detail != "" {
-		detail = append(detail, "DETAIL: "+pe.Detail)
-	}
-	if pe.Hint != "" {
-		detail = append(detail, "HINT: "+pe.Hint)
-	}
-	if pe.Where != "" {
-		detail = append(detail, "CONTEXT: "+pe.Where)
-	}
 	return finding.Finding{Phase: finding.PhaseBodies, Rule: RuleQueryCannotPlan, Severity: severity(RuleQueryCannotPlan), Pos: pos,
-		Message: fmt.Sprintf("%s cannot be planned: %s (SQLSTATE %s)", what, pe.Message, pe.Code), Object: what, Detail: strings.Join(detail, "\n")}
+		Message: fmt.Sprintf("%s cannot be planned: %s (SQLSTATE %s)", what, pe.Message, pe.Code), Object: what,
+		Detail: labelled("DETAIL: ", pe.Detail, "HINT: ", pe.Hint, "CONTEXT: ", pe.Where)}
 }

@@ -78,8 +78,13 @@ func checkPLpgSQL(ctx context.Context, conn, admin *pgx.Conn, role string, in In
 		return nil, nil, 0, err
 	}
 	fs, err = findings(ctx, admin, in, list, diags)
-	n = len(fns) - len(notes)
-	return fs, append(notes, more...), n, err
+	checkedOids := map[uint32]bool{}
+	for i, c := range list {
+		if diags[i] != nil || !slices.ContainsFunc(more, func(n string) bool { return strings.HasPrefix(n, c.t.label()+":") }) {
+			checkedOids[c.oid] = true
+		}
+	}
+	return fs, append(notes, more...), len(checkedOids), err
 }
 
 // resolve finds each function's oid and, for a trigger function, the tables of its triggers;
@@ -99,6 +104,7 @@ func resolve(ctx context.Context, conn *pgx.Conn, fns []target) ([]checked, []st
 	defer rows.Close()
 	var out []checked
 	var notes []string
+	found := map[string]bool{}
 	for rows.Next() {
 		var ident string
 		var oid uint32
@@ -109,6 +115,7 @@ func resolve(ctx context.Context, conn *pgx.Conn, fns []target) ([]checked, []st
 			return nil, nil, err
 		}
 		t := byIdent[ident]
+		found[ident] = true
 		switch {
 		case !trigger:
 			out = append(out, checked{t: t, oid: oid})
@@ -118,6 +125,11 @@ func resolve(ctx context.Context, conn *pgx.Conn, fns []target) ([]checked, []st
 			for i, r := range relids {
 				out = append(out, checked{t: t, oid: oid, relid: r, rel: rels[i]})
 			}
+		}
+	}
+	for _, t := range fns {
+		if !found[t.fn.Identity()] {
+			notes = append(notes, fmt.Sprintf("%s: not checked: the server does not find it by that identity", t.label()))
 		}
 	}
 	return out, notes, rows.Err()
@@ -261,15 +273,17 @@ func diagnostic(in Input, c checked, d diag, api string) (finding.Finding, bool)
 // detailOf is the diagnostic's detail and hint, and the table a trigger function was checked
 // against.
 func detailOf(d diag, c checked) string {
+	return labelled("DETAIL: ", d.detail, "HINT: ", d.hint, "checked as the trigger function of ", c.rel)
+}
+
+// labelled joins, one a line, each label followed by its value, of the pairs whose value is not
+// empty.
+func labelled(pairs ...string) string {
 	var lines []string
-	if d.detail != "" {
-		lines = append(lines, "DETAIL: "+d.detail)
-	}
-	if d.hint != "" {
-		lines = append(lines, "HINT: "+d.hint)
-	}
-	if c.rel != "" {
-		lines = append(lines, "checked as the trigger function of "+c.rel)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			lines = append(lines, pairs[i]+pairs[i+1])
+		}
 	}
 	return strings.Join(lines, "\n")
 }
