@@ -21,6 +21,7 @@ package bodies
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
@@ -70,19 +72,23 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 			return ph, err
 		}
 		defer conn.Close(context.WithoutCancel(ctx))
+		cut := ""
 		if len(t.plpgsql) > 0 {
 			fs, notes, n, err := checkPLpgSQL(ctx, conn, admin, db.InstallRole(), in, t.plpgsql)
-			if err != nil {
+			if cut, err = interrupted(ctx, db, err); err != nil {
 				return ph, err
 			}
 			found, ph.Notes, checked = append(found, fs...), append(ph.Notes, notes...), checked+n
 		}
-		if len(t.sql)+len(t.views) > 0 {
+		if len(t.sql)+len(t.views) > 0 && cut == "" {
 			fs, n, err := plan(ctx, conn, in, t)
-			if err != nil {
+			if cut, err = interrupted(ctx, db, err); err != nil {
 				return ph, err
 			}
 			found, checked = append(found, fs...), checked+n
+		}
+		if cut != "" {
+			ph.Notes = append(ph.Notes, cut)
 		}
 	}
 	ph.Notes = append(ph.Notes, dynamicNotes(in.File)...)
@@ -100,6 +106,21 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 	}
 	ph.Notes = append([]string{summary(checked, jobs)}, ph.Notes...)
 	return ph, nil
+}
+
+// interrupted sorts an error of the install role's session: another session of user SQL
+// terminated it (pg_terminate_backend: the migration, or the other variant's, may end every
+// session of the install role), which cuts the check short and is said in a note, with the
+// server up; or any other error, returned.
+func interrupted(ctx context.Context, db *scratch.Database, err error) (string, error) {
+	var pe *pgconn.PgError
+	if err == nil || !errors.As(err, &pe) || pe.Code != "57P01" || ctx.Err() != nil {
+		return "", err
+	}
+	if berr := db.Blame(ctx, "checking the installed bodies", err); berr != err {
+		return "", berr // the server went away
+	}
+	return "the check was cut short: its session of the install role was terminated by another session (user SQL calling pg_terminate_backend?); what it had not checked yet is not checked", nil
 }
 
 // summary is the phase's first note: what it checked.

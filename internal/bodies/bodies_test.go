@@ -202,3 +202,29 @@ END $$;
 		}
 	}
 }
+
+// TestSessionTerminatedByTheMigration: the migration may end the install role's sessions (here
+// a function the planner folds ends its own caller's; in check, the other variant's migration
+// may end them all). The check says in a note that it was cut short, keeps what it found before,
+// and is not an error of the run (an error would be exit 3, the environment's).
+func TestSessionTerminatedByTheMigration(t *testing.T) {
+	src := `CREATE FUNCTION public.lc_count() RETURNS integer
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN (SELECT count(*) FROM public.lc_missing);
+END $$;
+CREATE FUNCTION public.lc_bye(p integer) RETURNS integer
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  PERFORM pg_terminate_backend(pg_backend_pid());
+  RETURN p;
+END $$;
+CREATE VIEW public.lc_bye_view AS SELECT public.lc_bye(1) AS v;
+`
+	ph := checked(t, scratchtest.NewDatabase(t, 1536), "bye.sql", []byte(src), lint.Config{})
+	got := string(rendered(ph))
+	if !strings.Contains(got, "bye.sql:4:32: error: function public.lc_count(): relation \"public.lc_missing\" does not exist [body-cannot-run]") ||
+		!strings.Contains(got, "note: the check was cut short: its session of the install role was terminated by another session") {
+		t.Errorf("want lc_count's finding and a note that the check was cut short:\n%s", got)
+	}
+}

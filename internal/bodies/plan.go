@@ -64,10 +64,14 @@ func plan(ctx context.Context, conn *pgx.Conn, in Input, t targets) ([]finding.F
 }
 
 // planned sorts the result of a statement: the server's refusal (what cannot plan), or another
-// error (a lost connection), or neither.
+// error (a lost connection, the session ended), or neither.
 func planned(_ pgconn.CommandTag, err error) (*pgconn.PgError, error) {
-	var pe *pgconn.PgError
-	if err == nil || errors.As(err, &pe) {
+	if err == nil {
+		return nil, nil
+	}
+	if refused(err) {
+		var pe *pgconn.PgError
+		errors.As(err, &pe)
 		return pe, nil
 	}
 	return nil, err

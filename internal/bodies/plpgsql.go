@@ -159,10 +159,11 @@ func runCheck(ctx context.Context, conn *pgx.Conn, ext *extension, list []checke
 	return out, notes, nil
 }
 
-// refused reports whether err is the server's refusal of the query (not a lost connection).
+// refused reports whether err is the server's refusal of the query: an ERROR, not a lost
+// connection nor a FATAL that ended the session.
 func refused(err error) bool {
 	var pe *pgconn.PgError
-	return errors.As(err, &pe)
+	return errors.As(err, &pe) && pe.Severity != "FATAL" && pe.Severity != "PANIC"
 }
 
 // checkAll runs plpgsql_check on list, each function's rows into out at its index.
