@@ -34,6 +34,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
 	"github.com/ledgercheck/ledgercheck/internal/locate"
+	"github.com/ledgercheck/ledgercheck/internal/nouns"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
@@ -64,7 +65,7 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 	ph := report.PhaseResult{Phase: finding.PhaseBodies, Name: "bodies " + name, File: in.File.Name}
 	t := targetsOf(in)
 	var found []finding.Finding
-	checked := 0
+	var checked counts
 	if len(t.plpgsql)+len(t.sql)+len(t.views) > 0 {
 		// One session of the install role for all of it.
 		conn, err := db.Connect(ctx)
@@ -78,14 +79,17 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 			if cut, err = interrupted(ctx, db, err); err != nil {
 				return ph, err
 			}
-			found, ph.Notes, checked = append(found, fs...), append(ph.Notes, notes...), checked+n
+			found, ph.Notes, checked.plpgsql = append(found, fs...), append(ph.Notes, notes...), n
 		}
 		if len(t.sql)+len(t.views) > 0 && cut == "" {
-			fs, n, err := plan(ctx, conn, in, t)
+			fs, err := plan(ctx, conn, in, t)
 			if cut, err = interrupted(ctx, db, err); err != nil {
 				return ph, err
 			}
-			found, checked = append(found, fs...), checked+n
+			found = append(found, fs...)
+			if cut == "" {
+				checked.sql, checked.views = len(t.sql), len(t.views)
+			}
 		}
 		if cut != "" {
 			ph.Notes = append(ph.Notes, cut)
@@ -95,17 +99,42 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 	found = append(found, in.Jobs...)
 	ph.Findings = configured(in, found)
 	ph.Duration = time.Since(t0)
-	jobs := len(pgsqlJobs(in.File))
-	if checked == 0 && jobs == 0 {
+	checked.jobs = len(pgsqlJobs(in.File))
+	if checked == (counts{}) {
 		ph.Status = report.StatusSkip
 		ph.Notes = append([]string{"not run: the install created or replaced no PL/pgSQL or SQL function, no view, and scheduled no pg_cron job"}, ph.Notes...)
 		if len(t.plpgsql) > 0 {
-			ph.Notes[0] = "checked nothing: plpgsql_check is not available (see below), and the install created no view or SQL function to plan"
+			ph.Notes[0] = fmt.Sprintf("checked nothing: not one of the %s the install created could be checked (see below why), and it created no view or SQL function to plan", nouns.Count(len(t.plpgsql), "PL/pgSQL routine"))
 		}
 		return ph, nil
 	}
-	ph.Notes = append([]string{summary(checked, jobs)}, ph.Notes...)
+	ph.Notes = append([]string{checked.summary()}, ph.Notes...)
 	return ph, nil
+}
+
+// counts are what the phase checked.
+type counts struct{ plpgsql, sql, views, jobs int }
+
+// summary is the phase's first note: what it checked.
+func (c counts) summary() string {
+	var what []string
+	if c.plpgsql > 0 {
+		what = append(what, nouns.Count(c.plpgsql, "PL/pgSQL routine")+" with plpgsql_check")
+	}
+	if c.sql > 0 {
+		what = append(what, nouns.Count(c.sql, "SQL function")+" analysed and planned")
+	}
+	if c.views > 0 {
+		what = append(what, nouns.Count(c.views, "view")+" planned")
+	}
+	var parts []string
+	if len(what) > 0 {
+		parts = append(parts, "checked after the install, as the install role: "+strings.Join(what, ", "))
+	}
+	if c.jobs > 0 {
+		parts = append(parts, nouns.Count(c.jobs, "pg_cron job")+" run once after the install, before the audit")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // interrupted sorts an error of the install role's session: another session of user SQL
@@ -121,25 +150,6 @@ func interrupted(ctx context.Context, db *scratch.Database, err error) (string, 
 		return "", berr // the server went away
 	}
 	return "the check was cut short: its session of the install role was terminated by another session (user SQL calling pg_terminate_backend?); what it had not checked yet is not checked", nil
-}
-
-// summary is the phase's first note: what it checked.
-func summary(checked, jobs int) string {
-	var parts []string
-	if checked > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s checked after the install (PL/pgSQL with plpgsql_check, views and SQL functions planned with EXPLAIN, as the install role)", checked, plural(checked, "routine or view", "routines and views")))
-	}
-	if jobs > 0 {
-		parts = append(parts, fmt.Sprintf("%d pg_cron %s run once after the install, before the audit", jobs, plural(jobs, "job's command", "jobs' commands")))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // pgsqlJobs are the jobs of f that run at its install (as internal/sqlscript's Jobs reads them).

@@ -32,10 +32,10 @@ const (
 // parameters, planned generically: the planner inlines a SQL body where it can, and evaluates
 // what it can fold), as the install role. What fails is a query-cannot-plan finding at the
 // statement the body or view is in. It runs on conn, a session of the install role, and returns
-// the findings and how many routines and views it checked.
-func plan(ctx context.Context, conn *pgx.Conn, in Input, t targets) ([]finding.Finding, int, error) {
+// the findings (with an error, those found before it).
+func plan(ctx context.Context, conn *pgx.Conn, in Input, t targets) ([]finding.Finding, error) {
 	if _, err := conn.Exec(ctx, planSetupSQL); err != nil {
-		return nil, 0, fmt.Errorf("preparing to plan the file's views and SQL functions: %w", err)
+		return nil, fmt.Errorf("preparing to plan the file's views and SQL functions: %w", err)
 	}
 	var out []finding.Finding
 	for _, x := range t.sql {
@@ -44,7 +44,7 @@ func plan(ctx context.Context, conn *pgx.Conn, in Input, t targets) ([]finding.F
 			pe, err = explainCall(ctx, conn, x)
 		}
 		if err != nil {
-			return nil, 0, err
+			return out, err
 		}
 		if pe != nil {
 			out = append(out, cannotPlan(in, x.label(), functionPos(in, x, pe), pe))
@@ -54,13 +54,13 @@ func plan(ctx context.Context, conn *pgx.Conn, in Input, t targets) ([]finding.F
 		id := qualify(v.Schema, v.Name)
 		pe, err := planned(conn.Exec(ctx, "EXPLAIN SELECT * FROM "+id))
 		if err != nil {
-			return nil, 0, err
+			return out, err
 		}
 		if pe != nil {
 			out = append(out, cannotPlan(in, "view "+id, builder(in, "view", id), pe))
 		}
 	}
-	return out, len(t.sql) + len(t.views), nil
+	return out, nil
 }
 
 // planned sorts the result of a statement: the server's refusal (what cannot plan), or another
