@@ -94,9 +94,9 @@ func index(all []rule.Rule) string {
 	b.WriteString("Every rule any phase of ledgercheck reports, one page each. `ledgercheck explain RULE` prints\n" +
 		"the page; SARIF's rule help is the page too. Change a rule's text in its page; add a rule with\n" +
 		"`make new-rule ID=... PHASE=...`.\n\n" +
-		"A lint or audit finding can be accepted for one statement with a reason a reviewer can audit,\n" +
-		"on the line before it: `-- ledgercheck:ignore RULE-ID reason`; lint rules' severities are\n" +
-		"`lint.severity` in `ledgercheck.yaml`.\n")
+		"A lint, audit or bodies finding can be accepted for one statement with a reason a reviewer can\n" +
+		"audit, on the line before it: `-- ledgercheck:ignore RULE-ID reason`; the severities of lint's\n" +
+		"and the bodies' rules are `lint.severity` in `ledgercheck.yaml`.\n")
 	for _, ph := range phases {
 		var rows []rule.Rule
 		for _, r := range all {
