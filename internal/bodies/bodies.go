@@ -6,7 +6,7 @@
 // validator first), and each diagnostic becomes a finding at the token of the file it is about
 // (the body's line in the file plus the diagnostic's line in the body, the column within its
 // statement). The pg_cron jobs the file schedules ran in the install (internal/sqlscript's
-// RunJobs); those that failed are findings here too ([JobFindings]).
+// RunJobs); those that failed are findings here too.
 //
 // Who runs what: plpgsql_check and the plans run on a session of the install role, the
 // migration's own role, so that nothing the migration defined is evaluated with more privilege
@@ -38,6 +38,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
@@ -52,9 +53,10 @@ type Input struct {
 	Fresh     *introspect.Snapshot
 	// Lint is the configuration: lint.severity sets the rules' severities.
 	Lint lint.Config
-	// Jobs are the findings of the pg_cron jobs that failed when the install ran them
-	// ([JobFindings]).
-	Jobs []finding.Finding
+	// Jobs are the pg_cron jobs the install ran after the file (internal/sqlscript's Jobs), and
+	// JobsFailed the error of each that failed (RunJobs), reported here ([jobFindings]).
+	Jobs       []sqlscript.Job
+	JobsFailed []error
 }
 
 // Check runs the phase on db, where the file was installed; admin is a superuser session of
@@ -96,10 +98,10 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 		}
 	}
 	ph.Notes = append(ph.Notes, dynamicNotes(in.File)...)
-	found = append(found, in.Jobs...)
+	found = append(found, jobFindings(in.Jobs, in.JobsFailed)...)
 	ph.Findings = configured(in, found)
 	ph.Duration = time.Since(t0)
-	checked.jobs = len(pgsqlJobs(in.File))
+	checked.jobs = len(in.Jobs)
 	if checked == (counts{}) {
 		ph.Status = report.StatusSkip
 		ph.Notes = append([]string{"not run: the install created or replaced no PL/pgSQL or SQL function, no view, and scheduled no pg_cron job"}, ph.Notes...)
@@ -150,17 +152,6 @@ func interrupted(ctx context.Context, db *scratch.Database, err error) (string, 
 		return "", berr // the server went away
 	}
 	return "the check was cut short: its session of the install role was terminated by another session (user SQL calling pg_terminate_backend?); what it had not checked yet is not checked", nil
-}
-
-// pgsqlJobs are the jobs of f that run at its install (as internal/sqlscript's Jobs reads them).
-func pgsqlJobs(f *pgsql.File) []pgsql.Job {
-	var out []pgsql.Job
-	for _, j := range f.Jobs {
-		if j.Literal && (j.Context == pgsql.TopLevel || j.Context == pgsql.InDo) {
-			out = append(out, j)
-		}
-	}
-	return out
 }
 
 // configured applies lint.severity (a rule turned off reports nothing) and the file's reviewed

@@ -46,7 +46,7 @@ func checked(t *testing.T, db *scratch.Database, name string, src []byte, cfg li
 	if err != nil {
 		t.Fatalf("installing %s: %v", name, err)
 	}
-	in := bodies.Input{File: f, Statements: locate.New(f), Footprint: fp, Fresh: fresh, Lint: cfg, Jobs: bodies.JobFindings(jobs, failed)}
+	in := bodies.Input{File: f, Statements: locate.New(f), Footprint: fp, Fresh: fresh, Lint: cfg, Jobs: jobs, JobsFailed: failed}
 	ph, err := bodies.Check(ctx, db, admin, in, "case")
 	if err != nil {
 		t.Fatal(err)

@@ -10,10 +10,10 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 )
 
-// JobFindings are the findings of the pg_cron jobs whose command failed when the install ran
+// jobFindings are the findings of the pg_cron jobs whose command failed when the install ran
 // it (failed[i] is jobs[i]'s error, nil when it ran: internal/sqlscript's RunJobs): each at the
 // statement of the command that failed, or at the token the server names.
-func JobFindings(jobs []sqlscript.Job, failed []error) []finding.Finding {
+func jobFindings(jobs []sqlscript.Job, failed []error) []finding.Finding {
 	var out []finding.Finding
 	for i, err := range failed {
 		if err == nil {

@@ -44,7 +44,7 @@ func (p *pipeline) startBodies(ctx context.Context, r *variantRun, db *scratch.D
 		return b
 	}
 	in := bodies.Input{File: r.file, Statements: r.stmts, Footprint: r.installed.Footprint, Fresh: r.fresh, Lint: p.lint,
-		Jobs: bodies.JobFindings(r.jobs, r.jobFailed)}
+		Jobs: r.jobs, JobsFailed: r.jobFailed}
 	go func() {
 		defer close(b.done)
 		defer fault.Recover(&b.err)
