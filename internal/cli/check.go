@@ -45,7 +45,9 @@ Supabase-like database at its dimension, audits reruns (and the upgrade from eac
 previous version), compares each port's install with the artifact's attribute by attribute through
 the port's allowlist, runs the probes on a shared fixture, cross-checks each install against lint,
 audits what anon and authenticated can do with what each install created (the security lints of
-Supabase's advisors, asked of the installed catalog), and prints one report: a summary table
+Supabase's advisors, asked of the installed catalog), checks the code each install created
+(plpgsql_check on every PL/pgSQL body, each view and SQL function planned) and runs each pg_cron
+job the file schedules once after its install, and prints one report: a summary table
 (phase, status, findings, time), then the findings grouped by phase, each port's under its own
 name. With no ports configured, it checks the artifact alone and reports parity as skipped. Flags
 override the file, so a contributor can check a port without editing it:
@@ -71,7 +73,7 @@ self-contained page with side-by-side diffs). --format is stdout's; --output FOR
 sarif=ledgercheck.sarif --output html=report.html. Progress with step timings goes to stderr.
 
 Exit codes: 0 passed; 1 findings (a lint error, an unreviewed difference, a stale allowlist
-entry, a failed rerun or install, an exposure the audit found); 2 usage, configuration or input error; 3 environment error.`,
+entry, a failed rerun or install, an exposure the audit found, a body that cannot run); 2 usage, configuration or input error; 3 environment error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.out.validate(); err != nil {

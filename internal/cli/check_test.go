@@ -246,7 +246,7 @@ func TestCheckShipped(t *testing.T) {
 	for _, p := range doc.Phases {
 		names = append(names, p.Name)
 	}
-	want := []string{"lint artifact", "lint production-1024", "parity production-1024", "probes production-1024", "allowlist production-1024", "lint installed artifact", "lint installed production-1024", "audit artifact", "audit production-1024", "locks artifact", "locks production-1024", "rerun artifact", "rerun production-1024"}
+	want := []string{"lint artifact", "lint production-1024", "parity production-1024", "probes production-1024", "allowlist production-1024", "lint installed artifact", "lint installed production-1024", "audit artifact", "audit production-1024", "bodies artifact", "bodies production-1024", "locks artifact", "locks production-1024", "rerun artifact", "rerun production-1024"}
 	if !slices.Equal(names, want) || doc.SchemaVersion != report.SchemaVersion {
 		t.Errorf("json phases %v (schema %d), want %v", names, doc.SchemaVersion, want)
 	}

@@ -34,7 +34,9 @@ statements visibly do: a change to a pre-existing object that only SQL built at 
 is reported as undeclared-change; and the installed security audit asks the catalog what anon and
 authenticated can do with what the file created (a SECURITY DEFINER function they can execute, a
 view over auth.users, a table without RLS, ...), each finding at the statement that created the
-object. A fact lint already reported is not reported twice.
+object. A fact lint already reported is not reported twice. The code the file installed is
+checked too: every PL/pgSQL body with plpgsql_check, each view and SQL function planned, each
+pg_cron job the file schedules run once (the phase bodies of check), each finding at its token.
 
 A file that defines the prerequisites themselves (public.thoughts, the agent-memory tables) is a
 base schema, not a sidecar: lint reports it once (base-schema). --base-schema lints it as a

@@ -18,7 +18,7 @@ import (
 )
 
 // checkSteps are the steps check runs on every variant.
-var checkSteps = gate.Steps{Lint: true, CrossCheck: true, Audit: true, Parity: true, Rerun: true, Locks: true}
+var checkSteps = gate.Steps{Lint: true, CrossCheck: true, Audit: true, Parity: true, Rerun: true, Bodies: true, Locks: true}
 
 // variantFlags are the flags that name or change one variant; a repository's configuration
 // (version 3) has a variant per sidecar, so they do not apply to it.

@@ -76,6 +76,10 @@ const (
 	// PhaseLocks is the lock trace: the locks and rewrites the install takes on tables that
 	// existed before the file, statement by statement.
 	PhaseLocks Phase = "locks"
+	// PhaseBodies is the check of the installed code: every PL/pgSQL body the file created or
+	// replaced checked with plpgsql_check, its views and SQL functions planned (EXPLAIN), what
+	// cannot run at the token that would fail.
+	PhaseBodies Phase = "bodies"
 )
 
 // Finding is one thing the gate reports: a rule broken at a position, a difference between two

@@ -63,6 +63,9 @@ func assemble(req Request, runs []*variantRun, ports []portRun, layout rerunLayo
 		rep.Phases = append(rep.Phases, s.audit...)
 	}
 	for _, s := range shown {
+		rep.Phases = append(rep.Phases, s.bodies...)
+	}
+	for _, s := range shown {
 		rep.Phases = append(rep.Phases, s.locks...)
 	}
 	for _, s := range shown {
@@ -73,8 +76,8 @@ func assemble(req Request, runs []*variantRun, ports []portRun, layout rerunLayo
 
 // variantPhases are one variant's phases in the report.
 type variantPhases struct {
-	lint                                     report.PhaseResult
-	install, crossCheck, audit, locks, rerun []report.PhaseResult
+	lint                                            report.PhaseResult
+	install, crossCheck, audit, bodies, locks, rerun []report.PhaseResult
 }
 
 // phasesOf is the phases of one variant, each cause once (fold.go): a variant that does not
@@ -105,6 +108,7 @@ func phasesOf(steps Steps, r *variantRun, layout rerunLayout) variantPhases {
 	case steps.Audit && r.file != nil && r.installErr != nil:
 		out.audit = []report.PhaseResult{notInstalled(r, finding.PhaseAudit, "audit "+r.v.Name)}
 	}
+	out.bodies = bodiesPhases(steps, r)
 	switch {
 	case r.locks.phase != nil:
 		out.locks = []report.PhaseResult{clonePhase(*r.locks.phase)}

@@ -81,6 +81,9 @@ type Steps struct {
 	// Locks traces the locks each statement of the install (and of each rerun and the upgrade,
 	// when they run) takes on the tables that existed before the file ("locks VARIANT").
 	Locks bool
+	// Bodies checks the code each install created ("bodies VARIANT"): its PL/pgSQL bodies with
+	// plpgsql_check, its views and SQL functions planned, its pg_cron jobs that failed.
+	Bodies bool
 }
 
 // Request is what a command asks of the gate: the variants, what to run on them, and how.
@@ -181,7 +184,7 @@ func run(ctx context.Context, req Request, layout rerunLayout) (*Result, error) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	needDB := req.Steps.CrossCheck || req.Steps.Audit || req.Steps.Parity || req.Steps.Rerun || req.Steps.Locks
+	needDB := req.Steps.CrossCheck || req.Steps.Audit || req.Steps.Parity || req.Steps.Rerun || req.Steps.Locks || req.Steps.Bodies
 	base := baseFor(req.NoOpenBrain, req.Prerequisites)
 	boot := startServer(ctx, req.Start, req.Server, Templates(req), needDB, say)
 	defer boot.close()

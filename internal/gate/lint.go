@@ -39,7 +39,7 @@ type LintRequest struct {
 }
 
 // lintSteps are the steps of lint --install: check's install, audit and cross-check.
-var lintSteps = Steps{Lint: true, CrossCheck: true, Audit: true}
+var lintSteps = Steps{Lint: true, CrossCheck: true, Audit: true, Bodies: true}
 
 // Lint runs a lint request and returns its report: the phase "lint FILE" for each file, with the
 // cross-check's and the audit's findings (or the install's failure) when the request installs.
@@ -92,6 +92,13 @@ func lintPhase(r *variantRun, took time.Duration) report.PhaseResult {
 		ph.Findings = append(ph.Findings, r.installFinding())
 	case r.audit != nil:
 		ph.Findings = append(append(append([]finding.Finding(nil), r.audit.static...), r.crossCheck...), r.audit.phase.Findings...)
+	}
+	if r.bodies != nil {
+		// The check's findings, and what it could not check (its first note is its summary).
+		ph.Findings = append(ph.Findings, r.bodies.Findings...)
+		if len(r.bodies.Notes) > 1 {
+			ph.Notes = append(ph.Notes, r.bodies.Notes[1:]...)
+		}
 	}
 	return ph
 }

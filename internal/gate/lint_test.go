@@ -23,7 +23,7 @@ func TestLintInstallIsChecksSteps(t *testing.T) {
 				t.Fatal(err)
 			}
 			res, err := Run(context.Background(), Request{Artifact: Variant{Name: "artifact", File: name, Src: src, Dim: 1536},
-				Steps: Steps{Lint: true, CrossCheck: true, Audit: true}, Lint: config.DefaultLint(), Server: srv})
+				Steps: Steps{Lint: true, CrossCheck: true, Audit: true, Bodies: true}, Lint: config.DefaultLint(), Server: srv})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,4 +50,29 @@ func located(rep *report.Report) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestScheduledJobIsLintedRunAndAudited: the held-out attack, a pg_cron job whose command turns
+// row level security off and grants the table to anon, in a file that does nothing wrong itself.
+// check reads the command as SQL (lint's grant-to-api-role at the job's line) and runs it once
+// after the install, so the audit sees the table open to anon (rls-disabled-in-public) and the
+// rerun audit sees the file's own ENABLE undo what the job did, at the job's statement.
+func TestScheduledJobIsLintedRunAndAudited(t *testing.T) {
+	srv := scratchtest.Server(t)
+	name := "../../testdata/lint/grant-to-api-role-cron-job/input.sql"
+	src, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Request{Artifact: Variant{Name: "artifact", File: "job.sql", Src: src, Dim: 1536},
+		Steps: Steps{Lint: true, CrossCheck: true, Audit: true, Bodies: true, Rerun: true}, Lint: config.DefaultLint(), Server: srv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := located(res.Report)
+	for _, want := range []string{"grant-to-api-role@job.sql:17:3", "rls-disabled-in-public@job.sql:4:1", "rerun-catalog-changed@job.sql:16:3"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("check found %q, want %s among them", got, want)
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/lint"
 	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 )
 
 // The installed audit answers for every privilege model the policy names (lint.Config.Models):
@@ -65,7 +66,7 @@ func templatesOf(cfg lint.Config, audits bool, spec scratch.TemplateSpec) []scra
 // startModels starts the install of sc at dim over base under each other model of cfg, each in
 // a goroutine of its own; setup, when not nil, runs in each database first (what the file needs
 // beyond base). The caller audits each ([modelInstall.audit]) or closes it.
-func startModels(ctx context.Context, srv *scratch.Server, cfg lint.Config, dim int, base scratch.Base, setup func(context.Context, *scratch.Database) error, sc *scratch.Script) []*modelInstall {
+func startModels(ctx context.Context, srv *scratch.Server, cfg lint.Config, dim int, base scratch.Base, setup func(context.Context, *scratch.Database) error, sc *scratch.Script, jobs []sqlscript.Job) []*modelInstall {
 	var out []*modelInstall
 	for _, m := range otherModels(cfg) {
 		mi := &modelInstall{model: m, done: make(chan struct{})}
@@ -91,6 +92,12 @@ func startModels(ctx context.Context, srv *scratch.Server, cfg lint.Config, dim 
 					return
 				}
 				mi.err = db.Blame(ctx, "installing under "+m, err)
+				return
+			}
+			// The jobs the file schedules, as after the variant's own install (their failures
+			// are that install's findings).
+			if _, err := sqlscript.RunJobs(ctx, db, jobs); err != nil {
+				mi.err = db.Blame(ctx, "running the pg_cron jobs under "+m, err)
 			}
 		}()
 		out = append(out, mi)
@@ -203,7 +210,7 @@ func (p *pipeline) startAudit(ctx context.Context, r *variantRun, db *scratch.Da
 	t0 := time.Now()
 	// Under the other privilege models after this install, never beside it: the same
 	// statements on one cluster's roles at once can fail each other.
-	models := startModels(ctx, p.srv, p.lint, r.v.Dim, p.base, p.setup, sc)
+	models := startModels(ctx, p.srv, p.lint, r.v.Dim, p.base, p.setup, sc, r.jobs)
 	fp := r.installed.Footprint
 	in := audit.Input{File: r.file, Footprint: fp, Lint: p.lint, Static: crosscheck.Owned(r.lint.Findings, fp), Statements: r.stmts}
 	own, err := askOwn(ctx, p.lint, db, conn, in)

@@ -43,6 +43,9 @@ type variantRun struct {
 	fresh       *introspect.Snapshot
 	crossCheck  []finding.Finding
 	audit       *audited
+	jobs        []sqlscript.Job     // the pg_cron jobs the file schedules, run after each install of it
+	jobFailed   []error             // the install's: each job's failure, nil when it ran
+	bodies      *report.PhaseResult // the check of the installed code (bodies.go)
 	rerun       *report.PhaseResult // the rerun audit's phase
 	upgrade     *report.PhaseResult // the upgrade audit's phase (skipped without a previous version)
 	rerunTook   time.Duration       // both audits, from the variant's start
@@ -139,13 +142,14 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 // probes (beside the rerun audit's baseline), the cross-check, the rerun audit, and the audit's
 // answers merged.
 func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn, sc *scratch.Script, ropts rerun.Options, t0 time.Time) error {
+	checks := p.startBodies(ctx, r, db)
 	au, err := p.startAudit(ctx, r, db, conn, sc)
 	if err != nil {
-		return err
+		return errors.Join(err, checks.wait())
 	}
 	defer au.close(ctx)
 	if err := p.loadFixture(ctx, r, db); err != nil {
-		return err
+		return errors.Join(err, checks.wait())
 	}
 	// The probes only read the database (each in a transaction rolled back), so they run beside
 	// the rerun audit's baseline; the rerun waits for them, and for the audit's other installs,
@@ -169,8 +173,13 @@ func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.
 	var tmpl *introspect.Snapshot
 	if p.steps.Rerun {
 		if tmpl, err = p.templateSnapshot(ctx, db, conn); err != nil {
-			return errors.Join(err, readers())
+			return errors.Join(err, readers(), checks.wait())
 		}
+	}
+	// The bodies step is over before the rerun audit takes its baseline: no snapshot of it holds
+	// plpgsql_check.
+	if err := checks.wait(); err != nil {
+		return errors.Join(err, readers())
 	}
 	prep := rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Template: tmpl, Took: time.Since(t0), Reader: conn}
 	if err := errors.Join(p.rerun(ctx, r, prep, ropts, readers), readers()); err != nil {
@@ -221,6 +230,7 @@ func (r *variantRun) script() (*scratch.Script, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.jobs = sqlscript.Jobs(f)
 	return sqlscript.Script(f), nil
 }
 
@@ -239,7 +249,7 @@ func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Datab
 		return &scriptFailure{v.File, "the migration", scErr}
 	}
 	r.installed.Source = r.file
-	r.installed.Footprint, r.fresh, err = install.FootprintOn(ctx, db, conn, p.traced(r, sc, "install", conn), before, introspect.Options{})
+	r.installed.Footprint, r.fresh, err = install.FootprintThen(ctx, db, conn, p.traced(r, sc, "install", conn), before, introspect.Options{}, r.runJobs(db))
 	if err != nil {
 		return &scriptFailure{v.File, "the migration", err}
 	}
@@ -298,7 +308,7 @@ func (p *pipeline) startProbes(ctx context.Context, r *variantRun, db *scratch.D
 // (nil when it does not parse).
 func (p *pipeline) rerunOptions(r *variantRun, sc *scratch.Script) rerun.Options {
 	v := r.v
-	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf, NoPrevious: v.NoPrevious,
+	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Jobs: r.jobs, Statements: r.stmts, Base: p.base, Logf: p.logf, NoPrevious: v.NoPrevious,
 		Observe: p.observe(r)}
 	if v.Previous != nil {
 		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}

@@ -74,6 +74,14 @@ func Footprint(ctx context.Context, db *scratch.Database, sc *scratch.Script, be
 // FootprintOn is [Footprint] taking its snapshots on conn, a superuser session of db's the
 // caller keeps (the gate audits the install on it next, without connecting again).
 func FootprintOn(ctx context.Context, db *scratch.Database, conn *pgx.Conn, sc *scratch.Script, before *introspect.Snapshot, opts introspect.Options) (*introspect.Footprint, *introspect.Snapshot, error) {
+	return FootprintThen(ctx, db, conn, sc, before, opts, nil)
+}
+
+// FootprintThen is [FootprintOn] with then, when not nil, run after sc and before the snapshot
+// after it: what the install does once the file has run (the gate runs the commands of the
+// pg_cron jobs the file schedules), whose effects are then the footprint's too. An error of then
+// is returned as it is.
+func FootprintThen(ctx context.Context, db *scratch.Database, conn *pgx.Conn, sc *scratch.Script, before *introspect.Snapshot, opts introspect.Options, then func(context.Context) error) (*introspect.Footprint, *introspect.Snapshot, error) {
 	var err error
 	opts = SnapshotOptions(opts, db)
 	if before == nil {
@@ -85,6 +93,11 @@ func FootprintOn(ctx context.Context, db *scratch.Database, conn *pgx.Conn, sc *
 	// ROLE, an open transaction) does not reach the snapshots.
 	if err := db.Exec(ctx, sc); err != nil {
 		return nil, nil, err
+	}
+	if then != nil {
+		if err := then(ctx); err != nil {
+			return nil, nil, err
+		}
 	}
 	after, err := introspect.Take(ctx, conn, opts)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/input"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
 )
 
 // Config is lint's policy, the `lint:` section of ledgercheck.yaml. The zero Config knows no
@@ -95,11 +96,11 @@ func LoadConfig(r io.Reader) (Config, error) {
 // Validate checks the configuration against the rule registry.
 func (c Config) Validate() error {
 	for id, sev := range c.Severity {
-		if _, ok := Lookup(id); !ok {
-			if c := didyoumean.Closest(id, IDs()); c != "" {
+		if !configurable(id) {
+			if c := didyoumean.Closest(id, ConfigurableIDs()); c != "" {
 				return fmt.Errorf("lint configuration: severity for unknown rule %q: did you mean %s?", id, c)
 			}
-			return fmt.Errorf("lint configuration: severity for unknown rule %q (valid: %s)", id, strings.Join(IDs(), ", "))
+			return fmt.Errorf("lint configuration: severity for unknown rule %q (valid: %s)", id, strings.Join(ConfigurableIDs(), ", "))
 		}
 		switch sev {
 		case "error", "warning", "info", "off":
@@ -226,6 +227,35 @@ func (c Config) severity(r *Rule) (finding.Severity, bool) {
 		return finding.SevInfo, true
 	}
 	return r.Severity, true
+}
+
+// configurablePhases are the phases whose rules' severities lint.severity sets: lint's, and the
+// check of the installed bodies (internal/bodies), which reads them with [Config.SeverityOf].
+var configurablePhases = []finding.Phase{finding.PhaseLint, finding.PhaseBodies}
+
+// configurable reports whether lint.severity may set the severity of rule id.
+func configurable(id string) bool {
+	r, ok := rule.Lookup(id)
+	return ok && slices.Contains(configurablePhases, r.Phase)
+}
+
+// ConfigurableIDs returns the ids of the rules whose severity lint.severity sets, sorted.
+func ConfigurableIDs() []string {
+	var ids []string
+	for _, id := range rule.IDs() {
+		if configurable(id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// SeverityOf returns the severity lint.severity gives rule id (its default when it gives none),
+// and whether the rule is on: how a phase other than lint whose rules lint.severity configures
+// (the installed bodies') reads it.
+func (c Config) SeverityOf(id string) (finding.Severity, bool) {
+	r, _ := rule.Lookup(id)
+	return c.severity(&Rule{Rule: r})
 }
 
 // allows reports whether configuration allows verb on the object rendered as obj.

@@ -151,17 +151,25 @@ func (p *Pass) byName(keep func(op *pgsql.Op) bool) map[string][]*pgsql.Op {
 }
 
 // where describes the context of an op for messages ("", " in a function body", ...).
-func where(op *pgsql.Op) string {
-	switch op.Context {
+func where(op *pgsql.Op) string { return contextWhere(op.Context, op.Function) }
+
+// jobWhere describes where a pg_cron job's call is for messages ("" at top level).
+func jobWhere(j pgsql.Job) string { return contextWhere(j.Context, pgsql.Name{}) }
+
+// contextWhere describes a context for messages; fn is the function whose body it is, if known.
+func contextWhere(ctx pgsql.Context, fn pgsql.Name) string {
+	switch ctx {
 	case pgsql.InFunction:
-		if op.Function.Name != "" {
-			return " in the body of function " + op.Function.String()
+		if fn.Name != "" {
+			return " in the body of function " + fn.String()
 		}
 		return " in a function body"
 	case pgsql.InDo:
 		return " in a DO block"
 	case pgsql.InExecute:
 		return " in SQL run by EXECUTE"
+	case pgsql.InJob:
+		return " in the command of a pg_cron job"
 	}
 	return ""
 }

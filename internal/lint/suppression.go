@@ -37,12 +37,14 @@ type suppression struct {
 	audit bool
 }
 
-// auditRule reports whether id is a rule of the installed audit (registered when the audit is
-// linked in, as it is in the binary): a suppression of one is the reviewed acceptance of a fact
-// only the install shows, such as anon reading every row of a table.
+// auditRule reports whether id is a rule of the installed audit or of the check of the
+// installed bodies (registered when they are linked in, as they are in the binary): a
+// suppression of one is the reviewed acceptance of a fact only the install shows, such as anon
+// reading every row of a table or a variable a body never reads; those phases honour it
+// ([Suppressed]), and lint cannot tell whether it is used.
 func auditRule(id string) bool {
 	r, ok := rule.Lookup(id)
-	return ok && r.Phase == finding.PhaseAudit
+	return ok && (r.Phase == finding.PhaseAudit || r.Phase == finding.PhaseBodies)
 }
 
 // installedRule reports whether id is a rule of a phase that reads the installed database and
@@ -64,9 +66,14 @@ var securityRules = []string{
 	TableRLSDisabled, UnsafeServerAccess, UndeclaredChange, AttachesToExistingTable,
 }
 
-// securityRule reports whether id is a security rule: one of [securityRules], or the audit's.
+// securityRule reports whether id is a security rule: one of [securityRules], the audit's, or
+// an installed body's rule tagged security (SQL injection).
 func securityRule(id string) bool {
-	return slices.Contains(securityRules, id) || auditRule(id)
+	if slices.Contains(securityRules, id) {
+		return true
+	}
+	r, ok := rule.Lookup(id)
+	return ok && (r.Phase == finding.PhaseAudit || r.Phase == finding.PhaseBodies && slices.Contains(r.Tags, "security"))
 }
 
 // applySuppressions drops findings suppressed by ledgercheck:ignore comments and adds findings

@@ -31,6 +31,8 @@ type analyzer struct {
 	probs []Problem
 	col   collector
 	draft draft
+	// pending are the pg_cron job calls of the statement being analysed (jobs.go).
+	pending []pendingJob
 }
 
 // scope is the text a statement was parsed from and how to map it back to the file.
@@ -121,6 +123,9 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 		a.collect(sc, n, op)
 	}
 	a.ops = append(a.ops, op.finish())
+	if len(a.pending) > 0 {
+		a.jobs()
+	}
 	if body != nil && sc.depth < maxDepth {
 		n := len(a.ops)
 		saved := a.path
@@ -319,6 +324,7 @@ func (c *collector) funcCall(x *pg_query.FuncCall) {
 		if call.Name.Name == "set_config" && (call.Name.Schema == "" || call.Name.Schema == "pg_catalog") {
 			op.setConfig(x, call.Pos)
 		}
+		a.jobCall(sc, x, op)
 	}
 }
 

@@ -46,6 +46,8 @@ type File struct {
 	Problems []Problem
 	// MetaCommands are psql meta-commands and COPY FROM STDIN data that Parse blanked out.
 	MetaCommands []MetaCommand
+	// Jobs are the pg_cron jobs whose command the file gives, in file order ([Job]).
+	Jobs []Job
 
 	lineStarts []int32 // byte offset of each line (files are at most 4 MiB)
 	multibyte  []int32 // for a file that is not ASCII: UTF-8 continuation bytes in Src[:k*posBlock]

@@ -20,6 +20,9 @@ const (
 	InDo
 	// InExecute is a statement inside a string literal passed to EXECUTE.
 	InExecute
+	// InJob is a statement of a pg_cron job's command, a string literal passed to
+	// cron.schedule (or schedule_in_database, alter_job): it runs later, as the job ([Job]).
+	InJob
 )
 
 // String names the context as messages use it.
@@ -31,6 +34,8 @@ func (c Context) String() string {
 		return "in a DO block"
 	case InExecute:
 		return "in dynamic SQL"
+	case InJob:
+		return "in a pg_cron job's command"
 	}
 	return "at top level"
 }

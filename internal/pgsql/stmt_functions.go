@@ -29,6 +29,36 @@ type Function struct {
 	Body string `json:"body,omitempty"`
 	// BodyPos is where the body starts in the file.
 	BodyPos finding.Position `json:"body_pos"`
+
+	// bodyStart is the byte offset of the body's first byte in the file, and bodyIdx, when the
+	// body is not a plain slice of the file there (a quoted literal with escapes, a body inside
+	// dynamic SQL), the file offset of each of its bytes ([Function.BodyOffset]).
+	bodyStart int
+	bodyIdx   []int
+}
+
+// BodyOffset returns the byte offset in the file of byte i of Body (len(Body): just past it),
+// so that a diagnostic about a body (a line and column inside it, from the server) lands where
+// the user wrote it.
+func (f *Function) BodyOffset(i int) int {
+	if f.bodyIdx == nil {
+		return f.bodyStart + i
+	}
+	return f.bodyIdx[max(0, min(i, len(f.bodyIdx)-1))]
+}
+
+// mapBody records where the body's bytes are in the file: bm maps a byte of the body to its file
+// offset; linear says it is the body's first offset plus i (a dollar-quoted body of a top-level
+// statement).
+func (f *Function) mapBody(bm offsetMap, linear bool) {
+	f.bodyStart = bm(0)
+	if linear {
+		return
+	}
+	f.bodyIdx = make([]int, len(f.Body)+1)
+	for i := range f.bodyIdx {
+		f.bodyIdx[i] = bm(i)
+	}
 }
 
 func (*Function) family() string { return "functions" }
@@ -124,6 +154,7 @@ func (a *analyzer) atomicBody(sc *scope, body *pg_query.Node, fn Name, sp span) 
 func (a *analyzer) functionBody(sc *scope, fn *Function, asLoc int, name Name, sp span) {
 	lit, bm := a.bodyLiteral(sc, asLoc, fn.Body)
 	fn.BodyPos = a.f.Pos(bm(0))
+	fn.mapBody(bm, lit.idx == nil && sc.ctx == TopLevel)
 	switch fn.Language {
 	case "plpgsql":
 		a.plpgsql(sc, sc.src[sp.start:sp.end], lit.value, bm, InFunction, name)

@@ -62,6 +62,12 @@ type Options struct {
 	// Script, when not nil, is File already parsed (the gate parses each variant once); else
 	// File is parsed for each run.
 	Script *scratch.Script
+	// Jobs are the pg_cron jobs File schedules (sqlscript.Jobs), whose commands the install ran
+	// once after File: the upgrade runs them once after File too, so that it is compared with a
+	// fresh install like it. The reruns do not: a job runs on its own schedule, not with each
+	// application of the migration, and what it did once is what runs 2..N must keep. Their
+	// failures are the install's findings (the phase bodies), not reported again.
+	Jobs []sqlscript.Job
 	// Statements, when not nil, maps File's objects to its statements (the gate's, built once
 	// per variant); else File is parsed for it. Findings point at the statements.
 	Statements *locate.Index
@@ -371,6 +377,17 @@ func (a *auditor) exec(ctx context.Context, db *scratch.Database, s Script, sc *
 	return sqlscript.ExecFile(ctx, db, s.Name, s.Src)
 }
 
+// applyFile applies the migration in db (sc: its script, observed or not), then the commands of the jobs it schedules, as the
+// install did ([Options.Jobs]): the upgrade's application of the file.
+func (a *auditor) applyFile(ctx context.Context, db *scratch.Database, sc *scratch.Script) (*failure, error) {
+	f, err := a.apply(ctx, db, a.opts.File, sc)
+	if f != nil || err != nil || len(a.opts.Jobs) == 0 {
+		return f, err
+	}
+	_, err = sqlscript.RunJobs(ctx, db, a.opts.Jobs)
+	return nil, err
+}
+
 // apply runs a script in db. A statement the server rejects, or a syntax error, is a failure;
 // anything else (the connection, a cancelled context) is an error.
 func (a *auditor) apply(ctx context.Context, db *scratch.Database, s Script, sc *scratch.Script) (*failure, error) {
@@ -613,7 +630,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		out.rows += t.Rows
 	}
 	a.logf("upgrade: applying %s over %s", o.File.Name, o.Previous.Name)
-	if f, err := a.apply(ctx, db, o.File, a.observed("upgrade from "+o.Previous.Name, conn)); err != nil {
+	if f, err := a.applyFile(ctx, db, a.observed("upgrade from "+o.Previous.Name, conn)); err != nil {
 		return out, err
 	} else if f != nil {
 		out.findings = append(out.findings, newFinding(RuleUpgradeFailed, finding.SevError, f.pos,

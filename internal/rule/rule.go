@@ -168,7 +168,7 @@ func Register(r Rule) Rule {
 		panic(fmt.Sprintf("rule: id %q is not kebab-case", r.ID))
 	}
 	switch r.Phase {
-	case finding.PhaseLint, finding.PhaseInstall, finding.PhaseParity, finding.PhaseProbe, finding.PhaseRerun, finding.PhaseAllow, finding.PhaseAudit, finding.PhaseLocks:
+	case finding.PhaseLint, finding.PhaseInstall, finding.PhaseParity, finding.PhaseProbe, finding.PhaseRerun, finding.PhaseAllow, finding.PhaseAudit, finding.PhaseLocks, finding.PhaseBodies:
 	default:
 		panic(fmt.Sprintf("rule: %s has unknown phase %q", r.ID, r.Phase))
 	}

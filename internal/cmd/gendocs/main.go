@@ -79,6 +79,7 @@ var phases = []struct{ name, about string }{
 	{"lint", "the static rules: the SQL as written, before anything runs (`ledgercheck lint`, and the first step of `check`)"},
 	{"install", "a variant installed into a fresh Supabase-like database"},
 	{"audit", "the installed security audit: what anon and authenticated can do with what the install created (`check`, `lint --install`)"},
+	{"bodies", "the installed code checked: every PL/pgSQL body the install created with plpgsql_check, its views and SQL functions planned, its pg_cron jobs run (`check`, `lint --install`)"},
 	{"locks", "the lock trace: the locks and rewrites each statement of the install, the reruns and the upgrade takes on tables that existed before the file (`check`)"},
 	{"parity", "the artifact and a port compared after their installs"},
 	{"probe", "the probes of `ledgercheck.yaml`, run on both installs"},
@@ -94,10 +95,10 @@ func index(all []rule.Rule) string {
 	b.WriteString("Every rule any phase of ledgercheck reports, one page each. `ledgercheck explain RULE` prints\n" +
 		"the page; SARIF's rule help is the page too. Change a rule's text in its page; add a rule with\n" +
 		"`make new-rule ID=... PHASE=...`.\n\n" +
-		"A lint or audit finding can be accepted for one statement with a reason a reviewer can audit,\n" +
-		"on the line before it: `-- ledgercheck:ignore RULE-ID reason`; lint rules' severities are\n" +
-		"`lint.severity` in `ledgercheck.yaml`. A lock is accepted under `locks.accept` in\n" +
-		"`ledgercheck.yaml`, with its table, mode and reason.\n")
+		"A lint, audit or bodies finding can be accepted for one statement with a reason a reviewer can\n" +
+		"audit, on the line before it: `-- ledgercheck:ignore RULE-ID reason`; the severities of lint's\n" +
+		"and the bodies' rules are `lint.severity` in `ledgercheck.yaml`. A lock is accepted under\n" +
+		"`locks.accept` in `ledgercheck.yaml`, with its table, mode and reason.\n")
 	for _, ph := range phases {
 		var rows []rule.Rule
 		for _, r := range all {

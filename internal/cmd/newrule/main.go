@@ -33,7 +33,7 @@ type file struct {
 func main() {
 	var o options
 	flag.StringVar(&o.id, "id", "", "the rule's kebab-case id")
-	flag.StringVar(&o.phase, "phase", "", "its phase: lint, install, audit, parity, probe, allowlist, rerun or locks")
+	flag.StringVar(&o.phase, "phase", "", "its phase: lint, install, audit, bodies, parity, probe, allowlist, rerun or locks")
 	flag.StringVar(&o.severity, "severity", "error", "its default severity: error, warning or info")
 	flag.StringVar(&o.summary, "summary", "", "its one-line summary (default: a TODO in the page)")
 	flag.StringVar(&o.root, "root", ".", "the repository root")
@@ -111,7 +111,7 @@ func scaffold(o options) ([]file, error) {
 	}
 	ph, ok := phases[o.phase]
 	if !ok {
-		return nil, fmt.Errorf("-phase %q: want lint, install, audit, parity, probe, allowlist, rerun or locks", o.phase)
+		return nil, fmt.Errorf("-phase %q: want lint, install, audit, bodies, parity, probe, allowlist, rerun or locks", o.phase)
 	}
 	gf := ph.goFile(o)
 	src, err := format.Source([]byte(gf.content))
@@ -134,6 +134,7 @@ var phases = map[string]phase{
 	"lint":      {"lint", "PhaseLint", lintCase},
 	"install":   {"gate", "PhaseInstall", rerunCase},
 	"audit":     {"audit", "PhaseAudit", corpusCase},
+	"bodies":    {"bodies", "PhaseBodies", bodiesCase},
 	"parity":    {"parity", "PhaseParity", parityCase},
 	"probe":     {"parity", "PhaseProbe", parityCase},
 	"allowlist": {"parity", "PhaseAllow", parityCase},
@@ -211,6 +212,12 @@ func rerunCase(o options) []file {
 // -update once the rule fires (internal/locks).
 func locksCase(o options) []file {
 	return []file{{path: "testdata/locks/" + o.id + "/input.sql", content: caseSQL(o)}}
+}
+
+// bodiesCase is testdata/bodies/<id>/input.sql; its want.txt comes from the golden test's
+// -update once the rule fires (until then the case has none, and the test fails).
+func bodiesCase(o options) []file {
+	return []file{{path: "testdata/bodies/" + o.id + "/input.sql", content: caseSQL(o)}}
 }
 
 // parityCase is testdata/parity/<id>/case.yaml: the edits that make the port differ.
