@@ -76,7 +76,7 @@ func assemble(req Request, runs []*variantRun, ports []portRun, layout rerunLayo
 
 // variantPhases are one variant's phases in the report.
 type variantPhases struct {
-	lint                                            report.PhaseResult
+	lint                                             report.PhaseResult
 	install, crossCheck, audit, bodies, locks, rerun []report.PhaseResult
 }
 

@@ -37,22 +37,15 @@ type suppression struct {
 	audit bool
 }
 
-// auditRule reports whether id is a rule of the installed audit or of the check of the
-// installed bodies (registered when they are linked in, as they are in the binary): a
-// suppression of one is the reviewed acceptance of a fact only the install shows, such as anon
-// reading every row of a table or a variable a body never reads; those phases honour it
-// ([Suppressed]), and lint cannot tell whether it is used.
-func auditRule(id string) bool {
-	r, ok := rule.Lookup(id)
-	return ok && (r.Phase == finding.PhaseAudit || r.Phase == finding.PhaseBodies)
-}
-
 // installedRule reports whether id is a rule of a phase that reads the installed database and
-// honours ledgercheck:ignore (the installed audit, the lock trace): lint cannot tell whether a
-// suppression of one is used.
+// honours ledgercheck:ignore (the installed audit, the check of the installed bodies, the lock
+// trace; registered when they are linked in, as they are in the binary): a suppression of one is
+// the reviewed acceptance of a fact only the install shows, such as anon reading every row of a
+// table, a variable a body never reads or a lock on an existing table; those phases honour it
+// ([Suppressed]), and lint cannot tell whether it is used.
 func installedRule(id string) bool {
 	r, ok := rule.Lookup(id)
-	return ok && (r.Phase == finding.PhaseAudit || r.Phase == finding.PhaseLocks)
+	return ok && rule.Installed(r.Phase)
 }
 
 // securityRules are the lint rules about who can do what with the file's objects, or that hide

@@ -51,11 +51,18 @@ func IndexURL(base string) string {
 var unsuppressible = map[string]bool{"invalid-suppression": true, "unused-suppression": true, "parse-error": true, "too-complex": true}
 
 // Suppressible reports whether a "-- ledgercheck:ignore ID reason" comment on the line before a
-// statement accepts rule id's findings at that statement: a rule of lint or of the installed
-// audit, but for the few above.
+// statement accepts rule id's findings at that statement: a rule of lint or of a phase that
+// reads the installed database at a statement ([Installed]), but for the few above.
 func Suppressible(id string) bool {
 	r, ok := Lookup(id)
-	return ok && (r.Phase == finding.PhaseLint || r.Phase == finding.PhaseAudit) && !unsuppressible[id]
+	return ok && (r.Phase == finding.PhaseLint || Installed(r.Phase)) && !unsuppressible[id]
+}
+
+// Installed reports whether phase reads the installed database and reports at the file's
+// statements, honouring their suppressions: the installed audit, the check of the installed
+// bodies and the lock trace.
+func Installed(phase finding.Phase) bool {
+	return phase == finding.PhaseAudit || phase == finding.PhaseBodies || phase == finding.PhaseLocks
 }
 
 // Rule describes one rule.

@@ -39,15 +39,37 @@ func Jobs(f *pgsql.File) []Job {
 		if strings.TrimSpace(j.Command) == "" {
 			continue
 		}
-		lead := len(j.Command) - len(strings.TrimLeft(j.Command, " \t\r\n\f\v"))
-		start := j.CommandOffset(0)
-		sc := &scratch.Script{Name: f.Name, Statements: []scratch.Statement{{
-			Index: j.Stmt, Text: j.Command, Start: start, Pos: f.Pos(j.CommandOffset(lead)),
-		}}}
-		sc.Position = func(off int) finding.Position { return f.Pos(j.CommandOffset(off - start)) }
-		out = append(out, Job{Job: j, Script: sc})
+		out = append(out, Job{Job: j, Script: jobScript(f, j)})
 	}
 	return out
+}
+
+// jobScript is the script of j's command: each statement of it in a message of its own, as the
+// install sends every statement (scratch sends one statement per message), inside one
+// transaction when there are several, as pg_cron's one query of them runs them. A command that
+// does not parse is sent as it is, for the server to reject at its place.
+func jobScript(f *pgsql.File, j pgsql.Job) *scratch.Script {
+	start := j.CommandOffset(0)
+	sc := &scratch.Script{Name: f.Name}
+	sc.Position = func(off int) finding.Position { return f.Pos(j.CommandOffset(off - start)) }
+	stmt := func(text string, rel int) scratch.Statement {
+		return scratch.Statement{Index: j.Stmt, Text: text, Start: start + rel, Pos: f.Pos(j.CommandOffset(rel))}
+	}
+	cmd, err := pgsql.Parse(f.Name, []byte(j.Command))
+	if err != nil || len(cmd.Stmts) == 0 {
+		lead := len(j.Command) - len(strings.TrimLeft(j.Command, " \t\r\n\f\v"))
+		sc.Statements = []scratch.Statement{stmt(j.Command, 0)}
+		sc.Statements[0].Pos = f.Pos(j.CommandOffset(lead))
+		return sc
+	}
+	for _, st := range cmd.Stmts {
+		sc.Statements = append(sc.Statements, stmt(st.Text, st.Start))
+	}
+	if len(sc.Statements) > 1 {
+		first := cmd.Stmts[0].Start
+		sc.Statements = append(append([]scratch.Statement{stmt("BEGIN", first)}, sc.Statements...), stmt("COMMIT", first))
+	}
+	return sc
 }
 
 // RunJobs runs the command of each job once in db as the install role, the role that scheduled
