@@ -113,7 +113,7 @@ func TestInitThenCheck(t *testing.T) {
 		t.Fatalf("check with the prerequisite: %q, want %q (errors %v)", names, want, errorRules(rep))
 	}
 	var locked []string
-	for _, f := range rep.Phases[4].Findings {
+	for _, f := range rep.Phases[5].Findings {
 		locked = append(locked, fmt.Sprintf("%s %s %s", f.Pos, f.Rule, f.Object))
 	}
 	if wantLocks := []string{"notes.sql:1:1 lock-blocks-writes table public.tags", "notes.sql:1:1 lock-without-timeout table public.tags"}; !slices.Equal(locked, wantLocks) {

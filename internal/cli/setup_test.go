@@ -47,14 +47,14 @@ func TestSetupCarriesWhatItInstalls(t *testing.T) {
 		extra               map[string]string
 		want                []string
 	}{
-		{"debian-12", debian, "15", nil, []string{"apt-get install -y postgresql-15 postgresql-server-dev-15",
+		{"debian-12", debian, "15", nil, []string{"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-plpgsql-check",
 			"apt-get source --download-only pgvector=0.8.0-1", "apt-get install -y bubblewrap",
 			"/guard PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config GUARD_VERSION=" + guard.Digest() + " install"}},
 		{"debian-12-pg17", debian, "17", nil, []string{self + " setup --pg 17   # into /usr/local/lib/postgresql/17",
 			"pg_config built from /", "apt-get install -y bubblewrap"}},
 		{"ubuntu-24.04", ubuntu, "15", map[string]string{"proc/sys/kernel/apparmor_restrict_unprivileged_userns": "1\n"}, []string{
 			"sh /usr/share/postgresql-common/pgdg/apt.postgresql.org.sh -y",
-			"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-pgvector bubblewrap gcc make",
+			"apt-get install -y postgresql-15 postgresql-server-dev-15 postgresql-15-pgvector postgresql-15-plpgsql-check bubblewrap gcc make",
 			"/apparmor/ledgercheck-bwrap /etc/apparmor.d/ledgercheck-bwrap",
 			"/guard PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config GUARD_VERSION=" + guard.Digest() + " install"}},
 	} {
