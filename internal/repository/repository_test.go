@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // sidecars: a needs nothing; b needs a; c needs b (and so a); d needs a and has a prerequisite
@@ -62,7 +63,7 @@ func TestSidecarRequest(t *testing.T) {
 	}
 	// Sidecars with the same needs and prerequisite files share their template.
 	tb, td := gate.Templates(req.sidecarRequest(all[1])), gate.Templates(req.sidecarRequest(all[3]))
-	if len(tb) == 0 || tb[0].Base.Key != td[0].Base.Key || tb[0].Base.Key == gate.Templates(req.sidecarRequest(all[2]))[0].Base.Key {
+	if len(tb) == 0 || !scratch.SameTemplate(tb[0], td[0]) || scratch.SameTemplate(tb[0], gate.Templates(req.sidecarRequest(all[2]))[0]) {
 		t.Error("the template key does not follow the prerequisite files")
 	}
 }
