@@ -47,6 +47,7 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 		},
 		Logf: func(format string, args ...any) { g.logf(format, args...) },
 		Tool: "ledgercheck", Version: Version, Root: ".",
+		MaxSidecars: cfg.Limits.Sidecars, MaxDepth: cfg.Limits.NeedsDepth,
 	}
 	o := config.Overrides{Fixture: f.fixture, Times: changed(cmd.Flags(), "times", &f.times)}
 	var err error

@@ -165,7 +165,19 @@ type Limits struct {
 	// ReadSize bounds any one message ledgercheck reads from the server: a catalog query's
 	// result, a row (default 64MiB).
 	ReadSize Size `yaml:"read_size"`
+	// Sidecars bounds how many sidecars one run of a repository checks (default
+	// [DefaultMaxSidecars]); NeedsDepth how long a chain of needs under one of them may be
+	// (default [DefaultMaxNeedsDepth]). Past either, check stops before it starts, and says so.
+	Sidecars   int `yaml:"sidecars"`
+	NeedsDepth int `yaml:"needs_depth"`
 }
+
+// The default bounds of a repository's run: how many sidecars it checks, and how long a chain
+// of needs may be (a Supabase project's migrations are one chain).
+const (
+	DefaultMaxSidecars   = 200
+	DefaultMaxNeedsDepth = 1000
+)
 
 // Size is a number of bytes, written with a unit as PostgreSQL writes memory settings: "512kB",
 // "64MB", "1GB", "1TB" (each 1024 of the one before; "KiB", "MiB", "GiB", "TiB" too), or a
@@ -275,6 +287,12 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Limits.LockTimeout == 0 {
 		c.Limits.LockTimeout = 10 * time.Second
+	}
+	if c.Limits.Sidecars == 0 {
+		c.Limits.Sidecars = DefaultMaxSidecars
+	}
+	if c.Limits.NeedsDepth == 0 {
+		c.Limits.NeedsDepth = DefaultMaxNeedsDepth
 	}
 	if c.Limits.InstallTimeout == 0 {
 		c.Limits.InstallTimeout = 120 * time.Second
@@ -604,6 +622,14 @@ func (c *Config) validate() error {
 	}{{"scratch_size", c.Limits.ScratchSize}, {"server_memory", c.Limits.ServerMemory}, {"read_size", c.Limits.ReadSize}} {
 		if l.z != 0 && l.z < 1<<20 {
 			return c.errAt(c.Line("limits."+l.key), "limits.%s %s: want at least 1MB", l.key, l.z)
+		}
+	}
+	for _, l := range []struct {
+		key string
+		n   int
+	}{{"sidecars", c.Limits.Sidecars}, {"needs_depth", c.Limits.NeedsDepth}} {
+		if l.n < 1 {
+			return c.errAt(c.Line("limits."+l.key), "limits.%s %d: want at least 1", l.key, l.n)
 		}
 	}
 	if c.Postgres != 0 {

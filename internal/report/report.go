@@ -65,6 +65,9 @@ type PhaseResult struct {
 	// LeftLabel and RightLabel name the two sides of this phase's differences when they are not
 	// the report's (a report with several ports); empty means [Report.LeftLabel] and RightLabel.
 	LeftLabel, RightLabel string
+	// Sidecar names the sidecar the phase belongs to in a repository's run ([Report.Sidecars]);
+	// "" in a run of one.
+	Sidecar string
 }
 
 // Errors returns the number of error findings.
@@ -111,6 +114,9 @@ type Report struct {
 	// Servers are the PostgreSQL servers the run installed on, each with what ran there; none
 	// for a run without a database (lint without --install).
 	Servers []Server
+	// Sidecars are the sidecars of a repository's run, in the order their phases are shown
+	// (sidecars.go); none for a run of one.
+	Sidecars []Sidecar
 }
 
 // Server is a PostgreSQL server a run used, and the variants (or files) that ran on it.

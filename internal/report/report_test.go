@@ -367,3 +367,59 @@ func TestNothingCheckedIsSkippedNotPassed(t *testing.T) {
 		}
 	}
 }
+
+// repositorySample is a repository's run of three sidecars: people passes, thought-people fails
+// (a finding in its lint and one in its install), and tag-people, which needs it, was not
+// checked.
+func repositorySample() *Report {
+	return &Report{
+		Tool: "ledgercheck", Version: "1.2.3", Duration: 4100 * time.Millisecond,
+		Servers: []Server{{Version: "15.14", Kind: "embedded", Ran: []string{"people", "thought-people"}}},
+		Sidecars: []Sidecar{
+			{Name: "people", File: "schemas/people/schema.sql", Duration: 1210 * time.Millisecond},
+			{Name: "thought-people", File: "schemas/thought-people/schema.sql", Needs: []string{"people"}, Duration: 980 * time.Millisecond},
+			{Name: "tag-people", File: "recipes/tag-people/view.sql", Needs: []string{"thought-people", "people"}},
+		},
+		Phases: []PhaseResult{
+			{Phase: finding.PhaseLint, Name: "lint people", Sidecar: "people", File: "schemas/people/schema.sql", Duration: 4 * time.Millisecond},
+			{Phase: finding.PhaseRerun, Name: "rerun people", Sidecar: "people", File: "schemas/people/schema.sql", Duration: 610 * time.Millisecond},
+			{Phase: finding.PhaseLint, Name: "lint thought-people", Sidecar: "thought-people", File: "schemas/thought-people/schema.sql", Duration: 3 * time.Millisecond, Findings: []finding.Finding{
+				{Phase: finding.PhaseLint, Rule: "table-rls-disabled", Severity: finding.SevError, Pos: finding.Position{File: "schemas/thought-people/schema.sql", Line: 3, Col: 1},
+					Message: "table public.thought_people is created without row level security", Object: "table public.thought_people"},
+			}},
+			{Phase: finding.PhaseInstall, Name: "install thought-people", Sidecar: "thought-people", File: "schemas/thought-people/schema.sql", Duration: 120 * time.Millisecond, Findings: []finding.Finding{
+				{Phase: finding.PhaseInstall, Rule: "install-failed", Severity: finding.SevError, Pos: finding.Position{File: "schemas/thought-people/schema.sql", Line: 12, Col: 1},
+					Message: "the migration does not install: column t.source_type does not exist (SQLSTATE 42703)"},
+			}},
+			{Phase: finding.PhaseInstall, Name: "install tag-people", Sidecar: "tag-people", File: "recipes/tag-people/view.sql", Status: StatusSkip,
+				Notes: []string{"not checked: tag-people needs thought-people, which does not install (see the phase install thought-people)"}},
+		},
+	}
+}
+
+// A repository's run is grouped by sidecar in every format: a table of the sidecars with their
+// status, findings, time and needs (text, step summary, html), a heading per sidecar before its
+// phases' findings, and each phase's and result's sidecar in json and sarif.
+func TestRepositoryGoldens(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		write func(io.Writer, *Report) error
+	}{
+		{"repository.txt", func(w io.Writer, r *Report) error { return WriteReportText(w, r, false) }},
+		{"repository.json", WriteReportJSON},
+		{"repository.sarif", WriteSARIF},
+		{"repository.github.txt", WriteGitHub},
+		{"repository.summary.md", WriteStepSummary},
+		{"repository.html", WriteHTML},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := repositorySample()
+			r.Finish()
+			var b bytes.Buffer
+			if err := tc.write(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, b.Bytes())
+		})
+	}
+}
