@@ -143,8 +143,9 @@ type Probe struct {
 
 // Rerun configures the rerun audit.
 type Rerun struct {
-	// Times is how many times each variant is installed in a row (at least 2; default 2). The
-	// previous version of each variant, for the upgrade audit, is its previous key.
+	// Times is how many times each variant is installed in a row (default 2; 1 skips the rerun
+	// audit, for migrations that run once). The previous version of each variant, for the
+	// upgrade audit, is its previous key.
 	Times int `yaml:"times"`
 }
 
@@ -605,8 +606,8 @@ func (c *Config) validate() error {
 			return c.errAt(c.Line("prerequisites.files."+strconv.Itoa(i)), "%s: entry %d is empty: name a SQL file", c.Key("prerequisites.files"), i+1)
 		}
 	}
-	if c.Rerun.Times < 2 {
-		return c.errAt(c.Line("rerun.times"), "rerun.times %d: want at least 2 (a rerun is a second install)", c.Rerun.Times)
+	if c.Rerun.Times < 1 {
+		return c.errAt(c.Line("rerun.times"), "rerun.times %d: want at least 1 (2 reruns the file once; 1 skips the rerun audit, as for a project's migrations, which run once)", c.Rerun.Times)
 	}
 	for _, l := range []struct {
 		key string

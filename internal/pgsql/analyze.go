@@ -31,6 +31,7 @@ type analyzer struct {
 	probs []Problem
 	col   collector
 	draft draft
+	uses  *[]Use // when not nil, each statement's uses are appended (ParseUses)
 }
 
 // scope is the text a statement was parsed from and how to map it back to the file.
@@ -118,6 +119,9 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 	}
 	if sc.collect {
 		a.collect(sc, n, op)
+	}
+	if a.uses != nil {
+		a.usesOf(sc, n, op)
 	}
 	a.ops = append(a.ops, op.finish())
 	if body != nil && sc.depth < maxDepth {

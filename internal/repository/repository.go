@@ -105,8 +105,14 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 	// Each template is dropped once the last sidecar that copies it, and the last template
 	// built from it, are done: a long chain holds a few templates at a time.
 	srv.Expect(uses)
-	reports, err := runEach(ctx, srv, reqs, req.Workers, func(r gate.Request) error {
-		for _, sp := range gate.Templates(r) {
+	sg := &suggester{all: req.Sidecars}
+	reports, err := runEach(ctx, srv, reqs, req.Workers, func(i int, rep *report.Report) error {
+		// A sidecar that does not install may lack a need: found and confirmed while its
+		// template is still there.
+		if err := sg.suggest(ctx, srv, checked[i], reqs[i], rep); err != nil {
+			return err
+		}
+		for _, sp := range gate.Templates(reqs[i]) {
 			if err := srv.Release(ctx, sp); err != nil {
 				return err
 			}
@@ -236,7 +242,7 @@ func Affected(all []Sidecar, changed []string) []string {
 // runEach runs every request on srv, at most workers at once, started in their order (each
 // after those it needs), and returns their reports in that order; done is called with each
 // request once its run is over. The first error cancels the others.
-func runEach(ctx context.Context, srv *scratch.Server, reqs []gate.Request, workers int, done func(gate.Request) error) ([]*report.Report, error) {
+func runEach(ctx context.Context, srv *scratch.Server, reqs []gate.Request, workers int, done func(i int, rep *report.Report) error) ([]*report.Report, error) {
 	if workers <= 0 {
 		workers = 2
 	}
@@ -258,7 +264,7 @@ func runEach(ctx context.Context, srv *scratch.Server, reqs []gate.Request, work
 			defer func() { <-slots }()
 			res, err := gate.Run(ctx, r)
 			if err == nil {
-				err = done(r)
+				err = done(i, res.Report)
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", r.Artifact.Name, err)

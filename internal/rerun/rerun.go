@@ -635,7 +635,7 @@ func (a *auditor) rerunSummary(rr rerunOutcome) string {
 		return fmt.Sprintf("rerun failed: %s ran %d times %s, but changed the catalog or the data (%s)",
 			o.File.Name, o.Times, over, nouns.Count(len(rr.findings), "finding"))
 	case o.Times == 1:
-		return fmt.Sprintf("rerun skipped: %s installed once %s (%s, %s); --times 1 applies it no more",
+		return fmt.Sprintf("rerun skipped: %s installed once %s (%s, %s); rerun.times 1 (or --times 1) applies it no more",
 			o.File.Name, over, nouns.Count(rr.tables, "table"), nouns.Count(int(rr.rows), "row"))
 	}
 	return fmt.Sprintf("rerun passed: %s ran %d times %s; the catalog and all %s (%s) were unchanged after every run",
