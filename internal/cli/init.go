@@ -189,6 +189,14 @@ func (f *initFlags) runRepository(cmd *cobra.Command, g *globals) error {
 	if err != nil {
 		return fault.Input(fmt.Errorf("init: %w", err))
 	}
+	var existing *config.Config
+	if f.update {
+		if existing, err = f.existing(g); err != nil {
+			return err
+		}
+		byFile, taken := existing.Configured()
+		lay.Rename(".", byFile, taken)
+	}
 	in := initRepository(cmd, lay, dim)
 	for _, d := range lay.Dropped {
 		g.logf("init: %s and %s need each other (a cycle, which a configuration cannot hold): left out %s; review", d.Sidecar, d.Need.Sidecar, d.Need.Sentence(d.Sidecar))
@@ -197,7 +205,7 @@ func (f *initFlags) runRepository(cmd *cobra.Command, g *globals) error {
 		g.logf("init: left out %s: %s", l.File, l.Why)
 	}
 	if f.update {
-		return f.updateRepository(g, in)
+		return f.updateRepository(g, existing, in)
 	}
 	if err := f.write(config.RepositoryConfig(in)); err != nil {
 		return err
@@ -251,18 +259,27 @@ func initArgs(cmd *cobra.Command) []string {
 	return out
 }
 
-// updateRepository adds what in has that the existing configuration lacks, keeping the rest.
-func (f *initFlags) updateRepository(g *globals, in config.InitRepository) error {
+// existing is the configuration of version 3 --update adds to.
+func (f *initFlags) existing(g *globals) (*config.Config, error) {
 	src, err := g.scope().ReadFile(config.DefaultFile, input.Config)
 	if err != nil {
-		return fault.Input(fmt.Errorf("--update: %w (init without --update writes one)", err))
+		return nil, fault.Input(fmt.Errorf("--update: %w (init without --update writes one)", err))
 	}
 	c, err := config.Parse(config.DefaultFile, src)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if c.Version != config.RepositoryVersion {
-		return fault.Input(fmt.Errorf("--update: %s is of version %d, not a repository's (%d)", config.DefaultFile, c.Version, config.RepositoryVersion))
+		return nil, fault.Input(fmt.Errorf("--update: %s is of version %d, not a repository's (%d)", config.DefaultFile, c.Version, config.RepositoryVersion))
+	}
+	return c, nil
+}
+
+// updateRepository adds what in has that c, the existing configuration, lacks, keeping the rest.
+func (f *initFlags) updateRepository(g *globals, c *config.Config, in config.InitRepository) error {
+	src, err := g.scope().ReadFile(config.DefaultFile, input.Config)
+	if err != nil {
+		return fault.Input(fmt.Errorf("--update: %w", err))
 	}
 	out, added, err := config.UpdateRepository(c, src, in)
 	if err != nil {

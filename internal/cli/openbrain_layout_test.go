@@ -262,3 +262,55 @@ func TestInitThenCheckOpenBrainLayout(t *testing.T) {
 		t.Errorf("install-failed says %q, want the missing column and %q", msg, want)
 	}
 }
+
+// init --update on a repository that gained a file adds its sidecar, with its needs named as the
+// configuration names them, and keeps what a reviewer wrote: a renamed sidecar, a key, comments.
+// Run again, it has nothing to add.
+func TestInitUpdateKeepsWhatAReviewerWrote(t *testing.T) {
+	dir := t.TempDir()
+	writeLayout(t, dir, openBrainLayout)
+	t.Chdir(dir)
+	if code, _, errs := runCLI(t, "init", "--glob", "schemas/**/*.sql"); code != ExitOK {
+		t.Fatalf("init: exit %d: %s", code, errs)
+	}
+	yaml, err := os.ReadFile(config.DefaultFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The reviewer renames a sidecar, gives another a rerun count, and says why.
+	edited := strings.Replace(string(yaml), "{name: enhanced-thoughts-schema, file: schemas/enhanced-thoughts/schema.sql, dim: 1536}",
+		"{name: enhanced, file: schemas/enhanced-thoughts/schema.sql, dim: 1536}", 1)
+	edited = strings.Replace(edited, "needs: [enhanced-thoughts-schema]", "needs: [enhanced]", -1)
+	edited = strings.Replace(edited, "  - {name: people, file: schemas/people/schema.sql, dim: 1536}",
+		"  # reviewed: people is rerun three times, its import is retried in production\n  - {name: people, file: schemas/people/schema.sql, dim: 1536, rerun: {times: 3}}", 1)
+	write(t, config.DefaultFile, edited)
+	writeLayout(t, dir, map[string]string{"schemas/enhanced-thoughts/stats.sql": openBrainLayout["recipes/readwise/highlights.sql"]})
+
+	code, _, errs := runCLI(t, "init", "--update", "--glob", "schemas/**/*.sql")
+	if code != ExitOK || !strings.Contains(errs, "added 1 entry") {
+		t.Fatalf("init --update: exit %d: %s", code, errs)
+	}
+	c, err := config.Load(config.DefaultFile, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range c.Repository() {
+		got[s.Name] = strings.Join(s.Needs, ",")
+		if s.Name == "people" && s.Config.Rerun.Times != 3 {
+			t.Errorf("people's rerun count %d, want the reviewer's 3", s.Config.Rerun.Times)
+		}
+	}
+	if got["enhanced-thoughts-stats"] != "enhanced" || got["enhanced-thoughts-classify"] != "enhanced" || len(got) != 5 {
+		t.Errorf("sidecars and needs after --update: %v; want the new stats.sql needing enhanced, as the reviewer named it", got)
+	}
+	b, _ := os.ReadFile(config.DefaultFile)
+	for _, want := range []string{"# reviewed: people is rerun three times", "# enhanced-thoughts-stats reads column public.thoughts.source_type (line 11), which enhanced adds"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("no %q in:\n%s", want, b)
+		}
+	}
+	if code, _, errs := runCLI(t, "init", "--update", "--glob", "schemas/**/*.sql"); code != ExitOK || !strings.Contains(errs, "nothing to add") {
+		t.Errorf("init --update again: exit %d: %s", code, errs)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -118,11 +119,11 @@ func sidecarEntry(s InitSidecar) string {
 // oneLine is s on one line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// UpdateRepository adds to the configuration of version 3 at path (src, its content; c, its
-// parse) what in has that it lacks: each sidecar whose file no entry names (renamed when its name
-// is taken; its needs named as the configuration names them), and the migrations entry. It edits
-// the file's YAML node tree, so that every entry, key and comment a reviewer wrote stays. It
-// returns the new content and the names of the sidecars it added.
+// UpdateRepository adds to the configuration of version 3 c (src, its content) what in has that
+// it lacks: each sidecar whose file no entry names (in's names and needs must be the
+// configuration's: see [Configured]), and the migrations entry. It edits the file's YAML node
+// tree, so that every entry, key and comment a reviewer wrote stays. It returns the new content
+// and what it added.
 func UpdateRepository(c *Config, src []byte, in InitRepository) ([]byte, []string, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
@@ -132,43 +133,19 @@ func UpdateRepository(c *Config, src []byte, in InitRepository) ([]byte, []strin
 	if seq == nil || seq.Kind != yaml.SequenceNode {
 		return nil, nil, fmt.Errorf("%s: no sidecars list to add to", c.Path)
 	}
-	dir := filepath.Dir(c.Path)
-	nameOf := map[string]string{} // a file (absolute) -> its sidecar's name in the configuration
-	taken := map[string]bool{}
-	hasMigrations := false
-	for _, s := range c.Sidecars {
-		nameOf[absIn(dir, s.Config.Artifact.File)] = s.Name
-		taken[s.Name] = true
-		hasMigrations = hasMigrations || s.Migration
-	}
-	renamed := map[string]string{} // a name init found -> the configuration's
-	for _, s := range in.Sidecars {
-		if n, ok := nameOf[absIn(dir, s.File)]; ok {
-			renamed[s.Name] = n
-		}
-	}
+	configured, _ := c.Configured()
+	hasMigrations := slices.ContainsFunc(c.Sidecars, func(s Sidecar) bool { return s.Migration })
 	var added []string
 	for _, s := range in.Sidecars {
-		if _, ok := nameOf[absIn(dir, s.File)]; ok {
+		if _, ok := configured[absIn(filepath.Dir(c.Path), s.File)]; ok {
 			continue
-		}
-		name := s.Name
-		for k := 2; taken[name]; k++ {
-			name = fmt.Sprintf("%s-%d", s.Name, k)
-		}
-		taken[name], renamed[s.Name] = true, name
-		s.Name = name
-		for i, n := range s.Needs {
-			if r, ok := renamed[n]; ok {
-				s.Needs[i] = r
-			}
 		}
 		n, err := entryNode(sidecarEntry(s))
 		if err != nil {
 			return nil, nil, err
 		}
 		seq.Content = append(seq.Content, n)
-		added = append(added, name)
+		added = append(added, s.Name)
 	}
 	if in.Migrations != "" && !hasMigrations {
 		n, err := entryNode(fmt.Sprintf(migrationsEntry, yamlScalar(in.Migrations), in.MigrationsDim, strings.Join(DefaultLint().UntrustedExtensions, ", ")))
@@ -189,6 +166,17 @@ func UpdateRepository(c *Config, src []byte, in InitRepository) ([]byte, []strin
 		return nil, nil, fmt.Errorf("writing %s: %w", c.Path, err)
 	}
 	return out.Bytes(), added, nil
+}
+
+// Configured returns the sidecars of c (a configuration of version 3) by their file (absolute,
+// clean), and every name c gives a sidecar: what `init --update` keeps.
+func (c *Config) Configured() (byFile map[string]string, names map[string]bool) {
+	byFile, names = map[string]string{}, map[string]bool{}
+	for _, s := range c.Sidecars {
+		byFile[absIn(filepath.Dir(c.Path), s.Config.Artifact.File)] = s.Name
+		names[s.Name] = true
+	}
+	return byFile, names
 }
 
 // entryNode is the node of one entry of sidecars, written as text (its comments included).

@@ -354,3 +354,44 @@ func sidecarNames(files []Found) map[int]string {
 	}
 	return out
 }
+
+// Rename gives the sidecars of l the names a configuration gives them (byFile: a file, absolute
+// and clean, joined to root when relative -> its name there), and each other sidecar a name
+// the configuration does not take (its own, or with -2, -3 ... after it), in their needs as well:
+// what `init --update` adds then reads as the configuration does.
+func (l *Layout) Rename(root string, byFile map[string]string, taken map[string]bool) {
+	to := map[string]string{}
+	for _, f := range l.Files {
+		if f.Kind != SidecarFile {
+			continue
+		}
+		abs, err := filepath.Abs(filepath.Join(root, filepath.FromSlash(f.Path)))
+		if err != nil {
+			continue
+		}
+		if n, ok := byFile[abs]; ok {
+			to[f.Name] = n
+		}
+	}
+	for _, f := range l.Files {
+		if _, ok := to[f.Name]; ok || f.Kind != SidecarFile {
+			continue
+		}
+		n := f.Name
+		for k := 2; taken[n]; k++ {
+			n = fmt.Sprintf("%s-%d", f.Name, k)
+		}
+		taken[n], to[f.Name] = true, n
+	}
+	for i := range l.Files {
+		f := &l.Files[i]
+		if n, ok := to[f.Name]; ok && f.Kind == SidecarFile {
+			f.Name = n
+		}
+		for j := range f.Needs {
+			if n, ok := to[f.Needs[j].Sidecar]; ok {
+				f.Needs[j].Sidecar = n
+			}
+		}
+	}
+}
