@@ -39,8 +39,8 @@ entries: []
 func newInitCmd(g *globals) *cobra.Command {
 	f := &initFlags{}
 	cmd := &cobra.Command{
-		Use:   "init [--artifact FILE --dim N [--port FILE --port-dim M] | --glob PATTERN... | --update]",
-		Short: "Write a commented ledgercheck.yaml for a sidecar of your own",
+		Use:   "init [--artifact FILE --dim N [--port FILE --port-dim M]] [--glob PATTERN]... [--update]",
+		Short: "Write a commented ledgercheck.yaml for a sidecar of your own, or for a repository as it is",
 		Long: `init writes ` + config.DefaultFile + ` in the current directory for a new sidecar: its migration
 (--artifact, at vector dimension --dim) and, optionally, one port of it (--port at --port-dim),
 compared with the artifact through an allowlist (--allowlist, default allowlist.yaml, created

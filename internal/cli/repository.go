@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -76,12 +77,23 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 	}
 	var names []string
 	all := ch.changed(cfg.Path) // a changed configuration may change any sidecar's needs or policy
+	migrations := map[string]bool{}
 	for i, s := range cfg.Repository() {
+		if s.Migration {
+			migrations[s.Name] = true
+			if isNew, edited := ch.migration(cmd.Context(), &req, i); isNew || all && !edited {
+				names = append(names, s.Name)
+			}
+			continue
+		}
 		if ch.apply(cmd.Context(), &req.Sidecars[i].Request) || all || ch.inputs(s.Config) {
 			names = append(names, req.Sidecars[i].Name)
 		}
 	}
-	req.Check = repository.Affected(req.Sidecars, names)
+	// A new migration's dependents are the migrations after it, which are history: not checked.
+	req.Check = slices.DeleteFunc(repository.Affected(req.Sidecars, names), func(n string) bool {
+		return migrations[n] && !slices.Contains(names, n)
+	})
 	if req.Check == nil {
 		req.Check = []string{}
 	}

@@ -41,6 +41,9 @@ type Request struct {
 	Check []string
 	// Nothing is the note of a run that checks no sidecar (Check empty but not nil): why.
 	Nothing string
+	// Edited are the merged migrations a branch edited (check --changed): each a finding, in a
+	// phase of its own before the sidecars checked.
+	Edited []Edited
 	// Workers bounds how many sidecars are checked at once (each runs its variants side by side
 	// as well); 0 is 2.
 	Workers int
@@ -65,8 +68,14 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 	t0 := time.Now()
 	rep := &report.Report{Tool: req.Tool, Version: req.Version, Root: req.Root}
 	checked := req.checked()
+	for _, e := range req.Edited {
+		rep.Phases = append(rep.Phases, e.phase())
+		rep.Sidecars = append(rep.Sidecars, report.Sidecar{Name: e.Sidecar, File: e.File})
+	}
 	if len(checked) == 0 {
-		rep.Phases = []report.PhaseResult{{Phase: finding.PhaseInstall, Name: "changed", Status: report.StatusSkip, Notes: []string{req.Nothing}}}
+		if len(req.Edited) == 0 {
+			rep.Phases = []report.PhaseResult{{Phase: finding.PhaseInstall, Name: "changed", Status: report.StatusSkip, Notes: []string{req.Nothing}}}
+		}
 		rep.Duration = time.Since(t0)
 		rep.Finish()
 		return rep, nil
