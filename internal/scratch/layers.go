@@ -83,8 +83,9 @@ func (u *templUses) parentKey(dim int, base Base) (templateKey, Base, bool) {
 	return templateKey{}, Base{}, false
 }
 
-// Expect declares the uses the run will make of templates with layers, each spec one use (a
-// sidecar that copies its databases from it), to be given back with [Server.Release]. Every template it
+// Expect declares the uses the run will make of templates with layers that are not there yet
+// (neither cached nor built), each spec one use (a sidecar that copies its databases from it),
+// to be given back with [Server.Release]. Every template it
 // names is known from then on: the parent of any whose layers extend its own. A template with
 // expected uses is dropped once they are all given back and every expected template built from
 // it is built, so that a long chain holds a few templates at a time. Call it once, before the
@@ -99,19 +100,18 @@ func (s *Server) Expect(uses []TemplateSpec) {
 	}
 	seen := map[templateKey]bool{}
 	for _, sp := range uses {
-		if len(sp.Base.Layers) == 0 {
-			continue // a template without layers stays for the run: every other grows from it
-		}
 		k := keyOfBase(sp.Dim, sp.Base)
+		if len(sp.Base.Layers) == 0 || s.templates[k] != nil {
+			// A template without layers stays for the run (every other grows from it), and so
+			// does one cached or built already (the cluster held it from the start).
+			continue
+		}
 		u.refs[k]++
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		if s.templates[k] != nil {
-			continue // cached or built already: nothing is built from its parent for it
-		}
-		if p, _, ok := u.parentKey(sp.Dim, sp.Base); ok {
+		if p, _, ok := u.parentKey(sp.Dim, sp.Base); ok && s.templates[p] == nil {
 			u.parent[k] = p
 			u.refs[p]++
 		}
