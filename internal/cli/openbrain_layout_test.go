@@ -199,14 +199,7 @@ func TestInitThenCheckOpenBrainLayout(t *testing.T) {
 	if code, _, errs := runCLI(t, "init"); code != ExitOK {
 		t.Fatalf("init: exit %d: %s", code, errs)
 	}
-	c, err := config.Load(config.DefaultFile, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, s := range c.Repository() {
-		got[s.Name] = strings.Join(s.Needs, ",")
-	}
+	got, _ := configuredNeeds(t)
 	for name, want := range openBrainNeeds {
 		if n, ok := got[name]; !ok || n != want {
 			t.Errorf("sidecar %s needs %q (configured: %t), want %q", name, n, ok, want)
@@ -290,13 +283,8 @@ func TestInitUpdateKeepsWhatAReviewerWrote(t *testing.T) {
 	if code != ExitOK || !strings.Contains(errs, "added 1 entry") {
 		t.Fatalf("init --update: exit %d: %s", code, errs)
 	}
-	c, err := config.Load(config.DefaultFile, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
+	got, c := configuredNeeds(t)
 	for _, s := range c.Repository() {
-		got[s.Name] = strings.Join(s.Needs, ",")
 		if s.Name == "people" && s.Config.Rerun.Times != 3 {
 			t.Errorf("people's rerun count %d, want the reviewer's 3", s.Config.Rerun.Times)
 		}
@@ -313,4 +301,19 @@ func TestInitUpdateKeepsWhatAReviewerWrote(t *testing.T) {
 	if code, _, errs := runCLI(t, "init", "--update", "--glob", "schemas/**/*.sql"); code != ExitOK || !strings.Contains(errs, "nothing to add") {
 		t.Errorf("init --update again: exit %d: %s", code, errs)
 	}
+}
+
+// configuredNeeds loads the configuration in the working directory and returns each sidecar's
+// needs, joined with commas, and the configuration.
+func configuredNeeds(t *testing.T) (map[string]string, *config.Config) {
+	t.Helper()
+	c, err := config.Load(config.DefaultFile, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range c.Repository() {
+		got[s.Name] = strings.Join(s.Needs, ",")
+	}
+	return got, c
 }

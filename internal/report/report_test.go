@@ -79,27 +79,35 @@ func golden(t *testing.T, name string, got []byte) {
 	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
-func TestGoldens(t *testing.T) {
+func TestGoldens(t *testing.T) { checkGoldens(t, "report", sample, true) }
+
+// checkGoldens writes the report sample makes in every format and compares each with its golden
+// testdata/golden/NAME.FORMAT (the colour text too when color).
+func checkGoldens(t *testing.T, name string, sample func() *Report, color bool) {
+	t.Helper()
 	for _, tc := range []struct {
-		name  string
-		write func(io.Writer, *Report) error
+		suffix string
+		write  func(io.Writer, *Report) error
 	}{
-		{"report.txt", func(w io.Writer, r *Report) error { return WriteReportText(w, r, false) }},
-		{"report.color.txt", func(w io.Writer, r *Report) error { return WriteReportText(w, r, true) }},
-		{"report.json", WriteReportJSON},
-		{"report.sarif", WriteSARIF},
-		{"report.github.txt", WriteGitHub},
-		{"report.summary.md", WriteStepSummary},
-		{"report.html", WriteHTML},
+		{".txt", func(w io.Writer, r *Report) error { return WriteReportText(w, r, false) }},
+		{".color.txt", func(w io.Writer, r *Report) error { return WriteReportText(w, r, true) }},
+		{".json", WriteReportJSON},
+		{".sarif", WriteSARIF},
+		{".github.txt", WriteGitHub},
+		{".summary.md", WriteStepSummary},
+		{".html", WriteHTML},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		if tc.suffix == ".color.txt" && !color {
+			continue
+		}
+		t.Run(name+tc.suffix, func(t *testing.T) {
 			r := sample()
 			r.Finish()
 			var b bytes.Buffer
 			if err := tc.write(&b, r); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name, b.Bytes())
+			golden(t, name+tc.suffix, b.Bytes())
 		})
 	}
 }
@@ -400,26 +408,4 @@ func repositorySample() *Report {
 // A repository's run is grouped by sidecar in every format: a table of the sidecars with their
 // status, findings, time and needs (text, step summary, html), a heading per sidecar before its
 // phases' findings, and each phase's and result's sidecar in json and sarif.
-func TestRepositoryGoldens(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		write func(io.Writer, *Report) error
-	}{
-		{"repository.txt", func(w io.Writer, r *Report) error { return WriteReportText(w, r, false) }},
-		{"repository.json", WriteReportJSON},
-		{"repository.sarif", WriteSARIF},
-		{"repository.github.txt", WriteGitHub},
-		{"repository.summary.md", WriteStepSummary},
-		{"repository.html", WriteHTML},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := repositorySample()
-			r.Finish()
-			var b bytes.Buffer
-			if err := tc.write(&b, r); err != nil {
-				t.Fatal(err)
-			}
-			golden(t, tc.name, b.Bytes())
-		})
-	}
-}
+func TestRepositoryGoldens(t *testing.T) { checkGoldens(t, "repository", repositorySample, false) }

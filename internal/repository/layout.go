@@ -143,35 +143,41 @@ func (d Discover) Run() (*Layout, error) {
 // files are the .sql files under Root that the globs match, relative and slash-separated, in
 // order.
 func (d Discover) files() ([]string, error) {
+	all, err := SQLFiles(d.Root, "node_modules")
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", d.Root, err)
+	}
 	var out []string
-	err := filepath.WalkDir(d.Root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() {
-			if p != d.Root && (strings.HasPrefix(e.Name(), ".") || e.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !e.Type().IsRegular() || !strings.EqualFold(filepath.Ext(p), ".sql") {
-			return nil
-		}
+	for _, p := range all {
 		rel, err := filepath.Rel(d.Root, p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rel = filepath.ToSlash(rel)
 		if len(d.Globs) == 0 || slices.ContainsFunc(d.Globs, func(g string) bool { return MatchGlob(g, rel) }) {
 			out = append(out, rel)
 		}
+	}
+	return out, nil
+}
+
+// SQLFiles lists the .sql files under dir (regular files, any case of the extension), sorted,
+// skipping hidden directories and those named skip.
+func SQLFiles(dir string, skip ...string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case e.IsDir() && p != dir && (strings.HasPrefix(e.Name(), ".") || slices.Contains(skip, e.Name())):
+			return fs.SkipDir
+		case !e.IsDir() && strings.EqualFold(filepath.Ext(p), ".sql"):
+			files = append(files, p)
+		}
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", d.Root, err)
-	}
-	slices.Sort(out)
-	return out, nil
+	slices.Sort(files)
+	return files, err
 }
 
 // MatchGlob reports whether the slash-separated path p matches pattern: path.Match for each
