@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/ledgercheck/ledgercheck/internal/input"
 	"github.com/ledgercheck/ledgercheck/internal/repository"
 )
 
@@ -30,6 +31,8 @@ func (ch *changes) migration(ctx context.Context, req *repository.Request, i int
 		return true, false
 	}
 	req.Edited = append(req.Edited, repository.Edited{Sidecar: req.Sidecars[i].Name, File: r.Artifact.File, Base: ch.short, Merged: []byte(merged), Now: r.Artifact.Src})
-	r.Artifact.Src = []byte(merged)
+	if len(merged) <= int(input.Migration.Limit) { // a larger one is not read: the edit is what is installed
+		r.Artifact.Src = []byte(merged)
+	}
 	return false, true
 }
