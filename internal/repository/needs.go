@@ -56,7 +56,7 @@ const (
 )
 
 // verbs are how each How reads in a sentence.
-var verbs = map[How]string{Reads: "reads", Calls: "calls", Names: "uses", Into: "uses schema", ActsOn: "changes"}
+var verbs = map[How]string{Reads: "reads", Calls: "calls", Names: "uses", Into: "uses", ActsOn: "changes"}
 
 // Because is one reason a file needs a sidecar: it uses (How) Object, which the sidecar creates
 // (or, Adds, adds to a table with ALTER TABLE ... ADD COLUMN; or, Extension, provides through

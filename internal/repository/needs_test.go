@@ -111,3 +111,30 @@ func TestAcyclic(t *testing.T) {
 		t.Errorf("dropped %+v, needs %+v; want b's uncertain need of c dropped", dropped, needs)
 	}
 }
+
+// A file needs the sidecar whose policy it alters (by its table), whose schema its objects go
+// into, whose function it grants on (by its argument types), and, uncertainly, the one that
+// creates the extension a function it calls comes from.
+func TestFindNeedsPoliciesSchemasExtensions(t *testing.T) {
+	needs := needsOfSQL(t,
+		[2]string{"app", "CREATE SCHEMA IF NOT EXISTS app;\nCREATE TABLE app.t (id int);\nCREATE POLICY p ON app.t FOR SELECT TO service_role USING (true);\nCREATE FUNCTION app.f(p text) RETURNS int LANGUAGE sql AS 'SELECT 1';"},
+		[2]string{"trgm", "CREATE EXTENSION IF NOT EXISTS pg_trgm;"},
+		[2]string{"user", "ALTER POLICY p ON app.t USING (false);\nCREATE TABLE app.u (id int);\nGRANT EXECUTE ON FUNCTION app.f(text) TO service_role;\nCREATE VIEW public.v AS SELECT similarity('a', 'b');"},
+	)
+	var got []string
+	for _, n := range needs["user"] {
+		for _, b := range n.Because {
+			got = append(got, b.String(n.Sidecar))
+		}
+	}
+	want := strings.Join([]string{
+		"reads table app.t (line 1), which app creates",
+		"changes policy p on app.t (line 1), which app creates",
+		"changes function app.f(text) (line 3), which app creates",
+		"uses schema app (line 1), which app creates",
+		"calls function similarity (line 4), which the extension pg_trgm provides (trgm creates it) (uncertain)",
+	}, "\n")
+	if g := strings.Join(got, "\n"); g != want {
+		t.Errorf("user's needs:\n%s\nwant:\n%s", g, want)
+	}
+}
