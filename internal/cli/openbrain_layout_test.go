@@ -30,11 +30,11 @@ func function(sig string) string {
 
 const notify = "NOTIFY pgrst, 'reload schema';\n"
 
-// openBrainLayout is a repository in Open Brain's layout (schemas/, recipes/, extensions/, some
-// directories holding two or more SQL files), written by us: a base schema among the files, a
-// seed and a test; a column one file adds to thoughts and others read in a view, in a PL/pgSQL
-// body and in a SQL body; a function one file creates and another calls; a type one creates and
-// another takes as an argument; and a recipe that needs two schemas.
+// openBrainLayout is a repository in Open Brain's layout (schemas/, recipes/, some directories
+// holding two or more SQL files), written by us: a base schema among the files, a seed and a
+// test; a column one file adds to thoughts and others read in a view, in a PL/pgSQL body and in
+// a SQL body; a function one file creates and another calls; and a recipe that needs two
+// schemas. (Types, policies, schemas and extensions as needs: needs_test.go.)
 var openBrainLayout = map[string]string{
 	// The core, as a deployment's base: it defines the prerequisites themselves.
 	"schemas/core/schema.sql": `-- The Open Brain core: thoughts and its capture function (a base schema, not a sidecar).
@@ -140,27 +140,6 @@ JOIN public.thought_tags tt ON tt.tag = p.name;
 REVOKE ALL ON public.people_tags FROM anon, authenticated;
 GRANT SELECT ON public.people_tags TO service_role;
 ` + notify,
-	"extensions/moods/schema.sql": `-- A mood per thought, as an enum.
-DO $$
-BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_type WHERE typname = 'thought_mood' AND typnamespace = 'public'::regnamespace) THEN
-    CREATE TYPE public.thought_mood AS ENUM ('calm', 'curious', 'worried');
-  END IF;
-END
-$$;
-CREATE TABLE IF NOT EXISTS public.thought_moods (
-  thought_id uuid PRIMARY KEY REFERENCES public.thoughts (id) ON DELETE CASCADE,
-  mood public.thought_mood NOT NULL
-);
-` + grants("thought_moods") + notify,
-	"extensions/moods/report.sql": `-- How many thoughts have a mood (takes the moods schema's type).
-CREATE OR REPLACE FUNCTION public.mood_count(p_mood public.thought_mood)
-RETURNS bigint
-LANGUAGE sql
-STABLE
-SET search_path = ''
-AS $$ SELECT pg_catalog.count(*) FROM public.thought_moods m WHERE m.mood = p_mood $$;
-` + function("mood_count(public.thought_mood)") + notify,
 }
 
 // writeLayout writes files into dir.
@@ -181,14 +160,12 @@ var openBrainNeeds = map[string]string{
 	"readwise-highlights":        "enhanced-thoughts-schema",
 	"auto-tag":                   "tags",
 	"people-tags":                "people,tags",
-	"moods-schema":               "",
-	"moods-report":               "moods-schema",
 }
 
 // init at the root of a repository in Open Brain's layout configures every SQL file: each
 // sidecar named after its directory (and its file's stem where the directory holds more than
 // one), with the needs what it uses shows (a column another file adds, read in a view, a
-// PL/pgSQL body and a SQL body; a function another creates; a type; two schemas) and why, as
+// PL/pgSQL body and a SQL body; a function another creates; two schemas) and why, as
 // comments; the base schema, the seed and the test left out with why. check passes on it; with a
 // need taken out of the configuration, the sidecar that lacks it does not install, and the
 // finding names the need, confirmed by installing over it.
@@ -216,7 +193,6 @@ func TestInitThenCheckOpenBrainLayout(t *testing.T) {
 		"# readwise-highlights reads column public.thoughts.source_type (line 11), which enhanced-thoughts-schema adds",
 		"# enhanced-thoughts-classify reads column public.thoughts.source_type (line 7), which enhanced-thoughts-schema adds",
 		"# auto-tag calls function public.tag_thought(uuid, text) (line 11), which tags creates",
-		"# moods-report uses type public.thought_mood (line 2), which moods-schema creates",
 		"#   schemas/core/schema.sql: a base schema (defines public.thoughts, public.update_updated_at())",
 		"#   recipes/readwise/sample-data.sql: seed data",
 		"#   schemas/people/tests/people_test.sql: a test (under tests/)",

@@ -113,13 +113,14 @@ func TestAcyclic(t *testing.T) {
 }
 
 // A file needs the sidecar whose policy it alters (by its table), whose schema its objects go
-// into, whose function it grants on (by its argument types), and, uncertainly, the one that
-// creates the extension a function it calls comes from.
+// into, whose function it grants on (by its argument types), whose type it names (unqualified,
+// through the search path), and, uncertainly, the one that creates the extension a function it
+// calls comes from.
 func TestFindNeedsPoliciesSchemasExtensions(t *testing.T) {
 	needs := needsOfSQL(t,
-		[2]string{"app", "CREATE SCHEMA IF NOT EXISTS app;\nCREATE TABLE app.t (id int);\nCREATE POLICY p ON app.t FOR SELECT TO service_role USING (true);\nCREATE FUNCTION app.f(p text) RETURNS int LANGUAGE sql AS 'SELECT 1';"},
+		[2]string{"app", "CREATE SCHEMA IF NOT EXISTS app;\nCREATE TABLE app.t (id int);\nCREATE POLICY p ON app.t FOR SELECT TO service_role USING (true);\nCREATE FUNCTION app.f(p text) RETURNS int LANGUAGE sql AS 'SELECT 1';\nCREATE TYPE public.mood AS ENUM ('calm');"},
 		[2]string{"trgm", "CREATE EXTENSION IF NOT EXISTS pg_trgm;"},
-		[2]string{"user", "ALTER POLICY p ON app.t USING (false);\nCREATE TABLE app.u (id int);\nGRANT EXECUTE ON FUNCTION app.f(text) TO service_role;\nCREATE VIEW public.v AS SELECT similarity('a', 'b');"},
+		[2]string{"user", "ALTER POLICY p ON app.t USING (false);\nCREATE TABLE app.u (id int);\nGRANT EXECUTE ON FUNCTION app.f(text) TO service_role;\nCREATE VIEW public.v AS SELECT similarity('a', 'b');\nCREATE FUNCTION public.g(m mood) RETURNS int LANGUAGE sql AS 'SELECT 1';"},
 	)
 	var got []string
 	for _, n := range needs["user"] {
@@ -129,6 +130,7 @@ func TestFindNeedsPoliciesSchemasExtensions(t *testing.T) {
 	}
 	want := strings.Join([]string{
 		"reads table app.t (line 1), which app creates",
+		"uses type public.mood (line 5), which app creates",
 		"changes policy p on app.t (line 1), which app creates",
 		"changes function app.f(text) (line 3), which app creates",
 		"uses schema app (line 1), which app creates",
