@@ -2,6 +2,7 @@ package repository
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -99,7 +100,7 @@ func (d Discover) Run() (*Layout, error) {
 		if len(d.Globs) > 0 {
 			what = "no .sql file matches " + strings.Join(d.Globs, ", ")
 		}
-		return nil, fmt.Errorf("%s", what)
+		return nil, errors.New(what)
 	}
 	lay := &Layout{}
 	var sidecars []NeedsOf
