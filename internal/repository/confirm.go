@@ -29,9 +29,10 @@ import (
 const maxConfirm = 3
 
 // needRules are the rules of the findings a missing need can cause, at the statement that uses
-// what the need creates. Issue 32's bodies step (plpgsql_check on the installed functions)
-// adds its rule here: a body that reads a column another sidecar adds fails its check the same
-// way a statement fails to install.
+// what the need creates. The hook for issue 32's bodies step (plpgsql_check on the installed
+// functions): its rule joins this list, and installsOver, which now confirms a candidate by the
+// install getting past the statement, runs that check too, so that a body reading a column
+// another sidecar adds gets the need suggested as a statement that does not install does.
 var needRules = []string{install.RuleInstallFailed}
 
 // suggester finds and confirms the needs the run's failing sidecars lack. Its reading of the
@@ -63,7 +64,7 @@ func (sg *suggester) needs(name string) []Need {
 // suggest adds to the finding a missing need caused in rep (s's report, whose request was r) the
 // need that the install confirms, if any.
 func (sg *suggester) suggest(ctx context.Context, srv *scratch.Server, s Sidecar, r gate.Request, rep *report.Report) error {
-	f := needFinding(rep, "install "+s.Name)
+	f := needFinding(rep)
 	if f == nil {
 		return nil
 	}
@@ -97,13 +98,11 @@ func (sg *suggester) suggest(ctx context.Context, srv *scratch.Server, s Sidecar
 	return nil
 }
 
-// needFinding is the first finding of a rule a missing need can cause in the phase named name.
-func needFinding(rep *report.Report, name string) *finding.Finding {
+// needFinding is the first finding of rep (one sidecar's report) of a rule a missing need can
+// cause.
+func needFinding(rep *report.Report) *finding.Finding {
 	for i := range rep.Phases {
 		ph := &rep.Phases[i]
-		if ph.Name != name {
-			continue
-		}
 		for j := range ph.Findings {
 			if slices.Contains(needRules, ph.Findings[j].Rule) {
 				return &ph.Findings[j]
