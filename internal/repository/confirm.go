@@ -64,7 +64,7 @@ func (sg *suggester) needs(name string) []Need {
 // suggest adds to the finding a missing need caused in rep (s's report, whose request was r) the
 // need that the install confirms, if any.
 func (sg *suggester) suggest(ctx context.Context, srv *scratch.Server, s Sidecar, r gate.Request, rep *report.Report) error {
-	f := needFinding(rep)
+	f := needFinding(rep, r.Artifact.File)
 	if f == nil {
 		return nil
 	}
@@ -99,12 +99,12 @@ func (sg *suggester) suggest(ctx context.Context, srv *scratch.Server, s Sidecar
 }
 
 // needFinding is the first finding of rep (one sidecar's report) of a rule a missing need can
-// cause.
-func needFinding(rep *report.Report) *finding.Finding {
+// cause, in file (the sidecar's artifact: a port's is not what installsOver installs).
+func needFinding(rep *report.Report, file string) *finding.Finding {
 	for i := range rep.Phases {
 		ph := &rep.Phases[i]
 		for j := range ph.Findings {
-			if slices.Contains(needRules, ph.Findings[j].Rule) {
+			if slices.Contains(needRules, ph.Findings[j].Rule) && ph.Findings[j].Pos.File == file {
 				return &ph.Findings[j]
 			}
 		}
