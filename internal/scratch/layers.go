@@ -3,6 +3,7 @@ package scratch
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -29,23 +30,38 @@ type Layer struct {
 }
 
 // maxCachedTemplates bounds the templates one cache entry holds (about 9 MB each, copied into
-// every run's cluster): a run that uses more caches only those without layers, and builds the
-// others in the run, each from its parent.
+// every run's cluster): a run that uses more caches those without layers and the deepest of the
+// others (cachedSpecs), and builds the rest in the run, each from its parent.
 const maxCachedTemplates = 40
 
 // cachedSpecs are the templates of specs a cache entry holds: all of them, or, when they are
-// more than [maxCachedTemplates], those without layers.
+// more than [maxCachedTemplates], those without layers and, up to the bound, those with the most
+// layers (the others are built in the run, each from the longest of them its layers extend: a
+// check of the last sidecars of a chain then copies their templates, and the rest builds on the
+// cached ones).
 func cachedSpecs(specs []TemplateSpec) []TemplateSpec {
-	if len(specKeys(specs)) <= maxCachedTemplates {
+	keys := specKeys(specs)
+	if len(keys) <= maxCachedTemplates {
 		return specs
 	}
-	var out []TemplateSpec
+	depth := map[templateKey]int{}
 	for _, sp := range specs {
-		if len(sp.Base.Layers) == 0 {
-			out = append(out, sp)
-		}
+		depth[keyOfBase(sp.Dim, sp.Base)] = len(sp.Base.Layers)
 	}
-	return out
+	slices.SortStableFunc(keys, func(a, b templateKey) int {
+		if (depth[a] == 0) != (depth[b] == 0) { // those without layers first
+			if depth[a] == 0 {
+				return -1
+			}
+			return 1
+		}
+		return depth[b] - depth[a]
+	})
+	keep := map[templateKey]bool{}
+	for _, k := range keys[:maxCachedTemplates] {
+		keep[k] = true
+	}
+	return slices.DeleteFunc(slices.Clone(specs), func(sp TemplateSpec) bool { return !keep[keyOfBase(sp.Dim, sp.Base)] })
 }
 
 // templUses is what the server knows of the templates a run will use: the templates known as
