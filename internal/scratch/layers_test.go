@@ -62,7 +62,7 @@ func TestLayeredTemplatesChain(t *testing.T) {
 		layers        int
 	}{
 		{"copies", "", 6},
-		{"settings", "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET work_mem = ''8MB''', current_database()); END $$;\n", 6},
+		{"settings", "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET work_mem = ''8MB''', current_database()); END $$;\n", 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prefix := "layered_" + tc.name
