@@ -2,6 +2,7 @@ package repository
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -72,8 +73,12 @@ func (sg *suggester) suggest(ctx context.Context, srv *scratch.Server, s Sidecar
 	dependents := Affected(sg.all, []string{s.Name})
 	var candidates []Need
 	for _, n := range sg.needs(s.Name) {
-		if !slices.Contains(has, n.Sidecar) && !slices.Contains(dependents, n.Sidecar) {
-			candidates = append(candidates, n)
+		for _, c := range append([]string{n.Sidecar}, n.Alternatives...) {
+			if !slices.Contains(has, c) && !slices.Contains(dependents, c) {
+				alt := n
+				alt.Sidecar, alt.Alternatives = c, nil
+				candidates = append(candidates, alt)
+			}
 		}
 	}
 	slices.SortStableFunc(candidates, func(a, b Need) int {
@@ -113,8 +118,8 @@ func needFinding(rep *report.Report, file string) *finding.Finding {
 }
 
 // installsOver reports whether s's file, installed over its needs and the sidecar named cand (and
-// what cand needs), gets past the statement at failed: it installs, or fails at a later
-// statement.
+// what cand needs), gets past the statement that failed at failed: it installs, or fails at a
+// later statement (the same statement failing elsewhere in it is no confirmation).
 func (sg *suggester) installsOver(ctx context.Context, srv *scratch.Server, s Sidecar, r gate.Request, cand string, failed finding.Position) (bool, error) {
 	var c Sidecar
 	for _, x := range sg.all {
@@ -150,9 +155,25 @@ func (sg *suggester) installsOver(ctx context.Context, srv *scratch.Server, s Si
 	if err == nil {
 		return true, nil
 	}
-	fd, ok := install.Finding(err)
-	if !ok {
+	var se *scratch.ScriptError
+	if _, ok := install.Finding(err); !ok || !errors.As(err, &se) {
 		return false, err
 	}
-	return fd.Pos.Line > failed.Line || fd.Pos.Line == failed.Line && fd.Pos.Col > failed.Col, nil
+	return se.Stmt > statementAt(r.Artifact.File, r.Artifact.Src, failed), nil
+}
+
+// statementAt is the index of the top-level statement of the file (name, src) at pos: the last
+// one that starts at or before it (-1 when the file does not parse).
+func statementAt(name string, src []byte, pos finding.Position) int {
+	f, err := pgsql.Parse(name, src)
+	if err != nil {
+		return -1
+	}
+	at := -1
+	for _, st := range f.Stmts {
+		if st.Pos.Line < pos.Line || st.Pos.Line == pos.Line && st.Pos.Col <= pos.Col {
+			at = st.Index
+		}
+	}
+	return at
 }

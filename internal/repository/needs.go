@@ -41,6 +41,9 @@ type Need struct {
 	// Certain is set when one of them is: the file names the object unambiguously and the
 	// sidecar alone creates it.
 	Certain bool
+	// Alternatives are the other sidecars that create what the file uses as well: one of them
+	// may be the need instead (the install decides, see confirm.go).
+	Alternatives []string
 }
 
 // How is how a file uses an object.
@@ -296,6 +299,11 @@ func (m *matcher) record(cs []creation, b Because) {
 	}
 	n.Because = append(n.Because, b)
 	n.Certain = n.Certain || b.Certain
+	for _, o := range cs[1:] {
+		if o.sidecar != c.sidecar && !slices.Contains(n.Alternatives, o.sidecar) {
+			n.Alternatives = append(n.Alternatives, o.sidecar)
+		}
+	}
 }
 
 // keys are the matching keys of class for the names n may stand for through path.

@@ -3,6 +3,7 @@ package repository
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,5 +76,47 @@ func TestChainBuildsEachTemplateFromTheOneBefore(t *testing.T) {
 		if s.Name != all[i].Name || s.Duration <= 0 || rep.SidecarStatus(s.Name) != report.StatusPass {
 			t.Errorf("sidecar %d: %s, %s, %s; want %s, a time, pass", i, s.Name, s.Duration, rep.SidecarStatus(s.Name), all[i].Name)
 		}
+	}
+}
+
+// A sidecar that does not install because it reads a column another sidecar adds, and does not
+// say it needs it, gets the need in its install-failed finding, once installing it over that
+// sidecar gets it past the statement: of two sidecars that add the column, the one over which
+// the statement installs (text, compared with 'calm'), not the one the reading names first
+// (integer, over which the same statement fails).
+func TestSuggestsTheMissingNeedTheInstallConfirms(t *testing.T) {
+	dir := t.TempDir()
+	sidecar := func(name, sql string) Sidecar {
+		file := filepath.Join(dir, name+".sql")
+		if err := os.WriteFile(file, []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := generatedSidecar(name, nil, file, sql)
+		s.Request.Steps = gate.Steps{CrossCheck: true}
+		return s
+	}
+	all := []Sidecar{
+		// Both add thoughts.mood: the reading names the first, the install takes the second.
+		sidecar("mood-scores", "-- ledgercheck:ignore modifies-existing-object adds a column by design\nALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS mood integer;\n"),
+		sidecar("moods", "-- ledgercheck:ignore modifies-existing-object adds a column by design\nALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS mood text;\n"),
+		sidecar("names", "CREATE TABLE IF NOT EXISTS public.mood_names (mood text PRIMARY KEY);\n"),
+		sidecar("calm", "SELECT 1 FROM public.mood_names;\nCREATE OR REPLACE VIEW public.calm_thoughts WITH (security_invoker = true) AS\nSELECT t.id FROM public.thoughts t WHERE t.mood = 'calm';\n"),
+	}
+	all[3].Needs = []string{"names"} // names is needed, moods is missing
+	rep, err := Run(context.Background(), Request{Sidecars: all, Server: scratchtest.Server(t), Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	for _, ph := range rep.Phases {
+		for _, f := range ph.Findings {
+			if f.Rule == "install-failed" {
+				msg = f.Message
+			}
+		}
+	}
+	want := "calm reads column public.thoughts.mood (line 3), which moods adds (uncertain): add needs: [moods]"
+	if !strings.Contains(msg, "column t.mood does not exist") || !strings.Contains(msg, want) || strings.Contains(msg, "mood-scores") {
+		t.Errorf("install-failed says %q, want the missing column and %q", msg, want)
 	}
 }
