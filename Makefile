@@ -122,9 +122,11 @@ bench: setup build
 
 # check over a repository of 20 generated sidecars with needs, cache warm: the whole run against
 # the sum of 20 separate runs, and each added sidecar against one more install
-# (internal/repository/bench_test.go; wall times).
+# (internal/repository/bench_test.go); then chains of 10, 50 and 150 sidecars, each needing the
+# one before: the whole run and the time per added sidecar, which must not grow with the chain
+# (chain_bench_test.go; LEDGERCHECK_BENCH_CHAINS=10,50 picks the lengths). Wall times.
 bench-repository:
-	$(GO) test -run '^$$' -bench BenchmarkRepository -benchtime 1x -count 1 -timeout 30m ./internal/repository/ | grep -E '^Benchmark'
+	$(GO) test -run '^$$' -bench BenchmarkRepository -benchtime 1x -count 1 -timeout 60m ./internal/repository/ | grep -E '^Benchmark'
 
 # match_decision_ledger() of the artifact and the port over 10,000 ledger rows, full-text path:
 # the median per call of a dense and a sparse question (migrations/bench_test.go; target < 50 ms).

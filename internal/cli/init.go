@@ -5,26 +5,26 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ledgercheck/ledgercheck/internal/config"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/input"
-	"github.com/ledgercheck/ledgercheck/internal/lint"
 	"github.com/ledgercheck/ledgercheck/internal/nouns"
-	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/repository"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // initFlags are the flags of the init command.
 type initFlags struct {
-	in    config.Init
-	glob  string
-	force bool
+	in     config.Init
+	globs  []string
+	force  bool
+	update bool
 }
 
 // emptyAllowlist is the allowlist init creates for a port: valid, and accepting nothing.
@@ -39,8 +39,8 @@ entries: []
 func newInitCmd(g *globals) *cobra.Command {
 	f := &initFlags{}
 	cmd := &cobra.Command{
-		Use:   "init --artifact FILE --dim N [--port FILE --port-dim M]",
-		Short: "Write a commented ledgercheck.yaml for a sidecar of your own",
+		Use:   "init [--artifact FILE --dim N [--port FILE --port-dim M]] [--glob PATTERN]... [--update]",
+		Short: "Write a commented ledgercheck.yaml for a sidecar of your own, or for a repository as it is",
 		Long: `init writes ` + config.DefaultFile + ` in the current directory for a new sidecar: its migration
 (--artifact, at vector dimension --dim) and, optionally, one port of it (--port at --port-dim),
 compared with the artifact through an allowlist (--allowlist, default allowlist.yaml, created
@@ -56,21 +56,31 @@ prerequisite files (another sidecar this one depends on). It passes validation a
 Paths are written as given and read relative to the configuration's directory. init refuses to
 overwrite an existing ` + config.DefaultFile + ` unless --force is given.
 
-For a repository of sidecars, --glob PATTERN (with --dim) writes a configuration of version 3
-instead: one sidecar per matching file, named after its directory, with needs: filled in where
-a file's statements reference a table or view another matching file creates (read from the
-parsed files, function bodies included; not SQL built at run time), for review:
+Without --artifact, init writes a configuration of version 3 for the repository in the current
+directory as it is: every .sql file under it (hidden directories and node_modules left out), or
+those --glob PATTERN matches (repeatable; ** matches any number of directories), is a sidecar
+named after its directory (plus the file's stem where the directory holds more than one), at
+--dim (default 1536, or the dimension its vector types say), with needs: filled in from what its
+file uses that another creates (relations, columns another file adds, functions, types,
+schemas, policies; function bodies included, not SQL built at run time) and why, as a comment,
+for review. A Supabase project's supabase/migrations directory is one entry, with the policy of a
+project's own migrations; a base schema, a seed and a test are left out, with a comment saying
+why. --update adds what the repository gained to an existing configuration and keeps what a
+reviewer wrote:
 
-  ledgercheck init --glob "schemas/*/schema.sql" --dim 1536
+  ledgercheck init
+  ledgercheck init --glob "schemas/**/*.sql" --glob "recipes/**/*.sql"
+  ledgercheck init --update
 
 Exit codes: 0 written; 2 a usage error or an existing ` + config.DefaultFile + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd, g) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.in.Artifact, "artifact", "", "the sidecar's migration (required, unless --glob)")
-	fl.StringVar(&f.glob, "glob", "", "write a configuration of version 3 for every file matching this pattern, each a sidecar named after its directory, with the needs found")
-	fl.IntVar(&f.in.Dim, "dim", 0, "the vector dimension it is installed at (required)")
+	fl.StringVar(&f.in.Artifact, "artifact", "", "the sidecar's migration (without it: the repository's configuration of version 3)")
+	fl.StringArrayVar(&f.globs, "glob", nil, "without --artifact: the files to configure (repeatable; ** matches any number of directories; default every .sql file)")
+	fl.IntVar(&f.in.Dim, "dim", 0, "the vector dimension it is installed at (required with --artifact; default 1536 for a repository)")
+	fl.BoolVar(&f.update, "update", false, "without --artifact: add the files the repository gained to the existing "+config.DefaultFile+", keeping what it says")
 	fl.StringVar(&f.in.Port, "port", "", "a port of the migration, compared with it")
 	fl.IntVar(&f.in.PortDim, "port-dim", 0, "the port's vector dimension (with --port)")
 	fl.StringVar(&f.in.Allowlist, "allowlist", "allowlist.yaml", "the port's allowlist, created empty when missing (with --port)")
@@ -82,11 +92,11 @@ Exit codes: 0 written; 2 a usage error or an existing ` + config.DefaultFile + `
 // says what it wrote on stderr.
 func (f *initFlags) run(cmd *cobra.Command, g *globals) error {
 	in := f.in
-	if f.glob != "" {
-		return f.runGlob(cmd, g)
-	}
 	if in.Artifact == "" {
-		return fault.Input(errors.New("--artifact FILE is required: the sidecar's migration"))
+		return f.runRepository(cmd, g)
+	}
+	if len(f.globs) > 0 || f.update {
+		return fault.Input(errors.New("--glob and --update configure a repository: drop --artifact"))
 	}
 	if err := dimFlag(cmd, "dim", in.Dim, "the artifact's vector dimension"); err != nil {
 		return err
@@ -157,86 +167,134 @@ func dimFlag(cmd *cobra.Command, name string, v int, what string) error {
 	return nil
 }
 
-// runGlob writes a configuration of version 3 for every file matching --glob: one sidecar per
-// file, named after its directory, needing the sidecars that create what its statements
-// reference.
-func (f *initFlags) runGlob(cmd *cobra.Command, g *globals) error {
-	if err := dimFlag(cmd, "dim", f.in.Dim, "every sidecar's vector dimension"); err != nil {
-		return err
+// runRepository writes the configuration of version 3 of the repository in the working
+// directory (or, with --update, adds what it gained to the existing one).
+func (f *initFlags) runRepository(cmd *cobra.Command, g *globals) error {
+	switch {
+	case f.in.Port != "" || cmd.Flags().Changed("port-dim") || cmd.Flags().Changed("allowlist"):
+		return fault.Input(errors.New("--port describes a port of --artifact: a repository's sidecars take their ports in their entries"))
+	case f.update && f.force:
+		return fault.Input(errors.New("--update keeps the configuration, --force replaces it: give one"))
 	}
-	if f.in.Artifact != "" || f.in.Port != "" {
-		return fault.Input(errors.New("--glob lists the sidecars: drop --artifact and --port"))
+	dim := scratch.DefaultDim
+	if cmd.Flags().Changed("dim") {
+		if err := dimFlag(cmd, "dim", f.in.Dim, "a sidecar's vector dimension"); err != nil {
+			return err
+		}
+		dim = f.in.Dim
 	}
-	files, err := filepath.Glob(f.glob)
-	if err != nil || len(files) == 0 {
-		return fault.Input(fmt.Errorf("--glob %s matches no file", f.glob))
-	}
-	sidecars, err := findNeeds(g.scope(), files, f.in.Dim)
+	scope := g.scope()
+	lay, err := repository.Discover{Root: ".", Globs: f.globs, Dim: dim, Policy: config.DefaultLint(),
+		Read: func(p string) ([]byte, error) { return scope.ReadFile(p, input.Migration) }}.Run()
 	if err != nil {
+		return fault.Input(fmt.Errorf("init: %w", err))
+	}
+	var existing *config.Config
+	if f.update {
+		if existing, err = f.existing(g); err != nil {
+			return err
+		}
+		byFile, taken := existing.Configured()
+		lay.Rename(".", byFile, taken)
+	}
+	in := initRepository(cmd, lay, dim)
+	for _, d := range lay.Dropped {
+		g.logf("init: %s and %s need each other (a cycle, which a configuration cannot hold): left out %s; review", d.Sidecar, d.Need.Sidecar, d.Need.Sentence(d.Sidecar))
+	}
+	for _, l := range in.LeftOut {
+		g.logf("init: left out %s: %s", l.File, l.Why)
+	}
+	if f.update {
+		return f.updateRepository(g, existing, in)
+	}
+	if err := f.write(config.RepositoryConfig(in)); err != nil {
 		return err
 	}
-	if err := f.write(config.RepositoryTemplate(f.glob, sidecars)); err != nil {
-		return err
+	what := nouns.Count(len(in.Sidecars), "sidecar")
+	if in.Migrations != "" {
+		what += ", the migrations of " + in.Migrations
 	}
-	g.logf("init: wrote %s (version %d): %s matching %s; review each one's needs", config.DefaultFile, config.RepositoryVersion, nouns.Count(len(sidecars), "sidecar"), f.glob)
+	g.logf("init: wrote %s (version %d): %s; review each one's needs, then ledgercheck check", config.DefaultFile, config.RepositoryVersion, what)
 	return nil
 }
 
-// findNeeds parses every file and returns its sidecar: named after its directory, needing the
-// sidecars whose files create a table or view it references, at top level or in a function body
-// (unqualified names taken as public's).
-func findNeeds(scope input.Scope, files []string, dim int) ([]config.InitSidecar, error) {
-	creator := map[string]string{} // "public.people" -> the sidecar that creates it
-	reads := make([][]pgsql.Name, len(files))
-	out := make([]config.InitSidecar, len(files))
-	for i, file := range files {
-		src, err := scope.ReadFile(file, input.Migration)
-		if err != nil {
-			return nil, fault.Input(err)
-		}
-		name := config.SidecarName(file)
-		if j := slices.IndexFunc(out[:i], func(s config.InitSidecar) bool { return s.Name == name }); j >= 0 {
-			return nil, fault.Input(fmt.Errorf("--glob: %s and %s are both in a directory named %s; a sidecar is named after its directory", out[j].File, file, name))
-		}
-		out[i] = config.InitSidecar{Name: name, File: filepath.ToSlash(file), Dim: dim}
-		parsed, _ := pgsql.Parse(file, src)
-		for _, label := range lint.Creates(parsed) {
-			if kind, obj, ok := strings.Cut(label, " "); ok && (kind == "table" || kind == "view") {
-				creator[obj] = name
+// initRepository is what init writes for lay: its sidecars in path order (each with its needs
+// and why; the configuration orders them by their needs when it loads), its migrations
+// directory and the files it leaves out.
+func initRepository(cmd *cobra.Command, lay *repository.Layout, dim int) config.InitRepository {
+	in := config.InitRepository{Command: "ledgercheck " + strings.Join(append([]string{cmd.Name()}, initArgs(cmd)...), " "), Migrations: lay.Migrations, MigrationsDim: dim}
+	for _, fd := range lay.Files {
+		switch fd.Kind {
+		case repository.SidecarFile:
+			s := config.InitSidecar{Name: fd.Name, File: fd.Path, Dim: fd.Dim}
+			for _, n := range fd.Needs {
+				s.Needs = append(s.Needs, n.Sidecar)
+				s.Why = append(s.Why, n.Sentence(fd.Name))
 			}
-		}
-		_, reads[i], _ = pgsql.Reads(string(src)) // a file that does not parse needs nothing found
-		reads[i] = append(reads[i], bodyRelations(parsed)...)
-	}
-	for i := range out {
-		for _, rel := range reads[i] {
-			if rel.Schema == "" {
-				rel.Schema = "public"
-			}
-			key := rel.String()
-			if c, ok := creator[key]; ok && c != out[i].Name && !slices.Contains(out[i].Needs, c) {
-				out[i].Needs = append(out[i].Needs, c)
-			}
+			in.Sidecars = append(in.Sidecars, s)
+		case repository.Migration:
+		default:
+			in.LeftOut = append(in.LeftOut, config.InitLeftOut{File: fd.Path, Why: fd.Why})
 		}
 	}
-	return out, nil
+	return in
 }
 
-// bodyRelations are the tables and views the statements in f's function bodies act on.
-func bodyRelations(f *pgsql.File) []pgsql.Name {
-	if f == nil {
+// initArgs are the flags init was given, as a command line would write them.
+func initArgs(cmd *cobra.Command) []string {
+	var out []string
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if sa, ok := fl.Value.(pflag.SliceValue); ok {
+			for _, v := range sa.GetSlice() {
+				out = append(out, "--"+fl.Name, strconv.Quote(v))
+			}
+			return
+		}
+		if fl.Value.Type() == "bool" {
+			out = append(out, "--"+fl.Name)
+			return
+		}
+		out = append(out, "--"+fl.Name, fl.Value.String())
+	})
+	return out
+}
+
+// existing is the configuration of version 3 --update adds to.
+func (f *initFlags) existing(g *globals) (*config.Config, error) {
+	src, err := g.scope().ReadFile(config.DefaultFile, input.Config)
+	if err != nil {
+		return nil, fault.Input(fmt.Errorf("--update: %w (init without --update writes one)", err))
+	}
+	c, err := config.Parse(config.DefaultFile, src)
+	if err != nil {
+		return nil, err
+	}
+	if c.Version != config.RepositoryVersion {
+		return nil, fault.Input(fmt.Errorf("--update: %s is of version %d, not a repository's (%d)", config.DefaultFile, c.Version, config.RepositoryVersion))
+	}
+	return c, nil
+}
+
+// updateRepository adds what in has that c, the existing configuration, lacks, keeping the rest.
+func (f *initFlags) updateRepository(g *globals, c *config.Config, in config.InitRepository) error {
+	src, err := g.scope().ReadFile(config.DefaultFile, input.Config)
+	if err != nil {
+		return fault.Input(fmt.Errorf("--update: %w", err))
+	}
+	out, added, err := config.UpdateRepository(c, src, in)
+	if err != nil {
+		return err
+	}
+	if len(added) == 0 {
+		g.logf("init: --update: %s configures every SQL file already; nothing to add", config.DefaultFile)
 		return nil
 	}
-	var out []pgsql.Name
-	for _, op := range f.Ops {
-		if op.Context != pgsql.InFunction {
-			continue
-		}
-		for _, o := range op.Objects {
-			if o.Kind == pgsql.KindTable || o.Kind == pgsql.KindView {
-				out = append(out, o.Name)
-			}
-		}
+	if _, err := config.Parse(config.DefaultFile, out); err != nil {
+		return fmt.Errorf("the configuration init --update writes does not load, please report it: %w", err)
 	}
-	return out
+	if err := os.WriteFile(config.DefaultFile, out, 0o644); err != nil {
+		return fault.Input(fmt.Errorf("writing %s: %w", config.DefaultFile, err))
+	}
+	g.logf("init: --update: added %s to %s (%s); review their needs", nouns.Count(len(added), "entry"), config.DefaultFile, strings.Join(added, ", "))
+	return nil
 }

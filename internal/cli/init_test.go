@@ -42,13 +42,16 @@ func TestInit(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"init", "--dim", "1536"}, "--artifact FILE is required"},
+		{[]string{"init", "--dim", "1536"}, "init: no .sql file under ."},
+		{[]string{"init", "--glob", "*.sql", "--dim", "0"}, "--dim 0 is out of range"},
+		{[]string{"init", "--glob", "*.sql", "--port", "p.sql"}, "--port describes a port of --artifact"},
+		{[]string{"init", "--update", "--force"}, "give one"},
+		{[]string{"init", "--artifact", "a.sql", "--dim", "3", "--update"}, "drop --artifact"},
 		{[]string{"init", "--artifact", "a.sql", "--dim", "0"}, "--dim 0"},
 		{[]string{"init", "--artifact", "a.sql", "--dim", "3", "--port-dim", "3"}, "pass --port FILE too"},
 		{[]string{"init", "--artifact", "a.sql", "--dim", "3", "--port", "p.sql"}, "--port-dim N is required: the port's vector dimension"},
 		{[]string{"init", "--artifact", "a.sql", "--dim", "3", "--port", "p.sql", "--port-dim", "0"}, "--port-dim 0 is out of range"},
 		{[]string{"init", "--artifact", "a.sql"}, "--dim N is required: the artifact's vector dimension (e.g. --dim 1536)"},
-		{[]string{"init", "--glob", "*.sql"}, "--dim N is required: every sidecar's vector dimension"},
 	} {
 		if code, _, errs := runCLI(t, tc.args...); code != ExitInput || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, errs, tc.want)
@@ -168,7 +171,7 @@ func TestInitGlob(t *testing.T) {
 	for _, s := range c.Repository() {
 		needs[s.Name] = strings.Join(s.Needs, ",")
 	}
-	want := map[string]string{"link-cleanup": "thought-links", "tag-people": "thought-tags,thought-people", "people": "", "thought-people": "people", "project-thoughts": "projects", "reading-list": "sources", "thought-tags": "", "daily-digest": ""}
+	want := map[string]string{"link-cleanup": "thought-links", "tag-people": "thought-people,thought-tags", "people": "", "thought-people": "people", "project-thoughts": "projects", "reading-list": "sources", "thought-tags": "", "daily-digest": ""}
 	for name, n := range want {
 		if got, ok := needs[name]; !ok || got != n {
 			t.Errorf("sidecar %s needs %q (listed: %t), want %q", name, got, ok, n)
@@ -177,7 +180,7 @@ func TestInitGlob(t *testing.T) {
 	if len(needs) != 12 {
 		t.Errorf("%d sidecars, want the 12 of the repository", len(needs))
 	}
-	if code, _, errs := runCLI(t, "init", "--glob", "nothing/*.sql", "--dim", "1536", "--force"); code != ExitInput || !strings.Contains(errs, "matches no file") {
+	if code, _, errs := runCLI(t, "init", "--glob", "nothing/*.sql", "--dim", "1536", "--force"); code != ExitInput || !strings.Contains(errs, "no .sql file matches nothing/*.sql") {
 		t.Errorf("a glob that matches nothing: exit %d, %s", code, errs)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ledgercheck/ledgercheck/internal/fault"
+	"github.com/ledgercheck/ledgercheck/internal/repository"
 )
 
 // lintFiles expands lint's arguments as squawk does: - is standard input (stdinName); a file is
@@ -63,22 +64,7 @@ func validPattern(arg string) bool {
 }
 
 // sqlFilesUnder lists the .sql files under dir, sorted, skipping hidden directories.
-func sqlFilesUnder(dir string) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case d.IsDir() && p != dir && strings.HasPrefix(d.Name(), "."):
-			return fs.SkipDir
-		case !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".sql"):
-			files = append(files, p)
-		}
-		return nil
-	})
-	slices.Sort(files)
-	return files, err
-}
+func sqlFilesUnder(dir string) ([]string, error) { return repository.SQLFiles(dir) }
 
 // globFiles lists the files pattern matches, sorted: filepath.Match's syntax per path element,
 // and ** for any number of directories (hidden ones skipped, as a shell's globstar does).
@@ -108,7 +94,7 @@ func globFiles(pattern string) ([]string, error) {
 			return err
 		case d.IsDir() && p != filepath.FromSlash(root) && strings.HasPrefix(d.Name(), "."):
 			return fs.SkipDir
-		case !d.IsDir() && matchElems(elems[i:], strings.Split(relSlash(root, p), "/")):
+		case !d.IsDir() && repository.MatchGlob(strings.Join(elems[i:], "/"), relSlash(root, p)):
 			files = append(files, p)
 		}
 		return nil
@@ -124,25 +110,4 @@ func relSlash(root, p string) string {
 		return filepath.ToSlash(p)
 	}
 	return filepath.ToSlash(rel)
-}
-
-// matchElems reports whether the path elements name match the pattern elements pat, where a
-// "**" element matches any number of elements (none included).
-func matchElems(pat, name []string) bool {
-	if len(pat) == 0 {
-		return len(name) == 0
-	}
-	if pat[0] == "**" {
-		for k := 0; k <= len(name); k++ {
-			if matchElems(pat[1:], name[k:]) {
-				return true
-			}
-		}
-		return false
-	}
-	if len(name) == 0 {
-		return false
-	}
-	ok, _ := path.Match(pat[0], name[0])
-	return ok && matchElems(pat[1:], name[1:])
 }

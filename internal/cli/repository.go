@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -44,6 +45,7 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 		},
 		Logf: func(format string, args ...any) { g.logf(format, args...) },
 		Tool: "ledgercheck", Version: Version, Root: ".",
+		MaxSidecars: cfg.Limits.Sidecars, MaxDepth: cfg.Limits.NeedsDepth,
 	}
 	o := config.Overrides{Fixture: f.fixture, Times: changed(cmd.Flags(), "times", &f.times), TableStats: f.tableStats}
 	var err error
@@ -72,12 +74,23 @@ func (f *checkFlags) repositoryRequest(cmd *cobra.Command, g *globals, cfg *conf
 	}
 	var names []string
 	all := ch.changed(cfg.Path) // a changed configuration may change any sidecar's needs or policy
+	migrations := map[string]bool{}
 	for i, s := range cfg.Repository() {
+		if s.Migration {
+			migrations[s.Name] = true
+			if isNew, edited := ch.migration(cmd.Context(), &req, i); isNew || all && !edited {
+				names = append(names, s.Name)
+			}
+			continue
+		}
 		if ch.apply(cmd.Context(), &req.Sidecars[i].Request) || all || ch.inputs(s.Config) {
 			names = append(names, req.Sidecars[i].Name)
 		}
 	}
-	req.Check = repository.Affected(req.Sidecars, names)
+	// A new migration's dependents are the migrations after it, which are history: not checked.
+	req.Check = slices.DeleteFunc(repository.Affected(req.Sidecars, names), func(n string) bool {
+		return migrations[n] && !slices.Contains(names, n)
+	})
 	if req.Check == nil {
 		req.Check = []string{}
 	}
@@ -155,12 +168,10 @@ func (ch *changes) apply(ctx context.Context, r *gate.Request) bool {
 			continue
 		}
 		changed = true
-		rel, err := filepath.Rel(ch.top, realPath(v.File))
-		if err != nil {
-			continue
-		}
-		src, err := ch.repo.run(ctx, "cat-file", "blob", ch.base+":"+filepath.ToSlash(rel))
+		rel, src, err := ch.atBase(ctx, v.File)
 		switch {
+		case rel == "":
+			continue
 		case err != nil:
 			v.Previous, v.NoPrevious = nil, fmt.Sprintf("%s is new since %s (the merge base), so there is no upgrade to check", v.File, ch.short)
 			continue
@@ -168,9 +179,22 @@ func (ch *changes) apply(ctx context.Context, r *gate.Request) bool {
 			v.Previous, v.NoPrevious = nil, fmt.Sprintf("%s at %s (the merge base) is larger than a migration may be, so its upgrade is not checked", v.File, ch.short)
 			continue
 		}
-		v.Previous = &gate.Script{Name: ch.short + ":" + filepath.ToSlash(rel), Src: []byte(src)}
+		v.Previous = &gate.Script{Name: ch.short + ":" + rel, Src: []byte(src)}
 	}
 	return changed
+}
+
+// atBase reads the file at path (as the configuration names it) as the merge base has it: rel
+// is its path in the repository ("" when it lies outside it), err the error of a file the merge
+// base does not have. git runs as [gitRepo.run] says: no program the repository chooses.
+func (ch *changes) atBase(ctx context.Context, path string) (rel, src string, err error) {
+	r, err := filepath.Rel(ch.top, realPath(path))
+	if err != nil {
+		return "", "", err
+	}
+	rel = filepath.ToSlash(r)
+	src, err = ch.repo.run(ctx, "cat-file", "blob", ch.base+":"+rel)
+	return rel, src, err
 }
 
 // changed reports whether the file at path (as the configuration names it) changed.

@@ -161,8 +161,9 @@ type Probe struct {
 
 // Rerun configures the rerun audit.
 type Rerun struct {
-	// Times is how many times each variant is installed in a row (at least 2; default 2). The
-	// previous version of each variant, for the upgrade audit, is its previous key.
+	// Times is how many times each variant is installed in a row (default 2; 1 skips the rerun
+	// audit, for migrations that run once). The previous version of each variant, for the
+	// upgrade audit, is its previous key.
 	Times int `yaml:"times"`
 }
 
@@ -183,7 +184,19 @@ type Limits struct {
 	// ReadSize bounds any one message ledgercheck reads from the server: a catalog query's
 	// result, a row (default 64MiB).
 	ReadSize Size `yaml:"read_size"`
+	// Sidecars bounds how many sidecars one run of a repository checks (default
+	// [DefaultMaxSidecars]); NeedsDepth how long a chain of needs under one of them may be
+	// (default [DefaultMaxNeedsDepth]). Past either, check stops before it starts, and says so.
+	Sidecars   int `yaml:"sidecars"`
+	NeedsDepth int `yaml:"needs_depth"`
 }
+
+// The default bounds of a repository's run: how many sidecars it checks, and how long a chain
+// of needs may be (a Supabase project's migrations are one chain).
+const (
+	DefaultMaxSidecars   = 200
+	DefaultMaxNeedsDepth = 1000
+)
 
 // Size is a number of bytes, written with a unit as PostgreSQL writes memory settings: "512kB",
 // "64MB", "1GB", "1TB" (each 1024 of the one before; "KiB", "MiB", "GiB", "TiB" too), or a
@@ -293,6 +306,12 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Limits.LockTimeout == 0 {
 		c.Limits.LockTimeout = 10 * time.Second
+	}
+	if c.Limits.Sidecars == 0 {
+		c.Limits.Sidecars = DefaultMaxSidecars
+	}
+	if c.Limits.NeedsDepth == 0 {
+		c.Limits.NeedsDepth = DefaultMaxNeedsDepth
 	}
 	if c.Limits.InstallTimeout == 0 {
 		c.Limits.InstallTimeout = 120 * time.Second
@@ -605,8 +624,8 @@ func (c *Config) validate() error {
 			return c.errAt(c.Line("prerequisites.files."+strconv.Itoa(i)), "%s: entry %d is empty: name a SQL file", c.Key("prerequisites.files"), i+1)
 		}
 	}
-	if c.Rerun.Times < 2 {
-		return c.errAt(c.Line("rerun.times"), "rerun.times %d: want at least 2 (a rerun is a second install)", c.Rerun.Times)
+	if c.Rerun.Times < 1 {
+		return c.errAt(c.Line("rerun.times"), "rerun.times %d: want at least 1 (2 reruns the file once; 1 skips the rerun audit, as for a project's migrations, which run once)", c.Rerun.Times)
 	}
 	for _, l := range []struct {
 		key string
@@ -622,6 +641,14 @@ func (c *Config) validate() error {
 	}{{"scratch_size", c.Limits.ScratchSize}, {"server_memory", c.Limits.ServerMemory}, {"read_size", c.Limits.ReadSize}} {
 		if l.z != 0 && l.z < 1<<20 {
 			return c.errAt(c.Line("limits."+l.key), "limits.%s %s: want at least 1MB", l.key, l.z)
+		}
+	}
+	for _, l := range []struct {
+		key string
+		n   int
+	}{{"sidecars", c.Limits.Sidecars}, {"needs_depth", c.Limits.NeedsDepth}} {
+		if l.n < 1 {
+			return c.errAt(c.Line("limits."+l.key), "limits.%s %d: want at least 1", l.key, l.n)
 		}
 	}
 	if c.Postgres != 0 {

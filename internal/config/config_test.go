@@ -114,7 +114,7 @@ func TestErrors(t *testing.T) {
 		{"size unit", v2 + "limits:\n  scratch_size: 12 apples\n", "c.yaml:6: size \"12 apples\": unknown unit \"apples\""},
 		{"size number", v2 + "limits:\n  read_size: lots\n", "c.yaml:6: size \"lots\": want a whole number of bytes with a unit"},
 		{"size small", v2 + "limits:\n  server_memory: 512kB\n", "c.yaml:6: limits.server_memory 512kB: want at least 1MB"},
-		{"rerun", v2 + "rerun:\n  times: 1\n", "c.yaml:6: rerun.times 1"},
+		{"rerun", v2 + "rerun:\n  times: -2\n", "c.yaml:6: rerun.times -2: want at least 1"},
 		{"lint", v2 + "lint:\n  severity: {no-such-rule: off}\n", "c.yaml:5: severity for unknown rule"},
 	}
 	for _, tc := range cases {

@@ -31,6 +31,10 @@ type Sidecar struct {
 	Needs []string
 	// Config is its configuration: Artifact is its file, at its dimension.
 	Config *Config
+	// Migration marks a migration of a Supabase project's migrations directory (an entry
+	// `migrations: DIR`): it needs the migration before it, and `check --changed` checks the
+	// migrations a branch adds, over the others as the merge base has them.
+	Migration bool
 }
 
 // configV3 is a configuration of version 3.
@@ -45,6 +49,7 @@ type configV3 struct {
 type sidecarV3 struct {
 	Name          string   `yaml:"name"`
 	Glob          string   `yaml:"glob"`
+	Migrations    string   `yaml:"migrations"`
 	Needs         []string `yaml:"needs"`
 	Variant       `yaml:",inline"`
 	Ports         []Port        `yaml:"ports"`
@@ -85,6 +90,12 @@ func (c *Config) decodeV3(data []byte, doc *yaml.Node, dir string) error {
 	}
 	for i, s := range v3.Sidecars {
 		at := "sidecars." + strconv.Itoa(i)
+		if s.Migrations != "" {
+			if err := c.migrations(i, s, dir); err != nil {
+				return err
+			}
+			continue
+		}
 		if s.Glob == "" {
 			c.Sidecars = append(c.Sidecars, Sidecar{Name: s.Name, Needs: s.Needs, Config: c.sidecarConfig(i, s)})
 			continue
@@ -113,6 +124,44 @@ func (c *Config) decodeV3(data []byte, doc *yaml.Node, dir string) error {
 		}
 	}
 	return nil
+}
+
+// migrations adds the sidecars of entry i, s, a Supabase project's migrations directory
+// (s.Migrations, relative to dir): each of its .sql files, in name order, a sidecar named after
+// its file's stem that needs the one before it (the first, what the entry's needs name).
+func (c *Config) migrations(i int, s sidecarV3, dir string) error {
+	at := "sidecars." + strconv.Itoa(i)
+	if s.Name != "" || s.File != "" || s.Glob != "" {
+		return c.errAt(c.Line(at+".migrations"), "sidecar %d: a migrations entry takes neither name, file nor glob: each migration of the directory is a sidecar named after its file", i+1)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, s.Migrations, "*.sql"))
+	if err != nil || len(files) == 0 {
+		return c.errAt(c.Line(at+".migrations"), "migrations %q holds no .sql file", s.Migrations)
+	}
+	slices.Sort(files)
+	needs := s.Needs
+	for _, f := range files {
+		rel, err := filepath.Rel(dir, f)
+		if err != nil {
+			rel = f
+		}
+		g := s
+		g.File, g.Name = rel, MigrationName(f)
+		c.Sidecars = append(c.Sidecars, Sidecar{Name: g.Name, Needs: needs, Config: c.sidecarConfig(i, g), Migration: true})
+		needs = []string{g.Name}
+	}
+	return nil
+}
+
+// MigrationName is the name of the sidecar a migration file is: its stem
+// (20240101120000_create_profiles), with every run of characters a name may not have replaced by
+// '-'.
+func MigrationName(file string) string {
+	stem := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	if name := strings.Trim(notInName().ReplaceAllString(stem, "-"), "-._"); name != "" {
+		return name
+	}
+	return "migration"
 }
 
 // sidecarConfig is the configuration of the sidecar s, entry i of sidecars: its own keys, the
@@ -261,40 +310,6 @@ func SidecarName(file string) string {
 		return name
 	}
 	return "sidecar"
-}
-
-// InitSidecar is one sidecar `ledgercheck init --glob` lists: its name, file (as matched,
-// relative to the configuration's directory), dimension and the sidecars it was found to need.
-type InitSidecar struct {
-	Name, File string
-	Dim        int
-	Needs      []string
-}
-
-// RepositoryTemplate returns the configuration of version 3 `ledgercheck init --glob PATTERN`
-// writes for sidecars: one entry per sidecar with the needs found, for review. It passes [Parse]
-// as written.
-func RepositoryTemplate(pattern string, sidecars []InitSidecar) []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# ledgercheck's configuration for a repository of sidecars (version 3), written by\n")
-	fmt.Fprintf(&b, "# `ledgercheck init --glob %s`. Review it: each sidecar's needs were found from the\n", strings.ReplaceAll(pattern, "\n", " "))
-	b.WriteString("# tables and views its statements (function bodies included, not SQL built at run time)\n")
-	b.WriteString("# reference that another sidecar creates; a sidecar's needs are installed before it in every scratch\n")
-	b.WriteString("# database. Each entry takes the keys of a version 2 file (ports, previous, prerequisites,\n")
-	b.WriteString("# fixture, probes, rerun, lint); keys at the top level are every sidecar's defaults.\n")
-	fmt.Fprintf(&b, "version: %d\nsidecars:\n", RepositoryVersion)
-	for _, s := range sidecars {
-		fmt.Fprintf(&b, "  - {name: %s, file: %s, dim: %d", yamlScalar(s.Name), yamlScalar(s.File), s.Dim)
-		if len(s.Needs) > 0 {
-			needs := make([]string, len(s.Needs))
-			for i, n := range s.Needs {
-				needs[i] = yamlScalar(n)
-			}
-			fmt.Fprintf(&b, ", needs: [%s]", strings.Join(needs, ", "))
-		}
-		b.WriteString("}\n")
-	}
-	return []byte(b.String())
 }
 
 // Sidecar returns the configuration of the sidecar named name, standing alone as a file of

@@ -102,7 +102,7 @@ func TestVersion3Errors(t *testing.T) {
 		{"unknown key", "version: 3\nsidecars:\n  - {name: a, file: a.sql, dim: 3, need: [b]}\n", "c.yaml:3:36: unknown key need"},
 		{"no match", "version: 3\nsidecars:\n  - {glob: \"nothing/*.sql\", dim: 3}\n", "c.yaml:3: glob \"nothing/*.sql\" matches no file"},
 		{"glob and name", "version: 3\nsidecars:\n  - {glob: \"schemas/*/schema.sql\", name: x, dim: 3}\n", "c.yaml:3: sidecar 1: a glob entry takes neither name nor file"},
-		{"sidecar rerun", "version: 3\nsidecars:\n  - name: a\n    file: a.sql\n    dim: 3\n    rerun: {times: 1}\n", "c.yaml:6: rerun.times 1"},
+		{"sidecar rerun", "version: 3\nsidecars:\n  - name: a\n    file: a.sql\n    dim: 3\n    rerun: {times: -1}\n", "c.yaml:6: rerun.times -1: want at least 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

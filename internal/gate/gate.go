@@ -421,25 +421,20 @@ func withPrerequisites(cfg lint.Config, prereqs []Script) lint.Config {
 }
 
 // baseFor is the scratch.Base of the Open Brain prerequisites (unless noOpenBrain) and then
-// files, in order.
+// files, in order, one layer each: the template of a sidecar's needs is built from the template
+// of a prefix of them when the run uses one (a chain of needs costs one install per template).
 func baseFor(noOpenBrain bool, files []Script) scratch.Base {
 	b := scratch.Base{NoOpenBrain: noOpenBrain, Describe: describeTemplate}
-	if len(files) == 0 {
-		return b
-	}
 	h := sha256.New()
 	for _, x := range files {
 		fmt.Fprintf(h, "%d:%s\x00%d:", len(x.Name), x.Name, len(x.Src))
 		h.Write(x.Src)
-	}
-	b.Key = hex.EncodeToString(h.Sum(nil))
-	b.Prepare = func(ctx context.Context, db *scratch.Database) error {
-		for _, x := range files {
+		b.Layers = append(b.Layers, scratch.Layer{Key: hex.EncodeToString(h.Sum(nil)), Run: func(ctx context.Context, db *scratch.Database) error {
 			if err := sqlscript.ExecFile(ctx, db, x.Name, x.Src); err != nil {
 				return &scriptFailure{x.Name, "a prerequisite (" + x.Name + ")", err}
 			}
-		}
-		return nil
+			return nil
+		}})
 	}
 	return b
 }

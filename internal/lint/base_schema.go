@@ -33,28 +33,13 @@ func baseSchema(f *pgsql.File, own *Ownership, cfg Config, fs []finding.Finding)
 	if !on {
 		return fs
 	}
-	var first *pgsql.Op
-	var defined []string
-	seen := map[string]bool{}
-	table := false
-	for i := range f.Ops {
-		op := &f.Ops[i]
-		if op.Verb != pgsql.VerbCreate || len(op.Objects) == 0 || !own.Existing(op.Objects[0]) {
-			continue
-		}
-		obj := op.Objects[0]
-		if seen[obj.Label()] {
-			continue
-		}
-		seen[obj.Label()] = true
-		if first == nil {
-			first = op
-		}
-		table = table || obj.Kind == pgsql.KindTable
-		defined = append(defined, obj.Name.String()+obj.ArgList())
-	}
-	if first == nil || !table && len(defined) < 2 {
+	first, objs := definesPrerequisites(f, own.Existing)
+	if first == nil {
 		return fs
+	}
+	var defined []string
+	for _, obj := range objs {
+		defined = append(defined, obj.Name.String()+obj.ArgList())
 	}
 	var kept []finding.Finding
 	folded := 0
@@ -73,4 +58,42 @@ func baseSchema(f *pgsql.File, own *Ownership, cfg Config, fs []finding.Finding)
 		len(defined), strings.Join(names, ", "), folded)
 	return append(kept, finding.Finding{Phase: finding.PhaseLint, Rule: BaseSchema, Severity: sev, Pos: first.Pos, Message: msg,
 		Detail: "prerequisite objects defined: " + strings.Join(defined, ", ")})
+}
+
+// DefinesPrerequisites returns the prerequisite objects f defines (those existing reports, the
+// lint policy's lint.existing), when f is a base schema: it defines a prerequisite table, or at
+// least two prerequisite objects. None for a sidecar. `ledgercheck init` leaves such a file out
+// of a repository's sidecars, as the base-schema finding says.
+func DefinesPrerequisites(f *pgsql.File, cfg Config) []pgsql.Object {
+	_, objs := definesPrerequisites(f, cfg.IsExisting())
+	return objs
+}
+
+// definesPrerequisites returns the first statement of f that defines a prerequisite object and
+// the prerequisite objects it defines, each once, when f is a base schema; nil, nil otherwise.
+func definesPrerequisites(f *pgsql.File, existing func(pgsql.Object) bool) (*pgsql.Op, []pgsql.Object) {
+	var first *pgsql.Op
+	var defined []pgsql.Object
+	seen := map[string]bool{}
+	table := false
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		if op.Verb != pgsql.VerbCreate || len(op.Objects) == 0 || !existing(op.Objects[0]) {
+			continue
+		}
+		obj := op.Objects[0]
+		if seen[obj.Label()] {
+			continue
+		}
+		seen[obj.Label()] = true
+		if first == nil {
+			first = op
+		}
+		table = table || obj.Kind == pgsql.KindTable
+		defined = append(defined, obj)
+	}
+	if first == nil || !table && len(defined) < 2 {
+		return nil, nil
+	}
+	return first, defined
 }

@@ -367,19 +367,34 @@ func roleTouches(cfg Config, own *Ownership, op *pgsql.Op) []Touch {
 // function with its argument types): the objects of a prerequisite file, which exist before the
 // file under review runs.
 func Creates(f *pgsql.File) []string {
+	var out []string
+	for _, obj := range Created(f) {
+		out = append(out, obj.Label())
+	}
+	return out
+}
+
+// Created lists the objects f creates, each once (by [pgsql.Object.Label]), in file order:
+// those of each CREATE, those a statement creates implicitly (a serial column's sequence) and
+// those an EXECUTE of a format() template creates under names of their own.
+func Created(f *pgsql.File) []pgsql.Object {
 	if f == nil {
 		return nil
 	}
-	var out []string
+	var out []pgsql.Object
 	seen := map[string]bool{}
 	eachCreated(f, func(obj pgsql.Object, _ bool) {
 		if l := obj.Label(); !seen[l] {
 			seen[l] = true
-			out = append(out, l)
+			out = append(out, obj)
 		}
 	})
 	return out
 }
+
+// IsExisting returns whether an object is one lint.existing lists (a function by name and
+// argument types, or by name alone for every overload): an object the prerequisites create.
+func (c Config) IsExisting() func(pgsql.Object) bool { return newExistingSet(c.Existing).has }
 
 // WithPrerequisites returns c with what each prerequisite file creates added to Existing: a
 // sidecar's prerequisites are existing objects for the ownership rules, with nothing typed

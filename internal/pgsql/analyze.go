@@ -33,6 +33,7 @@ type analyzer struct {
 	draft draft
 	// pending are the pg_cron job calls of the statement being analysed (jobs.go).
 	pending []pendingJob
+	uses    *[]Use // when not nil, each statement's uses are appended (ParseUses)
 }
 
 // scope is the text a statement was parsed from and how to map it back to the file.
@@ -121,6 +122,9 @@ func (a *analyzer) stmt(sc *scope, n *pg_query.Node, start, end int) {
 	}
 	if sc.collect {
 		a.collect(sc, n, op)
+	}
+	if a.uses != nil {
+		a.usesOf(sc, n, op)
 	}
 	a.ops = append(a.ops, op.finish())
 	if len(a.pending) > 0 {

@@ -96,7 +96,11 @@ func (f *File) checkText() error {
 // would reject it too; a file over the migration size limit, or with a statement nested deeper
 // than [MaxNesting], is rejected before it is parsed. Memory and time are proportional to the
 // file: it is parsed in batches of statements, each analysed before the next.
-func Parse(name string, src []byte) (*File, error) {
+func Parse(name string, src []byte) (*File, error) { return parseFile(name, src, nil) }
+
+// parseFile is [Parse], appending each statement's uses to uses when it is not nil
+// ([ParseUses]).
+func parseFile(name string, src []byte, uses *[]Use) (*File, error) {
 	f := &File{Name: name, Src: string(src)}
 	f.indexLines()
 	if err := f.checkText(); err != nil {
@@ -110,7 +114,7 @@ func Parse(name string, src []byte) (*File, error) {
 	if err != nil {
 		return nil, f.syntaxError(text, 0, err)
 	}
-	a := &analyzer{f: f, path: DefaultSearchPath, ops: make([]Op, 0, stmts)}
+	a := &analyzer{f: f, path: DefaultSearchPath, ops: make([]Op, 0, stmts), uses: uses}
 	f.Stmts = make([]Statement, 0, stmts)
 	// The file is parsed in batches of statements, each analysed before the next is parsed, so
 	// that neither pg_query's C memory nor the Go parse tree ever holds the whole file. A psql

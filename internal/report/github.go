@@ -112,8 +112,9 @@ func stopToken(text []byte) string {
 }
 
 // WriteStepSummary writes the report as GitHub-flavoured markdown for $GITHUB_STEP_SUMMARY: the
-// verdict, the server it ran on, the phase table, each phase's notes and a table of its findings, with diffs in
-// collapsible blocks. Text is escaped for markdown tables and inline HTML. Output is kept under
+// verdict, the server it ran on, a repository's sidecar table, the phase table, each phase's
+// notes and a table of its findings (under a heading per sidecar), with diffs in collapsible
+// blocks. Text is escaped for markdown tables and inline HTML. Output is kept under
 // [StepSummaryLimit]; findings that do not fit are counted in a closing line.
 func WriteStepSummary(w io.Writer, r *Report) error {
 	r = visibleReport(r)
@@ -123,6 +124,13 @@ func WriteStepSummary(w io.Writer, r *Report) error {
 	if sl := r.ServerLine(); sl != "" {
 		fmt.Fprintf(&b, "%s\n\n", mdCell(sl))
 	}
+	if len(r.Sidecars) > 0 {
+		b.WriteString("| sidecar | status | findings | time | needs |\n|---|---|---|---|---|\n")
+		for _, row := range r.sidecarRows() {
+			fmt.Fprintf(&b, "| %s | %s %s | %s | %s | %s |\n", mdCell(row[0]), statusIcon(Status(row[1])), row[1], row[2], row[3], mdCell(row[4]))
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("| phase | status | findings | time |\n|---|---|---|---|\n")
 	for i := range r.Phases {
 		ph := &r.Phases[i]
@@ -130,12 +138,17 @@ func WriteStepSummary(w io.Writer, r *Report) error {
 	}
 	const reserve = 4 << 10 // room for the closing line
 	omitted := 0
+	sidecar := ""
 	for i := range r.Phases {
 		ph := &r.Phases[i]
 		if len(ph.Findings) == 0 && len(ph.Notes) == 0 {
 			continue
 		}
 		var sec bytes.Buffer
+		if ph.Sidecar != "" && ph.Sidecar != sidecar {
+			sidecar = ph.Sidecar
+			fmt.Fprintf(&sec, "\n## sidecar %s\n", mdCell(sidecar))
+		}
 		fmt.Fprintf(&sec, "\n### %s\n\n", mdCell(ph.Name))
 		for _, n := range ph.Notes {
 			fmt.Fprintf(&sec, "- %s\n", mdCell(n))

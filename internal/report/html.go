@@ -60,6 +60,16 @@ details.page pre{white-space:pre-wrap}
 <h1>{{.Tool}} {{.Version}} <span class="badge st-{{.Status}}">{{.Status}}</span></h1>
 <p>{{.Counts}} in {{.Duration}}.</p>
 {{with .Server}}<p>{{.}}</p>
+{{end}}
+{{- if .Sidecars}}<table class="summary">
+<thead><tr><th>sidecar</th><th>status</th><th>findings</th><th>time</th><th>needs</th></tr></thead>
+<tbody>
+{{- range .Sidecars}}
+<tr><td><a href="#{{.ID}}">{{.Name}}</a></td><td><span class="badge st-{{.Status}}">{{.Status}}</span></td><td class="num">{{.Findings}}</td><td class="num">{{.Duration}}</td><td>{{.Needs}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+<p></p>
 {{end}}<table class="summary">
 <thead><tr><th>phase</th><th>status</th><th>findings</th><th>time</th></tr></thead>
 <tbody>
@@ -69,6 +79,9 @@ details.page pre{white-space:pre-wrap}
 </tbody>
 </table>
 {{- range .Phases}}
+{{- with .SidecarHeading}}
+<h1 class="sidecar" id="{{.ID}}">sidecar {{.Name}}</h1>
+{{- end}}
 <section id="{{.ID}}">
 <h2>{{.Name}} <span class="badge st-{{.Status}}">{{.Status}}</span></h2>
 {{- if .File}}
@@ -163,17 +176,24 @@ type (
 		Phases                          []htmlPhase
 		// Rules are the pages of the rules reported, embedded when no address of them is known
 		// (Report.HelpBase), for the findings' links.
-		Rules []htmlRule
+		Rules    []htmlRule
+		Sidecars []htmlSidecar // a repository's (sidecars.go)
 	}
 	htmlRule struct {
 		ID, Summary, Page string
 	}
+	htmlSidecar struct {
+		ID, Name, Findings, Duration, Needs string
+		Status                              Status
+	}
 	htmlPhase struct {
 		ID, Name, File, FindingsCell, Duration string
 		Status                                 Status
-		Notes                                  []string
-		Findings                               []htmlFinding
-		Locks                                  []htmlLock
+		// SidecarHeading, in a repository's run, is the sidecar whose phases start here.
+		SidecarHeading *htmlSidecar
+		Notes          []string
+		Findings       []htmlFinding
+		Locks          []htmlLock
 	}
 	// htmlLock is a row of a locks phase's lock table, as its cells (lockCells).
 	htmlLock struct {
@@ -221,11 +241,23 @@ func WriteHTML(w io.Writer, r *Report) error {
 	v := htmlView{Tool: r.Tool, Version: r.Version, Status: r.Status(), Counts: r.Tally(), Duration: FormatDuration(r.Duration), Server: r.ServerLine()}
 	src := newSourceIndex(r)
 	embedded := map[string]bool{}
+	for i, row := range r.sidecarRows() {
+		v.Sidecars = append(v.Sidecars, htmlSidecar{ID: fmt.Sprintf("sidecar-%d", i+1), Name: row[0], Status: Status(row[1]), Findings: row[2], Duration: row[3], Needs: row[4]})
+	}
+	sidecar := ""
 	for i := range r.Phases {
 		ph := &r.Phases[i]
 		hp := htmlPhase{
 			ID: fmt.Sprintf("phase-%d", i+1), Name: ph.Name, File: ph.File, Status: phaseStatus(ph),
 			FindingsCell: findingsCell(ph), Duration: phaseTime(ph), Notes: ph.Notes,
+		}
+		if ph.Sidecar != "" && ph.Sidecar != sidecar {
+			sidecar = ph.Sidecar
+			for k := range v.Sidecars {
+				if v.Sidecars[k].Name == sidecar {
+					hp.SidecarHeading = &v.Sidecars[k]
+				}
+			}
 		}
 		for _, l := range ph.Locks {
 			c := lockCells(l)

@@ -10,14 +10,16 @@ import (
 // pinned by a golden test.
 type (
 	jsonDoc struct {
-		SchemaVersion int         `json:"schema_version"`
-		Tool          jsonTool    `json:"tool"`
-		ColumnKind    string      `json:"column_kind"`
-		Status        Status      `json:"status"`
-		DurationMS    int64       `json:"duration_ms"`
-		Servers       []Server    `json:"servers"`
-		Totals        jsonTotals  `json:"totals"`
-		Phases        []jsonPhase `json:"phases"`
+		SchemaVersion int        `json:"schema_version"`
+		Tool          jsonTool   `json:"tool"`
+		ColumnKind    string     `json:"column_kind"`
+		Status        Status     `json:"status"`
+		DurationMS    int64      `json:"duration_ms"`
+		Servers       []Server   `json:"servers"`
+		Totals        jsonTotals `json:"totals"`
+		// Sidecars are a repository's sidecars (sidecars.go); empty for a run of one.
+		Sidecars []jsonSidecar `json:"sidecars"`
+		Phases   []jsonPhase   `json:"phases"`
 	}
 	jsonTool struct {
 		Name    string `json:"name"`
@@ -30,6 +32,7 @@ type (
 	}
 	jsonPhase struct {
 		Name       string            `json:"name"`
+		Sidecar    string            `json:"sidecar,omitempty"`
 		Phase      finding.Phase     `json:"phase"`
 		File       string            `json:"file,omitempty"`
 		Status     Status            `json:"status"`
@@ -57,12 +60,13 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 		DurationMS:    r.Duration.Milliseconds(),
 		Servers:       servers(r),
 		Totals:        jsonTotals{Errors: e, Warnings: wn, Infos: in},
+		Sidecars:      jsonSidecars(r),
 		Phases:        make([]jsonPhase, 0, len(r.Phases)),
 	}
 	for i := range r.Phases {
 		ph := &r.Phases[i]
 		jp := jsonPhase{
-			Name: ph.Name, Phase: ph.Phase, File: ph.File, Status: phaseStatus(ph),
+			Name: ph.Name, Sidecar: ph.Sidecar, Phase: ph.Phase, File: ph.File, Status: phaseStatus(ph),
 			DurationMS: ph.Duration.Milliseconds(), Errors: ph.Errors(), Warnings: ph.Warnings(),
 			Notes: ph.Notes, Counts: ph.Counts, Findings: ph.Findings, Locks: ph.Locks,
 		}

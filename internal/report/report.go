@@ -67,6 +67,9 @@ type PhaseResult struct {
 	LeftLabel, RightLabel string
 	// Locks is a locks phase's lock table (locks.go); nil for every other phase.
 	Locks []Lock
+	// Sidecar names the sidecar the phase belongs to in a repository's run ([Report.Sidecars]);
+	// "" in a run of one.
+	Sidecar string
 }
 
 // Errors returns the number of error findings.
@@ -120,6 +123,9 @@ type Report struct {
 	// Source returns the text of a file a finding points into (nil when it cannot), for the
 	// formats that quote the SQL at a finding; nil for none.
 	Source func(file string) []byte `json:"-"`
+	// Sidecars are the sidecars of a repository's run, in the order their phases are shown
+	// (sidecars.go); none for a run of one.
+	Sidecars []Sidecar
 }
 
 // Server is a PostgreSQL server a run used, and the variants (or files) that ran on it.

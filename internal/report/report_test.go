@@ -94,27 +94,35 @@ func golden(t *testing.T, name string, got []byte) {
 	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
-func TestGoldens(t *testing.T) {
+func TestGoldens(t *testing.T) { checkGoldens(t, "report", sample, true) }
+
+// checkGoldens writes the report sample makes in every format and compares each with its golden
+// testdata/golden/NAME.FORMAT (the colour text too when color).
+func checkGoldens(t *testing.T, name string, sample func() *Report, color bool) {
+	t.Helper()
 	for _, tc := range []struct {
-		name  string
-		write func(io.Writer, *Report) error
+		suffix string
+		write  func(io.Writer, *Report) error
 	}{
-		{"report.txt", func(w io.Writer, r *Report) error { return WriteReportText(w, r, false) }},
-		{"report.color.txt", func(w io.Writer, r *Report) error { return WriteReportText(w, r, true) }},
-		{"report.json", WriteReportJSON},
-		{"report.sarif", WriteSARIF},
-		{"report.github.txt", WriteGitHub},
-		{"report.summary.md", WriteStepSummary},
-		{"report.html", WriteHTML},
+		{".txt", func(w io.Writer, r *Report) error { return WriteReportText(w, r, false) }},
+		{".color.txt", func(w io.Writer, r *Report) error { return WriteReportText(w, r, true) }},
+		{".json", WriteReportJSON},
+		{".sarif", WriteSARIF},
+		{".github.txt", WriteGitHub},
+		{".summary.md", WriteStepSummary},
+		{".html", WriteHTML},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		if tc.suffix == ".color.txt" && !color {
+			continue
+		}
+		t.Run(name+tc.suffix, func(t *testing.T) {
 			r := sample()
 			r.Finish()
 			var b bytes.Buffer
 			if err := tc.write(&b, r); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name, b.Bytes())
+			golden(t, name+tc.suffix, b.Bytes())
 		})
 	}
 }
@@ -382,3 +390,37 @@ func TestNothingCheckedIsSkippedNotPassed(t *testing.T) {
 		}
 	}
 }
+
+// repositorySample is a repository's run of three sidecars: people passes, thought-people fails
+// (a finding in its lint and one in its install), and tag-people, which needs it, was not
+// checked.
+func repositorySample() *Report {
+	return &Report{
+		Tool: "ledgercheck", Version: "1.2.3", Duration: 4100 * time.Millisecond,
+		Servers: []Server{{Version: "15.14", Kind: "embedded", Ran: []string{"people", "thought-people"}}},
+		Sidecars: []Sidecar{
+			{Name: "people", File: "schemas/people/schema.sql", Duration: 1210 * time.Millisecond},
+			{Name: "thought-people", File: "schemas/thought-people/schema.sql", Needs: []string{"people"}, Duration: 980 * time.Millisecond},
+			{Name: "tag-people", File: "recipes/tag-people/view.sql", Needs: []string{"thought-people", "people"}},
+		},
+		Phases: []PhaseResult{
+			{Phase: finding.PhaseLint, Name: "lint people", Sidecar: "people", File: "schemas/people/schema.sql", Duration: 4 * time.Millisecond},
+			{Phase: finding.PhaseRerun, Name: "rerun people", Sidecar: "people", File: "schemas/people/schema.sql", Duration: 610 * time.Millisecond},
+			{Phase: finding.PhaseLint, Name: "lint thought-people", Sidecar: "thought-people", File: "schemas/thought-people/schema.sql", Duration: 3 * time.Millisecond, Findings: []finding.Finding{
+				{Phase: finding.PhaseLint, Rule: "table-rls-disabled", Severity: finding.SevError, Pos: finding.Position{File: "schemas/thought-people/schema.sql", Line: 3, Col: 1},
+					Message: "table public.thought_people is created without row level security", Object: "table public.thought_people"},
+			}},
+			{Phase: finding.PhaseInstall, Name: "install thought-people", Sidecar: "thought-people", File: "schemas/thought-people/schema.sql", Duration: 120 * time.Millisecond, Findings: []finding.Finding{
+				{Phase: finding.PhaseInstall, Rule: "install-failed", Severity: finding.SevError, Pos: finding.Position{File: "schemas/thought-people/schema.sql", Line: 12, Col: 1},
+					Message: "the migration does not install: column t.source_type does not exist (SQLSTATE 42703)"},
+			}},
+			{Phase: finding.PhaseInstall, Name: "install tag-people", Sidecar: "tag-people", File: "recipes/tag-people/view.sql", Status: StatusSkip,
+				Notes: []string{"not checked: tag-people needs thought-people, which does not install (see the phase install thought-people)"}},
+		},
+	}
+}
+
+// A repository's run is grouped by sidecar in every format: a table of the sidecars with their
+// status, findings, time and needs (text, step summary, html), a heading per sidecar before its
+// phases' findings, and each phase's and result's sidecar in json and sarif.
+func TestRepositoryGoldens(t *testing.T) { checkGoldens(t, "repository", repositorySample, false) }

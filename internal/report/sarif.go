@@ -114,8 +114,10 @@ func sarifLevel(s finding.Severity) string {
 // position points at line 1 of its phase's file. Each result carries a partial fingerprint
 // (rule, file, object and message, numbered among equals) that does not depend on the line, so
 // code scanning can follow a finding when lines move. The run's properties name the servers it
-// ran on ("servers", as in the JSON document) and the phases that checked nothing, with why
-// ("skipped": phase and why), since a log without results must not read as a pass of them.
+// ran on ("servers", as in the JSON document), a repository's sidecars ("sidecars", as in the
+// JSON document; each result of one names it, "sidecar") and the phases that checked nothing,
+// with why ("skipped": phase and why), since a log without results must not read as a pass of
+// them.
 func WriteSARIF(w io.Writer, r *Report) error {
 	rules, idx := r.ruleIndex()
 	run := sarifRun{
@@ -132,6 +134,12 @@ func WriteSARIF(w io.Writer, r *Report) error {
 		}
 		run.Properties["skipped"] = sk
 	}
+	if len(r.Sidecars) > 0 {
+		if run.Properties == nil {
+			run.Properties = map[string]any{}
+		}
+		run.Properties["sidecars"] = jsonSidecars(r)
+	}
 	for _, ri := range rules {
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(ri, r.HelpBase))
 	}
@@ -146,6 +154,9 @@ func WriteSARIF(w io.Writer, r *Report) error {
 				Level:      sarifLevel(f.Severity),
 				Message:    sarifText{Text: findingText(f)},
 				Properties: map[string]any{"phase": ph.Name},
+			}
+			if ph.Sidecar != "" {
+				res.Properties["sidecar"] = ph.Sidecar
 			}
 			uri, base := sarifURI(r.Root, file)
 			if uri != "" {

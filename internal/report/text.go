@@ -55,9 +55,10 @@ func (p painter) severity(s finding.Severity) string {
 }
 
 // WriteReportText writes the report for a person: a one-line verdict, the server it ran on
-// ([Report.ServerLine]), a summary table (phase,
-// status, findings, time), then the findings of each phase that has any, with their details
-// indented below them, and the phase's notes. With color, statuses, severities and diff lines
+// ([Report.ServerLine]), for a repository's run a table of its sidecars (status, findings, time,
+// needs), a summary table (phase, status, findings, time), then the findings of each phase that
+// has any (under a heading per sidecar in a repository's run), with their details indented
+// below them, and the phase's notes. With color, statuses, severities and diff lines
 // are colored with ANSI escapes; the caller decides (a terminal, and NO_COLOR unset).
 func WriteReportText(w io.Writer, r *Report, color bool) error {
 	r = visibleReport(r)
@@ -70,13 +71,46 @@ func WriteReportText(w io.Writer, r *Report, color bool) error {
 	}
 	fmt.Fprintln(bw)
 
-	// Summary table, padded by hand so that color escapes do not upset the alignment.
-	header := []string{"PHASE", "STATUS", "FINDINGS", "TIME"}
+	if len(r.Sidecars) > 0 {
+		writeTextTable(bw, p, sidecarHeader, r.sidecarRows())
+		fmt.Fprintln(bw)
+	}
 	rows := make([][]string, 0, len(r.Phases))
 	for i := range r.Phases {
 		ph := &r.Phases[i]
 		rows = append(rows, []string{ph.Name, string(phaseStatus(ph)), findingsCell(ph), phaseTime(ph)})
 	}
+	writeTextTable(bw, p, []string{"PHASE", "STATUS", "FINDINGS", "TIME"}, rows)
+
+	sidecar := ""
+	for i := range r.Phases {
+		ph := &r.Phases[i]
+		if len(ph.Findings) == 0 && len(ph.Notes) == 0 {
+			continue
+		}
+		if ph.Sidecar != "" && ph.Sidecar != sidecar {
+			sidecar = ph.Sidecar
+			fmt.Fprintf(bw, "\n%s\n", p.paint(ansiBold, "=== sidecar "+sidecar+" ==="))
+		}
+		fmt.Fprintf(bw, "\n%s\n", p.paint(ansiBold, "== "+ph.Name+" =="))
+		for _, n := range ph.Notes {
+			fmt.Fprintf(bw, "%s %s\n", p.paint(ansiDim, "note:"), n)
+		}
+		writeLockTable(bw, p, ph.Locks)
+		for _, f := range ph.Findings {
+			writeTextFinding(bw, p, f)
+		}
+	}
+	fmt.Fprintf(bw, "\n%s: %s\n", p.status(Status(strings.ToUpper(string(st)))), r.Tally())
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
+}
+
+// writeTextTable writes a table padded by hand, so that color escapes do not upset the
+// alignment: the header in bold, and the second column a status.
+func writeTextTable(bw io.Writer, p painter, header []string, rows [][]string) {
 	widths := make([]int, len(header))
 	for _, row := range append([][]string{header}, rows...) {
 		for c, cell := range row {
@@ -107,26 +141,6 @@ func WriteReportText(w io.Writer, r *Report, color bool) error {
 			return s
 		})
 	}
-
-	for i := range r.Phases {
-		ph := &r.Phases[i]
-		if len(ph.Findings) == 0 && len(ph.Notes) == 0 {
-			continue
-		}
-		fmt.Fprintf(bw, "\n%s\n", p.paint(ansiBold, "== "+ph.Name+" =="))
-		for _, n := range ph.Notes {
-			fmt.Fprintf(bw, "%s %s\n", p.paint(ansiDim, "note:"), n)
-		}
-		writeLockTable(bw, p, ph.Locks)
-		for _, f := range ph.Findings {
-			writeTextFinding(bw, p, f)
-		}
-	}
-	fmt.Fprintf(bw, "\n%s: %s\n", p.status(Status(strings.ToUpper(string(st)))), r.Tally())
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	return nil
 }
 
 func writeTextFinding(w io.Writer, p painter, f finding.Finding) {

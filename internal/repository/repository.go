@@ -41,9 +41,16 @@ type Request struct {
 	Check []string
 	// Nothing is the note of a run that checks no sidecar (Check empty but not nil): why.
 	Nothing string
+	// Edited are the merged migrations a branch edited (check --changed): each a finding, in a
+	// phase of its own before the sidecars checked.
+	Edited []Edited
 	// Workers bounds how many sidecars are checked at once (each runs its variants side by side
 	// as well); 0 is 2.
 	Workers int
+	// MaxSidecars bounds how many sidecars one run checks, and MaxDepth how long a chain of
+	// needs may be (limits.sidecars, limits.needs_depth); 0 is no bound. Past either, Run
+	// returns an input error that says what to do.
+	MaxSidecars, MaxDepth int
 	// Start starts the scratch server with every template the run uses; Server, when not nil,
 	// is a running server used instead (and left running).
 	Start  func(ctx context.Context, templates []scratch.TemplateSpec) (*scratch.Server, error)
@@ -61,15 +68,26 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 	t0 := time.Now()
 	rep := &report.Report{Tool: req.Tool, Version: req.Version, Root: req.Root}
 	checked := req.checked()
+	for _, e := range req.Edited {
+		rep.Phases = append(rep.Phases, e.phase())
+		rep.Sidecars = append(rep.Sidecars, report.Sidecar{Name: e.Sidecar, File: e.File})
+	}
 	if len(checked) == 0 {
-		rep.Phases = []report.PhaseResult{{Phase: finding.PhaseInstall, Name: "changed", Status: report.StatusSkip, Notes: []string{req.Nothing}}}
+		if len(req.Edited) == 0 {
+			rep.Phases = []report.PhaseResult{{Phase: finding.PhaseInstall, Name: "changed", Status: report.StatusSkip, Notes: []string{req.Nothing}}}
+		}
 		rep.Duration = time.Since(t0)
 		rep.Finish()
 		return rep, nil
 	}
+	if err := req.bounds(checked); err != nil {
+		return nil, err
+	}
 	reqs := make([]gate.Request, len(checked))
+	var uses []scratch.TemplateSpec
 	for i, s := range checked {
 		reqs[i] = req.sidecarRequest(s)
+		uses = append(uses, gate.Templates(reqs[i])...)
 	}
 	// The server starts with every sidecar's templates, checked or not: a run of some sidecars
 	// (check --changed) then takes the same entry of the cache across runs as a run of all.
@@ -93,7 +111,23 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 			}
 		}()
 	}
-	reports, err := runEach(ctx, srv, reqs, req.Workers)
+	// Each template is dropped once the last sidecar that copies it, and the last template
+	// built from it, are done: a long chain holds a few templates at a time.
+	srv.Expect(uses)
+	sg := &suggester{all: req.Sidecars}
+	reports, err := runEach(ctx, srv, reqs, req.Workers, func(i int, rep *report.Report) error {
+		// A sidecar that does not install may lack a need: found and confirmed while its
+		// template is still there.
+		if err := sg.suggest(ctx, srv, checked[i], reqs[i], rep); err != nil {
+			return err
+		}
+		for _, sp := range gate.Templates(reqs[i]) {
+			if err := srv.Release(ctx, sp); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -215,9 +249,9 @@ func Affected(all []Sidecar, changed []string) []string {
 }
 
 // runEach runs every request on srv, at most workers at once, started in their order (each
-// after those it needs), and returns their reports in that order. The first error cancels the
-// others.
-func runEach(ctx context.Context, srv *scratch.Server, reqs []gate.Request, workers int) ([]*report.Report, error) {
+// after those it needs), and returns their reports in that order; done is called with each
+// request once its run is over. The first error cancels the others.
+func runEach(ctx context.Context, srv *scratch.Server, reqs []gate.Request, workers int, done func(i int, rep *report.Report) error) ([]*report.Report, error) {
 	if workers <= 0 {
 		workers = 2
 	}
@@ -238,6 +272,9 @@ func runEach(ctx context.Context, srv *scratch.Server, reqs []gate.Request, work
 		g.Go(func() error {
 			defer func() { <-slots }()
 			res, err := gate.Run(ctx, r)
+			if err == nil {
+				err = done(i, res.Report)
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", r.Artifact.Name, err)
 			}
@@ -254,24 +291,29 @@ func runEach(ctx context.Context, srv *scratch.Server, reqs []gate.Request, work
 	return reports, nil
 }
 
-// merge puts each sidecar's phases into rep in order, and the one server they ran on with
-// everything that ran there. A sidecar that needs one that does not install (directly or not) is
+// merge puts each sidecar's phases into rep in order, each with its sidecar, the sidecars with
+// their check's time, and the one server they ran on with everything that ran there. A sidecar that needs one that does not install (directly or not) is
 // reported as not checked, pointing at that install, rather than as a failure of its own.
 func merge(rep *report.Report, checked []Sidecar, reports []*report.Report) {
 	broken := map[string]string{} // a sidecar not checked or not installed -> the one that does not install
 	for i, s := range checked {
 		r := reports[i]
+		sc := report.Sidecar{Name: s.Name, File: s.Request.Artifact.File, Needs: s.Needs}
 		if need, root := brokenNeed(s, broken); root != "" {
+			rep.Sidecars = append(rep.Sidecars, sc)
 			via := ""
 			if need != root {
 				via = " (through " + need + ")"
 			}
-			rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseInstall, Name: "install " + s.Name, File: s.Request.Artifact.File, Status: report.StatusSkip,
+			rep.Phases = append(rep.Phases, report.PhaseResult{Phase: finding.PhaseInstall, Name: "install " + s.Name, Sidecar: s.Name, File: s.Request.Artifact.File, Status: report.StatusSkip,
 				Notes: []string{fmt.Sprintf("not checked: %s needs %s%s, which does not install (see the phase install %s)", s.Name, root, via, root)}})
 			broken[s.Name] = root
 			continue
 		}
+		sc.Duration = r.Duration
+		rep.Sidecars = append(rep.Sidecars, sc)
 		for _, ph := range r.Phases {
+			ph.Sidecar = s.Name
 			if ph.Phase == finding.PhaseInstall && ph.Name == "install "+s.Name && ph.Status == report.StatusFail {
 				broken[s.Name] = s.Name
 			}

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/gate"
+	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // sidecars: a needs nothing; b needs a; c needs b (and so a); d needs a and has a prerequisite
@@ -62,7 +64,31 @@ func TestSidecarRequest(t *testing.T) {
 	}
 	// Sidecars with the same needs and prerequisite files share their template.
 	tb, td := gate.Templates(req.sidecarRequest(all[1])), gate.Templates(req.sidecarRequest(all[3]))
-	if len(tb) == 0 || tb[0].Base.Key != td[0].Base.Key || tb[0].Base.Key == gate.Templates(req.sidecarRequest(all[2]))[0].Base.Key {
+	if len(tb) == 0 || !scratch.SameTemplate(tb[0], td[0]) || scratch.SameTemplate(tb[0], gate.Templates(req.sidecarRequest(all[2]))[0]) {
 		t.Error("the template key does not follow the prerequisite files")
+	}
+}
+
+// A run past its bounds stops before it starts, with an input error that says which bound and
+// what to do: too many sidecars to check, or a chain of needs too deep (named).
+func TestBounds(t *testing.T) {
+	all := sidecars() // c needs b, which needs a: a chain of 2 needs under c
+	for _, tc := range []struct {
+		req  Request
+		want string // "" no error
+	}{
+		{Request{Sidecars: all, MaxSidecars: 5, MaxDepth: 2}, ""},
+		{Request{Sidecars: all, MaxSidecars: 4}, "the run would check 5 sidecars, more than limits.sidecars (4): check what a branch changed"},
+		{Request{Sidecars: all, Check: []string{"a", "b"}, MaxSidecars: 2}, ""},
+		{Request{Sidecars: all, MaxDepth: 1}, "sidecar c is installed over a chain of 2 needs (a -> b -> c), deeper than limits.needs_depth (1)"},
+		{Request{Sidecars: all, Check: []string{"a", "b", "d", "e"}, MaxDepth: 1}, ""},
+	} {
+		err := tc.req.bounds(tc.req.checked())
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%+v: %v, want no error", tc.req.Check, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || fault.KindOf(err) != fault.KindInput):
+			t.Errorf("%+v: %v, want an input error with %q", tc.req.Check, err, tc.want)
+		}
 	}
 }

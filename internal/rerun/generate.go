@@ -68,9 +68,9 @@ func (a *auditor) described(base scratch.Base) *introspect.Snapshot {
 func (a *auditor) fill(ctx context.Context, audit string, db *scratch.Database, conn *pgx.Conn, before, after *introspect.Snapshot) (*fill.Result, error) {
 	var err error
 	switch {
-	case a.opts.Base.Prepare != nil:
+	case a.opts.Base.Prepare != nil || len(a.opts.Base.Layers) > 0:
 		plain := a.opts.Base // the same template without the prerequisite files
-		plain.Prepare, plain.Key = nil, ""
+		plain.Prepare, plain.Key, plain.Layers = nil, "", nil
 		if before, err = a.templateOf(ctx, plain, nil, nil); err != nil {
 			return nil, err
 		}

@@ -181,9 +181,9 @@ func (r *Rerun) endWith(err error) error {
 }
 
 // Fill stands in for a missing fixture: it fills the tables the install created with generated
-// rows. With a fixture it does nothing.
+// rows. With a fixture, or with no rerun to compare (Times 1), it does nothing.
 func (r *Rerun) Fill(ctx context.Context) error {
-	if r.over || r.a.opts.Fixture != nil {
+	if r.over || r.a.opts.Fixture != nil || r.a.opts.Times == 1 { // run once: nothing to compare
 		return nil
 	}
 	var err error
@@ -191,9 +191,14 @@ func (r *Rerun) Fill(ctx context.Context) error {
 	return r.endWith(err) // the catalog the fill reads
 }
 
-// Baseline takes the snapshot and the content digests the reruns are compared with.
+// Baseline takes the snapshot and the content digests the reruns are compared with (none with
+// Times 1).
 func (r *Rerun) Baseline(ctx context.Context) error {
 	if r.over {
+		return nil
+	}
+	if r.a.opts.Times == 1 { // run once: no run to compare with a baseline
+		r.out.installed = true
 		return nil
 	}
 	rs, done, err := contentReader(ctx, r.p.DB, readers{catalog: r.conn})
@@ -669,8 +674,7 @@ func (a *auditor) rerunSummary(rr rerunOutcome) string {
 		return fmt.Sprintf("rerun failed: %s ran %d times %s, but changed the catalog or the data (%s)",
 			o.File.Name, o.Times, over, nouns.Count(len(rr.findings), "finding"))
 	case o.Times == 1:
-		return fmt.Sprintf("rerun skipped: %s installed once %s (%s, %s); --times 1 applies it no more",
-			o.File.Name, over, nouns.Count(rr.tables, "table"), nouns.Count(int(rr.rows), "row"))
+		return fmt.Sprintf("rerun skipped: %s installed once; rerun.times 1 (or --times 1) applies it no more, so no rows are generated or compared", o.File.Name)
 	}
 	return fmt.Sprintf("rerun passed: %s ran %d times %s; the catalog and all %s (%s) were unchanged after every run",
 		o.File.Name, o.Times, over, nouns.Count(rr.tables, "table"), nouns.Count(int(rr.rows), "row"))

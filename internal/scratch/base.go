@@ -29,6 +29,12 @@ type Base struct {
 	// Key identifies what Prepare runs: Bases with the same NoOpenBrain and Key share their
 	// templates, so it must change whenever Prepare's SQL does (a digest of the files).
 	Key string
+	// Layers, when not empty, run in order in each new template after the prerequisites (and
+	// before Prepare): the files of the sidecars a migration needs, one layer each. A template
+	// whose layers begin with those of another known template (see [Server.Expect]) is built
+	// as a copy of that one, running only the layers it adds: a chain of N Bases, each one
+	// layer longer than the one before, costs N layer runs, not N²/2 (layers.go).
+	Layers []Layer
 	// Describe, when not nil, runs once on each new template after Prepare, on a superuser
 	// session of it that built the environment (so its catalog caches are warm), and returns a
 	// description of the template that holds for every copy of it: the gate's catalog snapshot
@@ -62,7 +68,11 @@ type templateKey struct {
 }
 
 func keyOfBase(dim int, b Base) templateKey {
-	return templateKey{dim: dim, noOpenBrain: b.NoOpenBrain, key: b.Key, privileges: b.Privileges}
+	key := b.Key
+	if n := len(b.Layers); n > 0 {
+		key = b.Layers[n-1].Key + "+" + b.Key
+	}
+	return templateKey{dim: dim, noOpenBrain: b.NoOpenBrain, key: key, privileges: b.Privileges}
 }
 
 // label names the template's database: t<dim> for the zero Base, t<dim>_<seq> for another.

@@ -243,6 +243,11 @@ func cacheable(specs []TemplateSpec) bool {
 		if s.Base.Prepare != nil && s.Base.Key == "" {
 			return false
 		}
+		for _, l := range s.Base.Layers {
+			if l.Key == "" {
+				return false
+			}
+		}
 		if CheckDim(s.Dim) != nil {
 			return false
 		}
@@ -785,8 +790,9 @@ func (s *Server) startEmbedded(ctx context.Context, bin string) error {
 	s.adminRole, s.major, s.installRole, s.readerRole = bootstrapUser, cl.major, "postgres", NamePrefix+"reader"
 	t0 := time.Now()
 	var cr *cacheRun
-	if s.opts.Cache && cacheable(s.opts.Templates) {
-		if cr, err = openCache(ctx, cl, s.opts.Templates, s.opts.Log); err != nil {
+	if specs := cachedSpecs(s.opts.Templates); s.opts.Cache && cacheable(specs) {
+		s.uses.know(specs)
+		if cr, err = openCache(ctx, cl, specs, s.opts.Log); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -804,7 +810,7 @@ func (s *Server) startEmbedded(ctx context.Context, bin string) error {
 		fmt.Fprintf(s.opts.Log, "scratch: the cached cluster %s did not start (%v): removing it\n", cr.dir, err)
 		_ = removeEntry(cr.dir + ".lock")
 		cl.stop()
-		s.cl, s.templates = nil, map[templateKey]*template{}
+		s.cl, s.templates, s.uses = nil, map[templateKey]*template{}, templUses{}
 		opts := s.opts
 		opts.Cache = false
 		s.opts = opts
@@ -920,7 +926,8 @@ func (s *Server) startFromCache(ctx context.Context, cr *cacheRun, copied time.D
 		if i < 0 {
 			return fault.Env(fmt.Errorf("the cache entry %s has no template for dimension %d: run `ledgercheck cache clean`", cr.dir, k.dim))
 		}
-		t := &template{label: k.label(len(s.templates) + 1), desc: cr.hit.Templates[i].Description}
+		s.tplSeq++
+		t := &template{label: k.label(s.tplSeq), desc: cr.hit.Templates[i].Description, ownSettings: cr.hit.Templates[i].Description == nil}
 		t.name = fmt.Sprintf("%s%s_%s", NamePrefix, s.runID, t.label)
 		t.once.Do(func() {})
 		s.templates[k] = t

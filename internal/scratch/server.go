@@ -108,8 +108,11 @@ type Server struct {
 
 	mu        sync.Mutex
 	templates map[templateKey]*template
-	created   []string // databases to drop on Close, in creation order
-	seq       int      // numbers the run's databases
+	tplSeq    int       // numbers the templates' labels
+	uses      templUses // the templates the run expects to use, and their parents (layers.go)
+	layersRun int       // the layers the run's template builds ran
+	created   []string  // databases to drop on Close, in creation order
+	seq       int       // numbers the run's databases
 	closed    bool
 	leave     bool // Drop leaves databases to Close (see LeaveDatabasesToClose)
 }
@@ -120,6 +123,9 @@ type template struct {
 	name  string
 	err   error
 	desc  []byte // what Base.Describe said of it (nil: not described); guarded by Server.mu
+	// ownSettings: the database has settings of its own, which a copy would lose, so no
+	// template is built from it (layers.go); guarded by Server.mu.
+	ownSettings bool
 }
 
 // Start starts an embedded cluster, or connects to the server named by opts.DSN, checks that
@@ -383,19 +389,28 @@ func (s *Server) environment() []EnvScript {
 }
 
 // template returns the name of the template database of dim and base, building it on first use:
-// the environment, then the Open Brain prerequisites (unless base.NoOpenBrain), then base.Prepare.
+// the environment, then the Open Brain prerequisites (unless base.NoOpenBrain), then base's layers
+// and Prepare; or, when a known template holds a prefix of its layers, a copy of that one and the
+// layers it lacks (layers.go).
 func (s *Server) template(ctx context.Context, dim int, base Base) (string, error) {
 	k := keyOfBase(dim, base)
 	s.mu.Lock()
 	t := s.templates[k]
 	if t == nil {
-		t = &template{label: k.label(len(s.templates) + 1)}
+		s.tplSeq++
+		t = &template{label: k.label(s.tplSeq)}
 		s.templates[k] = t
 	}
 	s.mu.Unlock()
 	t.once.Do(func() {
+		defer s.built(k)
 		t0 := time.Now()
-		db, err := s.createDatabase(ctx, dim, "", t.label)
+		from, layers, err := s.parentOf(ctx, dim, base)
+		if err != nil {
+			t.err = err
+			return
+		}
+		db, err := s.createDatabase(ctx, dim, from, t.label)
 		if err != nil {
 			t.err = err
 			return
@@ -409,17 +424,14 @@ func (s *Server) template(ctx context.Context, dim int, base Base) (string, erro
 			return
 		}
 		defer conn.Close(context.WithoutCancel(ctx))
-		envs := s.environment()
-		if base.Privileges == OldDefaultPrivileges {
-			envs = append(envs, OldDefaultsScript(s.installRole, s.adminRole))
+		if from == "" {
+			if t.err = s.buildEnvironment(ctx, conn, db, base); t.err != nil {
+				return
+			}
 		}
-		if err := s.execAdminOn(ctx, conn, envs...); err != nil {
-			t.err = err
-			return
-		}
-		if !base.NoOpenBrain {
-			if err := db.execPrerequisites(ctx); err != nil {
-				t.err = fmt.Errorf("installing the prerequisites at dimension %d: %w", dim, err)
+		for _, l := range layers {
+			if err := l.Run(ctx, db); err != nil {
+				t.err = err
 				return
 			}
 		}
@@ -429,8 +441,17 @@ func (s *Server) template(ctx context.Context, dim int, base Base) (string, erro
 				return
 			}
 		}
-		if base.Describe != nil {
-			desc, err := describe(ctx, conn, db, base.Describe)
+		own, err := ownSettings(ctx, conn, db)
+		if err != nil {
+			t.err = err
+			return
+		}
+		s.mu.Lock()
+		t.ownSettings = own
+		s.layersRun += len(layers)
+		s.mu.Unlock()
+		if base.Describe != nil && !own {
+			desc, err := base.Describe(ctx, conn, db)
 			if err != nil {
 				t.err = err
 				return
@@ -445,6 +466,25 @@ func (s *Server) template(ctx context.Context, dim int, base Base) (string, erro
 		return "", t.err
 	}
 	return t.name, nil
+}
+
+// buildEnvironment runs, on conn, a superuser session of db (a new template), the environment
+// of base's privilege model and, unless base.NoOpenBrain, the Open Brain prerequisites at db's
+// dimension.
+func (s *Server) buildEnvironment(ctx context.Context, conn *pgx.Conn, db *Database, base Base) error {
+	envs := s.environment()
+	if base.Privileges == OldDefaultPrivileges {
+		envs = append(envs, OldDefaultsScript(s.installRole, s.adminRole))
+	}
+	if err := s.execAdminOn(ctx, conn, envs...); err != nil {
+		return err
+	}
+	if !base.NoOpenBrain {
+		if err := db.execPrerequisites(ctx); err != nil {
+			return fmt.Errorf("installing the prerequisites at dimension %d: %w", db.Dim, err)
+		}
+	}
+	return nil
 }
 
 // createDatabase creates a database named after the run, owned by the install role (as
@@ -521,20 +561,18 @@ func (s *Server) connectAdminIn(ctx context.Context, db string) (*pgx.Conn, erro
 	return conn, nil
 }
 
-// describe runs d on conn, a superuser session of the template db, unless db has settings of
-// its own, which its copies would not have (CREATE DATABASE copies the files, not the
-// database's rows of pg_db_role_setting): then the template is not described (nil).
-func describe(ctx context.Context, conn *pgx.Conn, db *Database, d func(context.Context, *pgx.Conn, *Database) ([]byte, error)) ([]byte, error) {
+// ownSettings reports whether db, the template conn is a superuser session of, has settings of
+// its own (ALTER DATABASE ... SET, ALTER ROLE ... IN DATABASE ... SET), which its copies would not
+// have (CREATE DATABASE copies the files, not the database's rows of pg_db_role_setting): such a
+// template is not described, and no other template is built from it.
+func ownSettings(ctx context.Context, conn *pgx.Conn, db *Database) (bool, error) {
 	var own bool
 	err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid OPERATOR(pg_catalog.=) s.setdatabase
 		WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())`).Scan(&own)
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("describing the template %s: %s", db.Name, serverMessage(err)))
+		return false, fault.Env(fmt.Errorf("describing the template %s: %s", db.Name, serverMessage(err)))
 	}
-	if own {
-		return nil, nil
-	}
-	return d(ctx, conn, db)
+	return own, nil
 }
 
 // execAdminOn runs scripts on conn, a session of the admin role.

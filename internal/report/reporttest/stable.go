@@ -19,6 +19,9 @@ func Stable(r *report.Report) *report.Report {
 			}
 		}
 	}
+	for i := range r.Sidecars {
+		r.Sidecars[i].Duration = 0
+	}
 	r.Servers = nil
 	return r
 }
