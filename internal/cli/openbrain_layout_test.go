@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/config"
-	"github.com/ledgercheck/ledgercheck/internal/report"
 )
 
 // grants is how every generated sidecar closes a table: row level security, service_role's
@@ -52,9 +51,9 @@ BEGIN
 END $$;
 `,
 	"schemas/enhanced-thoughts/schema.sql": `-- Columns on thoughts that the capture path fills from metadata.
--- ledgercheck:ignore modifies-existing-object enhanced-thoughts extends the core table by design: nullable columns, no existing row changes
+-- ledgercheck:ignore modifies-existing-object, lock-access-exclusive enhanced-thoughts extends the core table by design: nullable columns without a default (no rewrite, a brief lock), no existing row changes
 ALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS source_type text;
--- ledgercheck:ignore modifies-existing-object enhanced-thoughts extends the core table by design: nullable columns, no existing row changes
+-- ledgercheck:ignore modifies-existing-object, lock-access-exclusive enhanced-thoughts extends the core table by design: nullable columns without a default (no rewrite, a brief lock), no existing row changes
 ALTER TABLE public.thoughts ADD COLUMN IF NOT EXISTS importance smallint;
 ` + notify,
 	"schemas/enhanced-thoughts/classify.sql": `-- How a thought was captured, from its source (SQL body).
@@ -166,7 +165,8 @@ var openBrainNeeds = map[string]string{
 // sidecar named after its directory (and its file's stem where the directory holds more than
 // one), with the needs what it uses shows (a column another file adds, read in a view, a
 // PL/pgSQL body and a SQL body; a function another creates; two schemas) and why, as
-// comments; the base schema, the seed and the test left out with why. check passes on it; with a
+// comments; the base schema, the seed and the test left out with why. check passes on it (warnings
+// only); with a
 // need taken out of the configuration, the sidecar that lacks it does not install, and the
 // finding names the need, confirmed by installing over it.
 func TestInitThenCheckOpenBrainLayout(t *testing.T) {
@@ -203,7 +203,8 @@ func TestInitThenCheckOpenBrainLayout(t *testing.T) {
 	}
 
 	rep := repositoryCheck(t)
-	if rep.Status() != report.StatusPass {
+	// The lock trace warns where a sidecar's foreign key or trigger locks a table it needs.
+	if rep.Failed() {
 		t.Errorf("check on the configuration init wrote: %s, %v", rep.Status(), errorRules(rep))
 	}
 	if len(rep.Sidecars) != len(openBrainNeeds) {

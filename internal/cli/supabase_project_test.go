@@ -8,7 +8,6 @@ import (
 
 	"github.com/ledgercheck/ledgercheck/internal/config"
 	"github.com/ledgercheck/ledgercheck/internal/golden"
-	"github.com/ledgercheck/ledgercheck/internal/report"
 )
 
 // ownRows is the per-user row level security of a table with a user_id column: each signed-in
@@ -130,7 +129,8 @@ func TestSupabaseProjectMigrations(t *testing.T) {
 		t.Errorf("migrations and needs: %v; want the ten in order, each needing the one before", names)
 	}
 	rep := repositoryCheck(t)
-	if rep.Status() != report.StatusPass {
+	// The lock trace warns where a migration locks a table an earlier one created.
+	if rep.Failed() {
 		t.Errorf("check on a correct per-user RLS project: %s %v\n%s", rep.Status(), errorRules(rep), textOf(t, rep))
 	}
 

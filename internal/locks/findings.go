@@ -30,7 +30,7 @@ func (in Input) findings(e *event) []finding.Finding {
 		add(RuleLockAccessExclusive, finding.SevError, fmt.Sprintf("%s rewrites table %s: %s; every read and write of it waits until the transaction ends (ACCESS EXCLUSIVE)",
 			tag, rel, size))
 	case e.mode == AccessExclusive:
-		add(RuleLockAccessExclusive, finding.SevError, fmt.Sprintf("%s takes ACCESS EXCLUSIVE on table %s, which existed before the file: every read and write of it waits until the transaction ends (%s)",
+		add(RuleLockAccessExclusive, in.briefSeverity(e.rel), fmt.Sprintf("%s takes ACCESS EXCLUSIVE on table %s, which existed before the file: every read and write of it waits until the transaction ends (%s)",
 			tag, rel, size))
 	default:
 		add(RuleLockBlocksWrites, finding.SevWarning, fmt.Sprintf("%s takes %s on table %s: it blocks %s on %s until the transaction ends (%s)",
@@ -45,6 +45,17 @@ func (in Input) findings(e *event) []finding.Finding {
 			what, nouns.Count(e.later, "later statement"), e.end.Pos.Line, len(e.slow), report.FormatDuration(in.Slow), lines(e.slow)))
 	}
 	return out
+}
+
+// briefSeverity is the severity of an ACCESS EXCLUSIVE lock that rewrites nothing (a change of
+// the catalog alone, such as ADD COLUMN without a volatile default): an error on a table
+// production's statistics grade medium or larger, where the lock queues busy traffic; else a
+// warning, since the lock lasts as long as the transaction and its wait is lock-without-timeout's.
+func (in Input) briefSeverity(r Relation) finding.Severity {
+	if sz, src, ok := in.size(r); ok && src == "production" && Grade(sz.Rows) != "small" {
+		return finding.SevError
+	}
+	return finding.SevWarning
 }
 
 // timeout reports whether a lock_timeout is set in the file before e's statement.

@@ -33,6 +33,8 @@ type caseSpec struct {
 	Accept []Acceptance `json:"accept"`
 	// Slow is locks.slow_statement (default DefaultSlow): the cases that sleep sleep less.
 	Slow string `json:"slow"`
+	// Stats are production's table statistics (--table-stats), in its JSON form.
+	Stats json.RawMessage `json:"stats"`
 }
 
 func loadSpec(t *testing.T, dir string) caseSpec {
@@ -79,6 +81,11 @@ func traced(t *testing.T, db *scratch.Database, dir string, opts func(*Input)) r
 	}
 	defer conn.Close(ctx)
 	in := Input{Name: "case", File: name, Parsed: f, Script: sqlscript.Script(f), Accept: spec.Accept}
+	if spec.Stats != nil {
+		if in.Stats, err = ParseStats("case.json", spec.Stats); err != nil {
+			t.Fatalf("%s/case.json: stats: %v", dir, err)
+		}
+	}
 	if spec.Slow != "" {
 		if in.Slow, err = time.ParseDuration(spec.Slow); err != nil {
 			t.Fatalf("%s/case.json: slow: %v", dir, err)
