@@ -904,9 +904,9 @@ func (s *Server) startFromCache(ctx context.Context, cr *cacheRun, copied time.D
 		return err
 	}
 	var sql strings.Builder
-	fmt.Fprintf(&sql, "ALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\n",
-		ident(bootstrapUser), quoteLiteral(fresh), ident(s.installRole), quoteLiteral(s.installPass), ident(s.readerRole), quoteLiteral(s.readerPass),
-		ident(s.observerRole), quoteLiteral(s.observerPass))
+	fmt.Fprintf(&sql, "ALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\n",
+		ident(bootstrapUser), quoteLiteral(fresh), ident(s.installRole), quoteLiteral(s.installPass), ident(s.readerRole), quoteLiteral(s.readerPass))
+	fmt.Fprintf(&sql, "ALTER ROLE %s PASSWORD %s;\n", ident(s.observerRole), quoteLiteral(s.observerPass))
 	for _, k := range specKeys(cr.specs) {
 		i := slices.IndexFunc(cr.hit.Templates, func(t cachedTpl) bool {
 			return t.Dim == k.dim && t.NoOpenBrain == k.noOpenBrain && t.Key == k.key && t.Privileges == k.privileges

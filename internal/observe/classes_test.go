@@ -1,0 +1,68 @@
+package observe_test
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+)
+
+// wantAnnotation is "-- want RULE[:MODEL] ..." at the end of a statement's first line.
+var wantAnnotation = regexp.MustCompile(`-- want (.+)$`)
+
+// wanted reads a file's annotations: "LINE RULE" or "LINE RULE MODEL" for each.
+func wanted(t *testing.T, sql string) []string {
+	t.Helper()
+	var out []string
+	for i, line := range strings.Split(sql, "\n") {
+		m := wantAnnotation.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		for _, w := range strings.Fields(m[1]) {
+			rule, model, _ := strings.Cut(w, ":")
+			s := strconv.Itoa(i+1) + " " + rule
+			if model != "" {
+				s += " " + model
+			}
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// got renders findings as wanted does.
+func got(fs []finding.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		s := strconv.Itoa(f.Pos.Line) + " " + f.Rule
+		if len(f.Models) > 0 {
+			s += " " + strings.Join(f.Models, ",")
+		}
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Every class of exposure the attack runs wrote around the catalog's reading, in several
+// spellings each, is observed and reported at the statement that opened it, under the
+// privilege models where it holds; the owner-only and service_role-only tables of the same file
+// stay clean. One install per privilege model serves every case.
+func TestObservedClasses(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/observe/classes.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, _ := observed(t, "../../testdata/observe/classes.sql", string(src))
+	want := wanted(t, string(src))
+	t.Log("\n" + strings.Join(lines(fs), "\n"))
+	if g := got(fs); !slices.Equal(g, want) {
+		t.Errorf("findings:\n%s\n\ngot (line rule models):\n%s\nwant:\n%s", strings.Join(lines(fs), "\n"), strings.Join(g, "\n"), strings.Join(want, "\n"))
+	}
+}

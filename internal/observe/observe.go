@@ -1,0 +1,265 @@
+// Package observe is the access observation: after a migration is installed (its fixture or
+// generated rows loaded), it acts as the Data API does, as anon and as signed-in users A and B,
+// on everything the file made reachable, and records what each could do: which rows of which
+// relation it read (its own, another user's), what it could insert, update, delete or give to
+// another user, what each function it may call returned and read, and what else each request
+// changed (rows of other tables, requests queued for the network, jobs). The installed audit's
+// verdict on access is what was observed ([Findings]); the catalog's reading of policies and
+// grants (internal/audit) explains it.
+//
+// It observes as PostgREST does, never from a privileged session: it logs in as the observer
+// (scratch.Database.ConnectObserver: NOINHERIT, a member of anon, authenticated and
+// service_role, no privilege of its own), and each request is a savepoint of one transaction
+// that sets the role and the request settings PostgREST sets (request.jwt.claims with role,
+// sub, user_metadata and app_metadata; request.headers; request.method; request.path), runs
+// the action under the role's statement timeout, reads what the transaction's statistics say
+// it changed, and rolls back. The privileged sessions it uses (the superuser's, to add the
+// users A, B and C to auth.users; the reader's, to count the rows present) run only
+// pg_catalog-qualified SQL and evaluate nothing the migration defined.
+//
+// A phase in the sense of docs/architecture.md: [Run] takes a database the gate prepared (the
+// file installed, rows loaded) and returns an [Observation]; [Findings] turns the observations
+// of every privilege model into findings.
+package observe
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ledgercheck/ledgercheck/internal/fill"
+	"github.com/ledgercheck/ledgercheck/internal/report"
+	"github.com/ledgercheck/ledgercheck/introspect"
+)
+
+// Database is what an observation needs of a scratch database: its sessions.
+type Database interface {
+	ConnectObserver(ctx context.Context) (*pgx.Conn, error)
+	ConnectAdmin(ctx context.Context) (*pgx.Conn, error)
+	ConnectReader(ctx context.Context) (*pgx.Conn, error)
+	Connect(ctx context.Context) (*pgx.Conn, error)
+}
+
+// Input is what one observation needs besides the database.
+type Input struct {
+	// Model names the privilege model the database was installed under (lint's name).
+	Model string
+	// Scope is what the file created or changed, in the exposed schemas.
+	Scope Scope
+	// Snapshot is the catalog after the install: the types and tables rows are generated from.
+	Snapshot *introspect.Snapshot
+	// Dim is the vector dimension of the database (a vector argument's).
+	Dim int
+	// Admin, when not nil, is a superuser session of the database to use (else one is opened).
+	Admin *pgx.Conn
+	// Budget bounds the actions' time (0: DefaultBudget); actions not run by then are noted.
+	Budget time.Duration
+}
+
+// DefaultBudget is how long one observation's actions may take in all.
+const DefaultBudget = 60 * time.Second
+
+// Observation is what the personas could do in one install.
+type Observation struct {
+	Model   string
+	Surface *Surface
+	// Cells are the actions tried and what each did.
+	Cells []report.Access
+	// Present are the rows of each table of the surface, by its identity.
+	Present map[string]int
+	// Notes say what could not be observed, and why.
+	Notes []string
+	// Scope is what was observed.
+	Scope Scope
+
+	done    []*done
+	present rowCounts
+}
+
+// observer is one observation under way.
+type observer struct {
+	in      Input
+	s       *Surface
+	c       Conns
+	obs     *pgx.Conn
+	plan    *fill.Plan
+	values  *fill.Values
+	present rowCounts
+	refs    map[string][]map[string]string // sampled rows, by table as fill names it
+	members map[string][]map[string]string // membership rows owned by A and B, by table ident
+	rowN    int
+	notes   []string
+	done    []*done // the actions run, with their results
+}
+
+// Run observes the database db is connected to, as in says.
+func Run(ctx context.Context, db Database, in Input) (*Observation, error) {
+	out := &Observation{Model: in.Model, Present: map[string]int{}, Scope: in.Scope}
+	if in.Scope.Empty() {
+		return out, nil
+	}
+	obs, err := db.ConnectObserver(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer obs.Close(context.WithoutCancel(ctx))
+	s, err := readSurface(ctx, obs, in.Scope)
+	if err != nil {
+		return nil, fmt.Errorf("observing: %w", err)
+	}
+	out.Surface = s
+	if !s.reachable() {
+		return out, nil
+	}
+	o := &observer{in: in, s: s, obs: obs, present: rowCounts{}, refs: map[string][]map[string]string{}, members: map[string][]map[string]string{}}
+	closeConns, err := o.connect(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer closeConns()
+	if err := o.prepare(ctx); err != nil {
+		return nil, fmt.Errorf("observing: %w", err)
+	}
+	if err := o.act(ctx); err != nil {
+		return nil, fmt.Errorf("observing: %w", err)
+	}
+	out.Cells = o.cells()
+	for ident, p := range o.present {
+		out.Present[ident] = p.all
+	}
+	out.Notes, out.done, out.present = o.notes, o.done, o.present
+	return out, nil
+}
+
+// connect opens the privileged sessions the rows need (the superuser's unless Input.Admin, the
+// install role's, the reader's), and returns what closes them.
+func (o *observer) connect(ctx context.Context, db Database) (func(), error) {
+	var opened []*pgx.Conn
+	closeAll := func() {
+		for _, c := range opened {
+			c.Close(context.WithoutCancel(ctx))
+		}
+	}
+	o.c.Admin = o.in.Admin
+	if o.c.Admin == nil {
+		c, err := db.ConnectAdmin(ctx)
+		if err != nil {
+			return nil, err
+		}
+		opened = append(opened, c)
+		o.c.Admin = c
+	}
+	var err error
+	if o.c.Install, err = db.Connect(ctx); err != nil {
+		closeAll()
+		return nil, err
+	}
+	opened = append(opened, o.c.Install)
+	if o.c.Reader, err = db.ConnectReader(ctx); err != nil {
+		closeAll()
+		return nil, err
+	}
+	opened = append(opened, o.c.Reader)
+	return closeAll, nil
+}
+
+// prepare adds the users, generates the rows that make access visible, and reads what the
+// personas' actions need of the rows present.
+func (o *observer) prepare(ctx context.Context) error {
+	if err := addUsers(ctx, o.c.Admin); err != nil {
+		return err
+	}
+	if err := o.count(ctx); err != nil {
+		return err
+	}
+	if err := o.fillRows(ctx, true); err != nil {
+		return err
+	}
+	if err := o.count(ctx); err != nil {
+		return err
+	}
+	// A rule or trigger of the file's may have emptied a table as rows went in: it gets rows
+	// again, so that what a request does to it can show.
+	if err := o.fillRows(ctx, false); err != nil {
+		return err
+	}
+	if err := o.count(ctx); err != nil {
+		return err
+	}
+	var bases []string
+	for _, r := range o.s.Relations {
+		bases = append(bases, r.Bases...)
+	}
+	if err := o.countTables(ctx, bases); err != nil {
+		return err
+	}
+	if err := o.samples(ctx); err != nil {
+		return err
+	}
+	if err := o.membershipRows(ctx); err != nil {
+		return err
+	}
+	var names []string
+	for _, r := range o.s.tables() {
+		names = append(names, displayOf(r))
+	}
+	if o.in.Snapshot != nil {
+		o.plan = fill.New(nil, o.in.Snapshot, fill.Options{Seed: seed, Rows: 1, Tables: names, Shared: true})
+		o.values = fill.NewValues(o.in.Snapshot, seed)
+	} else {
+		o.values = fill.NewValues(&introspect.Snapshot{}, seed)
+	}
+	return nil
+}
+
+// reachable reports whether an API role holds any privilege on the surface: otherwise there is
+// nothing to try.
+func (s *Surface) reachable() bool {
+	for _, r := range s.Relations {
+		if r.Related {
+			continue
+		}
+		for _, role := range apiRoles {
+			p := r.Priv[role]
+			if p.Select || p.Insert || p.Update || p.Delete || len(r.Grantable[role]) > 0 {
+				return true
+			}
+			for _, c := range r.Columns {
+				if len(c.Priv[role]) > 0 {
+					return true
+				}
+			}
+		}
+	}
+	for _, f := range s.Functions {
+		for _, role := range apiRoles {
+			if f.Execute[role] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// literal is a generated literal of type typ for a function's argument i (a vector at the
+// database's dimension).
+func (o *observer) literal(typ, schema string, i int) (string, bool) {
+	if (typ == "extensions.vector" || typ == "vector") && o.in.Dim > 0 {
+		typ = typ + "(" + strconv.Itoa(o.in.Dim) + ")"
+	}
+	return o.values.Literal(typ, schema, i)
+}
+
+// searchPath is the request's search_path, as PostgREST sets it: the exposed schemas, then
+// extensions (db-extra-search-path).
+func (o *observer) searchPath() string {
+	var parts []string
+	for _, s := range append(append([]string{}, o.in.Scope.Exposed...), "extensions") {
+		parts = append(parts, qident(s))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,229 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// The actions run in two rounds, one pipeline each: the first tries every action of every
+// persona; the second what the first's results call for (a signed-in user adding himself to a
+// membership table and reading again, the same reads with each client-controlled value set, a
+// direct read of the tables a function read, the policy that let each read through).
+
+// maxActions bounds one round; the actions past it are noted, not run.
+const maxActions = 1500
+
+// done is an action run, and what it did.
+type done struct {
+	a       *action
+	ok      bool
+	err     *pgconn.PgError
+	rows    int64   // the rows the last step read, returned or changed
+	counts  []int64 // a select's: all, A's, B's, C's
+	effects []Effect
+	marker  string // what a hostile value ran ("" nothing)
+	results []result
+}
+
+// act runs the two rounds.
+func (o *observer) act(ctx context.Context) error {
+	deadline := time.Now().Add(o.budget())
+	first := o.firstRound()
+	got, err := o.run(ctx, first, deadline)
+	if err != nil {
+		return err
+	}
+	o.done = append(o.done, got...)
+	second := o.secondRound()
+	got, err = o.run(ctx, second, deadline)
+	if err != nil {
+		return err
+	}
+	o.done = append(o.done, got...)
+	var read []string
+	for _, d := range got {
+		if d.a.kind == ActDirect {
+			read = append(read, d.a.value)
+		}
+	}
+	return o.countTables(ctx, read)
+}
+
+// budget is the time the actions may take.
+func (o *observer) budget() time.Duration {
+	if o.in.Budget > 0 {
+		return o.in.Budget
+	}
+	return DefaultBudget
+}
+
+// firstRound is every action of every persona.
+func (o *observer) firstRound() []*action {
+	var out []*action
+	for _, p := range Personas() {
+		for _, r := range o.s.Relations {
+			if r.Related {
+				continue
+			}
+			if a := selectAction(p, r); a != nil {
+				out = append(out, a)
+			}
+			out = append(out, o.writeActions(p, r)...)
+			out = append(out, grantActions(p, r)...)
+		}
+		for _, f := range o.s.Functions {
+			out = append(out, o.executeActions(p, f)...)
+		}
+	}
+	return out
+}
+
+// run runs acts in one transaction of the observer's, each in a savepoint rolled back, and
+// returns what each did. Actions past maxActions, or once the deadline has passed, are noted
+// and not run.
+func (o *observer) run(ctx context.Context, acts []*action, deadline time.Time) ([]*done, error) {
+	if len(acts) == 0 {
+		return nil, nil
+	}
+	if time.Now().After(deadline) {
+		o.notes = append(o.notes, fmt.Sprintf("%d actions not observed: the observation's time ran out", len(acts)))
+		return nil, nil
+	}
+	if len(acts) > maxActions {
+		o.notes = append(o.notes, fmt.Sprintf("%d actions not observed: over the limit of %d in one round", len(acts)-maxActions, maxActions))
+		acts = acts[:maxActions]
+	}
+	segs := [][]string{{"BEGIN", "SELECT pg_catalog.set_config('search_path', " + quoteLiteral(o.searchPath()) + ", true), " +
+		"pg_catalog.set_config('lock_timeout', '3s', true)", countersFor("anon")}}
+	for _, a := range acts {
+		seg := append([]string{"SAVEPOINT ledgercheck_request", a.setRequest()}, a.steps...)
+		if a.hostile {
+			seg = append(seg, markerSQL)
+		}
+		segs = append(segs, seg, []string{"ROLLBACK TO SAVEPOINT ledgercheck_request", countersFor(a.persona.Role)})
+	}
+	segs = append(segs, []string{"ROLLBACK"})
+	rctx, cancel := context.WithDeadline(ctx, deadline.Add(10*time.Second))
+	defer cancel()
+	res, err := runSegments(rctx, o.obs.PgConn(), segs)
+	if err != nil {
+		return nil, err
+	}
+	if !res[0][2].ok() {
+		return nil, fmt.Errorf("starting the requests: %s", message(res[0]))
+	}
+	prev := parseCounters(res[0][2])
+	out := make([]*done, len(acts))
+	for i, a := range acts {
+		seg, rb := res[1+2*i], res[2+2*i]
+		if !rb[0].ok() || !rb[1].ok() {
+			return nil, fmt.Errorf("ending a request: %s", message(rb))
+		}
+		after := parseCounters(rb[1])
+		out[i] = o.outcome(a, seg, diff(prev, after))
+		prev = after
+	}
+	return out, nil
+}
+
+// message is the first error among results, for an error of ledgercheck's own statements.
+func message(rs []result) string {
+	for _, r := range rs {
+		if r.err != nil {
+			return r.err.Message
+		}
+	}
+	return "no result"
+}
+
+// outcome reads an action's results: seg is SAVEPOINT, the request's settings, its steps and
+// (for a hostile value) the marker.
+func (o *observer) outcome(a *action, seg []result, effects []Effect) *done {
+	d := &done{a: a, results: seg, ok: true}
+	steps := seg[2 : 2+len(a.steps)]
+	for _, r := range seg[:2+len(a.steps)] {
+		if !r.ok() {
+			d.ok, d.err = false, r.err
+			break
+		}
+	}
+	if d.ok {
+		last := steps[len(steps)-1]
+		d.rows = affected(last)
+		if len(last.rows) == 1 {
+			for k := range last.rows[0] {
+				n, _ := strconv.ParseInt(last.value(0, k), 10, 64)
+				d.counts = append(d.counts, n)
+			}
+		}
+		if a.hostile && len(seg) > 2+len(a.steps) {
+			d.marker = seg[2+len(a.steps)].value(0, 0)
+		}
+	}
+	d.effects = o.sideEffects(a, effects)
+	return d
+}
+
+// affected is the rows a statement read (a count's value) or changed (its command tag).
+func affected(r result) int64 {
+	tag := r.tag
+	for _, verb := range []string{"INSERT ", "UPDATE ", "DELETE "} {
+		if strings.HasPrefix(tag, verb) {
+			f := strings.Fields(tag)
+			n, _ := strconv.ParseInt(f[len(f)-1], 10, 64)
+			return n
+		}
+	}
+	if strings.HasPrefix(tag, "SELECT") && len(r.rows) == 1 {
+		n, _ := strconv.ParseInt(r.value(0, 0), 10, 64)
+		return n
+	}
+	return 0
+}
+
+// sideEffects are the effects of a that are not its own rows: a write's own table (and a view's
+// base tables), a read's own relation and bases are left out; a function call keeps what it
+// read and wrote.
+func (o *observer) sideEffects(a *action, es []Effect) []Effect {
+	own := map[string]bool{}
+	if a.rel != nil {
+		own[a.rel.Ident] = true
+		for _, b := range a.rel.Bases {
+			own[b] = true
+		}
+	}
+	if a.via != nil {
+		own[a.via.Ident] = true
+	}
+	var out []Effect
+	for _, e := range es {
+		if own[e.Table] {
+			continue
+		}
+		if a.fn == nil {
+			e.Read = 0 // a select's reads are the relation's own; a write's reads are its checks
+			if !e.writes() {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(x, y Effect) int { return strings.Compare(x.Table, y.Table) })
+	return out
+}
+
+// find returns the first action run that matches.
+func (o *observer) find(match func(*done) bool) *done {
+	for _, d := range o.done {
+		if match(d) {
+			return d
+		}
+	}
+	return nil
+}

@@ -1,0 +1,397 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The surface is what the Data API reaches of what the file created or changed: the relations
+// of the exposed schemas in scope (and the tables in the realtime publication the file added),
+// their columns, and the functions and aggregates of the exposed schemas in scope; plus the
+// tables the policies of those relations read (a membership table), which a persona may write
+// before it reads. It is read on the observer's session, as the observer (no privilege: the
+// catalog is readable by anyone), with pg_catalog-qualified SQL, so that nothing the migration
+// defined answers in its place.
+
+// Relation is a relation of the surface (or one its policies read).
+type Relation struct {
+	OID                uint32
+	Kind               string // table, partitioned table, view, materialized view, foreign table
+	Schema, Name       string
+	Ident              string // schema.name, quoted where needed (quote_ident), as the footprint names it
+	RLS                bool
+	Related            bool     // read by a policy of the surface, not in it itself
+	Published          bool     // in the supabase_realtime publication
+	Triggers, Rules    []string // its triggers and rules (not a view's _RETURN), by name
+	Columns            []Column
+	Priv               map[string]Privileges // by API role
+	Grantable          map[string][]string   // by API role: the privileges it may grant on
+	Policies           []Policy
+	Owners             []string            // owner columns: a foreign key to auth.users, or compared with auth.uid() by a policy
+	ForeignKeys        []ForeignKey        // the relation's foreign keys
+	Bases              []string            // a view's base tables (through other views), as Ident
+	ownerTestedBy      map[string][]string // owner column -> the policies that compare it with the user's id
+	ownerTestingPolicy bool
+}
+
+// Column is a column of a relation.
+type Column struct {
+	Name    string
+	Type    string // format_type
+	NotNull bool
+	// Auto is true when the server fills it: a default, an identity or a generation expression.
+	Auto bool
+	// Priv is, by API role, the column privileges it holds: "SELECT", "INSERT", "UPDATE".
+	Priv map[string][]string
+}
+
+// Privileges are an API role's table privileges on a relation.
+type Privileges struct{ Select, Insert, Update, Delete bool }
+
+// Policy is a row level security policy of a relation.
+type Policy struct {
+	Name         string
+	Cmd          string // SELECT, INSERT, UPDATE, DELETE, ALL
+	Permissive   bool
+	Roles        []string // role names; "public" for PUBLIC
+	Using, Check string   // as pg_get_expr prints them ("" when absent)
+	Reads        []string // the relations its expressions read (Ident), its own table included
+	Calls        string   // the source of the functions it calls (outside pg_catalog and auth), joined
+}
+
+// ForeignKey is a foreign key of a relation.
+type ForeignKey struct {
+	Columns    []string
+	References string // Ident of the referenced table
+	RefColumns []string
+}
+
+// Function is a function or aggregate of the surface.
+type Function struct {
+	OID          uint32
+	Ident        string // schema.name(argument types), as the footprint names it
+	Schema, Name string
+	Kind         string // function, aggregate
+	Definer      bool
+	Set          bool   // returns a set
+	Returns      string // format_type of the return type
+	Args         []string
+	Defaults     int             // how many trailing arguments have defaults
+	Execute      map[string]bool // by API role
+}
+
+// Surface is the relations and functions observed.
+type Surface struct {
+	Relations []*Relation
+	Functions []*Function
+}
+
+// Relation returns the relation of ident, or nil.
+func (s *Surface) Relation(ident string) *Relation {
+	for _, r := range s.Relations {
+		if r.Ident == ident {
+			return r
+		}
+	}
+	return nil
+}
+
+// byOID returns the relation of oid, or nil.
+func (s *Surface) byOID(oid uint32) *Relation {
+	for _, r := range s.Relations {
+		if r.OID == oid {
+			return r
+		}
+	}
+	return nil
+}
+
+// apiRoles are the roles whose privileges the surface reads: the Data API's.
+var apiRoles = []string{"anon", "authenticated"}
+
+// relationsSQL lists the relations in scope and those their policies read.
+// $1 exposed schemas, $2 relations in scope (schema.name), $3 realtime tables in scope.
+const relationsSQL = `WITH RECURSIVE scope AS (
+  SELECT c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+  WHERE c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p', 'v', 'm', 'f']::pg_catalog."char"[])
+    AND ((n.nspname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])
+          AND (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)) OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[]))
+      OR (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)) OPERATOR(pg_catalog.=) ANY ($3::pg_catalog.text[]))
+), related AS (
+  SELECT DISTINCT d.refobjid AS oid FROM pg_catalog.pg_policy p
+  JOIN pg_catalog.pg_depend d ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) p.oid
+   AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+  JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) d.refobjid AND c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p']::pg_catalog."char"[])
+  WHERE p.polrelid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT oid FROM scope))
+    AND NOT d.refobjid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT oid FROM scope))
+), rels AS (
+  SELECT oid, false AS related FROM scope UNION ALL SELECT oid, true FROM related
+)
+SELECT c.oid, CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'r' THEN 'table' WHEN c.relkind OPERATOR(pg_catalog.=) 'p' THEN 'partitioned table'
+         WHEN c.relkind OPERATOR(pg_catalog.=) 'v' THEN 'view' WHEN c.relkind OPERATOR(pg_catalog.=) 'm' THEN 'materialized view' ELSE 'foreign table' END,
+       n.nspname::pg_catalog.text, c.relname::pg_catalog.text,
+       pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname),
+       c.relrowsecurity, r.related,
+       EXISTS (SELECT 1 FROM pg_catalog.pg_publication pb WHERE pb.pubname OPERATOR(pg_catalog.=) 'supabase_realtime'
+               AND (pb.puballtables OR EXISTS (SELECT 1 FROM pg_catalog.pg_publication_rel pr WHERE pr.prpubid OPERATOR(pg_catalog.=) pb.oid AND pr.prrelid OPERATOR(pg_catalog.=) c.oid))),
+       ARRAY(SELECT t.tgname::pg_catalog.text FROM pg_catalog.pg_trigger t WHERE t.tgrelid OPERATOR(pg_catalog.=) c.oid AND NOT t.tgisinternal ORDER BY 1),
+       ARRAY(SELECT w.rulename::pg_catalog.text FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) c.oid AND w.rulename OPERATOR(pg_catalog.<>) '_RETURN' ORDER BY 1)
+FROM rels r JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.oid
+JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+ORDER BY 5`
+
+// columnsSQL lists the columns of $1 (relation oids) with the API roles' column privileges.
+const columnsSQL = `SELECT a.attrelid, a.attname::pg_catalog.text, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull,
+       a.atthasdef OR a.attidentity OPERATOR(pg_catalog.<>) '' OR a.attgenerated OPERATOR(pg_catalog.<>) '',
+       ARRAY(SELECT r OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) p
+             FROM pg_catalog.unnest(ARRAY['anon', 'authenticated']::pg_catalog.text[]) r,
+                  pg_catalog.unnest(ARRAY['SELECT', 'INSERT', 'UPDATE']::pg_catalog.text[]) p
+             WHERE pg_catalog.has_column_privilege(r, a.attrelid, a.attnum, p))
+FROM pg_catalog.pg_attribute a
+WHERE a.attrelid OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.oid[]) AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
+ORDER BY a.attrelid, a.attnum`
+
+// privilegesSQL lists the API roles' table privileges on $1 (relation oids), and those they
+// hold with the grant option.
+const privilegesSQL = `SELECT c.oid, r.role,
+       pg_catalog.has_table_privilege(r.role, c.oid, 'SELECT'), pg_catalog.has_table_privilege(r.role, c.oid, 'INSERT'),
+       pg_catalog.has_table_privilege(r.role, c.oid, 'UPDATE'), pg_catalog.has_table_privilege(r.role, c.oid, 'DELETE'),
+       ARRAY(SELECT p FROM pg_catalog.unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE']::pg_catalog.text[]) p
+             WHERE pg_catalog.has_table_privilege(r.role, c.oid, p OPERATOR(pg_catalog.||) ' WITH GRANT OPTION'))
+FROM pg_catalog.pg_class c CROSS JOIN pg_catalog.unnest(ARRAY['anon', 'authenticated']::pg_catalog.text[]) r(role)
+WHERE c.oid OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.oid[])`
+
+// policiesSQL lists the policies of $1 (relation oids), with what their expressions read and
+// the source of the functions they call outside pg_catalog and auth.
+const policiesSQL = `SELECT p.polrelid, p.polname::pg_catalog.text,
+       CASE WHEN p.polcmd OPERATOR(pg_catalog.=) 'r' THEN 'SELECT' WHEN p.polcmd OPERATOR(pg_catalog.=) 'a' THEN 'INSERT'
+            WHEN p.polcmd OPERATOR(pg_catalog.=) 'w' THEN 'UPDATE' WHEN p.polcmd OPERATOR(pg_catalog.=) 'd' THEN 'DELETE' ELSE 'ALL' END,
+       p.polpermissive,
+       ARRAY(SELECT CASE WHEN x OPERATOR(pg_catalog.=) 0::pg_catalog.oid THEN 'public' ELSE (SELECT a.rolname::pg_catalog.text FROM pg_catalog.pg_roles a WHERE a.oid OPERATOR(pg_catalog.=) x) END
+             FROM pg_catalog.unnest(p.polroles) x),
+       coalesce(pg_catalog.pg_get_expr(p.polqual, p.polrelid), ''), coalesce(pg_catalog.pg_get_expr(p.polwithcheck, p.polrelid), ''),
+       ARRAY(SELECT DISTINCT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)
+             FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) d.refobjid
+             JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+             WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) p.oid
+               AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass),
+       coalesce((SELECT pg_catalog.string_agg(f.prosrc, E'\n') FROM pg_catalog.pg_depend d
+                 JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) d.refobjid
+                 JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) f.pronamespace
+                 WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) p.oid
+                   AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+                   AND NOT n.nspname OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog', 'auth']::pg_catalog.name[])), '')
+FROM pg_catalog.pg_policy p
+WHERE p.polrelid OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.oid[])
+ORDER BY p.polrelid, p.polname`
+
+// foreignKeysSQL lists the foreign keys of $1 (relation oids).
+const foreignKeysSQL = `SELECT k.conrelid,
+       ARRAY(SELECT a.attname::pg_catalog.text FROM pg_catalog.unnest(k.conkey) WITH ORDINALITY u(n, i)
+             JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) k.conrelid AND a.attnum OPERATOR(pg_catalog.=) u.n ORDER BY u.i),
+       pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname),
+       ARRAY(SELECT a.attname::pg_catalog.text FROM pg_catalog.unnest(k.confkey) WITH ORDINALITY u(n, i)
+             JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) k.confrelid AND a.attnum OPERATOR(pg_catalog.=) u.n ORDER BY u.i)
+FROM pg_catalog.pg_constraint k
+JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) k.confrelid
+JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+WHERE k.contype OPERATOR(pg_catalog.=) 'f' AND k.conrelid OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.oid[])
+ORDER BY k.conrelid, k.conname`
+
+// basesSQL lists, for each view of $1 (relation oids), the tables it reads, through views.
+const basesSQL = `WITH RECURSIVE reads(view, rel) AS (
+  SELECT w.ev_class, d.refobjid FROM pg_catalog.pg_rewrite w
+  JOIN pg_catalog.pg_depend d ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
+   AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND d.refobjid OPERATOR(pg_catalog.<>) w.ev_class
+  WHERE w.ev_class OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.oid[]) AND w.rulename OPERATOR(pg_catalog.=) '_RETURN'
+  UNION
+  SELECT r.view, d.refobjid FROM reads r
+  JOIN pg_catalog.pg_rewrite w ON w.ev_class OPERATOR(pg_catalog.=) r.rel AND w.rulename OPERATOR(pg_catalog.=) '_RETURN'
+  JOIN pg_catalog.pg_depend d ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
+   AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND d.refobjid OPERATOR(pg_catalog.<>) w.ev_class
+)
+SELECT DISTINCT r.view, pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)
+FROM reads r JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.rel
+JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+WHERE c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p', 'm']::pg_catalog."char"[])
+ORDER BY 1, 2`
+
+// functionsSQL lists the functions and aggregates of the exposed schemas $1 in scope $2
+// (schema.name(oidvectortypes)), but trigger and event trigger functions and those taking or
+// returning pseudo-types but void and record.
+const functionsSQL = `SELECT p.oid,
+       pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(p.proname)
+         OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) pg_catalog.oidvectortypes(p.proargtypes) OPERATOR(pg_catalog.||) ')',
+       n.nspname::pg_catalog.text, p.proname::pg_catalog.text,
+       CASE WHEN p.prokind OPERATOR(pg_catalog.=) 'a' THEN 'aggregate' ELSE 'function' END, p.prosecdef, p.proretset,
+       pg_catalog.format_type(p.prorettype, NULL),
+       ARRAY(SELECT pg_catalog.format_type(t, NULL) FROM pg_catalog.unnest(p.proargtypes::pg_catalog.oid[]) WITH ORDINALITY u(t, i) ORDER BY u.i),
+       p.pronargdefaults::pg_catalog.int4,
+       pg_catalog.has_function_privilege('anon', p.oid, 'EXECUTE'), pg_catalog.has_function_privilege('authenticated', p.oid, 'EXECUTE')
+FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
+JOIN pg_catalog.pg_type rt ON rt.oid OPERATOR(pg_catalog.=) p.prorettype
+WHERE n.nspname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])
+  AND p.prokind OPERATOR(pg_catalog.=) ANY (ARRAY['f', 'a']::pg_catalog."char"[])
+  AND (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(p.proname)
+       OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) pg_catalog.oidvectortypes(p.proargtypes) OPERATOR(pg_catalog.||) ')') OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[])
+  AND (rt.typtype OPERATOR(pg_catalog.<>) 'p' OR rt.typname OPERATOR(pg_catalog.=) ANY (ARRAY['void', 'record']::pg_catalog.name[]))
+  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proargtypes::pg_catalog.oid[]) t JOIN pg_catalog.pg_type at ON at.oid OPERATOR(pg_catalog.=) t
+                  WHERE at.typtype OPERATOR(pg_catalog.=) 'p')
+ORDER BY 2`
+
+// readSurface reads the surface on conn, the observer's session (as itself).
+func readSurface(ctx context.Context, conn *pgx.Conn, sc Scope) (*Surface, error) {
+	s := &Surface{}
+	rows, err := conn.Query(ctx, relationsSQL, sc.Exposed, sc.Relations, sc.Realtime)
+	if err != nil {
+		return nil, fmt.Errorf("reading the relations: %w", err)
+	}
+	for rows.Next() {
+		r := &Relation{Priv: map[string]Privileges{}, Grantable: map[string][]string{}, ownerTestedBy: map[string][]string{}}
+		if err := rows.Scan(&r.OID, &r.Kind, &r.Schema, &r.Name, &r.Ident, &r.RLS, &r.Related, &r.Published, &r.Triggers, &r.Rules); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("reading the relations: %w", err)
+		}
+		s.Relations = append(s.Relations, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the relations: %w", err)
+	}
+	if len(s.Relations) > 0 {
+		if err := s.readDetails(ctx, conn); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.readFunctions(ctx, conn, sc); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// oids are the relations' oids.
+func (s *Surface) oids() []uint32 {
+	out := make([]uint32, len(s.Relations))
+	for i, r := range s.Relations {
+		out[i] = r.OID
+	}
+	return out
+}
+
+// readDetails reads the relations' columns, privileges, policies, foreign keys and bases in one
+// round trip.
+func (s *Surface) readDetails(ctx context.Context, conn *pgx.Conn) error {
+	oids := s.oids()
+	b := &pgx.Batch{}
+	b.Queue(columnsSQL, oids).Query(func(rows pgx.Rows) error { return s.scanColumns(rows) })
+	b.Queue(privilegesSQL, oids).Query(func(rows pgx.Rows) error { return s.scanPrivileges(rows) })
+	b.Queue(policiesSQL, oids).Query(func(rows pgx.Rows) error { return s.scanPolicies(rows) })
+	b.Queue(foreignKeysSQL, oids).Query(func(rows pgx.Rows) error { return s.scanForeignKeys(rows) })
+	b.Queue(basesSQL, oids).Query(func(rows pgx.Rows) error { return s.scanBases(rows) })
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("reading the relations: %w", err)
+	}
+	s.findOwners()
+	return nil
+}
+
+func (s *Surface) scanColumns(rows pgx.Rows) error {
+	var oid uint32
+	var c Column
+	var privs []string
+	_, err := pgx.ForEachRow(rows, []any{&oid, &c.Name, &c.Type, &c.NotNull, &c.Auto, &privs}, func() error {
+		col := c
+		col.Priv = map[string][]string{}
+		for _, p := range privs {
+			role, priv, _ := strings.Cut(p, ":")
+			col.Priv[role] = append(col.Priv[role], priv)
+		}
+		if r := s.byOID(oid); r != nil {
+			r.Columns = append(r.Columns, col)
+		}
+		return nil
+	})
+	return err
+}
+
+func (s *Surface) scanPrivileges(rows pgx.Rows) error {
+	var oid uint32
+	var role string
+	var p Privileges
+	var grantable []string
+	_, err := pgx.ForEachRow(rows, []any{&oid, &role, &p.Select, &p.Insert, &p.Update, &p.Delete, &grantable}, func() error {
+		if r := s.byOID(oid); r != nil {
+			r.Priv[role] = p
+			if len(grantable) > 0 {
+				r.Grantable[role] = slices.Clone(grantable)
+			}
+		}
+		return nil
+	})
+	return err
+}
+
+func (s *Surface) scanPolicies(rows pgx.Rows) error {
+	var oid uint32
+	var p Policy
+	_, err := pgx.ForEachRow(rows, []any{&oid, &p.Name, &p.Cmd, &p.Permissive, &p.Roles, &p.Using, &p.Check, &p.Reads, &p.Calls}, func() error {
+		if r := s.byOID(oid); r != nil {
+			pol := p
+			pol.Roles, pol.Reads = slices.Clone(p.Roles), slices.Clone(p.Reads)
+			r.Policies = append(r.Policies, pol)
+		}
+		return nil
+	})
+	return err
+}
+
+func (s *Surface) scanForeignKeys(rows pgx.Rows) error {
+	var oid uint32
+	var fk ForeignKey
+	_, err := pgx.ForEachRow(rows, []any{&oid, &fk.Columns, &fk.References, &fk.RefColumns}, func() error {
+		if r := s.byOID(oid); r != nil {
+			r.ForeignKeys = append(r.ForeignKeys, ForeignKey{Columns: slices.Clone(fk.Columns), References: fk.References, RefColumns: slices.Clone(fk.RefColumns)})
+		}
+		return nil
+	})
+	return err
+}
+
+func (s *Surface) scanBases(rows pgx.Rows) error {
+	var oid uint32
+	var base string
+	_, err := pgx.ForEachRow(rows, []any{&oid, &base}, func() error {
+		if r := s.byOID(oid); r != nil {
+			r.Bases = append(r.Bases, base)
+		}
+		return nil
+	})
+	return err
+}
+
+// readFunctions reads the functions and aggregates in scope.
+func (s *Surface) readFunctions(ctx context.Context, conn *pgx.Conn, sc Scope) error {
+	if len(sc.Functions) == 0 {
+		return nil
+	}
+	rows, err := conn.Query(ctx, functionsSQL, sc.Exposed, sc.Functions)
+	if err != nil {
+		return fmt.Errorf("reading the functions: %w", err)
+	}
+	var f Function
+	var anon, authed bool
+	_, err = pgx.ForEachRow(rows, []any{&f.OID, &f.Ident, &f.Schema, &f.Name, &f.Kind, &f.Definer, &f.Set, &f.Returns, &f.Args, &f.Defaults, &anon, &authed}, func() error {
+		fn := f
+		fn.Args = slices.Clone(f.Args)
+		fn.Execute = map[string]bool{"anon": anon, "authenticated": authed}
+		s.Functions = append(s.Functions, &fn)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reading the functions: %w", err)
+	}
+	return nil
+}
