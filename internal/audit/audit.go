@@ -350,7 +350,10 @@ func (fs facts) reportedAs(r row) string {
 type Confirmation struct {
 	// Static is lint's rule, Audit the audit's rule of the same fact.
 	Static, Audit string
-	id            string
+	// Models are the privilege models the audit found it under, when not every one it answered
+	// for (nil: every one).
+	Models []string
+	id     string
 }
 
 // Stands reports whether f is the static finding c confirms.
@@ -359,20 +362,40 @@ func (c Confirmation) Stands(f finding.Finding) bool {
 	return ok && f.Rule == c.Static && id == c.id
 }
 
-// Confirmed lists the facts of in.Static that the answers show too (each once).
-func Confirmed(in Input, answers []Answers) []Confirmation {
+// Where says where the confirmation holds when not under every model ("" when it does): "on
+// self-hosted projects, with the old default privileges".
+func (c Confirmation) Where() string {
+	return strings.Join(mapped(c.Models, where), " and ")
+}
+
+// Confirmed lists the facts of in.Static that the answers show too (each once), with the models
+// (models[i] names answers[i]) they hold under when not all.
+func Confirmed(in Input, models []string, answers []Answers) []Confirmation {
 	static := staticFacts(in.Static)
 	var out []Confirmation
-	seen := map[Confirmation]bool{}
-	for _, a := range answers {
+	seen := map[string]int{}
+	for i, a := range answers {
 		for _, r := range a.rows {
-			if rule := static.reportedAs(r); rule != "" {
-				c := Confirmation{Static: rule, Audit: r.Rule, id: rowID(r)}
-				if !seen[c] {
-					seen[c] = true
-					out = append(out, c)
-				}
+			rule := static.reportedAs(r)
+			if rule == "" {
+				continue
 			}
+			c := Confirmation{Static: rule, Audit: r.Rule, id: rowID(r)}
+			k := c.Static + "\x00" + c.Audit + "\x00" + c.id
+			j, ok := seen[k]
+			if !ok {
+				j = len(out)
+				seen[k] = j
+				out = append(out, c)
+			}
+			if !slices.Contains(out[j].Models, models[i]) {
+				out[j].Models = append(out[j].Models, models[i])
+			}
+		}
+	}
+	for i := range out {
+		if len(out[i].Models) == len(answers) {
+			out[i].Models = nil
 		}
 	}
 	return out

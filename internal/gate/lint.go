@@ -91,7 +91,8 @@ func lintPhase(r *variantRun, took time.Duration) report.PhaseResult {
 	case r.installErr != nil:
 		ph.Findings = append(ph.Findings, r.installFinding())
 	case r.audit != nil:
-		ph.Findings = append(append(append([]finding.Finding(nil), r.audit.static...), r.crossCheck...), r.audit.phase.Findings...)
+		static := markModels(r.audit.static, r.audit.confirmed, r.audit.observed)
+		ph.Findings = append(append(static, r.crossCheck...), r.audit.phase.Findings...)
 	}
 	return ph
 }

@@ -56,6 +56,9 @@ type Input struct {
 	Dim int
 	// Admin, when not nil, is a superuser session of the database to use (else one is opened).
 	Admin *pgx.Conn
+	// Rows, when not nil, loads the rows the database is observed over (the fixture); it is
+	// called only when some persona has a request to make.
+	Rows func(ctx context.Context) error
 	// Budget bounds the actions' time (0: DefaultBudget); actions not run by then are noted.
 	Budget time.Duration
 }
@@ -94,33 +97,46 @@ type observer struct {
 	rowN    int
 	notes   []string
 	done    []*done // the actions run, with their results
+	opened  []*pgx.Conn
+	denied  int // the requests of the first round not made: PostgreSQL's default deny
 }
 
-// Run observes the database db is connected to, as in says.
+// Run observes the database db is connected to, as in says. The surface is read on the
+// superuser's session (a catalog read, pg_catalog-qualified); when no persona has any request
+// to make, nothing else is opened, no row is added and no request is made.
 func Run(ctx context.Context, db Database, in Input) (*Observation, error) {
 	out := &Observation{Model: in.Model, Present: map[string]int{}, Scope: in.Scope}
 	if in.Scope.Empty() {
 		return out, nil
 	}
-	obs, err := db.ConnectObserver(ctx)
-	if err != nil {
+	o := &observer{in: in, present: rowCounts{}, refs: map[string][]map[string]string{}, members: map[string][]map[string]string{}}
+	defer o.close(ctx)
+	if err := o.open(ctx, &o.c.Admin, in.Admin, db.ConnectAdmin); err != nil {
 		return nil, err
 	}
-	defer obs.Close(context.WithoutCancel(ctx))
-	s, err := readSurface(ctx, obs, in.Scope)
+	s, err := readSurface(ctx, o.c.Admin, in.Scope)
 	if err != nil {
 		return nil, fmt.Errorf("observing: %w", err)
 	}
-	out.Surface = s
-	if !s.reachable() {
+	o.s, out.Surface = s, s
+	o.planRows()
+	if len(o.firstRound()) == 0 {
+		out.Notes = o.skipNote()
 		return out, nil
 	}
-	o := &observer{in: in, s: s, obs: obs, present: rowCounts{}, refs: map[string][]map[string]string{}, members: map[string][]map[string]string{}}
-	closeConns, err := o.connect(ctx, db)
-	if err != nil {
-		return nil, err
+	if in.Rows != nil {
+		if err := in.Rows(ctx); err != nil {
+			return nil, err
+		}
 	}
-	defer closeConns()
+	for _, c := range []struct {
+		conn    **pgx.Conn
+		connect func(context.Context) (*pgx.Conn, error)
+	}{{&o.obs, db.ConnectObserver}, {&o.c.Install, db.Connect}, {&o.c.Reader, db.ConnectReader}} {
+		if err := o.open(ctx, c.conn, nil, c.connect); err != nil {
+			return nil, err
+		}
+	}
 	if err := o.prepare(ctx); err != nil {
 		return nil, fmt.Errorf("observing: %w", err)
 	}
@@ -131,40 +147,47 @@ func Run(ctx context.Context, db Database, in Input) (*Observation, error) {
 	for ident, p := range o.present {
 		out.Present[ident] = p.all
 	}
-	out.Notes, out.done, out.present = o.notes, o.done, o.present
+	out.Notes, out.done, out.present = append(o.notes, o.skipNote()...), o.done, o.present
 	return out, nil
 }
 
-// connect opens the privileged sessions the rows need (the superuser's unless Input.Admin, the
-// install role's, the reader's), and returns what closes them.
-func (o *observer) connect(ctx context.Context, db Database) (func(), error) {
-	var opened []*pgx.Conn
-	closeAll := func() {
-		for _, c := range opened {
-			c.Close(context.WithoutCancel(ctx))
-		}
+// open sets *conn to given, or to a session connect opens (which close closes).
+func (o *observer) open(ctx context.Context, conn **pgx.Conn, given *pgx.Conn, connect func(context.Context) (*pgx.Conn, error)) error {
+	if given != nil {
+		*conn = given
+		return nil
 	}
-	o.c.Admin = o.in.Admin
-	if o.c.Admin == nil {
-		c, err := db.ConnectAdmin(ctx)
-		if err != nil {
-			return nil, err
-		}
-		opened = append(opened, c)
-		o.c.Admin = c
+	c, err := connect(ctx)
+	if err != nil {
+		return err
 	}
-	var err error
-	if o.c.Install, err = db.Connect(ctx); err != nil {
-		closeAll()
-		return nil, err
+	o.opened = append(o.opened, c)
+	*conn = c
+	return nil
+}
+
+// close closes the sessions the observation opened.
+func (o *observer) close(ctx context.Context) {
+	for _, c := range o.opened {
+		c.Close(context.WithoutCancel(ctx))
 	}
-	opened = append(opened, o.c.Install)
-	if o.c.Reader, err = db.ConnectReader(ctx); err != nil {
-		closeAll()
-		return nil, err
+}
+
+// skipNote says how many requests were not made because PostgreSQL refuses them whatever the
+// request (row level security on, no policy for the role).
+func (o *observer) skipNote() []string {
+	if o.denied == 0 {
+		return nil
 	}
-	opened = append(opened, o.c.Reader)
-	return closeAll, nil
+	return []string{fmt.Sprintf("%s not made: row level security is on and no policy lets the role do it (PostgreSQL's default deny)", nounRequests(o.denied))}
+}
+
+// nounRequests is "1 request", "3 requests".
+func nounRequests(n int) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
 }
 
 // prepare adds the users, generates the rows that make access visible, and reads what the
@@ -203,6 +226,12 @@ func (o *observer) prepare(ctx context.Context) error {
 	if err := o.membershipRows(ctx); err != nil {
 		return err
 	}
+	return nil
+}
+
+// planRows plans the rows the personas insert (one per table of the surface) and the values
+// of functions' arguments.
+func (o *observer) planRows() {
 	var names []string
 	for _, r := range o.s.tables() {
 		names = append(names, displayOf(r))
@@ -210,39 +239,9 @@ func (o *observer) prepare(ctx context.Context) error {
 	if o.in.Snapshot != nil {
 		o.plan = fill.New(nil, o.in.Snapshot, fill.Options{Seed: seed, Rows: 1, Tables: names, Shared: true})
 		o.values = fill.NewValues(o.in.Snapshot, seed)
-	} else {
-		o.values = fill.NewValues(&introspect.Snapshot{}, seed)
+		return
 	}
-	return nil
-}
-
-// reachable reports whether an API role holds any privilege on the surface: otherwise there is
-// nothing to try.
-func (s *Surface) reachable() bool {
-	for _, r := range s.Relations {
-		if r.Related {
-			continue
-		}
-		for _, role := range apiRoles {
-			p := r.Priv[role]
-			if p.Select || p.Insert || p.Update || p.Delete || len(r.Grantable[role]) > 0 {
-				return true
-			}
-			for _, c := range r.Columns {
-				if len(c.Priv[role]) > 0 {
-					return true
-				}
-			}
-		}
-	}
-	for _, f := range s.Functions {
-		for _, role := range apiRoles {
-			if f.Execute[role] {
-				return true
-			}
-		}
-	}
-	return false
+	o.values = fill.NewValues(&introspect.Snapshot{}, seed)
 }
 
 // literal is a generated literal of type typ for a function's argument i (a vector at the

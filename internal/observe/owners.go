@@ -143,7 +143,47 @@ func (p Policy) applies(role, cmd string) bool {
 	if p.Cmd != cmd && p.Cmd != "ALL" {
 		return false
 	}
-	return slices.Contains(p.Roles, "public") || slices.Contains(p.Roles, role)
+	return slices.Contains(p.AppliesTo, role)
+}
+
+// denies reports whether PostgreSQL itself refuses role's command cmd on r, whatever the
+// request: row level security is on and no permissive policy applies to the role for the
+// command (the default deny), and no rule or statement trigger could run on the way (an UPDATE
+// or DELETE of no row still fires those, and a rule may rewrite an INSERT). A request of a
+// persona that holds no privilege is not made either; both are counted, not made.
+func (r *Relation) denies(role, cmd string) bool {
+	if r.Kind == "view" {
+		return r.viewDenies(role, cmd)
+	}
+	if !r.RLS || r.Kind != "table" && r.Kind != "partitioned table" || len(r.permissive(role, cmd)) > 0 {
+		return false
+	}
+	return cmd == "SELECT" || len(r.Rules) == 0 && !r.StatementTriggers
+}
+
+// The commands pg_relation_is_updatable reports (1 << CmdType).
+const (
+	updatableUpdate = 1 << 2
+	updatableInsert = 1 << 3
+	updatableDelete = 1 << 4
+)
+
+// viewDenies reports whether PostgreSQL refuses role's cmd on view r whatever the request: a
+// write to a view that takes no such write (not auto-updatable, no INSTEAD trigger or rule), or
+// a read of a security_invoker view that calls no function of the migration's and every table
+// of which refuses the role by default deny.
+func (r *Relation) viewDenies(role, cmd string) bool {
+	switch cmd {
+	case "INSERT":
+		return r.updatable&updatableInsert == 0
+	case "UPDATE":
+		return r.updatable&updatableUpdate == 0
+	case "DELETE":
+		return r.updatable&updatableDelete == 0
+	case "SELECT":
+		return r.invoker && !r.calls && len(r.basesDeny) > 0 && r.basesDeny[role]
+	}
+	return false
 }
 
 // permissive returns the permissive policies of r that apply to role for cmd.

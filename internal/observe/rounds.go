@@ -63,23 +63,33 @@ func (o *observer) budget() time.Duration {
 	return DefaultBudget
 }
 
-// firstRound is every action of every persona.
+// firstRound is every action of every persona, but those PostgreSQL refuses whatever the
+// request (counted in o.denied).
 func (o *observer) firstRound() []*action {
-	var out []*action
+	var all []*action
 	for _, p := range Personas() {
 		for _, r := range o.s.Relations {
 			if r.Related {
 				continue
 			}
 			if a := selectAction(p, r); a != nil {
-				out = append(out, a)
+				all = append(all, a)
 			}
-			out = append(out, o.writeActions(p, r)...)
-			out = append(out, grantActions(p, r)...)
+			all = append(all, o.writeActions(p, r)...)
+			all = append(all, grantActions(p, r)...)
 		}
 		for _, f := range o.s.Functions {
-			out = append(out, o.executeActions(p, f)...)
+			all = append(all, o.executeActions(p, f)...)
 		}
+	}
+	var out []*action
+	o.denied = 0
+	for _, a := range all {
+		if a.rel != nil && a.kind != ActGrant && a.rel.denies(a.persona.Role, commandOf(a.kind)) {
+			o.denied++
+			continue
+		}
+		out = append(out, a)
 	}
 	return out
 }

@@ -19,6 +19,9 @@ type Scope struct {
 	// Existing are the relations and functions of the scope that existed before the file (it
 	// changed them): what they already allowed is not the file's doing.
 	Existing map[string]bool
+	// All observes every relation and function of the exposed schemas (a template's base
+	// observation, see [BaseScope]) instead of the lists.
+	All bool
 
 	createdRels []string
 }
@@ -100,7 +103,29 @@ func (sc Scope) normal() Scope {
 
 // Empty reports whether the scope holds nothing to observe.
 func (sc Scope) Empty() bool {
-	return len(sc.Relations)+len(sc.Functions)+len(sc.Realtime) == 0
+	return !sc.All && len(sc.Relations)+len(sc.Functions)+len(sc.Realtime) == 0
+}
+
+// BaseScope is the scope of a base's observation: everything of the exposed schemas, what an
+// install's existing objects are compared with.
+func BaseScope(exposed []string) Scope {
+	return Scope{Exposed: exposed, All: true, Existing: map[string]bool{}}.normal()
+}
+
+// NeedsBase reports whether a finding of the observations concerns an object that existed
+// before the file: only then does what the base allowed matter.
+func NeedsBase(obs []*Observation) bool {
+	for _, ob := range obs {
+		if ob == nil {
+			continue
+		}
+		for _, f := range ob.facts() {
+			if ob.Scope.Existing[f.scope] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // splitLast splits a dotted identity at its last dot outside double quotes ("public.t.c" is

@@ -27,6 +27,7 @@ type Relation struct {
 	Related            bool     // read by a policy of the surface, not in it itself
 	Published          bool     // in the supabase_realtime publication
 	Triggers, Rules    []string // its triggers and rules (not a view's _RETURN), by name
+	StatementTriggers  bool     // a trigger of its fires once per statement
 	Columns            []Column
 	Priv               map[string]Privileges // by API role
 	Grantable          map[string][]string   // by API role: the privileges it may grant on
@@ -36,6 +37,9 @@ type Relation struct {
 	Bases              []string            // a view's base tables (through other views), as Ident
 	ownerTestedBy      map[string][]string // owner column -> the policies that compare it with the user's id
 	ownerTestingPolicy bool
+	updatable          int32           // pg_relation_is_updatable: the commands it takes (1<<CMD_UPDATE, ...)
+	invoker, calls     bool            // a view: security_invoker; it calls a function outside pg_catalog
+	basesDeny          map[string]bool // a view: every base table refuses SELECT to the API role (default deny)
 }
 
 // Column is a column of a relation.
@@ -60,7 +64,9 @@ type Policy struct {
 	Roles        []string // role names; "public" for PUBLIC
 	Using, Check string   // as pg_get_expr prints them ("" when absent)
 	Reads        []string // the relations its expressions read (Ident), its own table included
-	Calls        string   // the source of the functions it calls (outside pg_catalog and auth), joined
+	// AppliesTo are the API roles it applies to: PUBLIC's, theirs, or a role they are members of.
+	AppliesTo []string
+	Calls     string // the source of the functions it calls (outside pg_catalog and auth), joined
 }
 
 // ForeignKey is a foreign key of a relation.
@@ -119,7 +125,8 @@ const relationsSQL = `WITH RECURSIVE scope AS (
   SELECT c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
   WHERE c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p', 'v', 'm', 'f']::pg_catalog."char"[])
     AND ((n.nspname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])
-          AND (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)) OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[]))
+          AND ($2::pg_catalog.text[] IS NULL
+               OR (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)) OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[])))
       OR (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)) OPERATOR(pg_catalog.=) ANY ($3::pg_catalog.text[]))
 ), related AS (
   SELECT DISTINCT d.refobjid AS oid FROM pg_catalog.pg_policy p
@@ -139,6 +146,16 @@ SELECT c.oid, CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'r' THEN 'table' WHEN c
        EXISTS (SELECT 1 FROM pg_catalog.pg_publication pb WHERE pb.pubname OPERATOR(pg_catalog.=) 'supabase_realtime'
                AND (pb.puballtables OR EXISTS (SELECT 1 FROM pg_catalog.pg_publication_rel pr WHERE pr.prpubid OPERATOR(pg_catalog.=) pb.oid AND pr.prrelid OPERATOR(pg_catalog.=) c.oid))),
        ARRAY(SELECT t.tgname::pg_catalog.text FROM pg_catalog.pg_trigger t WHERE t.tgrelid OPERATOR(pg_catalog.=) c.oid AND NOT t.tgisinternal ORDER BY 1),
+       EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid OPERATOR(pg_catalog.=) c.oid AND NOT t.tgisinternal
+               AND (t.tgtype::pg_catalog.int4 OPERATOR(pg_catalog.&) 1) OPERATOR(pg_catalog.=) 0),
+       pg_catalog.pg_relation_is_updatable(c.oid, true),
+       coalesce(c.reloptions OPERATOR(pg_catalog.&&) ARRAY['security_invoker=true', 'security_invoker=on', 'security_invoker=1', 'security_invoker=yes']::pg_catalog.text[], false),
+       EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite w
+               JOIN pg_catalog.pg_depend d ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
+                AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+               JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) d.refobjid
+               JOIN pg_catalog.pg_namespace fn ON fn.oid OPERATOR(pg_catalog.=) f.pronamespace
+               WHERE w.ev_class OPERATOR(pg_catalog.=) c.oid AND fn.nspname OPERATOR(pg_catalog.<>) 'pg_catalog'),
        ARRAY(SELECT w.rulename::pg_catalog.text FROM pg_catalog.pg_rewrite w WHERE w.ev_class OPERATOR(pg_catalog.=) c.oid AND w.rulename OPERATOR(pg_catalog.<>) '_RETURN' ORDER BY 1)
 FROM rels r JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.oid
 JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
@@ -179,6 +196,9 @@ const policiesSQL = `SELECT p.polrelid, p.polname::pg_catalog.text,
              JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
              WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) p.oid
                AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass),
+       ARRAY(SELECT r FROM pg_catalog.unnest(ARRAY['anon', 'authenticated']::pg_catalog.text[]) r
+             WHERE EXISTS (SELECT 1 FROM pg_catalog.unnest(p.polroles) x
+                           WHERE x OPERATOR(pg_catalog.=) 0::pg_catalog.oid OR pg_catalog.pg_has_role(r, x, 'MEMBER'))),
        coalesce((SELECT pg_catalog.string_agg(f.prosrc, E'\n') FROM pg_catalog.pg_depend d
                  JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) d.refobjid
                  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) f.pronamespace
@@ -214,10 +234,17 @@ const basesSQL = `WITH RECURSIVE reads(view, rel) AS (
   JOIN pg_catalog.pg_depend d ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) w.oid
    AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND d.refobjid OPERATOR(pg_catalog.<>) w.ev_class
 )
-SELECT DISTINCT r.view, pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)
+SELECT DISTINCT r.view, pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname),
+       ARRAY(SELECT x FROM pg_catalog.unnest(ARRAY['anon', 'authenticated']::pg_catalog.text[]) x
+             WHERE c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p']::pg_catalog."char"[]) AND c.relrowsecurity
+               AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_policy p WHERE p.polrelid OPERATOR(pg_catalog.=) c.oid AND p.polpermissive
+                               AND p.polcmd OPERATOR(pg_catalog.=) ANY (ARRAY['r', '*']::pg_catalog."char"[])
+                               AND EXISTS (SELECT 1 FROM pg_catalog.unnest(p.polroles) y
+                                           WHERE y OPERATOR(pg_catalog.=) 0::pg_catalog.oid OR pg_catalog.pg_has_role(x, y, 'MEMBER')))),
+       c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p', 'm']::pg_catalog."char"[])
 FROM reads r JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.rel
 JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
-WHERE c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p', 'm']::pg_catalog."char"[])
+WHERE c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p', 'm', 'v', 'f']::pg_catalog."char"[])
 ORDER BY 1, 2`
 
 // functionsSQL lists the functions and aggregates of the exposed schemas $1 in scope $2
@@ -236,8 +263,9 @@ FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_ca
 JOIN pg_catalog.pg_type rt ON rt.oid OPERATOR(pg_catalog.=) p.prorettype
 WHERE n.nspname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])
   AND p.prokind OPERATOR(pg_catalog.=) ANY (ARRAY['f', 'a']::pg_catalog."char"[])
-  AND (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(p.proname)
-       OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) pg_catalog.oidvectortypes(p.proargtypes) OPERATOR(pg_catalog.||) ')') OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[])
+  AND ($2::pg_catalog.text[] IS NULL
+       OR (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(p.proname)
+           OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) pg_catalog.oidvectortypes(p.proargtypes) OPERATOR(pg_catalog.||) ')') OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[]))
   AND (rt.typtype OPERATOR(pg_catalog.<>) 'p' OR rt.typname OPERATOR(pg_catalog.=) ANY (ARRAY['void', 'record']::pg_catalog.name[]))
   AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proargtypes::pg_catalog.oid[]) t JOIN pg_catalog.pg_type at ON at.oid OPERATOR(pg_catalog.=) t
                   WHERE at.typtype OPERATOR(pg_catalog.=) 'p')
@@ -246,13 +274,18 @@ ORDER BY 2`
 // readSurface reads the surface on conn, the observer's session (as itself).
 func readSurface(ctx context.Context, conn *pgx.Conn, sc Scope) (*Surface, error) {
 	s := &Surface{}
-	rows, err := conn.Query(ctx, relationsSQL, sc.Exposed, sc.Relations, sc.Realtime)
+	rels, fns := sc.Relations, sc.Functions
+	if sc.All {
+		rels, fns = nil, nil
+	}
+	rows, err := conn.Query(ctx, relationsSQL, sc.Exposed, rels, sc.Realtime)
 	if err != nil {
 		return nil, fmt.Errorf("reading the relations: %w", err)
 	}
 	for rows.Next() {
 		r := &Relation{Priv: map[string]Privileges{}, Grantable: map[string][]string{}, ownerTestedBy: map[string][]string{}}
-		if err := rows.Scan(&r.OID, &r.Kind, &r.Schema, &r.Name, &r.Ident, &r.RLS, &r.Related, &r.Published, &r.Triggers, &r.Rules); err != nil {
+		if err := rows.Scan(&r.OID, &r.Kind, &r.Schema, &r.Name, &r.Ident, &r.RLS, &r.Related, &r.Published, &r.Triggers, &r.StatementTriggers,
+			&r.updatable, &r.invoker, &r.calls, &r.Rules); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("reading the relations: %w", err)
 		}
@@ -266,7 +299,7 @@ func readSurface(ctx context.Context, conn *pgx.Conn, sc Scope) (*Surface, error
 			return nil, err
 		}
 	}
-	if err := s.readFunctions(ctx, conn, sc); err != nil {
+	if err := s.readFunctions(ctx, conn, sc.Exposed, fns, sc.All); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -337,10 +370,10 @@ func (s *Surface) scanPrivileges(rows pgx.Rows) error {
 func (s *Surface) scanPolicies(rows pgx.Rows) error {
 	var oid uint32
 	var p Policy
-	_, err := pgx.ForEachRow(rows, []any{&oid, &p.Name, &p.Cmd, &p.Permissive, &p.Roles, &p.Using, &p.Check, &p.Reads, &p.Calls}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&oid, &p.Name, &p.Cmd, &p.Permissive, &p.Roles, &p.Using, &p.Check, &p.Reads, &p.AppliesTo, &p.Calls}, func() error {
 		if r := s.byOID(oid); r != nil {
 			pol := p
-			pol.Roles, pol.Reads = slices.Clone(p.Roles), slices.Clone(p.Reads)
+			pol.Roles, pol.Reads, pol.AppliesTo = slices.Clone(p.Roles), slices.Clone(p.Reads), slices.Clone(p.AppliesTo)
 			r.Policies = append(r.Policies, pol)
 		}
 		return nil
@@ -360,11 +393,28 @@ func (s *Surface) scanForeignKeys(rows pgx.Rows) error {
 	return err
 }
 
+// scanBases reads each view's relations: its base tables, and whether each refuses SELECT to
+// each API role by default deny (a view over a view, a materialized view or a foreign table
+// refuses nothing by itself).
 func (s *Surface) scanBases(rows pgx.Rows) error {
 	var oid uint32
 	var base string
-	_, err := pgx.ForEachRow(rows, []any{&oid, &base}, func() error {
-		if r := s.byOID(oid); r != nil {
+	var deny []string
+	var stored bool
+	seen := map[uint32]bool{}
+	_, err := pgx.ForEachRow(rows, []any{&oid, &base, &deny, &stored}, func() error {
+		r := s.byOID(oid)
+		if r == nil {
+			return nil
+		}
+		if !seen[oid] {
+			seen[oid] = true
+			r.basesDeny = map[string]bool{"anon": true, "authenticated": true}
+		}
+		for _, role := range apiRoles {
+			r.basesDeny[role] = r.basesDeny[role] && slices.Contains(deny, role)
+		}
+		if stored {
 			r.Bases = append(r.Bases, base)
 		}
 		return nil
@@ -372,12 +422,13 @@ func (s *Surface) scanBases(rows pgx.Rows) error {
 	return err
 }
 
-// readFunctions reads the functions and aggregates in scope.
-func (s *Surface) readFunctions(ctx context.Context, conn *pgx.Conn, sc Scope) error {
-	if len(sc.Functions) == 0 {
+// readFunctions reads the functions and aggregates of the exposed schemas named in fns (every
+// one with all).
+func (s *Surface) readFunctions(ctx context.Context, conn *pgx.Conn, exposed, fns []string, all bool) error {
+	if len(fns) == 0 && !all {
 		return nil
 	}
-	rows, err := conn.Query(ctx, functionsSQL, sc.Exposed, sc.Functions)
+	rows, err := conn.Query(ctx, functionsSQL, exposed, fns)
 	if err != nil {
 		return fmt.Errorf("reading the functions: %w", err)
 	}

@@ -39,6 +39,8 @@ type (
 		Notes      []string          `json:"notes"`
 		Counts     map[string]int    `json:"counts"`
 		Findings   []finding.Finding `json:"findings"`
+		// Access is an audit phase's access matrix (absent from every other phase).
+		Access *[]Access `json:"access,omitempty"`
 	}
 )
 
@@ -72,6 +74,13 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 		}
 		if jp.Findings == nil {
 			jp.Findings = []finding.Finding{}
+		}
+		if ph.Phase == finding.PhaseAudit {
+			access := ph.Access
+			if access == nil {
+				access = []Access{}
+			}
+			jp.Access = &access
 		}
 		doc.Phases = append(doc.Phases, jp)
 	}

@@ -65,6 +65,9 @@ type PhaseResult struct {
 	// LeftLabel and RightLabel name the two sides of this phase's differences when they are not
 	// the report's (a report with several ports); empty means [Report.LeftLabel] and RightLabel.
 	LeftLabel, RightLabel string
+	// Access is an audit phase's access matrix: what each persona could do with what the file
+	// made reachable, as the access observation saw it (access.go).
+	Access []Access
 }
 
 // Errors returns the number of error findings.
