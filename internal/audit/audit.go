@@ -164,8 +164,8 @@ func Findings(in Input, models []string, answers []Answers) []finding.Finding {
 	var out []finding.Finding
 	for _, k := range order {
 		r := byKey[k][0]
-		pos := position(in, r)
-		if suppressed(in.File, r.Rule, pos) {
+		pos, created := position(in, r), position(in, row{Kind: r.Kind, Object: r.Object})
+		if suppressed(in.File, r.Rule, pos) || pos != created && suppressed(in.File, r.Rule, created) {
 			continue
 		}
 		who, only := reach(holds[k], byKey[k], len(models))
@@ -401,8 +401,10 @@ func Confirmed(in Input, models []string, answers []Answers) []Confirmation {
 	return out
 }
 
-// position finds the statement that created the object of r (its CREATE, else the first EXECUTE
-// of SQL built at run time that names it), else the file's first line.
+// position finds the statement that opened what r says: for a table every row of which a
+// policy opens, that policy's CREATE POLICY (when the file has it); else the statement that
+// created the object of r (its CREATE, else the first EXECUTE of SQL built at run time that
+// names it), else the file's first line. A suppression at either statement accepts it.
 func position(in Input, r row) finding.Position {
 	if in.File == nil {
 		return finding.Position{}
@@ -411,10 +413,29 @@ func position(in Input, r row) finding.Position {
 	if ix == nil {
 		ix = locate.New(in.File)
 	}
+	if pol := openingPolicy(r); pol != "" {
+		if pos, ok := ix.Statement("policy", pgsql.QuoteIdent(pol)+" on "+r.Object, ""); ok {
+			return pos
+		}
+	}
 	if pos, ok := ix.Statement(r.Kind, r.Object, ""); ok {
 		return pos
 	}
 	return finding.Position{File: in.File.Name, Line: 1, Col: 1}
+}
+
+// openingPolicy is the name of the policy an every-row finding's row names, or "".
+func openingPolicy(r row) string {
+	switch r.Rule {
+	case RuleAPIReadsEveryRow:
+		pol, _, _ := strings.Cut(r.Detail, "\x1f")
+		return pol
+	case RuleAPIWritesEveryRow:
+		_, rest, _ := strings.Cut(r.Detail, "\x1f")
+		pol, _, _ := strings.Cut(rest, "\x1f")
+		return pol
+	}
+	return ""
 }
 
 // where says where a finding, or a role's part in it, holds when it does not hold under every

@@ -165,7 +165,8 @@ func joinDetail(a, b string) string {
 
 // markModels marks lint's findings (static, as lint --install reports them, in one phase with
 // the audit's) that the audit or the observation confirms under some privilege models only with
-// those models, as check's confirmAudit and confirmObserved do.
+// those models, and adds what was observed to their detail, as check's confirmAudit and
+// confirmObserved do.
 func markModels(static []finding.Finding, confirmed []audit.Confirmation, observed []observe.Confirmation) []finding.Finding {
 	out := slices.Clone(static)
 	for _, c := range confirmed {
@@ -176,9 +177,13 @@ func markModels(static []finding.Finding, confirmed []audit.Confirmation, observ
 		}
 	}
 	for _, c := range observed {
-		if c.Static < len(out) && out[c.Static].Models == nil && c.Models != nil {
+		if c.Static >= len(out) {
+			continue
+		}
+		if out[c.Static].Models == nil && c.Models != nil {
 			out[c.Static].Models = slices.Clone(c.Models)
 		}
+		out[c.Static].Detail = joinDetail(out[c.Static].Detail, "observed: "+c.Observed)
 	}
 	return out
 }

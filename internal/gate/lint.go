@@ -93,6 +93,7 @@ func lintPhase(r *variantRun, took time.Duration) report.PhaseResult {
 	case r.audit != nil:
 		static := markModels(r.audit.static, r.audit.confirmed, r.audit.observed)
 		ph.Findings = append(append(static, r.crossCheck...), r.audit.phase.Findings...)
+		ph.Access = r.audit.phase.Access
 	}
 	return ph
 }

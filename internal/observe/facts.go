@@ -170,9 +170,13 @@ func (ob *Observation) ofPresent(n int64, ident string) string {
 	return rowsOf(n)
 }
 
-// callFacts are what a function call shows: anon getting rows back that it cannot read itself
-// (the call read a table anon cannot read, or not all of it); a signed-in user getting rows of a
-// table whose policies mean rows to be their owner's, that it cannot read itself.
+// callFacts are what a function call shows: a persona getting rows back from a table it cannot
+// read itself through the Data API. A SECURITY DEFINER function (or an aggregate with a definer
+// support function) reads with its owner's rights: what it returned came from rows the persona
+// cannot read when the persona reads fewer than the table holds. An invoker function reads with
+// the persona's own rights: it opens only what the Data API does not serve (a table of an
+// unexposed schema the persona may read). A signed-in user's finding needs a table whose policies
+// mean rows to be their owner's (the call passed another user's id).
 func (ob *Observation) callFacts(d *done) []fact {
 	a, f, p := d.a, d.a.fn, d.a.persona
 	if a.hostile || d.rows == 0 || f.Returns == "void" {
@@ -184,12 +188,18 @@ func (ob *Observation) callFacts(d *done) []fact {
 			continue
 		}
 		direct := ob.direct(p.Name, e.Table)
-		if !slices.Contains(ob.Scope.Exposed, schemaOf(e.Table)) {
-			direct = 0 // the Data API does not serve it: only through the function
-		}
 		cnt, _ := ob.present.of(e.Table)
 		all := cnt.all
-		if direct < 0 || all <= 0 || direct >= int64(all) {
+		exposed := slices.Contains(ob.Scope.Exposed, schemaOf(e.Table))
+		var opened bool
+		switch {
+		case direct < 0 || all <= 0:
+		case f.Definer:
+			opened = !exposed || direct < int64(all)
+		default:
+			opened = !exposed && direct > 0
+		}
+		if !opened {
 			continue
 		}
 		t := ob.Surface.Relation(e.Table)
@@ -200,9 +210,13 @@ func (ob *Observation) callFacts(d *done) []fact {
 		if p.signedIn() {
 			rule, who = RuleUserReadsOthersRows, "a signed-in user"
 		}
+		how := fmt.Sprintf("%s can read %d of them itself through the Data API", who, direct)
+		if !exposed {
+			how = "the Data API does not serve it"
+		}
 		out = append(out, fact{rule: rule, object: f.Object(), who: p.Role, extra: e.Table, scope: f.Ident,
-			message: fmt.Sprintf("%s can call %s, which returned %s read from table %s (%s present; %s can read %d of them itself through the Data API)",
-				who, f.Object(), rowsOf(d.rows), e.Table, rowsOf(int64(all)), who, direct),
+			message: fmt.Sprintf("%s can call %s, which returned %s read from table %s (%s present; %s)",
+				who, f.Object(), rowsOf(d.rows), e.Table, rowsOf(int64(all)), how),
 			opener: opener{kind: "function", object: f.Ident, attr: "acl:" + p.Role, alts: []opener{{kind: "function", object: f.Ident}}}})
 	}
 	return out

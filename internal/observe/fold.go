@@ -21,18 +21,25 @@ import (
 // object.
 var sameFact = map[string][]string{
 	RuleAnonReadsRows: {audit.RuleRLSDisabledInPublic, audit.RuleAPIReadsEveryRow, audit.RuleSecurityDefinerView, audit.RuleAuthUsersExposed,
-		audit.RuleMaterializedViewInAPI, audit.RuleForeignTableInAPI},
+		audit.RuleMaterializedViewInAPI, audit.RuleForeignTableInAPI, audit.RuleDefinerExecutableByAnon},
 	RuleUserReadsEveryRow:    {audit.RuleAPIReadsEveryRow},
-	RuleUserReadsOthersRows:  {audit.RuleAPIReadsEveryRow},
-	RuleAnonWritesRows:       {audit.RuleAPIWritesEveryRow, audit.RulePolicyAlwaysTrue, audit.RuleRLSDisabledInPublic},
-	RuleUserWritesOthersRows: {audit.RuleAPIWritesEveryRow, audit.RulePolicyAlwaysTrue},
+	RuleUserReadsOthersRows:  {audit.RuleAPIReadsEveryRow, audit.RuleDefinerExecutableByAuthenticated},
+	RuleAnonWritesRows:       {audit.RuleAPIWritesEveryRow, audit.RulePolicyAlwaysTrue, audit.RuleRLSDisabledInPublic, audit.RuleSecurityDefinerView},
+	RuleUserWritesOthersRows: {audit.RuleAPIWritesEveryRow, audit.RulePolicyAlwaysTrue, audit.RuleSecurityDefinerView},
+	// What a definer function anon or a signed-in user may call does is the catalog's finding
+	// that they may call it.
+	RuleOutboundRequest:   {audit.RuleDefinerExecutableByAnon, audit.RuleDefinerExecutableByAuthenticated},
+	RuleRequestSideEffect: {audit.RuleDefinerExecutableByAnon, audit.RuleDefinerExecutableByAuthenticated, audit.RuleSecurityDefinerView},
 }
 
 // sameStatic maps an observed rule to the static rules of lint that stand for the same fact on
 // the same table (a table without row level security that anon reads or writes).
 var sameStatic = map[string][]string{
-	RuleAnonReadsRows:  {lint.TableRLSDisabled},
-	RuleAnonWritesRows: {lint.TableRLSDisabled},
+	RuleAnonReadsRows:       {lint.TableRLSDisabled, lint.SecurityDefinerPublicExecute},
+	RuleAnonWritesRows:      {lint.TableRLSDisabled},
+	RuleUserReadsOthersRows: {lint.SecurityDefinerPublicExecute},
+	RuleOutboundRequest:     {lint.SecurityDefinerPublicExecute},
+	RuleRequestSideEffect:   {lint.SecurityDefinerPublicExecute},
 }
 
 // readClaims are the catalog rules that say an API role reads every row: an observation in
@@ -117,16 +124,28 @@ func noneRead(obs []*Observation, object string) bool {
 // one relation or function.
 func sameObject(a, b string) bool {
 	norm := func(s string) string {
+		if i := strings.LastIndex(s, " on "); strings.HasPrefix(s, "policy ") && i >= 0 {
+			s = "table " + s[i+len(" on "):] // a policy's fact is its table's
+		}
 		kind, name, _ := strings.Cut(s, " ")
 		if kind == "materialized" || kind == "foreign" || kind == "partitioned" {
 			_, name, _ = strings.Cut(name, " ")
 			kind = "table"
 		}
-		if kind == "view" || kind == "aggregate" {
-			kind = map[string]string{"view": "table", "aggregate": "function"}[kind]
+		if kind == "view" || kind == "aggregate" || kind == "procedure" {
+			kind = map[string]string{"view": "table", "aggregate": "function", "procedure": "function"}[kind]
 		}
 		if schema, _ := splitLast(strings.Split(name, "(")[0]); schema == "" {
 			name = "public." + name
+		}
+		if kind == "function" { // by name and number of arguments, as lint and the catalog spell types apart
+			fn, args, _ := strings.Cut(name, "(")
+			args = strings.TrimSuffix(args, ")")
+			n := 0
+			if strings.TrimSpace(args) != "" {
+				n = strings.Count(args, ",") + 1
+			}
+			name = fmt.Sprintf("%s/%d", fn, n)
 		}
 		return kind + " " + name
 	}

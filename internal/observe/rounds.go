@@ -211,6 +211,9 @@ func (o *observer) sideEffects(a *action, es []Effect) []Effect {
 	if a.via != nil {
 		own[a.via.Ident] = true
 	}
+	if a.fn == nil && a.kind != ActSelect {
+		o.cascaded(own)
+	}
 	var out []Effect
 	for _, e := range es {
 		if own[e.Table] {
@@ -226,6 +229,56 @@ func (o *observer) sideEffects(a *action, es []Effect) []Effect {
 	}
 	slices.SortFunc(out, func(x, y Effect) int { return strings.Compare(x.Table, y.Table) })
 	return out
+}
+
+// cascaded adds to tables (by identity) the tables whose foreign keys act on a delete or
+// update of theirs (ON DELETE CASCADE, SET NULL, ...), transitively: what a persona's own
+// delete does to them is the schema's referential action, not a side effect of the file's.
+func (o *observer) cascaded(tables map[string]bool) {
+	if o.in.Snapshot == nil {
+		return
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, t := range o.in.Snapshot.Tables {
+			ident := display(t.Schema, t.Name)
+			if tables[ident] {
+				continue
+			}
+			for _, c := range t.Constraints {
+				if c.Type != "foreign key" || !strings.Contains(c.Definition, " ON DELETE ") && !strings.Contains(c.Definition, " ON UPDATE ") {
+					continue
+				}
+				for target := range tables {
+					if referencesTable(c.Definition, target, t.Schema) {
+						tables[ident] = true
+						changed = true
+					}
+				}
+			}
+		}
+	}
+}
+
+// referencesTable reports whether a foreign key's definition (as pg_get_constraintdef prints
+// it, unqualified where the reading session's search_path finds the table) references target
+// (schema.name), from a table of schema.
+func referencesTable(def, target, schema string) bool {
+	_, ref, ok := strings.Cut(def, "REFERENCES ")
+	if !ok {
+		return false
+	}
+	ref, _, _ = strings.Cut(ref, "(")
+	ref = strings.TrimSpace(ref)
+	if !strings.Contains(ref, ".") {
+		for _, s := range []string{schema, "public"} {
+			if display(s, unquote(ref)) == identDisplay(target) {
+				return true
+			}
+		}
+		return false
+	}
+	return identDisplay(ref) == identDisplay(target)
 }
 
 // find returns the first action run that matches.

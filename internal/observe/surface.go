@@ -82,7 +82,7 @@ type Function struct {
 	Ident        string // schema.name(argument types), as the footprint names it
 	Schema, Name string
 	Kind         string // function, aggregate
-	Definer      bool
+	Definer      bool   // SECURITY DEFINER (an aggregate: one of its support functions is)
 	Set          bool   // returns a set
 	Returns      string // format_type of the return type
 	Args         []string
@@ -254,7 +254,11 @@ const functionsSQL = `SELECT p.oid,
        pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(p.proname)
          OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) pg_catalog.oidvectortypes(p.proargtypes) OPERATOR(pg_catalog.||) ')',
        n.nspname::pg_catalog.text, p.proname::pg_catalog.text,
-       CASE WHEN p.prokind OPERATOR(pg_catalog.=) 'a' THEN 'aggregate' ELSE 'function' END, p.prosecdef, p.proretset,
+       CASE WHEN p.prokind OPERATOR(pg_catalog.=) 'a' THEN 'aggregate' ELSE 'function' END,
+       p.prosecdef OR EXISTS (SELECT 1 FROM pg_catalog.pg_aggregate g JOIN pg_catalog.pg_proc s
+                                ON s.oid OPERATOR(pg_catalog.=) ANY (ARRAY[g.aggtransfn, g.aggfinalfn, g.aggcombinefn]::pg_catalog.oid[])
+                              WHERE g.aggfnoid OPERATOR(pg_catalog.=) p.oid AND s.prosecdef),
+       p.proretset,
        pg_catalog.format_type(p.prorettype, NULL),
        ARRAY(SELECT pg_catalog.format_type(t, NULL) FROM pg_catalog.unnest(p.proargtypes::pg_catalog.oid[]) WITH ORDINALITY u(t, i) ORDER BY u.i),
        p.pronargdefaults::pg_catalog.int4,

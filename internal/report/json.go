@@ -39,7 +39,8 @@ type (
 		Notes      []string          `json:"notes"`
 		Counts     map[string]int    `json:"counts"`
 		Findings   []finding.Finding `json:"findings"`
-		// Access is an audit phase's access matrix (absent from every other phase).
+		// Access is an audit phase's access matrix, and lint --install's phase's (absent from
+		// every other phase).
 		Access *[]Access `json:"access,omitempty"`
 	}
 )
@@ -75,7 +76,7 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 		if jp.Findings == nil {
 			jp.Findings = []finding.Finding{}
 		}
-		if ph.Phase == finding.PhaseAudit {
+		if ph.Phase == finding.PhaseAudit || ph.Access != nil {
 			access := ph.Access
 			if access == nil {
 				access = []Access{}
