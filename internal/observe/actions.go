@@ -292,8 +292,12 @@ var hostileValues = []string{
 	`pg_catalog.pg_class WHERE pg_catalog.set_config('ledgercheck.injected','an identifier',true) IS NOT NULL --`,
 }
 
-// markerSQL reads what the hostile value ran.
-const markerSQL = `SELECT pg_catalog.current_setting('ledgercheck.injected', true)`
+// trailerSQL reads, after a call or a hostile value, what the hostile value ran and the role the
+// request ends as (a function may have switched it: SET ROLE, RESET ROLE).
+const trailerSQL = `SELECT pg_catalog.current_setting('ledgercheck.injected', true), current_user::pg_catalog.text`
+
+// trailed reports whether the action's results end with trailerSQL's.
+func (a *action) trailed() bool { return a.hostile || a.kind == ActExecute }
 
 // executeActions calls f as p: with generated arguments (another user's id for a uuid), and,
 // when it takes text, with each hostile value in every text argument.

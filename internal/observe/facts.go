@@ -191,13 +191,21 @@ func (ob *Observation) callFacts(d *done) []fact {
 		cnt, _ := ob.present.of(e.Table)
 		all := cnt.all
 		exposed := slices.Contains(ob.Scope.Exposed, schemaOf(e.Table))
+		apiDirect := direct
+		if !exposed {
+			apiDirect = 0
+		}
+		switched := d.role != "" && d.role != p.Role
 		var opened bool
 		switch {
 		case direct < 0 || all <= 0:
-		case f.Definer:
-			opened = !exposed || direct < int64(all)
+		case f.Definer || switched:
+			opened = apiDirect < int64(all)
 		default:
-			opened = !exposed && direct > 0
+			// An invoker reads with the persona's rights: it opens what the Data API does not
+			// serve, or returns more rows than the persona reads itself (it stepped out of the
+			// request's role and back).
+			opened = !exposed && direct > 0 || f.Set && d.rows > apiDirect
 		}
 		if !opened {
 			continue
@@ -210,9 +218,12 @@ func (ob *Observation) callFacts(d *done) []fact {
 		if p.signedIn() {
 			rule, who = RuleUserReadsOthersRows, "a signed-in user"
 		}
-		how := fmt.Sprintf("%s can read %d of them itself through the Data API", who, direct)
+		how := fmt.Sprintf("%s can read %d of them itself through the Data API", who, apiDirect)
 		if !exposed {
 			how = "the Data API does not serve it"
+		}
+		if switched {
+			how += "; the call switched the request to role " + d.role
 		}
 		out = append(out, fact{rule: rule, object: f.Object(), who: p.Role, extra: e.Table, scope: f.Ident,
 			message: fmt.Sprintf("%s can call %s, which returned %s read from table %s (%s present; %s)",

@@ -9,7 +9,6 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/install"
 	"github.com/ledgercheck/ledgercheck/internal/observe"
-	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
@@ -20,23 +19,31 @@ func TestMain(m *testing.M) { os.Exit(scratchtest.Main(m)) }
 
 // models are the privilege models a sidecar is installed into, as lint names them, with the
 // scratch templates' privileges.
-var models = []struct {
-	name string
-	priv scratch.PrivilegeModel
-}{{"new-defaults", scratch.NewProjectPrivileges}, {"old-defaults", scratch.OldDefaultPrivileges}}
+var models = []model{{"new-defaults", scratch.NewProjectPrivileges}, {"old-defaults", scratch.OldDefaultPrivileges}}
 
 // observed installs sql (named name) over the prerequisites at 1536 under each privilege model,
 // observes each install, and returns the findings of both together, and the observations.
 func observed(t testing.TB, name, sql string) ([]finding.Finding, []*observe.Observation) {
 	t.Helper()
+	return observedOn(t, scratchtest.Server(t), name, sql, models...)
+}
+
+// model is a privilege model, as lint names it, with the scratch templates' privileges.
+type model struct {
+	name string
+	priv scratch.PrivilegeModel
+}
+
+// observedOn is observed on srv, under the models ms.
+func observedOn(t testing.TB, srv *scratch.Server, name, sql string, ms ...model) ([]finding.Finding, []*observe.Observation) {
+	t.Helper()
 	ctx := context.Background()
-	srv := scratchtest.Server(t)
 	f, err := sqlscript.Parse(name, []byte(sql), 1536)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var obs []*observe.Observation
-	for _, m := range models {
+	for _, m := range ms {
 		db, err := srv.NewDatabaseFrom(ctx, 1536, scratch.Base{Privileges: m.priv})
 		if err != nil {
 			t.Fatal(err)
@@ -67,6 +74,3 @@ func lines(fs []finding.Finding) []string {
 	}
 	return out
 }
-
-// parse keeps the pgsql import for helpers that need the file.
-var _ = pgsql.Parse

@@ -28,6 +28,7 @@ type done struct {
 	counts  []int64 // a select's: all, A's, B's, C's
 	effects []Effect
 	marker  string // what a hostile value ran ("" nothing)
+	role    string // the role a call's request ended as ("" when not read)
 	results []result
 }
 
@@ -113,8 +114,8 @@ func (o *observer) run(ctx context.Context, acts []*action, deadline time.Time) 
 		"pg_catalog.set_config('lock_timeout', '3s', true)", countersFor("anon")}}
 	for _, a := range acts {
 		seg := append([]string{"SAVEPOINT ledgercheck_request", a.setRequest()}, a.steps...)
-		if a.hostile {
-			seg = append(seg, markerSQL)
+		if a.trailed() {
+			seg = append(seg, trailerSQL)
 		}
 		segs = append(segs, seg, []string{"ROLLBACK TO SAVEPOINT ledgercheck_request", countersFor(a.persona.Role)})
 	}
@@ -153,7 +154,7 @@ func message(rs []result) string {
 }
 
 // outcome reads an action's results: seg is SAVEPOINT, the request's settings, its steps and
-// (for a hostile value) the marker.
+// (for a call or a hostile value) the trailer.
 func (o *observer) outcome(a *action, seg []result, effects []Effect) *done {
 	d := &done{a: a, results: seg, ok: true}
 	steps := seg[2 : 2+len(a.steps)]
@@ -172,8 +173,12 @@ func (o *observer) outcome(a *action, seg []result, effects []Effect) *done {
 				d.counts = append(d.counts, n)
 			}
 		}
-		if a.hostile && len(seg) > 2+len(a.steps) {
-			d.marker = seg[2+len(a.steps)].value(0, 0)
+		if a.trailed() && len(seg) > 2+len(a.steps) {
+			t := seg[2+len(a.steps)]
+			if a.hostile {
+				d.marker = t.value(0, 0)
+			}
+			d.role = t.value(0, 1)
 		}
 	}
 	d.effects = o.sideEffects(a, effects)

@@ -149,6 +149,43 @@ CREATE TRIGGER inbox_log AFTER INSERT ON public.nb_inbox FOR EACH ROW EXECUTE FU
 CREATE FUNCTION public.nb_fetch_preview(url text) RETURNS bigint LANGUAGE sql SET search_path = '' -- want outbound-request
   AS $$ SELECT net.http_get(url) $$;
 
+-- 6. Requests that step out of their role: one resets it (and lands on a login role that holds
+-- nothing), one switches to service_role, as a function called through Supabase's
+-- authenticator (a member of service_role) can.
+CREATE TABLE public.nb_ops_secrets (id bigint PRIMARY KEY, token text NOT NULL);
+ALTER TABLE public.nb_ops_secrets ENABLE ROW LEVEL SECURITY;
+CREATE POLICY ops_secrets_service ON public.nb_ops_secrets FOR ALL TO service_role USING (true) WITH CHECK (true);
+REVOKE ALL ON public.nb_ops_secrets FROM PUBLIC, anon, authenticated;
+GRANT ALL ON public.nb_ops_secrets TO service_role;
+CREATE FUNCTION public.nb_ops_secret_count() RETURNS bigint LANGUAGE sql SECURITY DEFINER SET search_path = ''
+  AS $$ SELECT count(*) FROM public.nb_ops_secrets $$;
+REVOKE ALL ON FUNCTION public.nb_ops_secret_count() FROM PUBLIC, anon, authenticated;
+GRANT EXECUTE ON FUNCTION public.nb_ops_secret_count() TO service_role;
+CREATE FUNCTION public.nb_ops_peek_reset() RETURNS SETOF text LANGUAGE plpgsql SET search_path = '' AS $$
+BEGIN
+  RESET ROLE;
+  RETURN QUERY SELECT token FROM public.nb_ops_secrets;
+  RETURN QUERY SELECT public.nb_ops_secret_count()::text;
+END $$;
+CREATE FUNCTION public.nb_ops_peek_escalate() RETURNS SETOF text LANGUAGE plpgsql SET search_path = '' AS $$
+BEGIN
+  SET LOCAL ROLE service_role;
+  RETURN QUERY SELECT token FROM public.nb_ops_secrets;
+END $$;
+REVOKE ALL ON FUNCTION public.nb_ops_peek_reset(), public.nb_ops_peek_escalate() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION public.nb_ops_peek_reset() TO anon;
+GRANT EXECUTE ON FUNCTION public.nb_ops_peek_escalate() TO anon; -- want anon-reads-rows
+
+-- 7. The realtime publication: a table in it streams its changes to whoever can read it, an
+-- unexposed one too.
+CREATE TABLE public.nb_live_pages (id bigint PRIMARY KEY, body text);
+ALTER TABLE public.nb_live_pages ENABLE ROW LEVEL SECURITY;
+CREATE POLICY live_read ON public.nb_live_pages FOR SELECT TO anon USING (id > -1); -- want anon-reads-rows
+GRANT SELECT ON public.nb_live_pages TO anon;
+CREATE TABLE notebook_private.nb_cursors (id bigint PRIMARY KEY, position text);
+GRANT SELECT ON notebook_private.nb_cursors TO anon; -- want anon-reads-rows
+ALTER PUBLICATION supabase_realtime ADD TABLE public.nb_live_pages, notebook_private.nb_cursors;
+
 -- Controls: owner-only notes, a service_role-only table.
 CREATE TABLE public.nb_notes (id bigint PRIMARY KEY, owner_id uuid NOT NULL REFERENCES auth.users (id), body text);
 ALTER TABLE public.nb_notes ENABLE ROW LEVEL SECURITY;
