@@ -100,7 +100,7 @@ func Fold(catalog, static, observed []finding.Finding, obs []*Observation) Folde
 }
 
 // noneRead reports whether the observations tried reading object as anon and as a signed-in
-// user, saw rows present, and read none.
+// user, and none read any row: each was refused permission, or read none of the rows present.
 func noneRead(obs []*Observation, object string) bool {
 	tried := false
 	for _, ob := range obs {
@@ -111,7 +111,8 @@ func noneRead(obs []*Observation, object string) bool {
 			if c.Action != ActSelect || c.Object != object || c.Value != "" {
 				continue
 			}
-			if !c.Allowed || c.Present <= 0 || c.Rows > 0 {
+			refused := !c.Allowed && strings.HasPrefix(c.Error, "permission denied")
+			if !refused && (!c.Allowed || c.Present <= 0 || c.Rows > 0) {
 				return false
 			}
 			tried = true
