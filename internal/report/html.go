@@ -165,7 +165,7 @@ type (
 		Object, Persona, Action string
 		Cells                   []htmlCell
 	}
-	htmlCell struct{ Text, Class string }
+	htmlCell    struct{ Text, Class string }
 	htmlFinding struct {
 		Severity               finding.Severity
 		Where, Message, Object string
