@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/golden"
 )
 
 // wantAnnotation is "-- want RULE[:MODEL] ..." at the end of a statement's first line.
@@ -65,6 +66,12 @@ func TestObservedClasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs, obs := observed(t, "../../testdata/observe/classes.sql", string(src))
+	// The findings as a reviewer reads them (every rule's failing case, for the rule catalog).
+	var report []string
+	for _, f := range fs {
+		report = append(report, f.String())
+	}
+	golden.Check(t, "testdata/golden/classes.txt", []byte(strings.Join(report, "\n")+"\n"))
 	want := wanted(t, string(src))
 	if g := got(fs); !slices.Equal(g, want) {
 		t.Errorf("findings:\n%s\n\ngot (line rule models):\n%s\nwant:\n%s", strings.Join(lines(fs), "\n"), strings.Join(g, "\n"), strings.Join(want, "\n"))
