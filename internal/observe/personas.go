@@ -3,7 +3,6 @@ package observe
 import (
 	"encoding/json"
 	"maps"
-	"slices"
 	"strings"
 )
 
@@ -110,13 +109,4 @@ func (p Persona) with(c controlled, v string) Persona {
 func (p Persona) base() string {
 	name, _, _ := strings.Cut(p.Name, " (")
 	return name
-}
-
-// personaNames are the personas' names in the order reports show them.
-func personaNames() []string {
-	var out []string
-	for _, p := range Personas() {
-		out = append(out, p.Name)
-	}
-	return slices.Clip(out)
 }

@@ -125,11 +125,11 @@ func awaitSync(pl *pgconn.Pipeline) error {
 		if err != nil {
 			return err
 		}
-		switch res.(type) {
+		switch res := res.(type) {
 		case *pgconn.PipelineSync:
 			return nil
 		case *pgconn.ResultReader:
-			if _, err := res.(*pgconn.ResultReader).Close(); err != nil && !errors.As(err, &pe) {
+			if _, err := res.Close(); err != nil && !errors.As(err, &pe) {
 				return err
 			}
 		case nil:
