@@ -2,6 +2,10 @@ package fill
 
 import "github.com/ledgercheck/ledgercheck/introspect"
 
+// Name is a table's name as plans name them ([Table.Name]): schema.name, each part quoted only
+// when it must be.
+func Name(schema, name string) string { return display(schema, name) }
+
 // Table returns the plan's table named name (as [Table.Name] shows it), or nil.
 func (p *Plan) Table(name string) *Table {
 	for _, t := range p.Tables {

@@ -347,22 +347,8 @@ func displayOf(r *Relation) string { return display(r.Schema, r.Name) }
 // identDisplay is display of a quote_ident identity.
 func identDisplay(ident string) string { return display(schemaOf(ident), nameOf(ident)) }
 
-// display is fill's name of a table (see fill's display).
-func display(schema, name string) string {
-	part := func(s string) string {
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			if !(c == '_' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
-				return qident(s)
-			}
-		}
-		if s == "" {
-			return qident(s)
-		}
-		return s
-	}
-	return part(schema) + "." + part(name)
-}
+// display is fill's name of a table.
+func display(schema, name string) string { return fill.Name(schema, name) }
 
 func schemaOf(ident string) string { s, _ := splitLast(ident); return unquote(s) }
 func nameOf(ident string) string   { _, n := splitLast(ident); return unquote(n) }
