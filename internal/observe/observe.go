@@ -63,7 +63,7 @@ type Input struct {
 	Budget time.Duration
 }
 
-// DefaultBudget is how long one observation's actions may take in all.
+// DefaultBudget is how long one observation's requests may take in all.
 const DefaultBudget = 60 * time.Second
 
 // Observation is what the personas could do in one install.
@@ -98,7 +98,9 @@ type observer struct {
 	notes   []string
 	done    []*done // the actions run, with their results
 	opened  []*pgx.Conn
-	denied  int // the requests of the first round not made: PostgreSQL's default deny
+	denied  int  // the requests of the first round not made: PostgreSQL's default deny
+	wide    bool // the requests may reach beyond the surface: every table gets rows (reachesBeyond)
+	stopped bool // the observation's time ran out: no more requests
 }
 
 // Run observes the database db is connected to, as in says. The surface is read on the
@@ -120,10 +122,12 @@ func Run(ctx context.Context, db Database, in Input) (*Observation, error) {
 	}
 	o.s, out.Surface = s, s
 	o.planRows()
-	if len(o.firstRound()) == 0 {
+	first := o.firstRound()
+	if len(first) == 0 {
 		out.Notes = o.skipNote()
 		return out, nil
 	}
+	o.wide = reachesBeyond(first)
 	if in.Rows != nil {
 		if err := in.Rows(ctx); err != nil {
 			return nil, err
@@ -207,11 +211,13 @@ func (o *observer) prepare(ctx context.Context) error {
 	}
 	// A rule or trigger of the file's may have emptied a table as rows went in: it gets rows
 	// again, so that what a request does to it can show.
-	if err := o.fillRows(ctx, false); err != nil {
-		return err
-	}
-	if err := o.count(ctx); err != nil {
-		return err
+	if o.wide && o.s.rewrites() {
+		if err := o.fillRows(ctx, false); err != nil {
+			return err
+		}
+		if err := o.count(ctx); err != nil {
+			return err
+		}
 	}
 	var bases []string
 	for _, r := range o.s.Relations {
@@ -227,6 +233,32 @@ func (o *observer) prepare(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// reachesBeyond reports whether some of the actions may reach tables beyond the relations they
+// act on: a call (a function reads and writes what it likes), or a write to a relation with a
+// trigger or a rule. Then every table outside Supabase's schemas gets rows, so that what they
+// do shows; otherwise the surface's relations and what they read do.
+func reachesBeyond(acts []*action) bool {
+	for _, a := range acts {
+		if a.fn != nil {
+			return true
+		}
+		if a.rel != nil && a.kind != ActSelect && len(a.rel.Triggers)+len(a.rel.Rules) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// rewrites reports whether a relation of the surface has a trigger or a rule.
+func (s *Surface) rewrites() bool {
+	for _, r := range s.Relations {
+		if len(r.Triggers)+len(r.Rules) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // planRows plans the rows the personas insert (one per table of the surface) and the values

@@ -4,9 +4,14 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ledgercheck/ledgercheck/internal/install"
+	"github.com/ledgercheck/ledgercheck/internal/observe"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // stepOut is a sidecar whose functions, callable by anon, try to step out of the request's
@@ -67,5 +72,32 @@ func TestObservationOnDSN(t *testing.T) {
 	var left bool
 	if err := dsn.Conn(t).QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, observer).Scan(&left); err != nil || left {
 		t.Errorf("the run's observer %s is left on the server (%v)", observer, err)
+	}
+}
+
+// Requests that each run until their timeout do not hold the gate: past the observation's
+// time, what did not run is noted and the observation ends without an error.
+func TestObservationIsBounded(t *testing.T) {
+	ctx := context.Background()
+	db := scratchtest.NewDatabase(t, 1536)
+	f, err := sqlscript.Parse("slow.sql", []byte(`CREATE FUNCTION public.slow_count(p integer) RETURNS integer LANGUAGE sql
+  AS $$ SELECT p FROM (SELECT pg_sleep(0.4)) s $$;
+CREATE TABLE public.slow_notes (id bigint PRIMARY KEY, body text);
+GRANT SELECT ON public.slow_notes TO anon, authenticated;
+`), 1536)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, after, err := install.Footprint(ctx, db, sqlscript.Script(f), nil, introspect.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob, err := observe.Run(ctx, db, observe.Input{Model: "new-defaults", Scope: observe.ScopeOf(fp, []string{"public"}), Snapshot: after, Dim: 1536,
+		Budget: 600 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("a bounded observation ended with an error: %v", err)
+	}
+	if !strings.Contains(strings.Join(ob.Notes, "\n"), "the observation's time (600ms) ran out") {
+		t.Errorf("no note says the time ran out: %q", ob.Notes)
 	}
 }

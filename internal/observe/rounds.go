@@ -95,23 +95,42 @@ func (o *observer) firstRound() []*action {
 	return out
 }
 
-// run runs acts in one transaction of the observer's, each in a savepoint rolled back, and
-// returns what each did. Actions past maxActions, or once the deadline has passed, are noted
-// and not run.
+// chunk is how many requests go to the server in one pipeline: between two, the observation's
+// deadline is checked, so that requests that each run to their timeout cannot hold it long.
+const chunk = 50
+
+// run runs acts in chunks, each in one transaction of the observer's, each request in a
+// savepoint rolled back, and returns what each did. Actions past maxActions, or once the
+// deadline has passed, are noted and not run; the observer's session is not used again once a
+// chunk has run past the deadline (o.stopped).
 func (o *observer) run(ctx context.Context, acts []*action, deadline time.Time) ([]*done, error) {
-	if len(acts) == 0 {
-		return nil, nil
-	}
-	if time.Now().After(deadline) {
-		o.notes = append(o.notes, fmt.Sprintf("%d actions not observed: the observation's time ran out", len(acts)))
-		return nil, nil
-	}
 	if len(acts) > maxActions {
-		o.notes = append(o.notes, fmt.Sprintf("%d actions not observed: over the limit of %d in one round", len(acts)-maxActions, maxActions))
+		o.notes = append(o.notes, fmt.Sprintf("%s not made: over the limit of %d in one round", nounRequests(len(acts)-maxActions), maxActions))
 		acts = acts[:maxActions]
 	}
+	var out []*done
+	for len(acts) > 0 {
+		if o.stopped || time.Now().After(deadline) {
+			o.stopped = true
+			o.notes = append(o.notes, fmt.Sprintf("%s not made: the observation's time (%s) ran out", nounRequests(len(acts)), o.budget()))
+			break
+		}
+		n := min(chunk, len(acts))
+		got, err := o.runChunk(ctx, acts[:n], deadline)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+		acts = acts[n:]
+	}
+	return out, nil
+}
+
+// runChunk runs acts in one transaction: one pipeline, one round trip. A chunk cut short by the
+// observation's deadline is noted (its requests are lost) and stops the observation.
+func (o *observer) runChunk(ctx context.Context, acts []*action, deadline time.Time) ([]*done, error) {
 	segs := [][]string{{"BEGIN", "SELECT pg_catalog.set_config('search_path', " + quoteLiteral(o.searchPath()) + ", true), " +
-		"pg_catalog.set_config('lock_timeout', '3s', true)", countersFor("anon")}}
+		"pg_catalog.set_config('lock_timeout', '1s', true)", countersFor("anon")}}
 	for _, a := range acts {
 		seg := append([]string{"SAVEPOINT ledgercheck_request", a.setRequest()}, a.steps...)
 		if a.trailed() {
@@ -120,9 +139,14 @@ func (o *observer) run(ctx context.Context, acts []*action, deadline time.Time) 
 		segs = append(segs, seg, []string{"ROLLBACK TO SAVEPOINT ledgercheck_request", countersFor(a.persona.Role)})
 	}
 	segs = append(segs, []string{"ROLLBACK"})
-	rctx, cancel := context.WithDeadline(ctx, deadline.Add(10*time.Second))
+	rctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	res, err := runSegments(rctx, o.obs.PgConn(), segs)
+	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+		o.stopped = true
+		o.notes = append(o.notes, fmt.Sprintf("%s not observed: the observation's time (%s) ran out while they ran", nounRequests(len(acts)), o.budget()))
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -137,13 +137,25 @@ func (o *observer) count(ctx context.Context) error {
 var environmentSchemas = []string{"auth", "storage", "net", "cron", "vault", "extensions", "realtime", "supabase_functions",
 	"graphql", "graphql_public", "pgsodium", "supabase_migrations", "pgbouncer"}
 
-// userTables are the tables of the catalog after the install outside Supabase's own schemas,
-// as fill names them.
+// userTables are the tables that get rows when they have none, as fill names them: every table
+// of the catalog after the install outside Supabase's own schemas when the requests may reach
+// beyond the surface (o.wide), else the surface's tables and the tables its views read.
 func (o *observer) userTables() []string {
-	if o.in.Snapshot == nil {
-		return nil
-	}
 	var out []string
+	if !o.wide || o.in.Snapshot == nil {
+		for _, r := range o.s.Relations {
+			if r.Kind == "table" || r.Kind == "partitioned table" {
+				out = append(out, displayOf(r))
+			}
+			for _, b := range r.Bases {
+				if schema := schemaOf(b); !slices.Contains(environmentSchemas, schema) {
+					out = append(out, identDisplay(b))
+				}
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
 	for _, t := range o.in.Snapshot.Tables {
 		if (t.Kind == "table" || t.Kind == "partitioned table") && t.PartitionOf == "" && !slices.Contains(environmentSchemas, t.Schema) {
 			out = append(out, display(t.Schema, t.Name))
