@@ -72,9 +72,9 @@ func restPath(name string, rpc bool) string {
 
 // quoteLiteral quotes s as an escape string literal, which reads the same whatever the
 // session's standard_conforming_strings.
-func quoteLiteral(s string) string {
-	return "E'" + strings.NewReplacer(`\`, `\\`, "'", "''").Replace(s) + "'"
-}
+func quoteLiteral(s string) string { return "E'" + literalEscaper.Replace(s) + "'" }
+
+var literalEscaper = strings.NewReplacer(`\`, `\\`, "'", "''")
 
 // qident quotes an identifier.
 func qident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

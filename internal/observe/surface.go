@@ -121,13 +121,17 @@ var apiRoles = []string{"anon", "authenticated"}
 
 // relationsSQL lists the relations in scope and those their policies read.
 // $1 exposed schemas, $2 relations in scope (schema.name), $3 realtime tables in scope.
-const relationsSQL = `WITH RECURSIVE scope AS (
-  SELECT c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+const relationsSQL = `WITH RECURSIVE cand AS MATERIALIZED (
+  SELECT c.oid, pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname) AS ident,
+         n.nspname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[]) AS exposed
+  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
   WHERE c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p', 'v', 'm', 'f']::pg_catalog."char"[])
-    AND ((n.nspname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])
-          AND ($2::pg_catalog.text[] IS NULL
-               OR (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)) OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[])))
-      OR (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)) OPERATOR(pg_catalog.=) ANY ($3::pg_catalog.text[]))
+    AND (c.relnamespace OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT x.oid FROM pg_catalog.pg_namespace x WHERE x.nspname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])))
+         OR c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pr.prrelid FROM pg_catalog.pg_publication_rel pr)))
+), scope AS (
+  SELECT oid FROM cand
+  WHERE exposed AND ($2::pg_catalog.text[] IS NULL OR ident OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[]))
+     OR ident OPERATOR(pg_catalog.=) ANY ($3::pg_catalog.text[])
 ), related AS (
   SELECT DISTINCT d.refobjid AS oid FROM pg_catalog.pg_policy p
   JOIN pg_catalog.pg_depend d ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) p.oid
@@ -250,10 +254,15 @@ ORDER BY 1, 2`
 // functionsSQL lists the functions and aggregates of the exposed schemas $1 in scope $2
 // (schema.name(oidvectortypes)), but trigger and event trigger functions and those taking or
 // returning pseudo-types but void and record.
-const functionsSQL = `SELECT p.oid,
-       pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(p.proname)
-         OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) pg_catalog.oidvectortypes(p.proargtypes) OPERATOR(pg_catalog.||) ')',
-       n.nspname::pg_catalog.text, p.proname::pg_catalog.text,
+const functionsSQL = `WITH fn AS MATERIALIZED (
+  SELECT p.oid, n.nspname,
+         pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(p.proname)
+           OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) pg_catalog.oidvectortypes(p.proargtypes) OPERATOR(pg_catalog.||) ')' AS ident
+  FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
+  WHERE p.pronamespace OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT x.oid FROM pg_catalog.pg_namespace x WHERE x.nspname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])))
+    AND p.prokind OPERATOR(pg_catalog.=) ANY (ARRAY['f', 'a']::pg_catalog."char"[])
+)
+SELECT p.oid, fn.ident, fn.nspname::pg_catalog.text, p.proname::pg_catalog.text,
        CASE WHEN p.prokind OPERATOR(pg_catalog.=) 'a' THEN 'aggregate' ELSE 'function' END,
        p.prosecdef OR EXISTS (SELECT 1 FROM pg_catalog.pg_aggregate g JOIN pg_catalog.pg_proc s
                                 ON s.oid OPERATOR(pg_catalog.=) ANY (ARRAY[g.aggtransfn, g.aggfinalfn, g.aggcombinefn]::pg_catalog.oid[])
@@ -263,13 +272,9 @@ const functionsSQL = `SELECT p.oid,
        ARRAY(SELECT pg_catalog.format_type(t, NULL) FROM pg_catalog.unnest(p.proargtypes::pg_catalog.oid[]) WITH ORDINALITY u(t, i) ORDER BY u.i),
        p.pronargdefaults::pg_catalog.int4,
        pg_catalog.has_function_privilege('anon', p.oid, 'EXECUTE'), pg_catalog.has_function_privilege('authenticated', p.oid, 'EXECUTE')
-FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
+FROM fn JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) fn.oid
 JOIN pg_catalog.pg_type rt ON rt.oid OPERATOR(pg_catalog.=) p.prorettype
-WHERE n.nspname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])
-  AND p.prokind OPERATOR(pg_catalog.=) ANY (ARRAY['f', 'a']::pg_catalog."char"[])
-  AND ($2::pg_catalog.text[] IS NULL
-       OR (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(p.proname)
-           OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) pg_catalog.oidvectortypes(p.proargtypes) OPERATOR(pg_catalog.||) ')') OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[]))
+WHERE ($2::pg_catalog.text[] IS NULL OR fn.ident OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[]))
   AND (rt.typtype OPERATOR(pg_catalog.<>) 'p' OR rt.typname OPERATOR(pg_catalog.=) ANY (ARRAY['void', 'record']::pg_catalog.name[]))
   AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proargtypes::pg_catalog.oid[]) t JOIN pg_catalog.pg_type at ON at.oid OPERATOR(pg_catalog.=) t
                   WHERE at.typtype OPERATOR(pg_catalog.=) 'p')
