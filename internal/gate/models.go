@@ -259,10 +259,9 @@ func (p *pipeline) finishAudit(ctx context.Context, r *variantRun, a *auditRun) 
 	}
 	ph := report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: folded.Findings, Duration: a.took + time.Since(t0),
 		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints) and observed as the Data API's requests " + modelsNote(p.lint)}}
-	ph.Notes = append(append(ph.Notes, observationNote(obs)), folded.Notes...)
+	ph.Notes = append(append(ph.Notes, observationNotes(obs)...), folded.Notes...)
 	for _, ob := range obs {
 		ph.Access = append(ph.Access, ob.Cells...)
-		ph.Notes = append(ph.Notes, ob.Notes...)
 	}
 	if audit.Empty(a.in.Footprint) {
 		ph.Status = report.StatusSkip

@@ -177,14 +177,32 @@ func (p *pipeline) observedFindings(ctx context.Context, r *variantRun, obs []*o
 	return observe.Fold(catalog, static, observe.Findings(in, obs), obs), nil
 }
 
-// observationNote says what the observation did.
-func observationNote(obs []*observe.Observation) string {
-	n := 0
+// observationNotes say what the observation did: how many requests it made, how many it did
+// not have to make, and its observations' own notes (each once).
+func observationNotes(obs []*observe.Observation) []string {
+	n, denied := 0, 0
+	var notes []string
 	for _, ob := range obs {
 		n += len(ob.Cells)
+		denied += ob.Denied
+		for _, note := range ob.Notes {
+			if !slices.Contains(notes, note) {
+				notes = append(notes, note)
+			}
+		}
 	}
-	if n == 0 {
-		return "observed: nothing the file created or changed is reachable by anon or a signed-in user through the Data API"
+	refused := fmt.Sprintf("%s refused by row level security whatever they are (no policy lets the role), not made", observe.NounRequests(denied))
+	var first string
+	switch {
+	case n == 0 && denied == 0:
+		first = "observed: nothing the file created or changed is reachable by anon or a signed-in user through the Data API"
+	case n == 0:
+		first = "observed: no request to make: " + refused
+	default:
+		first = fmt.Sprintf("observed: %s as anon and signed-in users A and B, as the Data API makes them (see the access matrix)", observe.NounRequests(n))
+		if denied > 0 {
+			first += "; " + refused
+		}
 	}
-	return fmt.Sprintf("observed: %d requests as anon and signed-in users A and B, as the Data API makes them (see the access matrix)", n)
+	return append([]string{first}, notes...)
 }

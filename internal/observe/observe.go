@@ -76,6 +76,9 @@ type Observation struct {
 	Present map[string]int
 	// Notes say what could not be observed, and why.
 	Notes []string
+	// Denied is how many requests were not made because PostgreSQL refuses them whatever they
+	// are (row level security on and no policy for the role, a write to a view that takes none).
+	Denied int
 	// Scope is what was observed.
 	Scope Scope
 
@@ -124,7 +127,7 @@ func Run(ctx context.Context, db Database, in Input) (*Observation, error) {
 	o.planRows()
 	first := o.firstRound()
 	if len(first) == 0 {
-		out.Notes = o.skipNote()
+		out.Denied = o.denied
 		return out, nil
 	}
 	o.wide = reachesBeyond(first)
@@ -151,7 +154,7 @@ func Run(ctx context.Context, db Database, in Input) (*Observation, error) {
 	for ident, p := range o.present {
 		out.Present[ident] = p.all
 	}
-	out.Notes, out.done, out.present = append(o.notes, o.skipNote()...), o.done, o.present
+	out.Notes, out.done, out.present, out.Denied = o.notes, o.done, o.present, o.denied
 	return out, nil
 }
 
@@ -177,17 +180,11 @@ func (o *observer) close(ctx context.Context) {
 	}
 }
 
-// skipNote says how many requests were not made because PostgreSQL refuses them whatever the
-// request (row level security on, no policy for the role).
-func (o *observer) skipNote() []string {
-	if o.denied == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("%s not made: row level security is on and no policy lets the role do it (PostgreSQL's default deny)", nounRequests(o.denied))}
-}
-
 // nounRequests is "1 request", "3 requests".
-func nounRequests(n int) string {
+func nounRequests(n int) string { return NounRequests(n) }
+
+// NounRequests is "1 request", "3 requests".
+func NounRequests(n int) string {
 	if n == 1 {
 		return "1 request"
 	}
