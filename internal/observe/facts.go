@@ -172,11 +172,12 @@ func (ob *Observation) ofPresent(n int64, ident string) string {
 
 // callFacts are what a function call shows: a persona getting rows back from a table it cannot
 // read itself through the Data API. A SECURITY DEFINER function (or an aggregate with a definer
-// support function) reads with its owner's rights: what it returned came from rows the persona
-// cannot read when the persona reads fewer than the table holds. An invoker function reads with
-// the persona's own rights: it opens only what the Data API does not serve (a table of an
-// unexposed schema the persona may read). A signed-in user's finding needs a table whose policies
-// mean rows to be their owner's (the call passed another user's id).
+// support function), or one that switched the request's role (SET ROLE service_role), reads
+// with other rights: what it returned came from rows the persona cannot read when the persona
+// reads fewer than the table holds. An invoker function reads with the persona's own rights: it
+// opens only what the Data API does not serve (a table of an unexposed schema the persona may
+// read). A signed-in user's finding needs a table whose policies mean rows to be their owner's
+// (the call passed another user's id).
 func (ob *Observation) callFacts(d *done) []fact {
 	a, f, p := d.a, d.a.fn, d.a.persona
 	if a.hostile || d.rows == 0 || f.Returns == "void" {
@@ -202,10 +203,10 @@ func (ob *Observation) callFacts(d *done) []fact {
 		case f.Definer || switched:
 			opened = apiDirect < int64(all)
 		default:
-			// An invoker reads with the persona's rights: it opens what the Data API does not
-			// serve, or returns more rows than the persona reads itself (it stepped out of the
-			// request's role and back).
-			opened = !exposed && direct > 0 || f.Set && d.rows > apiDirect
+			// An invoker reads with the persona's rights (the role it ends the request as is the
+			// persona's): it opens only what the Data API does not serve. What it returns of the
+			// rest, a count over rows row level security hides included, the persona could read.
+			opened = !exposed && direct > 0
 		}
 		if !opened {
 			continue
