@@ -480,6 +480,8 @@ func message(r row, roles []string) string {
 		return fmt.Sprintf("%s has row level security on and no policy: every Data API request but service_role's is denied; add the policy that states the intended access", obj)
 	case RulePolicyAlwaysTrue:
 		return fmt.Sprintf("%s lets %s %s every row (USING/WITH CHECK true); test the row, e.g. auth.uid() = user_id", obj, r.Role, strings.ToLower(r.Detail))
+	case RuleFkeyToAuthUnique:
+		return fmt.Sprintf("%s has a foreign key (%s) to a unique constraint of the auth schema other than a primary key: Supabase may change such a constraint, and the key would then stop it; reference auth.users (id)", obj, r.Detail)
 	case RuleExtensionInPublic:
 		return fmt.Sprintf("%s is installed in schema public, which the Data API exposes; CREATE EXTENSION ... WITH SCHEMA extensions", obj)
 	case RuleMaterializedViewInAPI, RuleForeignTableInAPI:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ledgercheck/ledgercheck/internal/golden"
 	"github.com/ledgercheck/ledgercheck/internal/install"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
@@ -306,5 +307,25 @@ NOTIFY pgrst, 'reload schema';
 `
 	if got := installAndAudit(t, "s.sql", sql, lint.Config{AllowedGrantees: []string{"authenticated"}}); len(got) > 0 {
 		t.Errorf("got\n%s\nwant nothing: both are suppressed", strings.Join(got, "\n"))
+	}
+}
+
+// 0021: a foreign key to a unique constraint of auth.users other than its primary key is a
+// warning at the table; one to its id is not.
+func TestAuditForeignKeyToAuthUnique(t *testing.T) {
+	const sql = `CREATE TABLE public.invites (id bigint PRIMARY KEY, email varchar(255) REFERENCES auth.users (email));
+CREATE TABLE public.members (id bigint PRIMARY KEY, user_id uuid REFERENCES auth.users (id));
+NOTIFY pgrst, 'reload schema';
+`
+	got := installAndAudit(t, "f.sql", sql, lint.Config{})
+	golden.Check(t, "testdata/golden/fkey-to-auth-unique.txt", []byte(strings.Join(got, "\n")+"\n"))
+	var rules []string
+	for _, g := range got {
+		if strings.Contains(g, "[fkey-to-auth-unique]") {
+			rules = append(rules, g[:strings.Index(g, ": ")])
+		}
+	}
+	if !slices.Equal(rules, []string{"f.sql:1:1"}) {
+		t.Errorf("fkey-to-auth-unique at %v, want f.sql:1:1 alone:\n%s", rules, strings.Join(got, "\n"))
 	}
 }
