@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -204,5 +205,34 @@ func observationNotes(obs []*observe.Observation) []string {
 			first += "; " + refused
 		}
 	}
-	return append([]string{first}, notes...)
+	return append(append([]string{first}, graphqlNotes(obs)...), notes...)
+}
+
+// graphqlNotes say, per privilege model, what pg_graphql would publish where it is enabled
+// (splinter 0026 and 0027, modelled from the privileges: pg_graphql is not installable here).
+func graphqlNotes(obs []*observe.Observation) []string {
+	var out []string
+	for _, ob := range obs {
+		g := ob.GraphQL()
+		var parts []string
+		for _, role := range []string{"anon", "authenticated"} {
+			if objs := g[role]; len(objs) > 0 {
+				lint := map[string]string{"anon": "0026", "authenticated": "0027"}[role]
+				parts = append(parts, fmt.Sprintf("%s %s (splinter %s)", role, shortList(objs), lint))
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, fmt.Sprintf("%s: where pg_graphql is enabled, its schema, which anyone may introspect, shows the names and columns of what %s may select: %s",
+				ob.Model, "anon and authenticated", strings.Join(parts, "; ")))
+		}
+	}
+	return out
+}
+
+// shortList is the first three of xs and how many more.
+func shortList(xs []string) string {
+	if len(xs) <= 3 {
+		return strings.Join(xs, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(xs[:3], ", "), len(xs)-3)
 }

@@ -64,7 +64,8 @@ func TestObservedShippedPairIsClean(t *testing.T) {
 
 // What a file opens on an object it changed is compared with the base it is installed over: a
 // policy that opens public.thoughts to anon is reported, while a prerequisite's table that anon
-// could already read is not reported for the trigger the file adds to it.
+// could already read is not reported for the trigger the file adds to it; the notes say that
+// pg_graphql would publish thoughts to anon (granted by the file), not the board (the base's).
 func TestObservationReportsOnlyWhatTheFileOpened(t *testing.T) {
 	srv := scratchtest.Server(t)
 	prereq := []byte(`CREATE TABLE public.community_board (id bigint PRIMARY KEY, note text);
@@ -94,6 +95,11 @@ NOTIFY pgrst, 'reload schema';
 	want := "anon-reads-rows@open.sql:4:1 table public.thoughts"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("audit findings %q, want [%s]: the board was readable before the file", got, want)
+	}
+	// pg_graphql, where enabled, publishes what anon may select (splinter 0026, modelled).
+	notes := strings.Join(auditPhases(res.Report)[0].Notes, "\n")
+	if !strings.Contains(notes, "new-defaults: where pg_graphql is enabled") || !strings.Contains(notes, "anon table public.thoughts (splinter 0026)") || strings.Contains(notes, "community_board") {
+		t.Errorf("no note says what pg_graphql would publish:\n%s", notes)
 	}
 }
 

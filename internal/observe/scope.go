@@ -22,6 +22,9 @@ type Scope struct {
 	// All observes every relation and function of the exposed schemas (a template's base
 	// observation, see [BaseScope]) instead of the lists.
 	All bool
+	// Granted are the existing relations whose privileges the file changed for an API role
+	// (relation -> role -> true).
+	Granted map[string]map[string]bool
 
 	createdRels []string
 }
@@ -47,6 +50,15 @@ func ScopeOf(fp *introspect.Footprint, exposed []string) Scope {
 	}
 	for _, c := range fp.Changed {
 		sc.add(c.Kind, c.Object, true)
+		if role, ok := strings.CutPrefix(c.Attr, "acl:"); ok && slices.Contains(apiRoles, role) && (c.Kind == introspect.KindTable || c.Kind == introspect.KindView) {
+			if sc.Granted == nil {
+				sc.Granted = map[string]map[string]bool{}
+			}
+			if sc.Granted[c.Object] == nil {
+				sc.Granted[c.Object] = map[string]bool{}
+			}
+			sc.Granted[c.Object][role] = true
+		}
 		if c.Kind == introspect.KindPublication && c.Object == realtime && c.After != "" {
 			if t, ok := strings.CutPrefix(c.Attr, "table:"); ok {
 				sc.Realtime = append(sc.Realtime, t)
@@ -147,4 +159,30 @@ func splitLast(s string) (string, string) {
 		return "", s
 	}
 	return s[:last], s[last+1:]
+}
+
+// GraphQL returns, for each API role, the relations of the surface it may select from (some
+// column of), that the file created or granted it: what pg_graphql, where it is enabled, publishes in the schema anyone introspects,
+// their names and columns, whatever row level security then lets through (splinter's 0026 for
+// anon, 0027 for authenticated). pg_graphql is not installable in the scratch environment: this
+// is read from the privileges, not observed.
+func (ob *Observation) GraphQL() map[string][]string {
+	out := map[string][]string{}
+	if ob.Surface == nil {
+		return out
+	}
+	for _, r := range ob.Surface.Relations {
+		if r.Related || !slices.Contains(ob.Scope.Exposed, r.Schema) {
+			continue
+		}
+		for _, role := range apiRoles {
+			if ob.Scope.Existing[r.Ident] && !ob.Scope.Granted[r.Ident][role] {
+				continue // what the base already published
+			}
+			if r.Priv[role].Select || len(r.columns(role, "SELECT")) > 0 {
+				out[role] = append(out[role], r.Object())
+			}
+		}
+	}
+	return out
 }
