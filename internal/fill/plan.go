@@ -27,8 +27,9 @@ type Options struct {
 	// tables the install created; the tables their foreign keys reference are filled too.
 	Tables []string
 	// Fixed gives columns the values they take instead of generated ones: Fixed[table][column]
-	// is a list of SQL literals (or NULL), row i taking the (i mod n)th. The access
-	// observation (internal/observe) fixes owner columns to the signed-in personas' ids.
+	// is a list of SQL literals (or NULL), row i taking the (i mod n)th; such a table gets at
+	// least a row for each. The access observation (internal/observe) fixes owner columns to
+	// the signed-in personas' ids.
 	Fixed map[string]map[string][]string
 	// Shared generates the same value for columns of the same name and type in different
 	// tables (row i of every team_id column is one value), so that rows of tables that join on
@@ -156,6 +157,9 @@ func New(before, after *introspect.Snapshot, opts Options) *Plan {
 		}
 		pt.Prerequisite = !created[id]
 		pt.fixed, pt.shared = opts.Fixed[id], opts.Shared
+		for _, vals := range pt.fixed {
+			pt.Rows = max(pt.Rows, len(vals)) // a row for each fixed value
+		}
 		planned[id] = pt
 		for _, r := range refs {
 			if rt := tables[r]; rt != nil && planned[r] == nil && fillable(rt) {

@@ -89,6 +89,7 @@ type Observation struct {
 // observer is one observation under way.
 type observer struct {
 	in      Input
+	db      Database
 	s       *Surface
 	c       Conns
 	obs     *pgx.Conn
@@ -114,10 +115,13 @@ func Run(ctx context.Context, db Database, in Input) (*Observation, error) {
 	if in.Scope.Empty() {
 		return out, nil
 	}
-	o := &observer{in: in, present: rowCounts{}, refs: map[string][]map[string]string{}, members: map[string][]map[string]string{}}
+	o := &observer{in: in, db: db, present: rowCounts{}, refs: map[string][]map[string]string{}, members: map[string][]map[string]string{}}
 	defer o.close(ctx)
 	if err := o.open(ctx, &o.c.Admin, in.Admin, db.ConnectAdmin); err != nil {
 		return nil, err
+	}
+	if ok, err := reachable(ctx, o.c.Admin, in.Scope); err != nil || !ok {
+		return out, err
 	}
 	s, err := readSurface(ctx, o.c.Admin, in.Scope)
 	if err != nil {
@@ -139,7 +143,7 @@ func Run(ctx context.Context, db Database, in Input) (*Observation, error) {
 	for _, c := range []struct {
 		conn    **pgx.Conn
 		connect func(context.Context) (*pgx.Conn, error)
-	}{{&o.obs, db.ConnectObserver}, {&o.c.Install, db.Connect}, {&o.c.Reader, db.ConnectReader}} {
+	}{{&o.obs, db.ConnectObserver}, {&o.c.Reader, db.ConnectReader}} {
 		if err := o.open(ctx, c.conn, nil, c.connect); err != nil {
 			return nil, err
 		}
@@ -160,6 +164,9 @@ func Run(ctx context.Context, db Database, in Input) (*Observation, error) {
 
 // open sets *conn to given, or to a session connect opens (which close closes).
 func (o *observer) open(ctx context.Context, conn **pgx.Conn, given *pgx.Conn, connect func(context.Context) (*pgx.Conn, error)) error {
+	if *conn != nil {
+		return nil // opened already
+	}
 	if given != nil {
 		*conn = given
 		return nil

@@ -227,7 +227,12 @@ func (o *observer) fillRows(ctx context.Context, owned bool) error {
 	if len(names) == 0 || o.in.Snapshot == nil {
 		return nil
 	}
-	plan := fill.New(nil, o.in.Snapshot, fill.Options{Seed: seed, Rows: 4, Tables: names, Fixed: fixed, Shared: true})
+	// Two rows show that a request reads (or changes) every row or some; a table with an owner
+	// column gets one per owner (A, B, C, and nobody where it may).
+	plan := fill.New(nil, o.in.Snapshot, fill.Options{Seed: seed, Rows: 2, Tables: names, Fixed: fixed, Shared: true})
+	if err := o.open(ctx, &o.c.Install, nil, o.db.Connect); err != nil {
+		return err
+	}
 	res, err := fill.Run(ctx, o.c.Install, plan)
 	if err != nil {
 		return fmt.Errorf("generating rows: %w", err)

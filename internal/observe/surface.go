@@ -280,6 +280,43 @@ WHERE ($2::pg_catalog.text[] IS NULL OR fn.ident OPERATOR(pg_catalog.=) ANY ($2:
                   WHERE at.typtype OPERATOR(pg_catalog.=) 'p')
 ORDER BY 2`
 
+// reachableSQL says whether anon or authenticated holds any privilege on a relation or function
+// of the scope ($1 exposed schemas, $2 relations, $3 realtime tables, $4 functions; NULL lists:
+// all): a cheap first look, before the surface is read.
+const reachableSQL = `SELECT EXISTS (
+  SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+  WHERE c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p', 'v', 'm', 'f']::pg_catalog."char"[])
+    AND (c.relnamespace OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT x.oid FROM pg_catalog.pg_namespace x WHERE x.nspname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])))
+         OR c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT pr.prrelid FROM pg_catalog.pg_publication_rel pr)))
+    AND ((n.nspname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])
+          AND ($2::pg_catalog.text[] IS NULL
+               OR (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)) OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[])))
+      OR (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)) OPERATOR(pg_catalog.=) ANY ($3::pg_catalog.text[]))
+    AND EXISTS (SELECT 1 FROM pg_catalog.unnest(ARRAY['anon', 'authenticated']::pg_catalog.text[]) r
+                WHERE pg_catalog.has_table_privilege(r, c.oid, 'SELECT, INSERT, UPDATE, DELETE')
+                   OR pg_catalog.has_any_column_privilege(r, c.oid, 'SELECT, INSERT, UPDATE'))
+) OR EXISTS (
+  SELECT 1 FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
+  WHERE p.pronamespace OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT x.oid FROM pg_catalog.pg_namespace x WHERE x.nspname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])))
+    AND ($4::pg_catalog.text[] IS NULL
+         OR (pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(p.proname)
+             OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) pg_catalog.oidvectortypes(p.proargtypes) OPERATOR(pg_catalog.||) ')') OPERATOR(pg_catalog.=) ANY ($4::pg_catalog.text[]))
+    AND (pg_catalog.has_function_privilege('anon', p.oid, 'EXECUTE') OR pg_catalog.has_function_privilege('authenticated', p.oid, 'EXECUTE'))
+)`
+
+// reachable runs reachableSQL for sc on conn.
+func reachable(ctx context.Context, conn *pgx.Conn, sc Scope) (bool, error) {
+	rels, fns := sc.Relations, sc.Functions
+	if sc.All {
+		rels, fns = nil, nil
+	}
+	var ok bool
+	if err := conn.QueryRow(ctx, reachableSQL, sc.Exposed, rels, sc.Realtime, fns).Scan(&ok); err != nil {
+		return false, fmt.Errorf("observing: %w", err)
+	}
+	return ok, nil
+}
+
 // readSurface reads the surface on conn, the observer's session (as itself).
 func readSurface(ctx context.Context, conn *pgx.Conn, sc Scope) (*Surface, error) {
 	s := &Surface{}
