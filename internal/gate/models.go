@@ -37,6 +37,11 @@ type modelInstall struct {
 	observed chan struct{}
 	obs      *observe.Observation
 	oerr     error
+	// answers are the audit's answers to its query on this install, asked on the session the
+	// observation uses (asked says they were), aerr the error of asking.
+	answers audit.Answers
+	asked   bool
+	aerr    error
 }
 
 // scratchModel maps lint's model names to the templates' privilege models.
@@ -115,6 +120,10 @@ func (mi *modelInstall) ask(ctx context.Context, in audit.Input) (audit.Answers,
 		f, _ := install.Finding(mi.fail)
 		f.Message += " (under " + mi.model + ", the default privileges of a self-hosted project)"
 		return audit.Answers{}, &f, nil
+	}
+	<-mi.observed
+	if mi.asked {
+		return mi.answers, nil, mi.aerr
 	}
 	conn, err := mi.db.ConnectAdmin(ctx)
 	if err != nil {
@@ -213,9 +222,9 @@ func (p *pipeline) startAudit(ctx context.Context, r *variantRun, db *scratch.Da
 	// Under the other privilege models after this install, never beside it: the same
 	// statements on one cluster's roles at once can fail each other.
 	models := startModels(ctx, p.srv, p.lint, r.v.Dim, p.base, p.setup, sc)
-	p.observeModels(ctx, r, models)
 	fp := r.installed.Footprint
 	in := audit.Input{File: r.file, Footprint: fp, Lint: p.lint, Static: crosscheck.Owned(r.lint.Findings, fp), Statements: r.stmts}
+	p.observeModels(ctx, r, models, in)
 	own, err := askOwn(ctx, p.lint, db, conn, in)
 	if err != nil {
 		closeModels(ctx, models)

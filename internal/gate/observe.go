@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ledgercheck/ledgercheck/internal/audit"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/install"
@@ -30,18 +31,31 @@ import (
 // An object the file changed is compared with its template's observation (made once per
 // template and model, and only when a finding concerns such an object).
 
-// observeModels starts, for each model install, its fixture and observation once it is
-// installed; each closes its observed channel when done (at once when it does not run).
-func (p *pipeline) observeModels(ctx context.Context, r *variantRun, models []*modelInstall) {
+// observeModels starts, for each model install, once it is installed, the audit's question (in)
+// and its observation (the fixture loaded when it has requests to make), on one superuser
+// session of the install's database; each closes its observed channel when done (at once when
+// the install failed).
+func (p *pipeline) observeModels(ctx context.Context, r *variantRun, models []*modelInstall, in audit.Input) {
 	for _, mi := range models {
 		go func() {
 			defer close(mi.observed)
 			defer fault.Recover(&mi.oerr)
 			<-mi.done
-			if mi.err != nil || mi.fail != nil || !p.observes(mi.model) {
+			if mi.err != nil || mi.fail != nil {
 				return
 			}
-			mi.obs, mi.oerr = p.observeOn(ctx, r, mi.db, nil, mi.model, p.fixtureOf(mi.db))
+			conn, err := mi.db.ConnectAdmin(ctx)
+			if err != nil {
+				mi.oerr = mi.db.Blame(ctx, "connecting to audit the install under "+mi.model, err)
+				return
+			}
+			defer conn.Close(context.WithoutCancel(ctx))
+			mi.answers, mi.aerr = audit.Ask(ctx, conn, in)
+			mi.aerr, mi.asked = mi.db.Blame(ctx, "auditing the install under "+mi.model, mi.aerr), true
+			if !p.observes(mi.model) {
+				return
+			}
+			mi.obs, mi.oerr = p.observeOn(ctx, r, mi.db, conn, mi.model, p.fixtureOf(mi.db))
 			mi.oerr = mi.db.Blame(ctx, "observing the install under "+mi.model, mi.oerr)
 		}()
 	}

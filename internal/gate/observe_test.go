@@ -26,6 +26,7 @@ func auditPhases(rep *report.Report) []report.PhaseResult {
 // do anything with what they create (every table is service_role's), so the audit reports
 // nothing, and the observation says what it did not have to try.
 func TestObservedShippedPairIsClean(t *testing.T) {
+	t.Parallel()
 	srv := scratchtest.Server(t)
 	read := func(p string) []byte {
 		b, err := os.ReadFile("../../" + p)
@@ -67,6 +68,7 @@ func TestObservedShippedPairIsClean(t *testing.T) {
 // could already read is not reported for the trigger the file adds to it; the notes say that
 // pg_graphql would publish thoughts to anon (granted by the file), not the board (the base's).
 func TestObservationReportsOnlyWhatTheFileOpened(t *testing.T) {
+	t.Parallel()
 	srv := scratchtest.Server(t)
 	prereq := []byte(`CREATE TABLE public.community_board (id bigint PRIMARY KEY, note text);
 ALTER TABLE public.community_board ENABLE ROW LEVEL SECURITY;
@@ -107,6 +109,7 @@ NOTIFY pgrst, 'reload schema';
 // the schema, which the configuration says the Data API serves, gives anon no USAGE), the
 // observation decides: no finding, and a note says why.
 func TestObservationDecidesAgainstTheCatalog(t *testing.T) {
+	t.Parallel()
 	srv := scratchtest.Server(t)
 	cfg := config.DefaultLint()
 	cfg.ExposedSchemas = []string{"public", "reports"}

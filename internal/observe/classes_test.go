@@ -61,6 +61,7 @@ func got(fs []finding.Finding) []string {
 // says it streams. The owner-only and service_role-only tables of the same file stay clean.
 // One install per privilege model serves every case.
 func TestObservedClasses(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../../testdata/observe/classes.sql")
 	if err != nil {
 		t.Fatal(err)

@@ -47,6 +47,7 @@ NOTIFY pgrst, 'reload schema';
 // nothing, one that switches to service_role is reported): the observer is a role of the run's
 // own, dropped with the run.
 func TestObservationOnDSN(t *testing.T) {
+	t.Parallel()
 	dsn := scratchtest.SharedDSNServer(t)
 	ctx := context.Background()
 	srv, err := scratch.Start(ctx, scratch.Options{DSN: dsn.DSN})
@@ -78,6 +79,7 @@ func TestObservationOnDSN(t *testing.T) {
 // Requests that each run until their timeout do not hold the gate: past the observation's
 // time, what did not run is noted and the observation ends without an error.
 func TestObservationIsBounded(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := scratchtest.NewDatabase(t, 1536)
 	f, err := sqlscript.Parse("slow.sql", []byte(`CREATE FUNCTION public.slow_count(p integer) RETURNS integer LANGUAGE sql
