@@ -10,6 +10,8 @@ import (
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/golden"
+	"github.com/ledgercheck/ledgercheck/internal/observe"
+	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 )
 
 // wantAnnotation is "-- want RULE[:MODEL] ..." at the end of a statement's first line.
@@ -83,6 +85,17 @@ func TestObservedClasses(t *testing.T) {
 				t.Errorf("%s: a table in the realtime publication, and the message does not say it streams: %s", f.Object, f.Message)
 			}
 		}
+	}
+	// A reviewed suppression at the statement that opened the access accepts that finding alone.
+	f, err := sqlscript.Parse("../../testdata/observe/classes.sql", src, 1536)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suppressed := observe.Findings(observe.FindingsInput{File: f, Suppressed: func(rule string, pos finding.Position) bool {
+		return rule == observe.RuleAnonReadsRows && pos.Line == 9
+	}}, obs)
+	if len(suppressed) != len(fs)-1 || slices.ContainsFunc(suppressed, func(x finding.Finding) bool { return x.Rule == observe.RuleAnonReadsRows && x.Pos.Line == 9 }) {
+		t.Errorf("with anon-reads-rows at line 9 suppressed: %d findings of %d", len(suppressed), len(fs))
 	}
 	// A request that resets its role lands on the observer, which holds nothing: the call fails.
 	for _, ob := range obs {
