@@ -117,6 +117,9 @@ func (p *pipeline) observeOwn(ctx context.Context, r *variantRun, db *scratch.Da
 		return nil, err
 	}
 	if err := fresh.Exec(ctx, sc); err != nil {
+		if _, ok := install.Finding(err); ok {
+			return nil, nil // the file's own doing, which the pipeline's install and rerun report
+		}
 		return nil, fresh.Blame(ctx, "installing again to observe", err)
 	}
 	ob, err := p.observeOn(ctx, r, fresh, nil, lint.NewDefaults, p.fixtureOf(fresh))
