@@ -164,8 +164,8 @@ func Findings(in Input, models []string, answers []Answers) []finding.Finding {
 	var out []finding.Finding
 	for _, k := range order {
 		r := byKey[k][0]
-		pos := position(in, r)
-		if suppressed(in.File, r.Rule, pos) {
+		pos, created := position(in, r), position(in, row{Kind: r.Kind, Object: r.Object})
+		if suppressed(in.File, r.Rule, pos) || pos != created && suppressed(in.File, r.Rule, created) {
 			continue
 		}
 		who, only := reach(holds[k], byKey[k], len(models))
@@ -352,7 +352,10 @@ func (fs facts) reportedAs(r row) string {
 type Confirmation struct {
 	// Static is lint's rule, Audit the audit's rule of the same fact.
 	Static, Audit string
-	id            string
+	// Models are the privilege models the audit found it under, when not every one it answered
+	// for (nil: every one).
+	Models []string
+	id     string
 }
 
 // Stands reports whether f is the static finding c confirms.
@@ -361,27 +364,49 @@ func (c Confirmation) Stands(f finding.Finding) bool {
 	return ok && f.Rule == c.Static && id == c.id
 }
 
-// Confirmed lists the facts of in.Static that the answers show too (each once).
-func Confirmed(in Input, answers []Answers) []Confirmation {
+// Where says where the confirmation holds when not under every model ("" when it does): "on
+// self-hosted projects, with the old default privileges".
+func (c Confirmation) Where() string {
+	return strings.Join(mapped(c.Models, where), " and ")
+}
+
+// Confirmed lists the facts of in.Static that the answers show too (each once), with the models
+// (models[i] names answers[i]) they hold under when not all.
+func Confirmed(in Input, models []string, answers []Answers) []Confirmation {
 	static := staticFacts(in.Static)
 	var out []Confirmation
-	seen := map[Confirmation]bool{}
-	for _, a := range answers {
+	seen := map[string]int{}
+	for i, a := range answers {
 		for _, r := range a.rows {
-			if rule := static.reportedAs(r); rule != "" {
-				c := Confirmation{Static: rule, Audit: r.Rule, id: rowID(r)}
-				if !seen[c] {
-					seen[c] = true
-					out = append(out, c)
-				}
+			rule := static.reportedAs(r)
+			if rule == "" {
+				continue
 			}
+			c := Confirmation{Static: rule, Audit: r.Rule, id: rowID(r)}
+			k := c.Static + "\x00" + c.Audit + "\x00" + c.id
+			j, ok := seen[k]
+			if !ok {
+				j = len(out)
+				seen[k] = j
+				out = append(out, c)
+			}
+			if !slices.Contains(out[j].Models, models[i]) {
+				out[j].Models = append(out[j].Models, models[i])
+			}
+		}
+	}
+	for i := range out {
+		if len(out[i].Models) == len(answers) {
+			out[i].Models = nil
 		}
 	}
 	return out
 }
 
-// position finds the statement that created the object of r (its CREATE, else the first EXECUTE
-// of SQL built at run time that names it), else the file's first line.
+// position finds the statement that opened what r says: for a table every row of which a
+// policy opens, that policy's CREATE POLICY (when the file has it); else the statement that
+// created the object of r (its CREATE, else the first EXECUTE of SQL built at run time that
+// names it), else the file's first line. A suppression at either statement accepts it.
 func position(in Input, r row) finding.Position {
 	if in.File == nil {
 		return finding.Position{}
@@ -390,10 +415,29 @@ func position(in Input, r row) finding.Position {
 	if ix == nil {
 		ix = locate.New(in.File)
 	}
+	if pol := openingPolicy(r); pol != "" {
+		if pos, ok := ix.Statement("policy", pgsql.QuoteIdent(pol)+" on "+r.Object, ""); ok {
+			return pos
+		}
+	}
 	if pos, ok := ix.Statement(r.Kind, r.Object, ""); ok {
 		return pos
 	}
 	return finding.Position{File: in.File.Name, Line: 1, Col: 1}
+}
+
+// openingPolicy is the name of the policy an every-row finding's row names, or "".
+func openingPolicy(r row) string {
+	switch r.Rule {
+	case RuleAPIReadsEveryRow:
+		pol, _, _ := strings.Cut(r.Detail, "\x1f")
+		return pol
+	case RuleAPIWritesEveryRow:
+		_, rest, _ := strings.Cut(r.Detail, "\x1f")
+		pol, _, _ := strings.Cut(rest, "\x1f")
+		return pol
+	}
+	return ""
 }
 
 // where says where a finding, or a role's part in it, holds when it does not hold under every
@@ -438,6 +482,8 @@ func message(r row, roles []string) string {
 		return fmt.Sprintf("%s has row level security on and no policy: every Data API request but service_role's is denied; add the policy that states the intended access", obj)
 	case RulePolicyAlwaysTrue:
 		return fmt.Sprintf("%s lets %s %s every row (USING/WITH CHECK true); test the row, e.g. auth.uid() = user_id", obj, r.Role, strings.ToLower(r.Detail))
+	case RuleFkeyToAuthUnique:
+		return fmt.Sprintf("%s has a foreign key (%s) to a unique constraint of the auth schema other than a primary key: Supabase may change such a constraint, and the key would then stop it; reference auth.users (id)", obj, r.Detail)
 	case RuleExtensionInPublic:
 		return fmt.Sprintf("%s is installed in schema public, which the Data API exposes; CREATE EXTENSION ... WITH SCHEMA extensions", obj)
 	case RuleUntrustedExtension:

@@ -104,6 +104,17 @@ WHERE p.roles IS NOT NULL
        OR p.polcmd OPERATOR(pg_catalog.=) ANY (ARRAY['w', '*']::pg_catalog."char"[]) AND p.chk IS NULL
          AND (p.qual IS NULL OR p.qual OPERATOR(pg_catalog.=) ANY (ARRAY['true', '(1 = 1)']::pg_catalog.text[])))
 UNION ALL
+-- 0021: a foreign key of a table to a unique constraint of Supabase's auth schema other than a
+-- primary key (auth.users (email), (phone)): Supabase may change such a constraint, which the
+-- key would then stop.
+SELECT 'fkey-to-auth-unique', 'table', r.ident, r.nspname, r.relname, 0, '', k.conname::pg_catalog.text
+FROM rel r
+JOIN pg_catalog.pg_constraint k ON k.conrelid OPERATOR(pg_catalog.=) r.oid AND k.contype OPERATOR(pg_catalog.=) 'f'
+JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) k.confrelid
+JOIN pg_catalog.pg_namespace tn ON tn.oid OPERATOR(pg_catalog.=) t.relnamespace
+WHERE tn.nspname OPERATOR(pg_catalog.=) 'auth'
+  AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indexrelid OPERATOR(pg_catalog.=) k.conindid AND i.indisprimary)
+UNION ALL
 -- 0014: an extension installed in schema public.
 SELECT 'extension-in-public', 'extension', pg_catalog.quote_ident(e.extname), n.nspname, e.extname, 0, '', ''
 FROM pg_extension e

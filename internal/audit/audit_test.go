@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ledgercheck/ledgercheck/internal/golden"
 	"github.com/ledgercheck/ledgercheck/internal/install"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
@@ -189,9 +190,10 @@ func BenchmarkAudit(b *testing.B) {
 
 // Effective access: a policy whose condition every request of a role meets opens every row to
 // it (auth.role() = 'authenticated' on a FOR ALL TO public policy; USING (true) for SELECT to
-// authenticated, whose grant configuration accepts), and says which policy; a restrictive policy
-// that tests the row, or a permissive one that tests the owner, opens nothing. A policy that is
-// literally true on a write is policy-always-true's, reported once.
+// authenticated, whose grant configuration accepts), and points at that policy (not at the
+// table's CREATE); a restrictive policy that tests the row, or a permissive one that tests the
+// owner, opens nothing. A policy that is literally true on a write is policy-always-true's,
+// reported once.
 func TestAuditEffectiveAccess(t *testing.T) {
 	const sql = `CREATE TABLE public.notes (id int, owner_id uuid);
 ALTER TABLE public.notes ENABLE ROW LEVEL SECURITY;
@@ -214,9 +216,9 @@ NOTIFY pgrst, 'reload schema';
 `
 	got := installAndAudit(t, "a.sql", sql, lint.Config{AllowedGrantees: []string{"authenticated"}})
 	want := []string{
-		`a.sql:1:1: error: authenticated can read every row of table public.notes: policy "Users manage their own notes" is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore api-reads-every-row [api-reads-every-row] | USING (auth.role() = 'authenticated'::text)`,
-		`a.sql:1:1: error: authenticated can INSERT, UPDATE, DELETE every row of table public.notes: policy "Users manage their own notes" is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore api-writes-every-row [api-writes-every-row] | USING (auth.role() = 'authenticated'::text)`,
-		`a.sql:5:1: error: authenticated can read every row of table public.recipes: policy "recipes_read" is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore api-reads-every-row [api-reads-every-row] | USING true`,
+		`a.sql:3:1: error: authenticated can read every row of table public.notes: policy "Users manage their own notes" is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore api-reads-every-row [api-reads-every-row] | USING (auth.role() = 'authenticated'::text)`,
+		`a.sql:3:1: error: authenticated can INSERT, UPDATE, DELETE every row of table public.notes: policy "Users manage their own notes" is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore api-writes-every-row [api-writes-every-row] | USING (auth.role() = 'authenticated'::text)`,
+		`a.sql:7:1: error: authenticated can read every row of table public.recipes: policy "recipes_read" is always true for them; test the row (auth.uid() = owner_id), or accept it with ledgercheck:ignore api-reads-every-row [api-reads-every-row] | USING true`,
 		`a.sql:8:1: error: policy recipes_update on public.recipes lets authenticated update every row (USING/WITH CHECK true); test the row, e.g. auth.uid() = user_id [policy-always-true]`,
 	}
 	if !slices.Equal(got, want) {
@@ -286,5 +288,44 @@ NOTIFY pgrst, 'reload schema';
 	}
 	if !found {
 		t.Errorf("the audit missed public.leak (no RLS, selectable by anon) among:\n%v", fs)
+	}
+}
+
+// A suppression of an every-row finding reviewed before it pointed at its policy (at the
+// table's CREATE) still accepts it, as one at the policy does.
+func TestAuditEveryRowSuppressedAtEitherStatement(t *testing.T) {
+	const sql = `-- ledgercheck:ignore api-reads-every-row recipes are shared with every signed-in user
+CREATE TABLE public.recipes (id int);
+ALTER TABLE public.recipes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY recipes_read ON public.recipes FOR SELECT TO authenticated USING (true);
+CREATE TABLE public.menus (id int);
+ALTER TABLE public.menus ENABLE ROW LEVEL SECURITY;
+-- ledgercheck:ignore api-reads-every-row menus are shared with every signed-in user
+CREATE POLICY menus_read ON public.menus FOR SELECT TO authenticated USING (true);
+GRANT SELECT ON public.recipes, public.menus TO authenticated;
+NOTIFY pgrst, 'reload schema';
+`
+	if got := installAndAudit(t, "s.sql", sql, lint.Config{AllowedGrantees: []string{"authenticated"}}); len(got) > 0 {
+		t.Errorf("got\n%s\nwant nothing: both are suppressed", strings.Join(got, "\n"))
+	}
+}
+
+// 0021: a foreign key to a unique constraint of auth.users other than its primary key is a
+// warning at the table; one to its id is not.
+func TestAuditForeignKeyToAuthUnique(t *testing.T) {
+	const sql = `CREATE TABLE public.invites (id bigint PRIMARY KEY, email varchar(255) REFERENCES auth.users (email));
+CREATE TABLE public.members (id bigint PRIMARY KEY, user_id uuid REFERENCES auth.users (id));
+NOTIFY pgrst, 'reload schema';
+`
+	got := installAndAudit(t, "f.sql", sql, lint.Config{})
+	golden.Check(t, "testdata/golden/fkey-to-auth-unique.txt", []byte(strings.Join(got, "\n")+"\n"))
+	var rules []string
+	for _, g := range got {
+		if strings.Contains(g, "[fkey-to-auth-unique]") {
+			rules = append(rules, g[:strings.Index(g, ": ")])
+		}
+	}
+	if !slices.Equal(rules, []string{"f.sql:1:1"}) {
+		t.Errorf("fkey-to-auth-unique at %v, want f.sql:1:1 alone:\n%s", rules, strings.Join(got, "\n"))
 	}
 }

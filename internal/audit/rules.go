@@ -21,6 +21,7 @@ const (
 	RuleDefinerExecutableByAuthenticated = "definer-executable-by-authenticated"
 	RuleAPIReadsEveryRow                 = "api-reads-every-row"
 	RuleAPIWritesEveryRow                = "api-writes-every-row"
+	RuleFkeyToAuthUnique                 = "fkey-to-auth-unique"
 )
 
 // splinterRules are the audit's rules but the two definer ones (definerRules), in the order
@@ -37,6 +38,7 @@ var splinterRules = []rule.Rule{
 	{ID: RulePolicyAlwaysTrue, Phase: finding.PhaseAudit, Severity: finding.SevError},
 	{ID: RuleAPIReadsEveryRow, Phase: finding.PhaseAudit, Severity: finding.SevError},
 	{ID: RuleAPIWritesEveryRow, Phase: finding.PhaseAudit, Severity: finding.SevError},
+	{ID: RuleFkeyToAuthUnique, Phase: finding.PhaseAudit, Severity: finding.SevWarning},
 }
 
 // definerRules are splinter's 0028 and 0029, one per API role.

@@ -23,6 +23,18 @@ const maxTables = 200
 type Options struct {
 	Seed uint64
 	Rows int
+	// Tables, when not nil, are the tables to fill (as [Table.Name] shows them) instead of the
+	// tables the install created; the tables their foreign keys reference are filled too.
+	Tables []string
+	// Fixed gives columns the values they take instead of generated ones: Fixed[table][column]
+	// is a list of SQL literals (or NULL), row i taking the (i mod n)th; such a table gets at
+	// least a row for each. The access observation (internal/observe) fixes owner columns to
+	// the signed-in personas' ids.
+	Fixed map[string]map[string][]string
+	// Shared generates the same value for columns of the same name and type in different
+	// tables (row i of every team_id column is one value), so that rows of tables that join on
+	// such a column without a foreign key meet.
+	Shared bool
 }
 
 // Plan is the rows to generate: the tables in insert order (each after the tables its foreign
@@ -57,6 +69,9 @@ type Table struct {
 	byConstraint map[string][]int
 	// byDomain maps a domain (by name) to the columns of that type.
 	byDomain map[string][]int
+	// fixed are the columns of Options.Fixed, shared whether the values are keyed by table.
+	fixed  map[string][]string
+	shared bool
 }
 
 // column is a column the rows give a value.
@@ -97,6 +112,9 @@ func New(before, after *introspect.Snapshot, opts Options) *Plan {
 	}
 	p := &Plan{Seed: opts.Seed}
 	old := map[[2]string]bool{}
+	if opts.Tables != nil {
+		before = &introspect.Snapshot{} // the scope is Tables, not what the install created
+	}
 	if before != nil {
 		for _, t := range before.Tables {
 			old[[2]string{t.Schema, t.Name}] = true
@@ -108,7 +126,11 @@ func New(before, after *introspect.Snapshot, opts Options) *Plan {
 		t := &after.Tables[i]
 		id := display(t.Schema, t.Name)
 		tables[id] = t
-		if !old[[2]string{t.Schema, t.Name}] && fillable(t) {
+		inScope := !old[[2]string{t.Schema, t.Name}]
+		if opts.Tables != nil {
+			inScope = slices.Contains(opts.Tables, id)
+		}
+		if inScope && fillable(t) {
 			scope = append(scope, id)
 		}
 	}
@@ -134,6 +156,10 @@ func New(before, after *introspect.Snapshot, opts Options) *Plan {
 			continue
 		}
 		pt.Prerequisite = !created[id]
+		pt.fixed, pt.shared = opts.Fixed[id], opts.Shared
+		for _, vals := range pt.fixed {
+			pt.Rows = max(pt.Rows, len(vals)) // a row for each fixed value
+		}
 		planned[id] = pt
 		for _, r := range refs {
 			if rt := tables[r]; rt != nil && planned[r] == nil && fillable(rt) {

@@ -194,15 +194,24 @@ func (t *Table) insert(seed uint64, row int, attempts []int, nulls []bool, got m
 	}
 	cols := make([]string, len(t.cols))
 	vals := make([]string, len(t.cols))
+	fixed := map[int]bool{}
 	for i, c := range t.cols {
 		cols[i] = quote(c.name)
+		if f := t.fixed[c.name]; len(f) > 0 {
+			vals[i], fixed[i] = f[row%len(f)], true
+			lits[c.name] = vals[i]
+			continue
+		}
 		if c.g != nil {
-			vals[i] = literal(c.g.value(key{seed, t.Name, c.name, row}, attempts[i]))
+			vals[i] = literal(c.g.value(t.valueKey(seed, c.name, row), attempts[i]))
 			lits[c.name] = vals[i]
 		}
 	}
 	var from []string
 	for i, fk := range t.fks {
+		if allFixed(fk.cols, fixed) {
+			continue
+		}
 		if nulls[i] {
 			for _, ci := range fk.cols {
 				vals[ci] = "NULL"
@@ -249,6 +258,25 @@ func (t *Table) insert(seed uint64, row int, attempts []int, nulls []bool, got m
 		return s + "VALUES (" + strings.Join(vals, ", ") + ")", lits
 	}
 	return s + "SELECT " + strings.Join(vals, ", ") + " FROM " + strings.Join(from, ", "), lits
+}
+
+// valueKey seeds the value of column in row: keyed by the table, or by the column's name alone
+// when the plan shares values between tables (Options.Shared).
+func (t *Table) valueKey(seed uint64, column string, row int) key {
+	if t.shared {
+		return key{seed, "", column, row}
+	}
+	return key{seed, t.Name, column, row}
+}
+
+// allFixed reports whether every column of cols has a fixed value.
+func allFixed(cols []int, fixed map[int]bool) bool {
+	for _, c := range cols {
+		if !fixed[c] {
+			return false
+		}
+	}
+	return len(cols) > 0
 }
 
 // refLiterals returns the literals of cols in a row's, if it has them all.

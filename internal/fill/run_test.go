@@ -120,3 +120,47 @@ func TestRunFillsASidecar(t *testing.T) {
 		t.Errorf("%d thought_topics rows reference no generated thought (%v)", bad, err)
 	}
 }
+
+// The access observation's options: Tables fills the tables it names (and what they reference)
+// instead of what the install created, Fixed gives owner columns the users' ids row by row, and
+// Shared gives same-named columns of two tables the same values, so that a membership table's
+// team_id meets the documents' without a foreign key; Row builds one more row with fixed values
+// and a referenced row's literals.
+func TestFillOptionsForOwnedRows(t *testing.T) {
+	ctx := context.Background()
+	db := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, db, "teams.sql", `
+CREATE TABLE public.members (team_id uuid NOT NULL, user_id text NOT NULL, PRIMARY KEY (team_id, user_id));
+CREATE TABLE public.documents (id bigint PRIMARY KEY, team_id uuid NOT NULL, title text NOT NULL);
+CREATE TABLE public.untouched (id int);`)
+	after, err := install.Snapshot(ctx, db, introspect.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := scratchtest.Connect(t, db)
+	owners := []string{"'a'", "'b'", "'c'"}
+	p := fill.New(nil, after, fill.Options{Rows: 3, Tables: []string{"public.members", "public.documents"},
+		Fixed: map[string]map[string][]string{"public.members": {"user_id": owners}}, Shared: true})
+	res, err := fill.Run(ctx, conn, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Summary(); got != "6 generated rows in 2 tables (seed 1)" {
+		t.Errorf("summary %q (%+v)", got, res)
+	}
+	var users string
+	if err := conn.QueryRow(ctx, `SELECT string_agg(user_id, ',' ORDER BY user_id) FROM public.members`).Scan(&users); err != nil || users != "a,b,c" {
+		t.Errorf("members' user_id %q, want a,b,c (%v)", users, err)
+	}
+	var meet int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM public.members m JOIN public.documents d USING (team_id)`).Scan(&meet); err != nil || meet != 3 {
+		t.Errorf("%d members meet a document on team_id, want 3 (%v)", meet, err)
+	}
+	row := p.Table("public.members").Row(1, 7, map[string]string{"user_id": "'z'"}, nil)
+	if _, err := conn.Exec(ctx, row); err != nil {
+		t.Fatalf("%s: %v", row, err)
+	}
+	if p.Table("public.untouched") != nil {
+		t.Error("a table Tables does not name was planned")
+	}
+}

@@ -104,6 +104,7 @@ func phasesOf(steps Steps, r *variantRun, layout rerunLayout) variantPhases {
 		ph := clonePhase(r.audit.phase)
 		out.lint.Findings = slices.Clone(r.audit.static)
 		confirmAudit(&out.lint, &ph, r.audit.confirmed, r.v.Name)
+		confirmObserved(&out.lint, &ph, r.audit.observed, r.v.Name)
 		out.audit = []report.PhaseResult{ph}
 	case steps.Audit && r.file != nil && r.installErr != nil:
 		out.audit = []report.PhaseResult{notInstalled(r, finding.PhaseAudit, "audit "+r.v.Name)}

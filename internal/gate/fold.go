@@ -2,10 +2,13 @@ package gate
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/ledgercheck/ledgercheck/internal/audit"
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/observe"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/rerun"
@@ -108,15 +111,79 @@ func foldInstall(phases []report.PhaseResult, r *variantRun) []report.PhaseResul
 // confirmAudit keeps check from failing a file twice for one fact the audit found and lint had
 // reported: lint's finding (in lintPh) stands for both and says so, and the audit phase says
 // fail, with a note that points at it.
+// A confirmation that holds under some privilege models only marks lint's finding with them
+// (finding.Models): what the static rule saw is an exposure there alone.
 func confirmAudit(lintPh, auditPh *report.PhaseResult, confirmed []audit.Confirmation, variant string) {
 	for _, c := range confirmed {
 		for j, f := range lintPh.Findings {
 			if !c.Stands(f) {
 				continue
 			}
-			lintPh.Findings[j].Message += " (the installed audit confirms it: audit " + variant + ")"
+			where := ""
+			if c.Models != nil {
+				where = " " + c.Where()
+				lintPh.Findings[j].Models = slices.Clone(c.Models)
+			}
+			lintPh.Findings[j].Message += " (the installed audit confirms it" + where + ": audit " + variant + ")"
 			auditPh.Status = report.StatusFail
 			auditPh.Notes = append(auditPh.Notes, fmt.Sprintf("failed: its %s is lint's %s at %s, reported once (lint %s)", c.Audit, c.Static, f.Pos, variant))
 		}
 	}
+}
+
+// confirmObserved does the same for what the access observation saw that lint had reported
+// (anon reading a table created without row level security): lint's finding stands for both,
+// and says what was observed.
+func confirmObserved(lintPh, auditPh *report.PhaseResult, confirmed []observe.Confirmation, variant string) {
+	for _, c := range confirmed {
+		if c.Static >= len(lintPh.Findings) {
+			continue
+		}
+		f := &lintPh.Findings[c.Static]
+		if !strings.Contains(f.Message, "confirms it") {
+			f.Message += " (the access observation confirms it: audit " + variant + ")"
+		}
+		if f.Models == nil && c.Models != nil {
+			f.Models = slices.Clone(c.Models)
+		}
+		f.Detail = joinDetail(f.Detail, "observed: "+c.Observed)
+		auditPh.Status = report.StatusFail
+		auditPh.Notes = append(auditPh.Notes, fmt.Sprintf("failed: what it observed on %s is lint's %s at %s, reported once (lint %s)", f.Object, f.Rule, f.Pos, variant))
+	}
+}
+
+// joinDetail joins two details.
+func joinDetail(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case strings.Contains(a, b):
+		return a
+	}
+	return a + "\n" + b
+}
+
+// markModels marks lint's findings (static, as lint --install reports them, in one phase with
+// the audit's) that the audit or the observation confirms under some privilege models only with
+// those models, and adds what was observed to their detail, as check's confirmAudit and
+// confirmObserved do.
+func markModels(static []finding.Finding, confirmed []audit.Confirmation, observed []observe.Confirmation) []finding.Finding {
+	out := slices.Clone(static)
+	for _, c := range confirmed {
+		for j := range out {
+			if c.Stands(out[j]) && c.Models != nil {
+				out[j].Models = slices.Clone(c.Models)
+			}
+		}
+	}
+	for _, c := range observed {
+		if c.Static >= len(out) {
+			continue
+		}
+		if out[c.Static].Models == nil && c.Models != nil {
+			out[c.Static].Models = slices.Clone(c.Models)
+		}
+		out[c.Static].Detail = joinDetail(out[c.Static].Detail, "observed: "+c.Observed)
+	}
+	return out
 }

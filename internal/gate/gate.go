@@ -331,6 +331,7 @@ type pipeline struct {
 
 	mu     sync.Mutex
 	before map[int]*snapshotOnce // by dimension
+	bases  map[string]*baseOnce  // the templates' observations, by dimension and model (observe.go)
 }
 
 // snapshotOnce is the snapshot of a template, taken once from the first database copied from

@@ -91,7 +91,9 @@ func lintPhase(r *variantRun, took time.Duration) report.PhaseResult {
 	case r.installErr != nil:
 		ph.Findings = append(ph.Findings, r.installFinding())
 	case r.audit != nil:
-		ph.Findings = append(append(append([]finding.Finding(nil), r.audit.static...), r.crossCheck...), r.audit.phase.Findings...)
+		static := markModels(r.audit.static, r.audit.confirmed, r.audit.observed)
+		ph.Findings = append(append(static, r.crossCheck...), r.audit.phase.Findings...)
+		ph.Access = r.audit.phase.Access
 	}
 	if r.bodies != nil {
 		// The check's findings, and what it could not check (its first note is its summary).

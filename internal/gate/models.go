@@ -13,6 +13,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/install"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/observe"
 	"github.com/ledgercheck/ledgercheck/internal/report"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
@@ -32,6 +33,16 @@ type modelInstall struct {
 	db    *scratch.Database
 	fail  error // the file does not install under this model: a finding
 	err   error // anything else: the run's error
+	// observed is closed once the access observation of this install has ended (after done);
+	// obs is its observation (nil when it did not run), oerr its error.
+	observed chan struct{}
+	obs      *observe.Observation
+	oerr     error
+	// answers are the audit's answers to its query on this install, asked on the session the
+	// observation uses (asked says they were), aerr the error of asking.
+	answers audit.Answers
+	asked   bool
+	aerr    error
 }
 
 // scratchModel maps lint's model names to the templates' privilege models.
@@ -69,7 +80,7 @@ func templatesOf(cfg lint.Config, audits bool, spec scratch.TemplateSpec) []scra
 func startModels(ctx context.Context, srv *scratch.Server, cfg lint.Config, dim int, base scratch.Base, setup func(context.Context, *scratch.Database) error, sc *scratch.Script, jobs []sqlscript.Job) []*modelInstall {
 	var out []*modelInstall
 	for _, m := range otherModels(cfg) {
-		mi := &modelInstall{model: m, done: make(chan struct{})}
+		mi := &modelInstall{model: m, done: make(chan struct{}), observed: make(chan struct{})}
 		b := base
 		b.Privileges = scratchModel[m]
 		go func() {
@@ -117,6 +128,10 @@ func (mi *modelInstall) ask(ctx context.Context, in audit.Input) (audit.Answers,
 		f.Message += " (under " + mi.model + ", the default privileges of a self-hosted project)"
 		return audit.Answers{}, &f, nil
 	}
+	<-mi.observed
+	if mi.asked {
+		return mi.answers, nil, mi.aerr
+	}
 	conn, err := mi.db.ConnectAdmin(ctx)
 	if err != nil {
 		return audit.Answers{}, nil, mi.db.Blame(ctx, "connecting to audit the install under "+mi.model, err)
@@ -126,9 +141,10 @@ func (mi *modelInstall) ask(ctx context.Context, in audit.Input) (audit.Answers,
 	return a, nil, mi.db.Blame(ctx, "auditing the install under "+mi.model, err)
 }
 
-// close waits for the install and drops its database.
+// close waits for the install and its observation, and drops its database.
 func (mi *modelInstall) close(ctx context.Context) {
 	<-mi.done
+	<-mi.observed
 	if mi.db != nil {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
@@ -186,16 +202,18 @@ func (a answers) finish(ctx context.Context, others []*modelInstall, in audit.In
 			a.names, a.got = append(a.names, mi.model), append(a.got, got)
 		}
 	}
-	return append(audit.Findings(in, a.names, a.got), failed...), audit.Confirmed(in, a.got), nil
+	return append(audit.Findings(in, a.names, a.got), failed...), audit.Confirmed(in, a.names, a.got), nil
 }
 
 // auditRun is the audit step under way on a variant's install: its own install's answers, and
-// the installs under the other privilege models, running beside the rest of the sequence.
+// the installs under the other privilege models, running beside the rest of the sequence, and
+// the observation of its own install (observe.go).
 type auditRun struct {
 	in     audit.Input
 	own    answers
 	models []*modelInstall
 	took   time.Duration
+	ownObs *observe.Observation
 }
 
 // startAudit starts the audit step on the variant's install (before the fixture): the file
@@ -213,6 +231,7 @@ func (p *pipeline) startAudit(ctx context.Context, r *variantRun, db *scratch.Da
 	models := startModels(ctx, p.srv, p.lint, r.v.Dim, p.base, p.setup, sc, r.jobs)
 	fp := r.installed.Footprint
 	in := audit.Input{File: r.file, Footprint: fp, Lint: p.lint, Static: crosscheck.Owned(r.lint.Findings, fp), Statements: r.stmts}
+	p.observeModels(ctx, r, models, in)
 	own, err := askOwn(ctx, p.lint, db, conn, in)
 	if err != nil {
 		closeModels(ctx, models)
@@ -236,7 +255,7 @@ func (a *auditRun) close(ctx context.Context) {
 }
 
 // finishAudit ends the audit step: the other models' answers, merged with the variant's own
-// into the phase "audit VARIANT".
+// into the phase "audit VARIANT", and the observations of every model's install folded in.
 func (p *pipeline) finishAudit(ctx context.Context, r *variantRun, a *auditRun) error {
 	if a == nil {
 		return nil
@@ -246,15 +265,46 @@ func (p *pipeline) finishAudit(ctx context.Context, r *variantRun, a *auditRun) 
 	if err != nil {
 		return err
 	}
-	ph := report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: a.took + time.Since(t0),
-		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints) " + modelsNote(p.lint)}}
+	obs, err := a.observations()
+	if err != nil {
+		return err
+	}
+	folded, err := p.observedFindings(ctx, r, obs, fs, a.in.Static)
+	if err != nil {
+		return err
+	}
+	ph := report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: folded.Findings, Duration: a.took + time.Since(t0),
+		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints) and observed as the Data API's requests " + modelsNote(p.lint)}}
+	ph.Notes = append(append(ph.Notes, observationNotes(obs)...), folded.Notes...)
+	for _, ob := range obs {
+		ph.Access = append(ph.Access, ob.Cells...)
+	}
 	if audit.Empty(a.in.Footprint) {
 		ph.Status = report.StatusSkip
 		ph.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
-		confirmed = nil
+		confirmed, folded.Confirmed = nil, nil
 	}
-	r.audit = &audited{static: a.in.Static, phase: ph, confirmed: confirmed}
+	r.audit = &audited{static: a.in.Static, phase: ph, confirmed: confirmed, observed: folded.Confirmed}
 	return nil
+}
+
+// observations waits for the other models' observations and returns them after the own
+// install's, in the models' order (those that ran).
+func (a *auditRun) observations() ([]*observe.Observation, error) {
+	var out []*observe.Observation
+	if a.ownObs != nil {
+		out = append(out, a.ownObs)
+	}
+	for _, mi := range a.models {
+		<-mi.observed
+		if mi.oerr != nil {
+			return nil, mi.oerr
+		}
+		if mi.obs != nil {
+			out = append(out, mi.obs)
+		}
+	}
+	return out, nil
 }
 
 // modelsNote says which kinds of project the audit answered for.

@@ -15,6 +15,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/install"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
 	"github.com/ledgercheck/ledgercheck/internal/locate"
+	"github.com/ledgercheck/ledgercheck/internal/observe"
 	"github.com/ledgercheck/ledgercheck/internal/parity"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
 	"github.com/ledgercheck/ledgercheck/internal/probe"
@@ -61,6 +62,7 @@ type audited struct {
 	static    []finding.Finding
 	phase     report.PhaseResult
 	confirmed []audit.Confirmation // facts the audit found that lint's static findings stand for
+	observed  []observe.Confirmation
 }
 
 // parseAndLint parses the variant (once) and, when lints, lints the parse (vector dimensions
@@ -184,6 +186,11 @@ func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.
 	prep := rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Template: tmpl, Took: time.Since(t0), Reader: conn}
 	if err := errors.Join(p.rerun(ctx, r, prep, ropts, readers), readers()); err != nil {
 		return err
+	}
+	if au != nil {
+		if au.ownObs, err = p.observeOwn(ctx, r, db, conn); err != nil {
+			return err
+		}
 	}
 	return p.finishAudit(ctx, r, au)
 }

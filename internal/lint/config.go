@@ -35,7 +35,8 @@ type Config struct {
 	// a SECURITY DEFINER function is meant to be called by, with a reason.
 	DefinerCallers []DefinerCaller `yaml:"definer_callers"`
 	// ExposedSchemas are the schemas the Data API serves (PostgREST's db-schemas), which the
-	// installed audit checks; empty means public alone, as on a default Supabase project.
+	// installed audit checks and observes; empty means public and graphql_public, as on a
+	// default Supabase project.
 	ExposedSchemas []string `yaml:"exposed_schemas"`
 	// PrivilegeModels are the kinds of project the installed audit answers for, by their
 	// default privileges on public: "new-defaults" (hosted Supabase since 2026-10-30: new
@@ -179,10 +180,11 @@ func (c Config) Models() []string {
 	return out
 }
 
-// Exposed returns the schemas the Data API serves: [Config.ExposedSchemas], or public.
+// Exposed returns the schemas the Data API serves: [Config.ExposedSchemas], or public and
+// graphql_public (Supabase's db-schemas).
 func (c Config) Exposed() []string {
 	if len(c.ExposedSchemas) == 0 {
-		return []string{"public"}
+		return []string{"public", "graphql_public"}
 	}
 	return c.ExposedSchemas
 }

@@ -31,7 +31,7 @@ var _ = register(&Rule{
 				}
 			}
 			if !ok {
-				p.Report(t.Objects[0].Pos, t.Objects[0].String(), "table %s has no policy TO service_role (service_role bypasses RLS; the policy states the intended access, splinter 0008)", name)
+				p.Report(t.Objects[0].Pos, t.Objects[0].String(), "table %s has no policy TO service_role (the sidecar contract: service_role bypasses RLS, and the policy states the intended access)", name)
 			}
 		}
 	},

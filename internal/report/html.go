@@ -54,6 +54,16 @@ footer{margin-top:3em;color:#8c959f;font-size:.85em}
 pre.excerpt{background:#fff;margin:.4em 0}
 details.accept{margin:.3em 0}details.accept summary,details.page summary{cursor:pointer;color:#57606a}
 details.page pre{white-space:pre-wrap}
+h3{font-size:1em;margin:1.2em 0 .3em}
+table.access{margin:.4em 0;font-size:.92em}
+table.access td,table.access th{border:1px solid #d0d7de;padding:.2em .6em;text-align:left;vertical-align:top}
+table.access th{background:#f6f8fa}
+table.access td.open{background:#ffebe9;color:#82071e}
+table.access td.own{background:#dafbe1;color:#116329}
+table.access td.unowned{background:#fff8c5;color:#4d2d00}
+table.access td.none{color:#8c959f;text-align:center}
+table.access tr.first td{border-top:2px solid #8c959f}
+p.legend{color:#57606a;margin:.2em 0}
 </style>
 </head>
 <body>
@@ -150,6 +160,20 @@ details.page pre{white-space:pre-wrap}
 {{- end}}
 </div>
 {{- end}}
+{{- with .Access}}
+<h3>Access, as observed</h3>
+<p class="legend">What anon and the signed-in users A and B could do with what the file made reachable, under each kind of project: rows read or changed of the rows present. Red: beyond the persona's own rows (anon's anything, another user's rows, a side effect); green: its own rows only; yellow: rows whose owner cannot be seen; a dash: refused, or nothing there. In another table a request changed: +inserted, ~updated, -deleted rows.</p>
+<div class="scroll">
+<table class="access">
+<thead><tr><th>object</th><th>persona</th><th>action</th>{{range .Models}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr{{if .Object}} class="first"{{end}}><td>{{if .Object}}<code>{{.Object}}</code>{{end}}</td><td>{{.Persona}}</td><td>{{.Action}}</td>{{range .Cells}}<td class="{{.Class}}">{{.Text}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- end}}
 </section>
 {{- end}}
 {{- if .Rules}}
@@ -194,11 +218,23 @@ type (
 		Notes          []string
 		Findings       []htmlFinding
 		Locks          []htmlLock
+		Access         *htmlMatrix
 	}
 	// htmlLock is a row of a locks phase's lock table, as its cells (lockCells).
 	htmlLock struct {
 		Line, Run, Statement, Relation, Mode, Blocks, Rewrite, Time, Held, Rows string
 	}
+	// htmlMatrix is an audit phase's access matrix: one row per object, persona and action that
+	// some persona could do, a column per privilege model; an object is named on its first row.
+	htmlMatrix struct {
+		Models []string
+		Rows   []htmlAccessRow
+	}
+	htmlAccessRow struct {
+		Object, Persona, Action string
+		Cells                   []htmlCell
+	}
+	htmlCell    struct{ Text, Class string }
 	htmlFinding struct {
 		Severity               finding.Severity
 		Where, Message, Object string
@@ -271,6 +307,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			}
 			hp.Findings = append(hp.Findings, hf)
 		}
+		hp.Access = htmlAccess(accessMatrix(ph.Access))
 		v.Phases = append(v.Phases, hp)
 	}
 	slices.SortFunc(v.Rules, func(a, b htmlRule) int { return strings.Compare(a.ID, b.ID) })
@@ -321,6 +358,35 @@ func htmlFindingOf(r *Report, ph *PhaseResult, f finding.Finding, src *sourceInd
 		hf.Rows = collapseUnchanged(hf.Rows, htmlContext)
 	}
 	return hf
+}
+
+// htmlAccess is the html view of a matrix (nil for none).
+func htmlAccess(m *matrix) *htmlMatrix {
+	if m == nil {
+		return nil
+	}
+	hm := &htmlMatrix{Models: m.models}
+	last := ""
+	for _, r := range m.rows {
+		row := htmlAccessRow{Persona: r.persona, Action: r.action}
+		if r.object != last {
+			row.Object, last = r.object, r.object
+		}
+		for _, c := range r.cells {
+			switch {
+			case c.text == "":
+				row.Cells = append(row.Cells, htmlCell{Text: "–", Class: "none"})
+			case c.reach == reachOwn:
+				row.Cells = append(row.Cells, htmlCell{Text: c.text, Class: "own"})
+			case c.reach == reachUnowned:
+				row.Cells = append(row.Cells, htmlCell{Text: c.text, Class: "unowned"})
+			default:
+				row.Cells = append(row.Cells, htmlCell{Text: c.text, Class: "open"})
+			}
+		}
+		hm.Rows = append(hm.Rows, row)
+	}
+	return hm
 }
 
 func orDefault(s, def string) string {

@@ -44,6 +44,9 @@ type (
 		Findings   []finding.Finding `json:"findings"`
 		// Locks is a locks phase's lock table (absent in every other phase).
 		Locks []Lock `json:"locks,omitempty"`
+		// Access is an audit phase's access matrix, and lint --install's phase's (absent from
+		// every other phase).
+		Access *[]Access `json:"access,omitempty"`
 	}
 )
 
@@ -78,6 +81,13 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 		}
 		if jp.Findings == nil {
 			jp.Findings = []finding.Finding{}
+		}
+		if ph.Phase == finding.PhaseAudit || ph.Access != nil {
+			access := ph.Access
+			if access == nil {
+				access = []Access{}
+			}
+			jp.Access = &access
 		}
 		doc.Phases = append(doc.Phases, jp)
 	}

@@ -70,6 +70,9 @@ type PhaseResult struct {
 	// Sidecar names the sidecar the phase belongs to in a repository's run ([Report.Sidecars]);
 	// "" in a run of one.
 	Sidecar string
+	// Access is an audit phase's access matrix: what each persona could do with what the file
+	// made reachable, as the access observation saw it (access.go).
+	Access []Access
 }
 
 // Errors returns the number of error findings.

@@ -20,7 +20,7 @@ import (
 // sample is a small fixed report that exercises every part of every format: positioned and
 // unpositioned findings, a textual difference with both sides (under the phase's names, or the
 // finding's own: a change since review), a unified diff, notes, counts,
-// a skipped phase, and text that needs escaping in each format.
+// a skipped phase, an audit phase's access matrix, and text that needs escaping in each format.
 func sample() *Report {
 	return &Report{
 		Tool: "ledgercheck", Version: "1.2.3", Duration: 2310 * time.Millisecond,
@@ -67,6 +67,25 @@ func sample() *Report {
 				}},
 			{Phase: finding.PhaseRerun, Name: "rerun artifact", File: "migrations/a.sql", Status: StatusSkip, Notes: []string{"skipped: the install failed"}},
 			{Phase: finding.PhaseInstall, Name: "install port", File: "migrations/p.sql", Duration: 420 * time.Millisecond},
+			{Phase: finding.PhaseAudit, Name: "audit artifact", File: "migrations/a.sql", Duration: 85 * time.Millisecond,
+				Notes: []string{"observed: 7 requests as anon and signed-in users A and B"},
+				Findings: []finding.Finding{
+					{Phase: finding.PhaseAudit, Rule: "anon-reads-rows", Severity: finding.SevError, Pos: finding.Position{File: "migrations/a.sql", Line: 40, Col: 1},
+						Object: "table public.notes", Message: "anon can read 4 of 4 rows of table public.notes", Detail: "policy notes_read: USING (NOT false)",
+						Models: []string{"old-defaults"}},
+				},
+				Access: []Access{
+					{Model: "new-defaults", Object: "table public.notes", Persona: "anon", Action: "select", Allowed: true, Present: 4},
+					{Model: "old-defaults", Object: "table public.notes", Persona: "anon", Action: "select", Allowed: true, Rows: 4, Present: 4},
+					{Model: "old-defaults", Object: "table public.notes", Persona: "user A", Action: "select", Allowed: true, Rows: 4, Present: 4, Own: ptr(1), Others: ptr(3)},
+					{Model: "old-defaults", Object: "table public.notes", Persona: "anon", Action: "insert", Error: "new row violates row-level security policy for table \"notes\"", Present: 4},
+					{Model: "old-defaults", Object: "table public.inbox", Persona: "anon", Action: "insert", Allowed: true, Rows: 1, Present: 4,
+						SideEffects: []SideEffect{{Table: "private.audit", Inserted: 1, Unwritable: true}}},
+					{Model: "old-defaults", Object: "table public.inbox", Persona: "anon", Action: "insert", Allowed: true, Rows: 1, Present: 4,
+						Value: "x'||pg_catalog.set_config('ledgercheck.injected','a quoted literal',true)||'", RanSQL: "a quoted literal"},
+					{Model: "new-defaults", Object: "function public.lookup(uuid)", Persona: "user A", Action: "execute", Allowed: true, Rows: 2, Present: -1,
+						SideEffects: []SideEffect{{Table: "public.profiles", Read: 3}}},
+				}},
 		},
 	}
 }
@@ -83,11 +102,14 @@ var _ = func() bool {
 		{ID: "changed-since-review", Phase: finding.PhaseAllow, Severity: finding.SevError},
 		{ID: "table-rls-disabled", Phase: finding.PhaseLint, Severity: finding.SevError},
 		{ID: "lock-blocks-writes", Phase: finding.PhaseLocks, Severity: finding.SevWarning},
+		{ID: "anon-reads-rows", Phase: finding.PhaseAudit, Severity: finding.SevError},
 	} {
 		rule.Register(r)
 	}
 	return true
 }()
+
+func ptr(n int64) *int64 { return &n }
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
@@ -145,8 +167,8 @@ func TestStatus(t *testing.T) {
 		t.Errorf("no findings: status %s, want pass", ok.Status())
 	}
 	e, w, i := r.Totals()
-	if e != 5 || w != 2 || i != 0 { // the sample's errors: lint, two parity, stale and changed since review
-		t.Errorf("totals %d/%d/%d, want 5/2/0", e, w, i)
+	if e != 6 || w != 2 || i != 0 { // the sample's errors: lint, two parity, stale and changed since review, audit
+		t.Errorf("totals %d/%d/%d, want 6/2/0", e, w, i)
 	}
 }
 

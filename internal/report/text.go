@@ -85,7 +85,7 @@ func WriteReportText(w io.Writer, r *Report, color bool) error {
 	sidecar := ""
 	for i := range r.Phases {
 		ph := &r.Phases[i]
-		if len(ph.Findings) == 0 && len(ph.Notes) == 0 {
+		if len(ph.Findings) == 0 && len(ph.Notes) == 0 && ph.Access == nil {
 			continue
 		}
 		if ph.Sidecar != "" && ph.Sidecar != sidecar {
@@ -100,6 +100,7 @@ func WriteReportText(w io.Writer, r *Report, color bool) error {
 		for _, f := range ph.Findings {
 			writeTextFinding(bw, p, f)
 		}
+		writeTextMatrix(bw, p, accessMatrix(ph.Access))
 	}
 	fmt.Fprintf(bw, "\n%s: %s\n", p.status(Status(strings.ToUpper(string(st)))), r.Tally())
 	if err := bw.Flush(); err != nil {
@@ -140,6 +141,51 @@ func writeTextTable(bw io.Writer, p painter, header []string, rows [][]string) {
 			}
 			return s
 		})
+	}
+}
+
+// writeTextMatrix writes an audit phase's access matrix, column-aligned: what each persona could
+// do with each object, under each privilege model.
+func writeTextMatrix(w io.Writer, p painter, m *matrix) {
+	if m == nil {
+		return
+	}
+	fmt.Fprintf(w, "%s what anon and the signed-in users could do, as observed (rows read or changed of rows present):\n", p.paint(ansiDim, "access:"))
+	header := []string{"OBJECT", "PERSONA", "ACTION"}
+	for _, model := range m.models {
+		header = append(header, strings.ToUpper(model))
+	}
+	rows := [][]string{header}
+	for _, r := range m.rows {
+		row := []string{r.object, r.persona, r.action}
+		for _, c := range r.cells {
+			text := c.text
+			if text == "" {
+				text = "-"
+			}
+			row = append(row, text)
+		}
+		rows = append(rows, row)
+	}
+	widths := make([]int, len(header))
+	for _, row := range rows {
+		for c, cell := range row {
+			widths[c] = max(widths[c], utf8.RuneCountInString(cell))
+		}
+	}
+	for i, row := range rows {
+		var b strings.Builder
+		for c, cell := range row {
+			if i == 0 {
+				b.WriteString(p.paint(ansiBold, cell))
+			} else {
+				b.WriteString(cell)
+			}
+			if c < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[c]-utf8.RuneCountInString(cell)+2))
+			}
+		}
+		fmt.Fprintf(w, "  %s\n", strings.TrimRight(b.String(), " "))
 	}
 }
 

@@ -787,7 +787,7 @@ func (s *Server) startEmbedded(ctx context.Context, bin string) error {
 	if err != nil {
 		return err
 	}
-	s.adminRole, s.major, s.installRole, s.readerRole = bootstrapUser, cl.major, "postgres", NamePrefix+"reader"
+	s.adminRole, s.major, s.installRole, s.readerRole, s.observerRole = bootstrapUser, cl.major, "postgres", NamePrefix+"reader", NamePrefix+"observer"
 	t0 := time.Now()
 	var cr *cacheRun
 	if specs := cachedSpecs(s.opts.Templates); s.opts.Cache && cacheable(specs) {
@@ -919,6 +919,7 @@ func (s *Server) startFromCache(ctx context.Context, cr *cacheRun, copied time.D
 	var sql strings.Builder
 	fmt.Fprintf(&sql, "ALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\n",
 		ident(bootstrapUser), quoteLiteral(fresh), ident(s.installRole), quoteLiteral(s.installPass), ident(s.readerRole), quoteLiteral(s.readerPass))
+	fmt.Fprintf(&sql, "ALTER ROLE %s PASSWORD %s;\n", ident(s.observerRole), quoteLiteral(s.observerPass))
 	for _, k := range specKeys(cr.specs) {
 		i := slices.IndexFunc(cr.hit.Templates, func(t cachedTpl) bool {
 			return t.Dim == k.dim && t.NoOpenBrain == k.noOpenBrain && t.Key == k.key && t.Privileges == k.privileges

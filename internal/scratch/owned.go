@@ -504,7 +504,7 @@ func (s *Server) closeServerRun(ctx context.Context, conn *pgx.Conn, created []s
 	})
 	own := map[uint32]bool{}
 	for _, r := range roles {
-		own[r.oid] = r.name == s.installRole || r.name == s.readerRole || slices.Contains(s.apiCreated, r.name)
+		own[r.oid] = r.name == s.installRole || r.name == s.readerRole || r.name == s.observerRole || slices.Contains(s.apiCreated, r.name)
 	}
 	others, err := othersRoles(ctx, conn, roles, own)
 	if err != nil {
@@ -667,7 +667,7 @@ func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration,
 		}
 		if m := runRoleName.FindStringSubmatch(r.name); m != nil && m[1] == id {
 			dead[id] = roleRef{r.oid, r.name}
-		} else if slices.Contains(apiRoles, r.name) || r.name == readerName(id) {
+		} else if slices.Contains(apiRoles, r.name) || r.name == readerName(id) || r.name == observerName(id) {
 			api[id] = append(api[id], roleRef{r.oid, r.name})
 		}
 	}

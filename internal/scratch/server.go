@@ -90,6 +90,9 @@ type Server struct {
 	// a login role of the run's own with BYPASSRLS and pg_read_all_data only, not a superuser
 	// and not administered by the install role.
 	readerRole, readerPass string
+	// observerRole logs in as the Data API's login role does, with observerPass, to act as anon
+	// and the signed-in personas (observer.go): no privilege of its own.
+	observerRole, observerPass string
 	// noCreateRole says why the install role has no CREATEROLE on this server ("" when it has).
 	noCreateRole string
 
@@ -153,7 +156,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	if opts.InstallTimeout == 0 {
 		opts.InstallTimeout = 120 * time.Second
 	}
-	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret(), readerPass: newSecret(), started: time.Now()}
+	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret(), readerPass: newSecret(), observerPass: newSecret(), started: time.Now()}
 	t0 := time.Now()
 	defer func() {
 		if err != nil {
@@ -173,7 +176,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 		if err := s.connectServer(ctx); err != nil {
 			return s, err
 		}
-		s.installRole, s.readerRole = NamePrefix+s.runID, readerName(s.runID)
+		s.installRole, s.readerRole, s.observerRole = NamePrefix+s.runID, readerName(s.runID), observerName(s.runID)
 		if err := s.setUp(ctx); err != nil {
 			return s, err
 		}
@@ -334,9 +337,11 @@ func (s *Server) createRoles(ctx context.Context, conn *pgx.Conn) error {
 	// pg_read_all_data; nothing else.
 	sql += fmt.Sprintf("CREATE ROLE %s LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION BYPASSRLS INHERIT PASSWORD %s IN ROLE pg_read_all_data;\n",
 		ident(s.readerRole), quoteLiteral(s.readerPass))
+	sql += s.observerSQL()
 	if s.cl == nil {
-		sql += "COMMENT ON ROLE " + ident(s.installRole) + " IS " + quoteLiteral(s.mark()) + ";\n"
-		sql += "COMMENT ON ROLE " + ident(s.readerRole) + " IS " + quoteLiteral(s.mark()) + ";\n"
+		for _, r := range []string{s.installRole, s.readerRole, s.observerRole} {
+			sql += "COMMENT ON ROLE " + ident(r) + " IS " + quoteLiteral(s.mark()) + ";\n"
+		}
 	}
 	// One transaction: a role of this run exists only with its mark.
 	if _, err := conn.Exec(ctx, "BEGIN;\n"+sql+"COMMIT;"); err != nil {

@@ -205,8 +205,9 @@ func TestCleanupDropsOnlyWhatDeadRunsLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 		run.Abandon()
-		// The run's digest reader is dropped with the API roles it created, in name order.
-		created = append(created, "role "+run.InstallRole()+"_reader")
+		// The run's digest reader and observer are dropped with the API roles it created, in
+		// name order.
+		created = append(created, "role "+run.InstallRole()+"_observer", "role "+run.InstallRole()+"_reader")
 		slices.Sort(created)
 		return append([]string{renamed, "role " + role, "role " + run.InstallRole()}, created...)
 	}

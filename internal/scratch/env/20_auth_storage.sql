@@ -40,6 +40,9 @@ CREATE TABLE IF NOT EXISTS auth.users (
   is_anonymous         boolean NOT NULL DEFAULT false
 );
 ALTER TABLE auth.users OWNER TO supabase_auth_admin;
+-- Its owner uses the schema (on Supabase it owns it): a foreign key's check on auth.users runs as
+-- the table's owner, so a row that references a user could not be inserted without it.
+GRANT USAGE ON SCHEMA auth TO supabase_auth_admin;
 REVOKE ALL ON auth.users FROM PUBLIC;
 GRANT SELECT, REFERENCES ON auth.users TO :"install_role";
 

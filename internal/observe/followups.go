@@ -1,0 +1,207 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The second round: what the first round's results call for.
+
+// actPolicy is an internal action: the rows one policy's USING lets a persona see, to say which
+// policy opened what the persona read or changed.
+const actPolicy = "policy rows"
+
+// memberSQL reads the rows of a membership table (spliced in) owned by A or B in its owner
+// column (spliced in), as the reader, in text; memberUUIDSQL for a uuid owner column.
+const (
+	memberSQL     = `SELECT %[2]s FROM %[1]s WHERE %[3]s OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[]) LIMIT 4`
+	memberUUIDSQL = `SELECT %[2]s FROM %[1]s WHERE %[3]s OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.uuid[]) LIMIT 4`
+)
+
+// membershipRows reads the rows of each membership table that A and B own, for a signed-in
+// user who copies another's membership with his own id.
+func (o *observer) membershipRows(ctx context.Context) error {
+	for _, r := range o.s.Relations {
+		if r.Related {
+			continue
+		}
+		for _, m := range o.s.memberships(r) {
+			if _, ok := o.members[m.Ident]; ok {
+				continue
+			}
+			o.members[m.Ident] = nil
+			var cols, list []string
+			for _, c := range m.Columns {
+				if !c.Auto || slices.Contains(m.Owners, c.Name) {
+					cols = append(cols, c.Name)
+					list = append(list, qident(c.Name))
+				}
+			}
+			owner := m.Owners[0]
+			q := memberSQL
+			if c := m.Column(owner); c != nil && c.Type == "uuid" {
+				q = memberUUIDSQL
+			}
+			rows, err := readText(ctx, o.c.Reader, fmt.Sprintf(q, m.qualified(), strings.Join(list, ", "), qident(owner)), "{"+UserA+","+UserB+"}")
+			if err != nil {
+				return fmt.Errorf("reading the membership rows: %w", err)
+			}
+			for _, vals := range rows {
+				row := map[string]string{ownerKey: owner}
+				for i, v := range vals {
+					if v != nil {
+						row[cols[i]] = *v
+					}
+				}
+				o.members[m.Ident] = append(o.members[m.Ident], row)
+			}
+		}
+	}
+	return nil
+}
+
+// ownerKey keys, in a membership row, the name of its owner column.
+const ownerKey = "\x00owner"
+
+// secondRound is the follow-ups of the first round.
+func (o *observer) secondRound() []*action {
+	var out []*action
+	for _, d := range o.done {
+		a := d.a
+		switch {
+		case a.kind == ActSelect && d.ok && a.persona.signedIn() && a.persona.Metadata == nil:
+			out = append(out, o.enrolments(a)...)
+		case a.kind == ActExecute && d.ok && d.rows > 0:
+			out = append(out, o.directReads(d)...)
+		}
+		if d.ok && d.rows > 0 && a.rel != nil && a.rel.RLS && !a.hostile {
+			out = append(out, o.policyRows(a)...)
+		}
+	}
+	out = append(out, o.clientValueReads()...)
+	return out
+}
+
+// enrolments are a signed-in user adding himself to each membership table of a's relation (a
+// copy of the other user's membership, with his own id), then reading a's relation again.
+func (o *observer) enrolments(a *action) []*action {
+	var out []*action
+	p := a.persona
+	for _, m := range o.s.memberships(a.rel) {
+		if !m.Priv[p.Role].Insert {
+			continue
+		}
+		for _, row := range o.members[m.Ident] {
+			owner := row[ownerKey]
+			if row[owner] != p.other() {
+				continue
+			}
+			var cols, vals []string
+			for _, c := range m.Columns {
+				v, ok := row[c.Name]
+				if !ok {
+					continue
+				}
+				cols = append(cols, qident(c.Name))
+				if c.Name == owner {
+					vals = append(vals, m.ownerLiteral(owner, p.ID))
+				} else {
+					vals = append(vals, quoteLiteral(v))
+				}
+			}
+			ins := "INSERT INTO " + m.qualified() + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
+			out = append(out, &action{kind: ActEnrol, persona: p, rel: a.rel, via: m, owner: a.owner, method: "POST", path: restPath(m.Name, false),
+				steps: []string{ins, a.steps[0]}})
+			break
+		}
+	}
+	return out
+}
+
+// directReads are the persona reading, itself, each table a function call of d read: whether
+// the call returned what the persona could not read.
+func (o *observer) directReads(d *done) []*action {
+	var out []*action
+	for _, e := range d.effects {
+		if e.Read == 0 {
+			continue
+		}
+		if o.find(func(x *done) bool {
+			return x.a.kind == ActDirect && x.a.persona.Name == d.a.persona.Name && x.a.value == e.Table
+		}) != nil || slices.ContainsFunc(out, func(x *action) bool { return x.value == e.Table && x.persona.Name == d.a.persona.Name }) {
+			continue
+		}
+		out = append(out, &action{kind: ActDirect, persona: d.a.persona, value: e.Table, method: "GET", path: restPath(nameOf(e.Table), false),
+			steps: []string{"SELECT pg_catalog.count(*) FROM " + quoteTable(e.Table)}})
+	}
+	return out
+}
+
+// policyRows are, for each permissive policy of a's relation that applies to a's role and
+// command, the rows its USING lets the persona see (when there is more than one: with one,
+// it is the one).
+func (o *observer) policyRows(a *action) []*action {
+	cmd := commandOf(a.kind)
+	if cmd == "" || cmd == "INSERT" {
+		return nil
+	}
+	ps := a.rel.permissive(a.persona.Role, cmd)
+	if len(ps) < 2 {
+		return nil
+	}
+	var out []*action
+	for _, p := range ps {
+		if p.Using == "" {
+			continue
+		}
+		out = append(out, &action{kind: actPolicy, persona: a.persona, rel: a.rel, value: p.Name + "\x00" + a.kind, method: "GET", path: restPath(a.rel.Name, false),
+			steps: []string{"SELECT pg_catalog.count(*) FROM " + a.rel.qualified() + " WHERE (" + p.Using + ")"}})
+	}
+	return out
+}
+
+// commandOf is the SQL command of an action kind.
+func commandOf(kind string) string {
+	switch kind {
+	case ActSelect, ActEnrol:
+		return "SELECT"
+	case ActInsert, ActInsertOther:
+		return "INSERT"
+	case ActUpdate, ActUpdateOther, ActReown:
+		return "UPDATE"
+	case ActDelete, ActDeleteOther:
+		return "DELETE"
+	}
+	return ""
+}
+
+// clientValueReads read each relation whose policies read a client-controlled value again, as
+// anon (headers) and user A, with each value to try set.
+func (o *observer) clientValueReads() []*action {
+	var out []*action
+	for _, r := range o.s.Relations {
+		if r.Related {
+			continue
+		}
+		var sample map[string]string
+		if rows := o.refs[displayOf(r)]; len(rows) > 0 {
+			sample = rows[len(rows)-1]
+		}
+		for _, c := range r.clientValues(sample) {
+			for _, p := range []Persona{anon, userA} {
+				if !c.Header && !p.signedIn() {
+					continue
+				}
+				for _, v := range c.Values {
+					if a := selectAction(p.with(c, v), r); a != nil {
+						a.value = v
+						out = append(out, a)
+					}
+				}
+			}
+		}
+	}
+	return out
+}

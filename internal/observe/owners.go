@@ -1,0 +1,283 @@
+package observe
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Where ownership can be seen, the observation gives a relation rows owned by user A, by user B
+// and by someone else, and acts on each: a column is an owner column when a foreign key ties it
+// to auth.users, or when a policy compares it with the requesting user's id (auth.uid(), the
+// JWT's sub). Reading the policies' text here only chooses which rows to make and which values
+// a client could send; what the personas can do is observed.
+
+// userID matches what a policy reads the requesting user's id from.
+const userID = `(?:auth\.(?:uid|jwt)\(\)|current_setting\('request\.jwt\.claim)`
+
+// ownerPatterns returns the patterns of a comparison of column col with the user's id, either
+// way round ("owner_id = auth.uid()", "auth.uid() = owner_id", "m.user_id = ( SELECT
+// auth.uid() AS uid)", "((auth.jwt() ->> 'sub'::text))::uuid = user_id").
+func ownerPatterns(col string) []*regexp.Regexp {
+	c := regexp.QuoteMeta(col)
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?:^|[(\s])(?:\w+\.)?"?` + c + `"?\s*=\s*[(\s]*(?:SELECT\s+)?` + userID),
+		regexp.MustCompile(userID + `[^=]{0,80}?=\s*[(\s]*(?:\w+\.)?"?` + c + `"?(?:$|[)\s:])`),
+	}
+}
+
+// comparesUser reports whether expr compares column col with the requesting user's id.
+func comparesUser(expr, col string) bool {
+	if !strings.Contains(expr, col) {
+		return false
+	}
+	for _, re := range ownerPatterns(col) {
+		if re.MatchString(expr) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownerType reports whether a column of type typ can hold a user's id.
+func ownerType(typ string) bool {
+	switch typ {
+	case "uuid", "text", "character varying":
+		return true
+	}
+	return strings.HasPrefix(typ, "character varying(")
+}
+
+// findOwners sets each relation's owner columns: its foreign keys to auth.users, and the
+// columns a policy (its own, or one of another relation that reads it: a membership table)
+// compares with the user's id.
+func (s *Surface) findOwners() {
+	for _, r := range s.Relations {
+		for _, fk := range r.ForeignKeys {
+			if fk.References == "auth.users" && len(fk.Columns) == 1 {
+				r.addOwner(fk.Columns[0], "")
+			}
+		}
+	}
+	for _, r := range s.Relations {
+		for _, p := range r.Policies {
+			expr := p.Using + "\n" + p.Check
+			for _, ident := range append([]string{r.Ident}, p.Reads...) {
+				m := s.Relation(ident)
+				if m == nil {
+					continue
+				}
+				for _, c := range m.Columns {
+					if ownerType(c.Type) && comparesUser(expr, c.Name) {
+						m.addOwner(c.Name, p.Name)
+						if m == r {
+							r.ownerTestingPolicy = true
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// addOwner records col as an owner column, tested by policy (when not "").
+func (r *Relation) addOwner(col, policy string) {
+	if !slices.Contains(r.Owners, col) {
+		r.Owners = append(r.Owners, col)
+	}
+	if policy != "" && !slices.Contains(r.ownerTestedBy[col], policy) {
+		r.ownerTestedBy[col] = append(r.ownerTestedBy[col], policy)
+	}
+}
+
+// Column returns the column named name, or nil.
+func (r *Relation) Column(name string) *Column {
+	for i := range r.Columns {
+		if r.Columns[i].Name == name {
+			return &r.Columns[i]
+		}
+	}
+	return nil
+}
+
+// can reports whether the API role holds column privilege priv on col.
+func (c *Column) can(role, priv string) bool { return slices.Contains(c.Priv[role], priv) }
+
+// columns returns the names of the columns role holds priv on.
+func (r *Relation) columns(role, priv string) []string {
+	var out []string
+	for _, c := range r.Columns {
+		if c.can(role, priv) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// owner returns the first owner column role may read (to classify the rows it sees), or "".
+func (r *Relation) owner(role string) string {
+	for _, o := range r.Owners {
+		if c := r.Column(o); c != nil && c.can(role, "SELECT") {
+			return o
+		}
+	}
+	return ""
+}
+
+// memberships are the relations the policies of r read, besides r, that have owner columns: a
+// user who adds himself there may see more of r.
+func (s *Surface) memberships(r *Relation) []*Relation {
+	var out []*Relation
+	for _, p := range r.Policies {
+		for _, ident := range p.Reads {
+			if m := s.Relation(ident); m != nil && m != r && len(m.Owners) > 0 && !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// applies reports whether the policy applies to the API role for command cmd.
+func (p Policy) applies(role, cmd string) bool {
+	if p.Cmd != cmd && p.Cmd != "ALL" {
+		return false
+	}
+	return slices.Contains(p.AppliesTo, role)
+}
+
+// denies reports whether PostgreSQL itself refuses role's command cmd on r, whatever the
+// request: row level security is on and no permissive policy applies to the role for the
+// command (the default deny), and no rule or statement trigger could run on the way (an UPDATE
+// or DELETE of no row still fires those, and a rule may rewrite an INSERT). A request of a
+// persona that holds no privilege is not made either; both are counted, not made.
+func (r *Relation) denies(role, cmd string) bool {
+	if r.Kind == "view" {
+		return r.viewDenies(role, cmd)
+	}
+	if !r.RLS || r.Kind != "table" && r.Kind != "partitioned table" || len(r.permissive(role, cmd)) > 0 {
+		return false
+	}
+	return cmd == "SELECT" || len(r.Rules) == 0 && !r.StatementTriggers
+}
+
+// The commands pg_relation_is_updatable reports (1 << CmdType).
+const (
+	updatableUpdate = 1 << 2
+	updatableInsert = 1 << 3
+	updatableDelete = 1 << 4
+)
+
+// viewDenies reports whether PostgreSQL refuses role's cmd on view r whatever the request: a
+// write to a view that takes no such write (not auto-updatable, no INSTEAD trigger or rule), or
+// a read of a security_invoker view that calls no function of the migration's and every table
+// of which refuses the role by default deny.
+func (r *Relation) viewDenies(role, cmd string) bool {
+	switch cmd {
+	case "INSERT":
+		return r.updatable&updatableInsert == 0
+	case "UPDATE":
+		return r.updatable&updatableUpdate == 0
+	case "DELETE":
+		return r.updatable&updatableDelete == 0
+	case "SELECT":
+		return r.invoker && !r.calls && len(r.basesDeny) > 0 && r.basesDeny[role]
+	}
+	return false
+}
+
+// permissive returns the permissive policies of r that apply to role for cmd.
+func (r *Relation) permissive(role, cmd string) []Policy {
+	var out []Policy
+	for _, p := range r.Policies {
+		if p.Permissive && p.applies(role, cmd) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ownerOnly reports whether r's rows are meant to be their owner's: a permissive policy of
+// cmd for authenticated compares an owner column with the user's id, and every other such
+// policy does too.
+func (r *Relation) ownerOnly(cmd string) bool {
+	ps := r.permissive("authenticated", cmd)
+	if len(ps) == 0 {
+		return false
+	}
+	for _, p := range ps {
+		tests := false
+		for _, o := range r.Owners {
+			if slices.Contains(r.ownerTestedBy[o], p.Name) {
+				tests = true
+			}
+		}
+		if !tests {
+			return false
+		}
+	}
+	return true
+}
+
+// ownershipIntended reports whether some policy of r ties rows to their owner.
+func (r *Relation) ownershipIntended() bool { return r.ownerTestingPolicy }
+
+var (
+	metadataKey = regexp.MustCompile(`user_metadata'(?:::text)?\)*\s*(?:->>?|#>>?)\s*'([^']+)'`)
+	headerKey   = regexp.MustCompile(`request\.headers'(?:::text)?(?:,\s*true)?\)*(?:::jsonb?)?\)*\s*->>?\s*'([^']+)'`)
+	literal     = regexp.MustCompile(`'((?:[^']|'')*)'`)
+)
+
+// controlled is a value a client controls that a policy reads: a key of the user's
+// user_metadata, or a request header.
+type controlled struct {
+	Header bool   // a request header (else a user_metadata key)
+	Key    string // the key or the header's name
+	Values []string
+}
+
+// clientValues returns what r's policies (and the functions they call) read of what a client
+// controls, each with the values to try: the expressions' literals, then values of r's rows
+// (from sample, one row's values by column).
+func (r *Relation) clientValues(sample map[string]string) []controlled {
+	var out []controlled
+	add := func(header bool, key string, text string) {
+		for _, c := range out {
+			if c.Header == header && c.Key == key {
+				return
+			}
+		}
+		c := controlled{Header: header, Key: key}
+		for _, m := range literal.FindAllStringSubmatch(text, -1) {
+			v := strings.ReplaceAll(m[1], "''", "'")
+			if v == key || v == "" || strings.Contains(v, "user_metadata") || strings.Contains(v, "request.") || v == "sub" || v == "role" && !header && key != "role" {
+				continue
+			}
+			if !slices.Contains(c.Values, v) {
+				c.Values = append(c.Values, v)
+			}
+		}
+		for _, col := range r.Columns {
+			if v, ok := sample[col.Name]; ok && v != "" && !slices.Contains(c.Values, v) {
+				c.Values = append(c.Values, v)
+			}
+		}
+		if len(c.Values) > maxClientValues {
+			c.Values = c.Values[:maxClientValues]
+		}
+		out = append(out, c)
+	}
+	for _, p := range r.Policies {
+		text := p.Using + "\n" + p.Check + "\n" + p.Calls
+		for _, m := range metadataKey.FindAllStringSubmatch(text, -1) {
+			add(false, m[1], text)
+		}
+		for _, m := range headerKey.FindAllStringSubmatch(text, -1) {
+			add(true, m[1], text)
+		}
+	}
+	return out
+}
+
+// maxClientValues bounds the values tried for one client-controlled key.
+const maxClientValues = 6

@@ -1,0 +1,112 @@
+package observe
+
+import (
+	"encoding/json"
+	"maps"
+	"strings"
+)
+
+// A persona is a client of the Data API: anon (the public anon key, no user), or a signed-in
+// user, each with what a real client controls: its own user_metadata (a user edits it and it
+// comes back in the next JWT), any request header, and the rows it chooses to insert.
+
+// The users of auth.users the observation adds: A and B sign in; C is another user, who owns
+// rows and never signs in.
+const (
+	UserA = "00000000-0000-4000-a000-00000000000a"
+	UserB = "00000000-0000-4000-a000-00000000000b"
+	UserC = "00000000-0000-4000-a000-00000000000c"
+)
+
+// Persona is one client.
+type Persona struct {
+	// Name is how reports name it: "anon", "user A", "user B", with what it sets in parentheses.
+	Name string
+	// Role is the role PostgREST switches to: anon or authenticated.
+	Role string
+	// ID is the user's id (the JWT's sub), "" for anon.
+	ID string
+	// Metadata is the user's user_metadata, Headers the request's headers (names lower-cased).
+	Metadata map[string]string
+	Headers  map[string]string
+}
+
+var (
+	anon  = Persona{Name: "anon", Role: "anon"}
+	userA = Persona{Name: "user A", Role: "authenticated", ID: UserA}
+	userB = Persona{Name: "user B", Role: "authenticated", ID: UserB}
+)
+
+// Personas are the clients every observation acts as.
+func Personas() []Persona { return []Persona{anon, userA, userB} }
+
+// signedIn reports whether the persona is a signed-in user.
+func (p Persona) signedIn() bool { return p.ID != "" }
+
+// other is the signed-in user whose rows this one may try to reach: B for A, A for B.
+func (p Persona) other() string {
+	if p.ID == UserA {
+		return UserB
+	}
+	return UserA
+}
+
+// email is the user's address in auth.users and the JWT.
+func email(id string) string {
+	return "user-" + strings.ToLower(id[len(id)-1:]) + "@observe.ledgercheck.invalid"
+}
+
+// claims is the JWT's claims PostgREST sets in request.jwt.claims, as JSON.
+func (p Persona) claims() string {
+	c := map[string]any{"role": p.Role, "iss": "supabase"}
+	if p.signedIn() {
+		md := map[string]any{}
+		for k, v := range p.Metadata {
+			md[k] = v
+		}
+		c["sub"], c["aud"], c["email"] = p.ID, "authenticated", email(p.ID)
+		c["user_metadata"] = md
+		c["app_metadata"] = map[string]any{"provider": "email", "providers": []string{"email"}}
+		c["is_anonymous"] = false
+	}
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// headers is request.headers, as JSON: what a browser sends, and the persona's own.
+func (p Persona) headers() string {
+	h := map[string]string{"accept": "application/json", "user-agent": "ledgercheck-observer", "x-client-info": "supabase-js/2"}
+	if p.signedIn() {
+		h["authorization"] = "Bearer <the user's JWT>"
+	}
+	maps.Copy(h, p.Headers)
+	b, _ := json.Marshal(h)
+	return string(b)
+}
+
+// with returns the persona setting the client-controlled value c to v.
+func (p Persona) with(c controlled, v string) Persona {
+	q := p
+	if c.Header {
+		q.Headers = maps.Clone(p.Headers)
+		if q.Headers == nil {
+			q.Headers = map[string]string{}
+		}
+		q.Headers[strings.ToLower(c.Key)] = v
+		q.Name = p.Name + " (header " + strings.ToLower(c.Key) + ": " + v + ")"
+		return q
+	}
+	q.Metadata = maps.Clone(p.Metadata)
+	if q.Metadata == nil {
+		q.Metadata = map[string]string{}
+	}
+	q.Metadata[c.Key] = v
+	q.Name = p.Name + " (user_metadata." + c.Key + " = " + v + ")"
+	return q
+}
+
+// base is the persona's name without what it sets ("user A" of "user A (header x: 1)").
+func (p Persona) base() string {
+	name, _, _ := strings.Cut(p.Name, " (")
+	return name
+}
