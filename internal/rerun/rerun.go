@@ -194,10 +194,7 @@ func (r *Rerun) Baseline(ctx context.Context) error {
 		return r.endWith(err)
 	}
 	r.out.installed = true
-	r.out.tables = len(r.base.digest.Tables)
-	for _, t := range r.base.digest.Tables {
-		r.out.rows += t.Rows
-	}
+	r.out.tables, r.out.rows = userTables(r.base.digest)
 	return nil
 }
 
@@ -225,6 +222,7 @@ func (r *Rerun) Runs(ctx context.Context) error {
 		}
 		items := catalogFindings(introspect.Diff(r.base.snap, after.snap), rerunPhrasing{run})
 		items = append(items, rerunRowFindings(run, r.base.digest, after.digest)...)
+		items = append(items, rerunStateFindings(run, r.base.digest, after.digest)...)
 		for _, it := range items {
 			if !seen[it.key] {
 				seen[it.key] = true
@@ -496,6 +494,9 @@ func (a *auditor) capture(ctx context.Context, db *scratch.Database, r readers, 
 		opts := install.SnapshotOptions(a.opts.Snapshot, db)
 		opts.RowValues = rowValuesUpTo
 		opts.DigestBytes = db.ReadSize() // the bound on any one read of the server's, for the whole digest
+		// Beyond the user tables: the environment's (storage, auth, cron, vault, pg_net), every
+		// sequence's position and the large objects, which the reader role may read.
+		opts.EnvironmentData, opts.LargeObjects = true, true
 		if s.digest, err = introspect.TakeDigest(ctx, r.content, opts); err != nil {
 			return nil, db.Blame(ctx, "taking a content digest", fmt.Errorf("rerun: content digest of %s: %w", db.Name, err))
 		}
@@ -591,10 +592,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 	if err != nil {
 		return out, err
 	}
-	out.tables = len(before.digest.Tables)
-	for _, t := range before.digest.Tables {
-		out.rows += t.Rows
-	}
+	out.tables, out.rows = userTables(before.digest)
 	a.logf("upgrade: applying %s over %s", o.File.Name, o.Previous.Name)
 	if f, err := a.apply(ctx, db, o.File, o.Script); err != nil {
 		return out, err
@@ -612,7 +610,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		return out, err
 	}
 	out.snap = after.snap
-	for _, it := range upgradeRowFindings(before.digest, after.digest) {
+	for _, it := range append(upgradeRowFindings(before.digest, after.digest), upgradeStateFindings(before.digest, after.digest)...) {
 		a.place(&it)
 		out.findings = append(out.findings, it.f)
 	}

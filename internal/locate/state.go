@@ -1,0 +1,105 @@
+package locate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+)
+
+// SequenceSetter returns the statement of the file that most likely sets the sequence seq
+// (schema-qualified, as introspect names it) back when the file runs again: an ALTER SEQUENCE of
+// it, else a call of setval whose first argument names it, else any call of setval; with a
+// description ("call of setval at ...", "ALTER SEQUENCE of public.s").
+func (ix *Index) SequenceSetter(seq string) (finding.Position, string, bool) {
+	if ix == nil || ix.file == nil {
+		return finding.Position{}, "", false
+	}
+	for i := range ix.file.Ops {
+		op := &ix.file.Ops[i]
+		if op.Verb != pgsql.VerbAlter || op.Context == pgsql.InFunction {
+			continue
+		}
+		if o := op.Object(); o.Kind == pgsql.KindSequence && o.Name.String() == seq {
+			return op.Pos, fmt.Sprintf("%s of %s", op.Tag, seq), true
+		}
+	}
+	if pos, what, ok := ix.caller(func(c pgsql.Call) bool { return isCall(c, "setval") && namesRelation(c.Literal, seq) }); ok {
+		return pos, what, true
+	}
+	return ix.caller(func(c pgsql.Call) bool { return isCall(c, "setval") })
+}
+
+// Caller returns the first call in the file of one of funcs ("net.http_post"; a name without a
+// schema matches a call in any schema), at the top level or in a DO block first, else in a
+// function body; with a description ("call of net.http_post").
+func (ix *Index) Caller(funcs ...string) (finding.Position, string, bool) {
+	return ix.caller(func(c pgsql.Call) bool {
+		for _, f := range funcs {
+			if isCall(c, f) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// caller returns the first call that match accepts (see [Index.Caller]).
+func (ix *Index) caller(match func(pgsql.Call) bool) (finding.Position, string, bool) {
+	if ix == nil || ix.file == nil {
+		return finding.Position{}, "", false
+	}
+	for _, inBody := range []bool{false, true} {
+		for i := range ix.file.Ops {
+			op := &ix.file.Ops[i]
+			if (op.Context == pgsql.InFunction) != inBody {
+				continue
+			}
+			for _, c := range op.Calls {
+				if match(c) {
+					what := "call of " + c.Name.String()
+					if inBody {
+						what += " in the body of " + op.Function.String()
+					}
+					return c.Pos, what, true
+				}
+			}
+		}
+	}
+	return finding.Position{}, "", false
+}
+
+// isCall reports whether c calls f: "schema.name", or "name" in any schema (a call without a
+// schema matches any f of its name: the search path decides).
+func isCall(c pgsql.Call, f string) bool {
+	schema, name, qualified := strings.Cut(f, ".")
+	if !qualified {
+		return c.Name.Name == schema
+	}
+	return c.Name.Name == name && (c.Name.Schema == "" || c.Name.Schema == schema)
+}
+
+// namesRelation reports whether lit, a string literal that names a relation (setval's
+// 'public.s', 's', '"S"'), names rel (schema-qualified, quoted as introspect quotes it).
+func namesRelation(lit, rel string) bool {
+	if lit == "" {
+		return false
+	}
+	norm := func(s string) []string {
+		parts := strings.Split(s, ".")
+		for i, p := range parts {
+			if strings.HasPrefix(p, `"`) {
+				parts[i] = strings.ReplaceAll(strings.Trim(p, `"`), `""`, `"`)
+			} else {
+				parts[i] = strings.ToLower(p)
+			}
+		}
+		return parts
+	}
+	l, r := norm(lit), norm(rel)
+	if len(l) == 1 {
+		return l[0] == r[len(r)-1]
+	}
+	return strings.Join(l, ".") == strings.Join(r, ".")
+}
