@@ -239,9 +239,13 @@ func (p *pipeline) finishAudit(ctx context.Context, r *variantRun, a *auditRun) 
 	if err != nil {
 		return err
 	}
-	ph := report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: fs, Duration: a.took + time.Since(t0),
+	env := r.environment.findings(r)
+	ph := report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: append(fs, env...), Duration: a.took + time.Since(t0),
 		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints) " + modelsNote(p.lint)}}
-	if audit.Empty(a.in.Footprint) {
+	if len(env) > 0 {
+		ph.Notes = append(ph.Notes, "what installing the file changed in the environment's tables (storage, auth, cron, vault, pg_net's queue), read just before and after it")
+	}
+	if audit.Empty(a.in.Footprint) && len(env) == 0 {
 		ph.Status = report.StatusSkip
 		ph.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
 		confirmed = nil

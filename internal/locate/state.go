@@ -31,18 +31,16 @@ func (ix *Index) SequenceSetter(seq string) (finding.Position, string, bool) {
 	return ix.caller(func(c pgsql.Call) bool { return isCall(c, "setval") })
 }
 
-// Caller returns the first call in the file of one of funcs ("net.http_post"; a name without a
-// schema matches a call in any schema), at the top level or in a DO block first, else in a
-// function body; with a description ("call of net.http_post").
+// Caller returns the first call in the file of the first of funcs it calls ("net.http_post"; a
+// name without a schema matches a call in any schema), at the top level or in a DO block first,
+// else in a function body; with a description ("call of net.http_post").
 func (ix *Index) Caller(funcs ...string) (finding.Position, string, bool) {
-	return ix.caller(func(c pgsql.Call) bool {
-		for _, f := range funcs {
-			if isCall(c, f) {
-				return true
-			}
+	for _, f := range funcs {
+		if pos, what, ok := ix.caller(func(c pgsql.Call) bool { return isCall(c, f) }); ok {
+			return pos, what, true
 		}
-		return false
-	})
+	}
+	return finding.Position{}, "", false
 }
 
 // caller returns the first call that match accepts (see [Index.Caller]).
@@ -102,4 +100,32 @@ func namesRelation(lit, rel string) bool {
 		return l[0] == r[len(r)-1]
 	}
 	return strings.Join(l, ".") == strings.Join(r, ".")
+}
+
+// RowWriter returns the statement of the file that most likely wrote the rows of table: its
+// [Index.Changer], else, for a table of the environment's extensions that no statement names, the
+// first call of a function that writes it (net.http_post for pg_net's queue, cron.schedule for
+// cron.job, vault.create_secret for vault.secrets).
+func (ix *Index) RowWriter(table string) (finding.Position, string, bool) {
+	if pos, what, ok := ix.Changer(table); ok {
+		return pos, what, true
+	}
+	if fs := environmentWriters[table]; len(fs) > 0 {
+		return ix.Caller(fs...)
+	}
+	return finding.Position{}, "", false
+}
+
+// environmentWriters are the functions of the Supabase environment's extensions
+// (internal/scratch/env/ext) that write the rows of one of their tables.
+var environmentWriters = map[string][]string{
+	"net.http_request_queue": {"net.http_get", "net.http_post", "net.http_delete"},
+	"cron.job":               {"cron.schedule", "cron.schedule_in_database", "cron.alter_job", "cron.unschedule"},
+	"vault.secrets":          {"vault.create_secret", "vault.update_secret"},
+}
+
+// CallWith returns the first call of f (as [Index.Caller] matches it) whose [pgsql.Call.Literal]
+// lit accepts, top level first.
+func (ix *Index) CallWith(f string, lit func(string) bool) (finding.Position, string, bool) {
+	return ix.caller(func(c pgsql.Call) bool { return isCall(c, f) && lit(c.Literal) })
 }

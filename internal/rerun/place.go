@@ -53,11 +53,7 @@ func (a *auditor) place(it *item) {
 		return
 	}
 	if rowsRule[f.Rule] && kind == "table" {
-		pos, what, ok := a.ix.Changer(object)
-		if fs := environmentWriters[object]; !ok && len(fs) > 0 {
-			pos, what, ok = a.ix.Caller(fs...)
-		}
-		if ok {
+		if pos, what, ok := a.ix.RowWriter(object); ok {
 			f.Pos = pos
 			f.Message += fmt.Sprintf("; most likely the %s at %s", what, pos)
 			return
@@ -108,11 +104,3 @@ func (a *auditor) placeState(it *item) bool {
 
 // largeObjectWriters are the server's functions that create, write or remove large objects.
 var largeObjectWriters = []string{"lo_create", "lo_creat", "lo_from_bytea", "lo_import", "lo_put", "lowrite", "lo_truncate", "lo_truncate64", "lo_unlink"}
-
-// environmentWriters are the functions of the environment's extensions that write the rows of
-// one of its tables, for the tables no statement of a file writes by name.
-var environmentWriters = map[string][]string{
-	"net.http_request_queue": {"net.http_get", "net.http_post", "net.http_delete"},
-	"cron.job":               {"cron.schedule", "cron.schedule_in_database", "cron.alter_job", "cron.unschedule"},
-	"vault.secrets":          {"vault.create_secret", "vault.update_secret"},
-}

@@ -95,6 +95,10 @@ type Prepared struct {
 	// on it, one at a time, instead of connecting for each. A session that has read the catalog
 	// before reads it again at a fraction of the cost of a new one. Nil: the audit opens one.
 	Reader *pgx.Conn
+	// Content, when not nil, is a session of the reader role of DB that the caller keeps open
+	// (the gate's, on which it read the environment's tables around the install): the audit
+	// reads table contents on it. Nil: the audit opens one.
+	Content *pgx.Conn
 }
 
 // Rerun is the rerun audit of a prepared database, in the steps its caller sequences: [Begin]
@@ -185,12 +189,17 @@ func (r *Rerun) Baseline(ctx context.Context) error {
 	if r.over {
 		return nil
 	}
-	rs, done, err := contentReader(ctx, r.p.DB, readers{catalog: r.conn})
-	if err != nil {
-		return err
+	if r.p.Content != nil {
+		r.rs = readers{catalog: r.conn, content: r.p.Content}
+	} else {
+		rs, done, err := contentReader(ctx, r.p.DB, readers{catalog: r.conn})
+		if err != nil {
+			return err
+		}
+		r.rs, r.close = rs, append(r.close, done)
 	}
-	r.rs, r.close = rs, append(r.close, done)
-	if r.base, err = r.a.capture(ctx, r.p.DB, rs, catalog|content); err != nil {
+	var err error
+	if r.base, err = r.a.capture(ctx, r.p.DB, r.rs, catalog|content); err != nil {
 		return r.endWith(err)
 	}
 	r.out.installed = true
