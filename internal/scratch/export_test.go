@@ -48,9 +48,6 @@ var APIRoles = apiRoles
 // LogTail returns the embedded server's last n log lines (tests only).
 func (s *Server) LogTail(n int) []string { return s.cl.log.Tail(n) }
 
-// Verifies is verifies (tests only).
-var Verifies = verifies
-
 // SweepStale removes what killed runs left in tmp (see sweepStale).
 func SweepStale(tmp string) { sweepStale(tmp) }
 

@@ -199,7 +199,10 @@ func (s *Server) setUp(ctx context.Context) error {
 			return err
 		}
 	}
-	return s.createRoles(ctx, conn)
+	if err := s.createRoles(ctx, conn); err != nil {
+		return err
+	}
+	return s.hold(ctx)
 }
 
 func (s *Server) describe() string {
@@ -427,7 +430,7 @@ func (s *Server) template(ctx context.Context, dim int, base Base) (string, erro
 			}
 		}
 		if base.Describe != nil {
-			desc, err := describe(ctx, conn, db, base.Describe)
+			desc, err := base.Describe(ctx, conn, db)
 			if err != nil {
 				t.err = err
 				return
@@ -494,6 +497,10 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl, label string)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("creating scratch database: %s", serverMessage(err)))
 	}
+	// Held before any user SQL runs in it (warden.go).
+	if err := s.holdDatabase(done, name); err != nil {
+		return nil, err
+	}
 	return &Database{srv: s, Name: name, Dim: dim}, nil
 }
 
@@ -511,27 +518,11 @@ func (s *Server) execAdminIn(ctx context.Context, db string, scripts ...EnvScrip
 func (s *Server) connectAdminIn(ctx context.Context, db string) (*pgx.Conn, error) {
 	cfg := s.admin.Copy()
 	cfg.Database = db
-	conn, err := s.connectRepaired(ctx, cfg)
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
 	}
 	return conn, nil
-}
-
-// describe runs d on conn, a superuser session of the template db, unless db has settings of
-// its own, which its copies would not have (CREATE DATABASE copies the files, not the
-// database's rows of pg_db_role_setting): then the template is not described (nil).
-func describe(ctx context.Context, conn *pgx.Conn, db *Database, d func(context.Context, *pgx.Conn, *Database) ([]byte, error)) ([]byte, error) {
-	var own bool
-	err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid OPERATOR(pg_catalog.=) s.setdatabase
-		WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())`).Scan(&own)
-	if err != nil {
-		return nil, fault.Env(fmt.Errorf("describing the template %s: %s", db.Name, serverMessage(err)))
-	}
-	if own {
-		return nil, nil
-	}
-	return d(ctx, conn, db)
 }
 
 // execAdminOn runs scripts on conn, a session of the admin role.
@@ -544,8 +535,13 @@ func (s *Server) execAdminOn(ctx context.Context, conn *pgx.Conn, scripts ...Env
 	return nil
 }
 
-// drop drops one database that this server created.
+// drop drops one database that this server created, which the warden lets go first.
 func (s *Server) drop(ctx context.Context, name string) error {
+	return s.releaseDatabase(ctx, name, func() error { return s.dropHeld(ctx, name) })
+}
+
+// dropHeld is drop, once the warden let the database go.
+func (s *Server) dropHeld(ctx context.Context, name string) error {
 	conn, err := pgx.ConnectConfig(ctx, s.admin)
 	if err != nil {
 		return fmt.Errorf("connecting to drop %s: %s", name, serverMessage(err))
@@ -602,7 +598,7 @@ func (s *Server) Close() error {
 	if s.saving != nil {
 		<-s.saving
 	}
-	s.closeWarden()
+	s.unhold()
 	if s.cl != nil {
 		// The whole cluster goes; no need to drop its databases one by one.
 		err := s.cl.stop()
