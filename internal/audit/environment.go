@@ -97,7 +97,7 @@ func madePublic(c introspect.RowChanges, ix *locate.Index, file string) []findin
 			return
 		}
 		name := cmp.Or(v["name"], v["id"])
-		pos, where := placeRows(ix, "storage.buckets", file)
+		pos, where := placeColumn(ix, "storage.buckets", "public", file)
 		out = append(out, finding.Finding{Phase: finding.PhaseAudit, Rule: RuleBucketMadePublic, Severity: finding.SevError,
 			Pos: pos, Object: "bucket " + name,
 			Message: fmt.Sprintf("makes bucket %s public: anyone can read every file in it by its URL, whatever the policies on storage.objects say%s", name, where)})
@@ -152,6 +152,14 @@ func placeRows(ix *locate.Index, table, file string) (finding.Position, string) 
 		return pos, fmt.Sprintf("; most likely the %s at %s", what, pos)
 	}
 	return finding.Position{File: file, Line: 1, Col: 1}, fmt.Sprintf("; no statement of %s names %s (SQL built at run time?)", file, table)
+}
+
+// placeColumn is [placeRows] for the statement that most likely set column of table.
+func placeColumn(ix *locate.Index, table, column, file string) (finding.Position, string) {
+	if pos, what, ok := ix.ColumnWriter(table, column); ok {
+		return pos, fmt.Sprintf("; most likely the %s at %s", what, pos)
+	}
+	return placeRows(ix, table, file)
 }
 
 // values decodes a row's values (its columns' texts by name); empty when the digest did not

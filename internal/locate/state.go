@@ -2,6 +2,7 @@ package locate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
@@ -128,4 +129,25 @@ var environmentWriters = map[string][]string{
 // lit accepts, top level first.
 func (ix *Index) CallWith(f string, lit func(string) bool) (finding.Position, string, bool) {
 	return ix.caller(func(c pgsql.Call) bool { return isCall(c, f) && lit(c.Literal) })
+}
+
+// ColumnWriter returns the statement of the file (top level or a DO block) that most likely set
+// column of table: an UPDATE that assigns it, else an INSERT that lists it (or assigns it ON
+// CONFLICT), the last of them in the file; else the table's [Index.RowWriter].
+func (ix *Index) ColumnWriter(table, column string) (finding.Position, string, bool) {
+	if ix == nil || ix.file == nil {
+		return finding.Position{}, "", false
+	}
+	for _, verb := range []pgsql.Verb{pgsql.VerbUpdate, pgsql.VerbInsert} {
+		for i := len(ix.file.Ops) - 1; i >= 0; i-- {
+			op := &ix.file.Ops[i]
+			if op.Verb != verb || op.Context == pgsql.InFunction || !slices.Contains(op.Sets(), column) {
+				continue
+			}
+			if o := op.Object(); Key(string(o.Kind), o.Name.String()) == Key("table", table) {
+				return op.Pos, fmt.Sprintf("%s of %s setting %s", op.Tag, table, column), true
+			}
+		}
+	}
+	return ix.RowWriter(table)
 }
