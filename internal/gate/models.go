@@ -31,6 +31,12 @@ type modelInstall struct {
 	db    *scratch.Database
 	fail  error // the file does not install under this model: a finding
 	err   error // anything else: the run's error
+	// asked is set when the install was audited at once (inside the variant's turn with the
+	// server's roles, roles.go): its answers, or its install-failed finding.
+	asked  bool
+	got    audit.Answers
+	failed *finding.Finding
+	askErr error
 }
 
 // scratchModel maps lint's model names to the templates' privilege models.
@@ -68,39 +74,48 @@ func templatesOf(cfg lint.Config, audits bool, spec scratch.TemplateSpec) []scra
 func startModels(ctx context.Context, srv *scratch.Server, cfg lint.Config, dim int, base scratch.Base, setup func(context.Context, *scratch.Database) error, sc *scratch.Script) []*modelInstall {
 	var out []*modelInstall
 	for _, m := range otherModels(cfg) {
-		mi := &modelInstall{model: m, done: make(chan struct{})}
-		b := base
-		b.Privileges = scratchModel[m]
-		go func() {
-			defer close(mi.done)
-			defer fault.Recover(&mi.err)
-			db, err := srv.NewDatabaseFrom(ctx, dim, b)
-			if err != nil {
-				mi.err = err
-				return
-			}
-			mi.db = db
-			if setup != nil {
-				if mi.err = setup(ctx, db); mi.err != nil {
-					return
-				}
-			}
-			if err := db.Exec(ctx, sc); err != nil {
-				if _, ok := install.Finding(err); ok {
-					mi.fail = err
-					return
-				}
-				mi.err = db.Blame(ctx, "installing under "+m, err)
-			}
-		}()
-		out = append(out, mi)
+		out = append(out, startModel(ctx, srv, m, dim, base, setup, sc))
 	}
 	return out
+}
+
+// startModel starts the install of sc at dim over base under the model m, in a goroutine of
+// its own (see startModels).
+func startModel(ctx context.Context, srv *scratch.Server, m string, dim int, base scratch.Base, setup func(context.Context, *scratch.Database) error, sc *scratch.Script) *modelInstall {
+	mi := &modelInstall{model: m, done: make(chan struct{})}
+	b := base
+	b.Privileges = scratchModel[m]
+	go func() {
+		defer close(mi.done)
+		defer fault.Recover(&mi.err)
+		db, err := srv.NewDatabaseFrom(ctx, dim, b)
+		if err != nil {
+			mi.err = err
+			return
+		}
+		mi.db = db
+		if setup != nil {
+			if mi.err = setup(ctx, db); mi.err != nil {
+				return
+			}
+		}
+		if err := db.Exec(ctx, sc); err != nil {
+			if _, ok := install.Finding(err); ok {
+				mi.fail = err
+				return
+			}
+			mi.err = db.Blame(ctx, "installing under "+m, err)
+		}
+	}()
+	return mi
 }
 
 // ask waits for the install and asks the audit's query on a superuser session of its database;
 // a file that does not install under the model is an install-failed finding instead.
 func (mi *modelInstall) ask(ctx context.Context, in audit.Input) (audit.Answers, *finding.Finding, error) {
+	if mi.asked {
+		return mi.got, mi.failed, mi.askErr
+	}
 	<-mi.done
 	if mi.err != nil {
 		return audit.Answers{}, nil, mi.err
@@ -201,17 +216,49 @@ func (p *pipeline) startAudit(ctx context.Context, r *variantRun, db *scratch.Da
 		return nil, nil
 	}
 	t0 := time.Now()
+	fp := r.installed.Footprint
+	in := audit.Input{File: r.file, Footprint: fp, Lint: p.lint, Static: crosscheck.Owned(r.lint.Findings, fp), Statements: r.stmts}
+	if r.roles != nil {
+		// A file with roles of its own: its installs under the other models take place now,
+		// inside the variant's turn with the server's roles, while the variant's roles step
+		// aside, and are audited at once.
+		own, err := askOwn(ctx, p.lint, db, conn, in)
+		if err != nil {
+			return nil, err
+		}
+		models, err := p.modelsInTurn(ctx, r, sc, in)
+		return &auditRun{in: in, own: own, models: models, took: time.Since(t0)}, err
+	}
 	// Under the other privilege models after this install, never beside it: the same
 	// statements on one cluster's roles at once can fail each other.
 	models := startModels(ctx, p.srv, p.lint, r.v.Dim, p.base, p.setup, sc)
-	fp := r.installed.Footprint
-	in := audit.Input{File: r.file, Footprint: fp, Lint: p.lint, Static: crosscheck.Owned(r.lint.Findings, fp), Statements: r.stmts}
 	own, err := askOwn(ctx, p.lint, db, conn, in)
 	if err != nil {
 		closeModels(ctx, models)
 		return nil, err
 	}
 	return &auditRun{in: in, own: own, models: models, took: time.Since(t0)}, nil
+}
+
+// modelsInTurn installs sc under each other model in turn, inside r's turn with the server's
+// roles: r's own roles step aside, each install is audited at once and its roles step aside
+// for the next, and r's own roles come back.
+func (p *pipeline) modelsInTurn(ctx context.Context, r *variantRun, sc *scratch.Script, in audit.Input) ([]*modelInstall, error) {
+	mine, err := r.roles.StepAside(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var models []*modelInstall
+	for _, m := range otherModels(p.lint) {
+		mi := startModel(ctx, p.srv, m, r.v.Dim, p.base, p.setup, sc)
+		models = append(models, mi)
+		mi.got, mi.failed, mi.askErr = mi.ask(ctx, in)
+		mi.asked = true
+		if _, err := r.roles.StepAside(ctx); err != nil {
+			return models, err
+		}
+	}
+	return models, r.roles.StepBack(ctx, mine)
 }
 
 // waitInstalls waits until the installs under the other models have ended.

@@ -35,6 +35,7 @@ type variantRun struct {
 	parseEr error
 	lint    report.PhaseResult // lint's phase (when the request lints)
 
+	roles       *scratch.RoleTurn // the variant's turn with the server's roles (roles.go), when its file names roles of its own
 	installed   parity.Installed
 	environment environmentRows // the environment's tables around the install (with the audit)
 	installErr  error           // the variant (or a file it needs) that does not install: a finding
@@ -121,6 +122,12 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 	}
 	sc, scErr := r.script()
 	ropts := p.rerunOptions(r, sc)
+	if namesRoles(r.file) {
+		if r.roles, err = p.srv.TakeRoles(ctx); err != nil {
+			return err
+		}
+		defer r.roles.Done(ctx) //nolint:errcheck // ended below, before the upgrade audit is waited for
+	}
 	// The upgrade audit's database is independent of this one: it runs while this one is
 	// installed, audited, loaded and probed.
 	up := p.startUpgrade(ctx, ropts)
@@ -132,9 +139,13 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		// The rerun audit reports that it has nothing to rerun (the report folds it into the
 		// install's finding when it shows that).
 		err := p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0), Reader: conn, Content: content}, ropts, noReaders)
-		return errors.Join(err, p.upgrade(r, up, t0))
+		return errors.Join(err, r.roles.Done(ctx), p.upgrade(r, up, t0))
 	}
 	if err := p.afterInstall(ctx, r, db, conn, content, sc, ropts, t0); err != nil {
+		return err
+	}
+	// The upgrade audit may wait for the server's roles: the variant's turn ends first.
+	if err := r.roles.Done(ctx); err != nil {
 		return err
 	}
 	return p.upgrade(r, up, t0)
@@ -312,6 +323,9 @@ func (p *pipeline) rerunOptions(r *variantRun, sc *scratch.Script) rerun.Options
 	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Statements: r.stmts, Base: p.base, Logf: p.logf, NoPrevious: v.NoPrevious}
 	if v.Previous != nil {
 		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
+		if namesRoles(r.file) || previousNamesRoles(v.Previous) {
+			opts.Exclusive = p.exclusive
+		}
 	}
 	if fx := p.fixture; fx != nil {
 		opts.Fixture = &rerun.Script{Name: fx.Name, Src: fx.Src}

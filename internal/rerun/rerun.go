@@ -68,6 +68,11 @@ type Options struct {
 	// Logf, when not nil, receives progress lines (it may be called from several goroutines,
 	// one call at a time).
 	Logf func(format string, args ...any)
+	// Exclusive, when not nil, is called before the upgrade audit runs anything and gives it the
+	// server's roles to itself until the function it returns is called (the gate's, for files
+	// that create roles: roles are the whole server's, and another install's would be in its
+	// way).
+	Exclusive func(context.Context) (func(context.Context) error, error)
 }
 
 // Prepared is a database in which the caller (the gate; the tests' Audit) installed the migration
@@ -541,9 +546,15 @@ type upgradeOutcome struct {
 
 // upgrade installs the previous version, loads the fixture, digests, applies the migration over
 // it and checks that no row was lost.
-func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
-	var out upgradeOutcome
+func (a *auditor) upgrade(ctx context.Context) (out upgradeOutcome, err error) {
 	o := a.opts
+	if o.Exclusive != nil {
+		done, err := o.Exclusive(ctx)
+		if err != nil {
+			return out, err
+		}
+		defer func() { err = errors.Join(err, done(ctx)) }()
+	}
 	db, drop, err := a.newDatabase(ctx)
 	if err != nil {
 		return out, err

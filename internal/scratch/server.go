@@ -102,6 +102,8 @@ type Server struct {
 	lim    limitState    // the statements the size watchdog may stop (limits.go)
 
 	w warden // what user SQL does to the run's role and databases (warden.go)
+	// roles hands the server's roles to one install at a time (roles.go).
+	roles roleTurns
 
 	mu        sync.Mutex
 	templates map[templateKey]*template
