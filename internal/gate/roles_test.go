@@ -112,3 +112,29 @@ func TestVariantsCreatingTheSameRoleInstallAlike(t *testing.T) {
 		})
 	}
 }
+
+// TestUpgradeOfARoleCreatingFileHasTheRolesToItself: a file whose CREATE ROLE its previous
+// version lacks upgrades cleanly: the upgrade audit's install takes the server's roles after the
+// variant's own, which created the role first, and never fails on it.
+func TestUpgradeOfARoleCreatingFileHasTheRolesToItself(t *testing.T) {
+	previous := "CREATE TABLE IF NOT EXISTS public.ledger_notes (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), note text NOT NULL);\nNOTIFY pgrst, 'reload schema';\n"
+	file := "CREATE ROLE ledger_exporter NOLOGIN;\n" + previous + "GRANT SELECT ON public.ledger_notes TO ledger_exporter;\n"
+	for name, srv := range roleServers(t) {
+		t.Run(name, func(t *testing.T) {
+			res, err := Run(context.Background(), Request{
+				Artifact: Variant{Name: "artifact", File: "notes.sql", Src: []byte(file), Dim: 1536,
+					Previous: &Script{Name: "notes_v1.sql", Src: []byte(previous)}},
+				Steps: Steps{Audit: true, Rerun: true},
+				Lint:  config.DefaultLint(), Server: srv, Times: 1,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range findingsOf(res.Report) {
+				if strings.Contains(f, "install-failed") || strings.Contains(f, "upgrade-") {
+					t.Errorf("%s", f)
+				}
+			}
+		})
+	}
+}

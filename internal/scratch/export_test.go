@@ -17,15 +17,30 @@ func StartUnguarded(ctx context.Context, opts Options) (*Server, error) {
 	return Start(ctx, opts)
 }
 
+// WithoutWarden runs f with nothing of the run held (warden.go), then holds it again: for the
+// tests that prove another layer holds on its own.
+func (s *Server) WithoutWarden(ctx context.Context, f func()) error {
+	s.unhold()
+	f()
+	return s.hold(ctx)
+}
+
 // AdminConfig returns the superuser's connection configuration (tests only).
 func (s *Server) AdminConfig() *pgx.ConnConfig { return s.admin.Copy() }
 
-// Abandon ends a server-mode run the way SIGKILL would: its sessions end and nothing is dropped.
+// Abandon ends a server-mode run the way SIGKILL would: its sessions end (the anchor's and the
+// warden's, whose transaction is rolled back) and nothing is dropped.
 func (s *Server) Abandon() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
 	s.anchor.Close(context.Background())
+	s.w.session.Lock()
+	if s.w.conn != nil {
+		s.w.conn.Close(context.Background())
+		s.w.conn = nil
+	}
+	s.w.session.Unlock()
 }
 
 // LogBytes returns how many bytes of the embedded server's log are kept in memory.

@@ -93,7 +93,11 @@ func (s *Server) execRoles(ctx context.Context, sql, what string) error {
 		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "BEGIN;\n"+sql+"COMMIT;"); err != nil {
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, sql)
+		return err
+	})
+	if err != nil {
 		return fault.Env(fmt.Errorf("%s: %s", what, serverMessage(err)))
 	}
 	return nil

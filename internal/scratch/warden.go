@@ -67,6 +67,8 @@ type execution struct {
 	db      string // the database it runs in
 	pid     uint32 // its session's backend process
 	running int    // index into sc.Statements of the statement running, or that ran last
+	busy    bool   // that statement still runs
+	over    bool   // the script ended (unwatch)
 	timer   *time.Timer
 	stopped string // what the warden stopped the running statement for ("": nothing)
 	at      int    // the statement it stopped
@@ -79,6 +81,8 @@ type warden struct {
 	conn    *pgx.Conn // the superuser session whose transaction holds the rows
 	xid     string    // that transaction's id
 	held    map[string]bool
+	// released: nothing is held any more (ReleaseHold).
+	released bool
 
 	mu sync.Mutex // guards the executions
 }
@@ -97,13 +101,16 @@ func (s *Server) hold(ctx context.Context) error {
 
 // holdLocked is [Server.hold] with w.session held.
 func (s *Server) holdLocked(ctx context.Context) error {
-	if s.w.conn != nil && !s.w.conn.IsClosed() {
+	if s.w.released || s.w.conn != nil && !s.w.conn.IsClosed() {
 		return nil
 	}
 	cfg := s.admin.Copy() // a privileged session: search_path pg_catalog, role none
 	cfg.RuntimeParams["application_name"] = "ledgercheck (warden)"
 	// The transaction stays open, idle, for the whole run.
 	cfg.RuntimeParams["idle_in_transaction_session_timeout"] = "0"
+	if s.major >= 17 {
+		cfg.RuntimeParams["transaction_timeout"] = "0"
+	}
 	cfg.RuntimeParams["statement_timeout"] = "0"
 	cfg.RuntimeParams["lock_timeout"] = "30s"
 	conn, err := pgx.ConnectConfig(ctx, cfg)
@@ -156,6 +163,16 @@ func (s *Server) holdDatabaseLocked(ctx context.Context, name string) error {
 	}
 	s.w.held[name] = true
 	return nil
+}
+
+// ReleaseHold lets go of everything the warden holds, for the rest of the server's life: for a
+// database handed to a person (env up), whose statements no verdict depends on and nothing
+// would stop while they wait.
+func (s *Server) ReleaseHold() {
+	s.w.session.Lock()
+	defer s.w.session.Unlock()
+	s.unholdLocked()
+	s.w.released = true
 }
 
 // unhold rolls the warden's transaction back and closes its session: nothing is held any more
@@ -212,6 +229,7 @@ func (s *Server) watch(sc *Script, db string, pid uint32) *execution {
 func (s *Server) unwatch(e *execution) *ScriptError {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
+	e.over, e.busy = true, false
 	if e.timer != nil {
 		e.timer.Stop()
 	}
@@ -227,7 +245,7 @@ func (s *Server) unwatch(e *execution) *ScriptError {
 func (s *Server) starting(e *execution, i int) {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
-	e.running = i
+	e.running, e.busy = i, true
 	if e.timer == nil {
 		e.timer = time.AfterFunc(holdWait, func() { s.waits(e) })
 	} else {
@@ -239,6 +257,7 @@ func (s *Server) starting(e *execution, i int) {
 func (s *Server) ran(e *execution) {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
+	e.busy = false
 	if e.timer != nil {
 		e.timer.Stop()
 	}
@@ -264,19 +283,27 @@ const waitsQuery = `SELECT CASE WHEN t.relation OPERATOR(pg_catalog.=) 'pg_catal
 // ends e's session and charges the statement, else it asks again later while it runs.
 func (s *Server) waits(e *execution) {
 	s.w.mu.Lock()
-	i, pid := e.running, e.pid
+	i, pid, over := e.running, e.pid, e.over
 	s.w.mu.Unlock()
+	if over {
+		return
+	}
 	kind, db, waiting := s.waitingFor(pid)
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
 	if !waiting {
-		if e.running == i && e.timer != nil {
-			e.timer.Reset(holdWait)
+		if e.busy && !e.over && e.running == i {
+			e.timer.Reset(holdWait) // the same statement still runs: ask again
 		}
 		return
 	}
+	if e.over {
+		return
+	}
 	if e.stopped == "" {
-		e.stopped, e.at = s.stoppedFor(e, kind, db), i
+		// The statement running now is the one that waits: one that waits for the warden does
+		// not end until the warden ends it (or its lock_timeout does).
+		e.stopped, e.at = s.stoppedFor(e, kind, db), e.running
 	}
 	s.w.mu.Unlock()
 	s.terminate(pid)
