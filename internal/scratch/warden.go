@@ -71,6 +71,7 @@ type execution struct {
 	over    bool   // the script ended (unwatch)
 	timer   *time.Timer
 	stopped string // what the warden stopped the running statement for ("": nothing)
+	vacuum  bool   // its running statement is a VACUUM the warden lets through (vacuum.go)
 	at      int    // the statement it stopped
 }
 
@@ -84,7 +85,10 @@ type warden struct {
 	// released: nothing is held any more (ReleaseHold).
 	released bool
 
-	mu sync.Mutex // guards the executions
+	mu     sync.Mutex // guards the executions and what follows
+	active map[*execution]bool
+	paused int        // while > 0 no statement starts: VACUUMs go through (vacuum.go)
+	resume *sync.Cond // signalled when that ends
 }
 
 // holdWait is how long a statement of a script runs before the warden asks whether it waits for
@@ -117,20 +121,30 @@ func (s *Server) holdLocked(ctx context.Context) error {
 	if err != nil {
 		return fault.Env(fmt.Errorf("connecting the run's warden: %s", serverMessage(err)))
 	}
-	role := ident(s.installRole)
+	s.w.conn = conn
+	if err := s.holdAllLocked(ctx); err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		s.w.conn = nil
+		return err
+	}
+	return nil
+}
+
+// holdAllLocked begins the warden's transaction on its session and holds the install role and
+// every database of the run in it (w.session held).
+func (s *Server) holdAllLocked(ctx context.Context) error {
 	sql := "BEGIN;\n" +
 		"SELECT FROM pg_catalog.pg_authid WHERE rolname OPERATOR(pg_catalog.=) " + quoteLiteral(s.installRole) + " FOR SHARE;\n" +
-		"ALTER ROLE " + role + " SET ledgercheck.warden = 'held';\n"
-	if _, err := conn.Exec(ctx, sql); err != nil {
-		conn.Close(context.WithoutCancel(ctx))
-		return fault.Env(fmt.Errorf("holding the run's role: %s", serverMessage(err)))
-	}
+		"ALTER ROLE " + ident(s.installRole) + " SET ledgercheck.warden = 'held';\n"
 	var xid string
-	if err := conn.QueryRow(ctx, "SELECT pg_catalog.pg_current_xact_id()::pg_catalog.text").Scan(&xid); err != nil {
-		conn.Close(context.WithoutCancel(ctx))
+	_, err := s.w.conn.Exec(ctx, sql)
+	if err == nil {
+		err = s.w.conn.QueryRow(ctx, "SELECT pg_catalog.pg_current_xact_id()::pg_catalog.text").Scan(&xid)
+	}
+	if err != nil {
 		return fault.Env(fmt.Errorf("holding the run's role: %s", serverMessage(err)))
 	}
-	s.w.conn, s.w.xid, s.w.held = conn, xid, map[string]bool{}
+	s.w.xid, s.w.held = xid, map[string]bool{}
 	for _, db := range s.runDatabases() {
 		if err := s.holdDatabaseLocked(ctx, db); err != nil {
 			return err
@@ -222,7 +236,15 @@ func (s *Server) runDatabases() []string {
 
 // watch starts watching a script that runs in database db on the session of backend pid.
 func (s *Server) watch(sc *Script, db string, pid uint32) *execution {
-	return &execution{sc: sc, db: db, pid: pid, running: -1}
+	e := &execution{sc: sc, db: db, pid: pid, running: -1}
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	if s.w.active == nil {
+		s.w.active = map[*execution]bool{}
+		s.w.resume = sync.NewCond(&s.w.mu)
+	}
+	s.w.active[e] = true
+	return e
 }
 
 // unwatch stops watching e and returns what the warden stopped it for as a *ScriptError, or nil.
@@ -230,6 +252,7 @@ func (s *Server) unwatch(e *execution) *ScriptError {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
 	e.over, e.busy = true, false
+	delete(s.w.active, e)
 	if e.timer != nil {
 		e.timer.Stop()
 	}
@@ -245,6 +268,9 @@ func (s *Server) unwatch(e *execution) *ScriptError {
 func (s *Server) starting(e *execution, i int) {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
+	for s.w.paused > 0 { // a VACUUM goes through (vacuum.go)
+		s.w.resume.Wait()
+	}
 	e.running, e.busy = i, true
 	if e.timer == nil {
 		e.timer = time.AfterFunc(holdWait, func() { s.waits(e) })
@@ -263,20 +289,25 @@ func (s *Server) ran(e *execution) {
 	}
 }
 
-// waitsQuery tells whether the backend $1 waits for the warden's transaction ($2), and what of
-// the run it was changing: "database" and the name of the database whose row it locked, "role"
-// (the install role's row), or "setting". It runs on the warden's superuser session: every
+// waitsQuery tells whether the backend $1 waits for the warden's transaction ($2), or, behind
+// another session, for a row the warden holds, and what of the run it was changing: "database" and the name of the database whose row it locked, "role"
+// (the install role's row), "setting", or "frozenid": VACUUM writing the database's frozen
+// transaction id into its row (vacuum.go). It runs on the warden's superuser session: every
 // function, operator and type is pg_catalog's (docs/architecture.md, "Privileged sessions").
-const waitsQuery = `SELECT CASE WHEN t.relation OPERATOR(pg_catalog.=) 'pg_catalog.pg_database'::pg_catalog.regclass THEN 'database'
+const waitsQuery = `SELECT CASE WHEN EXISTS (SELECT FROM pg_catalog.pg_locks f WHERE f.pid OPERATOR(pg_catalog.=) w.pid
+                                AND f.locktype OPERATOR(pg_catalog.=) 'frozenid' AND f.granted) THEN 'frozenid'
+            WHEN t.relation OPERATOR(pg_catalog.=) 'pg_catalog.pg_database'::pg_catalog.regclass THEN 'database'
             WHEN t.relation OPERATOR(pg_catalog.=) 'pg_catalog.pg_authid'::pg_catalog.regclass THEN 'role' ELSE 'setting' END,
        coalesce((SELECT d.datname::pg_catalog.text FROM pg_catalog.pg_database d
                   WHERE d.ctid OPERATOR(pg_catalog.=) pg_catalog.format('(%s,%s)', t.page, t.tuple)::pg_catalog.tid
                     AND t.relation OPERATOR(pg_catalog.=) 'pg_catalog.pg_database'::pg_catalog.regclass), '')
   FROM pg_catalog.pg_locks w
-  LEFT JOIN pg_catalog.pg_locks t ON t.pid OPERATOR(pg_catalog.=) w.pid AND t.locktype OPERATOR(pg_catalog.=) 'tuple' AND t.granted
+  LEFT JOIN pg_catalog.pg_locks t ON t.pid OPERATOR(pg_catalog.=) w.pid AND t.locktype OPERATOR(pg_catalog.=) 'tuple'
        AND t.relation OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog.pg_database'::pg_catalog.regclass, 'pg_catalog.pg_authid'::pg_catalog.regclass])
- WHERE w.pid OPERATOR(pg_catalog.=) $1::pg_catalog.int4 AND NOT w.granted AND w.locktype OPERATOR(pg_catalog.=) 'transactionid'
-   AND w.transactionid::pg_catalog.text OPERATOR(pg_catalog.=) $2::pg_catalog.text
+ WHERE w.pid OPERATOR(pg_catalog.=) $1::pg_catalog.int4 AND NOT w.granted
+   AND (w.locktype OPERATOR(pg_catalog.=) 'transactionid' AND w.transactionid::pg_catalog.text OPERATOR(pg_catalog.=) $2::pg_catalog.text
+        OR w.locktype OPERATOR(pg_catalog.=) 'tuple'
+           AND w.relation OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog.pg_database'::pg_catalog.regclass, 'pg_catalog.pg_authid'::pg_catalog.regclass]))
  LIMIT 1`
 
 // waits asks whether e's running statement waits for the warden's transaction; if it does, it
@@ -289,6 +320,10 @@ func (s *Server) waits(e *execution) {
 		return
 	}
 	kind, db, waiting := s.waitingFor(pid)
+	if waiting && kind == "frozenid" {
+		s.letVacuumThrough(e)
+		waiting = false
+	}
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
 	if !waiting {

@@ -197,3 +197,30 @@ DO $$ BEGIN EXECUTE format('COMMENT ON DATABASE %I IS %L', current_database(), '
 }
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// TestVacuumIsNotStopped: VACUUM records its database's frozen transaction id in the database's
+// row, which the warden holds: it is let through, not stopped, and a change tried beside it
+// (another script's) is still stopped and charged to that script.
+func TestVacuumIsNotStopped(t *testing.T) {
+	db, other := scratchtest.NewDatabase(t, 1024), scratchtest.NewDatabase(t, 1024)
+	ctx := context.Background()
+	errs := make(chan error, 1)
+	go func() {
+		errs <- sqlscript.ExecFile(ctx, other, "other.sql", []byte(fmt.Sprintf(
+			"SELECT pg_sleep(0.1);\nDO $$ BEGIN EXECUTE format('ALTER DATABASE %%I CONNECTION LIMIT 0', %s); END $$;\n", quote(db.Name))))
+	}()
+	err := sqlscript.ExecFile(ctx, db, "vacuum.sql", []byte(`CREATE TABLE public.w7 (id int);
+INSERT INTO public.w7 SELECT generate_series(1, 1000);
+VACUUM public.w7;
+VACUUM FULL public.w7;
+VACUUM;
+`))
+	if err != nil {
+		t.Errorf("VACUUM: %v, want no error", err)
+	}
+	var se *scratch.ScriptError
+	if err := <-errs; !errors.As(err, &se) || se.SelfInflicted() == nil || se.Pos.Line != 2 || !strings.Contains(se.Error(), "changed database "+db.Name) {
+		t.Errorf("the other script: %v, want its ALTER DATABASE at other.sql:2 stopped", err)
+	}
+	scratchtest.Connect(t, db)
+}
