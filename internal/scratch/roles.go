@@ -45,14 +45,43 @@ func (s *Server) RoleNames(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
+// madeRoles returns the roles user SQL created (madeQuery).
+func (s *Server) madeRoles(ctx context.Context) ([]string, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.admin)
+	if err != nil {
+		return nil, fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	rows, err := conn.Query(ctx, madeQuery, s.installRole)
+	if err != nil {
+		return nil, fault.Env(fmt.Errorf("listing the roles user SQL created: %s", serverMessage(err)))
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fault.Env(fmt.Errorf("listing the roles user SQL created: %s", serverMessage(err)))
+	}
+	return names, nil
+}
+
 // Parked is a role that stepped aside: its name, and the name it has meanwhile.
 type Parked struct{ Name, As string }
 
-// ParkRoles renames every role of the server that is not in before (a [Server.RoleNames] list)
-// and not one of the run's own to a name of the run's, and returns them: the roles user SQL
-// created since before, which step aside for another install.
+// madeQuery lists the roles the install role ($1) administers, directly or through roles it
+// administers: the roles its user SQL created (CREATEROLE gives the creator ADMIN OPTION on what
+// it creates), not another client's.
+const madeQuery = `WITH RECURSIVE made(oid) AS (
+	SELECT m.roleid FROM pg_catalog.pg_auth_members m JOIN pg_catalog.pg_roles i ON i.oid OPERATOR(pg_catalog.=) m.member
+	 WHERE i.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.name AND m.admin_option
+	UNION
+	SELECT m.roleid FROM pg_catalog.pg_auth_members m JOIN made ON m.member OPERATOR(pg_catalog.=) made.oid WHERE m.admin_option
+)
+SELECT r.rolname::pg_catalog.text FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM made) ORDER BY 1`
+
+// ParkRoles renames every role user SQL created (the install role administers it) that is not in
+// before (a [Server.RoleNames] list) and not one of the run's own to a name of the run's, and
+// returns them: the roles created since before, which step aside for another install.
 func (s *Server) ParkRoles(ctx context.Context, before []string) ([]Parked, error) {
-	now, err := s.RoleNames(ctx)
+	now, err := s.madeRoles(ctx)
 	if err != nil {
 		return nil, err
 	}
