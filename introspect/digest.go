@@ -72,7 +72,8 @@ func (d *Digest) Table(name string) (TableDigest, bool) {
 
 // digestTablesQuery lists the ordinary tables and the sequences of the user schemas: kind ('r' or
 // 'S'), schema and name, for a table the columns without a default, identity or generation
-// expression (empty when there are none), for a sequence its increment. The schema filters are
+// expression (empty when there are none), for a sequence its increment, and for a table the size
+// of its main fork (0: it has never held a row, and is not read). The schema filters are
 // appended by [digestTables]; they are the ones [Take] applies.
 const digestTablesQuery = `
 SELECT c.relkind::pg_catalog.text, n.nspname::pg_catalog.text, c.relname::pg_catalog.text,
@@ -81,7 +82,8 @@ SELECT c.relkind::pg_catalog.text, n.nspname::pg_catalog.text, c.relname::pg_cat
                   WHERE c.relkind OPERATOR(pg_catalog.=) 'r'
                     AND a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
                     AND NOT a.atthasdef AND a.attidentity OPERATOR(pg_catalog.=) '' AND a.attgenerated OPERATOR(pg_catalog.=) ''), '{}'),
-       coalesce((SELECT s.seqincrement FROM pg_sequence s WHERE s.seqrelid OPERATOR(pg_catalog.=) c.oid), 0)
+       coalesce((SELECT s.seqincrement FROM pg_sequence s WHERE s.seqrelid OPERATOR(pg_catalog.=) c.oid), 0),
+       CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'r' THEN pg_catalog.pg_relation_size(c.oid) ELSE 0 END
   FROM pg_class c
   JOIN pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
  WHERE c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'S']::pg_catalog.char[])`
@@ -109,6 +111,7 @@ type digestTable struct {
 	kind, schema, name string
 	content            []string // a table's
 	increment          int64    // a sequence's
+	size               int64    // a table's main fork, in bytes
 }
 
 // TakeDigest reads the content digest of every ordinary table of the user schemas that opts
@@ -125,16 +128,25 @@ func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only; nothing to keep
 
-	for _, s := range append(slices.Clone(settings), `SET LOCAL row_security = off`) {
-		if _, err := tx.Exec(ctx, s); err != nil {
-			return nil, fmt.Errorf("digest: %s: %w", s, err)
-		}
+	// One round trip for the settings.
+	if _, err := tx.Exec(ctx, strings.Join(append(slices.Clone(settings), `SET LOCAL row_security = off`), ";\n")); err != nil {
+		return nil, fmt.Errorf("digest: settings: %w", err)
 	}
-	tables, seqs, err := digestTables(ctx, tx, opts)
+	all, seqs, err := digestTables(ctx, tx, opts)
 	if err != nil {
 		return nil, err
 	}
-	d := &Digest{Tables: make([]TableDigest, 0, len(tables))}
+	d := &Digest{Tables: make([]TableDigest, 0, len(all))}
+	// A table that never held a row (its main fork is empty) is not read: most of the
+	// environment's are.
+	var tables []digestTable
+	for _, t := range all {
+		if t.size == 0 {
+			d.Tables = append(d.Tables, emptyTable(t))
+			continue
+		}
+		tables = append(tables, t)
+	}
 	// Text results for every column (nil result formats): see digestValuesQuery.
 	b := &pgconn.Batch{}
 	if opts.LargeObjects {
@@ -175,8 +187,8 @@ func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error)
 	if err := res.Close(); err != nil {
 		return nil, fmt.Errorf("digest: reading table contents: %w", err)
 	}
-	if len(d.Tables) != len(tables) {
-		return nil, fmt.Errorf("digest: reading table contents: %d results for %d tables", len(d.Tables), len(tables))
+	if len(d.Tables) != len(all) {
+		return nil, fmt.Errorf("digest: reading table contents: %d results for %d tables", len(d.Tables), len(all))
 	}
 	slices.SortFunc(d.Tables, func(a, b TableDigest) int { return cmp.Compare(a.Table, b.Table) })
 	return d, nil
@@ -199,7 +211,7 @@ func digestTables(ctx context.Context, tx pgx.Tx, opts Options) (tables, seqs []
 	}
 	for rows.Next() {
 		var t digestTable
-		if err := rows.Scan(&t.kind, &t.schema, &t.name, &t.content, &t.increment); err != nil {
+		if err := rows.Scan(&t.kind, &t.schema, &t.name, &t.content, &t.increment, &t.size); err != nil {
 			rows.Close()
 			return nil, nil, fmt.Errorf("digest: listing tables: %w", err)
 		}
@@ -213,6 +225,11 @@ func digestTables(ctx context.Context, tx pgx.Tx, opts Options) (tables, seqs []
 		return nil, nil, fmt.Errorf("digest: listing tables: %w", err)
 	}
 	return tables, seqs, nil
+}
+
+// emptyTable is the digest of t, a table without a row.
+func emptyTable(t digestTable) TableDigest {
+	return TableDigest{Table: qualify(t.schema, t.name), Content: t.content, Hash: hex.EncodeToString(md5.New().Sum(nil))}
 }
 
 // DigestTooLargeError is the error of a digest that would keep more than [Options.DigestBytes].

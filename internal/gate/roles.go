@@ -18,7 +18,7 @@ import (
 // own (not the environment's: scratch.EnvironmentRoles) take the server's roles by turns
 // (scratch.Server.TakeRoles, one server's turns for every run on it: a repository's sidecars,
 // lint --install's files): a turn starts from the environment's roles alone, and when it ends
-// the roles created during it step aside (scratch.Server.ParkRoles: renamed, with all they
+// the roles created during it step aside (scratch.RoleTurn.StepAside: renamed, with all they
 // hold). A variant's turn lasts
 // from its install to the end of its rerun audit; its install under the other privilege model
 // takes place inside it, while the variant's own roles step aside, and is audited at once; its
