@@ -75,7 +75,7 @@ func environment(before, after *introspect.Digest, ix *locate.Index, file string
 		out = append(out, finding.Finding{Phase: finding.PhaseAudit, Rule: RuleEnvironmentDataChanged, Severity: finding.SevWarning,
 			Pos: pos, Object: "table " + a.Table,
 			Message: fmt.Sprintf("installing the file changes rows of the environment's table %s at deploy time: %s%s", a.Table, introspect.CompareRows(b, a), where),
-			Detail:  rowsDetail(c)})
+			Detail:  rowsDetail(c, a.Content)})
 	}
 	for _, b := range before.Tables {
 		if _, ok := after.Table(b.Table); !ok && b.Rows > 0 {
@@ -181,8 +181,10 @@ func values(r introspect.RowHash) map[string]string {
 	return out
 }
 
-// rowsDetail lists up to three rows of each kind of change, as the rerun audit does.
-func rowsDetail(c introspect.RowChanges) string {
+// rowsDetail lists up to three rows of each kind of change, as the rerun audit does, each with
+// its content columns only (those without a default: not the ids, timestamps, database and user
+// names the environment fills in).
+func rowsDetail(c introspect.RowChanges, content []string) string {
 	var lines []string
 	add := func(word string, rows []introspect.RowHash) {
 		for i, r := range rows {
@@ -191,7 +193,7 @@ func rowsDetail(c introspect.RowChanges) string {
 				break
 			}
 			if r.Values != "" {
-				lines = append(lines, word+": "+shortRow(r.Values))
+				lines = append(lines, word+": "+shortRow(r.Values, content))
 			}
 		}
 	}
@@ -205,9 +207,9 @@ func rowsDetail(c introspect.RowChanges) string {
 	return strings.Join(lines, "\n")
 }
 
-// shortRow renders a row's values (JSON) as "col value, col value", each value cut at 40
-// characters and the whole at 200.
-func shortRow(js string) string {
+// shortRow renders a row's values (JSON) as "col value, col value", those of the columns of
+// content only, each value cut at 40 characters and the whole at 200.
+func shortRow(js string, content []string) string {
 	var cols []struct{ k, v string }
 	dec := json.NewDecoder(strings.NewReader(js))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -221,6 +223,9 @@ func shortRow(js string) string {
 		var v *string
 		if dec.Decode(&v) != nil {
 			break
+		}
+		if !slices.Contains(content, fmt.Sprint(k)) {
+			continue
 		}
 		text := "NULL"
 		if v != nil {

@@ -136,3 +136,26 @@ func userTables(d *introspect.Digest) (tables int, rows int64) {
 	}
 	return tables, rows
 }
+
+// environmentTable reports whether table is one of the environment's (storage.buckets,
+// cron.job, ...).
+func environmentTable(table string) bool {
+	schema, _, _ := strings.Cut(table, ".")
+	return slices.Contains(introspect.EnvironmentSchemas, schema)
+}
+
+// contentDelta is [introspect.CompareRows] for a table of the environment: a row whose content
+// (its columns without a default) is unchanged counts as unchanged, whatever the ids and
+// timestamps the environment gave it (a cron job unscheduled and scheduled again on every run
+// gets a new jobid, and is the same job).
+func contentDelta(before, after introspect.TableDigest) introspect.RowDelta {
+	d := introspect.RowDelta{Before: before.Rows, After: after.Rows}
+	c := introspect.ClassifyRows(before, after)
+	for _, p := range c.Changed {
+		if p[0].Content != p[1].Content {
+			d.Changed++
+		}
+	}
+	d.Lost, d.Duplicated, d.Added = int64(len(c.Lost)), int64(len(c.Duplicated)), int64(len(c.Added))
+	return d
+}
