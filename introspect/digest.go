@@ -17,10 +17,16 @@ import (
 
 // Digest is the content of every user table of one database: for each table its row count and an
 // order-independent hash of its rows. Two digests of the same data are equal whatever the
-// physical row order; a lost, duplicated or changed row changes the table's hash.
+// physical row order; a lost, duplicated or changed row changes the table's hash. It also holds
+// the rest of the database's state that is not in the catalog: where each sequence stands, and
+// the large objects.
 type Digest struct {
 	// Tables are sorted by name.
 	Tables []TableDigest `json:"tables"`
+	// Sequences are the sequences of the schemas the tables come from, sorted by name.
+	Sequences []SequenceState `json:"sequences,omitempty"`
+	// LargeObjects are the database's large objects, sorted by OID.
+	LargeObjects []LargeObject `json:"large_objects,omitempty"`
 }
 
 // TableDigest is the content digest of one table.
@@ -64,18 +70,23 @@ func (d *Digest) Table(name string) (TableDigest, bool) {
 	return d.Tables[i], true
 }
 
-// digestTablesQuery lists the ordinary tables of the user schemas, with, for the content hash,
-// the columns without a default, identity or generation expression (empty when there are
-// none). The schema filters are appended by [digestTables]; they are the ones [Take] applies.
+// digestTablesQuery lists the ordinary tables and the sequences of the user schemas: kind ('r' or
+// 'S'), schema and name, for a table the columns without a default, identity or generation
+// expression (empty when there are none), for a sequence its increment, and for a table the size
+// of its main fork (0: it has never held a row, and is not read). The schema filters are
+// appended by [digestTables]; they are the ones [Take] applies.
 const digestTablesQuery = `
-SELECT n.nspname::pg_catalog.text, c.relname::pg_catalog.text,
+SELECT c.relkind::pg_catalog.text, n.nspname::pg_catalog.text, c.relname::pg_catalog.text,
        coalesce((SELECT pg_catalog.array_agg(a.attname::pg_catalog.text ORDER BY a.attnum)
                    FROM pg_attribute a
-                  WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
-                    AND NOT a.atthasdef AND a.attidentity OPERATOR(pg_catalog.=) '' AND a.attgenerated OPERATOR(pg_catalog.=) ''), '{}')
+                  WHERE c.relkind OPERATOR(pg_catalog.=) 'r'
+                    AND a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
+                    AND NOT a.atthasdef AND a.attidentity OPERATOR(pg_catalog.=) '' AND a.attgenerated OPERATOR(pg_catalog.=) ''), '{}'),
+       coalesce((SELECT s.seqincrement FROM pg_sequence s WHERE s.seqrelid OPERATOR(pg_catalog.=) c.oid), 0),
+       CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'r' THEN pg_catalog.pg_relation_size(c.oid) ELSE 0 END
   FROM pg_class c
   JOIN pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
- WHERE c.relkind OPERATOR(pg_catalog.=) 'r'`
+ WHERE c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'S']::pg_catalog.char[])`
 
 // digestRowsQuery reads one hash pair per row of a table; %[1]s is the quoted table name, %[2]s
 // the content columns' select list. The hashes are of the row's text form: ROW(...) is an
@@ -97,15 +108,19 @@ const digestValuesQuery = `SELECT pg_catalog.md5(ROW(r.*)::pg_catalog.text), pg_
   LEFT JOIN LATERAL (SELECT r.* WHERE k.small) AS v ON true`
 
 type digestTable struct {
-	schema, name string
-	content      []string
+	kind, schema, name string
+	content            []string // a table's
+	increment          int64    // a sequence's
+	size               int64    // a table's main fork, in bytes
 }
 
 // TakeDigest reads the content digest of every ordinary table of the user schemas that opts
 // selects (the schemas a [Snapshot] with the same options covers: the environment's schemas and
-// extension-owned tables are left out unless asked for), in one REPEATABLE READ READ ONLY
-// transaction with row security off, so that a table whose rows a policy would hide fails
-// loudly instead of digesting part of the table. It changes nothing in the database.
+// extension-owned tables are left out unless asked for, or unless [Options.EnvironmentData]
+// adds the environment's tables), the state of their sequences and the database's large
+// objects (with [Options.LargeObjects]), in one REPEATABLE READ READ ONLY transaction with row security off, so that a table
+// whose rows a policy would hide fails loudly instead of digesting part of the table. It changes
+// nothing in the database.
 func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error) {
 	tx, err := db.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
@@ -113,21 +128,33 @@ func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only; nothing to keep
 
-	for _, s := range append(slices.Clone(settings), `SET LOCAL row_security = off`) {
-		if _, err := tx.Exec(ctx, s); err != nil {
-			return nil, fmt.Errorf("digest: %s: %w", s, err)
-		}
+	// One round trip for the settings.
+	if _, err := tx.Exec(ctx, strings.Join(append(slices.Clone(settings), `SET LOCAL row_security = off`), ";\n")); err != nil {
+		return nil, fmt.Errorf("digest: settings: %w", err)
 	}
-	tables, err := digestTables(ctx, tx, opts)
+	all, seqs, err := digestTables(ctx, tx, opts)
 	if err != nil {
 		return nil, err
 	}
-	d := &Digest{Tables: make([]TableDigest, 0, len(tables))}
-	if len(tables) == 0 {
-		return d, nil
+	d := &Digest{Tables: make([]TableDigest, 0, len(all))}
+	// A table that never held a row (its main fork is empty) is not read: most of the
+	// environment's are.
+	var tables []digestTable
+	for _, t := range all {
+		if t.size == 0 {
+			d.Tables = append(d.Tables, emptyTable(t))
+			continue
+		}
+		tables = append(tables, t)
 	}
 	// Text results for every column (nil result formats): see digestValuesQuery.
 	b := &pgconn.Batch{}
+	if opts.LargeObjects {
+		b.ExecParams(largeObjectsQuery, nil, nil, nil, nil)
+	}
+	if len(seqs) > 0 {
+		b.ExecParams(sequencesQuery(seqs), nil, nil, nil, nil)
+	}
 	for _, t := range tables {
 		quoted := pgx.Identifier{t.schema, t.name}.Sanitize()
 		cols := make([]string, len(t.content))
@@ -141,6 +168,10 @@ func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error)
 		b.ExecParams(sql, nil, nil, nil, nil)
 	}
 	res := tx.Conn().PgConn().ExecBatch(ctx, b)
+	if err := readState(res, d, opts.LargeObjects, seqs); err != nil {
+		res.Close()
+		return nil, err
+	}
 	left := opts.DigestBytes // the bytes the digest may still keep (unbounded when 0)
 	for _, t := range tables {
 		if !res.NextResult() {
@@ -156,35 +187,49 @@ func TakeDigest(ctx context.Context, db Beginner, opts Options) (*Digest, error)
 	if err := res.Close(); err != nil {
 		return nil, fmt.Errorf("digest: reading table contents: %w", err)
 	}
-	if len(d.Tables) != len(tables) {
-		return nil, fmt.Errorf("digest: reading table contents: %d results for %d tables", len(d.Tables), len(tables))
+	if len(d.Tables) != len(all) {
+		return nil, fmt.Errorf("digest: reading table contents: %d results for %d tables", len(d.Tables), len(all))
 	}
 	slices.SortFunc(d.Tables, func(a, b TableDigest) int { return cmp.Compare(a.Table, b.Table) })
 	return d, nil
 }
 
-func digestTables(ctx context.Context, tx pgx.Tx, opts Options) ([]digestTable, error) {
+// digestTables lists the tables and the sequences a digest covers (see [TakeDigest]).
+func digestTables(ctx context.Context, tx pgx.Tx, opts Options) (tables, seqs []digestTable, err error) {
 	q := digestTablesQuery + "\n   AND " + userSchemaFilter(opts, "n")
 	if !opts.IncludeExtensionObjects {
 		q += "\n   AND " + fmt.Sprintf(extensionMemberTemplate, "pg_class", "c.oid")
 	}
+	if opts.EnvironmentData {
+		// The environment's tables (and sequences) whoever's extension they belong to: pg_net
+		// keeps its queue in net.http_request_queue, pg_cron its jobs in cron.job.
+		q += "\n   OR c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'S']::pg_catalog.char[]) AND n.nspname OPERATOR(pg_catalog.=) ANY (" + textArray(EnvironmentSchemas) + ")"
+	}
 	rows, err := tx.Query(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("digest: listing tables: %w", err)
+		return nil, nil, fmt.Errorf("digest: listing tables: %w", err)
 	}
-	var out []digestTable
 	for rows.Next() {
 		var t digestTable
-		if err := rows.Scan(&t.schema, &t.name, &t.content); err != nil {
+		if err := rows.Scan(&t.kind, &t.schema, &t.name, &t.content, &t.increment, &t.size); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("digest: listing tables: %w", err)
+			return nil, nil, fmt.Errorf("digest: listing tables: %w", err)
 		}
-		out = append(out, t)
+		if t.kind == "S" {
+			seqs = append(seqs, t)
+		} else {
+			tables = append(tables, t)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("digest: listing tables: %w", err)
+		return nil, nil, fmt.Errorf("digest: listing tables: %w", err)
 	}
-	return out, nil
+	return tables, seqs, nil
+}
+
+// emptyTable is the digest of t, a table without a row.
+func emptyTable(t digestTable) TableDigest {
+	return TableDigest{Table: qualify(t.schema, t.name), Content: t.content, Hash: hex.EncodeToString(md5.New().Sum(nil))}
 }
 
 // DigestTooLargeError is the error of a digest that would keep more than [Options.DigestBytes].

@@ -267,3 +267,80 @@ func TestDigestBytesBound(t *testing.T) {
 		t.Errorf("unbounded digest: %v", err)
 	}
 }
+
+// TestDigestSequencesAndLargeObjects: the digest holds where each sequence of the user schemas
+// stands and every large object, read as the reader role; a sequence set back reads as moved
+// back, one that advanced does not, and a large object's content is in its hash.
+func TestDigestSequencesAndLargeObjects(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, db, "s.sql", digestSchema+`
+INSERT INTO public.items (name) VALUES ('a'), ('b'), ('c');
+CREATE SEQUENCE public.countdown INCREMENT BY -1 MAXVALUE 100 START WITH 100;
+SELECT nextval('public.countdown');
+SELECT lo_from_bytea(424242, 'ledger export');`)
+	ctx := context.Background()
+	read := func() *Digest {
+		t.Helper()
+		conn, err := db.ConnectReader(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		d, err := TakeDigest(ctx, conn, testOptions(Options{LargeObjects: true}, db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	before := read()
+	items, ok := before.Sequence("public.items_id_seq")
+	if !ok || items.Next() != 4 || items.Increment != 1 {
+		t.Fatalf("public.items_id_seq: %+v (found %v), want next 4", items, ok)
+	}
+	down, _ := before.Sequence("public.countdown")
+	if down.Next() != 99 {
+		t.Errorf("public.countdown: %+v, want next 99", down)
+	}
+	if len(before.LargeObjects) != 1 || before.LargeObjects[0].OID != 424242 || before.LargeObjects[0].Bytes != 13 || before.LargeObjects[0].Hash == "" {
+		t.Fatalf("large objects: %+v, want oid 424242 of 13 bytes", before.LargeObjects)
+	}
+	if _, ok := before.Sequence("net.http_request_queue_id_seq"); ok {
+		t.Errorf("the environment's sequences are read without EnvironmentData")
+	}
+	scratchtest.Exec(t, db, "t.sql", `SELECT setval('public.items_id_seq', 1, false);
+SELECT nextval('public.countdown');
+SELECT lo_put(424242, 0, 'LEDGER');`)
+	after := read()
+	if a, _ := after.Sequence("public.items_id_seq"); !a.MovedBack(items) {
+		t.Errorf("setval(1, false) after 3 rows: %+v does not read as moved back from %+v", a, items)
+	}
+	if a, _ := after.Sequence("public.countdown"); a.MovedBack(down) {
+		t.Errorf("a descending sequence that went on: %+v reads as moved back from %+v", a, down)
+	}
+	if after.LargeObjects[0].Hash == before.LargeObjects[0].Hash {
+		t.Errorf("lo_put did not change the large object's hash")
+	}
+}
+
+// TestDigestEnvironmentData: with EnvironmentData the digest reads the environment's tables,
+// those of the stand-in extensions included (pg_net's queue, pg_cron's jobs, Vault's secrets),
+// and their sequences; without it, none of them.
+func TestDigestEnvironmentData(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, db, "env.sql", `INSERT INTO storage.buckets (id, name, public) VALUES ('avatars', 'avatars', true);
+SELECT net.http_post('https://collector.example/ingest', '{"n": 1}'::jsonb);`)
+	plain := takeDigest(t, db, Options{})
+	if _, ok := plain.Table("storage.buckets"); ok {
+		t.Errorf("storage.buckets is digested without EnvironmentData")
+	}
+	env := takeDigest(t, db, Options{EnvironmentData: true})
+	for _, name := range []string{"storage.buckets", "storage.objects", "auth.users", "cron.job", "vault.secrets", "net.http_request_queue", "public.thoughts"} {
+		mustTable(t, env, name)
+	}
+	if n := mustTable(t, env, "net.http_request_queue").Rows; n != 1 {
+		t.Errorf("net.http_request_queue: %d rows, want the 1 request queued", n)
+	}
+	if _, ok := env.Sequence("net.http_request_queue_id_seq"); !ok {
+		t.Errorf("the queue's sequence is not in the digest: %+v", env.Sequences)
+	}
+}

@@ -49,6 +49,15 @@ type Options struct {
 	// memory (a table of millions of rows would otherwise cost hundreds of bytes each); a larger
 	// digest is a [*DigestTooLargeError].
 	DigestBytes int64
+	// EnvironmentData makes [TakeDigest] read the tables and sequences of the
+	// [EnvironmentSchemas] too, extension members included: the rows a migration can change
+	// there (storage.buckets, auth.users, cron.job, vault.secrets, net.http_request_queue)
+	// without changing the catalog. Snapshots ignore it.
+	EnvironmentData bool
+	// LargeObjects makes [TakeDigest] read the database's large objects ([Digest.LargeObjects]),
+	// which needs SELECT on pg_catalog.pg_largeobject (a superuser, or pg_read_all_data).
+	// Snapshots ignore it.
+	LargeObjects bool
 }
 
 // ViewNormalizer returns a view definition (pg_get_viewdef) in a normal form that does not depend

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -28,18 +29,19 @@ type selfInflicted struct {
 
 var selfInflictedCases = []selfInflicted{
 	{name: "install-timeout", stmt: `DO $$ BEGIN LOOP PERFORM 1; END LOOP; END $$;`, want: "install time limit of 2s", differs: true},
-	{name: "own-password", stmt: `ALTER ROLE CURRENT_USER PASSWORD 'chosen by the migration';`, want: "changed the password of the role it runs as", differs: true},
-	{name: "database-connection-limit", stmt: `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I CONNECTION LIMIT 0', current_database()); END $$;`, want: "CONNECTION LIMIT 0 on its own database"},
+	{name: "own-password", stmt: `ALTER ROLE CURRENT_USER PASSWORD 'chosen by the migration';`, want: "changed the role it runs as (ALTER ROLE: its password", differs: true},
+	{name: "database-connection-limit", stmt: `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I CONNECTION LIMIT 0', current_database()); END $$;`, want: "changed its own database"},
 	{name: "role-connection-limit", stmt: `ALTER ROLE CURRENT_USER CONNECTION LIMIT 0;`, want: "permission denied to alter role"},
 	{name: "allow-connections-elsewhere", stmt: `DO $$ DECLARE d text; BEGIN
   FOR d IN SELECT datname FROM pg_database WHERE datname LIKE 'ledgercheck\_%' AND datname <> current_database() AND pg_get_userbyid(datdba) = current_user LOOP
     EXECUTE format('ALTER DATABASE %I ALLOW_CONNECTIONS false', d);
-  END LOOP; END $$;`, want: "ALLOW_CONNECTIONS false on database ledgercheck_", differs: true},
-	{name: "revoke-connect", stmt: `DO $$ BEGIN EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC, %I', current_database(), current_user); END $$;`, want: "revoked CONNECT on its own database"},
-	{name: "role-preload", stmt: `ALTER ROLE CURRENT_USER SET local_preload_libraries = 'nonexistent';`, want: "local_preload_libraries=nonexistent on the role it runs as", differs: true},
-	{name: "database-preload", stmt: `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET local_preload_libraries = %L', current_database(), 'nonexistent'); END $$;`, want: "local_preload_libraries=nonexistent on its own database"},
-	{name: "role-setting", stmt: `ALTER ROLE CURRENT_USER SET role = 'anon';`, want: "role=anon on the role it runs as"},
-	{name: "database-read-only", stmt: `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = on', current_database()); END $$;`, want: "default_transaction_read_only=on on its own database"},
+  END LOOP; END $$;`, want: "changed database ledgercheck_", differs: true},
+	{name: "revoke-connect", stmt: `DO $$ BEGIN EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC, %I', current_database(), current_user); END $$;`, want: "changed its own database"},
+	{name: "role-preload", stmt: `ALTER ROLE CURRENT_USER SET local_preload_libraries = 'nonexistent';`, want: "changed a setting of the role it runs as", differs: true},
+	{name: "database-preload", stmt: `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET local_preload_libraries = %L', current_database(), 'nonexistent'); END $$;`, want: "changed a setting of the role it runs as or of one of the run's databases"},
+	{name: "is-template", stmt: `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I IS_TEMPLATE true', current_database()); END $$;`, want: "changed its own database", differs: true},
+	{name: "role-setting", stmt: `ALTER ROLE CURRENT_USER SET role = 'anon';`, want: "changed a setting of the role it runs as"},
+	{name: "database-read-only", stmt: `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = on', current_database()); END $$;`, want: "changed a setting of the role it runs as or of one of the run's databases"},
 	{name: "session-preload", stmt: `ALTER ROLE CURRENT_USER SET session_preload_libraries = 'nonexistent';`, want: `permission denied to set parameter "session_preload_libraries"`},
 	{name: "raise-disk-full", stmt: `DO $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$;`, want: "(SQLSTATE 53100)"},
 	{name: "raise-data-corrupted", stmt: `DO $$ BEGIN RAISE EXCEPTION 'invalid page in block 0' USING ERRCODE = 'XX001'; END $$;`, want: "(SQLSTATE XX001)"},
@@ -111,6 +113,9 @@ func checkSelfInflicted(t *testing.T, c selfInflicted, extra []string) {
 			if f.Rule == "install-failed" && f.Position.File == file && f.Position.Line == line && strings.Contains(f.Message, c.want) {
 				found = true
 			}
+			if f.Position.File != "" && f.Position.File != file {
+				t.Errorf("a finding on another file than the one that broke its environment: %s:%d: %s [%s]", f.Position.File, f.Position.Line, f.Message, f.Rule)
+			}
 			if strings.Contains(f.Rule, "install-failed") {
 				seen = append(seen, fmt.Sprintf("%s:%d: %s [%s]", f.Position.File, f.Position.Line, f.Message, f.Rule))
 			}
@@ -137,6 +142,43 @@ func checkSelfInflicted(t *testing.T, c selfInflicted, extra []string) {
 	if !found {
 		t.Errorf("the sarif report has no install-failed result at line %d saying %q", line, c.want)
 	}
+}
+
+// TestEnvironmentBreakingVerdictIsStableUnderLoad: the cases that touch what the other variant's
+// installs need as well (its databases, the role both run as) run with every core busy: the
+// finding is at the port's line and nowhere else, and the exit code 1, however the variants'
+// statements interleave. `go test -run ThisTest -count N` repeats it; the verdict does not move.
+func TestEnvironmentBreakingVerdictIsStableUnderLoad(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	stop := burnCPU()
+	defer stop()
+	for _, c := range selfInflictedCases {
+		switch c.name {
+		case "allow-connections-elsewhere", "revoke-connect", "is-template", "database-connection-limit", "database-read-only":
+			t.Run(c.name, func(t *testing.T) { checkSelfInflicted(t, c, nil) })
+		}
+	}
+}
+
+// burnCPU keeps every core busy until the function it returns is called.
+func burnCPU() (stop func()) {
+	done := make(chan struct{})
+	for range runtime.NumCPU() {
+		go func() {
+			x := 0
+			for {
+				select {
+				case <-done:
+					return
+				default:
+					for i := range 100000 {
+						x += i
+					}
+				}
+			}
+		}()
+	}
+	return func() { close(done) }
 }
 
 // installLines returns the lines of a text report about installs, for a failure message.

@@ -40,6 +40,8 @@ command exits 0.
 			if err != nil {
 				return err
 			}
+			// A person's database: nothing ledgercheck decides depends on its settings.
+			srv.ReleaseHold()
 			if _, err := fmt.Fprintln(g.stdout, db.URI()); err != nil {
 				return err
 			}

@@ -80,40 +80,46 @@ func templatesOf(cfg lint.Config, audits bool, spec scratch.TemplateSpec) []scra
 func startModels(ctx context.Context, srv *scratch.Server, cfg lint.Config, dim int, base scratch.Base, setup func(context.Context, *scratch.Database) error, sc *scratch.Script, jobs []sqlscript.Job) []*modelInstall {
 	var out []*modelInstall
 	for _, m := range otherModels(cfg) {
-		mi := &modelInstall{model: m, done: make(chan struct{}), observed: make(chan struct{})}
-		b := base
-		b.Privileges = scratchModel[m]
-		go func() {
-			defer close(mi.done)
-			defer fault.Recover(&mi.err)
-			db, err := srv.NewDatabaseFrom(ctx, dim, b)
-			if err != nil {
-				mi.err = err
-				return
-			}
-			mi.db = db
-			if setup != nil {
-				if mi.err = setup(ctx, db); mi.err != nil {
-					return
-				}
-			}
-			if err := db.Exec(ctx, sc); err != nil {
-				if _, ok := install.Finding(err); ok {
-					mi.fail = err
-					return
-				}
-				mi.err = db.Blame(ctx, "installing under "+m, err)
-				return
-			}
-			// The jobs the file schedules, as after the variant's own install (their failures
-			// are that install's findings).
-			if _, err := sqlscript.RunJobs(ctx, db, jobs); err != nil {
-				mi.err = db.Blame(ctx, "running the pg_cron jobs under "+m, err)
-			}
-		}()
-		out = append(out, mi)
+		out = append(out, startModel(ctx, srv, m, dim, base, setup, sc, jobs))
 	}
 	return out
+}
+
+// startModel starts the install of sc at dim over base under the model m, in a goroutine of
+// its own (see startModels).
+func startModel(ctx context.Context, srv *scratch.Server, m string, dim int, base scratch.Base, setup func(context.Context, *scratch.Database) error, sc *scratch.Script, jobs []sqlscript.Job) *modelInstall {
+	mi := &modelInstall{model: m, done: make(chan struct{}), observed: make(chan struct{})}
+	b := base
+	b.Privileges = scratchModel[m]
+	go func() {
+		defer close(mi.done)
+		defer fault.Recover(&mi.err)
+		db, err := srv.NewDatabaseFrom(ctx, dim, b)
+		if err != nil {
+			mi.err = err
+			return
+		}
+		mi.db = db
+		if setup != nil {
+			if mi.err = setup(ctx, db); mi.err != nil {
+				return
+			}
+		}
+		if err := db.Exec(ctx, sc); err != nil {
+			if _, ok := install.Finding(err); ok {
+				mi.fail = err
+				return
+			}
+			mi.err = db.Blame(ctx, "installing under "+m, err)
+			return
+		}
+		// The jobs the file schedules, as after the variant's own install (their failures
+		// are that install's findings).
+		if _, err := sqlscript.RunJobs(ctx, db, jobs); err != nil {
+			mi.err = db.Blame(ctx, "running the pg_cron jobs under "+m, err)
+		}
+	}()
+	return mi
 }
 
 // ask waits for the install and asks the audit's query on a superuser session of its database;
@@ -226,11 +232,22 @@ func (p *pipeline) startAudit(ctx context.Context, r *variantRun, db *scratch.Da
 		return nil, nil
 	}
 	t0 := time.Now()
+	fp := r.installed.Footprint
+	in := audit.Input{File: r.file, Footprint: fp, Lint: p.lint, Static: crosscheck.Owned(r.lint.Findings, fp), Statements: r.stmts}
+	if r.roles != nil {
+		// A file with roles of its own: its installs under the other models take place now,
+		// inside the variant's turn with the server's roles, while the variant's roles step
+		// aside, and are audited at once.
+		own, err := askOwn(ctx, p.lint, db, conn, in)
+		if err != nil {
+			return nil, err
+		}
+		models, err := p.modelsInTurn(ctx, r, sc, in)
+		return &auditRun{in: in, own: own, models: models, took: time.Since(t0)}, err
+	}
 	// Under the other privilege models after this install, never beside it: the same
 	// statements on one cluster's roles at once can fail each other.
 	models := startModels(ctx, p.srv, p.lint, r.v.Dim, p.base, p.setup, sc, r.jobs)
-	fp := r.installed.Footprint
-	in := audit.Input{File: r.file, Footprint: fp, Lint: p.lint, Static: crosscheck.Owned(r.lint.Findings, fp), Statements: r.stmts}
 	p.observeModels(ctx, r, models, in)
 	own, err := askOwn(ctx, p.lint, db, conn, in)
 	if err != nil {
@@ -238,6 +255,26 @@ func (p *pipeline) startAudit(ctx context.Context, r *variantRun, db *scratch.Da
 		return nil, err
 	}
 	return &auditRun{in: in, own: own, models: models, took: time.Since(t0)}, nil
+}
+
+// modelsInTurn installs sc under each other model in turn, inside r's turn with the server's
+// roles: r's own roles step aside, each install is audited and observed at once and its roles
+// step aside for the next, and r's own roles come back.
+func (p *pipeline) modelsInTurn(ctx context.Context, r *variantRun, sc *scratch.Script, in audit.Input) ([]*modelInstall, error) {
+	mine, err := r.roles.StepAside(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var models []*modelInstall
+	for _, m := range otherModels(p.lint) {
+		mi := startModel(ctx, p.srv, m, r.v.Dim, p.base, p.setup, sc, r.jobs)
+		models = append(models, mi)
+		p.auditModel(ctx, r, mi, in)
+		if _, err := r.roles.StepAside(ctx); err != nil {
+			return models, err
+		}
+	}
+	return models, r.roles.StepBack(ctx, mine)
 }
 
 // waitInstalls waits until the installs under the other models have ended.
@@ -273,13 +310,17 @@ func (p *pipeline) finishAudit(ctx context.Context, r *variantRun, a *auditRun) 
 	if err != nil {
 		return err
 	}
-	ph := report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: folded.Findings, Duration: a.took + time.Since(t0),
+	env := r.environment.findings(r)
+	ph := report.PhaseResult{Phase: finding.PhaseAudit, Name: "audit " + r.v.Name, File: r.v.File, Findings: append(folded.Findings, env...), Duration: a.took + time.Since(t0),
 		Notes: []string{"what anon and authenticated can do with what the file created or changed, asked of the installed catalog (splinter's security lints) and observed as the Data API's requests " + modelsNote(p.lint)}}
 	ph.Notes = append(append(ph.Notes, observationNotes(obs)...), folded.Notes...)
+	if len(env) > 0 {
+		ph.Notes = append(ph.Notes, "what installing the file changed in the environment's tables (storage, auth, cron, vault, pg_net's queue), read just before and after it")
+	}
 	for _, ob := range obs {
 		ph.Access = append(ph.Access, ob.Cells...)
 	}
-	if audit.Empty(a.in.Footprint) {
+	if audit.Empty(a.in.Footprint) && len(env) == 0 {
 		ph.Status = report.StatusSkip
 		ph.Notes = []string{"not run: installing the file created or changed no table, view, function, extension or policy, so there is nothing for anon and authenticated to reach"}
 		confirmed, folded.Confirmed = nil, nil

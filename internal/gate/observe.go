@@ -37,28 +37,32 @@ import (
 // the install failed).
 func (p *pipeline) observeModels(ctx context.Context, r *variantRun, models []*modelInstall, in audit.Input) {
 	for _, mi := range models {
-		go func() {
-			defer close(mi.observed)
-			defer fault.Recover(&mi.oerr)
-			<-mi.done
-			if mi.err != nil || mi.fail != nil {
-				return
-			}
-			conn, err := mi.db.ConnectAdmin(ctx)
-			if err != nil {
-				mi.oerr = mi.db.Blame(ctx, "connecting to audit the install under "+mi.model, err)
-				return
-			}
-			defer conn.Close(context.WithoutCancel(ctx))
-			mi.answers, mi.aerr = audit.Ask(ctx, conn, in)
-			mi.aerr, mi.asked = mi.db.Blame(ctx, "auditing the install under "+mi.model, mi.aerr), true
-			if !p.observes(mi.model) {
-				return
-			}
-			mi.obs, mi.oerr = p.observeOn(ctx, r, mi.db, conn, mi.model, p.fixtureOf(mi.db))
-			mi.oerr = mi.db.Blame(ctx, "observing the install under "+mi.model, mi.oerr)
-		}()
+		go p.auditModel(ctx, r, mi, in)
 	}
+}
+
+// auditModel waits for mi's install, asks the audit's question of it and observes it, on one
+// superuser session of its database, and closes mi.observed.
+func (p *pipeline) auditModel(ctx context.Context, r *variantRun, mi *modelInstall, in audit.Input) {
+	defer close(mi.observed)
+	defer fault.Recover(&mi.oerr)
+	<-mi.done
+	if mi.err != nil || mi.fail != nil {
+		return
+	}
+	conn, err := mi.db.ConnectAdmin(ctx)
+	if err != nil {
+		mi.oerr = mi.db.Blame(ctx, "connecting to audit the install under "+mi.model, err)
+		return
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	mi.answers, mi.aerr = audit.Ask(ctx, conn, in)
+	mi.aerr, mi.asked = mi.db.Blame(ctx, "auditing the install under "+mi.model, mi.aerr), true
+	if !p.observes(mi.model) {
+		return
+	}
+	mi.obs, mi.oerr = p.observeOn(ctx, r, mi.db, conn, mi.model, p.fixtureOf(mi.db))
+	mi.oerr = mi.db.Blame(ctx, "observing the install under "+mi.model, mi.oerr)
 }
 
 // observes reports whether the run observes installs under model.

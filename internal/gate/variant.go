@@ -36,8 +36,10 @@ type variantRun struct {
 	parseEr error
 	lint    report.PhaseResult // lint's phase (when the request lints)
 
+	roles       *scratch.RoleTurn // the variant's turn with the server's roles (roles.go), when its file names roles of its own
 	installed   parity.Installed
-	installErr  error // the variant (or a file it needs) that does not install: a finding
+	environment environmentRows // the environment's tables around the install (with the audit)
+	installErr  error           // the variant (or a file it needs) that does not install: a finding
 	installFile string
 	installWhat string // how the finding names the script
 	fixtureErr  error
@@ -115,22 +117,41 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	// One session of the reader role reads table contents: the environment's tables around the
+	// install, then the rerun audit's digests.
+	content, err := p.contentReader(ctx, db)
+	if err != nil {
+		return err
+	}
+	if content != nil {
+		defer content.Close(context.WithoutCancel(ctx))
+	}
 	sc, scErr := r.script()
 	ropts := p.rerunOptions(r, sc)
+	if namesRoles(r.file) {
+		if r.roles, err = p.srv.TakeRoles(ctx); err != nil {
+			return err
+		}
+		defer r.roles.Done(ctx) //nolint:errcheck // ended below, before the upgrade audit is waited for
+	}
 	// The upgrade audit's database is independent of this one: it runs while this one is
 	// installed, audited, loaded and probed.
 	up := p.startUpgrade(ctx, ropts)
 	defer up.stop()
-	if err := p.install(ctx, r, db, conn, sc, scErr); err != nil {
+	if err := p.install(ctx, r, db, conn, content, sc, scErr); err != nil {
 		if err := r.failed(ctx, err); err != nil {
 			return err
 		}
 		// The rerun audit reports that it has nothing to rerun (the report folds it into the
 		// install's finding when it shows that).
-		err := p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0), Reader: conn}, ropts, noReaders)
-		return errors.Join(err, p.upgrade(r, up, t0))
+		err := p.rerun(ctx, r, rerun.Prepared{DB: db, Install: r.installErr, Took: time.Since(t0), Reader: conn, Content: content}, ropts, noReaders)
+		return errors.Join(err, r.roles.Done(ctx), p.upgrade(r, up, t0))
 	}
-	if err := p.afterInstall(ctx, r, db, conn, sc, ropts, t0); err != nil {
+	if err := p.afterInstall(ctx, r, db, conn, content, sc, ropts, t0); err != nil {
+		return err
+	}
+	// The upgrade audit may wait for the server's roles: the variant's turn ends first.
+	if err := r.roles.Done(ctx); err != nil {
 		return err
 	}
 	if err := p.upgrade(r, up, t0); err != nil {
@@ -143,7 +164,7 @@ func (p *pipeline) variant(ctx context.Context, r *variantRun) error {
 // answers now, the other privilege models' installs beside what follows), the fixture, the
 // probes (beside the rerun audit's baseline), the cross-check, the rerun audit, and the audit's
 // answers merged.
-func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn, sc *scratch.Script, ropts rerun.Options, t0 time.Time) error {
+func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.Database, conn, content *pgx.Conn, sc *scratch.Script, ropts rerun.Options, t0 time.Time) error {
 	checks := p.startBodies(ctx, r, db)
 	au, err := p.startAudit(ctx, r, db, conn, sc)
 	if err != nil {
@@ -183,7 +204,7 @@ func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.
 	if err := checks.wait(); err != nil {
 		return errors.Join(err, readers())
 	}
-	prep := rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Template: tmpl, Took: time.Since(t0), Reader: conn}
+	prep := rerun.Prepared{DB: db, Fixture: r.fixtureErr, Fresh: r.fresh, Template: tmpl, Took: time.Since(t0), Reader: conn, Content: content}
 	if err := errors.Join(p.rerun(ctx, r, prep, ropts, readers), readers()); err != nil {
 		return err
 	}
@@ -243,9 +264,10 @@ func (r *variantRun) script() (*scratch.Script, error) {
 
 // install is the install step: it runs the variant's statements sc (or reports scErr, the error
 // of reading them: see [variantRun.script]) in db and takes its footprint from the catalog db
-// started from, on conn (a superuser session of db's). A script that does not install is a
-// *scriptFailure.
-func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Database, conn *pgx.Conn, sc *scratch.Script, scErr error) error {
+// started from, on conn (a superuser session of db's); with the audit, the environment's tables
+// are read before and after it on content (the reader role's). A script that does not install
+// is a *scriptFailure.
+func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Database, conn, content *pgx.Conn, sc *scratch.Script, scErr error) error {
 	v := r.v
 	r.installed = parity.Installed{Name: v.Name, File: v.File, Dim: v.Dim, Server: p.srv.Version(), Statements: r.stmts}
 	before, err := p.beforeInstall(ctx, db, conn)
@@ -256,11 +278,15 @@ func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Datab
 		return &scriptFailure{v.File, "the migration", scErr}
 	}
 	r.installed.Source = r.file
+	audits := p.steps.Audit && r.file != nil
+	if err := r.environment.read(ctx, db, content, audits, true); err != nil {
+		return err
+	}
 	r.installed.Footprint, r.fresh, err = install.FootprintThen(ctx, db, conn, p.traced(r, sc, "install", conn), before, introspect.Options{}, r.runJobs(db))
 	if err != nil {
 		return &scriptFailure{v.File, "the migration", err}
 	}
-	return nil
+	return r.environment.read(ctx, db, content, audits, false)
 }
 
 // loadFixture is the fixture step: the request's fixture, loaded into db. A fixture that does
@@ -319,6 +345,9 @@ func (p *pipeline) rerunOptions(r *variantRun, sc *scratch.Script) rerun.Options
 		Observe: p.observe(r)}
 	if v.Previous != nil {
 		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
+		if namesRoles(r.file) || previousNamesRoles(v.Previous) {
+			opts.Exclusive = p.exclusive
+		}
 	}
 	if fx := p.fixture; fx != nil {
 		opts.Fixture = &rerun.Script{Name: fx.Name, Src: fx.Src}

@@ -202,3 +202,36 @@ ALTER EVENT TRIGGER watch DISABLE;
 		}
 	}
 }
+
+// TestSequenceSetterAndCaller: a sequence set back is charged to the ALTER SEQUENCE of it, else to
+// the setval naming it, else to any setval; Caller takes the first of its functions the file
+// calls, at the top level before a function body, and a call without a schema matches a
+// schema-qualified name.
+func TestSequenceSetterAndCaller(t *testing.T) {
+	ix := index(t, `CREATE TABLE public.t (id bigserial PRIMARY KEY);
+CREATE FUNCTION public.ping() RETURNS void LANGUAGE plpgsql AS $$ BEGIN PERFORM net.http_get('https://a.example/'); END $$;
+SELECT setval('other_seq', 9);
+SELECT setval('"public".t_id_seq', 1, false);
+SELECT http_post('https://b.example/', '{}'::jsonb);
+ALTER SEQUENCE public.u_seq RESTART;
+`)
+	for _, c := range []struct {
+		seq  string
+		line int
+		what string
+	}{{"public.t_id_seq", 4, "call of setval"}, {"public.u_seq", 6, "ALTER SEQUENCE of public.u_seq"}, {"public.v_seq", 3, "call of setval"}} {
+		pos, what, ok := ix.SequenceSetter(c.seq)
+		if !ok || pos.Line != c.line || what != c.what {
+			t.Errorf("SequenceSetter(%s) = %v %q %v, want line %d %q", c.seq, pos, what, ok, c.line, c.what)
+		}
+	}
+	if pos, what, ok := ix.Caller("net.http_post", "net.http_get"); !ok || pos.Line != 5 || what != "call of http_post" {
+		t.Errorf("Caller = %v %q %v, want the top-level http_post at line 5", pos, what, ok)
+	}
+	if pos, _, ok := ix.Caller("net.http_delete", "net.http_get", "net.http_post"); !ok || pos.Line != 2 {
+		t.Errorf("Caller = %v %v, want the first function of the list the file calls (net.http_get, line 2)", pos, ok)
+	}
+	if pos, what, ok := ix.Caller("net.http_get"); !ok || pos.Line != 2 || what != "call of net.http_get in the body of public.ping" {
+		t.Errorf("Caller(net.http_get) = %v %q %v, want the call in public.ping at line 2", pos, what, ok)
+	}
+}

@@ -317,7 +317,7 @@ func (c *collector) funcCall(x *pg_query.FuncCall) {
 	}
 	a, sc, op := c.a, c.sc, c.op
 	if names := strs(x.Funcname); len(names) > 0 {
-		call := Call{Name: Name{Name: names[len(names)-1]}, Pos: op.Pos, Args: len(x.Args)}
+		call := Call{Name: Name{Name: names[len(names)-1]}, Pos: op.Pos, Args: len(x.Args), Literal: literalArg(x.Args)}
 		if len(names) >= 2 {
 			call.Name.Schema = names[len(names)-2]
 		}
@@ -330,6 +330,29 @@ func (c *collector) funcCall(x *pg_query.FuncCall) {
 		}
 		a.jobCall(sc, x, op)
 	}
+}
+
+// literalArg returns the string constant passed as the argument named url, else as the first
+// argument (see [Call.Literal]).
+func literalArg(args []*pg_query.Node) string {
+	constant := func(n *pg_query.Node) string {
+		if tc := n.GetTypeCast(); tc != nil {
+			n = tc.Arg
+		}
+		if c := n.GetAConst(); c != nil && c.GetSval() != nil {
+			return c.GetSval().Sval
+		}
+		return ""
+	}
+	for _, a := range args {
+		if na := a.GetNamedArgExpr(); na != nil && strings.EqualFold(na.Name, "url") {
+			return constant(na.Arg)
+		}
+	}
+	if len(args) == 0 || args[0].GetNamedArgExpr() != nil {
+		return ""
+	}
+	return constant(args[0])
 }
 
 func (c *collector) typeName(x *pg_query.TypeName) {

@@ -256,6 +256,10 @@ type Call struct {
 	Pos  finding.Position `json:"pos"`
 	// Args is the number of arguments.
 	Args int `json:"args,omitempty"`
+	// Literal is the value of the argument named url (url => '...'), else of the first
+	// argument, when it is a string constant (cast or not): the destination of net.http_post,
+	// the sequence setval sets. "" when it is anything else.
+	Literal string `json:"literal,omitempty"`
 }
 
 // Op is one SQL statement as lint sees it: a top-level statement of the file or a statement

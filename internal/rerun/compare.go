@@ -207,6 +207,9 @@ func rerunRowFindings(run int, base, after *introspect.Digest) []item {
 			continue
 		}
 		d := introspect.CompareRows(b, a)
+		if environmentTable(b.Table) {
+			d = contentDelta(b, a)
+		}
 		if d.Zero() {
 			continue
 		}

@@ -17,7 +17,11 @@
 //   - rerun-catalog-changed: an object was created, dropped or changed by a run (a cosmetic
 //     change, a function body whose layout or comments alone differ, is a warning).
 //   - rerun-rows-lost, rerun-rows-duplicated, rerun-rows-changed, rerun-rows-added: a table's
-//     rows, classified by [introspect.CompareRows]; a table a run dropped lost all its rows.
+//     rows, classified by [introspect.CompareRows]; a table a run dropped lost all its rows. The
+//     environment's tables (storage.buckets, auth.users, cron.job, vault.secrets, pg_net's
+//     queue) are compared too: another unnamed cron job or another queued request per run.
+//   - rerun-sequence-reset: a run set a sequence back (its next value is one it handed out).
+//   - rerun-large-objects-changed: a run created, changed or removed large objects.
 //
 // Each finding is reported once, at the first run that shows it.
 //
@@ -44,6 +48,8 @@
 //   - upgrade-missing-object: a fresh install has an object the upgrade does not.
 //   - upgrade-catalog-differs: an object differs between the upgrade and a fresh install.
 //   - upgrade-rows-lost: a table has fewer rows than before the upgrade, or was dropped.
+//   - upgrade-sequence-reset: the upgrade set a sequence back.
+//   - upgrade-large-objects-lost: the upgrade removed or rewrote large objects.
 //
 // Roles are cluster-wide, shared by every database of the server (and changed by the other
 // audits running at the same time), so neither audit compares them.

@@ -2,6 +2,9 @@ package rerun
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 
 	"github.com/ledgercheck/ledgercheck/internal/locate"
 	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
@@ -39,7 +42,10 @@ func (a *auditor) previous() *locate.Index {
 // names. A finding no statement of the file explains says so.
 func (a *auditor) place(it *item) {
 	f := &it.f
-	if a.ix == nil || f.Pos.Line > 0 || f.Object == "" {
+	if a.ix == nil || f.Pos.Line > 0 {
+		return
+	}
+	if a.placeState(it) || f.Object == "" {
 		return
 	}
 	kind, object, ok := locate.SplitRef(f.Object)
@@ -47,7 +53,7 @@ func (a *auditor) place(it *item) {
 		return
 	}
 	if rowsRule[f.Rule] && kind == "table" {
-		if pos, what, ok := a.ix.Changer(object); ok {
+		if pos, what, ok := a.ix.RowWriter(object); ok {
 			f.Pos = pos
 			f.Message += fmt.Sprintf("; most likely the %s at %s", what, pos)
 			return
@@ -71,3 +77,30 @@ func (a *auditor) place(it *item) {
 var rowsRule = map[string]bool{
 	RuleRerunRowsChanged: true, RuleRerunRowsAdded: true, RuleRerunRowsLost: true, RuleRerunRowsDuplicated: true, RuleUpgradeRowsLost: true,
 }
+
+// placeState points a finding about the state beyond the tables (a sequence set back, large
+// objects) at the statement that most likely did it, and reports whether the finding is one.
+func (a *auditor) placeState(it *item) bool {
+	f := &it.f
+	var pos finding.Position
+	var what string
+	var ok bool
+	switch f.Rule {
+	case RuleRerunSequenceReset, RuleUpgradeSequenceReset:
+		pos, what, ok = a.ix.SequenceSetter(strings.TrimPrefix(f.Object, "sequence "))
+	case RuleRerunLargeObjectsChanged, RuleUpgradeLargeObjectsLost:
+		pos, what, ok = a.ix.Caller(largeObjectWriters...)
+	default:
+		return false
+	}
+	if ok {
+		f.Pos = pos
+		f.Message += fmt.Sprintf("; most likely the %s at %s", what, pos)
+	} else {
+		f.Message += fmt.Sprintf("; no statement of %s names it", a.opts.File.Name)
+	}
+	return true
+}
+
+// largeObjectWriters are the server's functions that create, write or remove large objects.
+var largeObjectWriters = []string{"lo_create", "lo_creat", "lo_from_bytea", "lo_import", "lo_put", "lowrite", "lo_truncate", "lo_truncate64", "lo_unlink"}

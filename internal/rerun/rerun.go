@@ -79,6 +79,11 @@ type Options struct {
 	// database the file runs in, which the audit leaves idle while it runs (the gate's lock
 	// trace reads there). Only a parsed File (Script) is observed.
 	Observe func(run string, conn *pgx.Conn) scratch.Observer
+	// Exclusive, when not nil, is called before the upgrade audit runs anything and gives it the
+	// server's roles to itself until the function it returns is called (the gate's, for files
+	// that create roles: roles are the whole server's, and another install's would be in its
+	// way).
+	Exclusive func(context.Context) (func(context.Context) error, error)
 }
 
 // Prepared is a database in which the caller (the gate; the tests' Audit) installed the migration
@@ -106,6 +111,10 @@ type Prepared struct {
 	// on it, one at a time, instead of connecting for each. A session that has read the catalog
 	// before reads it again at a fraction of the cost of a new one. Nil: the audit opens one.
 	Reader *pgx.Conn
+	// Content, when not nil, is a session of the reader role of DB that the caller keeps open
+	// (the gate's, on which it read the environment's tables around the install): the audit
+	// reads table contents on it. Nil: the audit opens one.
+	Content *pgx.Conn
 }
 
 // Rerun is the rerun audit of a prepared database, in the steps its caller sequences: [Begin]
@@ -201,19 +210,21 @@ func (r *Rerun) Baseline(ctx context.Context) error {
 		r.out.installed = true
 		return nil
 	}
-	rs, done, err := contentReader(ctx, r.p.DB, readers{catalog: r.conn})
-	if err != nil {
-		return err
+	if r.p.Content != nil {
+		r.rs = readers{catalog: r.conn, content: r.p.Content}
+	} else {
+		rs, done, err := contentReader(ctx, r.p.DB, readers{catalog: r.conn})
+		if err != nil {
+			return err
+		}
+		r.rs, r.close = rs, append(r.close, done)
 	}
-	r.rs, r.close = rs, append(r.close, done)
-	if r.base, err = r.a.capture(ctx, r.p.DB, rs, catalog|content); err != nil {
+	var err error
+	if r.base, err = r.a.capture(ctx, r.p.DB, r.rs, catalog|content); err != nil {
 		return r.endWith(err)
 	}
 	r.out.installed = true
-	r.out.tables = len(r.base.digest.Tables)
-	for _, t := range r.base.digest.Tables {
-		r.out.rows += t.Rows
-	}
+	r.out.tables, r.out.rows = userTables(r.base.digest)
 	return nil
 }
 
@@ -241,6 +252,7 @@ func (r *Rerun) Runs(ctx context.Context) error {
 		}
 		items := catalogFindings(introspect.Diff(r.base.snap, after.snap), rerunPhrasing{run})
 		items = append(items, rerunRowFindings(run, r.base.digest, after.digest)...)
+		items = append(items, rerunStateFindings(run, r.base.digest, after.digest)...)
 		for _, it := range items {
 			if !seen[it.key] {
 				seen[it.key] = true
@@ -535,6 +547,9 @@ func (a *auditor) capture(ctx context.Context, db *scratch.Database, r readers, 
 		opts := install.SnapshotOptions(a.opts.Snapshot, db)
 		opts.RowValues = rowValuesUpTo
 		opts.DigestBytes = db.ReadSize() // the bound on any one read of the server's, for the whole digest
+		// Beyond the user tables: the environment's (storage, auth, cron, vault, pg_net), every
+		// sequence's position and the large objects, which the reader role may read.
+		opts.EnvironmentData, opts.LargeObjects = true, true
 		if s.digest, err = introspect.TakeDigest(ctx, r.content, opts); err != nil {
 			return nil, db.Blame(ctx, "taking a content digest", fmt.Errorf("rerun: content digest of %s: %w", db.Name, err))
 		}
@@ -570,9 +585,15 @@ type upgradeOutcome struct {
 
 // upgrade installs the previous version, loads the fixture, digests, applies the migration over
 // it and checks that no row was lost.
-func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
-	var out upgradeOutcome
+func (a *auditor) upgrade(ctx context.Context) (out upgradeOutcome, err error) {
 	o := a.opts
+	if o.Exclusive != nil {
+		done, err := o.Exclusive(ctx)
+		if err != nil {
+			return out, err
+		}
+		defer func() { err = errors.Join(err, done(ctx)) }()
+	}
 	db, drop, err := a.newDatabase(ctx)
 	if err != nil {
 		return out, err
@@ -630,10 +651,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 	if err != nil {
 		return out, err
 	}
-	out.tables = len(before.digest.Tables)
-	for _, t := range before.digest.Tables {
-		out.rows += t.Rows
-	}
+	out.tables, out.rows = userTables(before.digest)
 	a.logf("upgrade: applying %s over %s", o.File.Name, o.Previous.Name)
 	if f, err := a.applyFile(ctx, db, a.observed("upgrade from "+o.Previous.Name, conn)); err != nil {
 		return out, err
@@ -651,7 +669,7 @@ func (a *auditor) upgrade(ctx context.Context) (upgradeOutcome, error) {
 		return out, err
 	}
 	out.snap = after.snap
-	for _, it := range upgradeRowFindings(before.digest, after.digest) {
+	for _, it := range append(upgradeRowFindings(before.digest, after.digest), upgradeStateFindings(before.digest, after.digest)...) {
 		a.place(&it)
 		out.findings = append(out.findings, it.f)
 	}

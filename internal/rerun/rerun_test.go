@@ -103,7 +103,7 @@ func TestSetupFailures(t *testing.T) {
 // somewhere.
 func TestRulesDescribed(t *testing.T) {
 	var src string
-	for _, f := range []string{"rerun.go", "compare.go"} {
+	for _, f := range []string{"rerun.go", "compare.go", "state.go"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

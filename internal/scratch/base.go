@@ -40,8 +40,8 @@ type Base struct {
 	// description of the template that holds for every copy of it: the gate's catalog snapshot
 	// of a database before anything is installed. It is kept with the template, in the cache
 	// entry too, and returned by [Server.TemplateDescription]. It must depend only on the
-	// template's contents. A template whose database has settings of its own (ALTER DATABASE
-	// ... SET, ALTER ROLE ... IN DATABASE), which copies do not inherit, is not described.
+	// template's contents. (A template has no database settings of its own, which copies would
+	// not inherit: the warden stops user SQL that sets them, warden.go.)
 	Describe func(ctx context.Context, conn *pgx.Conn, db *Database) ([]byte, error)
 }
 

@@ -865,6 +865,7 @@ func (s *Server) saveToCache(ctx context.Context, cr *cacheRun) error {
 		tpls = append(tpls, ct)
 	}
 	built := time.Now()
+	s.unhold() // the warden's session ends with the cluster; its transaction wrote nothing kept
 	if err := s.cl.shutdown(); err != nil {
 		return fault.Env(fmt.Errorf("stopping the scratch cluster to cache it: %w", err))
 	}
@@ -874,6 +875,9 @@ func (s *Server) saveToCache(ctx context.Context, cr *cacheRun) error {
 	}
 	packed := time.Now()
 	if err := s.cl.start(ctx); err != nil {
+		return err
+	}
+	if err := s.hold(ctx); err != nil {
 		return err
 	}
 	if m == nil {
@@ -950,6 +954,9 @@ func (s *Server) startFromCache(ctx context.Context, cr *cacheRun, copied time.D
 		return err
 	}
 	if err := s.checkGuard(ctx, conn); err != nil {
+		return err
+	}
+	if err := s.hold(ctx); err != nil {
 		return err
 	}
 	cr.touch()

@@ -33,7 +33,7 @@ func (d *Database) URI() string { return uri(d.ConnConfig()) }
 
 // Connect opens a connection as the install role.
 func (d *Database) Connect(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := d.srv.connectRepaired(ctx, d.ConnConfig())
+	conn, err := pgx.ConnectConfig(ctx, d.ConnConfig())
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("connecting to %s: %s", d.Name, serverMessage(err)))
 	}
@@ -50,7 +50,7 @@ func (d *Database) ConnectAdmin(ctx context.Context) (*pgx.Conn, error) {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["application_name"] = "ledgercheck (reader)"
-	conn, err := d.srv.connectRepaired(ctx, cfg)
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("connecting to %s: %s", d.Name, serverMessage(err)))
 	}
@@ -167,29 +167,15 @@ type Script struct {
 // A server that dies or fails (a full disk, an exhausted resource, a lost connection) is an
 // environment error ([fault.Env]) with what the server logged last.
 //
-// What the script does to the run's role and databases that would stop later sessions from
-// connecting (its password, a connection limit, a library that does not load: see warden.go) is
-// put back and returned as a [*ScriptError] at the statement that did it, whose Err is a
-// [*SelfInflicted]. So is the install time limit (Options.InstallTimeout), which bounds the whole
-// run: when it runs out, the error is at the statement that was running.
+// A statement that tries to change what the run's later sessions need of its role and databases
+// (its password, a connection limit, a setting: see warden.go) is stopped and returned as a
+// [*ScriptError] at that statement, whose Err is a [*SelfInflicted]. So is the install time limit
+// (Options.InstallTimeout), which bounds the whole run: when it runs out, the error is at the
+// statement that was running.
 func (d *Database) Exec(ctx context.Context, sc *Script) error {
 	limit := d.srv.opts.InstallTimeout
 	ctx, cancel := context.WithTimeoutCause(ctx, limit, errInstallTimeout)
 	defer cancel()
-	e := d.srv.watch(sc, d.Name)
-	err := d.exec(ctx, sc, e)
-	if _, cerr := d.srv.check(ctx, e); cerr != nil && err == nil {
-		err = cerr
-	}
-	if se := d.srv.unwatch(e); se != nil && (ctx.Err() == nil || errors.Is(context.Cause(ctx), errInstallTimeout)) {
-		// What the script did to the run's role or databases comes first: a statement that
-		// failed after it may have failed because of it.
-		return se
-	}
-	return err
-}
-
-func (d *Database) exec(ctx context.Context, sc *Script, e *execution) error {
 	if d.srv.cl != nil {
 		var stop func()
 		ctx, stop = d.srv.watchStatements(ctx)
@@ -200,17 +186,25 @@ func (d *Database) exec(ctx context.Context, sc *Script, e *execution) error {
 		return err
 	}
 	defer conn.Close(context.Background())
+	e := d.srv.watch(sc, d.Name, conn.PgConn().PID())
+	err = d.exec(ctx, conn, sc, e)
+	if se := d.srv.unwatch(e); se != nil && (ctx.Err() == nil || errors.Is(context.Cause(ctx), errInstallTimeout)) {
+		// What the warden stopped comes first: the statement failed because it was stopped.
+		return se
+	}
+	return err
+}
+
+func (d *Database) exec(ctx context.Context, conn *pgx.Conn, sc *Script, e *execution) error {
 	var mark int64
 	if d.srv.cl != nil {
 		mark = d.srv.cl.log.mark()
 	}
-	err = execStatements(ctx, conn, sc, func() { d.srv.starting(e) }, func(i int, tag string) error {
+	i := 0
+	err := execStatements(ctx, conn, sc, func() { d.srv.starting(e, i); i++ }, func(int, string) error {
 		d.srv.noteRunRoles(ctx) // before a later statement can cut a role it made loose (runroles.go)
-		if !d.srv.ran(e, i, tag) {
-			return nil
-		}
-		_, err := d.srv.check(ctx, e)
-		return err
+		d.srv.ran(e)
+		return nil
 	})
 	var se *ScriptError
 	if errors.As(err, &se) {

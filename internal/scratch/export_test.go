@@ -17,15 +17,30 @@ func StartUnguarded(ctx context.Context, opts Options) (*Server, error) {
 	return Start(ctx, opts)
 }
 
+// WithoutWarden runs f with nothing of the run held (warden.go), then holds it again: for the
+// tests that prove another layer holds on its own.
+func (s *Server) WithoutWarden(ctx context.Context, f func()) error {
+	s.unhold()
+	f()
+	return s.hold(ctx)
+}
+
 // AdminConfig returns the superuser's connection configuration (tests only).
 func (s *Server) AdminConfig() *pgx.ConnConfig { return s.admin.Copy() }
 
-// Abandon ends a server-mode run the way SIGKILL would: its sessions end and nothing is dropped.
+// Abandon ends a server-mode run the way SIGKILL would: its sessions end (the anchor's and the
+// warden's, whose transaction is rolled back) and nothing is dropped.
 func (s *Server) Abandon() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
 	s.anchor.Close(context.Background())
+	s.w.session.Lock()
+	if s.w.conn != nil {
+		s.w.conn.Close(context.Background())
+		s.w.conn = nil
+	}
+	s.w.session.Unlock()
 }
 
 // LogBytes returns how many bytes of the embedded server's log are kept in memory.
@@ -47,9 +62,6 @@ var APIRoles = apiRoles
 
 // LogTail returns the embedded server's last n log lines (tests only).
 func (s *Server) LogTail(n int) []string { return s.cl.log.Tail(n) }
-
-// Verifies is verifies (tests only).
-var Verifies = verifies
 
 // SweepStale removes what killed runs left in tmp (see sweepStale).
 func SweepStale(tmp string) { sweepStale(tmp) }

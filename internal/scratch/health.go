@@ -106,7 +106,8 @@ func (s *Server) blame(ctx context.Context, se *ScriptError, mark int64) error {
 		return fault.Env(fmt.Errorf("a process of the scratch server crashed while running %s, and the server restarted: %s%s", se.Pos, oneLineErr(se.Err), s.serverLog()))
 	}
 	// The server is up, but this session was ended: another session terminated it. In a
-	// scratch database only user SQL can do that (ledgercheck's own sessions never do).
+	// scratch database only user SQL can do that, or the warden stopping the statement (then
+	// Database.Exec reports what the warden stopped instead).
 	se.Err = &pgconn.PgError{Severity: "FATAL", Code: "57P01",
 		Message: "this session was terminated by another session while it ran the statement here (user SQL calling pg_terminate_backend?)",
 		Detail:  oneLineErr(se.Err)}

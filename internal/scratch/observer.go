@@ -43,7 +43,7 @@ func (d *Database) ConnectObserver(ctx context.Context) (*pgx.Conn, error) {
 	cfg.Database = d.Name
 	cfg.User, cfg.Password = d.srv.observerRole, d.srv.observerPass
 	cfg.RuntimeParams["application_name"] = "ledgercheck (observer)"
-	conn, err := d.srv.connectRepaired(ctx, cfg)
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("connecting to %s as the observer: %s", d.Name, serverMessage(err)))
 	}

@@ -313,12 +313,12 @@ ALTER TABLE public.hidden FORCE ROW LEVEL SECURITY;`)
 	}
 }
 
-// The settings the migration can give its own database (it owns it) reach no privileged
+// The settings a migration could give its own database (it owns it) reach no privileged
 // session: search_path, role, the statement, lock and idle timeouts and the isolation level are
 // fixed when the session starts, for the superuser's sessions and the digests' reader
-// alike (a database SET statement_timeout = 1 ended the rerun audit's digest with exit 3). (Database.Exec's warden puts a role setting back after the
-// statement; the script runs here without it, so that nothing but the startup parameters
-// stands between the setting and the sessions.)
+// alike (a database SET statement_timeout = 1 ended the rerun audit's digest with exit 3). (The
+// warden stops such a setting, warden.go; the script runs here without it, so that nothing but
+// the startup parameters stands between the setting and the sessions.)
 func TestPrivilegedSessionsIgnoreDatabaseSettings(t *testing.T) {
 	ctx := context.Background()
 	db := scratchtest.NewDatabase(t, 1536)
@@ -326,8 +326,11 @@ func TestPrivilegedSessionsIgnoreDatabaseSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer user.Close(ctx)
+	var serr error
 	// One statement per Statement: the server runs each in a message of its own.
-	err = scratch.ExecScript(ctx, user, &scratch.Script{Name: "settings.sql", Statements: []scratch.Statement{{Text: `CREATE ROLE lc_hijack NOLOGIN`}, {Text: `CREATE SCHEMA lc_evil`}, {Text: `DO $$ BEGIN
+	if err := scratchtest.Server(t).WithoutWarden(ctx, func() {
+		serr = scratch.ExecScript(ctx, user, &scratch.Script{Name: "settings.sql", Statements: []scratch.Statement{{Text: `CREATE ROLE lc_hijack NOLOGIN`}, {Text: `CREATE SCHEMA lc_evil`}, {Text: `DO $$ BEGIN
   EXECUTE format('ALTER DATABASE %I SET search_path = lc_evil, public', current_database());
   EXECUTE format('ALTER DATABASE %I SET role = lc_hijack', current_database());
   EXECUTE format('ALTER DATABASE %I SET statement_timeout = 1', current_database());
@@ -335,9 +338,8 @@ func TestPrivilegedSessionsIgnoreDatabaseSettings(t *testing.T) {
   EXECUTE format('ALTER DATABASE %I SET idle_in_transaction_session_timeout = 1', current_database());
   EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = serializable', current_database());
 END $$;`}}})
-	user.Close(ctx)
-	if err != nil {
-		t.Fatal(err)
+	}); err != nil || serr != nil {
+		t.Fatal(err, serr)
 	}
 	admin, err := db.ConnectAdmin(ctx)
 	if err != nil {

@@ -106,6 +106,8 @@ type Server struct {
 	lim    limitState    // the statements the size watchdog may stop (limits.go)
 
 	w warden // what user SQL does to the run's role and databases (warden.go)
+	// roles hands the server's roles to one install at a time (roles.go).
+	roles roleTurns
 
 	rr runRoles // the roles a --dsn run made (runroles.go)
 
@@ -211,7 +213,10 @@ func (s *Server) setUp(ctx context.Context) error {
 			return err
 		}
 	}
-	return s.createRoles(ctx, conn)
+	if err := s.createRoles(ctx, conn); err != nil {
+		return err
+	}
+	return s.hold(ctx)
 }
 
 func (s *Server) describe() string {
@@ -542,6 +547,10 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl, label string)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("creating scratch database: %s", serverMessage(err)))
 	}
+	// Held before any user SQL runs in it (warden.go).
+	if err := s.holdDatabase(done, name); err != nil {
+		return nil, err
+	}
 	return &Database{srv: s, Name: name, Dim: dim}, nil
 }
 
@@ -559,7 +568,7 @@ func (s *Server) execAdminIn(ctx context.Context, db string, scripts ...EnvScrip
 func (s *Server) connectAdminIn(ctx context.Context, db string) (*pgx.Conn, error) {
 	cfg := s.admin.Copy()
 	cfg.Database = db
-	conn, err := s.connectRepaired(ctx, cfg)
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
 	}
@@ -590,8 +599,13 @@ func (s *Server) execAdminOn(ctx context.Context, conn *pgx.Conn, scripts ...Env
 	return nil
 }
 
-// drop drops one database that this server created.
+// drop drops one database that this server created, which the warden lets go first.
 func (s *Server) drop(ctx context.Context, name string) error {
+	return s.releaseDatabase(ctx, name, func() error { return s.dropHeld(ctx, name) })
+}
+
+// dropHeld is drop, once the warden let the database go.
+func (s *Server) dropHeld(ctx context.Context, name string) error {
 	conn, err := pgx.ConnectConfig(ctx, s.admin)
 	if err != nil {
 		return fmt.Errorf("connecting to drop %s: %s", name, serverMessage(err))
@@ -648,7 +662,7 @@ func (s *Server) Close() error {
 	if s.saving != nil {
 		<-s.saving
 	}
-	s.closeWarden()
+	s.unhold()
 	if s.cl != nil {
 		// The whole cluster goes; no need to drop its databases one by one.
 		err := s.cl.stop()

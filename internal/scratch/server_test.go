@@ -200,11 +200,12 @@ func TestCleanupDropsOnlyWhatDeadRunsLeft(t *testing.T) {
 		}
 		role := "lc_role_" + run.InstallRole()[len(scratch.NamePrefix):]
 		scratchtest.Exec(t, db, "role.sql", "CREATE ROLE "+role+" NOLOGIN;")
+		run.Abandon()
+		// Renamed once the run is dead: while it runs, its warden holds its databases' rows.
 		renamed := "renamed_" + db.Name
 		if _, err := admin.Exec(ctx, fmt.Sprintf(`ALTER DATABASE %s RENAME TO %s`, db.Name, renamed)); err != nil {
 			t.Fatal(err)
 		}
-		run.Abandon()
 		// The run's digest reader and observer are dropped with the API roles it created, in
 		// name order.
 		created = append(created, "role "+run.InstallRole()+"_observer", "role "+run.InstallRole()+"_reader")

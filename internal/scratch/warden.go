@@ -2,64 +2,52 @@ package scratch
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/md5"
-	"crypto/pbkdf2"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
-// What user SQL does to the run's environment is the SQL's fault, not the environment's.
+// What user SQL does to the run's environment is the SQL's fault, not the environment's, and is
+// charged to the statement that did it, whatever else runs at the time.
 //
-// The install role may change its own password, set local_preload_libraries (or role,
-// default_transaction_read_only, an idle timeout: brokenSettings) on itself or on a database it
-// owns, and set CONNECTION LIMIT 0, ALLOW_CONNECTIONS false or revoke CONNECT on any of the run's
-// databases (it owns them all). Each of those makes a later session of the run (the next
-// script, a rerun, another variant, a snapshot) fail to connect or to work, which used to end
-// the run as an environment error with no report, or blame another file. The warden checks, on a superuser session of its
-// own, that the run's role and databases are still as the run needs them; it puts back what
-// changed and charges the change to the statement of user SQL that made it. [Database.Exec]
-// then returns that as a [*ScriptError] whose Err is a [*SelfInflicted]: a finding at the
-// statement, and the run goes on.
+// The install role owns every database of the run and may, from any of them, change its own
+// password and settings (ALTER ROLE ... SET local_preload_libraries, role,
+// default_transaction_read_only, ...) and any of the run's databases: CONNECTION LIMIT,
+// ALLOW_CONNECTIONS, IS_TEMPLATE, its settings, REVOKE CONNECT. Each of those would stop a later
+// session of the run (the next script, a rerun, the reader of the digests, another variant's
+// install) from connecting or working; variants run side by side on one role, so the session
+// that met the change was often not the one that made it.
 //
-// When it checks: after each statement of user SQL whose command tag says it may have done it
-// (ALTER ROLE, ALTER DATABASE, or a statement that runs code: DO, CALL, SELECT, EXECUTE), after
-// each script (for code run by any other statement: a trigger, a default), and when a session of
-// the run fails to connect for one of the reasons above (a change made by a script of another
-// variant that is still running). A check costs one round trip on the warden's session (0.1 ms
-// on an idle machine, a median of 0.25 ms during a run); a `check` of the shipped files makes
-// 53 of them. After every statement it would find the statement exactly, but double the round
-// trips of every install. The command tags single out the statements that can make such a change directly
-// (ALTER ROLE) or at all (the run's databases have random names that only SQL built at run time
-// knows); a change found at the end of a script is charged to its last statement, and the
-// message gives the range of statements since the check before.
+// So the warden makes those changes wait, and asks the server who waits. On a superuser session
+// of its own it holds, for the whole run, one transaction that:
+//   - locks (FOR SHARE) the install role's row of pg_authid and every run database's row of
+//     pg_database: ALTER ROLE of the install role (its password) and ALTER DATABASE, GRANT and
+//     REVOKE ON DATABASE of a run database must update that row, and wait for the transaction;
+//   - writes, uncommitted, a setting of its own for the install role, for the install role in
+//     each run database and for each run database (pg_db_role_setting): ALTER ROLE ... SET and
+//     ALTER DATABASE ... SET must write the same row, and wait for it.
 //
-// Variants run side by side, so the script that finds a change may not be the one that made it.
-// A change is charged to the script whose last completed statement made it directly (ALTER ROLE)
-// if there is one; else, when statements of other scripts were running at the check, it waits
-// for them to complete and goes to the one whose statement explains it better (ran code, or
-// altered the role) than the checking script's last statement, else to the checking script. Two
-// scripts whose statements both ran code cannot be told apart by their tags; the change then goes
-// to the one that checked, right after its own statement.
+// Nothing else waits for it: sessions connect, read the catalog and create databases as ever,
+// and see none of what the transaction wrote. While a statement of a script runs longer than a
+// moment, the warden asks the server (pg_locks) whether that script's session waits for the
+// transaction; if it does, the statement tried one of those changes: the warden ends the
+// session and charges the statement, which [Database.Exec] returns as a [*ScriptError] whose
+// Err is a [*SelfInflicted]. The change never happened, so there is nothing to put back, and
+// the server names the session, so no other script can be charged with it. A session of the
+// install role outside a script (a probe, generated rows) that tries one waits until its
+// lock_timeout, and its statement fails as any other.
 
-// SelfInflicted is a failure user SQL caused to itself: what it did to the run's own role,
-// databases or server while it ran, or the install time limit it ran past. It is the SQL's fault
-// (a finding at the statement), not the environment's.
+// SelfInflicted is a failure user SQL caused to itself: a change it tried to make to the run's
+// own role or databases, or the install time limit it ran past. It is the SQL's fault (a finding
+// at the statement), not the environment's.
 type SelfInflicted struct {
-	// Msg says what happened, as a clause ("it changed the password of the role it runs as, ...").
+	// Msg says what happened, as a clause ("it changed the password ...").
 	Msg string
 	// Timeout is set when the script ran past the install time limit.
 	Timeout bool
@@ -73,516 +61,327 @@ func (e *ScriptError) SelfInflicted() *SelfInflicted {
 	return si
 }
 
-// execution is one script run by [Database.Exec], as the warden sees it.
+// execution is one script run by [Database.Exec], as the warden sees it (Server.w.mu guards it).
 type execution struct {
-	sc       *Script
-	db       string // the database it runs in
-	last     int    // index into sc.Statements of the last statement completed or failed (-1: none)
-	lastTag  string // its command tag ("" when it failed)
-	seq      uint64 // orders the statements of all scripts by completion
-	inflight bool   // a statement of it is running
-	checked  int    // sc.Statements[:checked] were covered by a check
-	changes  []charged
+	sc      *Script
+	db      string // the database it runs in
+	pid     uint32 // its session's backend process
+	running int    // index into sc.Statements of the statement running, or that ran last
+	busy    bool   // that statement still runs
+	over    bool   // the script ended (unwatch)
+	timer   *time.Timer
+	stopped string // what the warden stopped the running statement for ("": nothing)
+	vacuum  bool   // its running statement is a VACUUM the warden lets through (vacuum.go)
+	at      int    // the statement it stopped
 }
 
-// charged is a change charged to a statement.
-type charged struct {
-	msg         string
-	stmt, since int // the statement, and the first one since the check before
-}
-
-// pending is a change found while statements of other scripts were running (cands): it is
-// charged once they complete, to the one whose statement explains it best ([score]) if it
-// explains it better than the fallback's, else to the fallback.
-type pending struct {
-	p        problem
-	cands    map[*execution]bool
-	best     *execution // the best candidate so far (nil: none yet)
-	bestStmt int
-	bestTag  string
-	fallback *execution // the script that checked, or the last to run code (nil: none)
-	fbStmt   int
-	fbSince  int
-	fbTag    string
-	settled  bool
-	done     chan struct{} // closed when settled
-}
-
-// warden watches the run's environment for changes user SQL makes to it (see above).
+// warden holds what user SQL may not change (see above).
 type warden struct {
-	// session serializes the checks; it guards conn and verifier. mu guards the rest, and is
-	// never held across a round trip: every statement of user SQL takes it.
-	session  sync.Mutex
-	conn     *pgx.Conn // a superuser session of the maintenance database
-	verifier string    // the install role's password verifier last seen to match the password
+	// session guards conn and held: one round trip at a time.
+	session sync.Mutex
+	conn    *pgx.Conn // the superuser session whose transaction holds the rows
+	xid     string    // that transaction's id
+	held    map[string]bool
+	// released: nothing is held any more (ReleaseHold).
+	released bool
 
-	mu      sync.Mutex
-	active  map[*execution]struct{}
-	pending []*pending
-	seq     uint64 // statements completed
+	mu     sync.Mutex // guards the executions and what follows
+	active map[*execution]bool
+	paused int        // while > 0 no statement starts: VACUUMs go through (vacuum.go)
+	resume *sync.Cond // signalled when that ends
 }
 
-// watch registers a script that starts running.
-func (s *Server) watch(sc *Script, db string) *execution {
-	e := &execution{sc: sc, db: db, last: -1}
+// holdWait is how long a statement of a script runs before the warden asks whether it waits for
+// its transaction (and again as long as it runs).
+const holdWait = 50 * time.Millisecond
+
+// hold opens the warden's session and its transaction, and holds the install role and every
+// database of the run (again, after the cluster was restarted).
+func (s *Server) hold(ctx context.Context) error {
+	s.w.session.Lock()
+	defer s.w.session.Unlock()
+	return s.holdLocked(ctx)
+}
+
+// holdLocked is [Server.hold] with w.session held.
+func (s *Server) holdLocked(ctx context.Context) error {
+	if s.w.released || s.w.conn != nil && !s.w.conn.IsClosed() {
+		return nil
+	}
+	cfg := s.admin.Copy() // a privileged session: search_path pg_catalog, role none
+	cfg.RuntimeParams["application_name"] = "ledgercheck (warden)"
+	// The transaction stays open, idle, for the whole run.
+	cfg.RuntimeParams["idle_in_transaction_session_timeout"] = "0"
+	if s.major >= 17 {
+		cfg.RuntimeParams["transaction_timeout"] = "0"
+	}
+	cfg.RuntimeParams["statement_timeout"] = "0"
+	cfg.RuntimeParams["lock_timeout"] = "30s"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fault.Env(fmt.Errorf("connecting the run's warden: %s", serverMessage(err)))
+	}
+	s.w.conn = conn
+	if err := s.holdAllLocked(ctx); err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		s.w.conn = nil
+		return err
+	}
+	return nil
+}
+
+// holdAllLocked begins the warden's transaction on its session and holds the install role and
+// every database of the run in it (w.session held).
+func (s *Server) holdAllLocked(ctx context.Context) error {
+	sql := "BEGIN;\n" +
+		"SELECT FROM pg_catalog.pg_authid WHERE rolname OPERATOR(pg_catalog.=) " + quoteLiteral(s.installRole) + " FOR SHARE;\n" +
+		"ALTER ROLE " + ident(s.installRole) + " SET ledgercheck.warden = 'held';\n"
+	var xid string
+	_, err := s.w.conn.Exec(ctx, sql)
+	if err == nil {
+		err = s.w.conn.QueryRow(ctx, "SELECT pg_catalog.pg_current_xact_id()::pg_catalog.text").Scan(&xid)
+	}
+	if err != nil {
+		return fault.Env(fmt.Errorf("holding the run's role: %s", serverMessage(err)))
+	}
+	s.w.xid, s.w.held = xid, map[string]bool{}
+	for _, db := range s.runDatabases() {
+		if err := s.holdDatabaseLocked(ctx, db); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// holdDatabase holds the database name, a new database of the run, before any user SQL runs
+// in it.
+func (s *Server) holdDatabase(ctx context.Context, name string) error {
+	s.w.session.Lock()
+	defer s.w.session.Unlock()
+	if s.w.conn == nil {
+		return nil // not held yet: hold takes every database of the run
+	}
+	return s.holdDatabaseLocked(ctx, name)
+}
+
+func (s *Server) holdDatabaseLocked(ctx context.Context, name string) error {
+	if s.w.held[name] {
+		return nil
+	}
+	db := ident(name)
+	sql := "SELECT FROM pg_catalog.pg_database WHERE datname OPERATOR(pg_catalog.=) " + quoteLiteral(name) + " FOR SHARE;\n" +
+		"ALTER DATABASE " + db + " SET ledgercheck.warden = 'held';\n" +
+		"ALTER ROLE " + ident(s.installRole) + " IN DATABASE " + db + " SET ledgercheck.warden = 'held';\n"
+	if _, err := s.w.conn.Exec(ctx, sql); err != nil {
+		return fault.Env(fmt.Errorf("holding the run's database %s: %s", name, serverMessage(err)))
+	}
+	s.w.held[name] = true
+	return nil
+}
+
+// ReleaseHold lets go of everything the warden holds, for the rest of the server's life: for a
+// database handed to a person (env up), whose statements no verdict depends on and nothing
+// would stop while they wait.
+func (s *Server) ReleaseHold() {
+	s.w.session.Lock()
+	defer s.w.session.Unlock()
+	s.unholdLocked()
+	s.w.released = true
+}
+
+// unhold rolls the warden's transaction back and closes its session: nothing is held any more
+// (before the run's databases are dropped, or the cluster stops).
+func (s *Server) unhold() {
+	s.w.session.Lock()
+	defer s.w.session.Unlock()
+	s.unholdLocked()
+}
+
+func (s *Server) unholdLocked() {
+	if s.w.conn != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, _ = s.w.conn.Exec(ctx, "ROLLBACK") // closing the session rolls it back anyway
+		s.w.conn.Close(ctx)
+		s.w.conn, s.w.held = nil, nil
+	}
+}
+
+// releaseDatabase lets the run drop the database name: the warden's transaction starts again
+// without it (the run's other databases are held again at once).
+func (s *Server) releaseDatabase(ctx context.Context, name string, drop func() error) error {
+	s.w.session.Lock()
+	defer s.w.session.Unlock()
+	if s.w.conn == nil || !s.w.held[name] {
+		return drop()
+	}
+	s.unholdLocked()
+	err := drop()
+	return errors.Join(err, s.holdLocked(ctx))
+}
+
+// runDatabases are the run's databases: those it created and its templates (taken from the
+// cache, they were not created by this run).
+func (s *Server) runDatabases() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]string(nil), s.created...)
+	for _, t := range s.templates {
+		if t.name != "" {
+			out = append(out, t.name)
+		}
+	}
+	return out
+}
+
+// watch starts watching a script that runs in database db on the session of backend pid.
+func (s *Server) watch(sc *Script, db string, pid uint32) *execution {
+	e := &execution{sc: sc, db: db, pid: pid, running: -1}
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
 	if s.w.active == nil {
-		s.w.active = map[*execution]struct{}{}
+		s.w.active = map[*execution]bool{}
+		s.w.resume = sync.NewCond(&s.w.mu)
 	}
-	s.w.active[e] = struct{}{}
+	s.w.active[e] = true
 	return e
 }
 
-// unwatch unregisters e and returns the first change charged to it as a *ScriptError, or nil.
-// A change that may be e's, or another script's whose statement is still running, is first
-// settled: it waits for that statement (see [pending]), at most the install time limit.
+// unwatch stops watching e and returns what the warden stopped it for as a *ScriptError, or nil.
 func (s *Server) unwatch(e *execution) *ScriptError {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
-	timer := time.NewTimer(s.opts.InstallTimeout)
-	defer timer.Stop()
-	for {
-		var wait *pending
-		for _, pd := range slices.Clone(s.w.pending) {
-			if pd.cands[e] { // e runs no statement any more
-				delete(pd.cands, e)
-				if len(pd.cands) == 0 {
-					s.settle(pd)
-					continue
-				}
-			}
-			if pd.best == e || pd.fallback == e {
-				wait = pd
-			}
-		}
-		if wait == nil {
-			break
-		}
-		s.w.mu.Unlock()
-		select {
-		case <-wait.done:
-		case <-timer.C:
-		}
-		s.w.mu.Lock()
-		if !wait.settled {
-			s.settle(wait)
-		}
-	}
+	e.over, e.busy = true, false
 	delete(s.w.active, e)
-	if len(e.changes) == 0 {
+	if e.timer != nil {
+		e.timer.Stop()
+	}
+	if e.stopped == "" {
 		return nil
 	}
-	c := e.changes[0]
-	msg := c.msg
-	if n := len(e.changes) - 1; n > 0 {
-		msg += fmt.Sprintf(", and made %d more such changes to the run's role and databases; ledgercheck put them all back", n)
+	st := e.sc.Statements[e.at]
+	return &ScriptError{Pos: st.Pos, Stmt: st.Index, Err: &SelfInflicted{Msg: e.stopped}}
+}
+
+// starting records that statement i of e is about to run: unless it ends within holdWait, the
+// warden asks whether it waits for the warden's transaction.
+func (s *Server) starting(e *execution, i int) {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	for s.w.paused > 0 { // a VACUUM goes through (vacuum.go)
+		s.w.resume.Wait()
+	}
+	e.running, e.busy = i, true
+	if e.timer == nil {
+		e.timer = time.AfterFunc(holdWait, func() { s.waits(e) })
 	} else {
-		msg += "; ledgercheck put it back"
+		e.timer.Reset(holdWait)
 	}
-	st := e.sc.Statements[c.stmt]
-	if c.since < c.stmt {
-		msg += fmt.Sprintf(" (found after this statement: it or one of the statements since line %d made the change)", e.sc.Statements[c.since].Pos.Line)
-	}
-	return &ScriptError{Pos: st.Pos, Stmt: st.Index, Err: &SelfInflicted{Msg: msg}}
 }
 
-// starting records that a statement of e is about to run.
-func (s *Server) starting(e *execution) {
-	s.w.mu.Lock()
-	e.inflight = true
-	s.w.mu.Unlock()
-}
-
-// ran records that statement i of e completed with tag (or failed: tag ""), and reports whether
-// the warden should check now. A change found while it ran may be its own: see [pending].
-func (s *Server) ran(e *execution, i int, tag string) bool {
+// ran records that the running statement of e ended.
+func (s *Server) ran(e *execution) {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
-	s.w.seq++
-	e.last, e.lastTag, e.seq, e.inflight = i, tag, s.w.seq, false
-	for _, pd := range slices.Clone(s.w.pending) {
-		if !pd.cands[e] {
-			continue
-		}
-		delete(pd.cands, e)
-		if pd.best == nil || score(tag, pd.p.role) > score(pd.bestTag, pd.p.role) {
-			pd.best, pd.bestStmt, pd.bestTag = e, i, tag
-		}
-		if len(pd.cands) == 0 || score(tag, pd.p.role) == 2 {
-			s.settle(pd)
-		}
+	e.busy = false
+	if e.timer != nil {
+		e.timer.Stop()
 	}
-	return suspect(tag)
 }
 
-// settle charges pd (see [pending]) and forgets it (w.mu held).
-func (s *Server) settle(pd *pending) {
-	if pd.settled {
+// waitsQuery tells whether the backend $1 waits for the warden's transaction ($2), or, behind
+// another session, for a row the warden holds, and what of the run it was changing: "database" and the name of the database whose row it locked, "role"
+// (the install role's row), "setting", or "frozenid": VACUUM writing the database's frozen
+// transaction id into its row (vacuum.go). It runs on the warden's superuser session: every
+// function, operator and type is pg_catalog's (docs/architecture.md, "Privileged sessions").
+const waitsQuery = `SELECT CASE WHEN EXISTS (SELECT FROM pg_catalog.pg_locks f WHERE f.pid OPERATOR(pg_catalog.=) w.pid
+                                AND f.locktype OPERATOR(pg_catalog.=) 'frozenid' AND f.granted) THEN 'frozenid'
+            WHEN t.relation OPERATOR(pg_catalog.=) 'pg_catalog.pg_database'::pg_catalog.regclass THEN 'database'
+            WHEN t.relation OPERATOR(pg_catalog.=) 'pg_catalog.pg_authid'::pg_catalog.regclass THEN 'role' ELSE 'setting' END,
+       coalesce((SELECT d.datname::pg_catalog.text FROM pg_catalog.pg_database d
+                  WHERE d.ctid OPERATOR(pg_catalog.=) pg_catalog.format('(%s,%s)', t.page, t.tuple)::pg_catalog.tid
+                    AND t.relation OPERATOR(pg_catalog.=) 'pg_catalog.pg_database'::pg_catalog.regclass), '')
+  FROM pg_catalog.pg_locks w
+  LEFT JOIN pg_catalog.pg_locks t ON t.pid OPERATOR(pg_catalog.=) w.pid AND t.locktype OPERATOR(pg_catalog.=) 'tuple'
+       AND t.relation OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog.pg_database'::pg_catalog.regclass, 'pg_catalog.pg_authid'::pg_catalog.regclass])
+ WHERE w.pid OPERATOR(pg_catalog.=) $1::pg_catalog.int4 AND NOT w.granted
+   AND (w.locktype OPERATOR(pg_catalog.=) 'transactionid' AND w.transactionid::pg_catalog.text OPERATOR(pg_catalog.=) $2::pg_catalog.text
+        OR w.locktype OPERATOR(pg_catalog.=) 'tuple'
+           AND w.relation OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog.pg_database'::pg_catalog.regclass, 'pg_catalog.pg_authid'::pg_catalog.regclass]))
+ LIMIT 1`
+
+// waits asks whether e's running statement waits for the warden's transaction; if it does, it
+// ends e's session and charges the statement, else it asks again later while it runs.
+func (s *Server) waits(e *execution) {
+	s.w.mu.Lock()
+	i, pid, over := e.running, e.pid, e.over
+	s.w.mu.Unlock()
+	if over {
 		return
 	}
-	pd.settled = true
-	close(pd.done)
-	s.w.pending = slices.DeleteFunc(s.w.pending, func(x *pending) bool { return x == pd })
-	switch {
-	case pd.best != nil && (pd.fallback == nil || score(pd.bestTag, pd.p.role) > score(pd.fbTag, pd.p.role)):
-		s.charge(pd.best, pd.p, pd.bestStmt, pd.bestStmt)
-	case pd.fallback != nil:
-		s.charge(pd.fallback, pd.p, pd.fbStmt, pd.fbSince)
-	default:
-		s.orphan(pd.p)
+	kind, db, waiting := s.waitingFor(pid)
+	if waiting && kind == "frozenid" {
+		s.letVacuumThrough(e)
+		waiting = false
 	}
-}
-
-// orphan logs a change no running script can be charged with (w.mu held).
-func (s *Server) orphan(p problem) {
-	fmt.Fprintf(s.opts.Log, "scratch: user SQL %s; put back, but no running script could have done it\n", strings.TrimPrefix(p.text(&execution{}), "it "))
-}
-
-// charge records p against statement stmt of e (since: the first statement since the check
-// before, for a change found after several).
-func (s *Server) charge(e *execution, p problem, stmt, since int) {
-	e.changes = append(e.changes, charged{msg: p.text(e), stmt: stmt, since: since})
-}
-
-// suspect reports whether a statement with this command tag can have changed a role or a
-// database: directly, or by running code.
-func suspect(tag string) bool {
-	switch {
-	case tag == "ALTER ROLE", tag == "ALTER DATABASE", tag == "DO", tag == "CALL":
-		return true
-	case strings.HasPrefix(tag, "SELECT"), strings.HasPrefix(tag, "EXECUTE"):
-		return true
-	}
-	return false
-}
-
-// fits reports whether a statement with this tag can have made a change of this kind (role: to
-// the install role, else to a database) directly. Only ALTER ROLE can: the run's databases have
-// random names, which only SQL built at run time knows.
-func fits(tag string, role bool) bool { return role && tag == "ALTER ROLE" }
-
-// score ranks how well a statement's tag explains a change: 2 it makes such changes (fits), 1 it
-// runs code (suspect), 0 neither.
-func score(tag string, role bool) int {
-	switch {
-	case fits(tag, role):
-		return 2
-	case suspect(tag):
-		return 1
-	}
-	return 0
-}
-
-// problem is one way the run's role or databases differ from what the run needs.
-type problem struct {
-	role bool   // the install role's (else a database's)
-	db   string // the database, for a database's
-	msg  string // what user SQL did, as a clause; a database's says "on \x00"
-	fix  string // the superuser's SQL that puts it back
-}
-
-// text says what p is, for the script e charged with it: "its own database" or the
-// database's name.
-func (p problem) text(e *execution) string {
-	where := "database " + p.db + ", one of the run's"
-	if p.db == e.db {
-		where = "its own database"
-	}
-	return strings.ReplaceAll(p.msg, "\x00", where)
-}
-
-// wardenQuery reads, as the superuser, what user SQL can change of the install role ($1) and
-// of the run's databases ($2) that stops a later session of the run from connecting or working
-// (the settings $3): one row per finding (kind, database, role, detail). It runs on a superuser
-// session, so every function, operator and type is pg_catalog's, by name (the rule for
-// privileged sessions: docs/architecture.md).
-const wardenQuery = `
-SELECT 'password', '', '', a.rolpassword FROM pg_catalog.pg_authid a
- WHERE a.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.text
-UNION ALL
-SELECT 'nologin', '', '', '' FROM pg_catalog.pg_authid a
- WHERE a.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.text AND NOT a.rolcanlogin
-UNION ALL
-SELECT 'rolelimit', '', '', a.rolconnlimit::pg_catalog.text FROM pg_catalog.pg_authid a
- WHERE a.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.text AND a.rolconnlimit OPERATOR(pg_catalog.>=) 0
-UNION ALL
-SELECT 'dblimit', d.datname::pg_catalog.text, '', d.datconnlimit::pg_catalog.text FROM pg_catalog.pg_database d
- WHERE d.datname OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.name[]) AND d.datconnlimit OPERATOR(pg_catalog.>=) 0
-UNION ALL
-SELECT 'noconn', d.datname::pg_catalog.text, '', '' FROM pg_catalog.pg_database d
- WHERE d.datname OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.name[]) AND NOT d.datallowconn
-UNION ALL
-SELECT 'noconnect', d.datname::pg_catalog.text, '', '' FROM pg_catalog.pg_database d
- WHERE d.datname OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.name[])
-   AND NOT pg_catalog.has_database_privilege($1::pg_catalog.name, d.oid, 'CONNECT')
-UNION ALL
-SELECT 'setting', COALESCE(d.datname::pg_catalog.text, ''), COALESCE(a.rolname::pg_catalog.text, ''), c.c
-  FROM pg_catalog.pg_db_role_setting s
-  LEFT JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) s.setdatabase
-  LEFT JOIN pg_catalog.pg_authid a ON a.oid OPERATOR(pg_catalog.=) s.setrole,
-  LATERAL pg_catalog.unnest(s.setconfig) AS c(c)
- WHERE pg_catalog.split_part(c.c, '=', 1) OPERATOR(pg_catalog.=) ANY ($3::pg_catalog.text[])
-   AND ((a.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.text
-         AND (s.setdatabase OPERATOR(pg_catalog.=) '0'::pg_catalog.oid OR d.datname OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.name[])))
-     OR (s.setrole OPERATOR(pg_catalog.=) '0'::pg_catalog.oid AND d.datname OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.name[])))`
-
-// brokenSettings are the settings that, on the install role or on one of the run's databases,
-// stop the run's later sessions (which set statement_timeout, lock_timeout and search_path
-// themselves, so a migration may set those on its role), with why.
-var brokenSettings = []string{"local_preload_libraries", "session_preload_libraries", "role", "session_authorization",
-	"default_transaction_read_only", "idle_session_timeout", "idle_in_transaction_session_timeout", "transaction_timeout"}
-
-// settingHarm says what a setting of brokenSettings does to the run's later sessions.
-func settingHarm(name string) string {
-	switch name {
-	case "local_preload_libraries", "session_preload_libraries":
-		return "so no later session of the run could start (a library that does not load ends every session)"
-	case "role", "session_authorization":
-		return "so later sessions of the run would not run as the role they log in as"
-	case "default_transaction_read_only":
-		return "so later sessions of the run could not write"
-	}
-	return "so later sessions of the run would be ended while they wait"
-}
-
-// inspect reads what differs, on the warden's session (w.session held), and says how to put it back.
-func (s *Server) inspect(ctx context.Context) ([]problem, error) {
-	s.mu.Lock()
-	dbs := slices.Clone(s.created)
-	s.mu.Unlock()
-	type row struct{ kind, db, role, detail string }
-	var found []row
-	var err error
-	// The session is opened on first use and again when it was lost: the cache's first run
-	// restarts the cluster after the templates (and the prerequisite files) are built.
-	for attempt := 0; attempt < 2; attempt++ {
-		if s.w.conn == nil || s.w.conn.IsClosed() {
-			cfg := s.admin.Copy() // a privileged session: search_path pg_catalog, role none
-			cfg.RuntimeParams["application_name"] = "ledgercheck (warden)"
-			conn, err := pgx.ConnectConfig(ctx, cfg)
-			if err != nil {
-				// The server, or the sandbox it runs in, is not there to be asked (it died, or
-				// what the SQL did to it refuses the superuser too): nothing to put back here,
-				// and the script's next statement, or the step after it, fails and is blamed.
-				return nil, nil
-			}
-			s.w.conn = conn
-		}
-		var rows pgx.Rows
-		if rows, err = s.w.conn.Query(ctx, wardenQuery, s.installRole, dbs, brokenSettings); err == nil {
-			found, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
-				var x row
-				return x, r.Scan(&x.kind, &x.db, &x.role, &x.detail)
-			})
-		}
-		var pe *pgconn.PgError
-		if err == nil || errors.As(err, &pe) || ctx.Err() != nil {
-			break
-		}
-		s.w.conn.Close(ctx)
-		s.w.conn = nil
-	}
-	if err != nil {
-		return nil, fault.Env(fmt.Errorf("checking the run's role and databases: %s", serverMessage(err)))
-	}
-	role := ident(s.installRole)
-	var out []problem
-	for _, r := range found {
-		switch r.kind {
-		case "password":
-			if r.detail == s.w.verifier {
-				continue
-			}
-			if verifies(r.detail, s.installRole, s.installPass) {
-				s.w.verifier = r.detail
-				continue
-			}
-			out = append(out, problem{true, "", "it changed the password of the role it runs as, so no later session of the run could log in",
-				"ALTER ROLE " + role + " PASSWORD " + quoteLiteral(s.installPass)})
-		case "nologin":
-			out = append(out, problem{true, "", "it made the role it runs as NOLOGIN", "ALTER ROLE " + role + " LOGIN"})
-		case "rolelimit":
-			out = append(out, problem{true, "", fmt.Sprintf("it set CONNECTION LIMIT %s on the role it runs as", r.detail), "ALTER ROLE " + role + " CONNECTION LIMIT -1"})
-		case "dblimit":
-			out = append(out, problem{false, r.db, fmt.Sprintf("it set CONNECTION LIMIT %s on \x00", r.detail), "ALTER DATABASE " + ident(r.db) + " CONNECTION LIMIT -1"})
-		case "noconn":
-			out = append(out, problem{false, r.db, "it set ALLOW_CONNECTIONS false on \x00", "ALTER DATABASE " + ident(r.db) + " ALLOW_CONNECTIONS true"})
-		case "noconnect":
-			out = append(out, problem{false, r.db, "it revoked CONNECT on \x00 from the role it runs as", "GRANT CONNECT ON DATABASE " + ident(r.db) + " TO " + role})
-		case "setting":
-			name, _, _ := strings.Cut(r.detail, "=")
-			p := problem{role: r.role != "", db: r.db, msg: fmt.Sprintf("it set %s", oneLine(r.detail))}
-			switch {
-			case r.role != "" && r.db != "":
-				p.msg += " on the role it runs as in \x00"
-				p.fix = "ALTER ROLE " + ident(r.role) + " IN DATABASE " + ident(r.db) + " RESET " + ident(name)
-			case r.role != "":
-				p.msg += " on the role it runs as"
-				p.fix = "ALTER ROLE " + ident(r.role) + " RESET " + ident(name)
-			default:
-				p.msg += " on \x00"
-				p.fix = "ALTER DATABASE " + ident(r.db) + " RESET " + ident(name)
-			}
-			p.msg += ", " + settingHarm(name)
-			out = append(out, p)
-		}
-	}
-	return out, nil
-}
-
-// check looks for changes user SQL made to the run's role and databases, puts them back and
-// charges each to a statement of a running script; self is the script that asks (nil: a session
-// that could not connect). It reports whether it put anything back.
-//
-// Whom to charge: a script whose last completed statement made such a change directly (ALTER
-// ROLE), if any; else, when statements of other scripts are running, the change waits for them
-// to complete ([pending]); else self, or the script that last ran code.
-func (s *Server) check(ctx context.Context, self *execution) (bool, error) {
-	s.w.session.Lock()
-	defer s.w.session.Unlock()
-	// What completed before the read is what the read covers.
 	s.w.mu.Lock()
-	before := make(map[*execution]int, len(s.w.active))
-	for e := range s.w.active {
-		before[e] = e.last
+	defer s.w.mu.Unlock()
+	if !waiting {
+		if e.busy && !e.over && e.running == i {
+			e.timer.Reset(holdWait) // the same statement still runs: ask again
+		}
+		return
+	}
+	if e.over {
+		return
+	}
+	if e.stopped == "" {
+		// The statement running now is the one that waits: one that waits for the warden does
+		// not end until the warden ends it (or its lock_timeout does).
+		e.stopped, e.at = s.stoppedFor(e, kind, db), e.running
 	}
 	s.w.mu.Unlock()
-	// A repair half done is worse than none: it runs to its end, within a bound of its own.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	s.terminate(pid)
+	s.w.mu.Lock()
+}
+
+// waitingFor asks the server whether backend pid waits for the warden's transaction, and for
+// what (see waitsQuery).
+func (s *Server) waitingFor(pid uint32) (kind, db string, waiting bool) {
+	s.w.session.Lock()
+	defer s.w.session.Unlock()
+	if s.w.conn == nil || s.w.conn.IsClosed() {
+		return "", "", false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	found, err := s.inspect(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, p := range found {
-		if _, err := s.w.conn.Exec(ctx, p.fix); err != nil {
-			return false, fault.Env(fmt.Errorf("restoring the run's role and databases after user SQL: %s", serverMessage(err)))
-		}
-	}
-	s.w.mu.Lock()
-	defer s.w.mu.Unlock()
-	for _, p := range found {
-		s.attribute(p, self)
-	}
-	for e, last := range before {
-		e.checked = max(e.checked, last+1)
-	}
-	return len(found) > 0, nil
+	err := s.w.conn.QueryRow(ctx, waitsQuery, int32(pid), s.w.xid).Scan(&kind, &db)
+	return kind, db, err == nil
 }
 
-// attribute charges p, found now, to a statement, or leaves it pending (w.mu held).
-func (s *Server) attribute(p problem, self *execution) {
-	var fallback *execution
-	if self != nil && self.last >= 0 {
-		fallback = self
-	}
-	cands := map[*execution]bool{}
-	for e := range s.w.active {
-		if e.last >= 0 && e.checked <= e.last && fits(e.lastTag, p.role) {
-			s.charge(e, p, e.last, e.last)
-			return
-		}
-		if e.inflight && e != self {
-			cands[e] = true
-		}
-		if self == nil && e.last >= 0 && (fallback == nil || score(e.lastTag, p.role) > score(fallback.lastTag, p.role) ||
-			score(e.lastTag, p.role) == score(fallback.lastTag, p.role) && e.seq > fallback.seq) {
-			fallback = e
-		}
-	}
-	pd := &pending{p: p, cands: cands, fallback: fallback, done: make(chan struct{})}
-	if fallback != nil {
-		pd.fbStmt, pd.fbSince, pd.fbTag = fallback.last, min(fallback.checked, fallback.last), fallback.lastTag
-	}
-	if len(cands) == 0 {
-		s.settle(pd)
-		return
-	}
-	s.w.pending = append(s.w.pending, pd)
-}
-
-// closeWarden closes the warden's session.
-func (s *Server) closeWarden() {
+// terminate ends the backend pid (a session of the install role the warden stopped).
+func (s *Server) terminate(pid uint32) {
 	s.w.session.Lock()
 	defer s.w.session.Unlock()
-	if s.w.conn != nil {
-		s.w.conn.Close(context.Background())
-		s.w.conn = nil
+	if s.w.conn == nil || s.w.conn.IsClosed() {
+		return
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = s.w.conn.Exec(ctx, "SELECT pg_catalog.pg_terminate_backend("+strconv.FormatUint(uint64(pid), 10)+")")
 }
 
-// blocked reports whether a session could not connect for a reason user SQL can cause: a
-// password that no longer matches, a role that may not log in, a connection limit, a database
-// that does not accept connections or whose CONNECT was revoked, a library that does not load.
-func blocked(err error) bool {
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) {
-		return false
+// stoppedFor says what e's statement tried, from what it waited on (see waitsQuery).
+func (s *Server) stoppedFor(e *execution, kind, db string) string {
+	const why = ", which the run's later sessions need as it was: ledgercheck stopped the statement"
+	const dbChange = " (ALTER DATABASE: CONNECTION LIMIT, ALLOW_CONNECTIONS, IS_TEMPLATE, OWNER, ...; or GRANT or REVOKE on it)"
+	switch {
+	case kind == "role":
+		return "it changed the role it runs as (ALTER ROLE: its password or attributes)" + why
+	case kind == "database" && db == e.db:
+		return "it changed its own database" + dbChange + why
+	case kind == "database":
+		return "it changed database " + db + ", one of the run's" + dbChange + why
 	}
-	switch pe.Code {
-	case "28P01", "28000", "53300", "55000", "42501", "58P01":
-		return true
-	}
-	return false
-}
-
-// connectRepaired connects with cfg; when the connection is refused for a reason user SQL can
-// cause, the warden puts the run's role and databases back and it tries once more.
-func (s *Server) connectRepaired(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err == nil || !blocked(err) || ctx.Err() != nil {
-		return conn, err
-	}
-	// Whether this check puts something back or the script that made the change has put it
-	// back since (its own check), the next attempt connects; if it does not, the reason was
-	// not user SQL's.
-	if _, cerr := s.check(ctx, nil); cerr != nil {
-		return nil, err
-	}
-	return pgx.ConnectConfig(ctx, cfg)
-}
-
-// verifies reports whether verifier (pg_authid.rolpassword) is the password's, for role: a
-// SCRAM-SHA-256 verifier or an MD5 hash, as PostgreSQL stores them.
-func verifies(verifier, role, password string) bool {
-	if h, ok := strings.CutPrefix(verifier, "md5"); ok {
-		sum := md5.Sum([]byte(password + role))
-		return hmac.Equal([]byte(h), []byte(hex.EncodeToString(sum[:])))
-	}
-	// SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>
-	rest, ok := strings.CutPrefix(verifier, "SCRAM-SHA-256$")
-	if !ok {
-		return false
-	}
-	params, keys, ok := strings.Cut(rest, "$")
-	if !ok {
-		return false
-	}
-	iterText, saltText, ok1 := strings.Cut(params, ":")
-	storedText, _, ok2 := strings.Cut(keys, ":")
-	iter, err1 := strconv.Atoi(iterText)
-	salt, err2 := base64.StdEncoding.DecodeString(saltText)
-	stored, err3 := base64.StdEncoding.DecodeString(storedText)
-	if !ok1 || !ok2 || err1 != nil || err2 != nil || err3 != nil || iter <= 0 || iter > 1<<24 {
-		return false
-	}
-	salted, err := pbkdf2.Key(sha256.New, password, salt, iter, sha256.Size)
-	if err != nil {
-		return false
-	}
-	mac := hmac.New(sha256.New, salted)
-	mac.Write([]byte("Client Key"))
-	sum := sha256.Sum256(mac.Sum(nil))
-	return hmac.Equal(sum[:], stored)
-}
-
-// oneLine returns s with its runs of white space (newlines included) as one space, cut at 200
-// characters: a setting's value as user SQL wrote it, in a one-line message.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:200]) + "..."
-	}
-	return s
+	return "it changed a setting of the role it runs as or of one of the run's databases (ALTER ROLE or ALTER DATABASE ... SET), which every later session would apply: ledgercheck stopped the statement"
 }

@@ -14,5 +14,6 @@ END
 $$;
 REVOKE ALL ON FUNCTION public.prune_self_links() FROM PUBLIC, anon, authenticated;
 GRANT EXECUTE ON FUNCTION public.prune_self_links() TO service_role;
+-- ledgercheck:ignore environment-data-changed the weekly prune job is what this recipe is for
 SELECT cron.schedule('ob-prune-self-links', '0 4 * * 0', $$SELECT public.prune_self_links()$$);
 NOTIFY pgrst, 'reload schema';
