@@ -85,7 +85,7 @@ func (s *Server) noteOn(ctx context.Context, conn *pgx.Conn) error {
 		seeds = append(seeds, oid)
 	}
 	rows, err := conn.Query(ctx, `SELECT oid FROM pg_catalog.pg_authid WHERE rolname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])`,
-		append([]string{s.installRole, s.readerRole}, s.apiCreated...))
+		append([]string{s.installRole, s.readerRole, s.observerRole}, s.apiCreated...))
 	if err != nil {
 		return err
 	}
