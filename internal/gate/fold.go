@@ -148,7 +148,10 @@ func confirmObserved(lintPh, auditPh *report.PhaseResult, confirmed []observe.Co
 		}
 		f.Detail = joinDetail(f.Detail, "observed: "+c.Observed)
 		auditPh.Status = report.StatusFail
-		auditPh.Notes = append(auditPh.Notes, fmt.Sprintf("failed: what it observed on %s is lint's %s at %s, reported once (lint %s)", f.Object, f.Rule, f.Pos, variant))
+		// One note per finding, however many observations (one per model) confirm it.
+		if note := fmt.Sprintf("failed: what it observed on %s is lint's %s at %s, reported once (lint %s)", f.Object, f.Rule, f.Pos, variant); !slices.Contains(auditPh.Notes, note) {
+			auditPh.Notes = append(auditPh.Notes, note)
+		}
 	}
 }
 

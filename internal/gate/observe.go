@@ -37,7 +37,10 @@ import (
 // the install failed).
 func (p *pipeline) observeModels(ctx context.Context, r *variantRun, models []*modelInstall, in audit.Input) {
 	for _, mi := range models {
-		go p.auditModel(ctx, r, mi, in)
+		go func() {
+			defer fault.Recover(&mi.oerr)
+			p.auditModel(ctx, r, mi, in)
+		}()
 	}
 }
 

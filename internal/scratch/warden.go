@@ -168,9 +168,23 @@ func (s *Server) holdDatabaseLocked(ctx context.Context, name string) error {
 	if s.w.held[name] {
 		return nil
 	}
+	// A database the run named is not created yet (the name is taken first: createDatabase),
+	// and holds itself once it is: its row cannot be held before it exists.
+	rows, err := s.w.conn.Query(ctx, "SELECT FROM pg_catalog.pg_database WHERE datname OPERATOR(pg_catalog.=) "+quoteLiteral(name)+" FOR SHARE")
+	exists := false
+	if err == nil {
+		exists = rows.Next()
+		rows.Close()
+		err = rows.Err()
+	}
+	if err != nil {
+		return fault.Env(fmt.Errorf("holding the run's database %s: %s", name, serverMessage(err)))
+	}
+	if !exists {
+		return nil
+	}
 	db := ident(name)
-	sql := "SELECT FROM pg_catalog.pg_database WHERE datname OPERATOR(pg_catalog.=) " + quoteLiteral(name) + " FOR SHARE;\n" +
-		"ALTER DATABASE " + db + " SET ledgercheck.warden = 'held';\n" +
+	sql := "ALTER DATABASE " + db + " SET ledgercheck.warden = 'held';\n" +
 		"ALTER ROLE " + ident(s.installRole) + " IN DATABASE " + db + " SET ledgercheck.warden = 'held';\n"
 	if _, err := s.w.conn.Exec(ctx, sql); err != nil {
 		return fault.Env(fmt.Errorf("holding the run's database %s: %s", name, serverMessage(err)))
