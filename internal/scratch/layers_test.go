@@ -3,6 +3,7 @@ package scratch_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -51,8 +52,8 @@ func databases(t *testing.T, db *scratch.Database) int {
 // A chain of templates, each one layer longer than the one before, is built one layer per
 // template (each a copy of the one before it), not from template0 each time; every database
 // copied from one holds all of its layers; and once the run gives back the uses it declared,
-// no template of the chain is left. A template whose database has settings of its own (which
-// a copy would lose) is not copied: the next one is built from template0, all its layers run.
+// no template of the chain is left. A layer that gives its database settings of its own (which
+// a copy would lose) is stopped by the warden, and the template is not built.
 func TestLayeredTemplatesChain(t *testing.T) {
 	srv := scratchtest.Server(t)
 	ctx := context.Background()
@@ -64,6 +65,19 @@ func TestLayeredTemplatesChain(t *testing.T) {
 		{"copies", "", 6},
 		{"settings", "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET work_mem = ''8MB''', current_database()); END $$;\n", 3},
 	} {
+		if tc.setting != "" {
+			t.Run(tc.name, func(t *testing.T) {
+				bases, _, _ := chainBases(t, "layered_"+tc.name, tc.layers, tc.setting)
+				sp := scratch.TemplateSpec{Dim: 768, Base: bases[0]}
+				srv.Expect([]scratch.TemplateSpec{sp})
+				defer srv.Release(ctx, sp) //nolint:errcheck // the template was not built
+				_, err := srv.NewDatabaseFrom(ctx, sp.Dim, sp.Base)
+				if err == nil || !strings.Contains(err.Error(), "which every later session would apply") {
+					t.Fatalf("a layer that sets its database's work_mem: %v; want the warden to stop it", err)
+				}
+			})
+			continue
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			prefix := "layered_" + tc.name
 			bases, runs, mu := chainBases(t, prefix, tc.layers, tc.setting)
@@ -93,11 +107,6 @@ func TestLayeredTemplatesChain(t *testing.T) {
 				}
 			}
 			want := tc.layers // one per template
-			if tc.setting != "" {
-				// Every template holds the first layer's settings, which a copy would lose: each
-				// is built from template0, all of its layers run again.
-				want = tc.layers * (tc.layers + 1) / 2
-			}
 			if got := srv.LayersRun() - before; got != want {
 				mu.Lock()
 				t.Errorf("the chain of %d templates ran %d layers (%v), want %d", tc.layers, got, runs, want)

@@ -54,6 +54,10 @@ INSERT INTO public.reading_probe VALUES (1);
 		hidden + "\n" + hiddenSJIS}, 0},
 }
 
+// heldAttacks are the readingAttacks whose every file but the last the warden stops: the setting
+// never lands (warden.go).
+var heldAttacks = map[string]bool{"ALTER DATABASE SET for the next session": true}
+
 // What ledgercheck's parser read is what the server runs: a migration that changes how the server
 // reads the statements after it, in any form, is stopped at the statement that did it with a
 // finding, before the server reads the next one, and the DELETE hidden behind it never runs (the
@@ -69,7 +73,11 @@ func TestWhatLintReadIsWhatTheServerRuns(t *testing.T) {
 					db := readingDatabase(t, srv)
 					var err error
 					for i, f := range a.files {
-						if err = sqlscript.ExecFile(context.Background(), db, "m.sql", []byte(f)); err != nil && i < len(a.files)-1 {
+						err = sqlscript.ExecFile(context.Background(), db, "m.sql", []byte(f))
+						switch last := i == len(a.files)-1; {
+						case !last && heldAttacks[a.name] && (err == nil || !strings.Contains(err.Error(), "which every later session would apply")):
+							t.Fatalf("file %d: %v; want the warden to stop the setting", i+1, err)
+						case !last && !heldAttacks[a.name] && err != nil:
 							t.Fatalf("file %d: %v", i+1, err)
 						}
 					}
