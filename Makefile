@@ -110,6 +110,14 @@ RACE_PKGS := ./internal/gate/ ./internal/repository/ ./internal/rerun/ ./introsp
 race: setup
 	$(GO) test -race -count=1 $(RACE_PKGS)
 
+# The tests whose verdicts could depend on timing (the warden's blame, roles by turns, variants
+# side by side), COUNT times each with GOMAXPROCS 1 and 2 while busy loops load every core
+# (scripts/stress.sh): blame and exit code must not change. CI runs it.
+COUNT ?= 3
+.PHONY: stress
+stress: setup
+	@bash scripts/stress.sh $(COUNT)
+
 # The gate beside a bare cluster boot, alternating: check --no-cache and check with the cache warm,
 # medians and ranges of wall and CPU time, ratios, per phase (internal/cmd/bench); then pg_dump
 # --schema-only + diff, the plain alternative (bench/gate.sh). RUNS=N rounds (default 5). Then
