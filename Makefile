@@ -77,13 +77,16 @@ vet:
 # Each test binary's limit: several times the slowest package's time on 2 cores (cmd/ledgercheck,
 # about 2.5 minutes idle), so that a loaded machine finishes rather than panics.
 TEST_TIMEOUT ?= 20m
+# The slowest packages first: go test starts test binaries in the order it is given packages,
+# two at a time on 2 cores, so a slow package left to the end would run alone.
+TEST_PKGS := ./internal/scratch/ ./cmd/ledgercheck/ ./internal/pgsql/ ./internal/cli/ ./internal/gate/ ./internal/corpus/ ./...
 test: vet
 	@if [ "$$(id -u)" = 0 ]; then \
 	  bash scripts/setup.sh || { [ "$(CI)" != true ] && echo "make test: setup could not install PostgreSQL; the tests that need it skip"; }; \
 	else \
 	  bash scripts/setup.sh --check >/dev/null 2>&1 || echo "make test: $$(bash scripts/setup.sh --check 2>&1 | tail -n1); the tests that need it skip$(if $(filter true,$(CI)), (fail: CI=true),) (run make setup for its commands)"; \
 	fi
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./... $(TOOLS)
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
 
 # Setup (which installs what is missing, as root, or prints the commands), then every test.
 test-all: setup
@@ -97,7 +100,7 @@ test-all: setup
 .PHONY: test-pg17
 test-pg17:
 	@$(MAKE) --no-print-directory setup PG=17
-	LEDGERCHECK_PG=17 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./... $(TOOLS)
+	LEDGERCHECK_PG=17 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
 
 # What CI checks besides the tests: go.mod and go.sum tidy, go vet, gofmt and staticcheck (a
 # pinned version from the Go module proxy; v0.8.2 builds with Go 1.26).
