@@ -207,8 +207,15 @@ func scalar(v reflect.Value) string {
 	case reflect.Float64:
 		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
 	case reflect.Slice:
-		if l, ok := v.Interface().([]string); ok {
-			return strings.Join(l, ", ")
+		if v.Type().Elem().Kind() == reflect.String {
+			var b strings.Builder
+			for i := range v.Len() {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(v.Index(i).String())
+			}
+			return b.String()
 		}
 	}
 	return fmt.Sprint(v.Interface())
@@ -216,8 +223,9 @@ func scalar(v reflect.Value) string {
 
 // entries adds one fact per element of the list v.
 func entries(o objFacts, f fieldPlan, v reflect.Value) {
-	if l, ok := v.Interface().([]string); ok {
-		for _, e := range l {
+	if v.Type().Elem().Kind() == reflect.String {
+		for i := range v.Len() {
+			e := v.Index(i).String()
 			if f.value != "" {
 				o.add(f.attr+":"+ident(e), f.value)
 				continue
@@ -228,7 +236,7 @@ func entries(o objFacts, f fieldPlan, v reflect.Value) {
 		return
 	}
 	for i := range v.Len() {
-		if e, ok := v.Index(i).Interface().(factEntry); ok {
+		if e, ok := v.Index(i).Addr().Interface().(factEntry); ok { // a pointer: no copy
 			key, val := e.factEntry()
 			o.add(f.attr+":"+key, val)
 		}
