@@ -54,33 +54,6 @@ type ObjectRef struct {
 
 func (r ObjectRef) String() string { return r.Kind + " " + r.Object }
 
-// Object kinds used in facts.
-const (
-	KindSchema            = "schema"
-	KindExtension         = "extension"
-	KindType              = "type"
-	KindAttribute         = "attribute"
-	KindTable             = "table"
-	KindColumn            = "column"
-	KindConstraint        = "constraint"
-	KindIndex             = "index"
-	KindView              = "view"
-	KindSequence          = "sequence"
-	KindFunction          = "function"
-	KindTrigger           = "trigger"
-	KindPolicy            = "policy"
-	KindDefaultPrivileges = "default privileges"
-	KindRole              = "role"
-	KindRule              = "rule"
-	KindOperator          = "operator"
-	KindCast              = "cast"
-	KindCollation         = "collation"
-	KindStatistics        = "statistics"
-	KindTextSearchConfig  = "text search configuration"
-	KindEventTrigger      = "event trigger"
-	KindPublication       = "publication"
-)
-
 // Facts flattens s into facts sorted by (Kind, Object, Attr). Every attribute of every object
 // in the snapshot is a fact, so a comparison of facts misses nothing the snapshot holds: the fact
 // tags of each kind's model (see [KindSpec]) say how each field becomes facts.

@@ -7,6 +7,33 @@ import (
 	"strings"
 )
 
+// Object kinds used in facts: the names of the kinds of the table below.
+const (
+	KindSchema            = "schema"
+	KindExtension         = "extension"
+	KindType              = "type"
+	KindAttribute         = "attribute"
+	KindTable             = "table"
+	KindColumn            = "column"
+	KindConstraint        = "constraint"
+	KindIndex             = "index"
+	KindView              = "view"
+	KindSequence          = "sequence"
+	KindFunction          = "function"
+	KindTrigger           = "trigger"
+	KindPolicy            = "policy"
+	KindDefaultPrivileges = "default privileges"
+	KindRole              = "role"
+	KindRule              = "rule"
+	KindOperator          = "operator"
+	KindCast              = "cast"
+	KindCollation         = "collation"
+	KindStatistics        = "statistics"
+	KindTextSearchConfig  = "text search configuration"
+	KindEventTrigger      = "event trigger"
+	KindPublication       = "publication"
+)
+
 // KindSpec is one kind of catalog object: everything ledgercheck knows of a kind besides its
 // query (queries/NAME.sql) and its model struct, in one row of [Kinds]. Facts, the snapshot's
 // sort, the decoding of its query and every consumer of kinds (the snapshot's reading order,
