@@ -11,10 +11,7 @@ import (
 // Fact is one attribute of one object: the unit two snapshots are compared by. Facts are keyed
 // by (Kind, Object, Attr); a fact missing on one side is the same as an empty Value.
 type Fact struct {
-	// Kind is the object kind: schema, extension, type, attribute (of a composite type), table,
-	// column, constraint, index, view, sequence, function, trigger, policy, default privileges,
-	// role, rule, operator, cast, collation, statistics, text search configuration, event
-	// trigger, publication.
+	// Kind is the object kind, the name of one of [Kinds] (table, column, policy, ...).
 	// Finer kinds (partitioned table, materialized view, procedure, enum, ...) are the "kind"
 	// attribute.
 	Kind string `json:"kind"`
