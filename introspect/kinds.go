@@ -30,6 +30,7 @@ const (
 	KindCollation         = "collation"
 	KindStatistics        = "statistics"
 	KindTextSearchConfig  = "text search configuration"
+	KindTextSearchDict    = "text search dictionary"
 	KindEventTrigger      = "event trigger"
 	KindPublication       = "publication"
 )
@@ -159,6 +160,10 @@ var kinds = []KindSpec{
 		(*Cast).Identity, func(a, b *Cast) int { return cmp.Compare(a.Identity(), b.Identity()) }, nil),
 	top(KindCollation, []string{"collations"}, NoParent, true, func(s *Snapshot) *[]Collation { return &s.Collations },
 		func(x *Collation) string { return qualify(x.Schema, x.Name) }, bySchemaName(func(x *Collation) (string, string) { return x.Schema, x.Name }), nil),
+	top(KindTextSearchDict, []string{"text_search_dictionaries"}, NoParent, true,
+		func(s *Snapshot) *[]TextSearchDict { return &s.TextSearchDicts },
+		func(x *TextSearchDict) string { return qualify(x.Schema, x.Name) },
+		bySchemaName(func(x *TextSearchDict) (string, string) { return x.Schema, x.Name }), nil),
 	top(KindTextSearchConfig, []string{"text_search_configurations"}, NoParent, true,
 		func(s *Snapshot) *[]TextSearchConfig { return &s.TextSearchConfigs },
 		func(x *TextSearchConfig) string { return qualify(x.Schema, x.Name) },

@@ -26,6 +26,7 @@ type Snapshot struct {
 	Statistics        []Statistics       `json:"statistics"`
 	// TextSearchConfigs are the text search configurations.
 	TextSearchConfigs []TextSearchConfig `json:"text_search_configurations"`
+	TextSearchDicts   []TextSearchDict   `json:"text_search_dictionaries"`
 	EventTriggers     []EventTrigger     `json:"event_triggers"`
 	Publications      []Publication      `json:"publications"`
 	// Roles are the cluster's roles (PostgreSQL's pg_* roles aside): a migration may create
@@ -417,6 +418,19 @@ type TextSearchConfig struct {
 	Mapping []TokenMapping `json:"mapping,omitempty" fact:"mapping,entries"`
 	Owner   string         `json:"owner" fact:"owner"`
 	Comment string         `json:"comment,omitempty" fact:"comment"`
+}
+
+// TextSearchDict is a text search dictionary (CREATE TEXT SEARCH DICTIONARY), what a
+// text search configuration maps token types to.
+type TextSearchDict struct {
+	Schema string `json:"schema" fact:"-,identity"`
+	Name   string `json:"name" fact:"-,identity"`
+	// Template is the schema-qualified template (pg_catalog.simple, pg_catalog.snowball, ...).
+	Template string `json:"template" fact:"template"`
+	// Options are the template's options as the server stores them: "stopwords = 'english'".
+	Options string `json:"options,omitempty" fact:"options"`
+	Owner   string `json:"owner" fact:"owner"`
+	Comment string `json:"comment,omitempty" fact:"comment"`
 }
 
 // TokenMapping maps one token type (its alias under the built-in parser, else its number) to
