@@ -134,6 +134,9 @@ func readPlan(t reflect.Type) *typePlan {
 				p.errs = append(p.errs, fmt.Sprintf("%s.%s: unknown fact tag option %q", t.Name(), sf.Name, opt))
 			}
 		}
+		if (fp.use == useScalar || fp.use == useDisplay) && !scalarType(sf.Type) {
+			p.errs = append(p.errs, fmt.Sprintf("%s.%s: a %s is no fact value (a string, boolean, number or list of strings)", t.Name(), sf.Name, sf.Type))
+		}
 		if (fp.attr == "-") != (fp.use == useIdentity || fp.use == useInternal || fp.use == useNested || fp.use == useInline) {
 			p.errs = append(p.errs, fmt.Sprintf("%s.%s: fact tag %q: \"-\" goes with identity, internal, kind= or inline, and only with them", t.Name(), sf.Name, tag))
 		}
@@ -192,6 +195,17 @@ func (fb *factBuilder) fields(o objFacts, v reflect.Value, id string) {
 			}
 		}
 	}
+}
+
+// scalarType reports whether a field of type t can be a fact's value (see scalar).
+func scalarType(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Bool, reflect.Int, reflect.Int64, reflect.Float64:
+		return true
+	case reflect.Slice:
+		return t.Elem().Kind() == reflect.String
+	}
+	return false
 }
 
 // scalar is the text of a field's value: a string as it is, a boolean or number formatted, a

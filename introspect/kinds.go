@@ -43,15 +43,15 @@ const (
 type KindSpec struct {
 	// Name is the kind as facts, differences and findings name it ("table", "event trigger").
 	Name string
-	// Queries are the catalog queries that read the kind, in batch order; none for a kind read
+	// queries are the catalog queries that read the kind, in batch order; none for a kind read
 	// with another (attribute: the columns query reads composite types' attributes too).
-	Queries []string
+	queries []string
 	// Parent is how an object of the kind belongs to a relation or type, if it does.
 	Parent Parent
 	// InSchema is true when the kind's identity starts with its schema (schema.name...).
 	InSchema bool
-	// Model is the struct type of one object; its fields' fact tags make its facts.
-	Model reflect.Type
+	// model is the struct type of one object; its fields' fact tags make its facts.
+	model reflect.Type
 	// nested is true for a kind whose objects are held by another's (columns by a table):
 	// it has no list of its own in a snapshot.
 	nested bool
@@ -188,7 +188,7 @@ var kinds = []KindSpec{
 func top[T any](name string, queries []string, parent Parent, inSchema bool, list func(*Snapshot) *[]T,
 	identity func(*T) string, compare func(a, b *T) int, norm func(*T)) KindSpec {
 	return KindSpec{
-		Name: name, Queries: queries, Parent: parent, InSchema: inSchema, Model: reflect.TypeFor[T](),
+		Name: name, queries: queries, Parent: parent, InSchema: inSchema, model: reflect.TypeFor[T](),
 		identity: func(v reflect.Value, _ string) string { return identity(v.Addr().Interface().(*T)) },
 		list:     func(s *Snapshot) any { return list(s) },
 		sort: func(s *Snapshot) {
@@ -211,7 +211,7 @@ func top[T any](name string, queries []string, parent Parent, inSchema bool, lis
 // nested is the row of a kind whose objects another kind's objects hold (a table's columns).
 func nested[T any](name string, queries []string, parent Parent, inSchema bool, identity func(x *T, parent string) string) KindSpec {
 	return KindSpec{
-		Name: name, Queries: queries, Parent: parent, InSchema: inSchema, Model: reflect.TypeFor[T](), nested: true,
+		Name: name, queries: queries, Parent: parent, InSchema: inSchema, model: reflect.TypeFor[T](), nested: true,
 		identity: func(v reflect.Value, p string) string { return identity(v.Addr().Interface().(*T), p) },
 	}
 }
@@ -276,7 +276,7 @@ func ParentOf(kind, object string, attr func(string) string) string {
 // kindTarget returns the list of s that the query name of a top-level kind decodes into.
 func kindTarget(s *Snapshot, name string) (any, bool) {
 	for _, k := range kinds {
-		if !k.nested && slices.Contains(k.Queries, name) {
+		if !k.nested && slices.Contains(k.queries, name) {
 			return k.list(s), true
 		}
 	}
@@ -287,7 +287,7 @@ func kindTarget(s *Snapshot, name string) (any, bool) {
 var queryNames = func() []string {
 	var out []string
 	for _, k := range kinds {
-		out = append(out, k.Queries...)
+		out = append(out, k.queries...)
 	}
 	return out
 }()

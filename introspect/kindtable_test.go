@@ -105,7 +105,7 @@ func modelProblems(k *KindSpec, t reflect.Type) []string {
 // fact) fails here, instead of being left out of parity with no error.
 func TestEveryModelFieldIsAFact(t *testing.T) {
 	for _, k := range Kinds() {
-		for _, p := range modelProblems(&k, k.Model) {
+		for _, p := range modelProblems(&k, k.model) {
 			t.Errorf("kind %s: %s", k.Name, p)
 		}
 	}
@@ -119,10 +119,11 @@ func TestModelProblemsCatchesDroppedAttributes(t *testing.T) {
 		Forgot  string `json:"forgot"`
 		Wrong   string `json:"wrong" fact:"wrong,if=nosuch:x"`
 		Unnamed string `json:"unnamed" fact:"-"`
+		Nested  Grant  `json:"nested" fact:"nested"`
 	}
 	k := &KindSpec{Name: "dropped", identity: func(v reflect.Value, _ string) string { return v.Field(0).String() }}
 	got := strings.Join(modelProblems(k, reflect.TypeFor[dropped]()), "\n")
-	for _, want := range []string{"dropped.Forgot has no fact tag", `if= names no field "nosuch"`, `dropped.Unnamed: fact tag "-"`} {
+	for _, want := range []string{"dropped.Forgot has no fact tag", `if= names no field "nosuch"`, `dropped.Unnamed: fact tag "-"`, "dropped.Nested: a introspect.Grant is no fact value"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems do not say %q:\n%s", want, got)
 		}
