@@ -36,7 +36,7 @@ const (
 )
 
 // KindSpec is one kind of catalog object: everything ledgercheck knows of a kind besides its
-// query (queries/NAME.sql) and its model struct, in one row of [Kinds]. Facts, the snapshot's
+// query's SQL (queries/NAME.sql) and its model struct's fields, in one row of [Kinds]. Facts, the snapshot's
 // sort, the decoding of its query and every consumer of kinds (the snapshot's reading order,
 // locate, the deployment scope, the rerun audit's folding) read the row, so that a kind is
 // added in one place (docs/architecture.md, "Adding a catalog kind").
@@ -58,7 +58,7 @@ type KindSpec struct {
 	// identity is the object's identity, given the identity of the object holding it (nested
 	// kinds) or "".
 	identity func(obj reflect.Value, parent string) string
-	// list is the kind's list in a snapshot (a pointer to a slice of Model), for top-level kinds.
+	// list is the kind's list in a snapshot (a pointer to a slice of model), for top-level kinds.
 	list func(s *Snapshot) any
 	// sort sorts the kind's list by identity and normalizes each object's inner lists.
 	sort func(s *Snapshot)
@@ -105,7 +105,7 @@ var kinds = []KindSpec{
 			return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.Schema, b.Schema), cmp.Compare(a.ObjectType, b.ObjectType))
 		}, func(x *DefaultPrivilege) { normACL(x.ACL) }),
 	top(KindType, []string{"types"}, NoParent, true, func(s *Snapshot) *[]Type { return &s.Types },
-		func(x *Type) string { return qualify(x.Schema, x.Name) }, bySchemaName(func(x *Type) (string, string) { return x.Schema, x.Name }),
+		func(x *Type) string { return qualify(x.Schema, x.Name) }, byPair(func(x *Type) (string, string) { return x.Schema, x.Name }),
 		func(x *Type) {
 			normACL(x.ACL)
 			sortConstraints(x.Constraints)
@@ -115,7 +115,7 @@ var kinds = []KindSpec{
 		}),
 	nested[Column](KindAttribute, nil, ParentDotted, false, func(x *Column, parent string) string { return parent + "." + ident(x.Name) }),
 	top(KindTable, []string{"tables"}, NoParent, true, func(s *Snapshot) *[]Table { return &s.Tables },
-		func(x *Table) string { return qualify(x.Schema, x.Name) }, bySchemaName(func(x *Table) (string, string) { return x.Schema, x.Name }),
+		func(x *Table) string { return qualify(x.Schema, x.Name) }, byPair(func(x *Table) (string, string) { return x.Schema, x.Name }),
 		func(x *Table) {
 			normACL(x.ACL)
 			slices.Sort(x.Options)
@@ -129,16 +129,16 @@ var kinds = []KindSpec{
 	nested[Constraint](KindConstraint, []string{"constraints"}, ParentOn, false, func(x *Constraint, parent string) string { return ident(x.Name) + " on " + parent }),
 	nested[Index](KindIndex, []string{"indexes"}, ParentTable, true, func(x *Index, _ string) string { return qualify(x.Schema, x.Name) }),
 	top(KindStatistics, []string{"statistics"}, ParentTable, true, func(s *Snapshot) *[]Statistics { return &s.Statistics },
-		func(x *Statistics) string { return qualify(x.Schema, x.Name) }, bySchemaName(func(x *Statistics) (string, string) { return x.Schema, x.Name }), nil),
+		func(x *Statistics) string { return qualify(x.Schema, x.Name) }, byPair(func(x *Statistics) (string, string) { return x.Schema, x.Name }), nil),
 	top(KindPolicy, []string{"policies"}, ParentOn, false, func(s *Snapshot) *[]Policy { return &s.Policies },
-		func(x *Policy) string { return ident(x.Name) + " on " + x.Table }, byTableName(func(x *Policy) (string, string) { return x.Table, x.Name }),
+		func(x *Policy) string { return ident(x.Name) + " on " + x.Table }, byPair(func(x *Policy) (string, string) { return x.Table, x.Name }),
 		func(x *Policy) { slices.Sort(x.Roles) }),
 	top(KindTrigger, []string{"triggers"}, ParentOn, false, func(s *Snapshot) *[]Trigger { return &s.Triggers },
-		func(x *Trigger) string { return ident(x.Name) + " on " + x.Table }, byTableName(func(x *Trigger) (string, string) { return x.Table, x.Name }), nil),
+		func(x *Trigger) string { return ident(x.Name) + " on " + x.Table }, byPair(func(x *Trigger) (string, string) { return x.Table, x.Name }), nil),
 	top(KindRule, []string{"rules"}, ParentOn, false, func(s *Snapshot) *[]Rule { return &s.Rules },
-		func(x *Rule) string { return ident(x.Name) + " on " + x.Table }, byTableName(func(x *Rule) (string, string) { return x.Table, x.Name }), nil),
+		func(x *Rule) string { return ident(x.Name) + " on " + x.Table }, byPair(func(x *Rule) (string, string) { return x.Table, x.Name }), nil),
 	top(KindView, []string{"views"}, NoParent, true, func(s *Snapshot) *[]View { return &s.Views },
-		func(x *View) string { return qualify(x.Schema, x.Name) }, bySchemaName(func(x *View) (string, string) { return x.Schema, x.Name }),
+		func(x *View) string { return qualify(x.Schema, x.Name) }, byPair(func(x *View) (string, string) { return x.Schema, x.Name }),
 		func(x *View) {
 			normACL(x.ACL)
 			slices.Sort(x.Options)
@@ -148,7 +148,7 @@ var kinds = []KindSpec{
 			sortIndexes(x.Indexes)
 		}),
 	top(KindSequence, []string{"sequences"}, ParentOwnedBy, true, func(s *Snapshot) *[]Sequence { return &s.Sequences },
-		func(x *Sequence) string { return qualify(x.Schema, x.Name) }, bySchemaName(func(x *Sequence) (string, string) { return x.Schema, x.Name }),
+		func(x *Sequence) string { return qualify(x.Schema, x.Name) }, byPair(func(x *Sequence) (string, string) { return x.Schema, x.Name }),
 		func(x *Sequence) { normACL(x.ACL) }),
 	top(KindFunction, []string{"functions", "aggregates"}, NoParent, true, func(s *Snapshot) *[]Function { return &s.Functions },
 		(*Function).Identity, func(a, b *Function) int {
@@ -159,15 +159,15 @@ var kinds = []KindSpec{
 	top(KindCast, []string{"casts"}, NoParent, false, func(s *Snapshot) *[]Cast { return &s.Casts },
 		(*Cast).Identity, func(a, b *Cast) int { return cmp.Compare(a.Identity(), b.Identity()) }, nil),
 	top(KindCollation, []string{"collations"}, NoParent, true, func(s *Snapshot) *[]Collation { return &s.Collations },
-		func(x *Collation) string { return qualify(x.Schema, x.Name) }, bySchemaName(func(x *Collation) (string, string) { return x.Schema, x.Name }), nil),
+		func(x *Collation) string { return qualify(x.Schema, x.Name) }, byPair(func(x *Collation) (string, string) { return x.Schema, x.Name }), nil),
 	top(KindTextSearchDict, []string{"text_search_dictionaries"}, NoParent, true,
 		func(s *Snapshot) *[]TextSearchDict { return &s.TextSearchDicts },
 		func(x *TextSearchDict) string { return qualify(x.Schema, x.Name) },
-		bySchemaName(func(x *TextSearchDict) (string, string) { return x.Schema, x.Name }), nil),
+		byPair(func(x *TextSearchDict) (string, string) { return x.Schema, x.Name }), nil),
 	top(KindTextSearchConfig, []string{"text_search_configurations"}, NoParent, true,
 		func(s *Snapshot) *[]TextSearchConfig { return &s.TextSearchConfigs },
 		func(x *TextSearchConfig) string { return qualify(x.Schema, x.Name) },
-		bySchemaName(func(x *TextSearchConfig) (string, string) { return x.Schema, x.Name }),
+		byPair(func(x *TextSearchConfig) (string, string) { return x.Schema, x.Name }),
 		func(x *TextSearchConfig) {
 			slices.SortFunc(x.Mapping, func(a, b TokenMapping) int { return cmp.Compare(a.Token, b.Token) })
 		}),
@@ -216,21 +216,18 @@ func nested[T any](name string, queries []string, parent Parent, inSchema bool, 
 	}
 }
 
+// byName orders objects by name.
 func byName[T any](name func(*T) string) func(a, b *T) int {
 	return func(a, b *T) int { return cmp.Compare(name(a), name(b)) }
 }
 
-func bySchemaName[T any](names func(*T) (string, string)) func(a, b *T) int {
+// byPair orders objects by two names: schema (or table) first, then name.
+func byPair[T any](names func(*T) (string, string)) func(a, b *T) int {
 	return func(a, b *T) int {
 		as, an := names(a)
 		bs, bn := names(b)
 		return cmp.Or(cmp.Compare(as, bs), cmp.Compare(an, bn))
 	}
-}
-
-// byTableName orders objects named within a table: by table, then name.
-func byTableName[T any](names func(*T) (string, string)) func(a, b *T) int {
-	return bySchemaName(names)
 }
 
 // kindNamed returns the row of the kind name.
