@@ -475,26 +475,21 @@ func flatten(which Which, s Variant, norm bool) *sideFacts {
 	return sf
 }
 
-// parentOf returns the object a child object belongs to: a column's relation, a constraint's,
-// trigger's or policy's table. The relation kind is not known from the identity alone, so a
-// column's parent is looked up as a table (views fold their columns too, see flatten). A rule's
-// parent is its table, an index's and statistics object's the table its "table" fact names.
+// parentOf returns the object a child object belongs to, by its kind's parent in introspect's
+// table of kinds when the identity names it: a column's relation, a constraint's, trigger's,
+// policy's or rule's table, a composite type's attribute's type. The relation kind is not known
+// from the identity alone, so a parent other than a type is looked up as a table (views fold
+// their columns too, see flatten). An index's and statistics object's parent is the table their
+// "table" fact names (flatten); an owned sequence stands apart.
 func parentOf(ref introspect.ObjectRef) (introspect.ObjectRef, bool) {
-	switch ref.Kind {
-	case introspect.KindConstraint, introspect.KindTrigger, introspect.KindPolicy, introspect.KindRule:
-		if i := strings.LastIndex(ref.Object, " on "); i >= 0 {
-			return introspect.ObjectRef{Kind: introspect.KindTable, Object: ref.Object[i+4:]}, true
-		}
-	case introspect.KindColumn:
-		if i := strings.LastIndex(ref.Object, "."); i >= 0 {
-			return introspect.ObjectRef{Kind: introspect.KindTable, Object: ref.Object[:i]}, true
-		}
-	case introspect.KindAttribute:
-		if i := strings.LastIndex(ref.Object, "."); i >= 0 {
-			return introspect.ObjectRef{Kind: introspect.KindType, Object: ref.Object[:i]}, true
-		}
+	name := introspect.ParentOf(ref.Kind, ref.Object, func(string) string { return "" })
+	if name == "" {
+		return introspect.ObjectRef{}, false
 	}
-	return introspect.ObjectRef{}, false
+	if ref.Kind == introspect.KindAttribute {
+		return introspect.ObjectRef{Kind: introspect.KindType, Object: name}, true
+	}
+	return introspect.ObjectRef{Kind: introspect.KindTable, Object: name}, true
 }
 
 // renumberColumns rewrites the "position" of the columns of a relation that has columns on one

@@ -97,14 +97,9 @@ func compareRefs(a, b ObjectRef) int {
 }
 
 // attached reports whether the object ref (with its facts) belongs to one of owners (created
-// tables, views and types) or lies in one of schemas (created schemas, by identity).
+// tables, views and types: its kind's [Parent]) or lies in one of schemas (created schemas, by
+// identity, for the kinds whose identity starts with their schema).
 func attached(ref ObjectRef, facts []Fact, owners map[ObjectRef]bool, schemas map[string]bool) bool {
-	parentOf := func(object string) string {
-		if i := strings.LastIndex(object, "."); i >= 0 {
-			return object[:i]
-		}
-		return ""
-	}
 	attr := func(name string) string {
 		for _, f := range facts {
 			if f.Attr == name {
@@ -113,30 +108,11 @@ func attached(ref ObjectRef, facts []Fact, owners map[ObjectRef]bool, schemas ma
 		}
 		return ""
 	}
-	var rel string
-	switch ref.Kind {
-	case KindColumn:
-		rel = parentOf(ref.Object)
-	case KindAttribute:
-		return owners[ObjectRef{KindType, parentOf(ref.Object)}]
-	case KindConstraint, KindTrigger, KindPolicy, KindRule:
-		if i := strings.LastIndex(ref.Object, " on "); i >= 0 {
-			rel = ref.Object[i+4:]
-		}
-		if ref.Kind == KindConstraint && owners[ObjectRef{KindType, rel}] {
-			return true // a domain's constraint
-		}
-	case KindIndex, KindStatistics:
-		rel = attr("table")
-	case KindSequence:
-		rel = parentOf(attr("owned_by"))
-	}
-	if rel != "" && (owners[ObjectRef{KindTable, rel}] || owners[ObjectRef{KindView, rel}]) {
+	if rel := ParentOf(ref.Kind, ref.Object, attr); rel != "" &&
+		(owners[ObjectRef{KindTable, rel}] || owners[ObjectRef{KindView, rel}] || owners[ObjectRef{KindType, rel}]) {
 		return true
 	}
-	switch ref.Kind {
-	case KindTable, KindView, KindSequence, KindFunction, KindType, KindIndex, KindOperator, KindCollation,
-		KindStatistics, KindTextSearchConfig:
+	if k, _ := kindNamed(ref.Kind); k.InSchema {
 		for s := range schemas {
 			if strings.HasPrefix(ref.Object, s+".") {
 				return true

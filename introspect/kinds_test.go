@@ -21,6 +21,7 @@ CREATE STATISTICS public.k_ab (ndistinct) ON a, b FROM public.k;
 CREATE FUNCTION public.acc(int, int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 + $2';
 CREATE AGGREGATE public.total(int) (SFUNC = public.acc, STYPE = int, INITCOND = '0');
 CREATE TEXT SEARCH CONFIGURATION public.cfg (COPY = english);
+CREATE TEXT SEARCH DICTIONARY public.ledger_words (TEMPLATE = pg_catalog.simple, STOPWORDS = english, ACCEPT = false);
 CREATE PUBLICATION k_pub FOR TABLE public.k (a, b) WHERE (a > 1);
 CREATE FUNCTION public.ddl_watch() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN END $$;
 `
@@ -34,7 +35,7 @@ var (
 	catalogKindsCreated = []ObjectRef{
 		{KindRule, "k_keep on public.k"}, {KindOperator, "public.===(integer, integer)"},
 		{KindCast, "(integer AS public.mark)"}, {KindCollation, "public.ci"}, {KindStatistics, "public.k_ab"},
-		{KindTextSearchConfig, "public.cfg"}, {KindEventTrigger, "ddl_watch"}, {KindPublication, "k_pub"},
+		{KindTextSearchConfig, "public.cfg"}, {KindTextSearchDict, "public.ledger_words"}, {KindEventTrigger, "ddl_watch"}, {KindPublication, "k_pub"},
 		{KindPublication, "public_all"},
 	}
 	catalogKindsFacts = map[FactKey]string{
@@ -50,6 +51,8 @@ var (
 		{KindFunction, "public.total(integer)", "initial_condition"}: "0",
 		{KindTextSearchConfig, "public.cfg", "mapping:asciiword"}:    "english_stem",
 		{KindTextSearchConfig, "public.cfg", "parser"}:               "pg_catalog.default",
+		{KindTextSearchDict, "public.ledger_words", "template"}:      "pg_catalog.simple",
+		{KindTextSearchDict, "public.ledger_words", "options"}:       "stopwords = 'english', accept = 'false'",
 		{KindEventTrigger, "ddl_watch", "tags"}:                      "CREATE TABLE",
 		{KindEventTrigger, "ddl_watch", "owner"}:                     DefaultAdminRole,
 		{KindPublication, "k_pub", "table:public.k"}:                 "columns a, b where (a > 1)",
@@ -69,6 +72,7 @@ COMMENT ON COLLATION public.ci IS 'case-insensitive';
 ALTER STATISTICS public.k_ab SET STATISTICS 50;
 ALTER TEXT SEARCH CONFIGURATION public.cfg ALTER MAPPING FOR asciiword WITH simple, english_stem;
 ALTER PUBLICATION k_pub SET (publish = 'insert');
+COMMENT ON TEXT SEARCH DICTIONARY public.ledger_words IS 'the ledger''s words';
 `
 	catalogKindsChangeAdmin = `ALTER EVENT TRIGGER ddl_watch DISABLE; ALTER AGGREGATE public.total(int) OWNER TO service_role`
 )
@@ -81,6 +85,7 @@ var catalogKindsChanged = map[FactKey]string{
 	{KindStatistics, "public.k_ab", "target"}:                  "50",
 	{KindTextSearchConfig, "public.cfg", "mapping:asciiword"}:  "simple, english_stem",
 	{KindPublication, "k_pub", "publish"}:                      "insert",
+	{KindTextSearchDict, "public.ledger_words", "comment"}:     "the ledger's words",
 	{KindEventTrigger, "ddl_watch", "enabled"}:                 "disabled",
 	{KindFunction, "public.total(integer)", "owner"}:           "service_role",
 }
@@ -94,6 +99,7 @@ DROP RULE k_keep ON public.k;
 DROP CAST (int AS public.mark);
 DROP PUBLICATION k_pub;
 DROP TEXT SEARCH CONFIGURATION public.cfg;
+DROP TEXT SEARCH DICTIONARY public.ledger_words;
 DROP STATISTICS public.k_ab;
 DROP COLLATION public.ci;
 DROP OPERATOR public.=== (int, int);

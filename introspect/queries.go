@@ -15,14 +15,6 @@ import (
 //go:embed queries/*.sql
 var queryFS embed.FS
 
-// queryNames lists the queries in the order they are sent in the batch.
-var queryNames = []string{
-	"schemas", "extensions", "types", "tables", "columns", "constraints", "indexes",
-	"sequences", "views", "functions", "triggers", "policies", "default_privileges", "roles",
-	"rules", "operators", "casts", "collations", "statistics", "aggregates",
-	"text_search_configurations", "event_triggers", "publications",
-}
-
 // EnvironmentSchemas are the schemas a Supabase database has before any user SQL, left out of a
 // snapshot unless [Options.IncludeEnvironment] is set (triggers, policies and rules on their
 // tables are kept regardless, and so are publications, which have no schema).

@@ -251,17 +251,17 @@ func newDecoder(opts Options) *decoder { return &decoder{opts: opts, s: &Snapsho
 // decode decodes the result of the query name. Calls for different names may run concurrently.
 func (d *decoder) decode(name string, js []byte) error {
 	s := d.s
+	// The queries whose rows are completed in assemble decode into rows of their own; every
+	// other decodes into its kind's list.
 	targets := map[string]any{
-		"schemas": &s.Schemas, "extensions": &s.Extensions, "types": &s.Types, "tables": &s.Tables,
 		"columns": &d.columns, "constraints": &d.constraints, "indexes": &d.indexes,
-		"sequences": &d.sequences, "views": &s.Views, "functions": &s.Functions,
-		"triggers": &d.triggers, "policies": &d.policies, "default_privileges": &s.DefaultPrivileges,
-		"roles": &s.Roles, "rules": &d.rules, "operators": &s.Operators, "casts": &s.Casts,
-		"collations": &s.Collations, "statistics": &d.statistics, "aggregates": &d.aggregates,
-		"text_search_configurations": &s.TextSearchConfigs, "event_triggers": &s.EventTriggers,
-		"publications": &d.pubs,
+		"sequences": &d.sequences, "triggers": &d.triggers, "policies": &d.policies,
+		"rules": &d.rules, "statistics": &d.statistics, "aggregates": &d.aggregates, "publications": &d.pubs,
 	}
 	target, ok := targets[name]
+	if !ok {
+		target, ok = kindTarget(s, name)
+	}
 	if !ok {
 		return fmt.Errorf("decoding %s: no such query", name)
 	}

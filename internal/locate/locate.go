@@ -7,12 +7,14 @@
 package locate
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
 // Index is what each statement of one file does, by object.
@@ -450,12 +452,16 @@ func lastName(object string) string {
 	return strings.Trim(object, `"`)
 }
 
-// kinds are the object kinds of introspect and of findings, longest first, so that "materialized
-// view x" splits as that kind.
-var kinds = []string{"text search configuration", "default privileges", "materialized view", "event trigger",
-	"foreign table", "publication", "statistics", "attribute", "collation", "constraint", "extension", "operator",
-	"procedure", "function", "sequence", "trigger", "policy", "schema", "column", "index", "table", "role", "rule",
-	"type", "view", "cast"}
+// kinds are the object kinds of introspect (its table of kinds) and of findings (the finer
+// kinds statements name), longest first, so that "materialized view x" splits as that kind.
+var kinds = func() []string {
+	out := []string{string(pgsql.KindMatView), string(pgsql.KindForeignTable), string(pgsql.KindProcedure)}
+	for _, k := range introspect.Kinds() {
+		out = append(out, k.Name)
+	}
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), cmp.Compare(a, b)) })
+	return out
+}()
 
 // SplitRef splits a finding's object, "kind identity" ("table public.t", "materialized view
 // public.m"), into its kind and identity; false when it names no known kind.

@@ -174,6 +174,8 @@ ALTER STATISTICS public.t_ab SET STATISTICS 50;
 ALTER OPERATOR public.=== (int, int) SET (RESTRICT = eqsel);
 COMMENT ON CAST (varchar AS public."Mood") IS 'in';
 ALTER EVENT TRIGGER watch DISABLE;
+CREATE TEXT SEARCH DICTIONARY public.ledger_words (TEMPLATE = simple, STOPWORDS = english);
+COMMENT ON TEXT SEARCH DICTIONARY public.ledger_words IS 'the ledger''s words';
 `)
 	for _, c := range []struct {
 		kind, object, attr string
@@ -192,6 +194,8 @@ ALTER EVENT TRIGGER watch DISABLE;
 		{"event trigger", "watch", "enabled", 17},
 		{"publication", "ledger", "table:public.t", 11},
 		{"publication", "supabase_realtime", "table:public.t", 13},
+		{"text search dictionary", "public.ledger_words", "options", 18},
+		{"text search dictionary", "public.ledger_words", "comment", 19},
 	} {
 		pos, ok := ix.Statement(c.kind, c.object, c.attr)
 		if !ok || pos.Line != c.line {

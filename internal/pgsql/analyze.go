@@ -281,6 +281,7 @@ var objectKinds = map[pg_query.ObjectType]ObjKind{
 	pg_query.ObjectType_OBJECT_ROLE:            KindRole,
 	pg_query.ObjectType_OBJECT_STATISTIC_EXT:   KindStatistics,
 	pg_query.ObjectType_OBJECT_TSCONFIGURATION: KindTSConfig,
+	pg_query.ObjectType_OBJECT_TSDICTIONARY:    "text search dictionary",
 }
 
 // kindOf is the kind of an object type: one lint distinguishes, else PostgreSQL's name in

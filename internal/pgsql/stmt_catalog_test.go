@@ -26,6 +26,9 @@ ALTER COLLATION app.ci REFRESH VERSION;
 CREATE TEXT SEARCH CONFIGURATION app.cfg (COPY = english);
 ALTER TEXT SEARCH CONFIGURATION app.cfg ALTER MAPPING FOR asciiword WITH simple;
 DROP TEXT SEARCH CONFIGURATION app.cfg;
+CREATE TEXT SEARCH DICTIONARY app.words (TEMPLATE = simple, STOPWORDS = english);
+COMMENT ON TEXT SEARCH DICTIONARY app.words IS 'w';
+DROP TEXT SEARCH DICTIONARY app.words;
 `
 	f, err := Parse("m.sql", []byte(src))
 	if err != nil {
@@ -56,6 +59,9 @@ DROP TEXT SEARCH CONFIGURATION app.cfg;
 		{VerbCreate, "CREATE TEXT SEARCH CONFIGURATION", "text search configuration app.cfg"},
 		{VerbAlter, "ALTER TEXT SEARCH CONFIGURATION", "text search configuration app.cfg"},
 		{VerbDrop, "DROP TEXT SEARCH CONFIGURATION", "text search configuration app.cfg"},
+		{VerbCreate, "CREATE TEXT SEARCH DICTIONARY", "text search dictionary app.words"},
+		{VerbComment, "COMMENT ON TEXT SEARCH DICTIONARY", "text search dictionary app.words"},
+		{VerbDrop, "DROP TEXT SEARCH DICTIONARY", "text search dictionary app.words"},
 	}
 	if len(f.Ops) != len(want) {
 		t.Fatalf("%d ops, want %d", len(f.Ops), len(want))

@@ -97,15 +97,8 @@ func quoteEmpty(s string) string {
 // groupObjects groups sorted facts by object, in a reading order: containers before contents.
 func groupObjects(facts []introspect.Fact) []introspect.ObjectFacts {
 	order := map[string]int{}
-	for i, k := range []string{
-		introspect.KindRole, introspect.KindSchema, introspect.KindExtension, introspect.KindDefaultPrivileges,
-		introspect.KindType, introspect.KindAttribute, introspect.KindTable, introspect.KindColumn,
-		introspect.KindConstraint, introspect.KindIndex, introspect.KindStatistics, introspect.KindPolicy,
-		introspect.KindTrigger, introspect.KindRule, introspect.KindView, introspect.KindSequence,
-		introspect.KindFunction, introspect.KindOperator, introspect.KindCast, introspect.KindCollation,
-		introspect.KindTextSearchConfig, introspect.KindEventTrigger, introspect.KindPublication,
-	} {
-		order[k] = i
+	for i, k := range introspect.Kinds() { // containers before their contents
+		order[k.Name] = i
 	}
 	var out []introspect.ObjectFacts
 	idx := map[introspect.ObjectRef]int{}

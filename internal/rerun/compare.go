@@ -128,12 +128,10 @@ func shown(v string) string {
 	return v
 }
 
-// parents lists the objects o belongs to: a column's relation, a constraint's, trigger's,
-// policy's or rule's table, an index's or statistics object's table, an owned sequence's table.
+// parents lists the objects o belongs to, by its kind's parent (introspect.ParentOf): a
+// column's relation, a constraint's, trigger's, policy's or rule's table, an index's or
+// statistics object's table, an owned sequence's table.
 func parents(o introspect.ObjectFacts) []introspect.ObjectRef {
-	rels := func(name string) []introspect.ObjectRef {
-		return []introspect.ObjectRef{{Kind: introspect.KindTable, Object: name}, {Kind: introspect.KindView, Object: name}, {Kind: introspect.KindType, Object: name}}
-	}
 	fact := func(attr string) string {
 		for _, f := range o.Facts {
 			if f.Attr == attr {
@@ -142,27 +140,11 @@ func parents(o introspect.ObjectFacts) []introspect.ObjectRef {
 		}
 		return ""
 	}
-	switch o.Kind {
-	case introspect.KindColumn, introspect.KindAttribute:
-		if i := strings.LastIndex(o.Object, "."); i > 0 {
-			return rels(o.Object[:i])
-		}
-	case introspect.KindConstraint, introspect.KindTrigger, introspect.KindPolicy, introspect.KindRule:
-		if i := strings.LastIndex(o.Object, " on "); i > 0 {
-			return rels(o.Object[i+len(" on "):])
-		}
-	case introspect.KindIndex, introspect.KindStatistics:
-		if t := fact("table"); t != "" {
-			return rels(t)
-		}
-	case introspect.KindSequence:
-		if ob := fact("owned_by"); ob != "" {
-			if i := strings.LastIndex(ob, "."); i > 0 {
-				return rels(ob[:i])
-			}
-		}
+	name := introspect.ParentOf(o.Kind, o.Object, fact)
+	if name == "" {
+		return nil
 	}
-	return nil
+	return []introspect.ObjectRef{{Kind: introspect.KindTable, Object: name}, {Kind: introspect.KindView, Object: name}, {Kind: introspect.KindType, Object: name}}
 }
 
 func hasParentIn(o introspect.ObjectFacts, set map[introspect.ObjectRef]bool) bool {
