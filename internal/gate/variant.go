@@ -415,11 +415,7 @@ func (p *pipeline) upgrade(r *variantRun, u *upgradeRun, t0 time.Time) error {
 		return fmt.Errorf("upgrade audit of %s: %w", r.v.File, err)
 	}
 	r.upgrade, r.rerunTook = &ph, time.Since(t0)
-	n := len(ph.Findings)
-	if r.rerun != nil {
-		n += len(r.rerun.Findings)
-	}
-	p.say("rerun %s: %d findings in %s", r.v.Name, n, report.FormatDuration(r.rerunTook))
+	p.sayRerun(r)
 	return nil
 }
 
