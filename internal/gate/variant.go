@@ -83,7 +83,7 @@ func (r *variantRun) parseAndLint(cfg lint.Config, lints bool, dim, postgres int
 	}
 	fs := lint.Parsed(r.v.File, r.file, r.parseEr, cfg, lint.Options{Dim: dim, Postgres: postgres})
 	r.lint = report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + r.v.Name, File: r.v.File, Duration: time.Since(s0), Findings: fs}
-	say("lint %s: %d findings in %s", r.v.Name, len(fs), report.FormatDuration(r.lint.Duration))
+	say("%s", report.ProgressLine(&r.lint)) // as the table shows the phase (report.ProgressLine)
 }
 
 // variant takes one variant through its sequence of steps, each called from here: read its
