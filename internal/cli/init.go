@@ -39,14 +39,16 @@ entries: []
 func newInitCmd(g *globals) *cobra.Command {
 	f := &initFlags{}
 	cmd := &cobra.Command{
-		Use:   "init [--artifact FILE --dim N [--port FILE --port-dim M]] [--glob PATTERN]... [--update]",
+		Use:   "init [--artifact FILE [--dim N] [--port FILE --port-dim M]] [--glob PATTERN]... [--update]",
 		Short: "Write a commented ledgercheck.yaml for a sidecar of your own, or for a repository as it is",
 		Long: `init writes ` + config.DefaultFile + ` in the current directory for a new sidecar: its migration
-(--artifact, at vector dimension --dim) and, optionally, one port of it (--port at --port-dim),
-compared with the artifact through an allowlist (--allowlist, default allowlist.yaml, created
-empty when it does not exist; an existing one is left as it is). The file has the Open Brain
-defaults (the prerequisites, the lint policy's existing objects and untrusted extensions), with
-comments that explain every key, and commented-out examples of ports, probes, a fixture and
+(--artifact, at vector dimension --dim: required where the file has a vector type, such as a
+vector(768) column; a file without one needs none) and, optionally, one port of it (--port at
+--port-dim), compared with the artifact through an allowlist (--allowlist, default
+allowlist.yaml, created empty when it does not exist; an existing one is left as it is). The Open
+Brain prerequisites are on where the files use an Open Brain object (thoughts, agent_memories,
+their functions), and off otherwise, with a comment that says which objects; the lint policy's
+existing objects and untrusted extensions are the shipped ones. Comments explain every key, and commented-out examples of ports, probes, a fixture and
 prerequisite files (another sidecar this one depends on). It passes validation as written, so
 ` + "`ledgercheck check`" + ` runs at once:
 
@@ -79,7 +81,7 @@ Exit codes: 0 written; 2 a usage error or an existing ` + config.DefaultFile + `
 	fl := cmd.Flags()
 	fl.StringVar(&f.in.Artifact, "artifact", "", "the sidecar's migration (without it: the repository's configuration of version 3)")
 	fl.StringArrayVar(&f.globs, "glob", nil, "without --artifact: the files to configure (repeatable; ** matches any number of directories; default every .sql file)")
-	fl.IntVar(&f.in.Dim, "dim", 0, "the vector dimension it is installed at (required with --artifact; default 1536 for a repository)")
+	fl.IntVar(&f.in.Dim, "dim", 0, "the vector dimension it is installed at (required with an --artifact that has a vector type; default 1536 for a repository)")
 	fl.BoolVar(&f.update, "update", false, "without --artifact: add the files the repository gained to the existing "+config.DefaultFile+", keeping what it says")
 	fl.StringVar(&f.in.Port, "port", "", "a port of the migration, compared with it")
 	fl.IntVar(&f.in.PortDim, "port-dim", 0, "the port's vector dimension (with --port)")
@@ -98,7 +100,7 @@ func (f *initFlags) run(cmd *cobra.Command, g *globals) error {
 	if len(f.globs) > 0 || f.update {
 		return fault.Input(errors.New("--glob and --update configure a repository: drop --artifact"))
 	}
-	if err := dimFlag(cmd, "dim", in.Dim, "the artifact's vector dimension"); err != nil {
+	if err := sidecarDefaults(cmd, g, &in); err != nil {
 		return err
 	}
 	switch {
@@ -119,7 +121,12 @@ func (f *initFlags) run(cmd *cobra.Command, g *globals) error {
 	if err := f.write(data); err != nil {
 		return err
 	}
-	g.logf("init: wrote %s (version %d) for %s at dimension %d", config.DefaultFile, config.Version, in.Artifact, in.Dim)
+	if in.Dim == 0 {
+		g.logf("init: wrote %s (version %d) for %s, which has no vector column, so no dimension", config.DefaultFile, config.Version, in.Artifact)
+	} else {
+		g.logf("init: wrote %s (version %d) for %s at dimension %d", config.DefaultFile, config.Version, in.Artifact, in.Dim)
+	}
+	g.logf("init: prerequisites.openbrain: %t. %s", in.OpenBrain, strings.Join(strings.Fields(strings.Join(in.OpenBrainWhy, " ")), " "))
 	if in.Port != "" {
 		g.logf("init: the port %s at dimension %d is compared with it through %s", in.Port, in.PortDim, in.Allowlist)
 		if _, err := os.Stat(in.Allowlist); errors.Is(err, fs.ErrNotExist) {

@@ -108,7 +108,8 @@ type Locks struct {
 type Variant struct {
 	// File is the migration.
 	File string `yaml:"file"`
-	// Dim is the vector dimension the prerequisites are installed at (see scratch.CheckDim).
+	// Dim is the vector dimension the prerequisites are installed at (see scratch.CheckDim);
+	// without a dim: key, scratch.DefaultDim (a migration without vector columns needs none).
 	Dim int `yaml:"dim"`
 	// Previous is the previous version of this variant's migration: the rerun audit installs it
 	// with the fixture, applies File over it, and compares with a fresh install of File. ""
@@ -320,6 +321,20 @@ func (c *Config) applyDefaults() {
 		if p := &c.Ports[i]; p.Name == "" && p.File != "" {
 			p.Name = NameOf(p.File)
 		}
+	}
+	c.defaultDim("artifact", &c.Artifact)
+	for i := range c.Ports {
+		c.defaultDim("ports."+strconv.Itoa(i), &c.Ports[i].Variant)
+	}
+}
+
+// defaultDim gives the variant at the dotted path at, when it has a file or a database and no
+// dim: key, the prerequisites' dimension (scratch.DefaultDim): a migration without vector
+// columns needs none of its own (init writes none for it). A dim: the file gives, 0 included,
+// is checked as written.
+func (c *Config) defaultDim(at string, v *Variant) {
+	if _, given := c.lines[c.Key(at+".dim")]; !given && v.Dim == 0 && (v.File != "" || v.DSN != "") {
+		v.Dim = scratch.DefaultDim
 	}
 }
 
@@ -725,11 +740,16 @@ var initTemplate string
 // given, relative to the configuration's directory.
 type Init struct {
 	Artifact string
-	Dim      int
+	// Dim is the artifact's dimension; 0 writes none (a migration without vector columns).
+	Dim int
 	// Port, when set, is the port's migration, at PortDim, reviewed through Allowlist.
 	Port      string
 	PortDim   int
 	Allowlist string
+	// OpenBrain turns the Open Brain prerequisites on; OpenBrainWhy says why (or why not), one
+	// comment line each: the Open Brain objects the files use.
+	OpenBrain    bool
+	OpenBrainWhy []string
 }
 
 // Template returns the commented configuration of version 2 for in: the Open Brain defaults

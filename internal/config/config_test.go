@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -145,11 +146,13 @@ func TestLintOnlyConfig(t *testing.T) {
 }
 
 // The configuration init writes passes Parse as written, with or without a port, whatever the
-// file names; it carries the Open Brain defaults of the shipped lint policy.
+// file names; it carries the Open Brain defaults of the shipped lint policy, the prerequisites
+// as init chose them (with the comment saying why) and no dim: where the file needs none.
 func TestTemplate(t *testing.T) {
 	for _, in := range []Init{
-		{Artifact: "sidecar.sql", Dim: 1536},
-		{Artifact: "migrations/my sidecar: v2.sql", Dim: 768, Port: "ports/#1 port 1024.sql", PortDim: 1024, Allowlist: "allow list.yaml"},
+		{Artifact: "sidecar.sql", Dim: 1536, OpenBrain: true, OpenBrainWhy: []string{"On: the migration uses Open Brain objects:", "  table public.thoughts (sidecar.sql:3:40)"}},
+		{Artifact: "migrations/my sidecar: v2.sql", Dim: 768, Port: "ports/#1 port 1024.sql", PortDim: 1024, Allowlist: "allow list.yaml", OpenBrain: true},
+		{Artifact: "notes.sql", OpenBrainWhy: []string{"Off: the migration uses no Open Brain object"}},
 	} {
 		b, err := Template(in)
 		if err != nil {
@@ -159,9 +162,14 @@ func TestTemplate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v\n%s", in, err, b)
 		}
-		if c.Version != Version || c.Artifact.File != filepath.Join("dir", in.Artifact) || c.Artifact.Dim != in.Dim || !c.Prerequisites.OpenBrain ||
+		if c.Version != Version || c.Artifact.File != filepath.Join("dir", in.Artifact) || c.Artifact.Dim != cmp.Or(in.Dim, 1536) || c.Prerequisites.OpenBrain != in.OpenBrain ||
 			!c.LintSet || len(c.Lint.Existing) != len(DefaultLint().Existing) || len(c.Lint.UntrustedExtensions) == 0 || len(c.Lint.Allow) != 0 {
 			t.Errorf("%+v: loads as %+v", in, c)
+		}
+		for _, why := range in.OpenBrainWhy {
+			if !strings.Contains(string(b), "  # "+why+"\n") {
+				t.Errorf("%+v: the configuration does not say %q", in, why)
+			}
 		}
 		if in.Port == "" {
 			if len(c.Ports) != 0 {

@@ -71,7 +71,7 @@ func (c *Config) Override(o Overrides) error {
 		}
 		c.Rerun.Times = *o.Times
 	}
-	return c.checkDims()
+	return c.checkDims(o)
 }
 
 // overrideVariant points v at the database dsn (dropping its file and previous version), at
@@ -124,16 +124,32 @@ func (c *Config) overridePort(o Overrides) error {
 	return nil
 }
 
-// checkDims checks the dimension of every variant (scratch.CheckDim), naming the flag that
-// sets it.
-func (c *Config) checkDims() error {
-	if err := scratch.CheckDim(c.Artifact.Dim); err != nil {
-		return fault.Input(fmt.Errorf("--artifact-dim %w", err))
+// checkDims checks the dimension of every variant the flags o set (scratch.CheckDim), naming
+// the flag; a variant o gave a file or a database without a dimension has the default one, as
+// a configured variant without dim: has (applyDefaults). A variant that is not there (a
+// configuration for lint alone) has no dimension to check: the command that needs it says so.
+func (c *Config) checkDims(o Overrides) error {
+	if err := checkDim(&c.Artifact, o.ArtifactDim, "--artifact-dim"); err != nil {
+		return err
 	}
-	for _, p := range c.Ports {
-		if err := scratch.CheckDim(p.Dim); err != nil {
-			return fault.Input(fmt.Errorf("--port-dim %w", err))
+	for i := range c.Ports {
+		if err := checkDim(&c.Ports[i].Variant, o.PortDim, "--port-dim"); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkDim checks v's dimension when the flag called name set it (typed), and gives a variant
+// with none the default.
+func checkDim(v *Variant, typed *int, name string) error {
+	switch {
+	case typed != nil:
+		if err := scratch.CheckDim(v.Dim); err != nil {
+			return fault.Input(fmt.Errorf("%s %w", name, err))
+		}
+	case v.Dim == 0 && (v.File != "" || v.DSN != ""):
+		v.Dim = scratch.DefaultDim
 	}
 	return nil
 }

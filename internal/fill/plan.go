@@ -3,6 +3,7 @@ package fill
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -35,6 +36,11 @@ type Options struct {
 	// tables (row i of every team_id column is one value), so that rows of tables that join on
 	// such a column without a foreign key meet.
 	Shared bool
+	// Users are ids of users in auth.users (users.go): a column that names a user (a DEFAULT
+	// auth.uid() column, a NOT NULL key into auth.users) takes them row by row instead of a
+	// default no request sets or a row of auth.users to generate. None: such a column is left
+	// to its default, or its key to the rows of auth.users.
+	Users []string
 }
 
 // Plan is the rows to generate: the tables in insert order (each after the tables its foreign
@@ -72,6 +78,8 @@ type Table struct {
 	// fixed are the columns of Options.Fixed, shared whether the values are keyed by table.
 	fixed  map[string][]string
 	shared bool
+	// users are the columns that take Options.Users (users.go).
+	users []string
 }
 
 // column is a column the rows give a value.
@@ -150,13 +158,24 @@ func New(before, after *introspect.Snapshot, opts Options) *Plan {
 			continue
 		}
 		t := tables[id]
-		pt, refs, reason := planTable(t, ts, tables, refd[id], opts.Rows)
+		pt, refs, reason := planTable(t, ts, tables, refd[id], opts.Rows, len(opts.Users) > 0)
 		if reason != "" {
 			p.Skipped = append(p.Skipped, Skip{Table: id, Reason: reason})
 			continue
 		}
 		pt.Prerequisite = !created[id]
 		pt.fixed, pt.shared = opts.Fixed[id], opts.Shared
+		if len(pt.users) > 0 {
+			pt.fixed = maps.Clone(pt.fixed)
+			if pt.fixed == nil {
+				pt.fixed = map[string][]string{}
+			}
+			for _, c := range pt.users {
+				if pt.fixed[c] == nil {
+					pt.fixed[c] = userLiterals(opts.Users)
+				}
+			}
+		}
 		for _, vals := range pt.fixed {
 			pt.Rows = max(pt.Rows, len(vals)) // a row for each fixed value
 		}
@@ -208,7 +227,8 @@ func referenced(snap *introspect.Snapshot, tables map[string]*introspect.Table) 
 // it has a default (gen_random_uuid()), so that the rows that reference it are reproducible
 // too; not when the default draws from a sequence, which the file's own inserts would then
 // collide with.
-func planTable(t *introspect.Table, ts *types, tables map[string]*introspect.Table, refd map[string]bool, rows int) (pt *Table, refs []string, reason string) {
+// With users, a column that names a user (userColumn) is planned, to take their ids.
+func planTable(t *introspect.Table, ts *types, tables map[string]*introspect.Table, refd map[string]bool, rows int, users bool) (pt *Table, refs []string, reason string) {
 	pt = &Table{Name: display(t.Schema, t.Name), quoted: quote(t.Schema) + "." + quote(t.Name), Rows: rows,
 		byConstraint: map[string][]int{}, byDomain: map[string][]int{}}
 	var names []string
@@ -222,11 +242,15 @@ func planTable(t *introspect.Table, ts *types, tables map[string]*introspect.Tab
 	for _, c := range t.Columns {
 		_, inFK := fkOf[c.Name]
 		keyed := refd[c.Name] && !strings.Contains(c.Default, "nextval(")
-		if !inFK && (c.Default != "" && !keyed || c.Identity != "" || c.Generated != "") {
+		user := users && c.Generated == "" && c.Identity == "" && userColumn(t, c)
+		if !inFK && !user && (c.Default != "" && !keyed || c.Identity != "" || c.Generated != "") {
 			continue
 		}
 		if c.Generated != "" || c.Identity == "always" {
 			continue // a key column the server must fill; the key takes what it gives
+		}
+		if user {
+			pt.users = append(pt.users, c.Name)
 		}
 		col := &column{name: c.Name, fk: -1}
 		if inFK {
@@ -261,7 +285,9 @@ func planTable(t *introspect.Table, ts *types, tables map[string]*introspect.Tab
 			g.nullable = g.nullable && !notNull[col]
 		}
 		pt.fks = append(pt.fks, g)
-		refs = append(refs, g.ref)
+		if len(fk.cols) != 1 || !slices.Contains(pt.users, fk.cols[0]) { // a user's key takes the users'
+			refs = append(refs, g.ref)
+		}
 	}
 	pt.varyOn(t, names, colIndex)
 	return pt, refs, ""

@@ -126,13 +126,13 @@ func fillTable(ctx context.Context, conn Execer, seed uint64, t *Table, got map[
 				break
 			}
 			if err == nil { // a foreign key found no row to reference
-				last = t.noReference(nulls)
+				last = t.noReferenceWhy(nulls)
 				if !t.nullFirstEmpty(row, nulls, got) {
 					break
 				}
 				continue
 			}
-			last = pe.Message // not its detail: "Failing row contains" values of now()
+			last = t.refusal(pe) // not its detail: "Failing row contains" values of now()
 			t.vary(pe, attempts)
 		}
 		if !ok && row == 0 {

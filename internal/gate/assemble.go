@@ -86,7 +86,7 @@ type variantPhases struct {
 // run point at it.
 func phasesOf(steps Steps, r *variantRun, layout rerunLayout) variantPhases {
 	out := variantPhases{lint: clonePhase(r.lint)}
-	installShown := r.installErr != nil && (steps.Parity || r.rerun == nil)
+	installShown := r.installShown(steps)
 	if installShown {
 		out.install = []report.PhaseResult{installPhase(r)}
 	}
@@ -103,8 +103,11 @@ func phasesOf(steps Steps, r *variantRun, layout rerunLayout) variantPhases {
 	case r.audit != nil:
 		ph := clonePhase(r.audit.phase)
 		out.lint.Findings = slices.Clone(r.audit.static)
-		confirmAudit(&out.lint, &ph, r.audit.confirmed, r.v.Name)
-		confirmObserved(&out.lint, &ph, r.audit.observed, r.v.Name)
+		stands := confirmAudit(&out.lint, &ph, r.audit.confirmed, r.v.Name)
+		stands = append(stands, confirmObserved(&out.lint, &ph, r.audit.observed, r.v.Name)...)
+		if slices.Sort(stands); len(stands) > 0 {
+			ph.Folded, ph.FoldedInto = len(slices.Compact(stands)), out.lint.Name
+		}
 		out.audit = []report.PhaseResult{ph}
 	case steps.Audit && r.file != nil && r.installErr != nil:
 		out.audit = []report.PhaseResult{notInstalled(r, finding.PhaseAudit, "audit "+r.v.Name)}
@@ -121,10 +124,7 @@ func phasesOf(steps Steps, r *variantRun, layout rerunLayout) variantPhases {
 	case r.rerun == nil && r.file != nil && r.installErr != nil: // no database to rerun in
 		out.rerun = []report.PhaseResult{notInstalled(r, finding.PhaseRerun, "rerun "+r.v.Name)}
 	default:
-		out.rerun = foldRerun(rerunPhases(r, layout), r, &out.lint)
-		if installShown { // the install phase reports the install's failure
-			out.rerun = foldInstall(out.rerun, r)
-		}
+		out.rerun = foldedRerun(steps, r, layout, &out.lint)
 	}
 	return out
 }

@@ -44,6 +44,9 @@ func foldRerun(phases []report.PhaseResult, r *variantRun, lintPh *report.PhaseR
 			if st := statementAt(r.file, f.Pos); f.Rule == rerun.RuleRerunFailed && f.Pos.File == r.v.File && flagged[st] {
 				phases[i].Notes = append(phases[i].Notes, fmt.Sprintf("failed: the rerun failure at %s is lint's not-idempotent finding there, reported once (lint %s)", f.Pos, r.v.Name))
 				phases[i].Status = report.StatusFail
+				if confirmed[st] != phases[i].Name {
+					phases[i].Folded, phases[i].FoldedInto = phases[i].Folded+1, lintPh.Name
+				}
 				confirmed[st] = phases[i].Name
 				continue
 			}
@@ -86,15 +89,15 @@ func foldInstall(phases []report.PhaseResult, r *variantRun) []report.PhaseResul
 	f := r.installFinding()
 	for i := range phases {
 		var kept []finding.Finding
-		folded := false
+		folded := 0
 		for _, g := range phases[i].Findings {
 			if sameInstallFailure[g.Rule] && g.Pos == f.Pos {
-				folded = true
+				folded++
 				continue
 			}
 			kept = append(kept, g)
 		}
-		if !folded {
+		if folded == 0 {
 			continue
 		}
 		phases[i].Findings = kept
@@ -104,6 +107,7 @@ func foldInstall(phases []report.PhaseResult, r *variantRun) []report.PhaseResul
 			continue
 		}
 		phases[i].Notes = append([]string{note}, phases[i].Notes...)
+		phases[i].Folded, phases[i].FoldedInto = 1, "install "+r.v.Name
 	}
 	return phases
 }
@@ -113,28 +117,57 @@ func foldInstall(phases []report.PhaseResult, r *variantRun) []report.PhaseResul
 // fail, with a note that points at it.
 // A confirmation that holds under some privilege models only marks lint's finding with them
 // (finding.Models): what the static rule saw is an exposure there alone.
-func confirmAudit(lintPh, auditPh *report.PhaseResult, confirmed []audit.Confirmation, variant string) {
-	for _, c := range confirmed {
-		for j, f := range lintPh.Findings {
-			if !c.Stands(f) {
-				continue
+// Several audit rules (or one under several models) may confirm one lint finding: it says so
+// once, under the models of all of them (every model when one of them holds under every one).
+// It returns the indexes of the lint findings that stand for the audit's.
+func confirmAudit(lintPh, auditPh *report.PhaseResult, confirmed []audit.Confirmation, variant string) []int {
+	var stands []int
+	for j, f := range lintPh.Findings {
+		var by []audit.Confirmation
+		for _, c := range confirmed {
+			if c.Stands(f) {
+				by = append(by, c)
+				auditPh.Notes = append(auditPh.Notes, fmt.Sprintf("failed: its %s is lint's %s at %s, reported once (lint %s)", c.Audit, c.Static, f.Pos, variant))
 			}
-			where := ""
-			if c.Models != nil {
-				where = " " + c.Where()
-				lintPh.Findings[j].Models = slices.Clone(c.Models)
+		}
+		if len(by) == 0 {
+			continue
+		}
+		all := audit.Confirmation{Models: modelsOf(by)}
+		where := ""
+		if all.Models != nil {
+			where = " " + all.Where()
+			lintPh.Findings[j].Models = all.Models
+		}
+		lintPh.Findings[j].Message += " (the installed audit confirms it" + where + ": audit " + variant + ")"
+		auditPh.Status = report.StatusFail
+		stands = append(stands, j)
+	}
+	return stands
+}
+
+// modelsOf is the privilege models the confirmations hold under together: nil (every one) when
+// one of them holds under every one, else each model any of them names, once.
+func modelsOf(cs []audit.Confirmation) []string {
+	var out []string
+	for _, c := range cs {
+		if c.Models == nil {
+			return nil
+		}
+		for _, m := range c.Models {
+			if !slices.Contains(out, m) {
+				out = append(out, m)
 			}
-			lintPh.Findings[j].Message += " (the installed audit confirms it" + where + ": audit " + variant + ")"
-			auditPh.Status = report.StatusFail
-			auditPh.Notes = append(auditPh.Notes, fmt.Sprintf("failed: its %s is lint's %s at %s, reported once (lint %s)", c.Audit, c.Static, f.Pos, variant))
 		}
 	}
+	return out
 }
 
 // confirmObserved does the same for what the access observation saw that lint had reported
 // (anon reading a table created without row level security): lint's finding stands for both,
-// and says what was observed.
-func confirmObserved(lintPh, auditPh *report.PhaseResult, confirmed []observe.Confirmation, variant string) {
+// and says what was observed. It returns the indexes of the lint findings that stand for it.
+func confirmObserved(lintPh, auditPh *report.PhaseResult, confirmed []observe.Confirmation, variant string) []int {
+	var stands []int
 	for _, c := range confirmed {
 		if c.Static >= len(lintPh.Findings) {
 			continue
@@ -148,11 +181,12 @@ func confirmObserved(lintPh, auditPh *report.PhaseResult, confirmed []observe.Co
 		}
 		f.Detail = joinDetail(f.Detail, "observed: "+c.Observed)
 		auditPh.Status = report.StatusFail
-		// One note per finding, however many observations (one per model) confirm it.
 		if note := fmt.Sprintf("failed: what it observed on %s is lint's %s at %s, reported once (lint %s)", f.Object, f.Rule, f.Pos, variant); !slices.Contains(auditPh.Notes, note) {
-			auditPh.Notes = append(auditPh.Notes, note)
+			auditPh.Notes = append(auditPh.Notes, note) // once, whatever the models it was observed under
 		}
+		stands = append(stands, c.Static)
 	}
+	return stands
 }
 
 // joinDetail joins two details.

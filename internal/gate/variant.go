@@ -83,7 +83,7 @@ func (r *variantRun) parseAndLint(cfg lint.Config, lints bool, dim, postgres int
 	}
 	fs := lint.Parsed(r.v.File, r.file, r.parseEr, cfg, lint.Options{Dim: dim, Postgres: postgres})
 	r.lint = report.PhaseResult{Phase: finding.PhaseLint, Name: "lint " + r.v.Name, File: r.v.File, Duration: time.Since(s0), Findings: fs}
-	say("lint %s: %d findings in %s", r.v.Name, len(fs), report.FormatDuration(r.lint.Duration))
+	say("%s", report.ProgressLine(&r.lint)) // as the table shows the phase (report.ProgressLine)
 }
 
 // variant takes one variant through its sequence of steps, each called from here: read its
@@ -415,11 +415,7 @@ func (p *pipeline) upgrade(r *variantRun, u *upgradeRun, t0 time.Time) error {
 		return fmt.Errorf("upgrade audit of %s: %w", r.v.File, err)
 	}
 	r.upgrade, r.rerunTook = &ph, time.Since(t0)
-	n := len(ph.Findings)
-	if r.rerun != nil {
-		n += len(r.rerun.Findings)
-	}
-	p.say("rerun %s: %d findings in %s", r.v.Name, n, report.FormatDuration(r.rerunTook))
+	p.sayRerun(r)
 	return nil
 }
 

@@ -18,11 +18,11 @@ var _ = register(&Rule{
 				continue
 			}
 			if t.Review != "" {
-				p.Report(t.Op.At(), t.Object.String(), "%s attaches %s to %s, which this file did not create%s: %s",
+				p.Report(t.Op.TableAt(), t.Object.String(), "%s attaches %s to %s, which this file did not create%s: %s",
 					t.Op.Tag, t.Object.Kind, t.Object.Table, where(t.Op), t.Review)
 				continue
 			}
-			p.Report(t.Op.At(), t.Object.String(), "%s attaches %s to %s, which this file did not create%s; allow it in ledgercheck.yaml (lint.allow) with a reason if it is intended",
+			p.Report(t.Op.TableAt(), t.Object.String(), "%s attaches %s to %s, which this file did not create%s; allow it in ledgercheck.yaml (lint.allow) with a reason if it is intended",
 				t.Op.Tag, t.Object.Kind, t.Object.Table, where(t.Op))
 		}
 	},

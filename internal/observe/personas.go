@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"maps"
 	"strings"
+
+	"github.com/ledgercheck/ledgercheck/internal/fill"
 )
 
 // A persona is a client of the Data API: anon (the public anon key, no user), or a signed-in
@@ -52,9 +54,7 @@ func (p Persona) other() string {
 }
 
 // email is the user's address in auth.users and the JWT.
-func email(id string) string {
-	return "user-" + strings.ToLower(id[len(id)-1:]) + "@observe.ledgercheck.invalid"
-}
+func email(id string) string { return fill.UserEmail(id) }
 
 // claims is the JWT's claims PostgREST sets in request.jwt.claims, as JSON.
 func (p Persona) claims() string {

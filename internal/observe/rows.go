@@ -21,13 +21,6 @@ import (
 // privileged session: pg_catalog-qualified SQL, values read in the protocol's text format)
 // counts the rows present, and reads the rows a persona's insert references.
 
-// usersSQL adds the observation's users; $1 is the ids, $2 the e-mails.
-const usersSQL = `INSERT INTO auth.users (instance_id, id, aud, role, email, raw_app_meta_data, raw_user_meta_data, created_at, updated_at, is_anonymous)
-SELECT '00000000-0000-0000-0000-000000000000'::pg_catalog.uuid, u.id, 'authenticated', 'authenticated', u.email,
-       '{"provider": "email", "providers": ["email"]}'::pg_catalog.jsonb, '{}'::pg_catalog.jsonb, pg_catalog.now(), pg_catalog.now(), false
-FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.uuid[]), pg_catalog.unnest($2::pg_catalog.text[])) AS u(id, email)
-ON CONFLICT (id) DO NOTHING`
-
 // countSQL counts the rows of a table (spliced in), and those owned by A, B and C in its owner
 // column (spliced in; NULL when it has none) compared as text; countUUIDSQL compares a uuid
 // owner column.
@@ -68,15 +61,11 @@ type Conns struct {
 	Admin, Install, Reader *pgx.Conn
 }
 
-// addUsers adds A, B and C to auth.users.
+// addUsers adds A, B and C to auth.users (fill.AddUsers: the rerun audit's rows belong to
+// them too).
 func addUsers(ctx context.Context, admin *pgx.Conn) error {
-	ids := []string{UserA, UserB, UserC}
-	var emails []string
-	for _, id := range ids {
-		emails = append(emails, email(id))
-	}
-	if _, err := admin.Exec(ctx, usersSQL, ids, emails); err != nil {
-		return fmt.Errorf("adding the observation's users: %w", err)
+	if err := fill.AddUsers(ctx, admin, []string{UserA, UserB, UserC}); err != nil {
+		return fmt.Errorf("the observation's users: %w", err)
 	}
 	return nil
 }

@@ -367,6 +367,15 @@ func (o *Op) At() finding.Position {
 	return o.Pos
 }
 
+// TableAt returns the position of the table a statement attaches its object to (a policy, a
+// trigger or a rule: the ON clause), or [Op.At] for any other statement.
+func (o *Op) TableAt() finding.Position {
+	if len(o.Objects) == 2 && o.Objects[1].Kind == KindTable && o.Objects[0].Table == o.Objects[1].Name && o.Objects[1].Pos.Line > 0 {
+		return o.Objects[1].Pos
+	}
+	return o.At()
+}
+
 // Object returns the op's main object, or the zero Object.
 func (o *Op) Object() Object {
 	if len(o.Objects) == 0 {

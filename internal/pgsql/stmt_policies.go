@@ -75,14 +75,23 @@ func createPolicy(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) f
 	x := n.GetCreatePolicyStmt()
 	op.Verb, op.Tag = VerbCreate, "CREATE POLICY"
 	a.onTable(sc, op, KindPolicy, x.PolicyName, x.Table)
+	atStatement(op)
 	op.Family = &Policy{Roles: roleNames(x.Roles), ServiceRoleClaim: testsServiceRole(x.Qual) || testsServiceRole(x.WithCheck)}
 	return nil
+}
+
+// atStatement points a policy statement's findings, and its policy, at the statement's start:
+// the parser records no position of a policy's name, and the table's (onTable) is the clause of
+// a finding about the table alone ([Op.TableAt]), not of one about the policy.
+func atStatement(op *draft) {
+	op.Objects[0].Pos, op.at = op.Pos, op.Pos
 }
 
 func alterPolicy(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) func() {
 	x := n.GetAlterPolicyStmt()
 	op.Verb, op.Tag = VerbAlter, "ALTER POLICY"
 	a.onTable(sc, op, KindPolicy, x.PolicyName, x.Table)
+	atStatement(op)
 	op.Objects = op.Objects[:1] // the policy alone: ALTER POLICY creates nothing on the table
 	op.Family = &Policy{Roles: roleNames(x.Roles)}
 	return nil

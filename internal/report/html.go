@@ -117,7 +117,7 @@ p.legend{color:#57606a;margin:.2em 0}
 </div>
 {{- end}}
 {{- if not .Findings}}
-<p>No findings.</p>
+<p>{{.NoFindings}}</p>
 {{- end}}
 {{- range .Findings}}
 <div class="finding sev-{{.Severity}}">
@@ -212,6 +212,7 @@ type (
 	}
 	htmlPhase struct {
 		ID, Name, File, FindingsCell, Duration string
+		NoFindings                             string // what stands where there are no findings (folded.go)
 		Status                                 Status
 		// SidecarHeading, in a repository's run, is the sidecar whose phases start here.
 		SidecarHeading *htmlSidecar
@@ -285,7 +286,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 		ph := &r.Phases[i]
 		hp := htmlPhase{
 			ID: fmt.Sprintf("phase-%d", i+1), Name: ph.Name, File: ph.File, Status: phaseStatus(ph),
-			FindingsCell: findingsCell(ph), Duration: phaseTime(ph), Notes: ph.Notes,
+			FindingsCell: findingsCell(ph), Duration: phaseTime(ph), Notes: ph.Notes, NoFindings: noFindingsText(ph),
 		}
 		if ph.Sidecar != "" && ph.Sidecar != sidecar {
 			sidecar = ph.Sidecar

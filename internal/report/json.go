@@ -47,6 +47,9 @@ type (
 		// Access is an audit phase's access matrix, and lint --install's phase's (absent from
 		// every other phase).
 		Access *[]Access `json:"access,omitempty"`
+		// Folded is how many of the phase's findings the phase FoldedInto reports (absent: none).
+		Folded     int    `json:"folded,omitempty"`
+		FoldedInto string `json:"folded_into,omitempty"`
 	}
 )
 
@@ -72,6 +75,7 @@ func WriteReportJSON(w io.Writer, r *Report) error {
 			Name: ph.Name, Sidecar: ph.Sidecar, Phase: ph.Phase, File: ph.File, Status: phaseStatus(ph),
 			DurationMS: ph.Duration.Milliseconds(), Errors: ph.Errors(), Warnings: ph.Warnings(),
 			Notes: ph.Notes, Counts: ph.Counts, Findings: ph.Findings, Locks: ph.Locks,
+			Folded: ph.Folded, FoldedInto: ph.FoldedInto,
 		}
 		if jp.Notes == nil {
 			jp.Notes = []string{}

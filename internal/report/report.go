@@ -73,6 +73,11 @@ type PhaseResult struct {
 	// Access is an audit phase's access matrix: what each persona could do with what the file
 	// made reachable, as the access observation saw it (access.go).
 	Access []Access
+	// Folded is how many findings of another phase, FoldedInto, stand for findings of this one
+	// (one cause, one finding: internal/gate's fold.go), which are then not in Findings; every
+	// format's count says so (folded.go).
+	Folded     int
+	FoldedInto string
 }
 
 // Errors returns the number of error findings.

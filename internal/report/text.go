@@ -235,16 +235,16 @@ func phaseStatus(ph *PhaseResult) Status {
 func findingsCell(ph *PhaseResult) string {
 	n := len(ph.Findings)
 	if n == 0 {
-		if ph.Status == StatusSkip {
+		if ph.Status == StatusSkip && ph.Folded == 0 {
 			return "-"
 		}
-		return "0"
+		return "0" + foldedSuffix(ph)
 	}
 	e := ph.Errors()
 	if e == n || e == 0 {
-		return fmt.Sprintf("%d", n)
+		return fmt.Sprintf("%d%s", n, foldedSuffix(ph))
 	}
-	return fmt.Sprintf("%d (%d errors)", n, e)
+	return fmt.Sprintf("%d (%d errors)%s", n, e, foldedSuffix(ph))
 }
 
 // phaseTime is the TIME column: "-" for a skipped phase.

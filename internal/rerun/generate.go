@@ -91,9 +91,12 @@ func (a *auditor) fill(ctx context.Context, audit string, db *scratch.Database, 
 		}
 		after = s.snap
 	}
-	plan := fill.New(before, after, fill.Options{})
+	plan := fill.New(before, after, fill.Options{Users: fill.Users})
 	if len(plan.Tables) == 0 {
 		return &fill.Result{Seed: plan.Seed, Skipped: plan.Skipped}, nil
+	}
+	if err := addUsers(ctx, db, conn, plan); err != nil {
+		return nil, err
 	}
 	user, err := db.Connect(ctx)
 	if err != nil {
@@ -106,4 +109,22 @@ func (a *auditor) fill(ctx context.Context, audit string, db *scratch.Database, 
 	}
 	a.logf("%s: %s", audit, res.Summary())
 	return res, nil
+}
+
+// addUsers adds the users a plan's rows belong to (a DEFAULT auth.uid() column, a key into
+// auth.users) to auth.users, on a superuser's session (conn, or one of its own): no request
+// sets auth.uid() for the rows, and the install role may not write auth.users.
+func addUsers(ctx context.Context, db *scratch.Database, conn *pgx.Conn, plan *fill.Plan) error {
+	if !plan.NeedsUsers() {
+		return nil
+	}
+	admin, done, err := reader(ctx, db, conn)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := fill.AddUsers(ctx, admin, fill.Users); err != nil {
+		return db.Blame(ctx, "generating rows", fmt.Errorf("rerun: %w", err))
+	}
+	return nil
 }

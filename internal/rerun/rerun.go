@@ -271,8 +271,8 @@ func (r *Rerun) Phase() report.PhaseResult {
 	ph := report.PhaseResult{Phase: finding.PhaseRerun, Name: "rerun " + a.opts.File.Name, File: a.opts.File.Name,
 		Duration: r.p.Took + time.Since(r.t0), Findings: rr.findings, Notes: append([]string{a.rerunSummary(rr)}, fillNotes(rr.filled)...),
 		Counts: withGenerated(map[string]int{"runs": rr.runs, "tables": rr.tables, "rows": int(rr.rows)}, rr.filled)}
-	if a.opts.Times == 1 && rr.installed && rr.failedAt == 0 && len(rr.findings) == 0 {
-		ph.Status = report.StatusSkip // installed once: nothing was compared
+	if a.opts.Times == 1 && rr.installed && rr.failedAt == 0 && len(rr.findings) == 0 || overNoRow(a.opts, rr) {
+		ph.Status = report.StatusSkip // installed once, or over no row: nothing was compared
 	}
 	return ph
 }
@@ -693,6 +693,9 @@ func (a *auditor) rerunSummary(rr rerunOutcome) string {
 			o.File.Name, o.Times, over, nouns.Count(len(rr.findings), "finding"))
 	case o.Times == 1:
 		return fmt.Sprintf("rerun skipped: %s installed once; rerun.times 1 (or --times 1) applies it no more, so no rows are generated or compared", o.File.Name)
+	case overNoRow(o, rr):
+		return fmt.Sprintf("rerun skipped: %s ran %d times and left the catalog unchanged, but over no row, so no lost or changed row could show: the generated rows were refused (%s); a fixture with rows of its tables (fixture:) checks them",
+			o.File.Name, o.Times, refusedWhy(rr.filled))
 	}
 	return fmt.Sprintf("rerun passed: %s ran %d times %s; the catalog and all %s (%s) were unchanged after every run",
 		o.File.Name, o.Times, over, nouns.Count(rr.tables, "table"), nouns.Count(int(rr.rows), "row"))
