@@ -37,7 +37,7 @@
 // the source (pg_proc keeps no typmod, so [Variant.Source] supplies "declared ..." attributes for
 // every parameter, result column and result type). Every rewrite is a [Site], listed in the
 // report, so the equivalence is never silent. A typmod that is not the variant's dimension is
-// left alone, so it shows up as a difference; one that shows up in no difference (say, both files
+// not rewritten, so it shows up as a difference; one that shows up in no difference (say, both files
 // declare vector(768)) is reported as a difference of kind [KindDimension] by the source scan,
 // with its own Expected (what the dimension requires) and Found (what the file declares) values.
 package diff

@@ -102,8 +102,6 @@ entry, a failed rerun or install, an exposure the audit found, a body that canno
 	fl.StringVar(&f.fixture, "fixture", "", "SQL loaded after each install for the rerun audit and the probes (overrides fixture)")
 	fl.StringVar(&f.artifactPrevious, "artifact-previous", "", "previous version of the artifact, for its upgrade audit (overrides artifact.previous)")
 	fl.StringVar(&f.portPrevious, "port-previous", "", "previous version of the port, for its upgrade audit (overrides the port's previous)")
-	alias(cmd, "left-previous", "artifact-previous")
-	alias(cmd, "right-previous", "port-previous")
 	fl.IntVar(&f.times, "times", 0, "how many times the rerun audit applies each variant (overrides rerun.times)")
 	fl.StringVar(&f.tableStats, "table-stats", "", "production's row counts and sizes per table (JSON or CSV, exported by the query of docs/reference/table-stats.md), which grade the locks each statement takes on existing tables (overrides table_stats)")
 	fl.StringVar(&f.changed, "changed", "", "check only the sidecars whose file changed since the merge base of HEAD and this ref (e.g. origin/main), and those that need them; each changed file's upgrade audit runs from its version there")

@@ -49,12 +49,6 @@ func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
 	fl.IntVar(&pf.portDim, "port-dim", 0, "vector dimension of the port's install, overriding the port's dim")
 	fl.StringVar(&pf.artifactDSN, "artifact-dsn", "", "read the artifact from this existing database (only read) instead of installing it; its file is --artifact FILE, if given")
 	fl.StringVar(&pf.portDSN, "port-dsn", "", "read the port from this existing database, a deployment (only read: one READ ONLY transaction), instead of installing it; its file is --port FILE, if given")
-	alias(cmd, "left", "artifact")
-	alias(cmd, "left-dim", "artifact-dim")
-	alias(cmd, "left-dsn", "artifact-dsn")
-	alias(cmd, "right", "port")
-	alias(cmd, "right-dim", "port-dim")
-	alias(cmd, "right-dsn", "port-dsn")
 	fl.StringVar(&pf.allowlist, "allowlist", "", "allowlist file of the port, overriding its configured allowlist")
 	fl.BoolVar(&pf.noAllowlist, "no-allowlist", false, "use no allowlist: every semantic difference is a finding")
 	fl.StringVar(&pf.only, "only", "", "compare only the configured port of this name with the artifact")
@@ -244,12 +238,11 @@ and never fail. An allowlist entry that accepts no difference is stale and fails
 
 The configuration (` + config.DefaultFile + `, or --config) names the artifact, the ports (each with its
 name, dimension and allowlist), the prerequisites, the fixture and the probes. --artifact,
---artifact-dim, --port, --port-dim and --allowlist override it (--left and --right, the names of
-earlier versions, still work): the port flags act on the configured port, or, when the
+--artifact-dim, --port, --port-dim and --allowlist override it: the port flags act on the configured port, or, when the
 configuration has several, --port FILE is compared instead of them. --only NAME compares one of
 the configured ports; --no-allowlist uses none.
 
-A side can be read from an existing database instead of installed, to ask "is my production
+A variant can be read from an existing database instead of installed, to ask "is my production
 port still what was reviewed, and does it match the artifact through the allowlist?":
 --port-dsn URL (or dsn: on a port in the configuration; --artifact-dsn for the artifact). That
 database is only read, in one REPEATABLE READ, READ ONLY transaction: nothing is created,
@@ -326,30 +319,6 @@ func orConfig(cfg *config.Config) string {
 		return "the shipped default configuration"
 	}
 	return cfg.Path
-}
-
-// alias adds the hidden, deprecated flag old as another name of the flag name: old scripts keep
-// working, and a note on stderr names the new flag.
-func alias(cmd *cobra.Command, old, name string) {
-	f := cmd.Flags().Lookup(name)
-	cmd.Flags().AddFlag(&pflag.Flag{Name: old, Usage: f.Usage, DefValue: f.DefValue,
-		Value: deprecatedValue{Value: f.Value, note: func() {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ledgercheck: --%s is deprecated; use --%s\n", old, name)
-		}}})
-	if err := cmd.Flags().MarkHidden(old); err != nil {
-		panic(err) // the flag was just added
-	}
-}
-
-// deprecatedValue is a flag's value under a deprecated name: setting it notes the new name.
-type deprecatedValue struct {
-	pflag.Value
-	note func()
-}
-
-func (d deprecatedValue) Set(s string) error {
-	d.note()
-	return d.Value.Set(s)
 }
 
 // readPrerequisites reads the configuration's prerequisite files, in order.

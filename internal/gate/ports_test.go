@@ -121,7 +121,7 @@ func TestPrerequisiteFileThatFails(t *testing.T) {
 func TestSeveralPorts(t *testing.T) {
 	notes := sidecar(t, "notes.sql")
 	drifted := strings.Replace(notes, "TO service_role;\n", "TO service_role;\nGRANT SELECT ON public.notes TO anon;\n", 1)
-	al, err := allowlist.Parse("empty.yaml", []byte("version: 1\nentries: []\n"))
+	al, err := allowlist.Parse("empty.yaml", []byte("version: 2\nentries: []\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
