@@ -168,35 +168,3 @@ func noConfiguration(cfg *config.Config) error {
 	}
 	return fault.Input(fmt.Errorf("no %s in the working directory or above it up to the repository root (%s), and no %s here for the built-in default: write one with `ledgercheck init --artifact FILE --dim N`, or pass --config FILE", config.DefaultFile, input.RepoRoot("."), cfg.Artifact.File))
 }
-
-// variant reads a variant's migration (and its previous version) for the gate: v is the
-// configuration's variant at the dotted version 2 path key ("artifact", "ports.0"), called name
-// in the report.
-func variant(cfg *config.Config, key, name string, v config.Variant) (gate.Variant, error) {
-	flag := "--port"
-	if key == "artifact" {
-		flag = "--artifact"
-	}
-	gv := gate.Variant{Name: name, File: v.File, Dim: v.Dim, DSN: v.DSN}
-	switch {
-	case v.File == "" && v.DSN == "":
-		return gv, fault.Input(fmt.Errorf("the %s has no file; set %s.file in %s or pass %s", name, cfg.Key(key), orConfig(cfg), flag))
-	case v.File == "" && v.Previous != "":
-		return gv, fault.Input(fmt.Errorf("the %s is read from a database and has no file, so it has no upgrade audit: drop %s-previous, or pass its file with %s", name, flag, flag))
-	case v.File == "":
-		return gv, nil
-	}
-	src, err := cfg.Scope.ReadFile(v.File, input.Migration)
-	if err != nil {
-		return gate.Variant{}, fault.Input(err)
-	}
-	gv.Src = src
-	if v.Previous != "" {
-		prev, err := cfg.Scope.ReadFile(v.Previous, input.Migration)
-		if err != nil {
-			return gate.Variant{}, fault.Input(fmt.Errorf("%s.previous: %w", cfg.Key(key), err))
-		}
-		gv.Previous = &gate.Script{Name: v.Previous, Src: prev}
-	}
-	return gv, nil
-}
