@@ -33,9 +33,9 @@ func (w Which) String() string {
 	return "unknown variant"
 }
 
-// Variant is one variant's install: what the migration created and changed, where it came from,
+// Install is one variant's install: what the migration created and changed, where it came from,
 // and the variant's vector dimension.
-type Variant struct {
+type Install struct {
 	// File is the migration file as the user named it.
 	File string
 	// Dim is the variant's vector dimension (0: unknown, no normalization).
@@ -210,7 +210,7 @@ type fact struct {
 // variantFacts is a variant flattened for comparison.
 type variantFacts struct {
 	which   Which
-	variant Variant
+	variant Install
 	facts   map[introspect.FactKey]fact
 	created map[introspect.ObjectRef][]introspect.FactKey // objects the migration created
 	objects map[introspect.ObjectRef]bool                 // objects with any fact
@@ -218,7 +218,7 @@ type variantFacts struct {
 }
 
 // Compare compares the artifact with the port. It never fails: a nil footprint is an empty one.
-func Compare(artifact, port Variant) *Result {
+func Compare(artifact, port Install) *Result {
 	res := &Result{
 		Artifact:    VariantInfo{artifact.File, artifact.Dim},
 		Port:        VariantInfo{port.File, port.Dim},
@@ -410,7 +410,7 @@ func (s *variantFacts) compact(members []introspect.ObjectRef) string {
 }
 
 // flatten turns a variant into normalized facts keyed by (kind, object, attr).
-func flatten(which Which, s Variant, norm bool) *variantFacts {
+func flatten(which Which, s Install, norm bool) *variantFacts {
 	sf := &variantFacts{
 		which:   which,
 		variant: s,

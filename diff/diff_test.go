@@ -26,8 +26,8 @@ func TestCosmeticAndSemanticBodies(t *testing.T) {
 	body := func(norm, raw string) introspect.Fact {
 		return introspect.Fact{Kind: "function", Object: "public.f()", Attr: "body", Value: norm, Display: raw}
 	}
-	l := Variant{Footprint: created(body("select 1", "select 1 -- one"))}
-	r := Variant{Footprint: created(body("select 1", "select  1"))}
+	l := Install{Footprint: created(body("select 1", "select 1 -- one"))}
+	r := Install{Footprint: created(body("select 1", "select  1"))}
 	res := Compare(l, r)
 	if got := ids(res); got != "function public.f() body [cosmetic]" {
 		t.Fatalf("differences = %q, want one cosmetic body difference", got)
@@ -45,8 +45,8 @@ func TestDimensionNormalizationCountsSites(t *testing.T) {
 	col := func(typ string) *introspect.Footprint {
 		return created(mkFact("column", "public.t.e", "type", typ), mkFact("table", "public.t", "kind", "table"))
 	}
-	l := Variant{Dim: 1536, Footprint: col("extensions.vector(1536)")}
-	r := Variant{Dim: 1024, Footprint: col("extensions.vector(1024)")}
+	l := Install{Dim: 1536, Footprint: col("extensions.vector(1536)")}
+	r := Install{Dim: 1024, Footprint: col("extensions.vector(1024)")}
 	res := Compare(l, r)
 	if len(res.Differences) != 0 {
 		t.Errorf("differences = %q, want none", ids(res))
@@ -61,7 +61,7 @@ func TestDimensionNormalizationCountsSites(t *testing.T) {
 		t.Errorf("differences = %q %+v", got, res.Differences)
 	}
 	// Same dimension in both variants: nothing is normalized or counted.
-	r = Variant{Dim: 1536, Footprint: col("extensions.vector(1536)")}
+	r = Install{Dim: 1536, Footprint: col("extensions.vector(1536)")}
 	if res := Compare(l, r); len(res.Sites) != 0 || len(res.Differences) != 0 {
 		t.Errorf("equal dims: sites %v differences %q", res.Sites, ids(res))
 	}
@@ -85,9 +85,9 @@ func fnSource(name string, dim int) *Source {
 
 func TestDeclaredSignatureFromSource(t *testing.T) {
 	fp := created(mkFact("function", "public.f(extensions.vector, integer)", "kind", "function"))
-	variant := func(label string, dim, declared int) Variant {
+	variant := func(label string, dim, declared int) Install {
 		name := label + ".sql"
-		return Variant{File: name, Dim: dim, Footprint: fp, Source: fnSource(name, declared)}
+		return Install{File: name, Dim: dim, Footprint: fp, Source: fnSource(name, declared)}
 	}
 	res := Compare(variant("artifact", 1536, 1536), variant("port", 1024, 1024))
 	if len(res.Differences) != 0 || len(res.Sites) != 1 || res.Sites[0].Attr != "declared argument p_e" || res.Sites[0].PortPos == nil || res.Sites[0].PortPos.String() != "port.sql:1:30" {
@@ -110,8 +110,8 @@ func TestDeclaredSignatureFromSource(t *testing.T) {
 }
 
 func TestOneSidedObjectsFoldIntoTheirTable(t *testing.T) {
-	l := Variant{Footprint: created(mkFact("table", "public.a", "kind", "table"))}
-	r := Variant{Footprint: created(
+	l := Install{Footprint: created(mkFact("table", "public.a", "kind", "table"))}
+	r := Install{Footprint: created(
 		mkFact("table", "public.a", "kind", "table"),
 		mkFact("table", "public.pins", "kind", "table"),
 		mkFact("column", "public.pins.id", "type", "uuid"),
@@ -148,12 +148,12 @@ func TestColumnPositionsIgnoreOneSidedColumns(t *testing.T) {
 		}
 		return created(fs...)
 	}
-	res := Compare(Variant{Footprint: cols("a", "pinned", "b")}, Variant{Footprint: cols("a", "b")})
+	res := Compare(Install{Footprint: cols("a", "pinned", "b")}, Install{Footprint: cols("a", "b")})
 	if got := ids(res); got != "column public.t.pinned [semantic]" {
 		t.Errorf("differences = %q, want only the one-sided column", got)
 	}
 	// Columns in another order are still a difference.
-	res = Compare(Variant{Footprint: cols("a", "pinned", "b")}, Variant{Footprint: cols("b", "a")})
+	res = Compare(Install{Footprint: cols("a", "pinned", "b")}, Install{Footprint: cols("b", "a")})
 	if got := ids(res); !strings.Contains(got, "column public.t.a position") {
 		t.Errorf("differences = %q, want a position difference", got)
 	}
@@ -175,12 +175,12 @@ func TestRenamedObjectsAreOneDifference(t *testing.T) {
 	idx := func(name string) []introspect.Fact {
 		return []introspect.Fact{mkFact("index", "public."+name, "table", "public.t"), mkFact("index", "public."+name, "definition", "CREATE INDEX "+name+" ON public.t USING btree (a)")}
 	}
-	variant := func(label string, fs ...[]introspect.Fact) Variant {
+	variant := func(label string, fs ...[]introspect.Fact) Install {
 		all := []introspect.Fact{table}
 		for _, f := range fs {
 			all = append(all, f...)
 		}
-		return Variant{Footprint: created(all...)}
+		return Install{Footprint: created(all...)}
 	}
 	res := Compare(variant("artifact", trg("trg_updated_at", "BEFORE"), idx("t_a_idx")), variant("port", trg("trg_set_updated_at", "BEFORE"), idx("idx_t_a")))
 	if got := ids(res); got != "index public.idx_t_a renamed [semantic]\ntrigger trg_set_updated_at on public.t renamed [semantic]" {
@@ -210,7 +210,7 @@ func TestArgumentListsOnePerLine(t *testing.T) {
 	args := func(def string) introspect.Fact {
 		return mkFact("function", "public.f(numeric, text[])", "arguments", "p_a numeric(10,2) DEFAULT "+def+", p_b text[] DEFAULT '{x,y}'::text[]")
 	}
-	res := Compare(Variant{Footprint: created(args("30.0"))}, Variant{Footprint: created(args("45.0"))})
+	res := Compare(Install{Footprint: created(args("30.0"))}, Install{Footprint: created(args("45.0"))})
 	if len(res.Differences) != 1 {
 		t.Fatalf("differences = %q", ids(res))
 	}

@@ -55,12 +55,12 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags, command string
 	if err != nil {
 		return req, err
 	}
-	read := func(path string, k input.Kind) (*gate.Script, error) {
+	read := func(path string, k input.Kind) (*gate.SQLFile, error) {
 		src, err := cfg.Scope.ReadFile(path, k)
 		if err != nil {
 			return nil, fault.Input(err)
 		}
-		return &gate.Script{Name: path, Src: src}, nil
+		return &gate.SQLFile{Name: path, Src: src}, nil
 	}
 	if req.Artifact, err = variant(cfg, "artifact", "artifact", cfg.Artifact); err != nil {
 		return req, err
@@ -101,14 +101,14 @@ func gateRequest(cfg *config.Config, g *globals, sf *serverFlags, command string
 }
 
 // readPrerequisites reads the configuration's prerequisite files, in order.
-func readPrerequisites(cfg *config.Config) ([]gate.Script, error) {
-	var scripts []gate.Script
+func readPrerequisites(cfg *config.Config) ([]gate.SQLFile, error) {
+	var scripts []gate.SQLFile
 	for _, x := range cfg.Prerequisites.Files {
 		src, err := cfg.Scope.ReadFile(x, input.Migration)
 		if err != nil {
 			return nil, fault.Input(err)
 		}
-		scripts = append(scripts, gate.Script{Name: x, Src: src})
+		scripts = append(scripts, gate.SQLFile{Name: x, Src: src})
 	}
 	return scripts, nil
 }
@@ -159,7 +159,7 @@ func variant(cfg *config.Config, key, name string, v config.Variant) (gate.Varia
 		if err != nil {
 			return gate.Variant{}, fault.Input(fmt.Errorf("%s.previous: %w", cfg.Key(key), err))
 		}
-		gv.Previous = &gate.Script{Name: v.Previous, Src: prev}
+		gv.Previous = &gate.SQLFile{Name: v.Previous, Src: prev}
 	}
 	return gv, nil
 }

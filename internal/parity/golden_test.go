@@ -80,7 +80,7 @@ func shippedRequest(t testing.TB) gate.Request {
 		t.Fatal(err)
 	}
 	req := gate.Request{Steps: gate.Steps{Parity: true}, Server: scratchtest.Server(t), Tool: "ledgercheck", Version: "test",
-		Fixture: &gate.Script{Name: "testdata/fixtures/ledger_fixture.sql", Src: fx}}
+		Fixture: &gate.SQLFile{Name: "testdata/fixtures/ledger_fixture.sql", Src: fx}}
 	for _, p := range cfg.Probes {
 		req.Probes = append(req.Probes, probe.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
 	}

@@ -124,8 +124,8 @@ func Compare(artifact, port Installed, probes []probe.Probe, al *allowlist.File)
 		artSrc, portSrc = nil, nil
 	}
 	res := diff.Compare(
-		diff.Variant{File: artifact.shown(), Dim: artifact.Dim, Footprint: artifact.Footprint, Source: artSrc},
-		diff.Variant{File: port.shown(), Dim: port.Dim, Footprint: port.Footprint, Source: portSrc},
+		diff.Install{File: artifact.shown(), Dim: artifact.Dim, Footprint: artifact.Footprint, Source: artSrc},
+		diff.Install{File: port.shown(), Dim: port.Dim, Footprint: port.Footprint, Source: portSrc},
 	)
 	rep := &Report{Artifact: res.Artifact, Port: res.Port, Sites: res.Sites, Differences: res.Differences}
 	if note, differ := versionNote(artifact, port); differ {
