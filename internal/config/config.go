@@ -241,7 +241,7 @@ func (z *Size) UnmarshalYAML(n *yaml.Node) error {
 	}
 	v, err := ParseSize(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %v", n.Line, err)
+		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
 	*z = v
 	return nil

@@ -186,7 +186,7 @@ const kindProbe = "probe"
 func compareProbe(p probe.Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *diff.Difference, error) {
 	pr := ProbeResult{Name: p.Name, Artifact: l, Port: r}
 	if lerr != nil && rerr != nil {
-		return pr, nil, fault.Input(fmt.Errorf("probe %q fails on both installs: %s", p.Name, oneLine(lerr.Error())))
+		return pr, nil, fault.Input(fault.Wrapf(lerr, "probe %q fails on both installs: %s", p.Name, oneLine(lerr.Error())))
 	}
 	lt, rt := "", ""
 	switch {
