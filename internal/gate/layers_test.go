@@ -75,18 +75,23 @@ type listedPackage struct {
 	Imports    []string
 }
 
-// listPackages lists every package of the module: ./... and the developer tools, which go.mod
-// keeps out of it.
-func listPackages(t *testing.T) []listedPackage {
-	t.Helper()
+// goListModule runs go list with flags on every package of the module, from its root: ./...
+// and the developer tools (internal/cmd), which go.mod keeps out of ./....
+func goListModule(flags ...string) ([]byte, error) {
 	tools, _ := filepath.Glob("../../internal/cmd/*")
-	args := []string{"list", "-json=ImportPath,Imports", "./..."}
+	args := append(append([]string{"list"}, flags...), "./...")
 	for _, d := range tools {
 		args = append(args, "./"+strings.TrimPrefix(filepath.ToSlash(d), "../../"))
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir = "../.."
-	out, err := cmd.Output()
+	return cmd.Output()
+}
+
+// listPackages lists every package of the module with its imports.
+func listPackages(t *testing.T) []listedPackage {
+	t.Helper()
+	out, err := goListModule("-json=ImportPath,Imports")
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
