@@ -39,29 +39,35 @@ func Check(t testing.TB, path string, got []byte) {
 }
 
 // UpdateCommand is the command that rewrites the golden files of t's test: go test on t's
-// package (the working directory of a test binary, relative to the module's root) with -run
-// naming t's top-level test and -update. Only the packages whose tests import golden take the
-// flag, so `go test ./... -update` fails in the others.
+// package with -run naming t's top-level test and -update. Only the packages whose tests
+// import golden take the flag, so `go test ./... -update` fails in the others.
 func UpdateCommand(t testing.TB) string {
-	pkg := "."
-	if wd, err := os.Getwd(); err == nil {
-		for dir := wd; ; {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				if rel, err := filepath.Rel(dir, wd); err == nil {
-					pkg = "./" + filepath.ToSlash(rel)
-				}
-				break
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
 	top, _, _ := strings.Cut(t.Name(), "/")
-	return "go test " + strings.TrimSuffix(pkg, "/.") + " -run '^" + top + "$' -update"
+	return "go test " + pkgDir + " -run '^" + top + "$' -update"
 }
+
+// pkgDir is the test binary's package, relative to the module's root ("./internal/parity"):
+// its working directory when it starts, before any test changes it.
+var pkgDir = func() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			rel, err := filepath.Rel(dir, wd)
+			if err != nil || rel == "." {
+				return "."
+			}
+			return "./" + filepath.ToSlash(rel)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "."
+		}
+		dir = parent
+	}
+}()
 
 // LineDiff renders the lines of want and got that differ, "-" for want and "+" for got, with the
 // common prefix and suffix left out.
