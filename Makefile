@@ -28,7 +28,7 @@ DATE ?= $(shell git show -s --format=%cI HEAD 2>/dev/null)
 HELP_BASE ?=
 LDFLAGS := -X $(STAMP_PKG).Version=$(VERSION) -X $(STAMP_PKG).Commit=$(COMMIT) -X $(STAMP_PKG).Date=$(DATE) -X $(STAMP_PKG).HelpBase=$(HELP_BASE)
 
-# The developer tools (internal/cmd/*: bench, corpus, gendocs, genwalk) are not in ./... (go.mod
+# The developer tools (internal/cmd/*: bench, corpus, gendocs, genjsontree, genwalk, newrule) are not in ./... (go.mod
 # ignores them, so that `go install ./...` installs ledgercheck alone); they are named here.
 TOOLS := $(patsubst %/,./%,$(wildcard internal/cmd/*/))
 

@@ -33,9 +33,9 @@ func (w Which) String() string {
 	return "unknown variant"
 }
 
-// Variant is one variant's install: what the migration created and changed, where it came from,
+// Install is one variant's install: what the migration created and changed, where it came from,
 // and the variant's vector dimension.
-type Variant struct {
+type Install struct {
 	// File is the migration file as the user named it.
 	File string
 	// Dim is the variant's vector dimension (0: unknown, no normalization).
@@ -207,10 +207,10 @@ type fact struct {
 	pos *Position
 }
 
-// sideFacts is a variant flattened for comparison.
-type sideFacts struct {
+// variantFacts is a variant flattened for comparison.
+type variantFacts struct {
 	which   Which
-	side    Variant
+	variant Install
 	facts   map[introspect.FactKey]fact
 	created map[introspect.ObjectRef][]introspect.FactKey // objects the migration created
 	objects map[introspect.ObjectRef]bool                 // objects with any fact
@@ -218,22 +218,21 @@ type sideFacts struct {
 }
 
 // Compare compares the artifact with the port. It never fails: a nil footprint is an empty one.
-func Compare(artifact, port Variant) *Result {
-	left, right := artifact, port
+func Compare(artifact, port Install) *Result {
 	res := &Result{
-		Artifact:    VariantInfo{left.File, left.Dim},
-		Port:        VariantInfo{right.File, right.Dim},
+		Artifact:    VariantInfo{artifact.File, artifact.Dim},
+		Port:        VariantInfo{port.File, port.Dim},
 		Differences: []Difference{},
 		Sites:       []Site{},
 	}
-	norm := left.Dim > 0 && right.Dim > 0 && left.Dim != right.Dim
-	l := flatten(Artifact, left, norm)
-	r := flatten(Port, right, norm)
+	norm := artifact.Dim > 0 && port.Dim > 0 && artifact.Dim != port.Dim
+	l := flatten(Artifact, artifact, norm)
+	r := flatten(Port, port, norm)
 	res.Sites = sites(l, r)
 	renumberColumns(l, r)
 
-	// Objects present on one side only, folded into their one-sided parent.
-	oneSided := map[introspect.ObjectRef]*sideFacts{}
+	// Objects present in one variant only, folded into their one-sided parent.
+	oneSided := map[introspect.ObjectRef]*variantFacts{}
 	for ref := range l.created {
 		if _, ok := r.created[ref]; !ok && !r.hasObject(ref) {
 			oneSided[ref] = l
@@ -260,7 +259,7 @@ func Compare(artifact, port Variant) *Result {
 // oneSidedDifferences are the objects of one variant only (oneSided: the variant's facts, l
 // the artifact's), each folded into its one-sided parent: one difference per root, listing its
 // members.
-func oneSidedDifferences(l *sideFacts, oneSided map[introspect.ObjectRef]*sideFacts) []Difference {
+func oneSidedDifferences(l *variantFacts, oneSided map[introspect.ObjectRef]*variantFacts) []Difference {
 	var out []Difference
 	root := func(ref introspect.ObjectRef) introspect.ObjectRef {
 		sf := oneSided[ref]
@@ -303,7 +302,7 @@ func oneSidedDifferences(l *sideFacts, oneSided map[introspect.ObjectRef]*sideFa
 
 // attributeDifferences are the attributes that differ between l (the artifact's facts) and r
 // (the port's), for every object that is neither one-sided nor one of the renamed pairs.
-func attributeDifferences(l, r *sideFacts, oneSided map[introspect.ObjectRef]*sideFacts, renamed []Difference) []Difference {
+func attributeDifferences(l, r *variantFacts, oneSided map[introspect.ObjectRef]*variantFacts, renamed []Difference) []Difference {
 	var out []Difference
 	keys := map[introspect.FactKey]bool{}
 	for k := range l.facts {
@@ -357,14 +356,14 @@ func makeID(d Difference) string {
 	return id + " #" + strings.TrimPrefix(d.Digest(), "sha256:")[:12]
 }
 
-// hasObject reports whether the side has any fact of ref (it changed the object, which existed
+// hasObject reports whether the variant has any fact of ref (it changed the object, which existed
 // before, or created it).
-func (s *sideFacts) hasObject(ref introspect.ObjectRef) bool {
+func (s *variantFacts) hasObject(ref introspect.ObjectRef) bool {
 	return s.objects[ref]
 }
 
 // listing renders the facts of a one-sided object and its one-sided children.
-func (s *sideFacts) listing(root introspect.ObjectRef, members []introspect.ObjectRef) string {
+func (s *variantFacts) listing(root introspect.ObjectRef, members []introspect.ObjectRef) string {
 	var b strings.Builder
 	for _, ref := range members {
 		prefix := ""
@@ -386,9 +385,9 @@ func (s *sideFacts) listing(root introspect.ObjectRef, members []introspect.Obje
 
 // compact renders a one-sided object and its one-sided children for display, one line per
 // object ("column public.t.note: not_null=false; position=5; type=text"), so that a table only
-// one side has reads as its objects rather than as a line per fact. An object with a
+// one variant has reads as its objects rather than as a line per fact. An object with a
 // multi-line value (a body) keeps one line per fact, as in the listing.
-func (s *sideFacts) compact(members []introspect.ObjectRef) string {
+func (s *variantFacts) compact(members []introspect.ObjectRef) string {
 	var b strings.Builder
 	for _, ref := range members {
 		var parts []string
@@ -411,10 +410,10 @@ func (s *sideFacts) compact(members []introspect.ObjectRef) string {
 }
 
 // flatten turns a variant into normalized facts keyed by (kind, object, attr).
-func flatten(which Which, s Variant, norm bool) *sideFacts {
-	sf := &sideFacts{
+func flatten(which Which, s Install, norm bool) *variantFacts {
+	sf := &variantFacts{
 		which:   which,
-		side:    s,
+		variant: s,
 		facts:   map[introspect.FactKey]fact{},
 		created: map[introspect.ObjectRef][]introspect.FactKey{},
 		objects: map[introspect.ObjectRef]bool{},
@@ -459,7 +458,7 @@ func flatten(which Which, s Variant, norm bool) *sideFacts {
 			add(df.Fact, df.pos, created)
 		}
 	}
-	// A column's parent is a view when the side created a view of that name.
+	// A column's parent is a view when the variant created a view of that name.
 	for ref, p := range sf.parent {
 		if _, ok := sf.created[p]; ok || p.Kind != introspect.KindTable {
 			continue
@@ -492,11 +491,11 @@ func parentOf(ref introspect.ObjectRef) (introspect.ObjectRef, bool) {
 	return introspect.ObjectRef{Kind: introspect.KindTable, Object: name}, true
 }
 
-// renumberColumns rewrites the "position" of the columns of a relation that has columns on one
-// side only as their rank among the columns both sides have: the one-sided column is reported
+// renumberColumns rewrites the "position" of the columns of a relation that has columns in one
+// variant only as their rank among the columns both variants have: the one-sided column is reported
 // itself, and the columns after it are not moved by it.
-func renumberColumns(l, r *sideFacts) {
-	cols := func(sf *sideFacts) map[introspect.ObjectRef]map[string]int {
+func renumberColumns(l, r *variantFacts) {
+	cols := func(sf *variantFacts) map[introspect.ObjectRef]map[string]int {
 		out := map[introspect.ObjectRef]map[string]int{}
 		for k, f := range sf.facts {
 			if k.Kind != introspect.KindColumn || k.Attr != "position" {
@@ -530,24 +529,24 @@ func renumberColumns(l, r *sideFacts) {
 		if shared == len(lcols) && shared == len(rcols) {
 			continue
 		}
-		for _, side := range []struct {
-			sf   *sideFacts
+		for _, v := range []struct {
+			sf   *variantFacts
 			cols map[string]int
 			peer map[string]int
 		}{{l, lcols, rcols}, {r, rcols, lcols}} {
 			var names []string
-			for c := range side.cols {
-				if _, ok := side.peer[c]; ok {
+			for c := range v.cols {
+				if _, ok := v.peer[c]; ok {
 					names = append(names, c)
 				}
 			}
-			slices.SortFunc(names, func(a, b string) int { return cmp.Compare(side.cols[a], side.cols[b]) })
+			slices.SortFunc(names, func(a, b string) int { return cmp.Compare(v.cols[a], v.cols[b]) })
 			for i, c := range names {
 				k := introspect.FactKey{Kind: introspect.KindColumn, Object: c, Attr: "position"}
-				f := side.sf.facts[k]
+				f := v.sf.facts[k]
 				if want := strconv.Itoa(i + 1); f.Value != want {
 					f.Value = want
-					side.sf.facts[k] = f
+					v.sf.facts[k] = f
 				}
 			}
 		}

@@ -26,8 +26,8 @@ func TestCosmeticAndSemanticBodies(t *testing.T) {
 	body := func(norm, raw string) introspect.Fact {
 		return introspect.Fact{Kind: "function", Object: "public.f()", Attr: "body", Value: norm, Display: raw}
 	}
-	l := Variant{Footprint: created(body("select 1", "select 1 -- one"))}
-	r := Variant{Footprint: created(body("select 1", "select  1"))}
+	l := Install{Footprint: created(body("select 1", "select 1 -- one"))}
+	r := Install{Footprint: created(body("select 1", "select  1"))}
 	res := Compare(l, r)
 	if got := ids(res); got != "function public.f() body [cosmetic]" {
 		t.Fatalf("differences = %q, want one cosmetic body difference", got)
@@ -45,23 +45,23 @@ func TestDimensionNormalizationCountsSites(t *testing.T) {
 	col := func(typ string) *introspect.Footprint {
 		return created(mkFact("column", "public.t.e", "type", typ), mkFact("table", "public.t", "kind", "table"))
 	}
-	l := Variant{Dim: 1536, Footprint: col("extensions.vector(1536)")}
-	r := Variant{Dim: 1024, Footprint: col("extensions.vector(1024)")}
+	l := Install{Dim: 1536, Footprint: col("extensions.vector(1536)")}
+	r := Install{Dim: 1024, Footprint: col("extensions.vector(1024)")}
 	res := Compare(l, r)
 	if len(res.Differences) != 0 {
 		t.Errorf("differences = %q, want none", ids(res))
 	}
 	if len(res.Sites) != 1 || res.Sites[0].String() != "column public.t.e type" || res.Sites[0].Artifact != 1 || res.Sites[0].Port != 1 {
-		t.Errorf("sites = %+v, want the column type once on each side", res.Sites)
+		t.Errorf("sites = %+v, want the column type once in each variant", res.Sites)
 	}
-	// A typmod that is not the side's dimension is a difference, not normalized.
+	// A typmod that is not the variant's dimension is a difference, not normalized.
 	r.Footprint = col("extensions.halfvec(768)")
 	res = Compare(l, r)
 	if got := ids(res); got != "column public.t.e type [semantic]" || res.Differences[0].Artifact != "extensions.vector(:dim)" || res.Differences[0].Port != "extensions.halfvec(768)" {
 		t.Errorf("differences = %q %+v", got, res.Differences)
 	}
-	// Same dimension on both sides: nothing is normalized or counted.
-	r = Variant{Dim: 1536, Footprint: col("extensions.vector(1536)")}
+	// Same dimension in both variants: nothing is normalized or counted.
+	r = Install{Dim: 1536, Footprint: col("extensions.vector(1536)")}
 	if res := Compare(l, r); len(res.Sites) != 0 || len(res.Differences) != 0 {
 		t.Errorf("equal dims: sites %v differences %q", res.Sites, ids(res))
 	}
@@ -85,16 +85,16 @@ func fnSource(name string, dim int) *Source {
 
 func TestDeclaredSignatureFromSource(t *testing.T) {
 	fp := created(mkFact("function", "public.f(extensions.vector, integer)", "kind", "function"))
-	side := func(label string, dim, declared int) Variant {
+	variant := func(label string, dim, declared int) Install {
 		name := label + ".sql"
-		return Variant{File: name, Dim: dim, Footprint: fp, Source: fnSource(name, declared)}
+		return Install{File: name, Dim: dim, Footprint: fp, Source: fnSource(name, declared)}
 	}
-	res := Compare(side("artifact", 1536, 1536), side("port", 1024, 1024))
+	res := Compare(variant("artifact", 1536, 1536), variant("port", 1024, 1024))
 	if len(res.Differences) != 0 || len(res.Sites) != 1 || res.Sites[0].Attr != "declared argument p_e" || res.Sites[0].PortPos == nil || res.Sites[0].PortPos.String() != "port.sql:1:30" {
 		t.Errorf("shipped-like pair: differences %q sites %+v", ids(res), res.Sites)
 	}
-	// The port left vector(1536) in its signature: exactly one difference, at the declaration.
-	res = Compare(side("artifact", 1536, 1536), side("port", 1024, 1536))
+	// The port kept vector(1536) in its signature: exactly one difference, at the declaration.
+	res = Compare(variant("artifact", 1536, 1536), variant("port", 1024, 1536))
 	if got := ids(res); got != "function public.f(extensions.vector, integer) declared argument p_e [semantic]" {
 		t.Fatalf("differences = %q, want only the declared argument", got)
 	}
@@ -102,16 +102,16 @@ func TestDeclaredSignatureFromSource(t *testing.T) {
 		t.Errorf("difference = %+v", d)
 	}
 	// Both files declare a dimension that is neither variant's: no parity difference between the
-	// declarations, but the dimension scan reports each side.
-	res = Compare(side("artifact", 1536, 768), side("port", 1024, 768))
+	// declarations, but the dimension scan reports each variant.
+	res = Compare(variant("artifact", 1536, 768), variant("port", 1024, 768))
 	if got := ids(res); got != "dimension function public.f artifact [semantic]\ndimension function public.f port [semantic]" {
 		t.Errorf("differences = %q, want one dimension difference per variant", got)
 	}
 }
 
 func TestOneSidedObjectsFoldIntoTheirTable(t *testing.T) {
-	l := Variant{Footprint: created(mkFact("table", "public.a", "kind", "table"))}
-	r := Variant{Footprint: created(
+	l := Install{Footprint: created(mkFact("table", "public.a", "kind", "table"))}
+	r := Install{Footprint: created(
 		mkFact("table", "public.a", "kind", "table"),
 		mkFact("table", "public.pins", "kind", "table"),
 		mkFact("column", "public.pins.id", "type", "uuid"),
@@ -148,12 +148,12 @@ func TestColumnPositionsIgnoreOneSidedColumns(t *testing.T) {
 		}
 		return created(fs...)
 	}
-	res := Compare(Variant{Footprint: cols("a", "pinned", "b")}, Variant{Footprint: cols("a", "b")})
+	res := Compare(Install{Footprint: cols("a", "pinned", "b")}, Install{Footprint: cols("a", "b")})
 	if got := ids(res); got != "column public.t.pinned [semantic]" {
 		t.Errorf("differences = %q, want only the one-sided column", got)
 	}
 	// Columns in another order are still a difference.
-	res = Compare(Variant{Footprint: cols("a", "pinned", "b")}, Variant{Footprint: cols("b", "a")})
+	res = Compare(Install{Footprint: cols("a", "pinned", "b")}, Install{Footprint: cols("b", "a")})
 	if got := ids(res); !strings.Contains(got, "column public.t.a position") {
 		t.Errorf("differences = %q, want a position difference", got)
 	}
@@ -175,14 +175,14 @@ func TestRenamedObjectsAreOneDifference(t *testing.T) {
 	idx := func(name string) []introspect.Fact {
 		return []introspect.Fact{mkFact("index", "public."+name, "table", "public.t"), mkFact("index", "public."+name, "definition", "CREATE INDEX "+name+" ON public.t USING btree (a)")}
 	}
-	side := func(label string, fs ...[]introspect.Fact) Variant {
+	variant := func(label string, fs ...[]introspect.Fact) Install {
 		all := []introspect.Fact{table}
 		for _, f := range fs {
 			all = append(all, f...)
 		}
-		return Variant{Footprint: created(all...)}
+		return Install{Footprint: created(all...)}
 	}
-	res := Compare(side("artifact", trg("trg_updated_at", "BEFORE"), idx("t_a_idx")), side("port", trg("trg_set_updated_at", "BEFORE"), idx("idx_t_a")))
+	res := Compare(variant("artifact", trg("trg_updated_at", "BEFORE"), idx("t_a_idx")), variant("port", trg("trg_set_updated_at", "BEFORE"), idx("idx_t_a")))
 	if got := ids(res); got != "index public.idx_t_a renamed [semantic]\ntrigger trg_set_updated_at on public.t renamed [semantic]" {
 		t.Fatalf("differences = %q, want one rename each", got)
 	}
@@ -195,12 +195,12 @@ func TestRenamedObjectsAreOneDifference(t *testing.T) {
 			mkFact("index", "public."+name, "table", "public.t"), mkFact("index", "public."+name, "constraint", name),
 			mkFact("index", "public."+name, "definition", "CREATE UNIQUE INDEX "+name+" ON public.t USING btree (a)")}
 	}
-	res = Compare(side("artifact", pk("t_pkey")), side("port", pk("t_id_pk")))
+	res = Compare(variant("artifact", pk("t_pkey")), variant("port", pk("t_id_pk")))
 	if got := ids(res); got != "constraint t_id_pk on public.t renamed [semantic]\nindex public.t_id_pk renamed [semantic]" {
 		t.Errorf("differences = %q, want the constraint and its index renamed", got)
 	}
 	// A renamed trigger whose definition changed too is not a rename.
-	res = Compare(side("artifact", trg("trg_updated_at", "BEFORE")), side("port", trg("trg_set_updated_at", "AFTER")))
+	res = Compare(variant("artifact", trg("trg_updated_at", "BEFORE")), variant("port", trg("trg_set_updated_at", "AFTER")))
 	if got := ids(res); got != "trigger trg_set_updated_at on public.t [semantic]\ntrigger trg_updated_at on public.t [semantic]" {
 		t.Errorf("differences = %q, want the two one-sided triggers", got)
 	}
@@ -210,7 +210,7 @@ func TestArgumentListsOnePerLine(t *testing.T) {
 	args := func(def string) introspect.Fact {
 		return mkFact("function", "public.f(numeric, text[])", "arguments", "p_a numeric(10,2) DEFAULT "+def+", p_b text[] DEFAULT '{x,y}'::text[]")
 	}
-	res := Compare(Variant{Footprint: created(args("30.0"))}, Variant{Footprint: created(args("45.0"))})
+	res := Compare(Install{Footprint: created(args("30.0"))}, Install{Footprint: created(args("45.0"))})
 	if len(res.Differences) != 1 {
 		t.Fatalf("differences = %q", ids(res))
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
-// DimPlaceholder replaces a side's own dimension in normalized values: vector(1536) on the
-// 1536 side and vector(1024) on the 1024 side both read vector(:dim), the psql variable the
+// DimPlaceholder replaces a variant's own dimension in normalized values: vector(1536) in the
+// variant at 1536 and vector(1024) in the one at 1024 both read vector(:dim), the psql variable the
 // repository's :dim convention uses.
 const DimPlaceholder = ":dim"
 
@@ -66,12 +66,12 @@ type Site struct {
 func (s Site) String() string { return s.Kind + " " + s.Object + " " + s.Attr }
 
 // sites lists the attributes either variant rewrote.
-func sites(l, r *sideFacts) []Site {
+func sites(l, r *variantFacts) []Site {
 	byKey := map[introspect.FactKey]*Site{}
-	collect := func(sf *sideFacts) {
+	collect := func(sf *variantFacts) {
 		for k, f := range sf.facts {
 			raw := f.raw
-			n := max(countDims(raw.Value, sf.side.Dim), countDims(raw.Display, sf.side.Dim))
+			n := max(countDims(raw.Value, sf.variant.Dim), countDims(raw.Display, sf.variant.Dim))
 			if n == 0 {
 				continue
 			}
@@ -87,7 +87,7 @@ func sites(l, r *sideFacts) []Site {
 			}
 		}
 	}
-	if l.side.Dim <= 0 || r.side.Dim <= 0 || l.side.Dim == r.side.Dim {
+	if l.variant.Dim <= 0 || r.variant.Dim <= 0 || l.variant.Dim == r.variant.Dim {
 		return []Site{}
 	}
 	collect(l)
@@ -111,7 +111,7 @@ type declared struct {
 // objects the catalog knows (matched by schema, name and number of identity arguments), so that
 // typmods pg_proc drops are compared too. A later definition of the same function replaces an
 // earlier one, as it does in the database.
-func declaredFacts(src *Source, sf *sideFacts) []declared {
+func declaredFacts(src *Source, sf *variantFacts) []declared {
 	funcs := map[string][]string{} // "schema.name(" -> catalog identities
 	for k := range sf.facts {
 		if k.Kind != introspect.KindFunction {
@@ -200,8 +200,8 @@ func argCount(identity string) int {
 // mismatches scans a variant's source for pgvector typmods that are not the variant's dimension
 // and reports each one that no other difference already shows (in that variant, the literal
 // type(N) appears in no difference's value).
-func mismatches(s *sideFacts, diffs []Difference) []Difference {
-	src, dim := s.side.Source, s.side.Dim
+func mismatches(s *variantFacts, diffs []Difference) []Difference {
+	src, dim := s.variant.Source, s.variant.Dim
 	if src == nil || dim <= 0 {
 		return nil
 	}

@@ -3,7 +3,7 @@
 //
 // # Model
 //
-// [Compare] takes the artifact's and the port's [Variant] (a footprint from
+// [Compare] takes the artifact's and the port's [Install] (a footprint from
 // github.com/ledgercheck/ledgercheck/introspect, the parsed source and the variant's vector dimension) and returns a
 // [Result]: the [Difference] list, sorted by (kind, object, attribute), and the dimension [Site]
 // list. Every value is keyed by the variant it belongs to ([Which]: [Artifact] or [Port]).
@@ -34,10 +34,10 @@
 // When the two variants have different dimensions, every vector(N), halfvec(N) and sparsevec(N)
 // whose N is the variant's own dimension is rewritten to type(:dim) before comparing, in catalog
 // values (column types, bodies, view definitions, ...) and in the declared signatures taken from
-// the source (pg_proc keeps no typmod, so [Variant.Source] supplies "declared ..." attributes for
+// the source (pg_proc keeps no typmod, so [Install.Source] supplies "declared ..." attributes for
 // every parameter, result column and result type). Every rewrite is a [Site], listed in the
 // report, so the equivalence is never silent. A typmod that is not the variant's dimension is
-// left alone, so it shows up as a difference; one that shows up in no difference (say, both files
+// not rewritten, so it shows up as a difference; one that shows up in no difference (say, both files
 // declare vector(768)) is reported as a difference of kind [KindDimension] by the source scan,
 // with its own Expected (what the dimension requires) and Found (what the file declares) values.
 package diff

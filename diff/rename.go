@@ -8,13 +8,13 @@ import (
 	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
-// AttrRenamed is the attribute of a rename: an object of one side that the other side has
+// AttrRenamed is the attribute of a rename: an object of one variant that the other variant has
 // under another name, with the same definition. Artifact and Port are the two identities,
 // Object the port's one.
 const AttrRenamed = "renamed"
 
 // renamable are the kinds whose objects are matched by definition across names: what a port
-// renames without changing (a trigger, a policy, an index, a constraint on a table both sides
+// renames without changing (a trigger, a policy, an index, a constraint on a table both variants
 // have).
 var renamable = map[string]bool{
 	introspect.KindTrigger: true, introspect.KindPolicy: true, introspect.KindIndex: true, introspect.KindConstraint: true,
@@ -23,10 +23,10 @@ var renamable = map[string]bool{
 // renames pairs one-sided objects of the renamable kinds: an artifact-only and a port-only object of
 // the same kind on the same relation whose facts are equal once each one's own name is taken
 // out of its values (an index's definition names the index). A pair is made only when it is the
-// only candidate on both sides. Each pair is removed from oneSided and returned as one
+// only candidate in both variants. Each pair is removed from oneSided and returned as one
 // difference of attribute [AttrRenamed].
-func renames(l, r *sideFacts, oneSided map[introspect.ObjectRef]*sideFacts) []Difference {
-	sig := func(sf *sideFacts, ref introspect.ObjectRef) string {
+func renames(l, r *variantFacts, oneSided map[introspect.ObjectRef]*variantFacts) []Difference {
+	sig := func(sf *variantFacts, ref introspect.ObjectRef) string {
 		name := bareName(ref.Object)
 		word := regexp.MustCompile(`(^|[^A-Za-z0-9_$"])` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9_$"])`)
 		var b strings.Builder
@@ -40,7 +40,7 @@ func renames(l, r *sideFacts, oneSided map[introspect.ObjectRef]*sideFacts) []Di
 		}
 		return b.String()
 	}
-	type cands struct{ left, right []introspect.ObjectRef }
+	type cands struct{ artifact, port []introspect.ObjectRef }
 	bySig := map[string]*cands{}
 	var order []string
 	for ref, sf := range oneSided {
@@ -61,18 +61,18 @@ func renames(l, r *sideFacts, oneSided map[introspect.ObjectRef]*sideFacts) []Di
 			order = append(order, s)
 		}
 		if sf == l {
-			c.left = append(c.left, ref)
+			c.artifact = append(c.artifact, ref)
 		} else {
-			c.right = append(c.right, ref)
+			c.port = append(c.port, ref)
 		}
 	}
 	var out []Difference
 	for _, s := range order {
 		c := bySig[s]
-		if len(c.left) != 1 || len(c.right) != 1 {
+		if len(c.artifact) != 1 || len(c.port) != 1 {
 			continue
 		}
-		old, nu := c.left[0], c.right[0]
+		old, nu := c.artifact[0], c.port[0]
 		delete(oneSided, old)
 		delete(oneSided, nu)
 		out = append(out, Difference{Kind: nu.Kind, Object: nu.Object, Attr: AttrRenamed, Artifact: old.Object, Port: nu.Object, Class: introspect.Semantic})
@@ -88,7 +88,7 @@ func bareName(object string) string {
 	return object[strings.LastIndexByte(object, '.')+1:]
 }
 
-// Members summarizes what an object present on one side only holds: its one-sided children
+// Members summarizes what an object present in one variant only holds: its one-sided children
 // by kind, in listing order ("4 columns, 2 constraints, 2 indexes"); "" for an attribute
 // difference or an object without children.
 func (d Difference) Members() string {

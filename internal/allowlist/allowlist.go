@@ -26,27 +26,14 @@ import (
 // the port's values under artifact: and port:.
 const Version = 2
 
-// VersionLeftRight is the first format version, still read: it pinned the artifact's and the
-// port's values under left: and right:. [Parse] reads them into Artifact and Port (Expected and
-// Found for a dimension mismatch), and [File.Hint] says how to convert the file.
-const VersionLeftRight = 1
-
 // File is a loaded allowlist.
 type File struct {
 	// Path is the file as named by the caller, used in every error and report.
 	Path string `yaml:"-"`
-	// Version is the file's format version: [Version] or [VersionLeftRight].
+	// Version is the file's format version, [Version].
 	Version int `yaml:"version"`
 	// Entries are the reviewed differences, in file order.
 	Entries []Entry `yaml:"entries"`
-}
-
-// Hint is the one line that says how to convert a version 1 file; "" for a current one.
-func (f *File) Hint() string {
-	if f == nil || f.Version != VersionLeftRight {
-		return ""
-	}
-	return fmt.Sprintf("%s is allowlist version 1 (left:/right:); `ledgercheck allowlist suggest --write` rewrites it as version %d (artifact:/port:)", f.Path, Version)
 }
 
 // Entry is one reviewed difference. It names the difference by kind, object and attribute, and
@@ -60,7 +47,7 @@ type Entry struct {
 	// ObjectMatch, instead of Object, is a regular expression (RE2, anchored at both ends) that
 	// the identity must match, for one difference repeated on several objects.
 	ObjectMatch string `yaml:"object_match,omitempty"`
-	// Attr is the attribute; empty (or absent) means the object itself, present on one side only.
+	// Attr is the attribute; empty (or absent) means the object itself, present in one variant only.
 	Attr string `yaml:"attr,omitempty"`
 	// Artifact and Port are the artifact's and the port's normalized values ("" for absent).
 	Artifact *string `yaml:"artifact,omitempty"`
@@ -146,42 +133,19 @@ func pinKeys(kind string) string {
 	return "artifact and port"
 }
 
-// rawFile is an allowlist as decoded: either version's keys, checked against its version.
+// rawFile is an allowlist as decoded, before its entries are checked.
 type rawFile struct {
-	Version int        `yaml:"version"`
-	Entries []rawEntry `yaml:"entries"`
+	Version int     `yaml:"version"`
+	Entries []Entry `yaml:"entries"`
 }
 
-// rawEntry is an entry with version 1's keys.
-type rawEntry struct {
-	Entry `yaml:",inline"`
-	Left  *string `yaml:"left,omitempty"`
-	Right *string `yaml:"right,omitempty"`
-}
-
-// convert checks an entry's pin keys against the file's version and returns the entry with
-// version 1's left and right moved to their names; "" or what is wrong.
-func (r *rawEntry) convert(version int) (Entry, string) {
-	e := r.Entry
-	if version != VersionLeftRight {
-		if r.Left != nil || r.Right != nil {
-			return e, fmt.Sprintf("has left/right, the keys of allowlist version 1; version %d names them %s (or write version: 1)", Version, pinKeys(e.Kind))
-		}
-		dim := e.Kind == diff.KindDimension
-		if dim && (e.Artifact != nil || e.Port != nil) || !dim && (e.Expected != nil || e.Found != nil) {
-			return e, "pins the wrong pair: a " + e.Kind + " difference is pinned by " + pinKeys(e.Kind) + " (expected and found pin a dimension mismatch only)"
-		}
-		return e, ""
+// checkPair checks that e pins the pair its kind takes; "" or what is wrong.
+func checkPair(e Entry) string {
+	dim := e.Kind == diff.KindDimension
+	if dim && (e.Artifact != nil || e.Port != nil) || !dim && (e.Expected != nil || e.Found != nil) {
+		return "pins the wrong pair: a " + e.Kind + " difference is pinned by " + pinKeys(e.Kind) + " (expected and found pin a dimension mismatch only)"
 	}
-	if e.Artifact != nil || e.Port != nil || e.Expected != nil || e.Found != nil {
-		return e, fmt.Sprintf("has %s, keys of allowlist version %d, in a version 1 file (left/right); write version: %d", pinKeys(e.Kind), Version, Version)
-	}
-	if e.Kind == diff.KindDimension {
-		e.Expected, e.Found = r.Left, r.Right
-	} else {
-		e.Artifact, e.Port = r.Left, r.Right
-	}
-	return e, ""
+	return ""
 }
 
 // Load reads and validates the allowlist at path. Every error is a [fault.Input] error (exit 2):
@@ -231,10 +195,10 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 		return nil, fault.Input(errors.New(decodeError(path, yamltext.Locate(err, data), lines)))
 	}
 	f.Version = raw.Version
-	f.Entries = make([]Entry, len(raw.Entries))
-	convErr := make([]string, len(raw.Entries))
+	f.Entries = raw.Entries
+	pairErr := make([]string, len(raw.Entries))
 	for i := range raw.Entries {
-		f.Entries[i], convErr[i] = raw.Entries[i].convert(raw.Version)
+		pairErr[i] = checkPair(raw.Entries[i])
 	}
 	// Lines: decode again as a node tree.
 	var doc yaml.Node
@@ -253,15 +217,15 @@ func parse(path string, data []byte, draft bool) (*File, error) {
 				}
 			}
 		}
-		if f.Version != Version && f.Version != VersionLeftRight {
-			return nil, fail(versionLine, "version %d is not supported; this ledgercheck reads version: %d (and version %d)", f.Version, Version, VersionLeftRight)
+		if f.Version != Version {
+			return nil, fail(versionLine, "version %d is not supported; this ledgercheck reads version: %d", f.Version, Version)
 		}
 	}
 	seen := map[string]int{}
 	var invalid []string
 	for i := range f.Entries {
 		e := &f.Entries[i]
-		if msg := checkEntry(e, i, convErr[i], draft, seen); msg != "" {
+		if msg := checkEntry(e, i, pairErr[i], draft, seen); msg != "" {
 			invalid = append(invalid, fmt.Sprintf("%s:%d: %s", path, min(max(e.Line, 1), lines), msg))
 		}
 	}
@@ -319,13 +283,12 @@ func (e *InvalidError) Error() string {
 	return fmt.Sprintf("%s (and %d more invalid entries: `ledgercheck allowlist check %s` lists them all)", e.Lines[0], len(e.Lines)-1, e.Path)
 }
 
-// checkEntry says what is wrong with the i-th entry (convErr: what converting it from its
-// version said), or ""; seen holds the lines of the valid entries before it, by key, and gets
+// checkEntry says what is wrong with the i-th entry (pairErr: what [checkPair] said of it), or ""; seen holds the lines of the valid entries before it, by key, and gets
 // this one's.
-func checkEntry(e *Entry, i int, convErr string, draft bool, seen map[string]int) string {
+func checkEntry(e *Entry, i int, pairErr string, draft bool, seen map[string]int) string {
 	where := fmt.Sprintf("entry %d", i+1)
-	if convErr != "" {
-		return where + " " + convErr
+	if pairErr != "" {
+		return where + " " + pairErr
 	}
 	if err := e.checkProbes(); err != "" {
 		return where + " " + err

@@ -286,95 +286,17 @@ func TestMergeDraftKeepsItsTODO(t *testing.T) {
 	}
 }
 
-// v1Src is a version 1 allowlist: the artifact's and the port's values under left: and right:,
-// and a dimension mismatch's expected and found type under the same keys.
-const v1Src = `# reviewed
-version: 1
-entries:
-  - kind: table
-    object: public.a
-    attr: rls
-    left: "true"   # the artifact's
-    right: "false"
-    reason: role model
-  - kind: dimension
-    object: function public.f
-    attr: port
-    left: vector(1024)
-    right: vector(1536)
-    reason: the port keeps one 1536 column on purpose
-`
-
-// TestVersion1StillLoads: a version 1 file reads its left/right as the artifact's and the port's
-// values (expected and found for a dimension mismatch), accepts the same differences, and says
-// in one line how to convert it.
-func TestVersion1StillLoads(t *testing.T) {
-	f, err := Parse("a.yaml", []byte(v1Src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e := f.Entries[0]; e.Artifact == nil || *e.Artifact != "true" || e.Port == nil || *e.Port != "false" {
-		t.Errorf("entry 1 = %+v, want artifact true, port false", e)
-	}
-	if e := f.Entries[1]; e.Expected == nil || *e.Expected != "vector(1024)" || e.Found == nil || *e.Found != "vector(1536)" || e.Artifact != nil {
-		t.Errorf("entry 2 = %+v, want expected vector(1024), found vector(1536)", e)
-	}
-	dim := diff.Difference{Kind: diff.KindDimension, Object: "function public.f", Attr: "port", Expected: "vector(1024)", Found: "vector(1536)", Class: introspect.Semantic}
-	if o := f.Apply([]diff.Difference{diffs()[0], dim}); !o.Passed() || len(o.Accepted) != 2 {
-		t.Errorf("version 1 entries accept: %+v", o)
-	}
-	if h := f.Hint(); !strings.Contains(h, "a.yaml is allowlist version 1") || !strings.Contains(h, "allowlist suggest --write") || strings.Contains(h, "\n") {
-		t.Errorf("hint = %q, want one line naming the file and the command that converts it", h)
-	}
-	v2, err := Parse("b.yaml", []byte("version: 2\nentries: []\n"))
-	if err != nil || v2.Hint() != "" {
-		t.Errorf("a version 2 file: hint %q, err %v", v2.Hint(), err)
-	}
-}
-
-// TestPinKeysFollowTheVersion: version 2 refuses version 1's keys (and the other way round), and
-// each kind takes its own pair.
-func TestPinKeysFollowTheVersion(t *testing.T) {
+// TestPinKeysFollowTheKind: each kind takes its own pair, and no other version than the current
+// one loads.
+func TestPinKeysFollowTheKind(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
-		{"version: 2\nentries:\n  - {kind: table, object: t, attr: rls, left: 'true', right: 'false', reason: r}\n", "entry 1 has left/right, the keys of allowlist version 1; version 2 names them artifact and port"},
-		{"version: 1\nentries:\n  - {kind: table, object: t, attr: rls, artifact: 'true', port: 'false', reason: r}\n", "keys of allowlist version 2, in a version 1 file"},
+		{"version: 1\nentries: []\n", "a.yaml:1: version 1 is not supported; this ledgercheck reads version: 2"},
 		{"version: 2\nentries:\n  - {kind: dimension, object: f, attr: port, artifact: a, port: b, reason: r}\n", "a dimension difference is pinned by expected and found"},
 		{"version: 2\nentries:\n  - {kind: table, object: t, attr: rls, expected: a, found: b, reason: r}\n", "a table difference is pinned by artifact and port"},
 	} {
 		if _, err := Parse("a.yaml", []byte(c.yaml)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", c.yaml, err, c.want)
 		}
-	}
-}
-
-// TestMergeConvertsVersion1: `allowlist suggest --write` on a version 1 file writes version 2,
-// keeping values, reasons and comments; the result reads back to the same entries.
-func TestMergeConvertsVersion1(t *testing.T) {
-	f, err := Parse("a.yaml", []byte(v1Src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dim := diff.Difference{Kind: diff.KindDimension, Object: "function public.f", Attr: "port", Expected: "vector(1024)", Found: "vector(1536)", Class: introspect.Semantic}
-	ds := []diff.Difference{diffs()[0], dim}
-	out, _, err := Merge(f, []byte(v1Src), f.Apply(ds), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := string(out)
-	for _, want := range []string{"version: 2\n", "    artifact: \"true\" # the artifact's\n    port: \"false\"\n", "    expected: vector(1024)\n    found: vector(1536)\n", "# reviewed"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("converted file lacks %q:\n%s", want, got)
-		}
-	}
-	if strings.Contains(got, "left:") || strings.Contains(got, "right:") {
-		t.Errorf("converted file keeps version 1 keys:\n%s", got)
-	}
-	g, err := Parse("a.yaml", out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o := g.Apply(ds); !o.Passed() || len(o.Accepted) != 2 || g.Hint() != "" {
-		t.Errorf("converted file: %+v, hint %q", o, g.Hint())
 	}
 }
 

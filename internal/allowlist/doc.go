@@ -24,14 +24,12 @@
 //	    reason: ...
 //
 // A dimension mismatch (kind dimension) pins expected and found instead of artifact and port.
-// Version 1 files ([VersionLeftRight]: left and right for the two values) still load, and
-// [File.Hint] says how to convert them; [Merge] writes version 2.
 //
 // An entry without attr is an object present in one variant only. object_match (an anchored RE2
 // regular expression) may replace object for one difference repeated on several objects.
 //
 // Decoding is strict ([Parse]): unknown keys, a version other than [Version], entries that do
-// not pin their values (or use the other version's keys), malformed digests or patterns, empty or TODO reasons and duplicate
+// not pin their values (or pin the other kind's pair), malformed digests or patterns, empty or TODO reasons and duplicate
 // entries are errors with the file's line number (exit 2).
 //
 // Because every entry pins the values, an entry for a changed function body accepts that exact

@@ -15,12 +15,12 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	for _, s := range []string{
-		"version: 1\nentries: []\n",
-		"version: 1\nentries:\n  - kind: table\n    object_match: 'public\\.(a|b'\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: r\n",
-		"version: 1\nentries:\n  - kind: function\n    object: f()\n    attr: body\n    digest: sha256:00\n    reason: TODO\n",
-		"version: 1\nentries:\n  - kind: probe\n    cause: function f() arguments\n    probes:\n      p1: sha256:" + strings.Repeat("0", 64) + "\n    reason: TODO changed since review: r\n",
-		"version: one\n", "entries: [\n", "- a\n", "~\n", "---\n", "version: 1\nentries: &a [*a]\n",
-		"version: 1\nentries:\n  - {kind: table, object: t, left: '', right: x, reason: ok}\n  - {kind: table, object: t, left: '', right: x, reason: ok}\n",
+		"version: 2\nentries: []\n",
+		"version: 2\nentries:\n  - kind: table\n    object_match: 'public\\.(a|b'\n    attr: rls\n    artifact: \"true\"\n    port: \"false\"\n    reason: r\n",
+		"version: 2\nentries:\n  - kind: function\n    object: f()\n    attr: body\n    digest: sha256:00\n    reason: TODO\n",
+		"version: 2\nentries:\n  - kind: probe\n    cause: function f() arguments\n    probes:\n      p1: sha256:" + strings.Repeat("0", 64) + "\n    reason: TODO changed since review: r\n",
+		"version: one\n", "entries: [\n", "- a\n", "~\n", "---\n", "version: 2\nentries: &a [*a]\n",
+		"version: 2\nentries:\n  - {kind: table, object: t, artifact: '', port: x, reason: ok}\n  - {kind: table, object: t, artifact: '', port: x, reason: ok}\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -71,7 +71,7 @@ func (f *File) AttachReviewed(path string, data []byte) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&rf); err != nil {
-		return fault.Input(fmt.Errorf("%s: %v (written by `ledgercheck allowlist suggest --write`; delete it and run that again)", path, err))
+		return fault.Input(fmt.Errorf("%s: %w (written by `ledgercheck allowlist suggest --write`; delete it and run that again)", path, err))
 	}
 	if rf.Version != ReviewedVersion {
 		return fault.Input(fmt.Errorf("%s: version %d; want %d", path, rf.Version, ReviewedVersion))

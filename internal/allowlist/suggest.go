@@ -100,7 +100,7 @@ func inline(s string) bool { return len(s) <= maxInline && !strings.ContainsAny(
 
 // Merged says what [Merge] did to an allowlist.
 type Merged struct {
-	// Kept counts the entries left as they were.
+	// Kept counts the entries kept as they were.
 	Kept int
 	// Added are the new entries (reason TODO).
 	Added []Entry
@@ -132,9 +132,6 @@ func Merge(f *File, src []byte, o *Outcome, causes map[string][]string) ([]byte,
 		return nil, nil, fmt.Errorf("%s: reading the allowlist's document tree: not the mapping Parse read (%v)", f.Path, err)
 	}
 	root := doc.Content[0]
-	if f.Version == VersionLeftRight {
-		toVersion2(root)
-	}
 	seq := value(root, "entries")
 	if seq == nil {
 		root.Content = append(root.Content, scalar("entries"), &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"})
@@ -211,36 +208,6 @@ func Merge(f *File, src []byte, o *Outcome, causes map[string][]string) ([]byte,
 	return spaceComments(out.Bytes()), res, nil
 }
 
-// toVersion2 rewrites a version 1 document tree as version 2: the version, and each entry's
-// left/right keys as artifact/port (expected/found for a dimension mismatch). Values, reasons and
-// comments stay.
-func toVersion2(root *yaml.Node) {
-	if v := value(root, "version"); v != nil {
-		v.Value = fmt.Sprint(Version)
-	}
-	seq := value(root, "entries")
-	if seq == nil || seq.Kind != yaml.SequenceNode {
-		return
-	}
-	for _, n := range seq.Content {
-		if n.Kind != yaml.MappingNode {
-			continue
-		}
-		ka, kb := "artifact", "port"
-		if k := value(n, "kind"); k != nil && k.Value == diff.KindDimension {
-			ka, kb = "expected", "found"
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			switch n.Content[i].Value {
-			case "left":
-				n.Content[i].Value = ka
-			case "right":
-				n.Content[i].Value = kb
-			}
-		}
-	}
-}
-
 // update rewrites an entry node whose difference changed since review: the new pin in place of
 // the old one, and the reason "TODO changed since review: " + the reviewed reason.
 func update(n *yaml.Node, c Change, o *Outcome) error {
@@ -267,7 +234,7 @@ func update(n *yaml.Node, c Change, o *Outcome) error {
 	} else {
 		fresh := EntryFor(c.Differences[0], "")
 		at := len(n.Content)
-		for _, k := range []string{"digest", "right", "left", "port", "artifact", "found", "expected"} {
+		for _, k := range []string{"digest", "port", "artifact", "found", "expected"} {
 			if i := index(n, k); i >= 0 {
 				n.Content = slices.Delete(n.Content, i, i+2)
 				at = min(at, i)

@@ -44,7 +44,7 @@ func newAllowlistSuggestCmd(g *globals) *cobra.Command {
 allowlist with one entry per semantic difference that the current allowlist does not accept (with
 --all: per semantic difference), every reason "TODO". The gate rejects TODO, so the entries only
 count once a person has reviewed each difference and written why it is accepted. Short values are
-pinned as left/right, long ones (bodies, listings, probe results) by digest. Probes whose
+pinned as artifact/port (expected/found for a dimension mismatch), long ones (bodies, listings, probe results) by digest. Probes whose
 differences have the same likely cause (the catalog differences of what their SQL reads, such as
 a changed default of the function they call) share one entry: kind probe, the cause, and a probes
 list with each probe's digest.
@@ -141,9 +141,6 @@ func writeAllowlist(g *globals, scope input.Scope, path string, al *allowlist.Fi
 		return err
 	}
 	w := g.stdout
-	if al != nil && al.Version != allowlist.Version {
-		fmt.Fprintf(w, "%s: converted from allowlist version %d (left:/right:) to version %d (artifact:/port:)\n", path, al.Version, allowlist.Version)
-	}
 	fmt.Fprintf(w, "%s: %d entries kept, %d changed since review, %d stale removed, %d added (reason TODO)\n", path, m.Kept, len(m.Updated), len(m.Removed), len(m.Added))
 	for _, e := range m.Removed {
 		fmt.Fprintf(w, "  removed  line %d: %s (it accepts no difference; its reason was: %s)\n", e.Line, e.String(), report.Clip(oneLine(e.Reason), 120))
@@ -267,9 +264,6 @@ installs: run ` + "`ledgercheck parity`" + `.`,
 				return fault.Input(fmt.Errorf("%s: empty allowlist", args[0]))
 			}
 			fmt.Fprintf(g.stdout, "%s: %d entries, valid\n", args[0], len(f.Entries))
-			if h := f.Hint(); h != "" {
-				fmt.Fprintf(g.stderr, "ledgercheck: %s\n", h)
-			}
 			return nil
 		},
 	}

@@ -102,8 +102,6 @@ entry, a failed rerun or install, an exposure the audit found, a body that canno
 	fl.StringVar(&f.fixture, "fixture", "", "SQL loaded after each install for the rerun audit and the probes (overrides fixture)")
 	fl.StringVar(&f.artifactPrevious, "artifact-previous", "", "previous version of the artifact, for its upgrade audit (overrides artifact.previous)")
 	fl.StringVar(&f.portPrevious, "port-previous", "", "previous version of the port, for its upgrade audit (overrides the port's previous)")
-	alias(cmd, "left-previous", "artifact-previous")
-	alias(cmd, "right-previous", "port-previous")
 	fl.IntVar(&f.times, "times", 0, "how many times the rerun audit applies each variant (overrides rerun.times)")
 	fl.StringVar(&f.tableStats, "table-stats", "", "production's row counts and sizes per table (JSON or CSV, exported by the query of docs/reference/table-stats.md), which grade the locks each statement takes on existing tables (overrides table_stats)")
 	fl.StringVar(&f.changed, "changed", "", "check only the sidecars whose file changed since the merge base of HEAD and this ref (e.g. origin/main), and those that need them; each changed file's upgrade audit runs from its version there")
@@ -169,36 +167,4 @@ func noConfiguration(cfg *config.Config) error {
 		return nil
 	}
 	return fault.Input(fmt.Errorf("no %s in the working directory or above it up to the repository root (%s), and no %s here for the built-in default: write one with `ledgercheck init --artifact FILE --dim N`, or pass --config FILE", config.DefaultFile, input.RepoRoot("."), cfg.Artifact.File))
-}
-
-// variant reads a variant's migration (and its previous version) for the gate: v is the
-// configuration's variant at the dotted version 2 path key ("artifact", "ports.0"), called name
-// in the report.
-func variant(cfg *config.Config, key, name string, v config.Variant) (gate.Variant, error) {
-	flag := "--port"
-	if key == "artifact" {
-		flag = "--artifact"
-	}
-	gv := gate.Variant{Name: name, File: v.File, Dim: v.Dim, DSN: v.DSN}
-	switch {
-	case v.File == "" && v.DSN == "":
-		return gv, fault.Input(fmt.Errorf("the %s has no file; set %s.file in %s or pass %s", name, cfg.Key(key), orConfig(cfg), flag))
-	case v.File == "" && v.Previous != "":
-		return gv, fault.Input(fmt.Errorf("the %s is read from a database and has no file, so it has no upgrade audit: drop %s-previous, or pass its file with %s", name, flag, flag))
-	case v.File == "":
-		return gv, nil
-	}
-	src, err := cfg.Scope.ReadFile(v.File, input.Migration)
-	if err != nil {
-		return gate.Variant{}, fault.Input(err)
-	}
-	gv.Src = src
-	if v.Previous != "" {
-		prev, err := cfg.Scope.ReadFile(v.Previous, input.Migration)
-		if err != nil {
-			return gate.Variant{}, fault.Input(fmt.Errorf("%s.previous: %w", cfg.Key(key), err))
-		}
-		gv.Previous = &gate.Script{Name: v.Previous, Src: prev}
-	}
-	return gv, nil
 }

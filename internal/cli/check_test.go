@@ -26,9 +26,9 @@ const repoConfig = "../../ledgercheck.yaml"
 func TestCheckInputErrors(t *testing.T) {
 	dir := t.TempDir()
 	badConfig := filepath.Join(dir, "ledgercheck.yaml")
-	os.WriteFile(badConfig, []byte("version: 1\nvariants:\n  left:\n    file: a.sql\n    dimm: 3\n"), 0o644)
+	os.WriteFile(badConfig, []byte("version: 2\n# the artifact\nartifact:\n    file: a.sql\n    dimm: 3\n"), 0o644)
 	badAllow := filepath.Join(dir, "allow.yaml")
-	os.WriteFile(badAllow, []byte("version: 1\nentries:\n  - kind: table\n    object: public.t\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: \"\"\n"), 0o644)
+	os.WriteFile(badAllow, []byte("version: 2\nentries:\n  - kind: table\n    object: public.t\n    attr: rls\n    artifact: \"true\"\n    port: \"false\"\n    reason: \"\"\n"), 0o644)
 	badStats := filepath.Join(dir, "table_stats.csv")
 	os.WriteFile(badStats, []byte("schema,table,rows,bytes\npublic,thoughts,2100000,3650722201\npublic,agent_memories,many,8192\n"), 0o644)
 	for _, tc := range []struct {
@@ -51,20 +51,6 @@ func TestCheckInputErrors(t *testing.T) {
 		if code != ExitInput || out != "" || !regexp.MustCompile(tc.want).MatchString(errs) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, one line matching %q", tc.args, code, out, errs, tc.want)
 		}
-	}
-}
-
-// The flags of earlier versions, --left* and --right*, are hidden deprecated aliases of
-// --artifact* and --port*: they still set the same value, with a note on stderr.
-func TestLeftRightFlagsAreDeprecatedAliases(t *testing.T) {
-	dir := t.TempDir()
-	code, out, errs := runCLI(t, "check", "--config", repoConfig, "--right", filepath.Join(dir, "missing.sql"))
-	if code != ExitInput || out != "" || !strings.Contains(errs, "missing.sql: no such file") || !strings.Contains(errs, "--right is deprecated; use --port") {
-		t.Errorf("--right: exit %d, stderr %q", code, errs)
-	}
-	_, help, _ := runCLI(t, "check", "--help")
-	if strings.Contains(help, "--right") || strings.Contains(help, "--left") || !strings.Contains(help, "--port-dim") || !strings.Contains(help, "--artifact-previous") {
-		t.Errorf("check --help shows the deprecated flags or lacks the new ones:\n%s", help)
 	}
 }
 

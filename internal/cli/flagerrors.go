@@ -28,7 +28,7 @@ func flagError(cmd *cobra.Command, err error) error {
 			err = fmt.Errorf("unknown flag --%s (did you mean --%s?)", notExist.GetSpecifiedName(), c)
 		}
 	case errors.As(err, &invalid):
-		err = fmt.Errorf("invalid value %q for --%s: %s", invalid.GetValue(), invalid.GetFlag().Name, wantValue(invalid.GetFlag(), invalid.Unwrap()))
+		err = fault.Wrapf(err, "invalid value %q for --%s: %s", invalid.GetValue(), invalid.GetFlag().Name, wantValue(invalid.GetFlag(), invalid.Unwrap()))
 	}
 	return fault.Input(err)
 }

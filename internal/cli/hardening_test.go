@@ -122,16 +122,16 @@ func badInputFiles(t *testing.T, dir string) map[string]string {
 		// The table exists when COPY runs: without the check, the install would wait for data.
 		"copy.sql":           "CREATE TABLE IF NOT EXISTS public.t (id int);\nCOPY public.t FROM STDIN;\nNOTIFY pgrst, 'reload schema';\n",
 		"nested.sql":         "SELECT " + strings.Repeat("(", 10000) + "1" + strings.Repeat(")", 10000) + ";\n",
-		"al_malformed.yaml":  "version: 1\nentries: [\n  - kind: table\n",
+		"al_malformed.yaml":  "version: 2\nentries: [\n  - kind: table\n",
 		"al_type.yaml":       "version: one\nentries: []\n",
-		"al_unknown.yaml":    "version: 1\nentries:\n  - kind: table\n    objekt: public.t\n",
-		"al_utf8.yaml":       "version: 1\nentries: \xff\xfe\n",
-		"al_nul.yaml":        "version: 1\nentries:\x00\n",
-		"cfg_type.yaml":      "version: 1\nvariants:\n  left: {file: a.sql, dim: [1]}\n",
-		"cfg_malformed.yaml": "version: 1\nvariants:\n  left:\n    file: a.sql\n   dim: 3\n",
-		"cfg_unknown.yaml":   "version: 1\nvarients: {}\n",
-		"cfg_duration.yaml":  "version: 1\nlimits:\n  statement_timeout: soon\n",
-		"cfg_utf8.yaml":      "\xff\xfeversion: 1\n",
+		"al_unknown.yaml":    "version: 2\nentries:\n  - kind: table\n    objekt: public.t\n",
+		"al_utf8.yaml":       "version: 2\nentries: \xff\xfe\n",
+		"al_nul.yaml":        "version: 2\nentries:\x00\n",
+		"cfg_type.yaml":      "version: 2\n# the artifact\nartifact: {file: a.sql, dim: [1]}\n",
+		"cfg_malformed.yaml": "version: 2\n# the artifact\nartifact:\n    file: a.sql\n   dim: 3\n",
+		"cfg_unknown.yaml":   "version: 2\nartefact: {}\n",
+		"cfg_duration.yaml":  "version: 2\nlimits:\n  statement_timeout: soon\n",
+		"cfg_utf8.yaml":      "\xff\xfeversion: 2\n",
 	}
 	paths := map[string]string{"missing.sql": dir + "/missing.sql", "adir": dir + "/adir"}
 	if err := os.Mkdir(paths["adir"], 0o755); err != nil {
@@ -223,9 +223,9 @@ func TestBadInput(t *testing.T) {
 		add(ExitInput, want, "check", "--config", repoConfig, "--allowlist", f[name])
 	}
 	for name, want := range map[string]string{
-		"cfg_type.yaml":      `cfg_type\.yaml:3:9: invalid value \(a list\): want a whole number$`,
+		"cfg_type.yaml":      `cfg_type\.yaml:3:11: invalid value \(a list\): want a whole number$`,
 		"cfg_malformed.yaml": `cfg_malformed\.yaml:5:4: did not find expected key$`,
-		"cfg_unknown.yaml":   `cfg_unknown\.yaml:2:1: unknown key varients \(did you mean variants\?\)`,
+		"cfg_unknown.yaml":   `cfg_unknown\.yaml:2:1: unknown key artefact \(did you mean artifact\?\)`,
 		"cfg_duration.yaml":  `cfg_duration\.yaml:3:22: invalid value "soon": want a duration such as 60s or 2m$`,
 		"cfg_utf8.yaml":      `cfg_utf8\.yaml:1: invalid UTF-8 \(byte 0xff\)`,
 	} {

@@ -54,7 +54,7 @@ func TestNonRegularInputs(t *testing.T) {
 				return append([]string{"check", "--config", config("previous", bad)}, noServer...)
 			}},
 			{"migration", func(bad string) []string {
-				return append([]string{"check", "--config", config("extra", bad)}, noServer...)
+				return append([]string{"check", "--config", config("prerequisite", bad)}, noServer...)
 			}},
 			{"fixture", func(bad string) []string {
 				return append([]string{"check", "--config", config("fixture", bad)}, noServer...)
@@ -98,7 +98,7 @@ var nonRegularKinds = []nonRegularKind{
 	{"directory", func(t *testing.T) (string, func() bool) { return t.TempDir(), func() bool { return false } }, `is a directory, not an? %s file$`},
 }
 
-// nonRegularConfig returns a configuration in which the file at key (previous, extra, allowlist
+// nonRegularConfig returns a configuration in which the file at key (previous, prerequisite, allowlist
 // or fixture) is bad.
 func nonRegularConfig(t *testing.T, repo, key, bad string) string {
 	t.Helper()
@@ -108,14 +108,13 @@ func nonRegularConfig(t *testing.T, repo, key, bad string) string {
 	if files["previous"] != "" {
 		previous = ", previous: " + files["previous"]
 	}
-	return writeSQL(t, key+".yaml", fmt.Sprintf(`version: 1
-variants:
-  left: {file: %[1]s/migrations/decision_ledger.sql, dim: 1536%[2]s}
-  right: {file: %[1]s/migrations/ports/decision_ledger_1024.sql, dim: 1024}
-environment: {extra: [%[3]s]}
-allowlist: %[4]s
+	return writeSQL(t, key+".yaml", fmt.Sprintf(`version: 2
+artifact: {file: %[1]s/migrations/decision_ledger.sql, dim: 1536%[2]s}
+ports:
+  - {file: %[1]s/migrations/ports/decision_ledger_1024.sql, dim: 1024, allowlist: %[4]s}
+prerequisites: {files: [%[3]s]}
 fixture: %[5]s
-`, repo, previous, files["extra"], files["allowlist"], files["fixture"]))
+`, repo, previous, files["prerequisite"], files["allowlist"], files["fixture"]))
 }
 
 // checkNonRegularRefused runs args, in which bad (of kind k) stands where a noun file is taken,

@@ -119,7 +119,7 @@ func TestLintInputErrors(t *testing.T) {
 		{[]string{"lint", dir}, "the directory holds no .sql file"},
 		{[]string{"lint", "--format", "xml", writeSQL(t, "a.sql", cleanSQL)}, "--format"},
 		{[]string{"lint", "--config", filepath.Join(dir, "nope.yaml"), writeSQL(t, "b.sql", cleanSQL)}, "--config"},
-		{[]string{"lint", "--config", writeSQL(t, "c.yaml", "version: 1\nlint:\n  severity:\n    no-such-rule: off\n"), writeSQL(t, "d.sql", cleanSQL)}, "unknown rule"},
+		{[]string{"lint", "--config", writeSQL(t, "c.yaml", "version: 2\nlint:\n  severity:\n    no-such-rule: off\n"), writeSQL(t, "d.sql", cleanSQL)}, "unknown rule"},
 		{[]string{"lint", "--config", writeSQL(t, "e.yaml", "unknown_key: 1\n"), writeSQL(t, "f.sql", cleanSQL)}, "unknown_key"},
 		{[]string{"lint"}, "ledgercheck: lint: missing argument; usage: ledgercheck lint FILE|DIR|PATTERN... [flags]"},
 	} {
@@ -131,7 +131,7 @@ func TestLintInputErrors(t *testing.T) {
 }
 
 func TestLintConfigSeverityOverride(t *testing.T) {
-	cfg := writeSQL(t, "c.yaml", "version: 1\nlint:\n  severity:\n    missing-notify-reload: warning\n")
+	cfg := writeSQL(t, "c.yaml", "version: 2\nlint:\n  severity:\n    missing-notify-reload: warning\n")
 	p := writeSQL(t, "n.sql", strings.Replace(cleanSQL, "NOTIFY pgrst, 'reload schema';\n", "", 1))
 	code, out, _ := runCLI(t, "lint", "-q", "--config", cfg, p)
 	if code != ExitOK || !strings.Contains(out, "warning: the last statement is GRANT") {
@@ -182,7 +182,7 @@ func TestLintReadsLedgercheckYAML(t *testing.T) {
 	if code, _, _ := runCLI(t, "lint", "-q", p); code != ExitFindings {
 		t.Fatalf("without a ledgercheck.yaml: exit %d, want 1 (missing-notify-reload)", code)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "ledgercheck.yaml"), []byte("version: 1\nlint:\n  severity:\n    missing-notify-reload: warning\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "ledgercheck.yaml"), []byte("version: 2\nlint:\n  severity:\n    missing-notify-reload: warning\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)

@@ -103,11 +103,11 @@ func TestParityLiveDatabase(t *testing.T) {
 	live, reader := deployedPort(t)
 
 	before := serverState(t, live, "prod")
-	code, out, errs := runCLI(t, "parity", "--config", repoConfig, "--right-dsn", reader, "--right", portFile, "--right-dim", "1024")
+	code, out, errs := runCLI(t, "parity", "--config", repoConfig, "--port-dsn", reader, "--port", portFile, "--port-dim", "1024")
 	if code == ExitEnv {
 		t.Skipf("no Postgres: %s", errs)
 	}
-	if code != ExitOK || !strings.Contains(out, "the port decision_ledger_1024 was read from the database reader@") || !strings.Contains(errs, "--right-dsn is deprecated; use --port-dsn") {
+	if code != ExitOK || !strings.Contains(out, "the port decision_ledger_1024 was read from the database reader@") {
 		t.Errorf("the deployed port: exit %d\n%s%s", code, out, errs)
 	}
 	if after := serverState(t, live, "prod"); after != before {

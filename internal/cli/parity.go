@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,12 +10,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/allowlist"
 	"github.com/ledgercheck/ledgercheck/internal/config"
 	"github.com/ledgercheck/ledgercheck/internal/fault"
-	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/gate"
-	"github.com/ledgercheck/ledgercheck/internal/input"
-	"github.com/ledgercheck/ledgercheck/internal/locks"
-	"github.com/ledgercheck/ledgercheck/internal/probe"
-	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
 // parityFlags are the flags parity, allowlist suggest and check share: the configuration file,
@@ -49,12 +40,6 @@ func addParityFlags(cmd *cobra.Command, pf *parityFlags) {
 	fl.IntVar(&pf.portDim, "port-dim", 0, "vector dimension of the port's install, overriding the port's dim")
 	fl.StringVar(&pf.artifactDSN, "artifact-dsn", "", "read the artifact from this existing database (only read) instead of installing it; its file is --artifact FILE, if given")
 	fl.StringVar(&pf.portDSN, "port-dsn", "", "read the port from this existing database, a deployment (only read: one READ ONLY transaction), instead of installing it; its file is --port FILE, if given")
-	alias(cmd, "left", "artifact")
-	alias(cmd, "left-dim", "artifact-dim")
-	alias(cmd, "left-dsn", "artifact-dsn")
-	alias(cmd, "right", "port")
-	alias(cmd, "right-dim", "port-dim")
-	alias(cmd, "right-dsn", "port-dsn")
 	fl.StringVar(&pf.allowlist, "allowlist", "", "allowlist file of the port, overriding its configured allowlist")
 	fl.BoolVar(&pf.noAllowlist, "no-allowlist", false, "use no allowlist: every semantic difference is a finding")
 	fl.StringVar(&pf.only, "only", "", "compare only the configured port of this name with the artifact")
@@ -135,88 +120,6 @@ func changed[T any](fl *pflag.FlagSet, name string, v *T) *T {
 	return nil
 }
 
-// newRequest is the one skeleton of every gate request the commands build: the command and
-// its steps, the server the flags describe, progress on stderr and the tool's identity.
-func newRequest(g *globals, sf *serverFlags, command string, steps gate.Steps) (gate.Request, error) {
-	req := gate.Request{
-		Steps: steps, Command: command,
-		Start: func(ctx context.Context, t []scratch.TemplateSpec) (*scratch.Server, error) {
-			return g.startServer(ctx, sf, t)
-		},
-		Logf: func(format string, args ...any) { g.logf(format, args...) },
-		Tool: "ledgercheck", Version: Version, Root: ".",
-	}
-	var err error
-	req.Postgres, err = sf.postgres()
-	return req, err
-}
-
-// configRequest is newRequest with what a configuration says of every variant (lint's request
-// stops here): its lint policy, the rerun's times, and what every database holds, the Open
-// Brain prerequisites unless turned off and the prerequisite files (read).
-func configRequest(cfg *config.Config, g *globals, sf *serverFlags, command string, steps gate.Steps) (gate.Request, error) {
-	req, err := newRequest(g, sf, command, steps)
-	if err != nil {
-		return req, err
-	}
-	req.Lint, req.NoOpenBrain, req.Times = cfg.Lint, !cfg.Prerequisites.OpenBrain, cfg.Rerun.Times
-	req.Prerequisites, err = readPrerequisites(cfg)
-	return req, err
-}
-
-// gateRequest is the gate request of a command that reads a configuration (check, parity,
-// allowlist suggest): configRequest, and every other file the configuration names read: the
-// artifact, its ports with their allowlists, the fixture and the probes.
-func gateRequest(cfg *config.Config, g *globals, sf *serverFlags, command string, steps gate.Steps) (gate.Request, error) {
-	req, err := configRequest(cfg, g, sf, command, steps)
-	if err != nil {
-		return req, err
-	}
-	read := func(path string, k input.Kind) (*gate.Script, error) {
-		src, err := cfg.Scope.ReadFile(path, k)
-		if err != nil {
-			return nil, fault.Input(err)
-		}
-		return &gate.Script{Name: path, Src: src}, nil
-	}
-	if req.Artifact, err = variant(cfg, "artifact", "artifact", cfg.Artifact); err != nil {
-		return req, err
-	}
-	for i, p := range cfg.Ports {
-		v, err := variant(cfg, "ports."+strconv.Itoa(i), p.Name, p.Variant)
-		if err != nil {
-			return req, err
-		}
-		var al *allowlist.File
-		if p.Allowlist != "" {
-			al, err = loadAllowlist(cfg.Scope, p.Allowlist)
-			if errors.Is(err, fs.ErrNotExist) {
-				return req, fault.Input(fmt.Errorf("%s: no such allowlist file (create it with `%s`, then write a reason for each entry)", p.Allowlist, suggestCommand(cfg, p)))
-			}
-			if err != nil {
-				return req, err
-			}
-		}
-		req.Ports = append(req.Ports, gate.Port{Variant: v, Allowlist: al})
-	}
-	if cfg.Fixture != "" {
-		if req.Fixture, err = read(cfg.Fixture, input.Fixture); err != nil {
-			return req, err
-		}
-	}
-	if err := lockPolicy(cfg, &req); err != nil {
-		return req, err
-	}
-	for i, p := range cfg.Probes {
-		pr := probe.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role}
-		if line := cfg.Line("probes." + strconv.Itoa(i)); cfg.Path != "" && line > 0 {
-			pr.Pos = finding.Position{File: cfg.Path, Line: line, Col: 1}
-		}
-		req.Probes = append(req.Probes, pr)
-	}
-	return req, nil
-}
-
 func newParityCmd(g *globals) *cobra.Command {
 	var (
 		pf  parityFlags
@@ -244,12 +147,11 @@ and never fail. An allowlist entry that accepts no difference is stale and fails
 
 The configuration (` + config.DefaultFile + `, or --config) names the artifact, the ports (each with its
 name, dimension and allowlist), the prerequisites, the fixture and the probes. --artifact,
---artifact-dim, --port, --port-dim and --allowlist override it (--left and --right, the names of
-earlier versions, still work): the port flags act on the configured port, or, when the
+--artifact-dim, --port, --port-dim and --allowlist override it: the port flags act on the configured port, or, when the
 configuration has several, --port FILE is compared instead of them. --only NAME compares one of
 the configured ports; --no-allowlist uses none.
 
-A side can be read from an existing database instead of installed, to ask "is my production
+A variant can be read from an existing database instead of installed, to ask "is my production
 port still what was reviewed, and does it match the artifact through the allowlist?":
 --port-dsn URL (or dsn: on a port in the configuration; --artifact-dsn for the artifact). That
 database is only read, in one REPEATABLE READ, READ ONLY transaction: nothing is created,
@@ -326,60 +228,4 @@ func orConfig(cfg *config.Config) string {
 		return "the shipped default configuration"
 	}
 	return cfg.Path
-}
-
-// alias adds the hidden, deprecated flag old as another name of the flag name: old scripts keep
-// working, and a note on stderr names the new flag.
-func alias(cmd *cobra.Command, old, name string) {
-	f := cmd.Flags().Lookup(name)
-	cmd.Flags().AddFlag(&pflag.Flag{Name: old, Usage: f.Usage, DefValue: f.DefValue,
-		Value: deprecatedValue{Value: f.Value, note: func() {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ledgercheck: --%s is deprecated; use --%s\n", old, name)
-		}}})
-	if err := cmd.Flags().MarkHidden(old); err != nil {
-		panic(err) // the flag was just added
-	}
-}
-
-// deprecatedValue is a flag's value under a deprecated name: setting it notes the new name.
-type deprecatedValue struct {
-	pflag.Value
-	note func()
-}
-
-func (d deprecatedValue) Set(s string) error {
-	d.note()
-	return d.Value.Set(s)
-}
-
-// readPrerequisites reads the configuration's prerequisite files, in order.
-func readPrerequisites(cfg *config.Config) ([]gate.Script, error) {
-	var scripts []gate.Script
-	for _, x := range cfg.Prerequisites.Files {
-		src, err := cfg.Scope.ReadFile(x, input.Migration)
-		if err != nil {
-			return nil, fault.Input(err)
-		}
-		scripts = append(scripts, gate.Script{Name: x, Src: src})
-	}
-	return scripts, nil
-}
-
-// lockPolicy puts what grades and accepts the locks phase's locks into req, when it traces
-// them: production's table sizes (table_stats, --table-stats), read, and the reviewed locks
-// (locks.accept).
-func lockPolicy(cfg *config.Config, req *gate.Request) error {
-	if !req.Steps.Locks {
-		return nil
-	}
-	req.LockAccept, req.SlowStatement = cfg.LockAcceptances(), cfg.Locks.SlowStatement
-	if cfg.TableStats == "" {
-		return nil
-	}
-	st, err := locks.ReadStats(cfg.Scope, cfg.TableStats)
-	if err != nil {
-		return fault.Input(err)
-	}
-	req.TableStats = st
-	return nil
 }

@@ -56,7 +56,7 @@ func TestParityCommandShipped(t *testing.T) {
 func TestParityCommandInputErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "allow.yaml")
-	if err := os.WriteFile(bad, []byte("version: 1\nentries:\n  - kind: table\n    object: public.t\n    attr: rls\n    left: \"true\"\n    right: \"false\"\n    reason: TODO\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("version: 2\nentries:\n  - kind: table\n    object: public.t\n    attr: rls\n    artifact: \"true\"\n    port: \"false\"\n    reason: TODO\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errs := runCLI(t, "parity", "--config", "../../ledgercheck.yaml", "--allowlist", bad)
@@ -64,7 +64,7 @@ func TestParityCommandInputErrors(t *testing.T) {
 		t.Errorf("TODO reason: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	cfg := filepath.Join(dir, "c.yaml")
-	if err := os.WriteFile(cfg, []byte("version: 1\nvariants:\n  left: {file: a.sql, dim: 1536}\n  right: {file: b.sql, dim: 1024}\nprobe: []\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte("version: 2\nartifact: {file: a.sql, dim: 1536}\nports:\n  - {file: b.sql, dim: 1024}\nprobe: []\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs = runCLI(t, "parity", "--config", cfg)

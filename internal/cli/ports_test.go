@@ -107,7 +107,7 @@ func TestPortFlags(t *testing.T) {
 		{[]string{"--config", repoConfig, "--port", "x/mine.sql"}, "mine:1024:allowlist.yaml:mine.sql:"},
 		{[]string{"--config", repoConfig, "--port-dim", "768", "--allowlist", "al.yaml"}, "production-1024:768:al.yaml:decision_ledger_1024.sql:"},
 		{[]string{"--config", repoConfig, "--port-dsn", "host=/x"}, "production-1024:1024:allowlist.yaml::host=/x"},
-		{[]string{"--config", repoConfig, "--right-dsn", "host=/x", "--port", "x/mine.sql"}, "mine:1024:allowlist.yaml:mine.sql:host=/x"},
+		{[]string{"--config", repoConfig, "--port-dsn", "host=/x", "--port", "x/mine.sql"}, "mine:1024:allowlist.yaml:mine.sql:host=/x"},
 		{[]string{"--config", repoConfig, "--port", "x/mine.sql", "--port-dim", "0"}, "--port-dim 0 is out of range: want 1 to 16000"},
 	} {
 		g := &globals{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, quiet: true}

@@ -179,7 +179,7 @@ func (ch *changes) apply(ctx context.Context, r *gate.Request) bool {
 			v.Previous, v.NoPrevious = nil, fmt.Sprintf("%s at %s (the merge base) is larger than a migration may be, so its upgrade is not checked", v.File, ch.short)
 			continue
 		}
-		v.Previous = &gate.Script{Name: ch.short + ":" + rel, Src: []byte(src)}
+		v.Previous = &gate.SQLFile{Name: ch.short + ":" + rel, Src: []byte(src)}
 	}
 	return changed
 }

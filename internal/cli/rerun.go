@@ -106,7 +106,7 @@ func (f *rerunFlags) request(g *globals, file string) (gate.Request, error) {
 		if err != nil {
 			return req, fault.Input(fmt.Errorf("--from: %w", err))
 		}
-		req.Artifact.Previous = &gate.Script{Name: f.from, Src: src}
+		req.Artifact.Previous = &gate.SQLFile{Name: f.from, Src: src}
 	}
 	if !f.noFixture {
 		if req.Fixture, err = f.readFixture(g); err != nil {
@@ -117,7 +117,7 @@ func (f *rerunFlags) request(g *globals, file string) (gate.Request, error) {
 }
 
 // readFixture reads --fixture, or the project's ledger fixture found from the working directory.
-func (f *rerunFlags) readFixture(g *globals) (*gate.Script, error) {
+func (f *rerunFlags) readFixture(g *globals) (*gate.SQLFile, error) {
 	fixture := f.fixture
 	if fixture == "" {
 		wd, err := os.Getwd()
@@ -132,5 +132,5 @@ func (f *rerunFlags) readFixture(g *globals) (*gate.Script, error) {
 	if err != nil {
 		return nil, fault.Input(fmt.Errorf("--fixture: %w", err))
 	}
-	return &gate.Script{Name: fixture, Src: src}, nil
+	return &gate.SQLFile{Name: fixture, Src: src}, nil
 }

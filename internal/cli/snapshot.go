@@ -113,7 +113,7 @@ func (f *snapshotFlags) request(cmd *cobra.Command, g *globals) (gate.SnapshotRe
 		if err != nil {
 			return req, fault.Input(err)
 		}
-		req.Install = &gate.Script{Name: f.install, Src: src}
+		req.Install = &gate.SQLFile{Name: f.install, Src: src}
 	}
 	return req, nil
 }

@@ -32,7 +32,7 @@ func TestPostgresFromConfigAndFlag(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ledgercheck.yaml")
 	file := filepath.Join(dir, "m.sql")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, "version: 1\npostgres: %d\n", other), 0o644); err != nil {
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, "version: 2\npostgres: %d\n", other), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(file, []byte("NOTIFY pgrst, 'reload schema';\n"), 0o644); err != nil {

@@ -24,9 +24,8 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/yamltext"
 )
 
-// Version is the configuration version ledgercheck writes. [Parse] reads it and version 1, which
-// it maps onto version 2 (variants.left is the artifact; variants.right, with the top-level
-// allowlist, the one port; environment is prerequisites).
+// Version is the configuration version of one sidecar ([RepositoryVersion] is a repository of
+// them).
 const Version = 2
 
 // DefaultFile is the configuration file ledgercheck looks for in the working directory.
@@ -35,7 +34,7 @@ const DefaultFile = "ledgercheck.yaml"
 // Config is ledgercheck.yaml. Paths in it are relative to the file's directory; [Load] resolves
 // them, so every path field holds a usable path after loading.
 type Config struct {
-	// Version is [Version] (or 1, for a file of version 1).
+	// Version is [Version] or [RepositoryVersion].
 	Version int `yaml:"version"`
 	// Artifact is the migration under review. A zero Artifact is a configuration for lint
 	// alone, or one whose variants come from flags; the commands that need it say so.
@@ -62,7 +61,7 @@ type Config struct {
 	lines    map[string]int
 	cols     map[string]int    // the column of every key and sequence item
 	nlines   int               // lines in the file
-	keys     map[string]string // version 2 key prefixes to the file's own (version 1, a sidecar of version 3)
+	keys     map[string]string // version 2 key prefixes to the file's own (a sidecar of version 3)
 	sidecar  string            // the sidecar's name, for a sidecar of a file of version 3
 }
 
@@ -243,7 +242,7 @@ func (z *Size) UnmarshalYAML(n *yaml.Node) error {
 	}
 	v, err := ParseSize(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %v", n.Line, err)
+		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
 	*z = v
 	return nil
@@ -405,11 +404,10 @@ func (c *Config) paths() []configPath {
 	return ps
 }
 
-var intoType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`into config\.(Config|configV1)\b`) })
+var intoType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`into config\.Config\b`) })
 
 // Parse decodes and validates a configuration read from the file called path; relative paths in
-// it are resolved against path's directory. A file of version 1 is mapped onto version 2, and
-// its errors name its own keys.
+// it are resolved against path's directory.
 func Parse(path string, data []byte) (*Config, error) {
 	c := &Config{Path: path, nlines: bytes.Count(data, []byte("\n")) + 1}
 	if line, what := yamltext.Check(data); line > 0 {
@@ -434,10 +432,6 @@ func Parse(path string, data []byte) (*Config, error) {
 		return nil, c.yamlError(data, err)
 	}
 	switch head.Version {
-	case 1:
-		if err := c.decodeV1(data, &doc); err != nil {
-			return nil, err
-		}
 	case Version:
 		c.Prerequisites.OpenBrain = true // the default, unless the file says otherwise
 		if err := decodeKnown(data, &doc, c); err != nil {
@@ -453,7 +447,7 @@ func Parse(path string, data []byte) (*Config, error) {
 		}
 		return nil, c.errAt(1, "the configuration has no version; start it with \"version: %d\"", Version)
 	default:
-		return nil, c.errAt(c.Line("version"), "version %v is not supported; this ledgercheck reads version: %d, version: %d (a repository of sidecars) and version: 1", head.Version, Version, RepositoryVersion)
+		return nil, c.errAt(c.Line("version"), "version %v is not supported; this ledgercheck reads version: %d and version: %d (a repository of sidecars)", head.Version, Version, RepositoryVersion)
 	}
 	_, c.LintSet = c.lines["lint"]
 	if !c.LintSet { // default.yaml has one, so this does not recurse
@@ -510,7 +504,7 @@ func (c *Config) yamlError(data []byte, err error) error {
 // unknownKeyHint follows "unknown key K" with the nearest key of a configuration, else with
 // where the keys are listed.
 func unknownKeyHint(key string) string {
-	if c := didyoumean.Closest(key, keyNames(&Config{}, &configV1{}, &configV3{})); c != "" {
+	if c := didyoumean.Closest(key, keyNames(&Config{}, &configV3{})); c != "" {
 		return " (did you mean " + c + "?)"
 	}
 	return " (see the commented " + DefaultFile + " at the repository root for the keys)"
@@ -542,18 +536,18 @@ func indexLines(n *yaml.Node, prefix string, out, cols map[string]int) {
 }
 
 // Key returns the configuration key at the dotted version 2 path ("ports.0.dim") as the file
-// writes it: the same path for a file of version 2, its version 1 name ("variants.right.dim")
-// for a file of version 1.
+// writes it: the same path for a file of version 2, the path under its sidecars: entry
+// ("sidecars.1.ports.0.dim") for a sidecar of a file of version 3.
 func (c *Config) Key(path string) string {
 	best, name := "", path
-	for v2, v1 := range c.keys { // the longest version 2 prefix wins
+	for v2, own := range c.keys { // the longest version 2 prefix wins
 		if len(v2) <= len(best) {
 			continue
 		}
 		if path == v2 {
-			best, name = v2, v1
+			best, name = v2, own
 		} else if rest, ok := strings.CutPrefix(path, v2+"."); ok {
-			best, name = v2, v1+"."+rest
+			best, name = v2, own+"."+rest
 		}
 	}
 	return name
@@ -706,7 +700,7 @@ func (c *Config) LockAcceptances() []locks.Acceptance {
 }
 
 // validateVariant checks the variant at the dotted path at ("artifact", "ports.0"), called
-// what in messages of version 2 (version 1 names its keys). A zero variant is valid: a
+// what in messages. A zero variant is valid: a
 // configuration for lint alone, or one whose variants come from flags (--artifact, --port); the
 // commands that need it say so.
 func (c *Config) validateVariant(at, what string, v Variant) error {
@@ -714,9 +708,6 @@ func (c *Config) validateVariant(at, what string, v Variant) error {
 		return nil
 	}
 	key := what + ": "
-	if c.Version == 1 {
-		key = c.Key(at) + "."
-	}
 	switch {
 	case v.File == "" && v.DSN == "":
 		return c.errAt(c.Line(at), "%sfile is missing: name the migration to install, or the database that holds it (dsn)", key)

@@ -65,40 +65,15 @@ func TestVersion2(t *testing.T) {
 	}
 }
 
-// A file of version 1 loads as version 2: variants.left is the artifact, variants.right the one
-// port (named after its file) with the top-level allowlist, environment the prerequisites; its
-// errors name its own keys.
-func TestVersion1(t *testing.T) {
-	base := "version: 1\nvariants:\n  left: {file: a.sql, dim: 1536}\n  right: {file: b.sql, dim: 1024}\n"
-	c, err := Parse("dir/c.yaml", []byte(base+"allowlist: al.yaml\nenvironment:\n  prerequisites: none\n  extra: [x.sql]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Version != 1 || c.Artifact.File != "dir/a.sql" || len(c.Ports) != 1 || c.Ports[0].Name != "b" || c.Ports[0].File != "dir/b.sql" ||
-		c.Ports[0].Allowlist != "dir/al.yaml" || c.Prerequisites.OpenBrain || len(c.Prerequisites.Files) != 1 || c.Prerequisites.Files[0] != "dir/x.sql" {
-		t.Errorf("version 1 mapped to %+v", c)
-	}
-	if c, err := Parse("c.yaml", []byte(base)); err != nil || !c.Prerequisites.OpenBrain {
-		t.Errorf("builtin prerequisites by default: %+v, %v", c, err)
-	}
-	if c.Key("ports.0.dim") != "variants.right.dim" || c.Key("ports.0.allowlist") != "allowlist" || c.Line("ports.0.dim") != 4 {
-		t.Errorf("keys: %q %q, line %d", c.Key("ports.0.dim"), c.Key("ports.0.allowlist"), c.Line("ports.0.dim"))
-	}
-}
-
 func TestErrors(t *testing.T) {
-	v1 := "version: 1\nvariants:\n  left: {file: a.sql, dim: 1536}\n  right: {file: b.sql, dim: 1024}\n"
 	cases := []struct{ name, yaml, want string }{
 		{"unknown key", v2 + "probes:\n  - name: p\n    sql: select 1\n    tolerence: 1\n", "c.yaml:8:5: unknown key tolerence"},
-		{"unknown key v1", v1 + "ports: []\n", "c.yaml:5:1: unknown key ports"},
-		{"v1 key in v2", "version: 2\nvariants:\n  left: {file: a.sql, dim: 1536}\n", "c.yaml:2:1: unknown key variants"},
-		{"version", "version: 4\n", "c.yaml:1: version 4 is not supported; this ledgercheck reads version: 2, version: 3 (a repository of sidecars) and version: 1"},
+		{"version", "version: 4\n", "c.yaml:1: version 4 is not supported; this ledgercheck reads version: 2 and version: 3 (a repository of sidecars)"},
+		{"version 1", "version: 1\nvariants:\n  left: {file: a.sql, dim: 1536}\n", "c.yaml:1: version 1 is not supported"},
 		{"no version", "artifact: {file: a.sql, dim: 1}\n", "c.yaml:1: the configuration has no version; start it with \"version: 2\""},
 		{"not a mapping", "- 1\n", "c.yaml:1: the configuration is not a mapping"},
 		{"empty", "", "c.yaml:1: the configuration is empty"},
 		{"dim", strings.Replace(v2, "dim: 1024", "dim: 0", 1), "c.yaml:4: port \"b_1024\": dim 0 is out of range: want 1 to 16000"},
-		{"dim v1", strings.Replace(v1, "dim: 1024", "dim: 0", 1), "c.yaml:4: variants.right.dim 0 is out of range"},
-		{"no file v1", "version: 1\nvariants:\n  left: {dim: 1536}\n  right: {file: b.sql, dim: 1024}\n", "c.yaml:3: variants.left.file is missing"},
 		{"no file", "version: 2\nartifact: {dim: 1536}\n", "c.yaml:2: artifact: file is missing"},
 		{"empty port", v2 + "  - {}\n", "c.yaml:5: port 2 is empty"},
 		{"unnamed dsn", v2 + "  - {dsn: \"host=/tmp\", dim: 3}\n", "c.yaml:5: port 2 has a dsn and no file: give it a name"},
@@ -108,7 +83,6 @@ func TestErrors(t *testing.T) {
 		{"previous without file", v2 + "  - {name: p, dsn: \"host=/tmp\", dim: 3, previous: p0.sql}\n", "c.yaml:5: port \"p\": previous needs a file"},
 		{"duplicate probe", v2 + "probes:\n  - {name: p, sql: select 1}\n  - {name: p, sql: select 2}\n", "c.yaml:7: probe name \"p\" is used twice (also at line 6)"},
 		{"empty sql", v2 + "probes:\n  - name: p\n", "c.yaml:6: probe \"p\" has no sql"},
-		{"prerequisites v1", v1 + "environment:\n  prerequisites: some\n", "c.yaml:6: environment.prerequisites \"some\""},
 		{"prerequisites", v2 + "prerequisites:\n  openbrain: some\n", `c.yaml:6:14: invalid value "some": want true or false`},
 		{"empty file", v2 + "prerequisites:\n  files: [\"\"]\n", "c.yaml:6: prerequisites.files: entry 1 is empty"},
 		{"duration", v2 + "limits:\n  lock_timeout: soon\n", "c.yaml:6:"},
@@ -134,7 +108,7 @@ func TestErrors(t *testing.T) {
 // A configuration may hold only the lint policy (for `ledgercheck lint` and its pre-commit
 // hook); the commands that need variants say so when they are missing.
 func TestLintOnlyConfig(t *testing.T) {
-	for _, version := range []string{"1", "2"} {
+	for _, version := range []string{"2"} {
 		c, err := Parse("dir/ledgercheck.yaml", []byte("version: "+version+"\nlint:\n  severity:\n    dynamic-sql: off\n"))
 		if err != nil {
 			t.Fatal(err)

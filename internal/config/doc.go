@@ -15,15 +15,12 @@
 // shipped default's lint section ([DefaultLint]). A port's name defaults to its file's base
 // name.
 //
-// Version 2 is the current one. A file of version 1 still loads, mapped onto version 2:
-// variants.left is the artifact, variants.right (with the top-level allowlist) the one port,
-// environment.prerequisites builtin|none is prerequisites.openbrain true|false and
-// environment.extra is prerequisites.files. Its errors name its own keys ([Config.Key]).
+// Version 2 ([Version]) is one sidecar: its artifact and ports.
 //
 // Version 3 ([RepositoryVersion]) is a repository of sidecars: sidecars: lists them, each with
 // the keys of version 2 (its file, dim, previous, ports, prerequisites, fixture, probes, rerun,
 // lint), the top-level keys their defaults, and needs: the sidecars installed before it; a
 // {glob: PATTERN, ...} entry adds one sidecar per matching file, named after its directory.
-// [Config.Repository] returns the sidecars in dependency order (one for versions 1 and 2); an
+// [Config.Repository] returns the sidecars in dependency order (one for version 2); an
 // unknown need or a cycle is an error at the needs item's line and column.
 package config

@@ -18,14 +18,14 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	for _, s := range []string{
-		"version: 1\nvariants:\n  left: {file: a.sql, dim: 1536}\n  right: {file: b.sql, dim: 1024}\n",
+		"version: 2\nartifact: {file: a.sql, dim: 1536}\nports:\n  - {file: b.sql, dim: 1024}\n",
 		"version: 2\nartifact: {file: a.sql, dim: 1536}\nports:\n  - {name: p, file: b.sql, dim: 1024, allowlist: al.yaml}\n  - {name: q, dsn: x, dim: 3}\nprerequisites: {openbrain: false, files: [d.sql]}\n",
 		"version: 2\nports:\n  - {}\n  - name: [1]\n",
 		"version: 3\nsidecars:\n  - {name: a, file: a.sql, dim: 3, needs: [b]}\n  - {name: b, file: b.sql, dim: 3, needs: [a, c]}\n  - {glob: \"*/x.sql\", dim: 3}\n",
-		"version: 1\nvariants:\n  left: {file: a.sql, dim: [1]}\n",
-		"version: 1\nlimits:\n  statement_timeout: soon\n",
-		"version: 1\nprobes:\n  - name: a\n    sql: SELECT 1\n  - name: a\n    sql: SELECT 2\n",
-		"version: 1\nlint:\n  rules:\n    nope: off\n", "varients: {}\n", "- 1\n", "", "~\n",
+		"version: 2\nartifact: {file: a.sql, dim: [1]}\n",
+		"version: 2\nlimits:\n  statement_timeout: soon\n",
+		"version: 2\nprobes:\n  - name: a\n    sql: SELECT 1\n  - name: a\n    sql: SELECT 2\n",
+		"version: 2\nlint:\n  rules:\n    nope: off\n", "varients: {}\n", "- 1\n", "", "~\n",
 	} {
 		f.Add([]byte(s))
 	}

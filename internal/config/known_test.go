@@ -39,8 +39,6 @@ func knownCases(t testing.TB) [][]byte {
 		"version: 2\nVersion: 2\n",
 		"version: 2\nfixture: ~\nprobes: ~\n",
 		"version: 2\n---\nnope: 1\n",
-		"version: 1\nvariants:\n  left: {file: a.sql, dim: 1536}\n  right: {file: b.sql, dim: 1024, dsn: x}\n",
-		"version: 1\nenvironment: {prerequisites: none, extra: [x.sql], more: 1}\n",
 	} {
 		out = append(out, []byte(s))
 	}
@@ -60,7 +58,7 @@ func sameAsStrict(t *testing.T, data []byte) {
 	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
 		return
 	}
-	for _, newV := range []func() any{func() any { return &Config{} }, func() any { return &configV1{} }} {
+	for _, newV := range []func() any{func() any { return &Config{} }, func() any { return &configV3{} }} {
 		got, want := newV(), newV()
 		gerr, werr := decodeKnown(data, &doc, got), strictDecode(data, want)
 		if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {

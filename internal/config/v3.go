@@ -61,7 +61,7 @@ type sidecarV3 struct {
 }
 
 // Repository returns the configuration's sidecars in dependency order: those of a file of
-// version 3, or the one sidecar a file of version 1 or 2 describes (named after its artifact's
+// version 3, or the one sidecar a file of version 2 describes (named after its artifact's
 // file, needing none).
 func (c *Config) Repository() []Sidecar {
 	if c.Version == RepositoryVersion {

@@ -23,12 +23,6 @@ type Group struct {
 	called bool
 }
 
-// NewGroup returns a group whose Cancel cancels the returned context, derived from ctx.
-func NewGroup(ctx context.Context) (*Group, context.Context) {
-	ctx, cancel := context.WithCancel(ctx)
-	return &Group{Cancel: cancel}, ctx
-}
-
 // Go runs f in a goroutine of its own.
 func (g *Group) Go(f func() error) {
 	g.wg.Add(1)

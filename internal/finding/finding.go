@@ -97,15 +97,17 @@ type Finding struct {
 	Object string `json:"object,omitempty"`
 	// Detail is optional extra text: a unified diff, the server's error detail.
 	Detail string `json:"detail,omitempty"`
-	// Left and Right are the two sides of a textual difference (a function body, a view
-	// definition), when the finding is one; the html format shows them side by side.
-	Left  string `json:"left,omitempty"`
-	Right string `json:"right,omitempty"`
-	// LeftLabel and RightLabel name Left and Right when they are not the phase's two sides (the
+	// From and To are the two texts of a textual difference (a function body, a view
+	// definition), when the finding is one: the artifact's and the port's for parity, before and
+	// after for a rerun; the html format shows them side by side, From in the left column. The
+	// JSON keeps the names of schema version 1 (left, right).
+	From string `json:"left,omitempty"`
+	To   string `json:"right,omitempty"`
+	// FromLabel and ToLabel name From and To when they are not the phase's two columns (the
 	// artifact and the port): a difference that changed since review shows the value that was
 	// reviewed and the value now ("port, reviewed", "port, now").
-	LeftLabel  string `json:"left_label,omitempty"`
-	RightLabel string `json:"right_label,omitempty"`
+	FromLabel string `json:"left_label,omitempty"`
+	ToLabel   string `json:"right_label,omitempty"`
 	// Models are the kinds of project the finding holds in, by their default privileges
 	// ("new-defaults": hosted; "old-defaults": self-hosted), when it does not hold in every
 	// kind the installed audit answered for; nil when it does, and for every other phase.

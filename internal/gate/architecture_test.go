@@ -2,8 +2,6 @@ package gate
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -27,15 +25,7 @@ func TestEveryPackageHasItsParagraph(t *testing.T) {
 			paragraphs = append(paragraphs, head)
 		}
 	}
-	// go.mod keeps the developer tools (internal/cmd) out of ./...: they are named.
-	tools, _ := filepath.Glob("../../internal/cmd/*")
-	args := []string{"list", "./..."}
-	for _, d := range tools {
-		args = append(args, "./"+strings.TrimPrefix(filepath.ToSlash(d), "../../"))
-	}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = "../.."
-	out, err := cmd.Output()
+	out, err := goListModule()
 	if err != nil {
 		t.Skipf("go list: %v", err)
 	}

@@ -18,7 +18,7 @@ func TestTemplateDescriptionIsTheSnapshotOfAFreshCopy(t *testing.T) {
 	srv := scratchtest.Server(t)
 	// Prerequisite files give the template a key of its own, so this test builds it (the
 	// package's server may hold the plain templates already, built without a description).
-	base := baseFor(false, []Script{{Name: "deps/tags.sql", Src: []byte(sidecar(t, "deps/tags.sql"))}})
+	base := baseFor(false, []SQLFile{{Name: "deps/tags.sql", Src: []byte(sidecar(t, "deps/tags.sql"))}})
 	db, err := srv.NewDatabaseFrom(ctx, 1024, base)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ END $$;
 func TestPrerequisiteCannotHijackTheDescribingSession(t *testing.T) {
 	ctx := context.Background()
 	srv := scratchtest.Server(t)
-	base := baseFor(false, []Script{{Name: "traps.sql", Src: []byte(hijackPrerequisite)}})
+	base := baseFor(false, []SQLFile{{Name: "traps.sql", Src: []byte(hijackPrerequisite)}})
 	db, err := srv.NewDatabaseFrom(ctx, 1536, base)
 	if err != nil {
 		t.Fatal(err)

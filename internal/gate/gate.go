@@ -27,8 +27,8 @@ import (
 	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
-// Script is a SQL file: its name as the user gave it (used in positions) and its content.
-type Script struct {
+// SQLFile is a SQL file: its name as the user gave it (used in positions) and its content.
+type SQLFile struct {
 	Name string
 	Src  []byte
 }
@@ -43,7 +43,7 @@ type Variant struct {
 	// Dim is the variant's vector dimension.
 	Dim int
 	// Previous, when not nil, is the previous version of File, for the upgrade audit.
-	Previous *Script
+	Previous *SQLFile
 	// NoPrevious, with a nil Previous, says why there is none (the upgrade's note); "": none
 	// was given.
 	NoPrevious string
@@ -104,9 +104,9 @@ type Request struct {
 	// (prerequisites.files): another sidecar the migrations depend on. They go into each
 	// dimension's template, so they run once per dimension. What they create exists for lint's
 	// ownership rules.
-	Prerequisites []Script
+	Prerequisites []SQLFile
 	// Fixture is loaded into every install after the variant; nil loads none.
-	Fixture *Script
+	Fixture *SQLFile
 	// Probes run on every install after the fixture, each in a transaction rolled back.
 	Probes []probe.Probe
 	// Times is how many times the rerun audit applies each variant, the install included (0:
@@ -312,7 +312,7 @@ func (b *booting) close() {
 type pipeline struct {
 	steps   Steps
 	lint    lint.Config
-	fixture *Script
+	fixture *SQLFile
 	probes  []probe.Probe
 	times   int
 	// tableStats, lockAccept and slow grade and accept the locks phase's locks (Request's).
@@ -412,7 +412,7 @@ func (p *pipeline) beforeInstall(ctx context.Context, db *scratch.Database, conn
 // withPrerequisites is the lint policy cfg with what the prerequisite files create counted as
 // existing (lint.Config.WithPrerequisites). A prerequisite that does not parse adds what its
 // statements before the error create; its install reports the error.
-func withPrerequisites(cfg lint.Config, prereqs []Script) lint.Config {
+func withPrerequisites(cfg lint.Config, prereqs []SQLFile) lint.Config {
 	files := make([]*pgsql.File, 0, len(prereqs))
 	for _, x := range prereqs {
 		f, _ := pgsql.Parse(x.Name, x.Src)
@@ -424,7 +424,7 @@ func withPrerequisites(cfg lint.Config, prereqs []Script) lint.Config {
 // baseFor is the scratch.Base of the Open Brain prerequisites (unless noOpenBrain) and then
 // files, in order, one layer each: the template of a sidecar's needs is built from the template
 // of a prefix of them when the run uses one (a chain of needs costs one install per template).
-func baseFor(noOpenBrain bool, files []Script) scratch.Base {
+func baseFor(noOpenBrain bool, files []SQLFile) scratch.Base {
 	b := scratch.Base{NoOpenBrain: noOpenBrain, Describe: describeTemplate}
 	h := sha256.New()
 	for _, x := range files {

@@ -28,7 +28,7 @@ DROP FUNCTION IF EXISTS public.digest_enroll_v1();
 NOTIFY pgrst, 'reload schema';
 `
 	res, err := Run(context.Background(), Request{
-		Artifact: Variant{Name: "artifact", File: "digest.sql", Src: []byte(file), Dim: 1536, Previous: &Script{Name: "digest_v1.sql", Src: []byte(previous)}},
+		Artifact: Variant{Name: "artifact", File: "digest.sql", Src: []byte(file), Dim: 1536, Previous: &SQLFile{Name: "digest_v1.sql", Src: []byte(previous)}},
 		Steps:    Steps{Rerun: true, Locks: true},
 		Lint:     config.DefaultLint(),
 		Server:   scratchtest.Server(t),

@@ -38,7 +38,7 @@ func TestObservedShippedPairIsClean(t *testing.T) {
 	res, err := Run(context.Background(), Request{
 		Artifact: Variant{Name: "artifact", File: "migrations/decision_ledger.sql", Src: read("migrations/decision_ledger.sql"), Dim: 1536},
 		Ports:    []Port{{Variant: Variant{Name: "production-1024", File: "migrations/ports/decision_ledger_1024.sql", Src: read("migrations/ports/decision_ledger_1024.sql"), Dim: 1024}}},
-		Fixture:  &Script{Name: "testdata/fixtures/ledger_fixture.sql", Src: read("testdata/fixtures/ledger_fixture.sql")},
+		Fixture:  &SQLFile{Name: "testdata/fixtures/ledger_fixture.sql", Src: read("testdata/fixtures/ledger_fixture.sql")},
 		Steps:    Steps{Audit: true}, Lint: config.DefaultLint(), Server: srv,
 	})
 	if err != nil {
@@ -84,7 +84,7 @@ NOTIFY pgrst, 'reload schema';
 `)
 	res, err := Run(context.Background(), Request{
 		Artifact:      Variant{Name: "artifact", File: "open.sql", Src: src, Dim: 1536},
-		Prerequisites: []Script{{Name: "board.sql", Src: prereq}},
+		Prerequisites: []SQLFile{{Name: "board.sql", Src: prereq}},
 		Steps:         Steps{Audit: true}, Lint: config.DefaultLint(), Server: srv,
 	})
 	if err != nil {

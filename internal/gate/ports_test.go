@@ -53,7 +53,7 @@ func phaseNames(rep *report.Report) []string {
 // the template; without it the sidecar fails to install, at its line, with the server's message.
 func TestArtifactAloneWithPrerequisiteFiles(t *testing.T) {
 	req := checkRequest(t)
-	req.Prerequisites = []Script{{Name: "deps/tags.sql", Src: []byte(sidecar(t, "deps/tags.sql"))}}
+	req.Prerequisites = []SQLFile{{Name: "deps/tags.sql", Src: []byte(sidecar(t, "deps/tags.sql"))}}
 	var (
 		mu       sync.Mutex
 		progress []string
@@ -98,7 +98,7 @@ func TestArtifactAloneWithPrerequisiteFiles(t *testing.T) {
 // variant at that dimension, and nothing else runs in their databases.
 func TestPrerequisiteFileThatFails(t *testing.T) {
 	req := checkRequest(t)
-	req.Prerequisites = []Script{{Name: "deps/base.sql", Src: []byte("CREATE TABLE IF NOT EXISTS public.tags (id bigint PRIMARY KEY);\nSELECT no_such_function();\n")}}
+	req.Prerequisites = []SQLFile{{Name: "deps/base.sql", Src: []byte("CREATE TABLE IF NOT EXISTS public.tags (id bigint PRIMARY KEY);\nSELECT no_such_function();\n")}}
 	req.Ports = []Port{{Variant: Variant{Name: "copy", File: "copy.sql", Src: []byte(sidecar(t, "notes.sql")), Dim: 1536}}}
 	res, err := Run(context.Background(), req)
 	if err != nil {
@@ -121,13 +121,13 @@ func TestPrerequisiteFileThatFails(t *testing.T) {
 func TestSeveralPorts(t *testing.T) {
 	notes := sidecar(t, "notes.sql")
 	drifted := strings.Replace(notes, "TO service_role;\n", "TO service_role;\nGRANT SELECT ON public.notes TO anon;\n", 1)
-	al, err := allowlist.Parse("empty.yaml", []byte("version: 1\nentries: []\n"))
+	al, err := allowlist.Parse("empty.yaml", []byte("version: 2\nentries: []\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := checkRequest(t)
 	req.Steps = Steps{Parity: true}
-	req.Prerequisites = []Script{{Name: "deps/tags.sql", Src: []byte(sidecar(t, "deps/tags.sql"))}}
+	req.Prerequisites = []SQLFile{{Name: "deps/tags.sql", Src: []byte(sidecar(t, "deps/tags.sql"))}}
 	req.Ports = []Port{
 		{Variant: Variant{Name: "same-768", File: "same.sql", Src: []byte(notes), Dim: 768}, Allowlist: al},
 		{Variant: Variant{Name: "drifted-1024", File: "drifted.sql", Src: []byte(drifted), Dim: 1024}},

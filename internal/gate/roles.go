@@ -80,7 +80,7 @@ func namesRoles(f *pgsql.File) bool {
 
 // previousNamesRoles reports whether a previous version names roles of its own ([namesRoles]);
 // one that does not parse names none (its install fails, which the upgrade audit reports).
-func previousNamesRoles(prev *Script) bool {
+func previousNamesRoles(prev *SQLFile) bool {
 	f, _ := pgsql.Parse(prev.Name, prev.Src)
 	return namesRoles(f)
 }

@@ -123,7 +123,7 @@ func TestUpgradeOfARoleCreatingFileHasTheRolesToItself(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			res, err := Run(context.Background(), Request{
 				Artifact: Variant{Name: "artifact", File: "notes.sql", Src: []byte(file), Dim: 1536,
-					Previous: &Script{Name: "notes_v1.sql", Src: []byte(previous)}},
+					Previous: &SQLFile{Name: "notes_v1.sql", Src: []byte(previous)}},
 				Steps: Steps{Audit: true, Rerun: true},
 				Lint:  config.DefaultLint(), Server: srv, Times: 1,
 			})

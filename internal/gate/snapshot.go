@@ -14,7 +14,7 @@ import (
 // Install when it is set (with the footprint of that install).
 type SnapshotRequest struct {
 	DSN     string
-	Install *Script
+	Install *SQLFile
 	Dim     int
 	// Options select what the snapshot includes; function bodies are normalized by ledgercheck's
 	// parser.

@@ -341,16 +341,16 @@ func (p *pipeline) startProbes(ctx context.Context, r *variantRun, db *scratch.D
 // (nil when it does not parse).
 func (p *pipeline) rerunOptions(r *variantRun, sc *scratch.Script) rerun.Options {
 	v := r.v
-	opts := rerun.Options{File: rerun.Script{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Jobs: r.jobs, Statements: r.stmts, Base: p.base, Logf: p.logf, NoPrevious: v.NoPrevious,
+	opts := rerun.Options{File: rerun.SQLFile{Name: v.File, Src: v.Src}, Dim: v.Dim, Times: p.times, Script: sc, Jobs: r.jobs, Statements: r.stmts, Base: p.base, Logf: p.logf, NoPrevious: v.NoPrevious,
 		Observe: p.observe(r)}
 	if v.Previous != nil {
-		opts.Previous = &rerun.Script{Name: v.Previous.Name, Src: v.Previous.Src}
+		opts.Previous = &rerun.SQLFile{Name: v.Previous.Name, Src: v.Previous.Src}
 		if namesRoles(r.file) || previousNamesRoles(v.Previous) {
 			opts.Exclusive = p.exclusive
 		}
 	}
 	if fx := p.fixture; fx != nil {
-		opts.Fixture = &rerun.Script{Name: fx.Name, Src: fx.Src}
+		opts.Fixture = &rerun.SQLFile{Name: fx.Name, Src: fx.Src}
 	}
 	return opts
 }

@@ -153,7 +153,7 @@ func (c Config) Validate() error {
 	for _, e := range c.Existing {
 		if kind, ref, ok := strings.Cut(strings.TrimSpace(e), " "); ok && (kind == "function" || kind == "procedure") {
 			if _, err := pgsql.ParseFunctionRef(ref); err != nil {
-				return fmt.Errorf("lint configuration: existing entry %q: %v", e, err)
+				return fmt.Errorf("lint configuration: existing entry %q: %w", e, err)
 			}
 		}
 	}

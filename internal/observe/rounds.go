@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
 // The actions run in two rounds, one pipeline each: the first tries every action of every
@@ -151,14 +153,14 @@ func (o *observer) runChunk(ctx context.Context, acts []*action, deadline time.T
 		return nil, err
 	}
 	if !res[0][2].ok() {
-		return nil, fmt.Errorf("starting the requests: %s", message(res[0]))
+		return nil, roundError("starting the requests", res[0])
 	}
 	prev := parseCounters(res[0][2])
 	out := make([]*done, len(acts))
 	for i, a := range acts {
 		seg, rb := res[1+2*i], res[2+2*i]
 		if !rb[0].ok() || !rb[1].ok() {
-			return nil, fmt.Errorf("ending a request: %s", message(rb))
+			return nil, roundError("ending a request", rb)
 		}
 		after := parseCounters(rb[1])
 		out[i] = o.outcome(a, seg, diff(prev, after))
@@ -167,14 +169,15 @@ func (o *observer) runChunk(ctx context.Context, acts []*action, deadline time.T
 	return out, nil
 }
 
-// message is the first error among results, for an error of ledgercheck's own statements.
-func message(rs []result) string {
+// roundError is what failed (what) with the first error among results behind it, for an error
+// of ledgercheck's own statements.
+func roundError(what string, rs []result) error {
 	for _, r := range rs {
 		if r.err != nil {
-			return r.err.Message
+			return fault.Wrapf(r.err, "%s: %s", what, r.err.Message)
 		}
 	}
-	return "no result"
+	return fmt.Errorf("%s: no result", what)
 }
 
 // outcome reads an action's results: seg is SAVEPOINT, the request's settings, its steps and

@@ -35,10 +35,10 @@ type edit struct {
 }
 
 // testCase is testdata/parity/<case>/case.yaml: the shipped artifact, port and allowlist, with
-// edits. left.sql / right.sql in the case directory replace the shipped files.
+// edits. artifact.sql / port.sql in the case directory replace the shipped files.
 type testCase struct {
-	LeftEdits      []edit `yaml:"left_edits"`
-	RightEdits     []edit `yaml:"right_edits"`
+	ArtifactEdits  []edit `yaml:"artifact_edits"`
+	PortEdits      []edit `yaml:"port_edits"`
 	AllowlistEdits []edit `yaml:"allowlist_edits"`
 	// AllowlistAppend are entries (as written under entries:) appended to the allowlist.
 	AllowlistAppend string `yaml:"allowlist_append"`
@@ -80,7 +80,7 @@ func shippedRequest(t testing.TB) gate.Request {
 		t.Fatal(err)
 	}
 	req := gate.Request{Steps: gate.Steps{Parity: true}, Server: scratchtest.Server(t), Tool: "ledgercheck", Version: "test",
-		Fixture: &gate.Script{Name: "testdata/fixtures/ledger_fixture.sql", Src: fx}}
+		Fixture: &gate.SQLFile{Name: "testdata/fixtures/ledger_fixture.sql", Src: fx}}
 	for _, p := range cfg.Probes {
 		req.Probes = append(req.Probes, probe.Probe{Name: p.Name, SQL: p.SQL, Tolerance: p.Tolerance, Role: p.Role})
 	}
@@ -98,16 +98,16 @@ func runCase(t *testing.T, dir string) string {
 			t.Fatalf("case.yaml: %v", err)
 		}
 	}
-	left := readRepo(t, "migrations/decision_ledger.sql")
-	right := readRepo(t, "migrations/ports/decision_ledger_1024.sql")
-	if b, err := os.ReadFile(filepath.Join(dir, "left.sql")); err == nil {
-		left = string(b)
+	artifact := readRepo(t, "migrations/decision_ledger.sql")
+	port := readRepo(t, "migrations/ports/decision_ledger_1024.sql")
+	if b, err := os.ReadFile(filepath.Join(dir, "artifact.sql")); err == nil {
+		artifact = string(b)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "right.sql")); err == nil {
-		right = string(b)
+	if b, err := os.ReadFile(filepath.Join(dir, "port.sql")); err == nil {
+		port = string(b)
 	}
-	left = applyEdits(t, "left", left, tc.LeftEdits)
-	right = applyEdits(t, "right", right, tc.RightEdits)
+	artifact = applyEdits(t, "artifact", artifact, tc.ArtifactEdits)
+	port = applyEdits(t, "port", port, tc.PortEdits)
 	allow := readRepo(t, "allowlist.yaml")
 	if tc.Allowlist != "" {
 		allow = tc.Allowlist
@@ -119,8 +119,8 @@ func runCase(t *testing.T, dir string) string {
 	}
 
 	req := shippedRequest(t)
-	req.Artifact = gate.Variant{Name: "artifact", File: "left.sql", Src: []byte(left), Dim: 1536}
-	port := gate.Port{Variant: gate.Variant{Name: "port", File: "right.sql", Src: []byte(right), Dim: 1024}}
+	req.Artifact = gate.Variant{Name: "artifact", File: "artifact.sql", Src: []byte(artifact), Dim: 1536}
+	portV := gate.Port{Variant: gate.Variant{Name: "port", File: "port.sql", Src: []byte(port), Dim: 1024}}
 	exit := func(err error) string {
 		code := 3
 		switch {
@@ -141,8 +141,8 @@ func runCase(t *testing.T, dir string) string {
 			return exit(err)
 		}
 	}
-	port.Allowlist = al
-	req.Ports = []gate.Port{port}
+	portV.Allowlist = al
+	req.Ports = []gate.Port{portV}
 	res, err := gate.Run(context.Background(), req)
 	if err != nil {
 		return exit(err)

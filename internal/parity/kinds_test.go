@@ -57,7 +57,7 @@ func TestParitySeesEveryCatalogKind(t *testing.T) {
 			"", "", ""},
 	}
 	req := shippedRequest(t)
-	req.Artifact = gate.Variant{Name: "artifact", File: "left.sql", Src: []byte(artifact), Dim: 1536}
+	req.Artifact = gate.Variant{Name: "artifact", File: "artifact.sql", Src: []byte(artifact), Dim: 1536}
 	lines := make([]int, len(cases))
 	for i, c := range cases {
 		src := base

@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// liveNotes are the notes of a comparison in which a side was read from a database: where it
-// came from, what a side without its file cannot check, and the server versions of both sides
-// (when they differ, [Compare] notes it first, whatever the sides); where the probes ran
+// liveNotes are the notes of a comparison in which a variant was read from a database: where it
+// came from, what a variant without its file cannot check, and the server versions of both variants
+// (when they differ, [Compare] notes it first, whatever the variants); where the probes ran
 // (probes) or why they were not compared (skipped, "" when they were).
 func liveNotes(artifact, port Installed) (notes, probes []string, skipped string) {
 	if artifact.Live == "" && port.Live == "" {
@@ -34,9 +34,9 @@ func liveNotes(artifact, port Installed) (notes, probes []string, skipped string
 }
 
 // filesOf names the files whose installs define what is compared.
-func filesOf(sides ...Installed) string {
+func filesOf(variants ...Installed) string {
 	var files []string
-	for _, in := range sides {
+	for _, in := range variants {
 		if in.File != "" && !slices.Contains(files, in.File) {
 			files = append(files, in.File)
 		}

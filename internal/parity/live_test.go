@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// The notes of a side read from a database: where from, what a side without its file cannot
-// check, and each side's server version; when the major versions differ, versionNote's warning
+// The notes of a variant read from a database: where from, what a variant without its file cannot
+// check, and each variant's server version; when the major versions differ, versionNote's warning
 // (which Compare puts first) instead.
 func TestLiveNotes(t *testing.T) {
 	art := Installed{Name: "artifact", File: "a.sql", Server: "15.20"}
@@ -22,13 +22,13 @@ func TestLiveNotes(t *testing.T) {
 		t.Errorf("probes %q, skipped %q", probes, skipped)
 	}
 	port.Server = "17.6"
-	if note, differ := versionNote(art, port); !differ || !strings.HasPrefix(note, "WARNING: the two sides ran on different PostgreSQL major versions: the artifact ran on PostgreSQL 15.20, the prod ran on PostgreSQL 17.6") {
+	if note, differ := versionNote(art, port); !differ || !strings.HasPrefix(note, "WARNING: the two variants ran on different PostgreSQL major versions: the artifact ran on PostgreSQL 15.20, the prod ran on PostgreSQL 17.6") {
 		t.Errorf("different major versions: %q, %v", note, differ)
 	}
 	if notes, _, _ := liveNotes(art, port); len(notes) != 2 {
 		t.Errorf("with the warning, liveNotes leaves the versions to it: %q", notes)
 	}
 	if notes, probes, skipped := liveNotes(art, Installed{Name: "port", File: "p.sql"}); notes != nil || probes != nil || skipped != "" {
-		t.Errorf("no side read from a database: %q %q %q", notes, probes, skipped)
+		t.Errorf("no variant read from a database: %q %q %q", notes, probes, skipped)
 	}
 }

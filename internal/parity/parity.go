@@ -27,7 +27,7 @@ type Installed struct {
 	// it, Dim its vector dimension.
 	Name, File string
 	Dim        int
-	// Server is the server version the side ran on ("17.10"); "" when unknown.
+	// Server is the server version the variant ran on ("17.10"); "" when unknown.
 	Server string
 	// Source is the parsed migration, for the declared signatures and the dimension scan.
 	Source *pgsql.File
@@ -40,14 +40,14 @@ type Installed struct {
 	// Statements maps the objects of Source to its statements (nil: none); differences point
 	// at them.
 	Statements *locate.Index
-	// Live, when set, says where this side was read from rather than installed: a database
+	// Live, when set, says where this variant was read from rather than installed: a database
 	// (user@host:port/dbname, no password), only read. Footprint is then what it holds of the
 	// objects in scope (introspect.Deployed); Source and Rows are its File's, when File is set
 	// (the file's scratch install), else nil.
 	Live string
 }
 
-// shown names the side's migration in notes: its file, or the database it was read from.
+// shown names the variant's migration in notes: its file, or the database it was read from.
 func (in Installed) shown() string {
 	if in.File == "" {
 		return "database " + in.Live
@@ -74,7 +74,7 @@ type Timings struct {
 
 // Report is the outcome of [Compare].
 type Report struct {
-	// Artifact and Port are the two installs compared (diff's left and right).
+	// Artifact and Port are the two installs compared.
 	Artifact diff.VariantInfo
 	Port     diff.VariantInfo
 	// Allowlist is the allowlist's path ("" for none).
@@ -87,12 +87,12 @@ type Report struct {
 	Outcome *allowlist.Outcome
 	// Probes are the probe results in configuration order.
 	Probes []ProbeResult
-	// ProbesSkipped, when set, says why no probe was compared (a side read from a database
+	// ProbesSkipped, when set, says why no probe was compared (a variant read from a database
 	// without its file has no scratch install to run them on); ProbesNotes say where they ran
-	// when a side was read from a database.
+	// when a variant was read from a database.
 	ProbesSkipped string
 	ProbesNotes   []string
-	// Notes say where a side read from a database came from, which server versions the sides
+	// Notes say where a variant read from a database came from, which server versions the variants
 	// ran on, and what could not be checked.
 	Notes []string
 	// Timings are how long the comparison took.
@@ -103,8 +103,6 @@ type Report struct {
 	ProbeCauses map[string][]string
 
 	portFile string // the port's migration, "" for a database read without its file
-	// allowlistHint says how to convert a version 1 allowlist (see allowlist.File.Hint).
-	allowlistHint string
 	// statements are the artifact's and the port's statement maps, reads what each differing
 	// probe reads: where each finding points, and what a probe difference is likely caused by.
 	statements [2]*locate.Index
@@ -121,13 +119,13 @@ func (r *Report) Passed() bool { return r.Outcome.Passed() }
 // ([fault.Input]).
 func Compare(artifact, port Installed, probes []probe.Probe, al *allowlist.File) (*Report, error) {
 	t0 := time.Now()
-	left, right := DeclaredSource(artifact.Source), DeclaredSource(port.Source)
-	if left == nil || right == nil { // a side read from a database without its file declares nothing
-		left, right = nil, nil
+	artSrc, portSrc := DeclaredSource(artifact.Source), DeclaredSource(port.Source)
+	if artSrc == nil || portSrc == nil { // a variant read from a database without its file declares nothing
+		artSrc, portSrc = nil, nil
 	}
 	res := diff.Compare(
-		diff.Variant{File: artifact.shown(), Dim: artifact.Dim, Footprint: artifact.Footprint, Source: left},
-		diff.Variant{File: port.shown(), Dim: port.Dim, Footprint: port.Footprint, Source: right},
+		diff.Install{File: artifact.shown(), Dim: artifact.Dim, Footprint: artifact.Footprint, Source: artSrc},
+		diff.Install{File: port.shown(), Dim: port.Dim, Footprint: port.Footprint, Source: portSrc},
 	)
 	rep := &Report{Artifact: res.Artifact, Port: res.Port, Sites: res.Sites, Differences: res.Differences}
 	if note, differ := versionNote(artifact, port); differ {
@@ -158,7 +156,7 @@ func Compare(artifact, port Installed, probes []probe.Probe, al *allowlist.File)
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Object, b.Object), cmp.Compare(a.Attr, b.Attr))
 	})
 	if al != nil {
-		rep.Allowlist, rep.allowlistHint = al.Path, al.Hint()
+		rep.Allowlist = al.Path
 	}
 	rep.Outcome = al.Apply(rep.Differences)
 	rep.ProbeCauses = probeCauses(rep.reads, rep.Outcome)
@@ -188,7 +186,7 @@ const kindProbe = "probe"
 func compareProbe(p probe.Probe, l, r *scratch.Rows, lerr, rerr error) (ProbeResult, *diff.Difference, error) {
 	pr := ProbeResult{Name: p.Name, Artifact: l, Port: r}
 	if lerr != nil && rerr != nil {
-		return pr, nil, fault.Input(fmt.Errorf("probe %q fails on both installs: %s", p.Name, oneLine(lerr.Error())))
+		return pr, nil, fault.Input(fault.Wrapf(lerr, "probe %q fails on both installs: %s", p.Name, oneLine(lerr.Error())))
 	}
 	lt, rt := "", ""
 	switch {

@@ -74,7 +74,7 @@ func (r *Report) Summary() Summary {
 // every format): "parity PORT" (the catalog differences: each unreviewed one an error, each
 // cosmetic one an info; notes with the counts and the dimension normalizations), "probes PORT"
 // (each probe whose rows differ) and "allowlist PORT" (each stale entry). artifact and port
-// name the two sides in the notes and the phase names, e.g. "artifact" and "production-1024".
+// name the two variants in the notes and the phase names, e.g. "artifact" and "production-1024".
 func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 	sum := r.Summary()
 	par := report.PhaseResult{Phase: finding.PhaseParity, Name: "parity " + port, File: r.portFile, Duration: r.Timings.Total,
@@ -127,9 +127,6 @@ func (r *Report) Phases(artifact, port string) []report.PhaseResult {
 		al.Notes = []string{"not run: the port has no allowlist, so every semantic difference is a finding"}
 	} else {
 		al.Notes = []string{fmt.Sprintf("%s: %d differences accepted, %d changed since review, %d stale entries", r.Allowlist, sum.Accepted, sum.ChangedEntries, sum.Stale)}
-		if r.allowlistHint != "" {
-			al.Notes = append(al.Notes, r.allowlistHint)
-		}
 	}
 	for _, m := range r.Outcome.Accepted {
 		al.Notes = append(al.Notes, fmt.Sprintf("%s:%d accepts %s", r.Allowlist, m.Entries[0], strings.TrimSpace(strings.SplitN(m.Difference.ID, " #", 2)[0])))
@@ -160,7 +157,7 @@ func probesNote(sum Summary) string {
 	return note
 }
 
-// called is how notes call a side named name: "artifact", or "port NAME" for a port with a name
+// called is how notes call a variant named name: "artifact", or "port NAME" for a port with a name
 // of its own ("port" alone for a port named so).
 func called(name string) string {
 	if name == "artifact" || name == "port" {
@@ -218,7 +215,7 @@ func (r *Report) Findings() []finding.Finding {
 		}
 		r.place(&f, d)
 		if d.Kind != diff.KindDimension { // its message names the expected and the found type
-			f.Left, f.Right = d.Shown()
+			f.From, f.To = d.Shown()
 		}
 		f.Accept = allowlist.EntryText(allowlist.EntryFor(d, "TODO"))
 		out = append(out, f)
@@ -235,7 +232,7 @@ func (r *Report) Findings() []finding.Finding {
 		f := finding.Finding{Phase: finding.PhaseParity, Rule: RuleCosmeticDifference, Severity: finding.SevInfo,
 			Message: differenceMessage(d), Object: d.Kind + " " + d.Object}
 		r.place(&f, d)
-		f.Left, f.Right = d.Shown()
+		f.From, f.To = d.Shown()
 		out = append(out, f)
 	}
 	return out
@@ -266,7 +263,7 @@ func (r *Report) changedFinding(c allowlist.Change) finding.Finding {
 	}
 	da, dp := d.Values()
 	l, rt, pinned := c.Reviewed()
-	side, before, after := sinceReview(c, d)
+	which, before, after := sinceReview(c, d)
 	switch {
 	case len(c.Entry.Probes) > 0:
 		f.Message = fmt.Sprintf("probes %s return other rows than reviewed (allowlist entry %s)", strings.Join(names, ", "), c.Entry.String())
@@ -278,8 +275,8 @@ func (r *Report) changedFinding(c allowlist.Change) finding.Finding {
 		f.Message = fmt.Sprintf("%s changed since review: the artifact's value was %s, is now %s (the port's: %s)", what, shown(l), shown(da), shown(dp))
 	case pinned && short(l, rt, da, dp):
 		f.Message = fmt.Sprintf("%s changed since review: reviewed %s in the artifact and %s in the port, now %s and %s", what, shown(l), shown(rt), shown(da), shown(dp))
-	case side != "":
-		f.Message = fmt.Sprintf("%s changed since review: the %s's value is not the reviewed one (below, as reviewed and now)", what, side)
+	case which != "":
+		f.Message = fmt.Sprintf("%s changed since review: the %s's value is not the reviewed one (below, as reviewed and now)", what, which)
 	case pinned || c.Entry.Digest == "" || hasReviewedText(c):
 		f.Message = fmt.Sprintf("%s changed since review: both the artifact's and the port's values differ from the reviewed ones (below, as they are now)", what)
 	default:
@@ -289,11 +286,11 @@ func (r *Report) changedFinding(c allowlist.Change) finding.Finding {
 		f.Detail = "reviewed: " + shown(l) + " → " + shown(rt) + "\nnow:      " + shown(da) + " → " + shown(dp)
 		return f
 	}
-	if side != "" {
-		f.Left, f.Right, f.LeftLabel, f.RightLabel = before, after, side+", reviewed", side+", now"
+	if which != "" {
+		f.From, f.To, f.FromLabel, f.ToLabel = before, after, which+", reviewed", which+", now"
 		return f
 	}
-	f.Left, f.Right = d.Shown()
+	f.From, f.To = d.Shown()
 	return f
 }
 
@@ -306,9 +303,9 @@ func hasReviewedText(c allowlist.Change) bool {
 // value as reviewed and as it is now, so that the reviewed part of the difference is not shown
 // again as if it were new. The reviewed values are the entry's pinned values, compared with the
 // difference's values, or, for an entry pinned by digest, the texts the reviewed file kept,
-// compared with the texts shown now. side is "" when the reviewed values are not known or both
+// compared with the texts shown now. which is "" when the reviewed values are not known or both
 // changed.
-func sinceReview(c allowlist.Change, d diff.Difference) (side, before, after string) {
+func sinceReview(c allowlist.Change, d diff.Difference) (which, before, after string) {
 	a, p, ok := c.ReviewedText()
 	na, np := d.Shown()
 	if !ok {
@@ -364,7 +361,7 @@ func differenceMessage(d diff.Difference) string {
 	return d.Attr + " of " + d.Kind + " " + obj + " differs"
 }
 
-// presence says which side has a one-sided object, and what it holds: "only in the port (4
+// presence says which variant has a one-sided object, and what it holds: "only in the port (4
 // columns, 2 indexes)".
 func presence(d diff.Difference) string {
 	s := "only in the artifact"

@@ -8,14 +8,14 @@ import (
 	"github.com/ledgercheck/ledgercheck/introspect"
 )
 
-// TestVersionNote: the parity phase says when the two sides ran on different major versions,
+// TestVersionNote: the parity phase says when the two variants ran on different major versions,
 // and only then.
 func TestVersionNote(t *testing.T) {
 	for _, tc := range []struct {
 		artifact, port string
 		want           string // in a note; "" for none about versions
 	}{
-		{"15.20", "17.10", "WARNING: the two sides ran on different PostgreSQL major versions: the artifact ran on PostgreSQL 15.20, the port ran on PostgreSQL 17.10"},
+		{"15.20", "17.10", "WARNING: the two variants ran on different PostgreSQL major versions: the artifact ran on PostgreSQL 15.20, the port ran on PostgreSQL 17.10"},
 		{"17.10", "17.4", ""},
 		{"15.20", "15.20", ""},
 		{"", "17.10", ""},

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// versionNote says which server version each side ran on, and whether their major versions
+// versionNote says which server version each variant ran on, and whether their major versions
 // differ. Differences that only the version makes (a privilege one version has, a definition
 // deparsed differently) are reported like any other where ledgercheck does not read them alike
 // (README, "PostgreSQL 15 and 17"); the note says to expect them.
@@ -14,7 +14,7 @@ func versionNote(artifact, port Installed) (note string, differ bool) {
 		return "", false
 	}
 	if major(artifact.Server) != major(port.Server) {
-		return fmt.Sprintf("WARNING: the two sides ran on different PostgreSQL major versions: the %s ran on PostgreSQL %s, the %s ran on PostgreSQL %s; some differences below may come from the versions alone (privileges, deparsed definitions)",
+		return fmt.Sprintf("WARNING: the two variants ran on different PostgreSQL major versions: the %s ran on PostgreSQL %s, the %s ran on PostgreSQL %s; some differences below may come from the versions alone (privileges, deparsed definitions)",
 			artifact.Name, artifact.Server, port.Name, port.Server), true
 	}
 	return fmt.Sprintf("the %s ran on PostgreSQL %s, the %s ran on PostgreSQL %s", artifact.Name, artifact.Server, port.Name, port.Server), false

@@ -39,33 +39,10 @@ func TestFindingsSpeakTheGlossary(t *testing.T) {
 			t.Errorf("%s: message %q says left or right", f.Object, f.Message)
 		}
 	}
-	if fs[0].Object != "dimension function public.f" || fs[0].Left != "" || fs[0].Right != "" || fs[0].Pos.Line != 3 {
+	if fs[0].Object != "dimension function public.f" || fs[0].From != "" || fs[0].To != "" || fs[0].Pos.Line != 3 {
 		t.Errorf("dimension finding %+v: want its position and no artifact/port columns", fs[0])
 	}
 	if artOnly.Presence() != diff.ArtifactOnly || portOnly.Presence() != diff.PortOnly || dim.Presence() != diff.InBoth {
 		t.Errorf("presence: %v %v %v", artOnly.Presence(), portOnly.Presence(), dim.Presence())
-	}
-}
-
-// TestVersion1AllowlistNote: a version 1 allowlist is read, and the allowlist phase says in one
-// note how to convert it; a version 2 one gets no such note.
-func TestVersion1AllowlistNote(t *testing.T) {
-	for _, c := range []struct {
-		src  string
-		hint bool
-	}{{"version: 1\nentries: []\n", true}, {"version: 2\nentries: []\n", false}} {
-		al, err := allowlist.Parse("allowlist.yaml", []byte(c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Compare(Installed{Name: "artifact", File: "a.sql", Dim: 1536}, Installed{Name: "port", File: "p.sql", Dim: 1024}, nil, al)
-		if err != nil {
-			t.Fatal(err)
-		}
-		phases := r.Phases("artifact", "port")
-		notes := strings.Join(phases[2].Notes, "\n")
-		if got := strings.Contains(notes, "allowlist.yaml is allowlist version 1 (left:/right:); `ledgercheck allowlist suggest --write` rewrites it as version 2"); got != c.hint {
-			t.Errorf("%q: allowlist notes %q, want the hint %v", c.src, notes, c.hint)
-		}
 	}
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // The package reads pg_query's trees through two functions, and only these: parseTree (SQL)
-// and plpgsqlTree (PL/pgSQL). Each has a fast path and a reference path, and [SetPath] (or
-// LEDGERCHECK_PGSQL_PATH=reference) selects one for every parse:
+// and plpgsqlTree (PL/pgSQL). Each has a fast path and a reference path, and
+// LEDGERCHECK_PGSQL_PATH=reference (or, in tests, SetPath) selects one for every parse:
 //
 //   - Fast: SQL trees come from pg_query's JSON, decoded by decodeTree (jsontree.go, driven by
 //     the pg_query structs' protobuf tags and the generated jsontree_gen.go), at about half the
@@ -40,9 +40,6 @@ func init() {
 		path.Store(int32(Reference))
 	}
 }
-
-// SetPath selects p for every later parse and returns the path it replaces.
-func SetPath(p Path) Path { return Path(path.Swap(int32(p))) }
 
 // parseTree is pg_query.Parse: the same tree and the same errors, on the fast path at about half
 // the cost (pg_query writes its JSON in a third of the time its protobuf takes: protobuf-c

@@ -1,6 +1,6 @@
 package pgsql
 
-//go:generate go run gen_jsontree.go
+//go:generate go run github.com/ledgercheck/ledgercheck/internal/cmd/genjsontree -o jsontree_gen.go
 
 import (
 	"reflect"

@@ -71,7 +71,7 @@ var privilegedExempt = map[string]string{
 	"internal/bodies/plpgsql.go: SELECT c.oid, c.relid, d.lineno, d.statement, d.sqlstate, d.": "runs as the install role (bodies.checkAll)",
 	// The probes' and queries' role switch runs on the install role's session.
 	"internal/scratch/query.go: SET LOCAL ROLE ph__": "runs as the install role (QueryRollback)",
-	"internal/scratch/query.go: SET ROLE ph__: ph__": "an error message",
+	"internal/scratch/query.go: SET ROLE ph__":       "an error message (serverErrorf's what)",
 	// Statements spliced from parts checked on their own: role attributes (keywords) and a
 	// transaction around SQL built above it; conditions joined.
 	"internal/scratch/server.go: CREATE ROLE ph__ ph__ PASSWORD ph__ IN ROLE anon, authentica": "role attribute keywords spliced in; no expression",

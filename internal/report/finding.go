@@ -10,8 +10,8 @@ import (
 // diffText returns the finding's detail, or, when it has none and carries the two sides of a
 // textual difference, a unified diff of them.
 func diffText(f finding.Finding) string {
-	if f.Detail == "" && (f.Left != "" || f.Right != "") {
-		return unifiedText(f.Left, f.Right)
+	if f.Detail == "" && (f.From != "" || f.To != "") {
+		return unifiedText(f.From, f.To)
 	}
 	return f.Detail
 }

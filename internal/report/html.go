@@ -321,7 +321,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 // htmlFindingOf is a finding as the html page shows it: its texts, its rule's page, the SQL at its
 // position, how to accept it, and its textual difference side by side.
 func htmlFindingOf(r *Report, ph *PhaseResult, f finding.Finding, src *sourceIndex) htmlFinding {
-	hf := htmlFinding{Severity: f.Severity, Message: f.Message, Object: strings.TrimSuffix(strings.TrimPrefix(f.ObjectSuffix(), " ("), ")"), Rule: f.Rule, Detail: f.Detail, LeftTitle: orDefault(f.LeftLabel, orDefault(ph.LeftLabel, orDefault(r.LeftLabel, "left"))), RightTitle: orDefault(f.RightLabel, orDefault(ph.RightLabel, orDefault(r.RightLabel, "right")))}
+	hf := htmlFinding{Severity: f.Severity, Message: f.Message, Object: strings.TrimSuffix(strings.TrimPrefix(f.ObjectSuffix(), " ("), ")"), Rule: f.Rule, Detail: f.Detail, LeftTitle: orDefault(f.FromLabel, orDefault(ph.LeftLabel, orDefault(r.LeftLabel, "left"))), RightTitle: orDefault(f.ToLabel, orDefault(ph.RightLabel, orDefault(r.RightLabel, "right")))}
 	if f.Pos.Line > 0 {
 		hf.Where = f.Pos.String()
 	}

@@ -22,8 +22,8 @@ type sbsRow struct {
 // texts, the data every format renders its diff from (a detail is shown as text, never parsed
 // back into rows); nil when it has none.
 func sideBySide(f finding.Finding) []sbsRow {
-	if f.Left != "" || f.Right != "" {
-		return sideBySideTexts(f.Left, f.Right)
+	if f.From != "" || f.To != "" {
+		return sideBySideTexts(f.From, f.To)
 	}
 	return nil
 }

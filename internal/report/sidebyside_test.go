@@ -39,8 +39,8 @@ func TestHTMLProbeTable(t *testing.T) {
 	r := &Report{Tool: "ledgercheck", Version: "test", LeftLabel: "artifact", RightLabel: "port", Phases: []PhaseResult{{
 		Phase: finding.PhaseProbe, Name: "probes port",
 		Findings: []finding.Finding{{Phase: finding.PhaseProbe, Rule: "probe-difference", Severity: finding.SevError, Message: "probe p returns different rows",
-			Left:  "id | source | relevance   | score\n1  | cosine | 1.000000000 | 0.893783435\n2  | none   | 0.000000000 | 0.350000000\n",
-			Right: "id | source | relevance   | score\n1  | cosine | 1.000000000 | 0.903390929\n2  | none   | 0.000000000 | 0.350000000\n"}},
+			From: "id | source | relevance   | score\n1  | cosine | 1.000000000 | 0.893783435\n2  | none   | 0.000000000 | 0.350000000\n",
+			To:   "id | source | relevance   | score\n1  | cosine | 1.000000000 | 0.903390929\n2  | none   | 0.000000000 | 0.350000000\n"}},
 	}}}
 	r.Finish()
 	var b strings.Builder
@@ -68,8 +68,8 @@ func TestHTMLFindingLabels(t *testing.T) {
 		Phase: finding.PhaseAllow, Name: "allowlist port", Status: StatusFail,
 		Findings: []finding.Finding{{Phase: finding.PhaseAllow, Rule: "changed-since-review", Severity: finding.SevError,
 			Message: "body of function public.f(0 args) changed since review",
-			Left:    "SELECT 1\nFROM t\nWHERE reviewed\n", Right: "SELECT 1\nFROM t\nWHERE reviewed AND new\n",
-			LeftLabel: "port, reviewed", RightLabel: "port, now"}},
+			From:    "SELECT 1\nFROM t\nWHERE reviewed\n", To: "SELECT 1\nFROM t\nWHERE reviewed AND new\n",
+			FromLabel: "port, reviewed", ToLabel: "port, now"}},
 	}}}
 	var b bytes.Buffer
 	if err := WriteHTML(&b, r); err != nil {
@@ -101,7 +101,7 @@ func TestHTMLCollapsesUnchangedLines(t *testing.T) {
 	}
 	r := &Report{Tool: "ledgercheck", Phases: []PhaseResult{{Phase: finding.PhaseAllow, Name: "allowlist", Status: StatusFail,
 		Findings: []finding.Finding{{Phase: finding.PhaseAllow, Rule: "changed-since-review", Severity: finding.SevError,
-			Message: "body changed since review", Left: a.String(), Right: b.String()}}}}}
+			Message: "body changed since review", From: a.String(), To: b.String()}}}}}
 	var out bytes.Buffer
 	if err := WriteHTML(&out, r); err != nil {
 		t.Fatal(err)

@@ -127,9 +127,9 @@ func (sg *suggester) installsOver(ctx context.Context, srv *scratch.Server, s Si
 			c = x
 		}
 	}
-	var extra []gate.Script
-	for _, x := range append(Prerequisites(sg.all, c), gate.Script{Name: c.Request.Artifact.File, Src: c.Request.Artifact.Src}) {
-		if !slices.ContainsFunc(r.Prerequisites, func(y gate.Script) bool { return y.Name == x.Name }) {
+	var extra []gate.SQLFile
+	for _, x := range append(Prerequisites(sg.all, c), gate.SQLFile{Name: c.Request.Artifact.File, Src: c.Request.Artifact.Src}) {
+		if !slices.ContainsFunc(r.Prerequisites, func(y gate.SQLFile) bool { return y.Name == x.Name }) {
 			extra = append(extra, x)
 		}
 	}

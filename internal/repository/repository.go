@@ -172,10 +172,10 @@ func (req Request) sidecarRequest(s Sidecar) gate.Request {
 // Prerequisites are the files installed before s's own, of all the repository's sidecars (in
 // dependency order): the files of the sidecars s needs, directly or not, each after its own
 // prerequisite files, then s's own prerequisite files, each file once.
-func Prerequisites(all []Sidecar, s Sidecar) []gate.Script {
-	var pre []gate.Script
-	add := func(x gate.Script) {
-		if !slices.ContainsFunc(pre, func(y gate.Script) bool { return y.Name == x.Name }) {
+func Prerequisites(all []Sidecar, s Sidecar) []gate.SQLFile {
+	var pre []gate.SQLFile
+	add := func(x gate.SQLFile) {
+		if !slices.ContainsFunc(pre, func(y gate.SQLFile) bool { return y.Name == x.Name }) {
 			pre = append(pre, x)
 		}
 	}
@@ -187,7 +187,7 @@ func Prerequisites(all []Sidecar, s Sidecar) []gate.Script {
 		for _, x := range n.Request.Prerequisites {
 			add(x)
 		}
-		add(gate.Script{Name: n.Request.Artifact.File, Src: n.Request.Artifact.Src})
+		add(gate.SQLFile{Name: n.Request.Artifact.File, Src: n.Request.Artifact.Src})
 	}
 	for _, x := range s.Request.Prerequisites {
 		add(x)

@@ -18,9 +18,9 @@ func sidecars() []Sidecar {
 			Ports: []gate.Port{{Variant: gate.Variant{Name: "small", File: name + "_2.sql", Dim: 2}}}}}
 	}
 	d := s("d", "a")
-	d.Request.Prerequisites = []gate.Script{{Name: "base.sql"}}
+	d.Request.Prerequisites = []gate.SQLFile{{Name: "base.sql"}}
 	b := s("b", "a")
-	b.Request.Prerequisites = []gate.Script{{Name: "base.sql"}}
+	b.Request.Prerequisites = []gate.SQLFile{{Name: "base.sql"}}
 	return []Sidecar{s("a"), b, s("c", "b"), d, s("e")}
 }
 

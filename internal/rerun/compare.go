@@ -112,7 +112,7 @@ func catalogFindings(fp *introspect.Footprint, p phrasing) []item {
 			// internal/report), the message says which is which.
 			one(c.Ref(), c.Attr, sev, rule, msg+fmt.Sprintf(" (- %s, + %s)", bName, aName), "")
 			last := &out[len(out)-1].f
-			last.Left, last.Right = before, after
+			last.From, last.To = before, after
 			continue
 		}
 		msg += fmt.Sprintf(": %s %s, %s %s", bName, shown(before), aName, shown(after))

@@ -33,10 +33,10 @@ func TestGoldenThroughTheGate(t *testing.T) {
 				Times:    opts.Times, Server: scratchtest.Server(t), Tool: "ledgercheck", Version: "test",
 			}
 			if opts.Previous != nil {
-				req.Artifact.Previous = &gate.Script{Name: opts.Previous.Name, Src: opts.Previous.Src}
+				req.Artifact.Previous = &gate.SQLFile{Name: opts.Previous.Name, Src: opts.Previous.Src}
 			}
 			if opts.Fixture != nil {
-				req.Fixture = &gate.Script{Name: opts.Fixture.Name, Src: opts.Fixture.Src}
+				req.Fixture = &gate.SQLFile{Name: opts.Fixture.Name, Src: opts.Fixture.Src}
 			}
 			res, err := gate.Rerun(context.Background(), req)
 			if err != nil {

@@ -64,7 +64,7 @@ func loadCase(t testing.TB, dir string) Options {
 		}
 		return ""
 	}
-	read := func(p string) *Script {
+	read := func(p string) *SQLFile {
 		if p == "" {
 			return nil
 		}
@@ -72,7 +72,7 @@ func loadCase(t testing.TB, dir string) Options {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &Script{Name: p, Src: src}
+		return &SQLFile{Name: p, Src: src}
 	}
 	in := read(orDefault(spec.Input, "input.sql"))
 	if in == nil {
@@ -87,7 +87,7 @@ func loadCase(t testing.TB, dir string) Options {
 }
 
 // TestGolden runs every case under testdata/rerun and compares the text report with want.txt.
-// go test ./rerun -update rewrites them; review the diff.
+// go test ./internal/rerun -run '^TestGolden$' -update rewrites them; review the diff.
 func TestGolden(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(repo, "testdata", "rerun", "*"))
 	if err != nil {

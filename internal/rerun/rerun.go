@@ -30,8 +30,8 @@ import (
 // install and two reruns.
 const DefaultTimes = 3
 
-// Script is a SQL file: its name as the user gave it (used in positions) and its content.
-type Script struct {
+// SQLFile is a SQL file: its name as the user gave it (used in positions) and its content.
+type SQLFile struct {
 	Name string
 	Src  []byte
 }
@@ -39,7 +39,7 @@ type Script struct {
 // Options configure the rerun and upgrade audits.
 type Options struct {
 	// File is the migration under audit.
-	File Script
+	File SQLFile
 	// Dim is the vector dimension of the prerequisites (and of `:dim` in the scripts).
 	Dim int
 	// Times is how many times File is applied in the rerun audit, the install included
@@ -47,13 +47,13 @@ type Options struct {
 	Times int
 	// Previous, when not nil, is the previous version of File: the upgrade audit installs it,
 	// loads the fixture and applies File over it.
-	Previous *Script
+	Previous *SQLFile
 	// NoPrevious, with a nil Previous, says why there is none, for the skipped upgrade's note;
 	// "": none was given.
 	NoPrevious string
 	// Fixture, when not nil, is loaded after the install (and after Previous); without one the
 	// tables are compared as the migration leaves them.
-	Fixture *Script
+	Fixture *SQLFile
 	// Snapshot selects what the catalog snapshots and table digests cover.
 	Snapshot introspect.Options
 	// Base is what every database of the audit starts from (the Open Brain prerequisites and
@@ -387,7 +387,7 @@ func (a *auditor) observed(run string, conn *pgx.Conn) *scratch.Script {
 }
 
 // exec runs a script in db (sc, when not nil, is s already parsed).
-func (a *auditor) exec(ctx context.Context, db *scratch.Database, s Script, sc *scratch.Script) error {
+func (a *auditor) exec(ctx context.Context, db *scratch.Database, s SQLFile, sc *scratch.Script) error {
 	if sc != nil {
 		return db.Exec(ctx, sc)
 	}
@@ -407,7 +407,7 @@ func (a *auditor) applyFile(ctx context.Context, db *scratch.Database, sc *scrat
 
 // apply runs a script in db. A statement the server rejects, or a syntax error, is a failure;
 // anything else (the connection, a cancelled context) is an error.
-func (a *auditor) apply(ctx context.Context, db *scratch.Database, s Script, sc *scratch.Script) (*failure, error) {
+func (a *auditor) apply(ctx context.Context, db *scratch.Database, s SQLFile, sc *scratch.Script) (*failure, error) {
 	return a.failure(ctx, s.Name, a.exec(ctx, db, s, sc))
 }
 

@@ -40,7 +40,7 @@ func TestFindDefaultFixture(t *testing.T) {
 
 // Invalid options are errors, not findings, and need no server.
 func TestAuditOptionErrors(t *testing.T) {
-	file := Script{Name: "x.sql", Src: []byte("SELECT 1")}
+	file := SQLFile{Name: "x.sql", Src: []byte("SELECT 1")}
 	for _, tc := range []struct {
 		opts Options
 		want string
@@ -60,10 +60,10 @@ func TestAuditOptionErrors(t *testing.T) {
 // too. The audit does not go on after them.
 func TestSetupFailures(t *testing.T) {
 	srv := scratchtest.Server(t)
-	table := Script{Name: "v2.sql", Src: []byte("CREATE TABLE IF NOT EXISTS public.notes (id int PRIMARY KEY);\n")}
-	badFixture := &Script{Name: "fixture.sql", Src: []byte("INSERT INTO public.notes VALUES (1) ON CONFLICT DO NOTHING;\nINSERT INTO public.nope VALUES (1);\n")}
+	table := SQLFile{Name: "v2.sql", Src: []byte("CREATE TABLE IF NOT EXISTS public.notes (id int PRIMARY KEY);\n")}
+	badFixture := &SQLFile{Name: "fixture.sql", Src: []byte("INSERT INTO public.notes VALUES (1) ON CONFLICT DO NOTHING;\nINSERT INTO public.nope VALUES (1);\n")}
 	res, err := Audit(context.Background(), srv, Options{File: table, Dim: 1536, Fixture: badFixture,
-		Previous: &Script{Name: "v1.sql", Src: []byte("CREATE TABLE IF NOT EXISTS public.notes (id int PRIMARY KEY);\n")}})
+		Previous: &SQLFile{Name: "v1.sql", Src: []byte("CREATE TABLE IF NOT EXISTS public.notes (id int PRIMARY KEY);\n")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestSetupFailures(t *testing.T) {
 	}
 
 	res, err = Audit(context.Background(), srv, Options{File: table, Dim: 1536,
-		Previous: &Script{Name: "v1.sql", Src: []byte("CREATE TABLE public.notes (id int PRIMARY KEY,);\n")}})
+		Previous: &SQLFile{Name: "v1.sql", Src: []byte("CREATE TABLE public.notes (id int PRIMARY KEY,);\n")}})
 	if err != nil {
 		t.Fatal(err)
 	}

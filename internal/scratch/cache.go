@@ -942,11 +942,11 @@ func (s *Server) startFromCache(ctx context.Context, cr *cacheRun, copied time.D
 	// session outlives its password).
 	conn, err := pgx.ConnectConfig(ctx, cl.adminConfig())
 	if err != nil {
-		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "connecting"))
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if _, err := conn.Exec(ctx, sql.String()); err != nil {
-		return fault.Env(fmt.Errorf("taking over the cached cluster: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "taking over the cached cluster"))
 	}
 	cl.adminSecret = fresh
 	s.admin = cl.adminConfig()

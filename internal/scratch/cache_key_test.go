@@ -20,9 +20,9 @@ func TestCacheKeyCoversTheEnvironment(t *testing.T) {
 	if a.String() == b.String() {
 		t.Error("the key does not depend on the extension directory")
 	}
-	files := append([]env.Script{env.Roles()}, env.Extensions()...)
+	files := append([]env.File{env.Roles()}, env.Extensions()...)
 	for _, s := range EnvironmentScripts("postgres", bootstrapUser) {
-		files = append(files, env.Script(s))
+		files = append(files, env.File(s))
 	}
 	if len(env.Extensions()) < 6 {
 		t.Fatalf("%d stand-in files, want the control file and script of pg_cron, pg_net and supabase_vault", len(env.Extensions()))

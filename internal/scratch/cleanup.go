@@ -72,12 +72,12 @@ func (s *Server) lockRun(ctx context.Context) error {
 	cfg.RuntimeParams["application_name"] = "ledgercheck run " + s.runID
 	anchor, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fault.Env(fmt.Errorf("cannot connect to --dsn server: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "cannot connect to --dsn server"))
 	}
 	s.anchor = anchor
 	var free bool
 	if err := anchor.QueryRow(ctx, `SELECT pg_catalog.pg_try_advisory_lock($1, 0)`, int32(lockClass)).Scan(&free); err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: taking ledgercheck's lock: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: taking ledgercheck's lock"))
 	}
 	if !free {
 		fmt.Fprintf(s.opts.Log, "scratch: waiting for another ledgercheck run on this server to finish\n")
@@ -85,11 +85,11 @@ func (s *Server) lockRun(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fault.Env(fmt.Errorf("--dsn server: waiting for ledgercheck's lock: %s", serverMessage(err)))
+			return fault.Env(serverErrorf(err, "--dsn server: waiting for ledgercheck's lock"))
 		}
 	}
 	if _, err := anchor.Exec(ctx, `SELECT pg_catalog.pg_advisory_lock($1, $2)`, int32(lockClass), runKey(s.runID)); err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: taking the run's lock: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: taking the run's lock"))
 	}
 	dropped, err := sweepDeadRuns(ctx, anchor, 0, s.runID)
 	if len(dropped) > 0 {
@@ -112,7 +112,7 @@ func (s *Server) checkGuard(ctx context.Context, conn *pgx.Conn) error {
 	}
 	var version *string
 	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('ledgercheck_guard.version', true)`).Scan(&version); err != nil {
-		return fault.Env(fmt.Errorf("checking for ledgercheck's guard module: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "checking for ledgercheck's guard module"))
 	}
 	loaded := version != nil && *version != ""
 	switch {
@@ -140,17 +140,17 @@ func Cleanup(ctx context.Context, dsn string, olderThan time.Duration) ([]string
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fault.Input(fmt.Errorf("--dsn: %v", err))
+		return nil, fault.Input(fmt.Errorf("--dsn: %w", err))
 	}
 	privileged.Config(cfg)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("cannot connect to --dsn server: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "cannot connect to --dsn server"))
 	}
 	defer conn.Close(context.Background())
 	var super bool
 	if err := conn.QueryRow(ctx, `SELECT rolsuper FROM pg_roles WHERE rolname OPERATOR(pg_catalog.=) current_user`).Scan(&super); err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: reading the role's attributes: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: reading the role's attributes"))
 	}
 	if !super {
 		return nil, fault.Env(errors.New("cleanup needs the --dsn role to be a superuser, as runs do"))

@@ -311,7 +311,7 @@ func (c *cluster) initdb(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fault.Env(fmt.Errorf("initdb failed in %s: %s", c.dir, bwrapMessage(err, out)))
+		return fault.Env(fault.Wrapf(err, "initdb failed in %s: %s", c.dir, bwrapMessage(err, out)))
 	}
 	return nil
 }
@@ -450,7 +450,7 @@ func (c *cluster) waitReady(ctx context.Context, mark int64) error {
 		}
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == "28P01" { // up, but the password is not the one
-			return fault.Env(fmt.Errorf("connecting to the scratch cluster: %s", serverMessage(err)))
+			return fault.Env(serverErrorf(err, "connecting to the scratch cluster"))
 		}
 		select {
 		case <-c.exited:

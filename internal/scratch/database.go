@@ -35,7 +35,7 @@ func (d *Database) URI() string { return uri(d.ConnConfig()) }
 func (d *Database) Connect(ctx context.Context) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, d.ConnConfig())
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("connecting to %s: %s", d.Name, serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "connecting to %s", d.Name))
 	}
 	return conn, nil
 }
@@ -52,7 +52,7 @@ func (d *Database) ConnectAdmin(ctx context.Context) (*pgx.Conn, error) {
 	cfg.RuntimeParams["application_name"] = "ledgercheck (reader)"
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("connecting to %s: %s", d.Name, serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "connecting to %s", d.Name))
 	}
 	return conn, nil
 }
@@ -67,7 +67,7 @@ func (d *Database) ConnectAdmin(ctx context.Context) (*pgx.Conn, error) {
 func (d *Database) ConnectReader(ctx context.Context) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, d.srv.readerConfig(d.Name))
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("connecting to %s as the reader: %s", d.Name, serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "connecting to %s as the reader", d.Name))
 	}
 	return conn, nil
 }
@@ -294,7 +294,7 @@ func (d *Database) execPrerequisites(ctx context.Context) error {
 	defer conn.Close(context.Background())
 	for _, p := range Prerequisites() {
 		if _, err := conn.Exec(ctx, SubstituteDim(p.SQL, d.Dim)); err != nil {
-			return fault.Env(fmt.Errorf("applying internal/scratch/%s: %s", p.Name, serverMessage(err)))
+			return fault.Env(serverErrorf(err, "applying internal/scratch/%s", p.Name))
 		}
 	}
 	return nil

@@ -3,7 +3,6 @@ package scratch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -92,7 +91,7 @@ func (s *Server) blame(ctx context.Context, se *ScriptError, mark int64) error {
 		// SQLSTATE 53100 or XX001 from a RAISE says nothing of the server, which is up.
 		return se
 	case isPg && environmental(pe):
-		return fault.Env(fmt.Errorf("the scratch server failed while running %s: %s%s", se.Pos, serverMessage(pe), s.serverLog()))
+		return fault.Env(fault.Wrapf(pe, "the scratch server failed while running %s: %s%s", se.Pos, serverMessage(pe), s.serverLog()))
 	case isPg && pe.Code == "42501" && s.noCreateRole != "" && strings.Contains(pe.Message, "create role"):
 		pe.Hint = s.noCreateRole
 		return se
@@ -100,10 +99,10 @@ func (s *Server) blame(ctx context.Context, se *ScriptError, mark int64) error {
 		return se
 	}
 	if !s.alive(ctx) {
-		return fault.Env(fmt.Errorf("the scratch server died while running %s: %s%s", se.Pos, oneLineErr(se.Err), s.serverLog()))
+		return fault.Env(fault.Wrapf(se.Err, "the scratch server died while running %s: %s%s", se.Pos, oneLineErr(se.Err), s.serverLog()))
 	}
 	if s.cl != nil && s.cl.log.matchesSince(mark, crashRE) {
-		return fault.Env(fmt.Errorf("a process of the scratch server crashed while running %s, and the server restarted: %s%s", se.Pos, oneLineErr(se.Err), s.serverLog()))
+		return fault.Env(fault.Wrapf(se.Err, "a process of the scratch server crashed while running %s, and the server restarted: %s%s", se.Pos, oneLineErr(se.Err), s.serverLog()))
 	}
 	// The server is up, but this session was ended: another session terminated it. In a
 	// scratch database only user SQL can do that, or the warden stopping the statement (then
@@ -131,5 +130,5 @@ func (d *Database) Blame(ctx context.Context, what string, err error) error {
 	if err == nil || ctx.Err() != nil || d.srv.alive(ctx) {
 		return err
 	}
-	return fault.Env(fmt.Errorf("the scratch server died while %s: %s%s", what, oneLineErr(err), d.srv.serverLog()))
+	return fault.Env(fault.Wrapf(err, "the scratch server died while %s: %s%s", what, oneLineErr(err), d.srv.serverLog()))
 }

@@ -45,7 +45,7 @@ func (d *Database) ConnectObserver(ctx context.Context) (*pgx.Conn, error) {
 	cfg.RuntimeParams["application_name"] = "ledgercheck (observer)"
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("connecting to %s as the observer: %s", d.Name, serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "connecting to %s as the observer", d.Name))
 	}
 	return conn, nil
 }

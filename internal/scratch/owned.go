@@ -61,18 +61,18 @@ func readSharedState(ctx context.Context, conn *pgx.Conn) (*sharedState, error) 
 	st := &sharedState{roles: map[uint32]bool{}, dbs: map[uint32]dbState{}, spcs: map[uint32]uint32{}}
 	rows, err := conn.Query(ctx, `SELECT oid FROM pg_catalog.pg_authid`)
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: listing roles: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: listing roles"))
 	}
 	roles, err := pgx.CollectRows(rows, pgx.RowTo[uint32])
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: listing roles: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: listing roles"))
 	}
 	for _, r := range roles {
 		st.roles[r] = true
 	}
 	rows, err = conn.Query(ctx, `SELECT oid, datname::pg_catalog.text, datdba, datistemplate, datallowconn, datconnlimit FROM pg_catalog.pg_database`)
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: listing databases: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: listing databases"))
 	}
 	var oid uint32
 	var d dbState
@@ -80,18 +80,18 @@ func readSharedState(ctx context.Context, conn *pgx.Conn) (*sharedState, error) 
 		st.dbs[oid] = d
 		return nil
 	}); err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: listing databases: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: listing databases"))
 	}
 	rows, err = conn.Query(ctx, `SELECT oid, spcowner FROM pg_catalog.pg_tablespace`)
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: listing tablespaces: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: listing tablespaces"))
 	}
 	var owner uint32
 	if _, err := pgx.ForEachRow(rows, []any{&oid, &owner}, func() error {
 		st.spcs[oid] = owner
 		return nil
 	}); err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: listing tablespaces: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: listing tablespaces"))
 	}
 	return st, nil
 }
@@ -122,7 +122,7 @@ func checkInherited(ctx context.Context, conn *pgx.Conn) error {
 		 WHERE a.rolsuper OR a.rolname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.text[])
 		ORDER BY 1, 2`, apiRoles, []string{"pg_execute_server_program", "pg_read_server_files", "pg_write_server_files", "pg_create_subscription"})
 	if err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: reading what the Supabase roles hold: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: reading what the Supabase roles hold"))
 	}
 	var kind, name, owner string
 	var held []string
@@ -134,7 +134,7 @@ func checkInherited(ctx context.Context, conn *pgx.Conn) error {
 		}
 		return nil
 	}); err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: reading what the Supabase roles hold: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: reading what the Supabase roles hold"))
 	}
 	if len(held) == 0 {
 		return nil
@@ -157,14 +157,14 @@ type roleRef struct {
 func newRoles(ctx context.Context, conn *pgx.Conn, before *sharedState) ([]roleRef, error) {
 	rows, err := conn.Query(ctx, `SELECT oid, rolname::pg_catalog.text FROM pg_catalog.pg_authid ORDER BY oid`)
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: listing roles: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: listing roles"))
 	}
 	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (roleRef, error) {
 		var x roleRef
 		return x, r.Scan(&x.oid, &x.name)
 	})
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: listing roles: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: listing roles"))
 	}
 	return slices.DeleteFunc(all, func(r roleRef) bool { return before.roles[r.oid] || strings.HasPrefix(r.name, "pg_") }), nil
 }
@@ -179,14 +179,14 @@ type dbRow struct {
 func listDatabases(ctx context.Context, conn *pgx.Conn) ([]dbRow, error) {
 	rows, err := conn.Query(ctx, `SELECT oid, datname::pg_catalog.text, datdba, datistemplate, datallowconn, datconnlimit FROM pg_catalog.pg_database ORDER BY oid`)
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: listing databases: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: listing databases"))
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (dbRow, error) {
 		var x dbRow
 		return x, r.Scan(&x.oid, &x.state.name, &x.state.owner, &x.state.template, &x.state.allowConns, &x.state.connLimit)
 	})
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: listing databases: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: listing databases"))
 	}
 	return out, nil
 }
@@ -221,14 +221,14 @@ func giveBack(ctx context.Context, conn *pgx.Conn, before *sharedState, run map[
 		sql := fmt.Sprintf("ALTER DATABASE %[1]s OWNER TO %[2]s; ALTER DATABASE %[1]s IS_TEMPLATE %[3]s ALLOW_CONNECTIONS %[4]s CONNECTION LIMIT %[5]d",
 			ident(d.state.name), ident(owner), strconv.FormatBool(was.template), strconv.FormatBool(was.allowConns), was.connLimit)
 		if _, err := conn.Exec(ctx, sql); err != nil {
-			errs = append(errs, fmt.Errorf("giving database %s back to %s: %s", ident(d.state.name), owner, serverMessage(err)))
+			errs = append(errs, serverErrorf(err, "giving database %s back to %s", ident(d.state.name), owner))
 			continue
 		}
 		fmt.Fprintf(log, "scratch: user SQL took database %s, which existed before the run, from role %s (REASSIGN OWNED); it is %s's again\n", ident(d.state.name), owner, owner)
 	}
 	rows, err := conn.Query(ctx, `SELECT t.spcname::pg_catalog.text, t.oid, t.spcowner FROM pg_catalog.pg_tablespace t`)
 	if err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: listing tablespaces: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: listing tablespaces"))
 	}
 	type spc struct {
 		name       string
@@ -239,7 +239,7 @@ func giveBack(ctx context.Context, conn *pgx.Conn, before *sharedState, run map[
 		return x, r.Scan(&x.name, &x.oid, &x.owner)
 	})
 	if err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: listing tablespaces: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: listing tablespaces"))
 	}
 	for _, t := range spcs {
 		was, existed := before.spcs[t.oid]
@@ -248,7 +248,7 @@ func giveBack(ctx context.Context, conn *pgx.Conn, before *sharedState, run map[
 		}
 		owner := roleName(ctx, conn, was)
 		if _, err := conn.Exec(ctx, "ALTER TABLESPACE "+ident(t.name)+" OWNER TO "+ident(owner)); owner == "" || err != nil {
-			errs = append(errs, fmt.Errorf("giving tablespace %s back to its owner: %v", ident(t.name), err))
+			errs = append(errs, fmt.Errorf("giving tablespace %s back to its owner: %w", ident(t.name), err))
 		}
 	}
 	// Privileges the run's roles hold on databases and tablespaces that stay (granted while user
@@ -279,7 +279,7 @@ func revokeShared(ctx context.Context, conn *pgx.Conn, run map[uint32]bool) erro
 		  AND s.classid OPERATOR(pg_catalog.=) ANY (ARRAY[$2, $3]::pg_catalog.oid[])`,
 		oids, uint32(pgDatabaseOid), uint32(pgTablespaceOid), uint32(pgAuthidOid))
 	if err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: listing the run's privileges: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: listing the run's privileges"))
 	}
 	var db bool
 	var obj, role string
@@ -292,11 +292,11 @@ func revokeShared(ctx context.Context, conn *pgx.Conn, run map[uint32]bool) erro
 		}
 		return nil
 	}); err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: listing the run's privileges: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: listing the run's privileges"))
 	}
 	for _, sql := range stmts {
 		if _, err := conn.Exec(ctx, sql); err != nil {
-			return fault.Env(fmt.Errorf("%s: %s", sql, serverMessage(err)))
+			return fault.Env(serverErrorf(err, "%s", sql))
 		}
 	}
 	return nil
@@ -336,30 +336,30 @@ func releaseDatabases(ctx context.Context, conn *pgx.Conn, admin *pgx.ConnConfig
 		  AND (datistemplate OR NOT datallowconn OR datconnlimit OPERATOR(pg_catalog.<>) -1
 		       OR EXISTS (SELECT 1 FROM pg_catalog.pg_db_role_setting s WHERE s.setdatabase OPERATOR(pg_catalog.=) pg_database.oid))`, names)
 	if err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: reading the run's databases: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: reading the run's databases"))
 	}
 	changed, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: reading the run's databases: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: reading the run's databases"))
 	}
 	var errs []error
 	for _, d := range changed {
 		sql := fmt.Sprintf("ALTER DATABASE %[1]s IS_TEMPLATE false ALLOW_CONNECTIONS true CONNECTION LIMIT -1; ALTER DATABASE %[1]s RESET ALL", ident(d))
 		if _, err := conn.Exec(ctx, sql); err != nil {
-			errs = append(errs, fmt.Errorf("undoing the settings of database %s: %s", ident(d), serverMessage(err)))
+			errs = append(errs, serverErrorf(err, "undoing the settings of database %s", ident(d)))
 		}
 	}
 	rows, err = conn.Query(ctx, `SELECT database::pg_catalog.text, gid FROM pg_catalog.pg_prepared_xacts
 		WHERE database OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.name[]) ORDER BY 1, 2`, names)
 	if err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: listing prepared transactions: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: listing prepared transactions"))
 	}
 	xacts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (prepared, error) {
 		var x prepared
 		return x, r.Scan(&x.db, &x.gid)
 	})
 	if err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: listing prepared transactions: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: listing prepared transactions"))
 	}
 	for i := 0; i < len(xacts); {
 		j := i
@@ -373,7 +373,7 @@ func releaseDatabases(ctx context.Context, conn *pgx.Conn, admin *pgx.ConnConfig
 	}
 	if _, err := conn.Exec(ctx, `SELECT pg_catalog.pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity
 		WHERE datname OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.name[]) AND pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()`, names); err != nil {
-		errs = append(errs, fmt.Errorf("ending the sessions of the run's databases: %s", serverMessage(err)))
+		errs = append(errs, serverErrorf(err, "ending the sessions of the run's databases"))
 	}
 	if len(errs) > 0 {
 		return fault.Env(errors.Join(errs...))
@@ -389,13 +389,13 @@ type prepared struct{ db, gid string }
 func rollbackPrepared(ctx context.Context, admin *pgx.ConnConfig, db string, xacts []prepared) error {
 	conn, err := pgx.ConnectConfig(ctx, adminSession(admin, db))
 	if err != nil {
-		return fault.Env(fmt.Errorf("connecting to %s to roll back its prepared transactions: %s", ident(db), serverMessage(err)))
+		return fault.Env(serverErrorf(err, "connecting to %s to roll back its prepared transactions", ident(db)))
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	for _, x := range xacts {
 		gid := x.gid
 		if _, err := conn.Exec(ctx, "ROLLBACK PREPARED "+quoteLiteral(gid)); err != nil {
-			return fault.Env(fmt.Errorf("rolling back the transaction %s prepared in %s: %s", quoteLiteral(gid), ident(db), serverMessage(err)))
+			return fault.Env(serverErrorf(err, "rolling back the transaction %s prepared in %s", quoteLiteral(gid), ident(db)))
 		}
 	}
 	return nil
@@ -411,7 +411,7 @@ func dropDatabases(ctx context.Context, conn *pgx.Conn, admin *pgx.ConnConfig, n
 	var dropped []string
 	for _, d := range names {
 		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(d)+" WITH (FORCE)"); err != nil {
-			errs = append(errs, fmt.Errorf("dropping %s: %s", ident(d), serverMessage(err)))
+			errs = append(errs, serverErrorf(err, "dropping %s", ident(d)))
 			continue
 		}
 		dropped = append(dropped, d)
@@ -436,7 +436,7 @@ func dropRunRoles(ctx context.Context, conn *pgx.Conn, roles []roleRef) ([]strin
 	}
 	if _, err := conn.Exec(ctx, `SELECT pg_catalog.pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity
 		WHERE usesysid OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.oid[]) AND pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()`, oids); err != nil {
-		return nil, fault.Env(fmt.Errorf("ending the sessions of the run's roles: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "ending the sessions of the run's roles"))
 	}
 	var dropped []string
 	if _, err := conn.Exec(ctx, "DROP ROLE IF EXISTS "+strings.Join(idents, ", ")); err == nil {
@@ -448,7 +448,7 @@ func dropRunRoles(ctx context.Context, conn *pgx.Conn, roles []roleRef) ([]strin
 	var errs []error
 	for _, r := range roles {
 		if _, err := conn.Exec(ctx, "DROP ROLE IF EXISTS "+ident(r.name)); err != nil {
-			errs = append(errs, fmt.Errorf("role %s stays on the server: %s", ident(r.name), serverMessage(err)))
+			errs = append(errs, serverErrorf(err, "role %s stays on the server", ident(r.name)))
 			continue
 		}
 		dropped = append(dropped, "role "+r.name)
@@ -493,7 +493,7 @@ func (s *Server) closeServerRun(ctx context.Context, conn *pgx.Conn, created []s
 	s.mu.Unlock()
 	made, err := s.closeRunRoles(ctx, conn)
 	if err != nil {
-		return errors.Join(append(errs, fault.Env(fmt.Errorf("--dsn server: reading the roles the run made: %s", serverMessage(err))))...)
+		return errors.Join(append(errs, fault.Env(serverErrorf(err, "--dsn server: reading the roles the run made")))...)
 	}
 	roles = slices.DeleteFunc(roles, func(r roleRef) bool {
 		if _, ok := made[r.oid]; ok {
@@ -557,11 +557,11 @@ func othersRoles(ctx context.Context, conn *pgx.Conn, appeared []roleRef, own ma
 		               WHERE d.refclassid OPERATOR(pg_catalog.=) $3::pg_catalog.oid AND d.refobjid OPERATOR(pg_catalog.=) a.oid
 		                 AND d.dbid OPERATOR(pg_catalog.<>) 0))`, check, all, uint32(pgAuthidOid))
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: reading the ties of the roles that appeared during the run: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: reading the ties of the roles that appeared during the run"))
 	}
 	oids, err := pgx.CollectRows(rows, pgx.RowTo[uint32])
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("--dsn server: reading the ties of the roles that appeared during the run: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "--dsn server: reading the ties of the roles that appeared during the run"))
 	}
 	return slices.DeleteFunc(slices.Clone(appeared), func(r roleRef) bool { return !slices.Contains(oids, r.oid) }), nil
 }
@@ -595,14 +595,14 @@ func findDeadRun(ctx context.Context, conn *pgx.Conn, id string, install roleRef
 		SELECT a.oid, a.rolname::pg_catalog.text FROM run JOIN pg_catalog.pg_authid a ON a.oid OPERATOR(pg_catalog.=) run.oid ORDER BY a.oid`,
 		install.oid, apiRoles, int64(install.oid), uint32(bootstrapSuperuser))
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("listing the roles of run %s: %s", id, serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "listing the roles of run %s", id))
 	}
 	roles, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (roleRef, error) {
 		var x roleRef
 		return x, r.Scan(&x.oid, &x.name)
 	})
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("listing the roles of run %s: %s", id, serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "listing the roles of run %s", id))
 	}
 	d := &deadRun{id: id, install: install, roles: roles}
 	dbs, err := listDatabases(ctx, conn)
@@ -633,11 +633,11 @@ func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration,
 	rows, err := conn.Query(ctx, `SELECT objid::pg_catalog.int4 FROM pg_catalog.pg_locks WHERE locktype OPERATOR(pg_catalog.=) 'advisory'
 		AND classid OPERATOR(pg_catalog.=) $1::pg_catalog.oid AND objsubid OPERATOR(pg_catalog.=) 2 AND granted`, int64(lockClass))
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("listing the runs in progress: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "listing the runs in progress"))
 	}
 	keys, err := pgx.CollectRows(rows, pgx.RowTo[int32])
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("listing the runs in progress: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "listing the runs in progress"))
 	}
 	type roleRow struct {
 		oid           uint32
@@ -649,14 +649,14 @@ func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration,
 		WHERE pg_catalog.starts_with(r.rolname::pg_catalog.text, 'ledgercheck_') OR r.rolname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])
 		ORDER BY 2`, apiRoles, uint32(pgAuthidOid))
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("listing roles: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "listing roles"))
 	}
 	roles, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (roleRow, error) {
 		var x roleRow
 		return x, r.Scan(&x.oid, &x.name, &x.comment)
 	})
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("listing roles: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "listing roles"))
 	}
 	dead := map[string]roleRef{} // run id -> install role
 	api := map[string][]roleRef{}

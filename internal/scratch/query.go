@@ -43,12 +43,12 @@ func (d *Database) Query(ctx context.Context, sql string, opts QueryOptions) (*R
 func QueryRollback(ctx context.Context, conn *pgx.Conn, sql string, opts QueryOptions) (*Rows, error) {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("starting the query transaction: %s", serverMessage(err))
+		return nil, serverErrorf(err, "starting the query transaction")
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // always rolled back
 	if opts.Role != "" {
 		if _, err := tx.Exec(ctx, "SET LOCAL ROLE "+pgx.Identifier{opts.Role}.Sanitize()); err != nil {
-			return nil, fmt.Errorf("SET ROLE %s: %s", opts.Role, serverMessage(err))
+			return nil, serverErrorf(err, "SET ROLE %s", opts.Role)
 		}
 	}
 	// The extended protocol with text results: every value comes back as the server prints it.

@@ -65,7 +65,7 @@ func (s *Server) TakeRoles(ctx context.Context) (*RoleTurn, error) {
 			t.conn.Close(context.WithoutCancel(ctx))
 		}
 		<-s.roles.ch
-		return nil, fault.Env(fmt.Errorf("taking the server's roles: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "taking the server's roles"))
 	}
 	return t, nil
 }
@@ -96,7 +96,7 @@ func (t *RoleTurn) names(ctx context.Context, sql string, args ...any) ([]string
 func (t *RoleTurn) StepAside(ctx context.Context) ([]Parked, error) {
 	made, err := t.names(ctx, madeQuery, t.s.installRole)
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("listing the roles user SQL created: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "listing the roles user SQL created"))
 	}
 	prefix := NamePrefix + t.s.runID
 	var out []Parked
@@ -135,7 +135,7 @@ func (t *RoleTurn) rename(ctx context.Context, sql, what string) error {
 		return err
 	})
 	if err != nil {
-		return fault.Env(fmt.Errorf("%s: %s", what, serverMessage(err)))
+		return fault.Env(serverErrorf(err, "%s", what))
 	}
 	return nil
 }

@@ -192,7 +192,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 func (s *Server) setUp(ctx context.Context) error {
 	conn, err := pgx.ConnectConfig(ctx, s.admin)
 	if err != nil {
-		return fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "connecting"))
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if err := s.checkVector(ctx, conn); err != nil {
@@ -261,12 +261,12 @@ func (s *Server) AdminRole() string { return s.adminRole }
 func (s *Server) connectServer(ctx context.Context) error {
 	cfg, err := pgx.ParseConfig(s.opts.DSN)
 	if err != nil {
-		return fault.Input(fmt.Errorf("--dsn: %v", err))
+		return fault.Input(fmt.Errorf("--dsn: %w", err))
 	}
 	privileged.Config(cfg)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fault.Env(fmt.Errorf("cannot connect to --dsn server: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "cannot connect to --dsn server"))
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	var super bool
@@ -274,7 +274,7 @@ func (s *Server) connectServer(ctx context.Context) error {
 	var version int
 	if err := conn.QueryRow(ctx, `SELECT rolsuper, current_user, pg_catalog.current_database(), pg_catalog.current_setting('server_version_num')::int
 		FROM pg_roles WHERE rolname OPERATOR(pg_catalog.=) current_user`).Scan(&super, &role, &db, &version); err != nil {
-		return fault.Env(fmt.Errorf("--dsn server: reading the role's attributes: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "--dsn server: reading the role's attributes"))
 	}
 	var readOnly string
 	if err := conn.QueryRow(ctx, `SHOW transaction_read_only`).Scan(&readOnly); err == nil && readOnly == "on" {
@@ -303,7 +303,7 @@ func (s *Server) checkVector(ctx context.Context, conn *pgx.Conn) error {
 	var ok bool
 	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name OPERATOR(pg_catalog.=) 'vector'),
 		pg_catalog.current_setting('server_version_num')::int`).Scan(&ok, &s.version); err != nil {
-		return fault.Env(fmt.Errorf("checking for pgvector: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "checking for pgvector"))
 	}
 	if !ok {
 		if s.cl != nil {
@@ -324,12 +324,12 @@ func (s *Server) createRoles(ctx context.Context, conn *pgx.Conn) error {
 		}
 	}
 	if _, err := conn.Exec(ctx, RolesScript().SQL); err != nil {
-		return fault.Env(fmt.Errorf("creating the Supabase roles: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "creating the Supabase roles"))
 	}
 	for _, r := range s.apiCreated {
 		// The mark lets a later run or `ledgercheck cleanup` drop what a killed run created.
 		if _, err := conn.Exec(ctx, "COMMENT ON ROLE "+ident(r)+" IS "+quoteLiteral(s.mark())); err != nil {
-			return fault.Env(fmt.Errorf("marking role %s: %s", r, serverMessage(err)))
+			return fault.Env(serverErrorf(err, "marking role %s", r))
 		}
 	}
 	attrs := "LOGIN NOSUPERUSER NOCREATEDB NOREPLICATION BYPASSRLS INHERIT"
@@ -350,7 +350,7 @@ func (s *Server) createRoles(ctx context.Context, conn *pgx.Conn) error {
 	}
 	// One transaction: a role of this run exists only with its mark.
 	if _, err := conn.Exec(ctx, "BEGIN;\n"+sql+"COMMIT;"); err != nil {
-		return fault.Env(fmt.Errorf("creating the install role %s: %s", s.installRole, serverMessage(err)))
+		return fault.Env(serverErrorf(err, "creating the install role %s", s.installRole))
 	}
 	return nil
 }
@@ -364,11 +364,11 @@ func missingRoles(ctx context.Context, conn *pgx.Conn, names []string) ([]string
 	rows, err := conn.Query(ctx, `SELECT n FROM pg_catalog.unnest($1::pg_catalog.text[]) n
 		WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname OPERATOR(pg_catalog.=) n) ORDER BY 1`, names)
 	if err != nil {
-		return nil, fmt.Errorf("listing roles: %s", serverMessage(err))
+		return nil, serverErrorf(err, "listing roles")
 	}
 	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("listing roles: %s", serverMessage(err))
+		return nil, serverErrorf(err, "listing roles")
 	}
 	return out, nil
 }
@@ -523,7 +523,7 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl, label string)
 	}
 	conn, err := pgx.ConnectConfig(ctx, s.admin)
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "connecting"))
 	}
 	defer conn.Close(context.Background())
 	// The statement runs to its end even when ctx is cancelled (Ctrl-C, SIGTERM): pgx would
@@ -545,7 +545,7 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl, label string)
 		break
 	}
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("creating scratch database: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "creating scratch database"))
 	}
 	// Held before any user SQL runs in it (warden.go).
 	if err := s.holdDatabase(done, name); err != nil {
@@ -570,7 +570,7 @@ func (s *Server) connectAdminIn(ctx context.Context, db string) (*pgx.Conn, erro
 	cfg.Database = db
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fault.Env(fmt.Errorf("connecting: %s", serverMessage(err)))
+		return nil, fault.Env(serverErrorf(err, "connecting"))
 	}
 	return conn, nil
 }
@@ -584,7 +584,7 @@ func ownSettings(ctx context.Context, conn *pgx.Conn, db *Database) (bool, error
 	err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid OPERATOR(pg_catalog.=) s.setdatabase
 		WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())`).Scan(&own)
 	if err != nil {
-		return false, fault.Env(fmt.Errorf("describing the template %s: %s", db.Name, serverMessage(err)))
+		return false, fault.Env(serverErrorf(err, "describing the template %s", db.Name))
 	}
 	return own, nil
 }
@@ -593,7 +593,7 @@ func ownSettings(ctx context.Context, conn *pgx.Conn, db *Database) (bool, error
 func (s *Server) execAdminOn(ctx context.Context, conn *pgx.Conn, scripts ...EnvScript) error {
 	for _, sc := range scripts {
 		if _, err := conn.Exec(ctx, sc.SQL); err != nil {
-			return fault.Env(fmt.Errorf("applying internal/scratch/%s: %s", sc.Name, serverMessage(err)))
+			return fault.Env(serverErrorf(err, "applying internal/scratch/%s", sc.Name))
 		}
 	}
 	return nil
@@ -608,12 +608,12 @@ func (s *Server) drop(ctx context.Context, name string) error {
 func (s *Server) dropHeld(ctx context.Context, name string) error {
 	conn, err := pgx.ConnectConfig(ctx, s.admin)
 	if err != nil {
-		return fmt.Errorf("connecting to drop %s: %s", name, serverMessage(err))
+		return serverErrorf(err, "connecting to drop %s", name)
 	}
 	defer conn.Close(context.Background())
 	if s.cl != nil {
 		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
-			return fmt.Errorf("dropping %s: %s", name, serverMessage(err))
+			return serverErrorf(err, "dropping %s", name)
 		}
 	} else if _, err := dropDatabases(ctx, conn, s.admin, []string{name}); err != nil {
 		return err
@@ -757,4 +757,10 @@ func serverMessage(err error) string {
 		return msg
 	}
 	return err.Error()
+}
+
+// serverErrorf is the error "what: the server's message" ([serverMessage], one line) with err
+// behind it, so that errors.As finds its *pgconn.PgError from any caller up.
+func serverErrorf(err error, format string, args ...any) error {
+	return fault.Wrapf(err, "%s: %s", fmt.Sprintf(format, args...), serverMessage(err))
 }

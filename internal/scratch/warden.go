@@ -3,7 +3,6 @@ package scratch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -119,7 +118,7 @@ func (s *Server) holdLocked(ctx context.Context) error {
 	cfg.RuntimeParams["lock_timeout"] = "30s"
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fault.Env(fmt.Errorf("connecting the run's warden: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "connecting the run's warden"))
 	}
 	s.w.conn = conn
 	if err := s.holdAllLocked(ctx); err != nil {
@@ -142,7 +141,7 @@ func (s *Server) holdAllLocked(ctx context.Context) error {
 		err = s.w.conn.QueryRow(ctx, "SELECT pg_catalog.pg_current_xact_id()::pg_catalog.text").Scan(&xid)
 	}
 	if err != nil {
-		return fault.Env(fmt.Errorf("holding the run's role: %s", serverMessage(err)))
+		return fault.Env(serverErrorf(err, "holding the run's role"))
 	}
 	s.w.xid, s.w.held = xid, map[string]bool{}
 	for _, db := range s.runDatabases() {
@@ -178,7 +177,7 @@ func (s *Server) holdDatabaseLocked(ctx context.Context, name string) error {
 		err = rows.Err()
 	}
 	if err != nil {
-		return fault.Env(fmt.Errorf("holding the run's database %s: %s", name, serverMessage(err)))
+		return fault.Env(serverErrorf(err, "holding the run's database %s", name))
 	}
 	if !exists {
 		return nil
@@ -187,7 +186,7 @@ func (s *Server) holdDatabaseLocked(ctx context.Context, name string) error {
 	sql := "ALTER DATABASE " + db + " SET ledgercheck.warden = 'held';\n" +
 		"ALTER ROLE " + ident(s.installRole) + " IN DATABASE " + db + " SET ledgercheck.warden = 'held';\n"
 	if _, err := s.w.conn.Exec(ctx, sql); err != nil {
-		return fault.Env(fmt.Errorf("holding the run's database %s: %s", name, serverMessage(err)))
+		return fault.Env(serverErrorf(err, "holding the run's database %s", name))
 	}
 	s.w.held[name] = true
 	return nil

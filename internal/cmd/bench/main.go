@@ -160,7 +160,7 @@ func bareBoot(binDir string, tuned bool) (sample, error) {
 	}
 	initdb := cmd("initdb", args...)
 	if out, err := initdb.CombinedOutput(); err != nil {
-		return sample{}, fmt.Errorf("initdb: %v: %s", err, out)
+		return sample{}, fmt.Errorf("initdb: %w: %s", err, out)
 	}
 	pg := cmd("postgres", "-D", data, "-k", dir, "-c", "listen_addresses=", "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off",
 		"-c", "dynamic_shared_memory_type=mmap") // as ledgercheck's: no segment left in /dev/shm if killed
@@ -204,7 +204,7 @@ func check(bin string, args []string) (sample, error) {
 	s := sample{wall: time.Since(t0), phases: map[string]time.Duration{}}
 	var ee *exec.ExitError
 	if err != nil && (!errors.As(err, &ee) || ee.ExitCode() >= 2) {
-		return s, fmt.Errorf("%s %s: %v: %s", bin, strings.Join(args, " "), err, lastLines(errb.String(), 3))
+		return s, fmt.Errorf("%s %s: %w: %s", bin, strings.Join(args, " "), err, lastLines(errb.String(), 3))
 	}
 	s.cpu = cpuOf(cmd.ProcessState)
 	m := serverCPU.FindStringSubmatch(errb.String())

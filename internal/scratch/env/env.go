@@ -16,8 +16,8 @@ import (
 //go:embed *.sql models/*.sql ext/*.control ext/*.sql
 var files embed.FS
 
-// Script is one SQL file of the environment.
-type Script struct {
+// File is one SQL file of the environment.
+type File struct {
 	// Name is the path below internal/scratch, e.g. "env/10_database.sql".
 	Name string
 	// SQL is the file's content.
@@ -28,12 +28,12 @@ type Script struct {
 const RolesFile = "00_roles.sql"
 
 // Roles returns the cluster-wide roles script.
-func Roles() Script {
+func Roles() File {
 	b, err := files.ReadFile(RolesFile)
 	if err != nil {
 		panic("env: embedded file missing: " + RolesFile) // a build defect, not a runtime condition
 	}
-	return Script{Name: path.Join("env", RolesFile), SQL: string(b)}
+	return File{Name: path.Join("env", RolesFile), SQL: string(b)}
 }
 
 // Database returns the per-database environment in the order it runs, applied as a superuser,
@@ -44,7 +44,7 @@ func Roles() Script {
 // They also name each stand-in extension's script as the psql variable :'standin_NAME' (a
 // string literal; NAME is the extension's), which a server that does not offer the stand-in runs
 // as plain SQL (see [PlainScript]).
-func Database(installRole, adminRole string) []Script {
+func Database(installRole, adminRole string) []File {
 	vars := roleVars(installRole, adminRole)
 	for _, name := range ExtensionNames() {
 		vars = append(vars, `:'standin_`+name+`'`, quoteLiteral(PlainScript(name)))
@@ -54,7 +54,7 @@ func Database(installRole, adminRole string) []Script {
 	if err != nil {
 		panic("env: embedded files missing")
 	}
-	var out []Script
+	var out []File
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") || e.Name() == RolesFile {
 			continue
@@ -63,7 +63,7 @@ func Database(installRole, adminRole string) []Script {
 		if err != nil {
 			panic("env: embedded file missing: " + e.Name())
 		}
-		out = append(out, Script{Name: path.Join("env", e.Name()), SQL: r.Replace(string(b))})
+		out = append(out, File{Name: path.Join("env", e.Name()), SQL: r.Replace(string(b))})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -78,12 +78,12 @@ const ExtensionDir = "ext"
 // name, as it goes into the server's extension directory), sorted by name. The scratch server
 // shows them to PostgreSQL in its extension directory, inside the sandbox only; the
 // per-database scripts create them.
-func Extensions() []Script {
+func Extensions() []File {
 	entries, err := fs.ReadDir(files, ExtensionDir)
 	if err != nil {
 		panic("env: embedded files missing: " + ExtensionDir)
 	}
-	var out []Script
+	var out []File
 	for _, e := range entries {
 		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".control") || strings.HasSuffix(e.Name(), ".sql")) {
 			continue
@@ -92,7 +92,7 @@ func Extensions() []Script {
 		if err != nil {
 			panic("env: embedded file missing: " + e.Name())
 		}
-		out = append(out, Script{Name: e.Name(), SQL: string(b)})
+		out = append(out, File{Name: e.Name(), SQL: string(b)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -137,12 +137,12 @@ const OldDefaultsFile = "models/old-defaults.sql"
 // OldDefaults returns the old default privileges on public, for a server whose roles are
 // installRole and adminRole as in [Database]: applied as a superuser after the environment, it
 // turns a template of a new hosted project into one of a self-hosted project.
-func OldDefaults(installRole, adminRole string) Script {
+func OldDefaults(installRole, adminRole string) File {
 	b, err := files.ReadFile(OldDefaultsFile)
 	if err != nil {
 		panic("env: embedded file missing: " + OldDefaultsFile)
 	}
-	return Script{Name: path.Join("env", OldDefaultsFile), SQL: roleReplacer(installRole, adminRole).Replace(string(b))}
+	return File{Name: path.Join("env", OldDefaultsFile), SQL: roleReplacer(installRole, adminRole).Replace(string(b))}
 }
 
 // roleReplacer replaces the psql variables :"install_role" and :"admin_role" by the quoted names.

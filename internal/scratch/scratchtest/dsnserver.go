@@ -80,7 +80,7 @@ func StartDSNServer(opts DSNServerOptions) (s *DSNServer, err error) {
 		"--auth=trust", "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C")
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	if out, err := initdb.CombinedOutput(); err != nil {
-		return s, fmt.Errorf("initdb: %v: %s", err, out)
+		return s, fmt.Errorf("initdb: %w: %s", err, out)
 	}
 	args := []string{"-D", filepath.Join(dir, "data"), "-k", dir, "-c", "listen_addresses=",
 		"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off",
@@ -172,7 +172,7 @@ func (s *DSNServer) waitReady() error {
 		case <-time.After(20 * time.Millisecond):
 		}
 		if i == 1500 {
-			return fmt.Errorf("the --dsn stand-in server did not start: %v", err)
+			return fmt.Errorf("the --dsn stand-in server did not start: %w", err)
 		}
 	}
 }
