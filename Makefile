@@ -124,10 +124,13 @@ COUNT ?= 3
 stress: setup
 	@bash scripts/stress.sh $(COUNT)
 
-# The gate beside a bare cluster boot, alternating: check --no-cache and check with the cache warm,
-# medians and ranges of wall and CPU time, ratios, per phase (internal/cmd/bench); then pg_dump
-# --schema-only + diff, the plain alternative (bench/gate.sh). RUNS=N rounds (default 5). Then
-# lint beside squawk (bench-lint), and the shipped recall function on 10,000 rows (bench-recall).
+# The gate beside the hand-made pipeline a reviewer runs today (bench/handmade.sh: initdb in tmpfs,
+# the Supabase-like environment and Open Brain-style base twice, the artifact and the port,
+# pg_dump --schema-only of both, diff) and a bare cluster boot, alternating: check --no-cache and
+# check with the cache warm, medians and ranges of wall and CPU time, ratios to the pipeline
+# (targets: warm ≤0.5×, --no-cache ≤1.0×) and to the boot, per stage and per phase
+# (internal/cmd/bench, bench/gate.sh). RUNS=N rounds (default 5). Then lint beside squawk
+# (bench-lint), the shipped recall function on 10,000 rows (bench-recall) and a repository.
 bench: setup build
 	@bash bench/gate.sh $(RUNS)
 	@bash bench/lint.sh $(RUNS)

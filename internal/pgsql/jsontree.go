@@ -65,24 +65,109 @@ func constantValue(sql string, loc int) (int32, bool) {
 	return int32(v), true
 }
 
-// mayHaveZeroBound reports whether sql may hold an array bound of 0: a '[' followed by white
-// space and 0, or by anything that could hide one (a comment).
+// mayHaveZeroBound reports whether sql may hold an array bound of 0: a '[' in the SQL's code
+// followed by white space and 0, or by anything that could hide one (a comment). A '[' in a
+// comment, a string constant, a quoted identifier or a dollar-quoted string is no bound, so
+// those are skipped (a regular expression such as '^[0-9]+$', a comment on a range [0,1] do
+// not send the whole file to pg_query.Parse). Whatever the skipping is not sure of (a backslash
+// in a string, which an E-string escapes with; a string or comment left open) answers true.
 func mayHaveZeroBound(sql string) bool {
-	for i := strings.IndexByte(sql, '['); i >= 0; {
-		j := i + 1
-		for j < len(sql) && (sql[j] == ' ' || sql[j] == '\t' || sql[j] == '\n' || sql[j] == '\r') {
-			j++
+	for i := 0; i < len(sql); i++ {
+		switch c := sql[i]; {
+		case c == '[':
+			j := i + 1
+			for j < len(sql) && (sql[j] == ' ' || sql[j] == '\t' || sql[j] == '\n' || sql[j] == '\r') {
+				j++
+			}
+			if j < len(sql) && (sql[j] == '0' || sql[j] == '-' || sql[j] == '/') {
+				return true
+			}
+		case c == '-' && strings.HasPrefix(sql[i:], "--"):
+			n := strings.IndexByte(sql[i:], '\n')
+			if n < 0 {
+				return false // the comment runs to the end
+			}
+			i += n
+		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
+			n, ok := commentEnd(sql, i)
+			if !ok {
+				return true
+			}
+			i = n - 1
+		case c == '\'' || c == '"':
+			n := i + 1
+			for ; n < len(sql); n++ {
+				if sql[n] == '\\' && c == '\'' {
+					return true // an E-string's escape, maybe of the quote
+				}
+				if sql[n] == c {
+					if n+1 < len(sql) && sql[n+1] == c {
+						n++ // a doubled quote
+						continue
+					}
+					break
+				}
+			}
+			if n >= len(sql) {
+				return true
+			}
+			i = n
+		case c == '$':
+			tag, ok := dollarTag(sql[i:])
+			if !ok {
+				continue // a parameter ($1) or no quote
+			}
+			if i > 0 && (isIdentByte(sql[i-1]) || sql[i-1] == '$') {
+				return true // inside an identifier (a$b$) or after a parameter ($1$$): not sure
+			}
+			n := strings.Index(sql[i+len(tag):], tag)
+			if n < 0 {
+				return true
+			}
+			i += 2*len(tag) + n - 1
 		}
-		if j < len(sql) && (sql[j] == '0' || sql[j] == '-' || sql[j] == '/') {
-			return true
-		}
-		k := strings.IndexByte(sql[j:], '[')
-		if k < 0 {
-			break
-		}
-		i = j + k
 	}
 	return false
+}
+
+// commentEnd returns the offset just past the (nested) /* */ comment at sql[i], and false when
+// it is not closed.
+func commentEnd(sql string, i int) (int, bool) {
+	depth := 0
+	for i < len(sql)-1 {
+		switch {
+		case sql[i] == '/' && sql[i+1] == '*':
+			depth++
+			i += 2
+		case sql[i] == '*' && sql[i+1] == '/':
+			depth--
+			i += 2
+			if depth == 0 {
+				return i, true
+			}
+		default:
+			i++
+		}
+	}
+	return 0, false
+}
+
+// dollarTag returns the dollar-quote tag s starts with ("$$", "$fn$"), as PostgreSQL's lexer
+// reads one: a tag's name starts with a letter, '_' or a non-ASCII byte and goes on with those
+// and digits.
+func dollarTag(s string) (string, bool) {
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '$':
+			return s[:i+1], true
+		case c == '_' || c >= 0x80 || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case c >= '0' && c <= '9' && i > 1:
+		default:
+			return "", false
+		}
+	}
+	return "", false
 }
 
 var parseResultType = reflect.TypeFor[pg_query.ParseResult]()

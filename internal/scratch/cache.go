@@ -864,6 +864,9 @@ func (s *Server) saveToCache(ctx context.Context, cr *cacheRun) error {
 		}
 		tpls = append(tpls, ct)
 	}
+	if err := s.dropEnvironmentTemplates(ctx); err != nil { // no entry holds them (envtemplate.go)
+		return err
+	}
 	built := time.Now()
 	s.unhold() // the warden's session ends with the cluster; its transaction wrote nothing kept
 	if err := s.cl.shutdown(); err != nil {

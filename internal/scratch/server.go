@@ -113,11 +113,12 @@ type Server struct {
 
 	mu        sync.Mutex
 	templates map[templateKey]*template
-	tplSeq    int       // numbers the templates' labels
-	uses      templUses // the templates the run expects to use, and their parents (layers.go)
-	layersRun int       // the layers the run's template builds ran
-	created   []string  // databases to drop on Close, in creation order
-	seq       int       // numbers the run's databases
+	tplSeq    int                             // numbers the templates' labels
+	uses      templUses                       // the templates the run expects to use, and their parents (layers.go)
+	envs      map[PrivilegeModel]*envTemplate // the environment each template copies (envtemplate.go)
+	layersRun int                             // the layers the run's template builds ran
+	created   []string                        // databases to drop on Close, in creation order
+	seq       int                             // numbers the run's databases
 	closed    bool
 	leave     bool // Drop leaves databases to Close (see LeaveDatabasesToClose)
 }
@@ -399,8 +400,8 @@ func (s *Server) environment() []EnvScript {
 }
 
 // template returns the name of the template database of dim and base, building it on first use:
-// the environment, then the Open Brain prerequisites (unless base.NoOpenBrain), then base's layers
-// and Prepare; or, when a known template holds a prefix of its layers, a copy of that one and the
+// a copy of the environment of base's privilege model (built once: envtemplate.go), then the
+// Open Brain prerequisites (unless base.NoOpenBrain), then base's layers and Prepare; or, when a known template holds a prefix of its layers, a copy of that one and the
 // layers it lacks (layers.go).
 func (s *Server) template(ctx context.Context, dim int, base Base) (string, error) {
 	k := keyOfBase(dim, base)
@@ -420,22 +421,29 @@ func (s *Server) template(ctx context.Context, dim int, base Base) (string, erro
 			t.err = err
 			return
 		}
+		fresh := from == "" // built from the environment of its model (envtemplate.go)
+		if fresh {
+			if from, t.err = s.environmentTemplate(ctx, base.Privileges); t.err != nil {
+				return
+			}
+		}
 		db, err := s.createDatabase(ctx, dim, from, t.label)
 		if err != nil {
 			t.err = err
 			return
 		}
 		t.name = db.Name
-		// One superuser session builds the environment and, at the end, describes the
-		// template; it is closed before anything copies the template.
+		// One superuser session checks the template's settings and describes it; it is
+		// closed before anything copies the template.
 		conn, err := s.connectAdminIn(ctx, db.Name)
 		if err != nil {
 			t.err = err
 			return
 		}
 		defer conn.Close(context.WithoutCancel(ctx))
-		if from == "" {
-			if t.err = s.buildEnvironment(ctx, conn, db, base); t.err != nil {
+		if fresh && !base.NoOpenBrain {
+			if t.err = db.execPrerequisites(ctx); t.err != nil {
+				t.err = fmt.Errorf("installing the prerequisites at dimension %d: %w", db.Dim, t.err)
 				return
 			}
 		}
@@ -476,25 +484,6 @@ func (s *Server) template(ctx context.Context, dim int, base Base) (string, erro
 		return "", t.err
 	}
 	return t.name, nil
-}
-
-// buildEnvironment runs, on conn, a superuser session of db (a new template), the environment
-// of base's privilege model and, unless base.NoOpenBrain, the Open Brain prerequisites at db's
-// dimension.
-func (s *Server) buildEnvironment(ctx context.Context, conn *pgx.Conn, db *Database, base Base) error {
-	envs := s.environment()
-	if base.Privileges == OldDefaultPrivileges {
-		envs = append(envs, OldDefaultsScript(s.installRole, s.adminRole))
-	}
-	if err := s.execAdminOn(ctx, conn, envs...); err != nil {
-		return err
-	}
-	if !base.NoOpenBrain {
-		if err := db.execPrerequisites(ctx); err != nil {
-			return fmt.Errorf("installing the prerequisites at dimension %d: %w", db.Dim, err)
-		}
-	}
-	return nil
 }
 
 // createDatabase creates a database named after the run, owned by the install role (as

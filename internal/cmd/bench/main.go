@@ -1,25 +1,29 @@
-// Command bench measures what the gate costs beside a bare PostgreSQL cluster boot, in one run
-// and alternating (make bench):
+// Command bench measures what the gate costs beside the hand-made pipeline a reviewer runs today
+// and beside a bare PostgreSQL cluster boot, in one run and alternating (make bench):
 //
 //	go run ./internal/cmd/bench [-runs 5] [-bin bin/ledgercheck] [-pg 15] [-- CHECK ARGS...]
 //
 // Each round runs, in a rotating order: a bare cluster boot (initdb, start, stop; the same
 // settings ledgercheck gives initdb, in the same kind of temporary directory, without a
-// sandbox: the reference), `ledgercheck check --no-cache`, `ledgercheck check` with the cache
-// warm (one unmeasured run warms it first), and, for comparison, a bare boot with initdb's
-// default 16 MB WAL segments and a warm `check --times 1`: the install, fixture, probes, audit
-// and upgrade audit without the reruns, what the rest of the gate costs. It prints the median and the range of the wall and CPU time
-// of each, their ratios to the bare boot beside issue 16's targets, and the median time of each
-// phase of check.
+// sandbox), `ledgercheck check --no-cache`, `ledgercheck check` with the cache warm (one
+// unmeasured run warms it first), the hand-made pipeline (bench/handmade.sh: initdb in tmpfs, the
+// Supabase-like environment and the Open Brain-style base installed twice, the artifact in one
+// database and the port in the other, pg_dump --schema-only of both, diff), and a warm
+// `check --times 1` (the gate without its reruns). It prints the median and the range of the wall
+// and CPU time of each, their ratios to the hand-made pipeline (issue 38's targets: warm at most
+// 0.5×, --no-cache at most 1.0×) and to the bare boot, the median of each of the pipeline's stages
+// (its pg_dump+diff among them) and of each phase of check.
 //
 // CPU time is the user and system time of the process and every child it waited for
 // (getrusage(RUSAGE_CHILDREN) of the tree, through wait4), plus, for ledgercheck, the CPU time
 // of its sandboxed server, which it counts itself and logs when it stops it ("the embedded
-// server's processes used ..."): bubblewrap's init does not pass its children's times on.
+// server's processes used ..."): bubblewrap's init does not pass its children's times on. The
+// hand-made pipeline waits for every process it starts, its server included, so wait4 counts
+// them all.
 //
 // Run it from the repository root; it builds nothing (make bench builds bin/ledgercheck first).
-// Nothing is left behind: each bare cluster's directory is removed, and ledgercheck removes its
-// own.
+// Nothing is left behind: each bare cluster's directory is removed, and ledgercheck and
+// bench/handmade.sh remove their own.
 package main
 
 import (
@@ -53,7 +57,7 @@ func main() {
 // sample is one measured run.
 type sample struct {
 	wall, cpu time.Duration
-	phases    map[string]time.Duration // check's phases, from its JSON report
+	phases    map[string]time.Duration // check's phases, from its JSON report, or the pipeline's stages
 	ready     time.Duration            // check: "server ready in"
 }
 
@@ -80,10 +84,10 @@ func run() error {
 		name string
 		run  func() (sample, error)
 	}{
-		{"bare boot", func() (sample, error) { return bareBoot(binDir, true) }},
+		{"bare boot", func() (sample, error) { return bareBoot(binDir) }},
 		{"check --no-cache", func() (sample, error) { return check(*bin, append(slices.Clone(args), "--no-cache")) }},
 		{"check (warm cache)", func() (sample, error) { return check(*bin, args) }},
-		{"bare, initdb defaults", func() (sample, error) { return bareBoot(binDir, false) }},
+		{"hand-made pipeline", func() (sample, error) { return handmade(binDir) }},
 		{"check --times 1", func() (sample, error) { return check(*bin, append(slices.Clone(args), "--times", "1")) }},
 	}
 	if _, err := check(*bin, args); err != nil { // warms the cache
@@ -101,18 +105,13 @@ func run() error {
 		}
 	}
 
-	bare := got[0]
-	bw, bc := median(walls(bare)), median(cpus(bare))
-	fmt.Printf("\n%-20s %22s %22s %8s %8s\n", "", "wall median (range)", "CPU median (range)", "wall ×", "CPU ×")
-	targets := []string{"(the reference)", "target ≤1.5× wall, ≤2.5× CPU", "target ≤0.75× wall", "(16 MB WAL segments: for comparison)",
-		"(warm, no rerun: what the rest of the gate costs)"}
-	for k, kind := range kinds {
-		w, c := walls(got[k]), cpus(got[k])
-		fmt.Printf("%-20s %22s %22s %7.2f× %7.2f×  %s\n", kind.name, spread(w), spread(c),
-			ratio(median(w), bw), ratio(median(c), bc), targets[k])
+	printRatios(kinds[0].name, got[0], kinds[3].name, got[3], func(k int) (string, []sample) { return kinds[k].name, got[k] }, len(kinds))
+	fmt.Printf("load at the end: %s\n", loadavg())
+
+	fmt.Printf("\n%-32s %12s\n", "hand-made pipeline (median)", "wall")
+	for _, st := range phaseNames(got[3]) {
+		fmt.Printf("%-32s %12s\n", st, ms(median(phase(got[3], st))))
 	}
-	fmt.Println("\nCPU: user+system time of the process tree (wait4's rusage: getrusage(RUSAGE_CHILDREN)),")
-	fmt.Println("plus the sandboxed server's, which ledgercheck counts from /proc before it stops it.")
 
 	// The per-phase table: each phase's median, without and with the cache.
 	fmt.Printf("\n%-32s %12s %12s\n", "phase (median)", "--no-cache", "warm cache")
@@ -124,10 +123,53 @@ func run() error {
 	return nil
 }
 
+// printRatios prints each kind's median and range of wall and CPU time and its ratios to the
+// hand-made pipeline (hand) and to the bare boot (bare), beside issue 38's targets.
+func printRatios(bareName string, bare []sample, handName string, hand []sample, kind func(int) (string, []sample), n int) {
+	bw, bc := median(walls(bare)), median(cpus(bare))
+	hw, hc := median(walls(hand)), median(cpus(hand))
+	fmt.Printf("\n%-20s %22s %22s %15s %15s\n", "", "wall median (range)", "CPU median (range)", "× hand-made w/c", "× bare w/c")
+	targets := map[string]string{
+		"check --no-cache": "target ≤1.0× the hand-made pipeline", "check (warm cache)": "target ≤0.5× the hand-made pipeline",
+		bareName: "(initdb, start, stop)", handName: "(the reference: bench/handmade.sh)",
+		"check --times 1": "(warm, no rerun: what the rest of the gate costs)",
+	}
+	for k := range n {
+		name, got := kind(k)
+		w, c := walls(got), cpus(got)
+		fmt.Printf("%-20s %22s %22s %7.2f×/%5.2f× %7.2f×/%5.2f×  %s\n", name, spread(w), spread(c),
+			ratio(median(w), hw), ratio(median(c), hc), ratio(median(w), bw), ratio(median(c), bc), targets[name])
+	}
+	fmt.Println("\nCPU: user+system time of the process tree (wait4's rusage: getrusage(RUSAGE_CHILDREN)),")
+	fmt.Println("plus the sandboxed server's, which ledgercheck counts from /proc before it stops it.")
+}
+
+var handmadeStage = regexp.MustCompile(`(?m)^handmade: (\S+) ([0-9]+)ms$`)
+
+// handmade runs bench/handmade.sh (the hand-made pipeline) with the server binaries of binDir and
+// returns its wall and CPU time (the script waits for every process it starts) and the wall time
+// of each of its stages.
+func handmade(binDir string) (sample, error) {
+	cmd := exec.Command("bash", "bench/handmade.sh")
+	cmd.Env = append(os.Environ(), "PG_BIN="+binDir, "HANDMADE_TIMES=1")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		return sample{}, fmt.Errorf("bench/handmade.sh: %w: %s", err, lastLines(errb.String(), 3))
+	}
+	s := sample{wall: time.Since(t0), cpu: cpuOf(cmd.ProcessState), phases: map[string]time.Duration{}}
+	for _, m := range handmadeStage.FindAllStringSubmatch(errb.String(), -1) {
+		n, _ := strconv.Atoi(m[2])
+		s.phases[m[1]] = time.Duration(n) * time.Millisecond
+	}
+	return s, nil
+}
+
 // bareBoot runs initdb, starts the server and stops it (a fast shutdown), as the server's own
 // user when run as root, in a new directory of the kind ledgercheck uses; it returns the wall
 // time and the CPU time of initdb and the server (each a child waited for).
-func bareBoot(binDir string, tuned bool) (sample, error) {
+func bareBoot(binDir string) (sample, error) {
 	dir, err := os.MkdirTemp(scratch.WorkDir(), "ledgercheck-bench-")
 	if err != nil {
 		return sample{}, err
@@ -154,10 +196,8 @@ func bareBoot(binDir string, tuned bool) (sample, error) {
 	}
 	data := filepath.Join(dir, "data")
 	t0 := time.Now()
-	args := []string{"-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C"}
-	if tuned {
-		args = append(args, "--wal-segsize=1") // as ledgercheck's initdb
-	}
+	args := []string{"-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C",
+		"--wal-segsize=1"} // as ledgercheck's initdb
 	initdb := cmd("initdb", args...)
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return sample{}, fmt.Errorf("initdb: %w: %s", err, out)
