@@ -137,8 +137,16 @@ BEGIN
 END
 $plant$;
 %[5]s`, q(schemas), "", "", q(shadowPool), calls.String())
-	return plantFunction + b.String() + castsSQL
+	return plantFunction + b.String() + castsSQL + revokeSQL
 }
+
+// revokeSQL takes EXECUTE on the shadows in public from the API roles: the access observation
+// calls every function anon and authenticated may execute, unprivileged and on purpose, so that
+// thousands of shadows would be thousands of requests with nothing to show here. A privileged
+// session resolves a name whatever its privileges (and the reader that resolved a shadow would
+// fail on it, exit 3), so the shadows stand as they did.
+const revokeSQL = `REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA public FROM PUBLIC, anon, authenticated;
+`
 
 // plantFunction creates one shadow function (or aggregate, with a shadow state function) in
 // schema s; a signature PostgreSQL refuses (a pseudo-type it cannot take) is skipped. A shadow
@@ -273,6 +281,9 @@ ports:
 prerequisites:
   openbrain: true
 fixture: fixture.sql
+# Run 2 reads what run 3 would, on the same sessions.
+rerun:
+  times: 2
 probes:
   - name: feelings
     sql: SELECT id, m, r, d, a, p FROM public.lc_feelings ORDER BY id

@@ -76,11 +76,8 @@ func StartDSNServer(opts DSNServerOptions) (s *DSNServer, err error) {
 	if err != nil {
 		return s, err
 	}
-	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", filepath.Join(dir, "data"), "-U", opts.Superuser,
-		"--auth=trust", "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C")
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	if out, err := initdb.CombinedOutput(); err != nil {
-		return s, fmt.Errorf("initdb: %w: %s", err, out)
+	if err := initialized(bin, opts.Superuser, cred, filepath.Join(dir, "data")); err != nil {
+		return s, err
 	}
 	args := []string{"-D", filepath.Join(dir, "data"), "-k", dir, "-c", "listen_addresses=",
 		"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off",
@@ -138,6 +135,66 @@ func StartDSNServer(opts DSNServerOptions) (s *DSNServer, err error) {
 
 // serverCredential is who the server runs as: the postgres OS user when the tests run as root
 // (who then owns dir), else the tests' own user (nil).
+// initdbs are the data directories initdb wrote in this test process, one per binary directory
+// and superuser, which each new server copies: initdb's bootstrap costs a second or two of CPU,
+// a copy a few milliseconds, and the tests start dozens of servers. [Main] removes them.
+var initdbs struct {
+	mu   sync.Mutex
+	root string
+	dirs map[string]string
+}
+
+// initialized writes a fresh data directory at data, as initdb would for bin and superuser (as
+// cred's user): a copy of the first one this process's initdb wrote.
+func initialized(bin, superuser string, cred *syscall.Credential, data string) error {
+	initdbs.mu.Lock()
+	defer initdbs.mu.Unlock()
+	key := bin + "\x00" + superuser
+	src, ok := initdbs.dirs[key]
+	if !ok {
+		if initdbs.root == "" {
+			root, err := os.MkdirTemp("", "lcinitdb-")
+			if err != nil {
+				return err
+			}
+			if err := os.Chmod(root, 0o755); err != nil { // the postgres OS user's initdb goes through it
+				return err
+			}
+			initdbs.root, initdbs.dirs = root, map[string]string{}
+		}
+		holder := filepath.Join(initdbs.root, strconv.Itoa(len(initdbs.dirs)))
+		if err := os.Mkdir(holder, 0o755); err != nil {
+			return err
+		}
+		if _, err := serverCredential(holder); err != nil {
+			return err
+		}
+		src = filepath.Join(holder, "data")
+		initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", src, "-U", superuser,
+			"--auth=trust", "--no-sync", "--no-instructions", "-E", "UTF8", "--locale=C")
+		initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		if out, err := initdb.CombinedOutput(); err != nil {
+			return fmt.Errorf("initdb: %w: %s", err, out)
+		}
+		initdbs.dirs[key] = src
+	}
+	// cp -a keeps the owner (the postgres OS user when the tests run as root) and modes.
+	if out, err := exec.Command("cp", "-a", src, data).CombinedOutput(); err != nil {
+		return fmt.Errorf("copying the initialized data directory: %w: %s", err, out)
+	}
+	return nil
+}
+
+// removeInitdbs removes the data directories initdb wrote for this process.
+func removeInitdbs() {
+	initdbs.mu.Lock()
+	defer initdbs.mu.Unlock()
+	if initdbs.root != "" {
+		os.RemoveAll(initdbs.root)
+		initdbs.root, initdbs.dirs = "", nil
+	}
+}
+
 func serverCredential(dir string) (*syscall.Credential, error) {
 	var cred *syscall.Credential
 	if os.Geteuid() == 0 {
