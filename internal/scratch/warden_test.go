@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/fault"
@@ -185,16 +186,21 @@ DO $$ BEGIN EXECUTE format('ALTER DATABASE %%I ALLOW_CONNECTIONS false', %s); EN
 // database's comment, does not wait for the warden.
 func TestOrdinaryRoleWorkIsNotStopped(t *testing.T) {
 	db := scratchtest.NewDatabase(t, 1024)
-	err := sqlscript.ExecFile(context.Background(), db, "roles.sql", []byte(`CREATE ROLE lc_warden_reader NOLOGIN;
+	// Roles are the cluster's: a name of each run's own, so that the test can run again (-count).
+	role := fmt.Sprintf("lc_warden_reader_%d", ordinaryRuns.Add(1))
+	err := sqlscript.ExecFile(context.Background(), db, "roles.sql", []byte(strings.ReplaceAll(`CREATE ROLE lc_warden_reader NOLOGIN;
 ALTER ROLE lc_warden_reader SET statement_timeout = '5s';
 GRANT lc_warden_reader TO CURRENT_USER;
 GRANT lc_warden_reader TO service_role;
 DO $$ BEGIN EXECUTE format('COMMENT ON DATABASE %I IS %L', current_database(), 'ledger'); END $$;
-`))
+`, "lc_warden_reader", role)))
 	if err != nil {
 		t.Fatalf("got %v, want no error", err)
 	}
 }
+
+// ordinaryRuns numbers the runs of TestOrdinaryRoleWorkIsNotStopped in this process.
+var ordinaryRuns atomic.Int64
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
