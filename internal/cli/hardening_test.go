@@ -341,7 +341,13 @@ func TestNoPgvector(t *testing.T) {
 	}
 	scratchtest.NeedPostgres(t)
 	pgBin := fakePostgresWithoutVector(t)
-	want := regexp.MustCompile(`^ledgercheck: pgvector is not installed for this PostgreSQL \(no vector\.control in its extension directory\): run ` + "`ledgercheck setup`" + ` as root\n$`)
+	// The command names the version it would install for: the default (15), or 17's flag when
+	// the tests run on 17 (LEDGERCHECK_PG).
+	setup := "ledgercheck setup"
+	if v := os.Getenv("LEDGERCHECK_PG"); v != "" && v != "15" {
+		setup += " --pg " + v
+	}
+	want := regexp.MustCompile(`^ledgercheck: pgvector is not installed for this PostgreSQL \(no vector\.control in its extension directory\): run ` + regexp.QuoteMeta("`"+setup+"`") + ` as root\n$`)
 	for _, args := range [][]string{
 		{"check", "--config", repoConfig},
 		{"snapshot", "--dim", "1024"},
