@@ -119,7 +119,7 @@ race: setup
 # The tests whose verdicts could depend on timing (the warden's blame, roles by turns, variants
 # side by side), COUNT times each with GOMAXPROCS 1 and 2 while busy loops load every core
 # (scripts/stress.sh): blame and exit code must not change. CI runs it.
-COUNT ?= 3
+COUNT ?= 2
 .PHONY: stress
 stress: setup
 	@bash scripts/stress.sh $(COUNT)
