@@ -103,3 +103,53 @@ GRANT SELECT ON public.slow_notes TO anon, authenticated;
 		t.Errorf("no note says the time ran out: %q", ob.Notes)
 	}
 }
+
+// blindObserver opens a table to anon, then reaches for every role that looks like the
+// observer to blind it: a default role of service_role, anon and authenticated taken away, no
+// connection left. Each attempt is caught, so that the file installs whatever the server says.
+const blindObserver = `CREATE TABLE public.lc_open_notes (id bigint PRIMARY KEY, body text NOT NULL);
+ALTER TABLE public.lc_open_notes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY lc_open_notes_read ON public.lc_open_notes FOR SELECT USING (NOT false);
+GRANT SELECT ON public.lc_open_notes TO anon;
+INSERT INTO public.lc_open_notes VALUES (1, 'a'), (2, 'b');
+DO $$
+DECLARE r text;
+BEGIN
+  FOR r IN SELECT rolname FROM pg_roles WHERE rolname LIKE '%observer%' LOOP
+    BEGIN EXECUTE format('ALTER ROLE %I SET role = %I', r, 'service_role'); EXCEPTION WHEN others THEN NULL; END;
+    BEGIN EXECUTE format('REVOKE anon, authenticated FROM %I', r); EXCEPTION WHEN others THEN NULL; END;
+    BEGIN EXECUTE format('ALTER ROLE %I CONNECTION LIMIT 0', r); EXCEPTION WHEN others THEN NULL; END;
+    BEGIN EXECUTE format('ALTER ROLE %I PASSWORD %L', r, 'chosen'); EXCEPTION WHEN others THEN NULL; END;
+  END LOOP;
+END $$;
+`
+
+// A migration cannot blind the observation by changing the observer (it is no role the install
+// role administers): embedded and on a --dsn server, anon's read of the open table is still
+// observed, and the observer still has what it had.
+func TestMigrationCannotBlindTheObserver(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsnSrv, err := scratch.Start(ctx, scratch.Options{DSN: scratchtest.SharedDSNServer(t).DSN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dsnSrv.Close()
+	for name, srv := range map[string]*scratch.Server{"embedded": scratchtest.Server(t), "dsn": dsnSrv} {
+		fs, _ := observedOn(t, srv, "blind.sql", blindObserver, models[0])
+		if len(fs) == 0 || fs[0].Rule != "anon-reads-rows" || !strings.Contains(fs[0].Message, "2 of 2 rows") {
+			t.Errorf("%s: %s\nwant anon reading 2 of 2 rows, observed", name, strings.Join(lines(fs), "\n"))
+		}
+		db, err := srv.NewEnvDatabase(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var member bool
+		var settings int
+		err = scratchtest.Connect(t, db).QueryRow(ctx, `SELECT pg_has_role($1, 'anon', 'MEMBER') AND pg_has_role($1, 'authenticated', 'MEMBER'),
+			(SELECT count(*) FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole WHERE r.rolname = $1)`, db.ObserverRole()).Scan(&member, &settings)
+		if err != nil || !member || settings != 0 {
+			t.Errorf("%s: the observer %s after the migration: member of anon and authenticated %t, settings %d (%v)", name, db.ObserverRole(), member, settings, err)
+		}
+	}
+}
