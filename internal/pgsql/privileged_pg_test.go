@@ -38,9 +38,8 @@ var shadowPool = []string{"text", "name", `"char"`, "oid", "int4", "int8", "bool
 // argument types and with each combination from shadowPool that matches better; variadic ones
 // with their fixed arguments and one to three more, all of one pool type; binary operators:
 // each better-matching combination, since pg_catalog, first on every path, wins a tie) in public
-// and in a schema named after each privileged role (the default search path's "$user"); plus
-// enum, range, domain, array and composite types with casts AS json and AS text, and a table of
-// them with rows, for the digests and a probe. Each shadow raises shadowMarker unless the
+// and in a schema named after each privileged role (the default search path's "$user"). Each
+// shadow raises shadowMarker unless the
 // install role (whose session planted it) runs it. Planting happens once per database (a rerun
 // of the migration skips it), one statement per name, so that no transaction holds a lock per
 // shadow of every name. The shadows are a backstop for the static test, not a proof: a call
@@ -137,7 +136,7 @@ BEGIN
 END
 $plant$;
 %[5]s`, q(schemas), "", "", q(shadowPool), calls.String())
-	return plantFunction + b.String() + castsSQL + revokeSQL
+	return plantFunction + b.String() + revokeSQL
 }
 
 // revokeSQL takes EXECUTE on the shadows in public from the API roles: the access observation
@@ -209,9 +208,10 @@ $casts$;
 RESET search_path;
 `
 
-// TestPrivilegedSessionsRunNoShadow is the dynamic half of the construction test: a migration
-// plants a shadow of every function and operator name ledgercheck's own SQL uses (collected by
-// the static test's parse) and user types with casts, and every command that opens a privileged
+// TestPrivilegedSessionsRunNoShadow is the dynamic half of the construction test: a prerequisite
+// file and the migration plant a shadow of every function and operator name ledgercheck's own
+// SQL uses (collected by the static test's parse), the migration creates user types with casts
+// (castsSQL), and every command that opens a privileged
 // session runs over it, on the embedded cluster and on a --dsn server: none may run a shadow
 // (each would raise shadowMarker, which the command reports as an error, exit 3), and each
 // command exits 0 or 1.
@@ -244,13 +244,24 @@ func TestPrivilegedSessionsRunNoShadow(t *testing.T) {
 		{"snapshot", "--install", "shadows.sql"},
 		{"allowlist", "suggest"},
 	}
-	// Each mode's privileged role: the embedded cluster's superuser, the --dsn role.
+	// Each mode's privileged role: the embedded cluster's superuser, the --dsn role. The two
+	// modes run side by side: each has its own directory, cache and server.
 	for _, mode := range []struct{ name, role, dsn string }{{"embedded", "supabase_admin", ""}, {"dsn", "lc_super", dsn.DSN}} {
 		t.Run(mode.name, func(t *testing.T) {
-			t.Chdir(shadowRepo(t, filepath.Join(dir, mode.name), shadowSQL(refs, []string{mode.role})))
+			t.Parallel()
+			repo := shadowRepo(t, filepath.Join(dir, mode.name), shadowSQL(refs, []string{mode.role}))
 			for _, args := range commands {
+				args = slices.Clone(args)
+				if args[0] != "rerun" && args[0] != "snapshot" { // the two that read no configuration
+					args = append([]string{args[0], "--config", filepath.Join(repo, "ledgercheck.yaml")}, args[1:]...)
+				}
+				for i, a := range args {
+					if strings.HasSuffix(a, ".sql") {
+						args[i] = filepath.Join(repo, a)
+					}
+				}
 				if mode.dsn != "" {
-					args = append(slices.Clone(args), "--dsn", mode.dsn)
+					args = append(args, "--dsn", mode.dsn)
 				}
 				runNoShadow(t, args...)
 			}
@@ -261,14 +272,21 @@ func TestPrivilegedSessionsRunNoShadow(t *testing.T) {
 	}
 }
 
-// shadowRepo writes, in dir, a repository whose artifact and port are migration, with a
-// previous version, a fixture and a probe, and returns dir.
-func shadowRepo(t *testing.T, dir, migration string) string {
+// shadowRepo writes, in dir, a repository whose prerequisite file plants the shadows and whose
+// artifact and port plant them too (a rerun of the planting where the prerequisite ran, since
+// planting happens once per database: the whole planting where a command installs no
+// prerequisite) and create the user types with casts, with a previous version, a fixture and a
+// probe, and returns dir. Planted by the prerequisite, the shadows are in the template every
+// database of a run is copied from (and its cache entry), so they stand before the first
+// privileged read of every database, the template's own included, and are planted once per
+// run instead of once per install, rerun and upgrade.
+func shadowRepo(t *testing.T, dir, plant string) string {
 	t.Helper()
 	files := map[string]string{
-		"shadows.sql":  migration,
-		"previous.sql": "CREATE TABLE IF NOT EXISTS public.lc_before (id int PRIMARY KEY, note text);\nINSERT INTO public.lc_before VALUES (1, 'a') ON CONFLICT DO NOTHING;\n",
-		"fixture.sql":  "INSERT INTO public.lc_before VALUES (2, 'b') ON CONFLICT DO NOTHING;\n",
+		"shadows-base.sql": plant,
+		"shadows.sql":      plant + castsSQL,
+		"previous.sql":     "CREATE TABLE IF NOT EXISTS public.lc_before (id int PRIMARY KEY, note text);\nINSERT INTO public.lc_before VALUES (1, 'a') ON CONFLICT DO NOTHING;\n",
+		"fixture.sql":      "INSERT INTO public.lc_before VALUES (2, 'b') ON CONFLICT DO NOTHING;\n",
 		"ledgercheck.yaml": `version: 2
 artifact:
   file: shadows.sql
@@ -280,6 +298,7 @@ ports:
     dim: 1536
 prerequisites:
   openbrain: true
+  files: [shadows-base.sql]
 fixture: fixture.sql
 # Run 2 reads what run 3 would, on the same sessions.
 rerun:
