@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/report/reporttest"
@@ -149,21 +148,16 @@ func checkSelfInflicted(t *testing.T, c selfInflicted, extra []string) {
 // installs need as well (its databases, the role both run as) run with every core busy: the
 // finding is at the port's line and nowhere else, and the exit code 1, however the variants'
 // statements interleave. `go test -run ThisTest -count N` repeats it; the verdict does not move.
-// The cases run at once (their runs are load for one another as well), so that the cores are
-// burnt for the time of the slowest case rather than the sum of all.
 func TestEnvironmentBreakingVerdictIsStableUnderLoad(t *testing.T) {
 	scratchtest.NeedPostgres(t)
-	binary(t) // built before the burn, not under it
 	stop := burnCPU()
 	defer stop()
-	var wg sync.WaitGroup
 	for _, c := range selfInflictedCases {
 		switch c.name {
 		case "allow-connections-elsewhere", "revoke-connect", "is-template", "database-connection-limit", "database-read-only":
-			wg.Go(func() { t.Run(c.name, func(t *testing.T) { checkSelfInflicted(t, c, nil) }) })
+			t.Run(c.name, func(t *testing.T) { checkSelfInflicted(t, c, nil) })
 		}
 	}
-	wg.Wait()
 }
 
 // burnCPU keeps every core busy until the function it returns is called.
