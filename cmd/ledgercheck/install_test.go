@@ -4,6 +4,7 @@ package main
 
 import (
 	"archive/zip"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,8 +12,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
-	"time"
 )
 
 // modulePath is the module ledgercheck is published as.
@@ -27,14 +28,15 @@ const repoRoot = "../.."
 // proxy is a directory (GOPROXY=file://...) that the test writes from the work tree in the
 // layout of a module proxy (list, .info, .mod, .zip), followed by the machine's own GOPROXY
 // setting for the dependencies. The module cache is the machine's, so that pg_query_go's cgo
-// parser, compiled once per module cache directory, comes from the build cache; the version is
-// new on each run (another work tree's run cannot stand in for this one's) and removed from the
-// module cache afterwards.
+// parser, compiled once per module cache directory, comes from the build cache. The version is
+// named after the content of the module (another work tree's run can stand in for this one's
+// only with the same files), so that an unchanged tree's packages, extracted to the same
+// directory, come from the build cache too; the version is removed from the module cache
+// afterwards by the last run that used it.
 func TestGoInstallFromAModuleProxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds ledgercheck from a module proxy (-short)")
 	}
-	version := fmt.Sprintf("v0.99.0-test.%d.%d", os.Getpid(), time.Now().UnixNano())
 	goEnv := func(name string) string {
 		out, err := exec.Command("go", "env", name).Output()
 		if err != nil {
@@ -43,19 +45,9 @@ func TestGoInstallFromAModuleProxy(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 	modcache := goEnv("GOMODCACHE")
-	t.Cleanup(func() {
-		os.RemoveAll(filepath.Join(modcache, filepath.FromSlash(modulePath)+"@"+version))
-		at := filepath.Join(modcache, "cache", "download", filepath.FromSlash(modulePath), "@v")
-		dl, _ := filepath.Glob(filepath.Join(at, version+".*"))
-		for _, f := range dl {
-			os.Remove(f)
-		}
-		if list, _ := os.ReadFile(filepath.Join(at, "list")); strings.TrimSpace(string(list)) == version {
-			os.Remove(filepath.Join(at, "list"))
-		}
-	})
 	proxy := t.TempDir()
-	writeProxyModule(t, proxy, version)
+	version := writeProxyModule(t, proxy)
+	holdProxyVersion(t, modcache, version)
 	gopath := t.TempDir()
 	goproxy := "file://" + filepath.ToSlash(proxy)
 	if machine := goEnv("GOPROXY"); machine != "" && machine != "off" {
@@ -85,9 +77,45 @@ func TestGoInstallFromAModuleProxy(t *testing.T) {
 	}
 }
 
+// holdProxyVersion takes a shared lock, for the rest of the test, on the module cache's download
+// directory of the module, and removes version from the module cache when the test ends if no
+// other run holds the lock then (a run of another work tree with the same files, hence the same
+// version, may be installing it).
+func holdProxyVersion(t *testing.T, modcache, version string) {
+	t.Helper()
+	at := filepath.Join(modcache, "cache", "download", filepath.FromSlash(modulePath), "@v")
+	if err := os.MkdirAll(at, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.Open(at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
+		t.Fatalf("locking %s: %v", at, err)
+	}
+	t.Cleanup(func() {
+		defer lock.Close() // releases the lock
+		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			return // another run holds it; the last one removes the version
+		}
+		os.RemoveAll(filepath.Join(modcache, filepath.FromSlash(modulePath)+"@"+version))
+		dl, _ := filepath.Glob(filepath.Join(at, version+".*"))
+		for _, f := range dl {
+			os.Remove(f)
+		}
+		if list, _ := os.ReadFile(filepath.Join(at, "list")); strings.TrimSpace(string(list)) == version {
+			os.Remove(filepath.Join(at, "list"))
+		}
+	})
+}
+
 // writeProxyModule writes the work tree (its tracked and untracked, not ignored, regular files)
-// into dir as version of the module, in a module proxy's layout.
-func writeProxyModule(t *testing.T, dir, version string) {
+// into dir as a version of the module, in a module proxy's layout, and returns the version:
+// v0.99.0-test.h followed by 16 hexadecimal digits of the SHA-256 of the files' names and
+// contents.
+func writeProxyModule(t *testing.T, dir string) (version string) {
 	t.Helper()
 	ls := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	ls.Dir = repoRoot
@@ -95,6 +123,27 @@ func writeProxyModule(t *testing.T, dir, version string) {
 	if err != nil {
 		t.Skipf("git ls-files: %v (the module's files are those of a git work tree)", err)
 	}
+	type file struct {
+		name string
+		data []byte
+	}
+	var files []file
+	sum := sha256.New()
+	for _, name := range strings.Split(strings.TrimSuffix(string(list), "\x00"), "\x00") {
+		path := filepath.Join(repoRoot, filepath.FromSlash(name))
+		st, err := os.Lstat(path)
+		if err != nil || !st.Mode().IsRegular() { // deleted in the work tree, or a symbolic link
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, file{name, data})
+		fmt.Fprintf(sum, "%s\x00%d\x00", name, len(data))
+		sum.Write(data)
+	}
+	version = fmt.Sprintf("v0.99.0-test.h%x", sum.Sum(nil)[:8])
 	at := filepath.Join(dir, filepath.FromSlash(modulePath), "@v")
 	if err := os.MkdirAll(at, 0o755); err != nil {
 		t.Fatal(err)
@@ -117,21 +166,12 @@ func writeProxyModule(t *testing.T, dir, version string) {
 		t.Fatal(err)
 	}
 	zw := zip.NewWriter(f)
-	for _, name := range strings.Split(strings.TrimSuffix(string(list), "\x00"), "\x00") {
-		path := filepath.Join(repoRoot, filepath.FromSlash(name))
-		st, err := os.Lstat(path)
-		if err != nil || !st.Mode().IsRegular() { // deleted in the work tree, or a symbolic link
-			continue
-		}
-		data, err := os.ReadFile(path)
+	for _, fl := range files {
+		w, err := zw.Create(modulePath + "@" + version + "/" + fl.name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := zw.Create(modulePath + "@" + version + "/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write(data); err != nil {
+		if _, err := w.Write(fl.data); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -141,6 +181,7 @@ func writeProxyModule(t *testing.T, dir, version string) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return version
 }
 
 // TestMakeBuildStampsTheVersion: `make build` stamps the version given (VERSION=, else git
@@ -238,25 +279,12 @@ func TestMakeDist(t *testing.T) {
 
 // TestGoInstallAllInstallsLedgercheckAlone: `go install ./...` in the repository, which is how
 // pre-commit installs a golang hook (.pre-commit-hooks.yaml), installs the ledgercheck binary and
-// none of the developer tools under internal/cmd.
+// none of the developer tools under internal/cmd. The install is the one [binary] does for every
+// test of the package (into an empty GOBIN of its own), so the binary is linked once.
 func TestGoInstallAllInstallsLedgercheckAlone(t *testing.T) {
-	gobin := t.TempDir()
-	cmd := exec.Command("go", "install", "./...")
-	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), "GOBIN="+gobin)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go install ./...: %v\n%s", err, out)
-	}
-	entries, err := os.ReadDir(gobin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if strings.Join(names, " ") != "ledgercheck" {
-		t.Errorf("go install ./... installed %v, want ledgercheck alone", names)
+	binary(t)
+	if strings.Join(installed, " ") != "ledgercheck" {
+		t.Errorf("go install ./... installed %v, want ledgercheck alone", installed)
 	}
 }
 

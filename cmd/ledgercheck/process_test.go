@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 	"io"
 	"os"
@@ -29,9 +30,14 @@ var (
 	buildOnce sync.Once
 	binPath   string
 	buildErr  error
+	// installed lists what `go install ./...` put in binPath's directory, in name order.
+	installed []string
 )
 
-// binary builds ledgercheck once per test run into a directory any user can read.
+// binary builds ledgercheck once per test run into a directory any user can read, with `go
+// install ./...` from the repository's root (GOBIN that directory): the build the tests run is
+// the one TestGoInstallAllInstallsLedgercheckAlone inspects, one link of the binary for both
+// rather than two.
 func binary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -42,10 +48,20 @@ func binary(t *testing.T) string {
 		}
 		os.Chmod(dir, 0o755)
 		binPath = filepath.Join(dir, "ledgercheck")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		cmd := exec.Command("go", "install", "./...")
+		cmd.Dir = repoRoot
+		cmd.Env = append(os.Environ(), "GOBIN="+dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go install ./...: %w\n%s", err, out)
+			return
+		}
+		entries, err := os.ReadDir(dir)
 		if err != nil {
 			buildErr = err
-			t.Logf("%s", out)
+			return
+		}
+		for _, e := range entries {
+			installed = append(installed, e.Name())
 		}
 	})
 	if buildErr != nil {
