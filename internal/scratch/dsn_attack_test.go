@@ -6,14 +6,15 @@ package scratch_test
 // `ledgercheck cleanup` sweeps it). After either, the server holds exactly the roles and
 // databases it held before, pre-existing databases are owned as before with their flags, a later
 // run starts and ends cleanly and cleanup exits 0 with nothing to drop. The server is the
-// version the tests select (LEDGERCHECK_PG), with ledgercheck's guard on 15.
+// version the tests select (LEDGERCHECK_PG), with ledgercheck's guard on 15. The cases share
+// servers (borrowTenantServer): each starts on a server exactly as the tenant left it, which is
+// the promise, checked after each case, that makes the next case's server a fresh one.
 
 import (
 	"context"
 	"fmt"
 	"os"
 	"os/user"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -47,8 +48,6 @@ var dsnAttacks = []struct {
 	// or an ADMIN OPTION, so that a sweep after a kill finds it too; the others detach roles
 	// from every tie, which only the run that made them can tell (see findDeadRun).
 	linked bool
-	// prepared: the attack needs max_prepared_transactions > 0.
-	prepared bool
 	// midRun runs as a superuser once the run has started (another client's change): here, the
 	// tenant's databases handed to roles the migration's role joins, which the run refuses to
 	// start on (TestServerModeRefusesServersWhoseAPIRolesHoldSomething), so that what the run
@@ -63,15 +62,15 @@ var dsnAttacks = []struct {
 	{name: "own database connection limit 0, read-only by default", linked: true,
 		sql: "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I CONNECTION LIMIT 0', current_database());\n" +
 			"EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = on', current_database()); END $$;"},
-	{name: "prepared transaction", linked: true, prepared: true,
+	{name: "prepared transaction", linked: true,
 		sql: "BEGIN;\nCREATE TABLE public.held (id int);\nINSERT INTO public.held VALUES (1);\nPREPARE TRANSACTION 'lc_attack_1';"},
-	{name: "prepared transaction holding a role's row, database a template closed to connections", linked: true, prepared: true,
+	{name: "prepared transaction holding a role's row, database a template closed to connections", linked: true,
 		sql: "CREATE ROLE lc_held NOLOGIN;\n" +
 			"DO $$ BEGIN EXECUTE format('ALTER DATABASE %I IS_TEMPLATE true', current_database()); END $$;\n" +
 			"BEGIN;\nALTER ROLE lc_held CONNECTION LIMIT 3;\nCOMMENT ON ROLE lc_held IS 'held';\n" +
 			"DO $$ BEGIN EXECUTE format('ALTER DATABASE %I ALLOW_CONNECTIONS false', current_database()); END $$;\n" +
 			"PREPARE TRANSACTION 'lc_attack_2';"},
-	{name: "two prepared transactions, then a template", linked: true, prepared: true,
+	{name: "two prepared transactions, then a template", linked: true,
 		sql: "BEGIN;\nCREATE TABLE public.a (id int);\nPREPARE TRANSACTION 'lc_attack_3';\n" +
 			"BEGIN;\nCREATE TABLE public.b (id int);\nPREPARE TRANSACTION 'lc''attack \"4';\n" +
 			"DO $$ BEGIN EXECUTE format('ALTER DATABASE %I IS_TEMPLATE true', current_database()); END $$;"},
@@ -142,6 +141,14 @@ GRANT tenant_role TO service_role`
 // privileges (a default ACL written out equals none), and roles with attributes.
 func serverState(t *testing.T, conn *pgx.Conn) []string {
 	t.Helper()
+	out, err := serverStateOf(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func serverStateOf(conn *pgx.Conn) ([]string, error) {
 	rows, err := conn.Query(context.Background(), `
 		SELECT 'database ' || d.datname || ' owner ' || r.rolname || ' template ' || d.datistemplate
 		       || ' conns ' || d.datallowconn || ' limit ' || d.datconnlimit || ' acl ' || coalesce(d.datacl, acldefault('d', d.datdba))::text
@@ -151,13 +158,9 @@ func serverState(t *testing.T, conn *pgx.Conn) []string {
 		FROM pg_roles WHERE rolname !~ '^pg_'
 		ORDER BY 1`)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // markPattern is everything a role's mark may say: the run's random id and when it started.
@@ -199,40 +202,23 @@ func TestServerModeAttacksLeaveNothing(t *testing.T) {
 			}
 			t.Run(fmt.Sprintf("killed=%v/%s", killed, a.name), func(t *testing.T) {
 				t.Parallel()
-				runDSNAttack(t, a.sql, a.midRun, a.prepared, killed)
+				runDSNAttack(t, a.sql, a.midRun, killed)
 			})
 		}
 	}
 }
 
-// dsnAttackServer starts a server of the test's own with the tenant's state, and returns it with
-// a superuser session and the state before any run.
-func dsnAttackServer(t *testing.T, prepared bool) (*scratchtest.DSNServer, *pgx.Conn, []string) {
+// dsnAttackServer lends t a server with the tenant's state (borrowTenantServer), and returns it
+// with a superuser session and the state before any run.
+func dsnAttackServer(t *testing.T) (*scratchtest.DSNServer, *pgx.Conn, []string) {
 	t.Helper()
-	opts := scratchtest.DSNServerOptions{Preload: "ledgercheck_guard"}
-	if prepared {
-		opts.Settings = []string{"max_prepared_transactions=4"}
-	}
-	srv, err := scratchtest.StartDSNServer(opts)
-	if err != nil {
-		scratchtest.Unavailable(t, err)
-	}
-	t.Cleanup(func() { srv.Stop() })
-	admin := srv.Conn(t)
-	ctx := context.Background()
-	if _, err := admin.Exec(ctx, scratch.RolesScript().SQL); err != nil {
-		t.Fatal(err)
-	}
-	for _, sql := range strings.Split(tenantSetup, ";\n") {
-		if _, err := admin.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
-	return srv, admin, serverState(t, admin)
+	s := borrowTenantServer(t)
+	return s.srv, s.admin, slices.Clone(s.before)
 }
 
-func runDSNAttack(t *testing.T, sql, midRun string, prepared, killed bool) {
-	srv, admin, before := dsnAttackServer(t, prepared)
+func runDSNAttack(t *testing.T, sql, midRun string, killed bool) {
+	lent := borrowTenantServer(t)
+	srv, admin, before := lent.srv, lent.admin, slices.Clone(lent.before)
 	ctx := context.Background()
 	var log strings.Builder
 	run, err := scratch.Start(ctx, scratch.Options{DSN: srv.DSN, Log: &log})
@@ -315,6 +301,11 @@ func runDSNAttack(t *testing.T, sql, midRun string, prepared, killed bool) {
 	if after := serverState(t, admin); !slices.Equal(after, before) {
 		t.Errorf("the server after a later run differs from before:\n  before %q\n  after  %q", before, after)
 	}
+	// The server goes to the next case: memberships, settings, marks, tablespaces and prepared
+	// transactions are as before too.
+	if after := wholeState(t, admin); !slices.Equal(after, lent.whole) {
+		t.Errorf("the server after the run and a later one differs from before:\n  before %q\n  after  %q", lent.whole, after)
+	}
 }
 
 // A role the killed run's SQL detached from every tie cannot be told by a sweep from one another
@@ -322,7 +313,7 @@ func runDSNAttack(t *testing.T, sql, midRun string, prepared, killed bool) {
 // dropped it). The test pins that boundary, so that a change to it is deliberate.
 func TestServerModeDetachedRolesOfAKilledRun(t *testing.T) {
 	scratchtest.NeedPostgres(t)
-	srv, admin, before := dsnAttackServer(t, false)
+	srv, admin, before := dsnAttackServer(t)
 	ctx := context.Background()
 	run, err := scratch.Start(ctx, scratch.Options{DSN: srv.DSN})
 	if err != nil {
@@ -340,6 +331,9 @@ func TestServerModeDetachedRolesOfAKilledRun(t *testing.T) {
 	if want := sorted(append(slices.Clone(before), "role lc_orphan login false createrole false createdb false")); !slices.Equal(after, want) {
 		t.Errorf("after cleanup of the killed run:\n  got  %q\n  want %q", after, want)
 	}
+	if _, err := admin.Exec(ctx, "DROP ROLE lc_orphan"); err != nil { // the server can serve another test
+		t.Fatal(err)
+	}
 }
 
 // A server on which the migrations' role would, through the Supabase API roles it joins, hold
@@ -348,17 +342,23 @@ func TestServerModeDetachedRolesOfAKilledRun(t *testing.T) {
 // DATABASE needs only its owner's privileges, and nothing afterwards could undo it.
 func TestServerModeRefusesServersWhoseAPIRolesHoldSomething(t *testing.T) {
 	scratchtest.NeedPostgres(t)
-	for _, c := range []struct{ name, setup, held string }{
-		{"a database owned by service_role", "CREATE DATABASE tenant_x OWNER service_role", `database "tenant_x" (owned by "service_role")`},
-		{"a database owned by authenticated", "CREATE DATABASE tenant_x OWNER authenticated", `database "tenant_x" (owned by "authenticated")`},
-		{"a database owned by a role anon belongs to", "CREATE ROLE holder NOLOGIN; GRANT holder TO anon; CREATE ROLE deep NOLOGIN; GRANT deep TO holder; CREATE DATABASE tenant_x OWNER deep", `database "tenant_x" (owned by "deep")`},
-		{"a tablespace owned by anon", "CREATE TABLESPACE tenant_space OWNER anon LOCATION '{dir}'", `tablespace "tenant_space" (owned by "anon")`},
-		{"service_role runs server programs", "GRANT pg_execute_server_program TO service_role", `role "pg_execute_server_program"`},
-		{"service_role belongs to a superuser", "CREATE ROLE boss SUPERUSER NOLOGIN; GRANT boss TO service_role", `role "boss"`},
+	for _, c := range []struct{ name, setup, held, undo string }{
+		{"a database owned by service_role", "CREATE DATABASE tenant_x OWNER service_role", `database "tenant_x" (owned by "service_role")`,
+			"DROP DATABASE tenant_x"},
+		{"a database owned by authenticated", "CREATE DATABASE tenant_x OWNER authenticated", `database "tenant_x" (owned by "authenticated")`,
+			"DROP DATABASE tenant_x"},
+		{"a database owned by a role anon belongs to", "CREATE ROLE holder NOLOGIN; GRANT holder TO anon; CREATE ROLE deep NOLOGIN; GRANT deep TO holder; CREATE DATABASE tenant_x OWNER deep", `database "tenant_x" (owned by "deep")`,
+			"DROP DATABASE tenant_x; DROP ROLE deep; DROP ROLE holder"},
+		{"a tablespace owned by anon", "CREATE TABLESPACE tenant_space OWNER anon LOCATION '{dir}'", `tablespace "tenant_space" (owned by "anon")`,
+			"DROP TABLESPACE tenant_space"},
+		{"service_role runs server programs", "GRANT pg_execute_server_program TO service_role", `role "pg_execute_server_program"`,
+			"REVOKE pg_execute_server_program FROM service_role"},
+		{"service_role belongs to a superuser", "CREATE ROLE boss SUPERUSER NOLOGIN; GRANT boss TO service_role", `role "boss"`,
+			"DROP ROLE boss"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			srv, admin, _ := dsnAttackServer(t, false)
+			srv, admin, _ := dsnAttackServer(t)
 			ctx := context.Background()
 			setup := strings.ReplaceAll(c.setup, "{dir}", tablespaceDir(t, srv))
 			for _, sql := range strings.Split(setup, "; ") {
@@ -378,6 +378,12 @@ func TestServerModeRefusesServersWhoseAPIRolesHoldSomething(t *testing.T) {
 			if after := serverState(t, admin); !slices.Equal(after, before) {
 				t.Errorf("the refused run changed the server:\n  before %q\n  after  %q", before, after)
 			}
+			// Undone, the server can serve another test (borrowTenantServer checks it).
+			for _, sql := range strings.Split(c.undo, "; ") {
+				if _, err := admin.Exec(ctx, sql); err != nil {
+					t.Fatalf("%s: %v", sql, err)
+				}
+			}
 		})
 	}
 }
@@ -385,8 +391,8 @@ func TestServerModeRefusesServersWhoseAPIRolesHoldSomething(t *testing.T) {
 // tablespaceDir makes an empty directory the server's OS user owns, for a tablespace.
 func tablespaceDir(t *testing.T, srv *scratchtest.DSNServer) string {
 	t.Helper()
-	dir := filepath.Join(srv.Dir, "space")
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	dir, err := os.MkdirTemp(srv.Dir, "space-") // the server may have served a test with one before
+	if err != nil {
 		t.Fatal(err)
 	}
 	if os.Geteuid() == 0 {

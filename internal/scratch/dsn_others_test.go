@@ -36,7 +36,7 @@ func TestServerModeLeavesAnotherClientsRoles(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			srv, admin, before := dsnAttackServer(t, false)
+			srv, admin, before := dsnAttackServer(t)
 			ctx := context.Background()
 			run, err := scratch.Start(ctx, scratch.Options{DSN: srv.DSN})
 			if err != nil {
@@ -72,6 +72,17 @@ func TestServerModeLeavesAnotherClientsRoles(t *testing.T) {
 			}
 			if after := serverState(t, admin); !slices.Equal(after, want) {
 				t.Errorf("after the run:\n  got  %q\n  want %q", after, want)
+			}
+			// The other client's work undone, the server can serve another test
+			// (borrowTenantServer checks it).
+			undo := []string{"DROP DATABASE other_db", "DROP ROLE other_app", "DROP ROLE other_plain"}
+			if killed {
+				undo = append(undo, "DROP ROLE lc_orphan")
+			}
+			for _, sql := range undo {
+				if _, err := admin.Exec(ctx, sql); err != nil {
+					t.Fatalf("%s: %v", sql, err)
+				}
 			}
 		})
 	}

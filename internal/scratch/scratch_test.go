@@ -21,7 +21,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(plantHelperEnv) != "" {
 		os.Exit(plantHelper())
 	}
-	os.Exit(scratchtest.Main(m))
+	os.Exit(stopTenantServers(scratchtest.Main(m)))
 }
 
 func TestEnvironmentRolesAndAuth(t *testing.T) {
