@@ -278,9 +278,12 @@ func SharedDSNServer(t testing.TB) *DSNServer {
 	return dsnServer
 }
 
-// StopSharedDSNServer stops the shared --dsn stand-in server if it was started, and returns code,
-// or 1 when stopping failed; a TestMain that does not use [Main] calls it after m.Run.
+// StopSharedDSNServer stops the shared --dsn stand-in server if it was started, removes the
+// initdb copies the package's stand-in servers started from, and returns code, or 1 when
+// stopping failed; a TestMain that does not use [Main] calls it after m.Run, when every server
+// of the package has stopped.
 func StopSharedDSNServer(code int) int {
+	defer removeInitdbs()
 	if dsnServer != nil {
 		if err := dsnServer.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "scratchtest: stopping the --dsn stand-in server: %v\n", err)
