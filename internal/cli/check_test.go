@@ -144,9 +144,12 @@ func copyTo(t *testing.T, dir, src, name string, edit func(string) string) strin
 
 // TestCheckScenarios runs the gate on four broken variants of the shipped set, and checks the
 // exit status and that each finding shows in every format (`make test-pg17`: on PostgreSQL 17).
+// The scenarios share the package's server (and its templates): what they assert is the
+// verdict and its rendering, which no cluster of their own would change; TestCheckShipped runs
+// check on a cluster of its own, from the cache, as the command does.
 func TestCheckScenarios(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a cluster per scenario")
+		t.Skip("installs the shipped set four times")
 	}
 	dir := t.TempDir()
 	port := "../../migrations/ports/decision_ledger_1024.sql"
@@ -178,7 +181,7 @@ func TestCheckScenarios(t *testing.T) {
 		{"grant to anon in the port", []string{"--port", anon}, true, "unreviewed-difference", "acl:anon of table public.agent_decision_ledger"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := checkReport(t, append([]string{"--config", repoConfig, "--times", "1"}, tc.args...)...)
+			rep := sharedCheck(t, append([]string{"--config", repoConfig, "--times", "1"}, tc.args...)...)
 			if rep.Failed() != tc.fails {
 				t.Fatalf("failed %v, want %v; errors: %v", rep.Failed(), tc.fails, errorRules(rep))
 			}

@@ -123,18 +123,20 @@ func TestInitThenCheck(t *testing.T) {
 		t.Errorf("the locks phase: %q, want %q", locked, wantLocks)
 	}
 
-	// lint --install installs over the same prerequisites, and says which one does not install.
-	if code, out, errs := runCLI(t, "lint", "-q", "--install", "notes.sql"); code != ExitOK {
+	// lint --install installs over the same prerequisites, and says which one does not install
+	// (on the package's --dsn stand-in server: no cluster of its own for each of the three runs).
+	lintInstall := []string{"lint", "-q", "--install", "notes.sql", "--dsn", hostDSN(t, "")}
+	if code, out, errs := runCLI(t, lintInstall...); code != ExitOK {
 		t.Errorf("lint --install with the prerequisite: exit %d\n%s%s", code, out, errs)
 	}
 	write(t, "deps/tags.sql", "CREATE TABLE public.tags (id int);\nSELECT no_such_function();\n")
-	if code, out, _ := runCLI(t, "lint", "-q", "--install", "notes.sql"); code != ExitFindings ||
+	if code, out, _ := runCLI(t, lintInstall...); code != ExitFindings ||
 		!strings.Contains(out, "deps/tags.sql:2:8: error: a prerequisite (deps/tags.sql) does not install: function no_such_function() does not exist") {
 		t.Errorf("lint --install with a broken prerequisite: exit %d\n%s", code, out)
 	}
 
 	write(t, config.DefaultFile, string(without))
-	if code, out, _ := runCLI(t, "lint", "-q", "--install", "notes.sql"); code != ExitFindings || !strings.Contains(out, `relation "public.tags" does not exist`) {
+	if code, out, _ := runCLI(t, lintInstall...); code != ExitFindings || !strings.Contains(out, `relation "public.tags" does not exist`) {
 		t.Errorf("lint --install without the prerequisite: exit %d\n%s", code, out)
 	}
 	rep = sharedCheck(t)

@@ -44,15 +44,21 @@ func Run(ctx context.Context, e *Expect, opts Options) ([]FileResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("corpus: %w", err)
 		}
-		rep, err := gate.Lint(ctx, gate.LintRequest{
+		req := gate.LintRequest{
 			Request: gate.Request{Lint: conf.Lint, Server: opts.Server},
 			Files:   []string{name}, Dim: e.Defaults.Dim,
 			Read:    func(string) ([]byte, error) { return src, nil },
 			Install: opts.Server != nil,
-			Setup: func(ctx context.Context, db *scratch.Database) error {
+		}
+		// A file with needs is installed over them (a setup, after which the gate snapshots
+		// and observes each database afresh); one without is installed over the template
+		// alone, as lint --install does, and starts from the template's description.
+		if len(fe.Needs) > 0 {
+			req.Setup = func(ctx context.Context, db *scratch.Database) error {
 				return installNeeds(ctx, db, opts.Dir, fe.Needs)
-			},
-		})
+			}
+		}
+		rep, err := gate.Lint(ctx, req)
 		if err != nil {
 			return nil, fmt.Errorf("corpus: %s: %w", name, err)
 		}

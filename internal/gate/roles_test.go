@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/config"
@@ -29,16 +30,27 @@ GRANT SELECT ON public.ledger_notes TO ledger_reader;
 NOTIFY pgrst, 'reload schema';
 `
 
-// roleServers are the servers the role tests run on: the package's shared one, and one on the
-// shared --dsn stand-in server (closed when the test ends).
+// dsnRoles is the run on the shared --dsn stand-in server the role tests share, as they share
+// the package's embedded server: one run's templates, built once.
+var dsnRoles struct {
+	once sync.Once
+	srv  *scratch.Server
+	err  error
+}
+
+// roleServers are the servers the role tests run on: the package's shared one, and one run on
+// the shared --dsn stand-in server, started by the first role test and left open for the next:
+// it ends with the stand-in server, which scratchtest.Main stops (a fast shutdown, ending its
+// sessions) after the package's tests.
 func roleServers(t *testing.T) map[string]*scratch.Server {
 	dsn := scratchtest.SharedDSNServer(t)
-	srv, err := scratch.Start(context.Background(), scratch.Options{DSN: dsn.DSN})
-	if err != nil {
-		t.Fatal(err)
+	dsnRoles.once.Do(func() {
+		dsnRoles.srv, dsnRoles.err = scratch.Start(context.Background(), scratch.Options{DSN: dsn.DSN})
+	})
+	if dsnRoles.err != nil {
+		t.Fatal(dsnRoles.err)
 	}
-	t.Cleanup(func() { srv.Close() })
-	return map[string]*scratch.Server{"embedded": scratchtest.Server(t), "dsn": srv}
+	return map[string]*scratch.Server{"embedded": scratchtest.Server(t), "dsn": dsnRoles.srv}
 }
 
 // findingsOf lists a report's findings as "phase: rule (models) message".
