@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,7 +16,15 @@ func TestCacheCommandAndNoCache(t *testing.T) {
 	scratchtest.NeedPostgres(t)
 	dir := t.TempDir() + "/cache"
 	t.Setenv(scratch.CacheDirEnv, dir)
-	if code, _, errs := runCLI(t, "check", "-q", "--no-cache", "--config", repoConfig); code != ExitOK {
+	// The smallest check that uses the cache (a cluster and a template): one clean file, no
+	// port, installed once. The repository's configuration would check the ledger and its port
+	// twice for the same cache behaviour.
+	artifact := writeSQL(t, "notes.sql", cleanSQL)
+	config := filepath.Join(filepath.Dir(artifact), "ledgercheck.yaml")
+	if err := os.WriteFile(config, []byte("version: 2\nartifact: {file: notes.sql, dim: 1536}\nprerequisites: {openbrain: false}\nrerun: {times: 1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "check", "-q", "--no-cache", "--config", config); code != ExitOK {
 		t.Fatalf("check --no-cache: exit %d: %s", code, errs)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -24,7 +33,7 @@ func TestCacheCommandAndNoCache(t *testing.T) {
 	if code, out, errs := runCLI(t, "cache"); code != ExitOK || out != dir+"\n0 entries, 0 bytes\n" {
 		t.Errorf("cache: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	if code, _, errs := runCLI(t, "check", "-q", "--config", repoConfig); code != ExitOK {
+	if code, _, errs := runCLI(t, "check", "-q", "--config", config); code != ExitOK {
 		t.Fatalf("check: exit %d: %s", code, errs)
 	}
 	code, out, _ := runCLI(t, "cache", "info")

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -35,14 +36,19 @@ func cachedStart(t *testing.T) (*scratch.Server, *syncBuffer) {
 // closeGone closes srv and fails the test unless its processes and its directory are gone.
 func closeGone(t *testing.T, srv *scratch.Server) {
 	t.Helper()
+	if err := stopGone(srv); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stopGone closes srv and returns an error unless its processes and its directory are gone.
+func stopGone(srv *scratch.Server) error {
 	dir := srv.Dir()
 	pid := scratch.SandboxPID(dir)
 	if err := srv.Close(); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	if err := scratchtest.Gone(pid, dir); err != nil {
-		t.Error(err)
-	}
+	return scratchtest.Gone(pid, dir)
 }
 
 // entries returns the cache's entry directories (a manifest or not) and anything else in it
@@ -66,17 +72,12 @@ func entries(t *testing.T, root string) (dirs, other []string) {
 }
 
 func TestCacheReusedWithFreshSecretsAndNothingAMigrationWrote(t *testing.T) {
-	scratchtest.Server(t)
-	root := t.TempDir()
-	t.Setenv(scratch.CacheDirEnv, root)
-	ctx := context.Background()
-
-	srv, log := cachedStart(t)
-	closeGone(t, srv)
-	if !strings.Contains(log.String(), "cached in") {
-		t.Errorf("a cold start does not save the entry:\n%s", log.String())
+	// The cold start: the shared build's (four runs at once, one of which built the entry).
+	b := sharedBuild(t)
+	if !slices.ContainsFunc(b.logs[:], func(l *syncBuffer) bool { return strings.Contains(l.String(), "cached in") }) {
+		t.Errorf("a cold start does not save the entry:\n%s", b.logs[0].String())
 	}
-	dirs, other := entries(t, root)
+	dirs, other := entries(t, b.root)
 	if len(dirs) != 1 || len(other) != 0 {
 		t.Fatalf("cache holds %v and %v, want one entry", dirs, other)
 	}
@@ -90,8 +91,13 @@ func TestCacheReusedWithFreshSecretsAndNothingAMigrationWrote(t *testing.T) {
 	if st, _ := os.Stat(filepath.Join(dirs[0], "secret")); st.Mode().Perm() != 0o600 {
 		t.Errorf("secret mode = %v, want 0600", st.Mode().Perm())
 	}
+	// The warm starts, from a copy of that entry in a cache of the test's own.
+	root := t.TempDir()
+	t.Setenv(scratch.CacheDirEnv, root)
+	copyEntry(t, root)
+	ctx := context.Background()
 
-	srv, log = cachedStart(t)
+	srv, log := cachedStart(t)
 	defer closeGone(t, srv)
 	if !strings.Contains(log.String(), "copied from the cache") {
 		t.Fatalf("a warm start does not copy the entry:\n%s", log.String())
@@ -185,13 +191,7 @@ func TestCacheCorruptedOrHalfWrittenEntryIsRebuilt(t *testing.T) {
 	scratchtest.Server(t)
 	root := t.TempDir()
 	t.Setenv(scratch.CacheDirEnv, root)
-	srv, _ := cachedStart(t)
-	closeGone(t, srv)
-	dirs, _ := entries(t, root)
-	if len(dirs) != 1 {
-		t.Fatalf("entries %v, want one", dirs)
-	}
-	entry := dirs[0]
+	entry := copyEntry(t, root) // a complete entry, as a cold run leaves it
 
 	// One byte of the entry's files changed.
 	victim := filepath.Join(entry, "data.bin")
@@ -255,46 +255,30 @@ func TestCacheCorruptedOrHalfWrittenEntryIsRebuilt(t *testing.T) {
 	}
 }
 
+// Four runs started at once on an empty cache (the shared build, cache_shared_test.go) all
+// work, build the entry once and leave it complete, and nothing else, in the cache.
 func TestCacheFourColdRunsAtOnce(t *testing.T) {
-	scratchtest.Server(t)
-	root := t.TempDir()
-	t.Setenv(scratch.CacheDirEnv, root)
-	ctx := context.Background()
-	var (
-		wg      sync.WaitGroup
-		servers [4]*scratch.Server
-		errs    [4]error
-	)
-	for i := range servers {
-		wg.Go(func() {
-			servers[i], errs[i] = scratch.Start(ctx, scratch.Options{Cache: true, Templates: []scratch.TemplateSpec{{Dim: 1536}}})
-			if errs[i] == nil {
-				var d *scratch.Database
-				if d, errs[i] = servers[i].NewDatabase(ctx, 1536); errs[i] == nil {
-					_, errs[i] = d.Query(ctx, "SELECT count(*) FROM public.thoughts", scratch.QueryOptions{})
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
+	b := sharedBuild(t)
+	built := 0
+	for i, err := range b.errs {
 		if err != nil {
-			t.Errorf("run %d: %v", i, err)
+			t.Errorf("run %d: %v\n%s", i, err, b.logs[i].String())
 		}
+		built += strings.Count(b.logs[i].String(), "cached in")
 	}
-	for _, s := range servers {
-		if s != nil {
-			closeGone(t, s)
-		}
+	if built != 1 {
+		t.Errorf("the four runs saved the entry %d times, want once", built)
 	}
-	dirs, other := entries(t, root)
+	dirs, other := entries(t, b.root)
 	if len(dirs) != 1 || len(other) != 0 {
 		t.Fatalf("cache holds %v and %v, want one entry and nothing else", dirs, other)
 	}
 	if _, err := os.Stat(filepath.Join(dirs[0], "manifest.json")); err != nil {
 		t.Errorf("the entry has no manifest: %v", err)
 	}
-	// The entry is valid: a fifth run copies it.
+	// The entry is valid: a fifth run copies it (from a copy, in a cache of the test's own).
+	t.Setenv(scratch.CacheDirEnv, t.TempDir())
+	copyEntry(t, os.Getenv(scratch.CacheDirEnv))
 	srv, log := cachedStart(t)
 	if !strings.Contains(log.String(), "copied from the cache") {
 		t.Errorf("the entry four runs left is not used:\n%s", log.String())
@@ -331,15 +315,8 @@ func (s *syncBuffer) String() string {
 func describedStart(t *testing.T, calls *int) (*scratch.Server, *syncBuffer) {
 	t.Helper()
 	log := &syncBuffer{}
-	base := scratch.Base{Describe: func(ctx context.Context, conn *pgx.Conn, db *scratch.Database) ([]byte, error) {
-		*calls++
-		var tables string
-		err := conn.QueryRow(ctx, `SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class
-			WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'`).Scan(&tables)
-		return []byte(tables), err
-	}}
 	srv, err := scratch.Start(context.Background(), scratch.Options{Cache: true, Log: log,
-		Templates: []scratch.TemplateSpec{{Dim: 1536, Base: base}}})
+		Templates: []scratch.TemplateSpec{{Dim: 1536, Base: describing(func() { *calls++ })}}})
 	if err != nil {
 		t.Fatalf("Start: %v\n%s", err, log.String())
 	}
@@ -350,35 +327,39 @@ func describedStart(t *testing.T, calls *int) (*scratch.Server, *syncBuffer) {
 // and given to later runs without describing again; a description damaged in the entry is
 // detected and the entry rebuilt.
 func TestCacheKeepsTheTemplatesDescription(t *testing.T) {
-	scratchtest.Server(t)
+	// The build: the shared one, four runs at once of which one built the entry.
+	b := sharedBuild(t)
+	first := b.desc[0]
+	for i, d := range b.desc {
+		if !bytes.Equal(d, first) {
+			t.Errorf("run %d of the build has the description %q, run 0 %q", i, d, first)
+		}
+	}
+	if n := b.described.Load(); n != 1 || !strings.Contains(string(first), "thoughts") {
+		t.Fatalf("building the entry described the template %d times, as %q; want once, with the Open Brain tables", n, first)
+	}
 	root := t.TempDir()
 	t.Setenv(scratch.CacheDirEnv, root)
+	entry := copyEntry(t, root)
+
 	calls := 0
 	srv, log := describedStart(t, &calls)
-	first := srv.TemplateDescription(1536, scratch.Base{})
-	closeGone(t, srv)
-	if calls != 1 || !strings.Contains(string(first), "thoughts") {
-		t.Fatalf("building the entry described the template %d times, as %q; want once, with the Open Brain tables\n%s", calls, first, log.String())
-	}
-
-	srv, log = describedStart(t, &calls)
 	if !strings.Contains(log.String(), "copied from the cache") {
 		t.Fatalf("the entry is not used:\n%s", log.String())
 	}
-	if got := srv.TemplateDescription(1536, scratch.Base{}); calls != 1 || !bytes.Equal(got, first) {
-		t.Errorf("from the cache: %d calls, description %q; want 1 call and %q", calls, got, first)
+	if got := srv.TemplateDescription(1536, scratch.Base{}); calls != 0 || !bytes.Equal(got, first) {
+		t.Errorf("from the cache: %d calls, description %q; want none and %q", calls, got, first)
 	}
 	closeGone(t, srv)
 
 	// One byte of the description changed in the manifest.
-	dirs, _ := entries(t, root)
-	manifest := filepath.Join(dirs[0], "manifest.json")
-	b, err := os.ReadFile(manifest)
+	manifest := filepath.Join(entry, "manifest.json")
+	mb, err := os.ReadFile(manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := json.Unmarshal(mb, &m); err != nil {
 		t.Fatal(err)
 	}
 	tpl := m["templates"].([]any)[0].(map[string]any)
@@ -388,10 +369,10 @@ func TestCacheKeepsTheTemplatesDescription(t *testing.T) {
 	}
 	desc[0] ^= 0x01
 	tpl["description"] = base64.StdEncoding.EncodeToString(desc)
-	if b, err = json.Marshal(m); err != nil {
+	if mb, err = json.Marshal(m); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(manifest, b, 0o600); err != nil {
+	if err := os.WriteFile(manifest, mb, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	srv, log = describedStart(t, &calls)
@@ -400,7 +381,7 @@ func TestCacheKeepsTheTemplatesDescription(t *testing.T) {
 	if !strings.Contains(log.String(), "description of") || !strings.Contains(log.String(), "cached in") {
 		t.Errorf("a damaged description is not detected and the entry rebuilt:\n%s", log.String())
 	}
-	if calls != 2 || !bytes.Equal(got, first) {
-		t.Errorf("after the rebuild: %d calls, description %q; want 2 calls and %q", calls, got, first)
+	if calls != 1 || !bytes.Equal(got, first) {
+		t.Errorf("after the rebuild: %d calls, description %q; want 1 call and %q", calls, got, first)
 	}
 }

@@ -7,14 +7,13 @@ import (
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
-	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
 // A cache another user could have written is not used: a cache directory writable by others or
 // owned by another user, and an entry one of whose files is, make the run say so in one line and
 // go on without the cache (nothing is read from it, nothing written to it), and the server works.
 func TestCacheOthersCouldWriteIsNotUsed(t *testing.T) {
-	scratchtest.Server(t)
+	sharedBuild(t)
 	for _, tc := range []struct {
 		name, want string
 		spoil      func(t *testing.T, root string)
@@ -31,11 +30,9 @@ func TestCacheOthersCouldWriteIsNotUsed(t *testing.T) {
 			}
 		}},
 		{"entry's manifest writable by its group", "manifest.json is writable by other users", func(t *testing.T, root string) {
-			srv, _ := cachedStart(t) // builds the entry
-			closeGone(t, srv)
 			dirs, _ := entries(t, root)
 			if len(dirs) != 1 {
-				t.Fatalf("%d entries after a cached run, want 1", len(dirs))
+				t.Fatalf("%d entries in the cache, want 1", len(dirs))
 			}
 			chmod(t, filepath.Join(dirs[0], "manifest.json"), 0o664)
 		}},
@@ -46,6 +43,9 @@ func TestCacheOthersCouldWriteIsNotUsed(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Setenv(scratch.CacheDirEnv, root)
+			// The entry the run would start from, were the cache its user's alone (the shared
+			// build's, copied): so that not starting from it is the cache refused.
+			copyEntry(t, root)
 			tc.spoil(t, root)
 			before, _ := entries(t, root)
 			srv, log := cachedStart(t)

@@ -20,7 +20,9 @@ import (
 // migration of many slow statements by the install time limit, each reported at its statement.
 // The statement each stopped at is the bound: the loop never ends by itself, and the fourth
 // sleep is never run. (No wall-clock assertion: under load a limit fires late, never early.)
+// Parallel: most of its time is the limits' wait (two seconds of pg_sleep).
 func TestTimeLimitsStopRunawayMigrations(t *testing.T) {
+	t.Parallel()
 	scratchtest.Server(t)
 	ctx := context.Background()
 	s, err := scratch.Start(ctx, scratch.Options{StatementTimeout: time.Second, InstallTimeout: 2 * time.Second})

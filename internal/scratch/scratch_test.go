@@ -21,7 +21,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(plantHelperEnv) != "" {
 		os.Exit(plantHelper())
 	}
-	os.Exit(stopTenantServers(scratchtest.Main(m)))
+	code := stopTenantServers(scratchtest.Main(m))
+	removeSharedBuild() // cache_shared_test.go
+	os.Exit(code)
 }
 
 func TestEnvironmentRolesAndAuth(t *testing.T) {
