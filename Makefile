@@ -83,6 +83,8 @@ TEST_TIMEOUT ?= 20m
 # about a second of CPU for each of the 34, which all link the parser), and go test's own vet
 # pass is off: `make test` has just run go vet on every package.
 TEST_FLAGS := -vet=off -ldflags='-s -w'
+# The tests' temporary files go to memory where there is room (scripts/intmp.sh).
+IN_TMPFS := bash scripts/intmp.sh
 TEST_PKGS := ./internal/scratch/ ./cmd/ledgercheck/ ./internal/pgsql/ ./internal/cli/ ./internal/gate/ ./internal/corpus/ ./...
 test: vet
 	@if [ "$$(id -u)" = 0 ]; then \
@@ -90,7 +92,7 @@ test: vet
 	else \
 	  bash scripts/setup.sh --check >/dev/null 2>&1 || echo "make test: $$(bash scripts/setup.sh --check 2>&1 | tail -n1); the tests that need it skip$(if $(filter true,$(CI)), (fail: CI=true),) (run make setup for its commands)"; \
 	fi
-	$(GO) test $(TEST_FLAGS) -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
+	$(IN_TMPFS) $(GO) test $(TEST_FLAGS) -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
 
 # Setup (which installs what is missing, as root, or prints the commands), then every test.
 test-all: setup
@@ -104,7 +106,7 @@ test-all: setup
 .PHONY: test-pg17
 test-pg17:
 	@$(MAKE) --no-print-directory setup PG=17
-	LEDGERCHECK_PG=17 $(GO) test $(TEST_FLAGS) -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
+	LEDGERCHECK_PG=17 $(IN_TMPFS) $(GO) test $(TEST_FLAGS) -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
 
 # What CI checks besides the tests: go.mod and go.sum tidy, go vet, gofmt and staticcheck (a
 # pinned version from the Go module proxy; v0.8.2 builds with Go 1.26).
