@@ -539,7 +539,10 @@ func (cr *cacheRun) pack(c *cluster, version string, tpls []cachedTpl) (*manifes
 	defer root.Close()
 	m := &manifest{Format: cacheFormat, Key: cr.key, Postgres: version, Templates: tpls}
 	spare := spareWAL(root)
+	// One buffer the size of the files: grown by doubling as they are read, its 60 MB cost more
+	// CPU in zeroing and copying new buffers than reading the files does.
 	var data bytes.Buffer
+	data.Grow(int(regularBytes(root.FS())))
 	err = fs.WalkDir(root.FS(), "data", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -588,6 +591,21 @@ func (cr *cacheRun) pack(c *cluster, version string, tpls []cachedTpl) (*manifes
 		return nil, nil, err
 	}
 	return m, data.Bytes(), nil
+}
+
+// regularBytes is the size of the regular files under data in fsys, a hint: 0 where it cannot
+// be read.
+func regularBytes(fsys fs.FS) int64 {
+	var n int64
+	_ = fs.WalkDir(fsys, "data", func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // write writes a packed entry into a temporary directory, the manifest last, with the
