@@ -145,9 +145,6 @@ func TestEverySnapshotListAndQueryIsAKind(t *testing.T) {
 	}
 	v := reflect.ValueOf(&s).Elem()
 	for i := range v.NumField() {
-		if !v.Type().Field(i).IsExported() {
-			continue
-		}
 		if _, ok := lists[v.Field(i).Addr().Pointer()]; !ok {
 			t.Errorf("Snapshot.%s is the list of no kind of the table", v.Type().Field(i).Name)
 		}

@@ -32,8 +32,6 @@ type Snapshot struct {
 	// Roles are the cluster's roles (PostgreSQL's pg_* roles aside): a migration may create
 	// roles and grant memberships, which changes who holds which privileges.
 	Roles []Role `json:"roles"`
-
-	fingerprint string // see [Snapshot.Fingerprint]
 }
 
 // Role is a role with its attributes, memberships and settings.

@@ -58,10 +58,6 @@ type Options struct {
 	// which needs SELECT on pg_catalog.pg_largeobject (a superuser, or pg_read_all_data).
 	// Snapshots ignore it.
 	LargeObjects bool
-	// Fingerprint makes [Take] read the catalog's fingerprint in the snapshot's transaction
-	// ([Snapshot.Fingerprint]), so that a later [TakeFingerprint] can tell whether the catalog
-	// is still the one the snapshot shows.
-	Fingerprint bool
 }
 
 // ViewNormalizer returns a view definition (pg_get_viewdef) in a normal form that does not depend
@@ -128,9 +124,6 @@ func Take(ctx context.Context, db Beginner, opts Options) (*Snapshot, error) {
 	for _, s := range settings {
 		b.Queue(s)
 	}
-	if opts.Fingerprint {
-		b.Queue(fingerprintSQL)
-	}
 	for _, name := range queryNames {
 		b.Queue(queries[name])
 	}
@@ -141,27 +134,16 @@ func Take(ctx context.Context, db Beginner, opts Options) (*Snapshot, error) {
 			return nil, fmt.Errorf("%s: %w", s, err)
 		}
 	}
-	var fp string
-	if opts.Fingerprint {
-		if err := res.QueryRow().Scan(&fp); err != nil {
-			res.Close()
-			return nil, fmt.Errorf("reading the catalog's fingerprint: %w", err)
-		}
-	}
 	// Each result is decoded (and function bodies normalized) while the server produces the
 	// next one.
 	d := newDecoder(opts)
 	var g fault.Group
-	var roles string
 	for _, name := range queryNames {
 		var js []byte
 		if err := res.QueryRow().Scan(&js); err != nil {
 			res.Close()
 			g.Wait()
 			return nil, fmt.Errorf("querying %s: %w", name, err)
-		}
-		if name == "roles" {
-			roles = string(js)
 		}
 		g.Go(func() error { return d.decode(name, js) })
 	}
@@ -175,9 +157,6 @@ func Take(ctx context.Context, db Beginner, opts Options) (*Snapshot, error) {
 	}
 	s := d.assemble()
 	s.Normalize()
-	if opts.Fingerprint {
-		s.fingerprint = fingerprint(fp, roles)
-	}
 	return s, nil
 }
 

@@ -282,7 +282,7 @@ func (p *pipeline) install(ctx context.Context, r *variantRun, db *scratch.Datab
 	if err := r.environment.read(ctx, db, content, audits, true); err != nil {
 		return err
 	}
-	r.installed.Footprint, r.fresh, err = install.FootprintThen(ctx, db, conn, p.traced(r, sc, "install", conn), before, introspect.Options{Fingerprint: p.steps.Rerun}, r.runJobs(db))
+	r.installed.Footprint, r.fresh, err = install.FootprintThen(ctx, db, conn, p.traced(r, sc, "install", conn), before, introspect.Options{}, r.runJobs(db))
 	if err != nil {
 		return &scriptFailure{v.File, "the migration", err}
 	}

@@ -97,9 +97,7 @@ type Prepared struct {
 	// a finding of the audit; any other error is returned by [Begin].
 	Install, Fixture error
 	// Fresh is the catalog after the install, before the fixture (nil when the install failed):
-	// what generated rows are planned from. It is taken with the options of Options.Snapshot;
-	// taken with its fingerprint (introspect.Options.Fingerprint), it is also the baseline of
-	// the reruns when the catalog has not changed since (see [Rerun.Baseline]).
+	// what generated rows are planned from.
 	Fresh *introspect.Snapshot
 	// Template, when not nil, is the catalog before the install (the template DB copies). With
 	// no fixture, the tables in Fresh and not in Template (those the install created) are
@@ -203,7 +201,7 @@ func (r *Rerun) Fill(ctx context.Context) error {
 }
 
 // Baseline takes the snapshot and the content digests the reruns are compared with (none with
-// Times 1); the snapshot is the install's when the catalog is still the one it shows.
+// Times 1).
 func (r *Rerun) Baseline(ctx context.Context) error {
 	if r.over {
 		return nil
@@ -221,40 +219,13 @@ func (r *Rerun) Baseline(ctx context.Context) error {
 		}
 		r.rs, r.close = rs, append(r.close, done)
 	}
-	what, err := r.baselineNeeds(ctx)
-	if err != nil {
+	var err error
+	if r.base, err = r.a.capture(ctx, r.p.DB, r.rs, catalog|content); err != nil {
 		return r.endWith(err)
-	}
-	if r.base, err = r.a.capture(ctx, r.p.DB, r.rs, what); err != nil {
-		return r.endWith(err)
-	}
-	if what&catalog == 0 {
-		r.base.snap = r.p.Fresh
 	}
 	r.out.installed = true
 	r.out.tables, r.out.rows = userTables(r.base.digest)
 	return nil
-}
-
-// baselineNeeds says what the baseline must read: the content, and the catalog unless it is
-// the one the install's snapshot (Prepared.Fresh) shows, which its fingerprint, read in the
-// snapshot's transaction and again now, tells: the fixture, the generated rows and what ran
-// beside them changed no catalog row the snapshot reads. The install's snapshot is then the
-// baseline.
-func (r *Rerun) baselineNeeds(ctx context.Context) (int, error) {
-	fresh := r.p.Fresh
-	if fresh == nil || fresh.Fingerprint() == "" {
-		return catalog | content, nil
-	}
-	now, err := introspect.TakeFingerprint(ctx, r.rs.catalog, install.SnapshotOptions(r.a.opts.Snapshot, r.p.DB))
-	if err != nil {
-		return 0, r.p.DB.Blame(ctx, "reading the catalog's fingerprint", fmt.Errorf("rerun: %w", err))
-	}
-	if now != fresh.Fingerprint() {
-		return catalog | content, nil
-	}
-	r.a.logf("rerun: the catalog is as the install left it; its snapshot is the baseline")
-	return content, nil
 }
 
 // Runs applies the migration again, runs 2 to Times, each compared with the baseline.
