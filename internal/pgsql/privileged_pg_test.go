@@ -209,9 +209,9 @@ RESET search_path;
 `
 
 // TestPrivilegedSessionsRunNoShadow is the dynamic half of the construction test: a prerequisite
-// file and the migration plant a shadow of every function and operator name ledgercheck's own
-// SQL uses (collected by the static test's parse), the migration creates user types with casts
-// (castsSQL), and every command that opens a privileged
+// file (or, for the commands that read no configuration, the migration) plants a shadow of every
+// function and operator name ledgercheck's own SQL uses (collected by the static test's parse),
+// the migration creates user types with casts (castsSQL), and every command that opens a privileged
 // session runs over it, on the embedded cluster and on a --dsn server: none may run a shadow
 // (each would raise shadowMarker, which the command reports as an error, exit 3), and each
 // command exits 0 or 1.
@@ -233,30 +233,30 @@ func TestPrivilegedSessionsRunNoShadow(t *testing.T) {
 	})
 	dir := t.TempDir()
 	t.Setenv("LEDGERCHECK_CACHE_DIR", filepath.Join(dir, "cache"))
+	// The commands that read the configuration install over its prerequisite, which planted the
+	// shadows in the template: their file (over-base.sql) only checks that they stand; rerun and
+	// snapshot read none, and their file plants the shadows itself.
 	commands := [][]string{
-		{"check"},
-		{"lint", "--install", "shadows.sql"},
+		{"check", "--config", "ledgercheck.yaml"},
+		{"lint", "--config", "ledgercheck.yaml", "--install", "over-base.sql"},
 		{"rerun", "shadows.sql", "--fixture", "fixture.sql"},
 		// No fixture: rows generated as the install role (values of the user types with casts,
 		// in the shadows' tables and the previous version's) for the digests to read.
 		{"rerun", "shadows.sql", "--from", "previous.sql", "--no-fixture"},
-		{"parity"},
+		{"parity", "--config", "ledgercheck.yaml"},
 		{"snapshot", "--install", "shadows.sql"},
-		{"allowlist", "suggest"},
+		{"allowlist", "suggest", "--config", "ledgercheck.yaml"},
 	}
 	// Each mode's privileged role: the embedded cluster's superuser, the --dsn role. The two
-	// modes run side by side: each has its own directory, cache and server.
+	// modes run side by side, each in a directory of its own.
 	for _, mode := range []struct{ name, role, dsn string }{{"embedded", "supabase_admin", ""}, {"dsn", "lc_super", dsn.DSN}} {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			repo := shadowRepo(t, filepath.Join(dir, mode.name), shadowSQL(refs, []string{mode.role}))
 			for _, args := range commands {
 				args = slices.Clone(args)
-				if args[0] != "rerun" && args[0] != "snapshot" { // the two that read no configuration
-					args = append([]string{args[0], "--config", filepath.Join(repo, "ledgercheck.yaml")}, args[1:]...)
-				}
 				for i, a := range args {
-					if strings.HasSuffix(a, ".sql") {
+					if strings.HasSuffix(a, ".sql") || strings.HasSuffix(a, ".yaml") {
 						args[i] = filepath.Join(repo, a)
 					}
 				}
@@ -272,29 +272,30 @@ func TestPrivilegedSessionsRunNoShadow(t *testing.T) {
 	}
 }
 
-// shadowRepo writes, in dir, a repository whose prerequisite file plants the shadows and whose
-// artifact and port plant them too (a rerun of the planting where the prerequisite ran, since
-// planting happens once per database: the whole planting where a command installs no
-// prerequisite) and create the user types with casts, with a previous version, a fixture and a
-// probe, and returns dir. Planted by the prerequisite, the shadows are in the template every
-// database of a run is copied from (and its cache entry), so they stand before the first
-// privileged read of every database, the template's own included, and are planted once per
-// run instead of once per install, rerun and upgrade.
+// shadowRepo writes, in dir, a repository whose prerequisite file (shadows-base.sql) plants the
+// shadows and whose artifact and port (over-base.sql) check that they stand (shadowsMissing
+// otherwise) and create the user types with casts, with a previous version, a fixture and a
+// probe; and shadows.sql, which plants them itself, for the commands that read no
+// configuration. It returns dir. Planted by the prerequisite, the shadows are in the template
+// every database of a run is copied from (and its cache entry), so they stand before the first
+// privileged read of every database, the template's own included, and are planted once per run
+// instead of once per install, rerun and upgrade.
 func shadowRepo(t *testing.T, dir, plant string) string {
 	t.Helper()
 	files := map[string]string{
 		"shadows-base.sql": plant,
+		"over-base.sql":    overBaseSQL + castsSQL,
 		"shadows.sql":      plant + castsSQL,
 		"previous.sql":     "CREATE TABLE IF NOT EXISTS public.lc_before (id int PRIMARY KEY, note text);\nINSERT INTO public.lc_before VALUES (1, 'a') ON CONFLICT DO NOTHING;\n",
 		"fixture.sql":      "INSERT INTO public.lc_before VALUES (2, 'b') ON CONFLICT DO NOTHING;\n",
 		"ledgercheck.yaml": `version: 2
 artifact:
-  file: shadows.sql
+  file: over-base.sql
   dim: 1536
   previous: previous.sql
 ports:
   - name: same
-    file: shadows.sql
+    file: over-base.sql
     dim: 1536
 prerequisites:
   openbrain: true
@@ -319,14 +320,26 @@ probes:
 	return dir
 }
 
+// shadowsMissing is in the error over-base.sql raises where the prerequisite planted no shadow.
+const shadowsMissing = "ledgercheck-shadows-missing"
+
+// overBaseSQL stops the install of a migration over the prerequisite where the shadows it
+// planted do not stand.
+const overBaseSQL = `DO $check$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_catalog.pg_namespace WHERE nspname OPERATOR(pg_catalog.=) 'lc_shadow_planted') THEN
+    RAISE EXCEPTION '` + shadowsMissing + `: the prerequisite planted no shadow';
+  END IF;
+END $check$;
+`
+
 // runNoShadow runs ledgercheck with args and fails unless it exits 0 or 1 without a shadow's
-// marker in its output.
+// marker, or shadowsMissing, in its output.
 func runNoShadow(t *testing.T, args ...string) {
 	t.Helper()
 	var out, errs bytes.Buffer
 	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errs)
 	all := out.String() + errs.String()
-	if shadowRan.MatchString(all) || code > 1 {
+	if shadowRan.MatchString(all) || strings.Contains(all, shadowsMissing) || code > 1 {
 		t.Errorf("ledgercheck %s: exit %d\n%s", strings.Join(args, " "), code, tail(all, 3000))
 	}
 }
