@@ -81,7 +81,8 @@ TEST_TIMEOUT ?= 20m
 # two at a time on 2 cores, so a slow package left to the end would run alone.
 # The test binaries are linked without debug information (-s -w: half of a test binary's link,
 # about a second of CPU for each of the 34, which all link the parser), and go test's own vet
-# pass is off: `make test` has just run go vet on every package.
+# pass is off: `make test` has just run go vet on every package (and CI runs `make lint` before
+# `make test-pg17`).
 TEST_FLAGS := -vet=off -ldflags='-s -w'
 # The tests' temporary files go to memory where there is room (scripts/intmp.sh).
 IN_TMPFS := bash scripts/intmp.sh

@@ -44,7 +44,6 @@ var (
 // instead (server mode).
 func Main(m *testing.M) int {
 	defer IsolateCache()()
-	defer removeInitdbs()
 	inMain = true
 	code := StopSharedDSNServer(m.Run())
 	startOnce.Do(func() {}) // no start after this point
