@@ -941,10 +941,14 @@ func (s *Server) startFromCache(ctx context.Context, cr *cacheRun, copied time.D
 	if err := cl.start(ctx); err != nil {
 		return err
 	}
+	pw, err := passwordSQL(fresh, s.installPass, s.readerPass, s.observerPass)
+	if err != nil {
+		return fault.Env(err)
+	}
 	var sql strings.Builder
-	fmt.Fprintf(&sql, "ALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\nALTER ROLE %s PASSWORD %s;\n",
-		ident(bootstrapUser), quoteLiteral(fresh), ident(s.installRole), quoteLiteral(s.installPass), ident(s.readerRole), quoteLiteral(s.readerPass))
-	fmt.Fprintf(&sql, "ALTER ROLE %s PASSWORD %s;\n", ident(s.observerRole), quoteLiteral(s.observerPass))
+	for i, role := range []string{bootstrapUser, s.installRole, s.readerRole, s.observerRole} {
+		fmt.Fprintf(&sql, "ALTER ROLE %s PASSWORD %s;\n", ident(role), pw[i])
+	}
 	for _, k := range specKeys(cr.specs) {
 		i := slices.IndexFunc(cr.hit.Templates, func(t cachedTpl) bool {
 			return t.Dim == k.dim && t.NoOpenBrain == k.noOpenBrain && t.Key == k.key && t.Privileges == k.privileges

@@ -269,10 +269,15 @@ func (c *cluster) shutdown() error {
 	return nil
 }
 
-// initdb creates the cluster in the sandbox, with the bootstrap superuser's password from a file
-// that only the sandbox's user can read and that is removed right after.
+// initdb creates the cluster in the sandbox, with the bootstrap superuser's password (its SCRAM
+// verifier, see scramVerifier) from a file that only the sandbox's user can read and that is
+// removed right after.
 func (c *cluster) initdb(ctx context.Context) error {
-	pwfile, remove, err := c.sb.writeSecret("initdb.pw", c.adminSecret)
+	verifier, err := scramVerifier(c.adminSecret)
+	if err != nil {
+		return fault.Env(fmt.Errorf("preparing initdb: %w", err))
+	}
+	pwfile, remove, err := c.sb.writeSecret("initdb.pw", verifier)
 	if err != nil {
 		return fault.Env(fmt.Errorf("preparing initdb: %w", err))
 	}

@@ -93,3 +93,17 @@ func (s *Server) SandboxProcesses() []int {
 	}
 	return pids
 }
+
+// ScramVerifier is scramVerifier, for the test that logs in against it.
+var ScramVerifier = scramVerifier
+
+// ConfigAs returns the connection configuration of d's database for user and password (tests
+// only).
+func (d *Database) ConfigAs(user, password string) *pgx.ConnConfig {
+	cfg := d.srv.admin.Copy()
+	cfg.Database, cfg.User, cfg.Password = d.Name, user, password
+	return cfg
+}
+
+// ReaderRole returns the name of the role Database.ConnectReader logs in as (tests only).
+func (d *Database) ReaderRole() string { return d.srv.readerRole }

@@ -24,10 +24,11 @@ import (
 // observerName is the name of the observer role of run id on a --dsn server.
 func observerName(id string) string { return NamePrefix + id + "_observer" }
 
-// observerSQL creates the observer role (in createRoles' transaction).
-func (s *Server) observerSQL() string {
+// observerSQL creates the observer role (in createRoles' transaction) with the password literal
+// pw (passwordSQL's verifier of observerPass).
+func (s *Server) observerSQL(pw string) string {
 	return fmt.Sprintf("CREATE ROLE %s LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT PASSWORD %s IN ROLE anon, authenticated, service_role;\n",
-		ident(s.observerRole), quoteLiteral(s.observerPass))
+		ident(s.observerRole), pw)
 }
 
 // ObserverRole returns the name of the observer role (see [Database.ConnectObserver]).

@@ -337,13 +337,17 @@ func (s *Server) createRoles(ctx context.Context, conn *pgx.Conn) error {
 	if s.noCreateRole == "" {
 		attrs += " CREATEROLE"
 	}
+	pw, err := passwordSQL(s.installPass, s.readerPass, s.observerPass)
+	if err != nil {
+		return fault.Env(err)
+	}
 	sql := fmt.Sprintf("CREATE ROLE %[1]s %[2]s PASSWORD %[3]s IN ROLE anon, authenticated, service_role;\n"+
-		"ALTER ROLE %[1]s SET search_path = \"$user\", public, extensions;\n", ident(s.installRole), attrs, quoteLiteral(s.installPass))
+		"ALTER ROLE %[1]s SET search_path = \"$user\", public, extensions;\n", ident(s.installRole), attrs, pw[0])
 	// The reader logs in, bypasses row level security (a digest reads every row) and holds
 	// pg_read_all_data; nothing else.
 	sql += fmt.Sprintf("CREATE ROLE %s LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION BYPASSRLS INHERIT PASSWORD %s IN ROLE pg_read_all_data;\n",
-		ident(s.readerRole), quoteLiteral(s.readerPass))
-	sql += s.observerSQL()
+		ident(s.readerRole), pw[1])
+	sql += s.observerSQL(pw[2])
 	if s.cl == nil {
 		for _, r := range []string{s.installRole, s.readerRole, s.observerRole} {
 			sql += "COMMENT ON ROLE " + ident(r) + " IS " + quoteLiteral(s.mark()) + ";\n"
