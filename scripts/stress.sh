@@ -21,4 +21,9 @@ done
 "$go" test -count="$count" -cpu 1,2 -timeout 30m \
 	-run 'TestRoleCreatingFileIsAuditedUnderBothModels|TestVariantsCreatingTheSameRoleInstallAlike|TestUpgradeOfARoleCreatingFileHasTheRolesToItself' \
 	./internal/gate/
+# The environment-breaking cases, each a check of the port with one statement appended, with
+# every core busy: several touch what the other variant's installs need too (its databases, the
+# role both run as), and the finding must stay at the port's line, with exit 1, however the
+# variants' statements interleave. make test runs them unloaded (the load was its own CPU
+# spent, 20 s of the suite's).
 "$go" test -count=1 -timeout 30m -run 'TestMigrationBreakingItsEnvironmentIsAFinding$' ./cmd/ledgercheck/

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -142,43 +141,6 @@ func checkSelfInflicted(t *testing.T, c selfInflicted, extra []string) {
 	if !found {
 		t.Errorf("the sarif report has no install-failed result at line %d saying %q", line, c.want)
 	}
-}
-
-// TestEnvironmentBreakingVerdictIsStableUnderLoad: the cases that touch what the other variant's
-// installs need as well (its databases, the role both run as) run with every core busy: the
-// finding is at the port's line and nowhere else, and the exit code 1, however the variants'
-// statements interleave. `go test -run ThisTest -count N` repeats it; the verdict does not move.
-func TestEnvironmentBreakingVerdictIsStableUnderLoad(t *testing.T) {
-	scratchtest.NeedPostgres(t)
-	stop := burnCPU()
-	defer stop()
-	for _, c := range selfInflictedCases {
-		switch c.name {
-		case "allow-connections-elsewhere", "revoke-connect", "is-template", "database-connection-limit", "database-read-only":
-			t.Run(c.name, func(t *testing.T) { checkSelfInflicted(t, c, nil) })
-		}
-	}
-}
-
-// burnCPU keeps every core busy until the function it returns is called.
-func burnCPU() (stop func()) {
-	done := make(chan struct{})
-	for range runtime.NumCPU() {
-		go func() {
-			x := 0
-			for {
-				select {
-				case <-done:
-					return
-				default:
-					for i := range 100000 {
-						x += i
-					}
-				}
-			}
-		}()
-	}
-	return func() { close(done) }
 }
 
 // installLines returns the lines of a text report about installs, for a failure message.
