@@ -64,8 +64,11 @@ dist:
 check: setup build
 	./$(BIN) check
 
-vet:
+vet: fmt
 	$(GO) vet ./... $(TOOLS)
+
+.PHONY: fmt
+fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
@@ -75,25 +78,30 @@ vet:
 # PostgreSQL skip (saying why), except under CI=true, where setup's failure, or a test that cannot
 # start PostgreSQL, fails.
 # Each test binary's limit: several times the slowest package's time on 2 cores (cmd/ledgercheck,
-# about 2.5 minutes idle), so that a loaded machine finishes rather than panics.
+# about 3 minutes in the suite), so that a loaded machine finishes rather than panics.
 TEST_TIMEOUT ?= 20m
-# The slowest packages first: go test starts test binaries in the order it is given packages,
-# two at a time on 2 cores, so a slow package left to the end would run alone.
+# The slowest packages first: go test starts test binaries in the order it is given packages, so
+# a slow package left to the end would run alone. Four at a time (-p 4) on any machine: a test
+# binary waits for its servers a good part of its time (internal/scratch uses a quarter of 2
+# cores alone), and two at a time left the cores idle a seventh of the suite.
 # The test binaries are linked without debug information (-s -w: half of a test binary's link,
-# about a second of CPU for each of the 34, which all link the parser), and go test's own vet
-# pass is off: `make test` has just run go vet on every package (and CI runs `make lint` before
-# `make test-pg17`).
-TEST_FLAGS := -vet=off -ldflags='-s -w'
+# about a second of CPU for each of the 34, which all link the parser).
+TEST_FLAGS := -p 4 -ldflags='-s -w'
+# go vet runs inside go test's build (-vet=all: every analyzer go vet runs, on every package,
+# test files included), so the first test binaries run while the rest still compile; run apart,
+# go vet held every test until the last package was compiled. test-pg17 skips it: CI's
+# `make lint` and `make test` have vetted the same tree.
+VET_ALL := -vet=all
 # The tests' temporary files go to memory where there is room (scripts/intmp.sh).
 IN_TMPFS := bash scripts/intmp.sh
 TEST_PKGS := ./internal/scratch/ ./cmd/ledgercheck/ ./internal/pgsql/ ./internal/cli/ ./internal/gate/ ./internal/corpus/ ./...
-test: vet
+test: fmt
 	@if [ "$$(id -u)" = 0 ]; then \
 	  bash scripts/setup.sh || { [ "$(CI)" != true ] && echo "make test: setup could not install PostgreSQL; the tests that need it skip"; }; \
 	else \
 	  bash scripts/setup.sh --check >/dev/null 2>&1 || echo "make test: $$(bash scripts/setup.sh --check 2>&1 | tail -n1); the tests that need it skip$(if $(filter true,$(CI)), (fail: CI=true),) (run make setup for its commands)"; \
 	fi
-	$(IN_TMPFS) $(GO) test $(TEST_FLAGS) -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
+	$(IN_TMPFS) $(GO) test $(VET_ALL) $(TEST_FLAGS) -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
 
 # Setup (which installs what is missing, as root, or prints the commands), then every test.
 test-all: setup
@@ -107,7 +115,7 @@ test-all: setup
 .PHONY: test-pg17
 test-pg17:
 	@$(MAKE) --no-print-directory setup PG=17
-	LEDGERCHECK_PG=17 $(IN_TMPFS) $(GO) test $(TEST_FLAGS) -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
+	LEDGERCHECK_PG=17 $(IN_TMPFS) $(GO) test -vet=off $(TEST_FLAGS) -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
 
 # What CI checks besides the tests: go.mod and go.sum tidy, go vet, gofmt and staticcheck (a
 # pinned version from the Go module proxy; v0.8.2 builds with Go 1.26).
