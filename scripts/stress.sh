@@ -25,5 +25,8 @@ done
 # every core busy: several touch what the other variant's installs need too (its databases, the
 # role both run as), and the finding must stay at the port's line, with exit 1, however the
 # variants' statements interleave. make test runs them unloaded (the load was its own CPU
-# spent, 20 s of the suite's).
+# spent, 20 s of the suite's). With them, a port that terminates every session of the role both
+# variants run as, at whatever step of the other variant's that lands (COUNT times): a report
+# with findings, never an exit 3.
 "$go" test -count=1 -timeout 30m -run 'TestMigrationBreakingItsEnvironmentIsAFinding$' ./cmd/ledgercheck/
+"$go" test -count="$count" -cpu 1,2 -timeout 30m -run 'TestMigrationTerminatingSessionsIsAFinding$' ./cmd/ledgercheck/

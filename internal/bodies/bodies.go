@@ -21,7 +21,6 @@ package bodies
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -29,7 +28,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/lint"
@@ -78,14 +76,14 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 		cut := ""
 		if len(t.plpgsql) > 0 {
 			fs, notes, n, err := checkPLpgSQL(ctx, conn, admin, db.InstallRole(), in, t.plpgsql)
-			if cut, err = interrupted(ctx, db, err); err != nil {
+			if cut, err = interrupted(ctx, db, conn, err); err != nil {
 				return ph, err
 			}
 			found, ph.Notes, checked.plpgsql = append(found, fs...), append(ph.Notes, notes...), n
 		}
 		if len(t.sql)+len(t.views) > 0 && cut == "" {
 			fs, err := plan(ctx, conn, in, t)
-			if cut, err = interrupted(ctx, db, err); err != nil {
+			if cut, err = interrupted(ctx, db, conn, err); err != nil {
 				return ph, err
 			}
 			found = append(found, fs...)
@@ -139,17 +137,13 @@ func (c counts) summary() string {
 	return strings.Join(parts, "; ")
 }
 
-// interrupted sorts an error of the install role's session: another session of user SQL
-// terminated it (pg_terminate_backend: the migration, or the other variant's, may end every
-// session of the install role), which cuts the check short and is said in a note, with the
-// server up; or any other error, returned.
-func interrupted(ctx context.Context, db *scratch.Database, err error) (string, error) {
-	var pe *pgconn.PgError
-	if err == nil || !errors.As(err, &pe) || pe.Code != "57P01" || ctx.Err() != nil {
+// interrupted sorts an error of the install role's session conn: another session of user SQL
+// ended it ([scratch.Database.SessionEnded]: the migration, or the other variant's, may end
+// every session of the install role), which cuts the check short and is said in a note, with
+// the server up; or any other error, returned.
+func interrupted(ctx context.Context, db *scratch.Database, conn *pgx.Conn, err error) (string, error) {
+	if ended, err := db.SessionEnded(ctx, "checking the installed bodies", conn, err); !ended {
 		return "", err
-	}
-	if berr := db.Blame(ctx, "checking the installed bodies", err); berr != err {
-		return "", berr // the server went away
 	}
 	return "the check was cut short: its session of the install role was terminated by another session (user SQL calling pg_terminate_backend?); what it had not checked yet is not checked", nil
 }

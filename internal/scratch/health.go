@@ -123,6 +123,27 @@ var crashRE = regexp.MustCompile(`(?m)^\S+ \S+ \S+ \[\d+\] (PANIC:  |LOG:  termi
 
 func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
+// SessionEnded reports whether err, from a statement on conn (a session of d's install role),
+// means another session ended conn (pg_terminate_backend: user SQL may end every session of
+// the role it runs as, the gate's own among them), the server being up. A session ended while
+// it ran the statement says so (57P01); one ended between two statements was closed by the
+// server, and the next statement fails to write or read, the server's message unread: conn is
+// then closed. A server that died since is an environment error (as [Database.Blame] says it,
+// about what); any other error is not an ended session.
+func (d *Database) SessionEnded(ctx context.Context, what string, conn *pgx.Conn, err error) (bool, error) {
+	if err == nil || ctx.Err() != nil {
+		return false, err
+	}
+	var pe *pgconn.PgError
+	if isPg := errors.As(err, &pe); !(isPg && terminated(pe)) && !(!isPg && conn.IsClosed()) {
+		return false, err
+	}
+	if berr := d.Blame(ctx, what, err); berr != err {
+		return false, berr // the server went away
+	}
+	return true, nil
+}
+
 // Blame returns err, an error of ledgercheck's own reads of db (a snapshot, a table digest,
 // taken while what), as an environment error that says the server died, with what it logged
 // last, when it did; otherwise err unchanged.
