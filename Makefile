@@ -87,6 +87,11 @@ TEST_TIMEOUT ?= 20m
 # The test binaries are linked without debug information (-s -w: half of a test binary's link,
 # about a second of CPU for each of the 34, which all link the parser).
 TEST_FLAGS := -p 4 -ldflags='-s -w'
+# The go commands the tests run themselves (the binary installed once for cmd/ledgercheck, the
+# module-proxy install, the rule scaffold's copy of the module) link without DWARF too, through
+# GOFLAGS (whose values cannot hold a space: -w, the larger half of the saving, alone). A flag on
+# a command line wins over it (make build's -ldflags).
+TEST_GOFLAGS := $(strip $(GOFLAGS) -ldflags=-w)
 # go vet runs inside go test's build (-vet=all: every analyzer go vet runs, on every package,
 # test files included), so the first test binaries run while the rest still compile; run apart,
 # go vet held every test until the last package was compiled. test-pg17 skips it: CI's
@@ -101,7 +106,7 @@ test: fmt
 	else \
 	  bash scripts/setup.sh --check >/dev/null 2>&1 || echo "make test: $$(bash scripts/setup.sh --check 2>&1 | tail -n1); the tests that need it skip$(if $(filter true,$(CI)), (fail: CI=true),) (run make setup for its commands)"; \
 	fi
-	$(IN_TMPFS) $(GO) test $(VET_ALL) $(TEST_FLAGS) -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
+	GOFLAGS='$(TEST_GOFLAGS)' $(IN_TMPFS) $(GO) test $(VET_ALL) $(TEST_FLAGS) -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
 
 # Setup (which installs what is missing, as root, or prints the commands), then every test.
 test-all: setup
@@ -115,7 +120,7 @@ test-all: setup
 .PHONY: test-pg17
 test-pg17:
 	@$(MAKE) --no-print-directory setup PG=17
-	LEDGERCHECK_PG=17 $(IN_TMPFS) $(GO) test -vet=off $(TEST_FLAGS) -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
+	LEDGERCHECK_PG=17 GOFLAGS='$(TEST_GOFLAGS)' $(IN_TMPFS) $(GO) test -vet=off $(TEST_FLAGS) -count=1 -timeout $(TEST_TIMEOUT) $(TEST_PKGS) $(TOOLS)
 
 # What CI checks besides the tests: go.mod and go.sum tidy, go vet, gofmt and staticcheck (a
 # pinned version from the Go module proxy; v0.8.2 builds with Go 1.26).
