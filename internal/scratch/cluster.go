@@ -181,6 +181,9 @@ func (c *cluster) start(ctx context.Context) error {
 		return err
 	}
 	if c.limits.ScratchSize > 0 && c.onSize != nil {
+		// The watch is of this start's server: its exit and its sandbox, read here (shutdown
+		// clears initPID for a restart, which may come before the goroutine runs).
+		exited, init := c.exited, c.initPID
 		go func() {
 			var perr error
 			defer func() {
@@ -189,7 +192,7 @@ func (c *cluster) start(ctx context.Context) error {
 				}
 			}()
 			defer fault.Recover(&perr)
-			c.watchSize(c.exited, c.initPID)
+			c.watchSize(exited, init)
 		}()
 	}
 	return nil
