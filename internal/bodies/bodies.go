@@ -66,6 +66,7 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 	t := targetsOf(in)
 	var found []finding.Finding
 	var checked counts
+	cut := "" // why the check was cut short, if it was
 	if len(t.plpgsql)+len(t.sql)+len(t.views) > 0 {
 		// One session of the install role for all of it.
 		conn, err := db.Connect(ctx)
@@ -73,7 +74,6 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 			return ph, err
 		}
 		defer conn.Close(context.WithoutCancel(ctx))
-		cut := ""
 		if len(t.plpgsql) > 0 {
 			fs, notes, n, err := checkPLpgSQL(ctx, conn, admin, db.InstallRole(), in, t.plpgsql)
 			if cut, err = interrupted(ctx, db, conn, err); err != nil {
@@ -100,7 +100,14 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 	ph.Findings = configured(in, found)
 	ph.Duration = time.Since(t0)
 	checked.jobs = len(in.Jobs)
-	if checked == (counts{}) {
+	switch {
+	case cut != "":
+		// What was not checked may hide anything: a check user SQL cut short never passes.
+		ph.Status = report.StatusFail
+		if checked == (counts{}) {
+			return ph, nil
+		}
+	case checked == (counts{}):
 		ph.Status = report.StatusSkip
 		ph.Notes = append([]string{"not run: the install created or replaced no PL/pgSQL or SQL function, no view, and scheduled no pg_cron job"}, ph.Notes...)
 		if len(t.plpgsql) > 0 {
@@ -139,13 +146,13 @@ func (c counts) summary() string {
 
 // interrupted sorts an error of the install role's session conn: another session of user SQL
 // ended it ([scratch.Database.SessionEnded]: the migration, or the other variant's, may end
-// every session of the install role), which cuts the check short and is said in a note, with
-// the server up; or any other error, returned.
+// every session of the install role), which cuts the check short, fails the phase and is said
+// in a note, with the server up; or any other error, returned.
 func interrupted(ctx context.Context, db *scratch.Database, conn *pgx.Conn, err error) (string, error) {
 	if ended, err := db.SessionEnded(ctx, "checking the installed bodies", conn, err); !ended {
 		return "", err
 	}
-	return "the check was cut short: its session of the install role was terminated by another session (user SQL calling pg_terminate_backend?); what it had not checked yet is not checked", nil
+	return "the check was cut short, and fails: its session of the install role was terminated by another session (user SQL calling pg_terminate_backend?); what it had not checked yet is not checked", nil
 }
 
 // configured applies lint.severity (a rule turned off reports nothing) and the file's reviewed

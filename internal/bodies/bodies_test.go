@@ -206,7 +206,9 @@ END $$;
 // TestSessionTerminatedByTheMigration: the migration may end the install role's sessions (here
 // a function the planner folds ends its own caller's; in check, the other variant's migration
 // may end them all). The check says in a note that it was cut short, keeps what it found before,
-// and is not an error of the run (an error would be exit 3, the environment's).
+// and is not an error of the run (an error would be exit 3, the environment's); it fails, found
+// or not: what it did not check may hide anything, and a cut short check that passed would let
+// a port end the other variant's and leave its bodies unchecked.
 func TestSessionTerminatedByTheMigration(t *testing.T) {
 	src := `CREATE FUNCTION public.lc_count() RETURNS integer
 LANGUAGE plpgsql AS $$
@@ -224,7 +226,12 @@ CREATE VIEW public.lc_bye_view AS SELECT public.lc_bye(1) AS v;
 	ph := checked(t, scratchtest.NewDatabase(t, 1536), "bye.sql", []byte(src), lint.Config{})
 	got := string(rendered(ph))
 	if !strings.Contains(got, "bye.sql:4:32: error: function public.lc_count(): relation \"public.lc_missing\" does not exist [body-cannot-run]") ||
-		!strings.Contains(got, "note: the check was cut short: its session of the install role was terminated by another session") {
+		!strings.Contains(got, "note: the check was cut short, and fails: its session of the install role was terminated by another session") {
 		t.Errorf("want lc_count's finding and a note that the check was cut short:\n%s", got)
+	}
+	// Without the finding before it, the check cut short still fails.
+	bye := src[strings.Index(src, "CREATE FUNCTION public.lc_bye"):]
+	if ph := checked(t, scratchtest.NewDatabase(t, 1536), "bye.sql", []byte(bye), lint.Config{}); ph.Status != report.StatusFail || len(ph.Findings) != 0 {
+		t.Errorf("a check cut short with no finding is %s (%d findings), want fail", ph.Status, len(ph.Findings))
 	}
 }
