@@ -33,11 +33,22 @@ func (d *Database) URI() string { return uri(d.ConnConfig()) }
 
 // Connect opens a connection as the install role.
 func (d *Database) Connect(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, d.ConnConfig())
-	if err != nil {
-		return nil, fault.Env(serverErrorf(err, "connecting to %s", d.Name))
+	return d.connect(ctx, d.ConnConfig(), "")
+}
+
+// connect opens a connection to d with cfg (as says as whom, "" for the install role). A
+// connection refused because the server died says so, with what it logged last: the failure
+// is the server's, and the log tells why.
+func (d *Database) connect(ctx context.Context, cfg *pgx.ConnConfig, as string) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err == nil {
+		return conn, nil
 	}
-	return conn, nil
+	what := "connecting to " + d.Name + as
+	if berr := d.Blame(ctx, what, err); berr != err {
+		return nil, berr
+	}
+	return nil, fault.Env(serverErrorf(err, "%s", what))
 }
 
 // ConnectAdmin opens a connection as the superuser, for ledgercheck's own reads of the database
@@ -50,11 +61,7 @@ func (d *Database) ConnectAdmin(ctx context.Context) (*pgx.Conn, error) {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["application_name"] = "ledgercheck (reader)"
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return nil, fault.Env(serverErrorf(err, "connecting to %s", d.Name))
-	}
-	return conn, nil
+	return d.connect(ctx, cfg, "")
 }
 
 // ConnectReader opens a connection as the reader role, for the digests' reads of table
@@ -65,11 +72,7 @@ func (d *Database) ConnectAdmin(ctx context.Context) (*pgx.Conn, error) {
 // internal/privileged) would run without privilege. It is a privileged session all the same
 // (search_path = pg_catalog from its start).
 func (d *Database) ConnectReader(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, d.srv.readerConfig(d.Name))
-	if err != nil {
-		return nil, fault.Env(serverErrorf(err, "connecting to %s as the reader", d.Name))
-	}
-	return conn, nil
+	return d.connect(ctx, d.srv.readerConfig(d.Name), " as the reader")
 }
 
 // InstallRole returns the name of the role user SQL runs as on the database's server, and

@@ -11,7 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgercheck/ledgercheck/internal/fault"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
@@ -138,5 +141,41 @@ SELECT pg_terminate_backend(pg_backend_pid());
 	var se *scratch.ScriptError
 	if !errors.As(err, &se) || !strings.Contains(se.Message(), "57P01") {
 		t.Errorf("got %v, want the SQL's failure at fake.sql:4 (its session was terminated, 57P01)", err)
+	}
+}
+
+// TestConnectingToADeadServerSaysItDied: a server killed before a session could open (the
+// install's, a reader's, the observer's) is exit 3 saying the scratch server died, with what it
+// logged last, not a bare "connection refused".
+func TestConnectingToADeadServerSaysItDied(t *testing.T) {
+	scratchtest.NeedPostgres(t)
+	ctx := context.Background()
+	s, err := scratch.Start(ctx, scratch.Options{})
+	if err != nil {
+		scratchtest.Unavailable(t, err)
+	}
+	defer s.Close()
+	db, err := s.NewEnvDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := scratch.SandboxPID(s.Dir())
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := scratchtest.Gone(pid, ""); err != nil {
+		t.Fatal(err)
+	}
+	for name, connect := range map[string]func(context.Context) (*pgx.Conn, error){
+		"install role": db.Connect, "superuser": db.ConnectAdmin, "reader": db.ConnectReader, "observer": db.ConnectObserver,
+	} {
+		conn, err := connect(ctx)
+		if err == nil {
+			conn.Close(ctx)
+			t.Fatalf("%s: connected to a killed server", name)
+		}
+		if fault.KindOf(err) != fault.KindEnv || !strings.Contains(err.Error(), "the scratch server died while connecting to "+db.Name) {
+			t.Errorf("%s: got %v, want an environment error saying the server died while connecting to %s", name, err, db.Name)
+		}
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/ledgercheck/ledgercheck/internal/fault"
 )
 
 // The observer is the login role of the access observation (internal/observe): it logs in the
@@ -44,9 +42,5 @@ func (d *Database) ConnectObserver(ctx context.Context) (*pgx.Conn, error) {
 	cfg.Database = d.Name
 	cfg.User, cfg.Password = d.srv.observerRole, d.srv.observerPass
 	cfg.RuntimeParams["application_name"] = "ledgercheck (observer)"
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return nil, fault.Env(serverErrorf(err, "connecting to %s as the observer", d.Name))
-	}
-	return conn, nil
+	return d.connect(ctx, cfg, " as the observer")
 }
