@@ -498,6 +498,6 @@ func message(r row, roles []string) string {
 
 // severity is rule id's default severity in the catalog.
 func severity(id string) finding.Severity {
-	r, _ := rule.Lookup(id)
+	r, _ := rule.Registered(id)
 	return r.Severity
 }

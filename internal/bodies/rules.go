@@ -7,6 +7,6 @@ import (
 
 // severity is rule id's default severity (lint.severity may change it: [configured]).
 func severity(id string) finding.Severity {
-	r, _ := rule.Lookup(id)
+	r, _ := rule.Registered(id)
 	return r.Severity
 }

@@ -237,7 +237,7 @@ var configurablePhases = []finding.Phase{finding.PhaseLint, finding.PhaseBodies}
 
 // configurable reports whether lint.severity may set the severity of rule id.
 func configurable(id string) bool {
-	r, ok := rule.Lookup(id)
+	r, ok := rule.Registered(id)
 	return ok && slices.Contains(configurablePhases, r.Phase)
 }
 
@@ -256,7 +256,7 @@ func ConfigurableIDs() []string {
 // and whether the rule is on: how a phase other than lint whose rules lint.severity configures
 // (the installed bodies') reads it.
 func (c Config) SeverityOf(id string) (finding.Severity, bool) {
-	r, _ := rule.Lookup(id)
+	r, _ := rule.Registered(id)
 	return c.severity(&Rule{Rule: r})
 }
 

@@ -12,7 +12,8 @@ import (
 )
 
 // Rule is one lint rule: its entry in the catalog, registered as every phase's rules are, with
-// rule.Register and its phase (lint), and the check that reports it. The default severity may
+// rule.Register and its phase (lint), and the check that reports it. The entry is what
+// rule.Register returned (id, phase, severity); its documentation is rule.Lookup's. The default severity may
 // be overridden by configuration; the explain text cites the equivalent squawk or splinter rule
 // where there is one.
 type Rule struct {
@@ -33,7 +34,7 @@ func register(r *Rule) *Rule {
 	if r.Phase != finding.PhaseLint {
 		panic(fmt.Sprintf("lint: rule %s has phase %q", r.ID, r.Phase))
 	}
-	if _, ok := rule.Lookup(r.ID); !ok {
+	if _, ok := rule.Registered(r.ID); !ok {
 		panic(fmt.Sprintf("lint: rule %s is not in the catalog: register it with rule.Register", r.ID))
 	}
 	registry[r.ID] = r

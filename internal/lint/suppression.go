@@ -44,7 +44,7 @@ type suppression struct {
 // table, a variable a body never reads or a lock on an existing table; those phases honour it
 // ([Suppressed]), and lint cannot tell whether it is used.
 func installedRule(id string) bool {
-	r, ok := rule.Lookup(id)
+	r, ok := rule.Registered(id)
 	return ok && rule.Installed(r.Phase)
 }
 

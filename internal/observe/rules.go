@@ -43,6 +43,6 @@ func init() {
 
 // severity is rule id's default severity in the catalog.
 func severity(id string) finding.Severity {
-	r, _ := rule.Lookup(id)
+	r, _ := rule.Registered(id)
 	return r.Severity
 }

@@ -78,7 +78,8 @@ var unlisted = map[string]bool{string(finding.PhaseLint): true, string(finding.P
 	string(finding.PhaseLocks): true}
 
 // TestEveryRuleHasAPageAndEveryPageARule: the pages in docs/rules on disk, the pages the binary
-// embeds and the registered rules are the same set, and every page has the sections a reader
+// embeds and the registered rules are the same set, every page parses and says what its rule
+// is registered as (read at run time on first use), and every page has the sections a reader
 // looks for.
 func TestEveryRuleHasAPageAndEveryPageARule(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(root, "docs", "rules", "*.md"))
@@ -105,6 +106,10 @@ func TestEveryRuleHasAPageAndEveryPageARule(t *testing.T) {
 	}
 	if !slices.Equal(docs.RulePageIDs(), onDisk) {
 		t.Errorf("the embedded pages %v are not the pages on disk %v", docs.RulePageIDs(), onDisk)
+	}
+	// Read on first use at run time: each must parse and say what its rule is registered as.
+	if err := rule.CheckPages(); err != nil {
+		t.Error(err)
 	}
 	for _, r := range rule.All() {
 		for _, h := range []string{"\n# " + r.ID + "\n", "\n## What it catches\n", "\n## Why it matters\n", "\n## Example\n", "\n## Configuration\n"} {
