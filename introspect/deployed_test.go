@@ -42,11 +42,7 @@ CREATE TABLE public.unrelated (x int);
 GRANT SELECT ON public.thoughts TO anon;
 ALTER TABLE public.agent_memories ADD COLUMN extra int;
 `)
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := scratchtest.ConnectAdmin(t, db)
 	live, err := Take(ctx, conn, testOptions(Options{}, db))
 	if err != nil {
 		t.Fatal(err)

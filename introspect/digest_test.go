@@ -252,12 +252,8 @@ func TestDigestBytesBound(t *testing.T) {
 	ctx := context.Background()
 	d := scratchtest.NewDatabase(t, 1536)
 	scratchtest.Exec(t, d, "many.sql", "CREATE TABLE public.many (id int);\nINSERT INTO public.many SELECT generate_series(1, 200000);\n")
-	conn, err := d.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	_, err = TakeDigest(ctx, conn, testOptions(Options{DigestBytes: 1 << 20}, d))
+	conn := scratchtest.ConnectAdmin(t, d)
+	_, err := TakeDigest(ctx, conn, testOptions(Options{DigestBytes: 1 << 20}, d))
 	var big *DigestTooLargeError
 	if !errors.As(err, &big) || big.Table != "public.many" {
 		t.Errorf("digest bounded at 1 MiB: %v, want a DigestTooLargeError at public.many", err)

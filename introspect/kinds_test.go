@@ -113,11 +113,7 @@ DROP OPERATOR public.=== (int, int);
 func TestCatalogKindsInFootprint(t *testing.T) {
 	ctx := context.Background()
 	db := scratchtest.NewDatabase(t, 1536)
-	admin, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	admin := scratchtest.ConnectAdmin(t, db)
 	opts := testOptions(Options{}, db)
 	take := func() *Snapshot {
 		t.Helper()

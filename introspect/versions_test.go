@@ -109,11 +109,7 @@ func TestGrantHolds(t *testing.T) {
 func TestMembershipsReadTheSameOnEveryVersion(t *testing.T) {
 	ctx := context.Background()
 	db := scratchtest.NewDatabase(t, 3)
-	admin, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	admin := scratchtest.ConnectAdmin(t, db)
 	roles := []string{"lc_m_parent", "lc_m_child", "lc_m_noinherit", "lc_m_noinherit_on", "lc_m_noset", "lc_m_on"}
 	exec := func(sql string) {
 		t.Helper()

@@ -32,11 +32,7 @@ func checked(t *testing.T, db *scratch.Database, name string, src []byte, cfg li
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	admin := scratchtest.ConnectAdmin(t, db)
 	jobs := sqlscript.Jobs(f)
 	var failed []error
 	fp, fresh, err := install.FootprintThen(ctx, db, admin, sqlscript.Script(f), nil, introspect.Options{}, func(ctx context.Context) error {

@@ -47,11 +47,7 @@ CREATE TABLE public.profiles (
 	if !plan.NeedsUsers() {
 		t.Fatal("the plan does not ask for users")
 	}
-	admin, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	admin := scratchtest.ConnectAdmin(t, db)
 	if err := fill.AddUsers(ctx, admin, fill.Users); err != nil {
 		t.Fatal(err)
 	}

@@ -31,11 +31,7 @@ func TestTemplateDescriptionIsTheSnapshotOfAFreshCopy(t *testing.T) {
 	if err := json.Unmarshal(desc, &described); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := scratchtest.ConnectAdmin(t, db)
 	taken, err := install.SnapshotOn(ctx, db, conn, introspect.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -84,11 +80,7 @@ func TestPrerequisiteCannotHijackTheDescribingSession(t *testing.T) {
 	if srv.TemplateDescription(1536, base) == nil {
 		t.Fatal("the template with the traps was not described")
 	}
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := scratchtest.ConnectAdmin(t, db)
 	var ran []string
 	rows, _ := conn.Query(ctx, `SELECT who FROM public.ran_as`)
 	for rows.Next() {

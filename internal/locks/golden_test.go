@@ -75,11 +75,7 @@ func traced(t *testing.T, db *scratch.Database, dir string, opts func(*Input)) r
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := scratchtest.ConnectAdmin(t, db)
 	in := Input{Name: "case", File: name, Parsed: f, Script: sqlscript.Script(f), Accept: spec.Accept}
 	if spec.Stats != nil {
 		if in.Stats, err = ParseStats("case.json", spec.Stats); err != nil {

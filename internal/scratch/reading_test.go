@@ -164,11 +164,7 @@ SELECT 'ws-1', 'decision', 'memory ' || i, 'kept' FROM generate_series(1, 3) i`)
 func memories(t *testing.T, db *scratch.Database) int {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := scratchtest.ConnectAdmin(t, db)
 	var n int
 	if err := conn.QueryRow(ctx, "SELECT pg_catalog.count(*) FROM public.agent_memories").Scan(&n); err != nil {
 		t.Fatal(err)

@@ -14,11 +14,7 @@ func TestRoleTurnsSetTheirRolesAside(t *testing.T) {
 	srv := scratchtest.Server(t)
 	db := scratchtest.NewDatabase(t, 1024)
 	ctx := context.Background()
-	admin, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	admin := scratchtest.ConnectAdmin(t, db)
 	defer admin.Exec(ctx, "DROP ROLE IF EXISTS lc_other_client")
 	var first uint32
 	for round := range 2 {

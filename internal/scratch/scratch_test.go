@@ -343,11 +343,7 @@ END $$;`}}})
 	}); err != nil || serr != nil {
 		t.Fatal(err, serr)
 	}
-	admin, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	admin := scratchtest.ConnectAdmin(t, db)
 	reader, err := db.ConnectReader(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -233,11 +233,7 @@ func TestNoCronJobEverRuns(t *testing.T) {
 	if cLang != 0 {
 		t.Errorf("%d functions of the stand-ins are LANGUAGE c: a module would be loaded", cLang)
 	}
-	admin, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	admin := scratchtest.ConnectAdmin(t, db)
 	var preload string
 	if err := admin.QueryRow(ctx, `SELECT current_setting('shared_preload_libraries')`).Scan(&preload); err != nil {
 		t.Fatal(err)

@@ -19,11 +19,7 @@ import (
 func TestRolesLogInAgainstTheirVerifiers(t *testing.T) {
 	ctx := context.Background()
 	db := scratchtest.NewDatabase(t, 1536)
-	admin, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	admin := scratchtest.ConnectAdmin(t, db)
 	for _, role := range []string{db.AdminRole(), db.InstallRole(), db.ObserverRole(), db.ReaderRole()} {
 		var stored string
 		if err := admin.QueryRow(ctx, `SELECT rolpassword FROM pg_catalog.pg_authid WHERE rolname = $1`, role).Scan(&stored); err != nil {

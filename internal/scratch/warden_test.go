@@ -140,11 +140,7 @@ func TestEveryChangeToTheRunIsStopped(t *testing.T) {
 			}
 		})
 	}
-	admin, err := db.ConnectAdmin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
+	admin := scratchtest.ConnectAdmin(t, db)
 	var lim, settings int
 	var allow, tmpl bool
 	var acl *string

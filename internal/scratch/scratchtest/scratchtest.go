@@ -131,6 +131,18 @@ func Connect(t testing.TB, db *scratch.Database) *pgx.Conn {
 	return conn
 }
 
+// ConnectAdmin opens a connection to db as the superuser (a privileged session, as
+// ledgercheck's own reads use), closed when the test ends.
+func ConnectAdmin(t testing.TB, db *scratch.Database) *pgx.Conn {
+	t.Helper()
+	conn, err := db.ConnectAdmin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
 // Exec runs a script (statement by statement, `:dim` substituted) in db, failing the test on error.
 func Exec(t testing.TB, db *scratch.Database, name, sql string) {
 	t.Helper()
