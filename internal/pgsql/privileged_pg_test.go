@@ -79,9 +79,9 @@ $f$;
 CREATE OR REPLACE FUNCTION lc_shadow.plant_all(funcs text[], ops text[]) RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog AS $plant$
 DECLARE
   schemas text[] := %[1]s;
-  pool regtype[] := %[4]s::regtype[];
+  pool regtype[] := %[2]s::regtype[];
   p record; s text; a1 regtype[]; a2 regtype[]; a3 regtype[]; t1 regtype; t2 regtype; t3 regtype;
-  args text; ret text; sig text; opsql text[] := '{}'; n int := 0; k int; fname text;
+  args text; ret text; stmt text; opsql text[] := '{}'; k int; fname text;
 BEGIN
   IF EXISTS (SELECT FROM pg_namespace WHERE nspname = 'lc_shadow_planted') THEN RETURN; END IF;
   -- Functions and aggregates, fixed arity up to 3.
@@ -98,7 +98,6 @@ BEGIN
           args := concat_ws(', ', nullif(args, ''), array_to_string(array_fill(t1::text, ARRAY[k]), ', '));
           FOREACH s IN ARRAY schemas LOOP
             PERFORM lc_shadow.plant(s, p.proname, p.prokind, p.proretset, ret, args);
-            n := n + 1;
           END LOOP;
         END LOOP;
       END LOOP;
@@ -111,7 +110,6 @@ BEGIN
       args := concat_ws(', ', t1::text, t2::text, t3::text);
       FOREACH s IN ARRAY schemas LOOP
         PERFORM lc_shadow.plant(s, p.proname, p.prokind, p.proretset, ret, args);
-        n := n + 1;
       END LOOP;
     END LOOP; END LOOP; END LOOP;
   END LOOP;
@@ -122,7 +120,6 @@ BEGIN
     FOREACH t1 IN ARRAY lc_shadow.cands(p.l, pool) LOOP FOREACH t2 IN ARRAY lc_shadow.cands(p.r, pool) LOOP
       CONTINUE WHEN t1 = p.l AND t2 = p.r;
       FOREACH s IN ARRAY schemas LOOP
-        n := n + 1;
         fname := 'lc_op_' || md5(p.oprname || t1 || t2);
         PERFORM lc_shadow.plant(s, fname, 'f', false, ret, t1::text || ', ' || t2::text);
         opsql := opsql || format('CREATE OPERATOR %%I.%%s (LEFTARG = %%s, RIGHTARG = %%s, FUNCTION = %%I.%%I)', s, p.oprname, t1, t2, s, fname);
@@ -131,12 +128,12 @@ BEGIN
   END LOOP;
   -- The operators last: creating one resets every cached plan of the session, this function's
   -- own loop included, which made them most of the planting's time.
-  FOREACH sig IN ARRAY ARRAY(SELECT DISTINCT u FROM unnest(opsql) u) LOOP
-    EXECUTE sig;
+  FOREACH stmt IN ARRAY ARRAY(SELECT DISTINCT u FROM unnest(opsql) u) LOOP
+    EXECUTE stmt;
   END LOOP;
 END
 $plant$;
-%[5]s`, q(schemas), "", "", q(shadowPool), calls.String())
+%[3]s`, q(schemas), q(shadowPool), calls.String())
 	return plantFunction + b.String() + revokeSQL
 }
 
