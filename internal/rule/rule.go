@@ -253,24 +253,25 @@ func ValidID(id string) bool {
 // Registered returns the rule with the given id as it was registered (its id, phase and
 // severity: no documentation), without reading its page.
 func Registered(id string) (Rule, bool) {
+	if e := find(id); e != nil {
+		return e.rule, true
+	}
+	return Rule{}, false
+}
+
+// find returns the registry's entry for id, nil if there is none.
+func find(id string) *entry {
 	mu.RLock()
 	defer mu.RUnlock()
-	e, ok := registry[id]
-	if !ok {
-		return Rule{}, false
-	}
-	return e.rule, true
+	return registry[id]
 }
 
 // Lookup returns the rule with the given id, with its documentation.
 func Lookup(id string) (Rule, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	e, ok := registry[id]
-	if !ok {
-		return Rule{}, false
+	if e := find(id); e != nil {
+		return e.documented(), true
 	}
-	return e.documented(), true
+	return Rule{}, false
 }
 
 // All returns every registered rule with its documentation, sorted by id.

@@ -135,8 +135,9 @@ func (d *Database) SessionEnded(ctx context.Context, what string, conn *pgx.Conn
 		return false, err
 	}
 	var pe *pgconn.PgError
-	if isPg := errors.As(err, &pe); !(isPg && terminated(pe)) && !(!isPg && conn.IsClosed()) {
-		return false, err
+	isPg := errors.As(err, &pe)
+	if ended := isPg && terminated(pe) || !isPg && conn.IsClosed(); !ended {
+		return false, err // the statement's own error, on a session still open
 	}
 	if berr := d.Blame(ctx, what, err); berr != err {
 		return false, berr // the server went away
