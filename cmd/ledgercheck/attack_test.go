@@ -300,18 +300,6 @@ func TestServerDeathIsAnEnvironmentError(t *testing.T) {
 	}
 }
 
-// TestMigrationTerminatingSessionsIsAFinding: a port that terminates every other session of its
-// role (the gate's other installs) gives a report with findings, exit 1, not an empty exit 3.
-func TestMigrationTerminatingSessionsIsAFinding(t *testing.T) {
-	scratchtest.NeedPostgres(t)
-	evil := filepath.Join(t.TempDir(), "terminate.sql")
-	os.WriteFile(evil, []byte("SELECT pg_sleep(0.3);\nSELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = current_user AND pid <> pg_backend_pid();\nNOTIFY pgrst, 'reload schema';\n"), 0o644)
-	code, out, errs := run(t, nil, "check", "-q", "--format", "json", "--port", evil, "--port-dim", "1024")
-	if code != 1 || !strings.Contains(out, `"status": "fail"`) {
-		t.Errorf("exit %d, want 1 with a report; stderr %q; stdout %s", code, errs, firstLines(out, 20))
-	}
-}
-
 // TestSIGKILLDuringInitdbLeavesNothing: ledgercheck killed while initdb runs takes initdb with it
 // (here an initdb that only sleeps, so the kill cannot come too late), and the next run sweeps
 // the directory.

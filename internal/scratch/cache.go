@@ -887,6 +887,10 @@ func (s *Server) saveToCache(ctx context.Context, cr *cacheRun) error {
 	}
 	built := time.Now()
 	s.unhold() // the warden's session ends with the cluster; its transaction wrote nothing kept
+	if err := s.dropLoginsNow(ctx); err != nil {
+		fmt.Fprintf(s.opts.Log, "scratch: nothing cached: %v\n", err)
+		return s.hold(ctx)
+	}
 	if err := s.cl.shutdown(); err != nil {
 		return fault.Env(fmt.Errorf("stopping the scratch cluster to cache it: %w", err))
 	}

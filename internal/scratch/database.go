@@ -28,8 +28,9 @@ type Database struct {
 // runs as), with extensions on the search_path and the statement and lock timeouts set.
 func (d *Database) ConnConfig() *pgx.ConnConfig { return d.srv.userConfig(d.Name) }
 
-// URI returns a connection URI for the install role that psql accepts.
-func (d *Database) URI() string { return uri(d.ConnConfig()) }
+// URI returns a connection URI for the install role that psql accepts: it logs in as the install
+// role itself, as a person does on Supabase.
+func (d *Database) URI() string { return uri(d.srv.installLogin(d.Name)) }
 
 // Connect opens a connection as the install role.
 func (d *Database) Connect(ctx context.Context) (*pgx.Conn, error) {
@@ -176,6 +177,10 @@ type Script struct {
 // (Options.InstallTimeout), which bounds the whole run: when it runs out, the error is at the
 // statement that was running.
 func (d *Database) Exec(ctx context.Context, sc *Script) error {
+	if err := d.srv.turn.take(ctx); err != nil {
+		return err
+	}
+	defer d.srv.turn.give()
 	limit := d.srv.opts.InstallTimeout
 	ctx, cancel := context.WithTimeoutCause(ctx, limit, errInstallTimeout)
 	defer cancel()
@@ -184,12 +189,27 @@ func (d *Database) Exec(ctx context.Context, sc *Script) error {
 		ctx, stop = d.srv.watchStatements(ctx)
 		defer stop()
 	}
+	var sent *sentinel
+	var serr error
+	opened := make(chan struct{})
+	go func() {
+		defer close(opened)
+		sent, serr = d.srv.openSentinel(ctx, d.Name)
+	}()
 	conn, err := d.Connect(ctx)
+	<-opened
+	if sent != nil {
+		defer sent.close()
+	}
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
+	if serr != nil {
+		return d.Blame(ctx, "connecting the sentinel session", serr)
+	}
 	e := d.srv.watch(sc, d.Name, conn.PgConn().PID())
+	e.sentinel = sent
 	err = d.exec(ctx, conn, sc, e)
 	if se := d.srv.unwatch(e); se != nil && (ctx.Err() == nil || errors.Is(context.Cause(ctx), errInstallTimeout)) {
 		// What the warden stopped comes first: the statement failed because it was stopped.
@@ -204,9 +224,17 @@ func (d *Database) exec(ctx context.Context, conn *pgx.Conn, sc *Script, e *exec
 		mark = d.srv.cl.log.mark()
 	}
 	i := 0
-	err := execStatements(ctx, conn, sc, func() { d.srv.starting(e, i); i++ }, func(int, string) error {
+	err := execStatements(ctx, conn, sc, func() { d.srv.starting(e, i); i++ }, func(j int, tag string) error {
 		d.srv.noteRunRoles(ctx) // before a later statement can cut a role it made loose (runroles.go)
 		d.srv.ran(e)
+		if e.sentinel != nil && ctx.Err() == nil && !e.sentinel.standing(ctx) {
+			if berr := d.Blame(ctx, "asking the sentinel session", errSentinelGone); berr != errSentinelGone {
+				return berr
+			}
+			st := sc.Statements[j]
+			e.sentinel = nil
+			return &ScriptError{Pos: st.Pos, Stmt: st.Index, Err: &SelfInflicted{Msg: SessionEnding}}
+		}
 		return nil
 	})
 	var se *ScriptError
@@ -224,6 +252,8 @@ func (d *Database) exec(ctx context.Context, conn *pgx.Conn, sc *Script, e *exec
 }
 
 var errInstallTimeout = errors.New("install time limit exceeded")
+
+var errSentinelGone = errors.New("the sentinel session is gone")
 
 // ExecScript runs sc on conn as [Database.Exec] does, but without telling the SQL's failures from
 // the server's: every failing statement is a [*ScriptError].

@@ -503,8 +503,9 @@ func (s *Server) closeServerRun(ctx context.Context, conn *pgx.Conn, created []s
 		return true
 	})
 	own := map[uint32]bool{}
+	logins := s.loginNames()
 	for _, r := range roles {
-		own[r.oid] = r.name == s.installRole || r.name == s.readerRole || r.name == s.observerRole || slices.Contains(s.apiCreated, r.name)
+		own[r.oid] = r.name == s.installRole || r.name == s.readerRole || r.name == s.observerRole || slices.Contains(s.apiCreated, r.name) || slices.Contains(logins, r.name)
 	}
 	others, err := othersRoles(ctx, conn, roles, own)
 	if err != nil {
@@ -667,7 +668,7 @@ func sweepDeadRuns(ctx context.Context, conn *pgx.Conn, olderThan time.Duration,
 		}
 		if m := runRoleName.FindStringSubmatch(r.name); m != nil && m[1] == id {
 			dead[id] = roleRef{r.oid, r.name}
-		} else if slices.Contains(apiRoles, r.name) || r.name == readerName(id) || r.name == observerName(id) {
+		} else if slices.Contains(apiRoles, r.name) || r.name == readerName(id) || r.name == observerName(id) || isLoginName(id, r.name) {
 			api[id] = append(api[id], roleRef{r.oid, r.name})
 		}
 	}

@@ -2,6 +2,7 @@ package scratch
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -85,7 +86,7 @@ func (s *Server) noteOn(ctx context.Context, conn *pgx.Conn) error {
 		seeds = append(seeds, oid)
 	}
 	rows, err := conn.Query(ctx, `SELECT oid FROM pg_catalog.pg_authid WHERE rolname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[])`,
-		append([]string{s.installRole, s.readerRole, s.observerRole}, s.apiCreated...))
+		slices.Concat([]string{s.installRole, s.readerRole, s.observerRole}, s.apiCreated, s.loginNames()))
 	if err != nil {
 		return err
 	}

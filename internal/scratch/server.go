@@ -111,6 +111,9 @@ type Server struct {
 
 	rr runRoles // the roles a --dsn run made (runroles.go)
 
+	lg   logins      // the databases' login roles (login.go)
+	turn userSQLTurn // one script at a time (login.go)
+
 	mu        sync.Mutex
 	templates map[templateKey]*template
 	tplSeq    int                             // numbers the templates' labels
@@ -159,7 +162,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	if opts.InstallTimeout == 0 {
 		opts.InstallTimeout = 120 * time.Second
 	}
-	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret(), readerPass: newSecret(), observerPass: newSecret(), started: time.Now()}
+	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret(), readerPass: newSecret(), observerPass: newSecret(), started: time.Now(), turn: make(userSQLTurn, 1)}
 	t0 := time.Now()
 	defer func() {
 		if err != nil {
@@ -540,6 +543,9 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl, label string)
 	if err != nil {
 		return nil, fault.Env(serverErrorf(err, "creating scratch database"))
 	}
+	if err := s.createLogin(done, conn, name); err != nil {
+		return nil, err
+	}
 	// Held before any user SQL runs in it (warden.go).
 	if err := s.holdDatabase(done, name); err != nil {
 		return nil, err
@@ -693,13 +699,15 @@ func (s *Server) readerConfig(db string) *pgx.ConnConfig {
 	return cfg
 }
 
-// userConfig is the connection configuration for user SQL in database db: the install role
-// logging in with its own password, so no SET ROLE stands between user SQL and the DSN's role.
+// userConfig is the connection configuration for user SQL in database db: the database's login
+// role, which starts as the install role (login.go), so that user SQL runs as the install role
+// and no other session can end it.
 func (s *Server) userConfig(db string) *pgx.ConnConfig {
 	cfg := s.admin.Copy()
 	cfg.Database = db
-	cfg.User, cfg.Password = s.installRole, s.installPass
+	cfg.User, cfg.Password = db, s.installPass
 	cfg.RuntimeParams = map[string]string{
+		"role":                s.installRole,
 		"search_path":         `"$user", public, extensions`,
 		"statement_timeout":   fmt.Sprint(s.opts.StatementTimeout.Milliseconds()),
 		"lock_timeout":        fmt.Sprint(s.opts.LockTimeout.Milliseconds()),

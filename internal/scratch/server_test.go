@@ -88,8 +88,8 @@ func TestServerModeDropsExactlyWhatItCreated(t *testing.T) {
 	if err := scratchtest.Connect(t, db).QueryRow(ctx, `SELECT current_user, session_user`).Scan(&user, &session); err != nil {
 		t.Fatal(err)
 	}
-	if user != s.InstallRole() || session != s.InstallRole() || !strings.HasPrefix(user, scratch.NamePrefix) {
-		t.Errorf("user SQL runs as %s (session %s), want the run's own role %s on both", user, session, s.InstallRole())
+	if user != s.InstallRole() || session != db.Name || !strings.HasPrefix(user, scratch.NamePrefix) {
+		t.Errorf("user SQL runs as %s (session %s), want the run's own role %s, logged in as its database's login role %s", user, session, s.InstallRole(), db.Name)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -215,9 +215,9 @@ func TestCleanupDropsOnlyWhatDeadRunsLeft(t *testing.T) {
 		if _, err := admin.Exec(ctx, fmt.Sprintf(`ALTER DATABASE %s RENAME TO %s`, db.Name, renamed)); err != nil {
 			t.Fatal(err)
 		}
-		// The run's digest reader and observer are dropped with the API roles it created, in
-		// name order.
-		created = append(created, "role "+run.InstallRole()+"_observer", "role "+run.InstallRole()+"_reader")
+		// The run's digest reader, observer and its database's login role are dropped with the
+		// API roles it created, in name order.
+		created = append(created, "role "+run.InstallRole()+"_observer", "role "+run.InstallRole()+"_reader", "role "+db.Name)
 		slices.Sort(created)
 		return append([]string{renamed, "role " + role, "role " + run.InstallRole()}, created...)
 	}

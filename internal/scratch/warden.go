@@ -25,12 +25,14 @@ import (
 //
 // So the warden makes those changes wait, and asks the server who waits. On a superuser session
 // of its own it holds, for the whole run, one transaction that:
-//   - locks (FOR SHARE) the install role's row of pg_authid and every run database's row of
-//     pg_database: ALTER ROLE of the install role (its password) and ALTER DATABASE, GRANT and
-//     REVOKE ON DATABASE of a run database must update that row, and wait for the transaction;
+//   - locks (FOR SHARE) the install role's row of pg_authid, every run database's row of
+//     pg_database and its login role's (login.go): ALTER ROLE of the install role or a login
+//     role (its password) and ALTER DATABASE, GRANT and REVOKE ON DATABASE of a run database
+//     must update that row, and wait for the transaction;
 //   - writes, uncommitted, a setting of its own for the install role, for the install role in
-//     each run database and for each run database (pg_db_role_setting): ALTER ROLE ... SET and
-//     ALTER DATABASE ... SET must write the same row, and wait for it.
+//     each run database, for each run database and for its login role, alone and in it
+//     (pg_db_role_setting): ALTER ROLE ... SET and ALTER DATABASE ... SET must write the same
+//     row, and wait for it.
 //
 // Nothing else waits for it: sessions connect, read the catalog and create databases as ever,
 // and see none of what the transaction wrote. While a statement of a script runs longer than a
@@ -71,7 +73,9 @@ type execution struct {
 	timer   *time.Timer
 	stopped string // what the warden stopped the running statement for ("": nothing)
 	vacuum  bool   // its running statement is a VACUUM the warden lets through (vacuum.go)
-	at      int    // the statement it stopped
+	// sentinel is the session of the install role the script must leave standing (login.go).
+	sentinel *sentinel
+	at       int // the statement it stopped
 }
 
 // warden holds what user SQL may not change (see above).
@@ -182,9 +186,24 @@ func (s *Server) holdDatabaseLocked(ctx context.Context, name string) error {
 	if !exists {
 		return nil
 	}
+	// Its login role (login.go), when it has one: its password and settings are the run's too.
+	rows, err = s.w.conn.Query(ctx, "SELECT FROM pg_catalog.pg_authid WHERE rolname OPERATOR(pg_catalog.=) "+quoteLiteral(name)+" FOR SHARE")
+	login := false
+	if err == nil {
+		login = rows.Next()
+		rows.Close()
+		err = rows.Err()
+	}
+	if err != nil {
+		return fault.Env(serverErrorf(err, "holding the login role of %s", name))
+	}
 	db := ident(name)
 	sql := "ALTER DATABASE " + db + " SET ledgercheck.warden = 'held';\n" +
 		"ALTER ROLE " + ident(s.installRole) + " IN DATABASE " + db + " SET ledgercheck.warden = 'held';\n"
+	if login {
+		sql += "ALTER ROLE " + db + " SET ledgercheck.warden = 'held';\n" +
+			"ALTER ROLE " + db + " IN DATABASE " + db + " SET ledgercheck.warden = 'held';\n"
+	}
 	if _, err := s.w.conn.Exec(ctx, sql); err != nil {
 		return fault.Env(serverErrorf(err, "holding the run's database %s", name))
 	}
