@@ -152,6 +152,13 @@ const revokeSQL = `REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA public FROM PUBLIC,
 // in one. A missing owner (no lc_shadow) is distinct from every role: the shadow raises.
 const plantedBy = `(SELECT pg_catalog.pg_get_userbyid(nspowner)::text FROM pg_catalog.pg_namespace WHERE nspname OPERATOR(pg_catalog.=) 'lc_shadow')`
 
+// notUserSQL is true, in a shadow's body, outside the sessions of user SQL: those log in as the
+// role that planted the shadows or as a login role of a database of the run, a member of it and
+// no superuser (a superuser is a member of every role), which starts as it (scratch/login.go).
+const notUserSQL = `session_user::text IS DISTINCT FROM ` + plantedBy + ` AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) m.member
+  JOIN pg_catalog.pg_namespace n ON n.nspowner OPERATOR(pg_catalog.=) m.roleid AND n.nspname OPERATOR(pg_catalog.=) 'lc_shadow'
+  WHERE r.rolname OPERATOR(pg_catalog.=) session_user AND NOT r.rolsuper)`
+
 // plantFunction creates one shadow function (or aggregate, with a shadow state function) in
 // schema s; a signature PostgreSQL refuses (a pseudo-type it cannot take) is skipped. A shadow
 // raises when it runs outside the install role's sessions, but in the observer's: the access
@@ -162,7 +169,7 @@ CREATE SCHEMA IF NOT EXISTS lc_shadow;
 CREATE OR REPLACE FUNCTION lc_shadow.plant(s text, name text, kind "char", retset bool, ret text, args text) RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog AS $f$
 DECLARE
-  body text := format($b$BEGIN IF session_user::text IS DISTINCT FROM ` + plantedBy + ` AND right(session_user::text, 9) <> '_observer' THEN RAISE EXCEPTION '` + shadowMarker + `: %s.%s(%s) ran as %%', session_user; END IF; RETURN%s; END$b$,
+  body text := format($b$BEGIN IF ` + notUserSQL + ` AND right(session_user::text, 9) <> '_observer' THEN RAISE EXCEPTION '` + shadowMarker + `: %s.%s(%s) ran as %%', session_user; END IF; RETURN%s; END$b$,
                       s, name, args, CASE WHEN retset OR kind = 'a' THEN '' ELSE ' NULL' END);
 BEGIN
   IF kind = 'a' THEN
@@ -192,7 +199,7 @@ BEGIN
   CREATE TYPE public.lc_moods AS RANGE (subtype = public.lc_mood);
   CREATE DOMAIN public.lc_good AS public.lc_mood;
   CREATE TYPE public.lc_pair AS (m public.lc_mood, n int);
-  body := $b$BEGIN IF session_user::text IS DISTINCT FROM ` + plantedBy + ` THEN RAISE EXCEPTION '` + shadowMarker + `: a cast ran as %', session_user; END IF; RETURN NULL; END$b$;
+  body := $b$BEGIN IF ` + notUserSQL + ` THEN RAISE EXCEPTION '` + shadowMarker + `: a cast ran as %', session_user; END IF; RETURN NULL; END$b$;
   EXECUTE format('CREATE FUNCTION public.lc_cast_json(public.lc_mood) RETURNS json LANGUAGE plpgsql AS %L', body);
   EXECUTE format('CREATE FUNCTION public.lc_cast_text(public.lc_mood) RETURNS text LANGUAGE plpgsql AS %L', body);
   EXECUTE format('CREATE FUNCTION public.lc_cast_range(public.lc_moods) RETURNS json LANGUAGE plpgsql AS %L', body);
