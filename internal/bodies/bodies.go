@@ -144,10 +144,10 @@ func (c counts) summary() string {
 	return strings.Join(parts, "; ")
 }
 
-// interrupted sorts an error of the install role's session conn: another session of user SQL
-// ended it ([scratch.Database.SessionEnded]: the migration, or the other variant's, may end
-// every session of the install role), which cuts the check short, fails the phase and is said
-// in a note, with the server up; or any other error, returned.
+// interrupted sorts an error of the install role's session conn: a session of user SQL ended it
+// ([scratch.Database.SessionEnded]: the migration, as its database's login role, may end that
+// database's sessions of the install role), which cuts the check short, fails the phase and is
+// said in a note, with the server up; or any other error, returned.
 func interrupted(ctx context.Context, db *scratch.Database, conn *pgx.Conn, err error) (string, error) {
 	if ended, err := db.SessionEnded(ctx, "checking the installed bodies", conn, err); !ended {
 		return "", err

@@ -199,9 +199,9 @@ END $$;
 	}
 }
 
-// TestSessionTerminatedByTheMigration: the migration may end the install role's sessions (here
-// a function the planner folds ends its own caller's; in check, the other variant's migration
-// may end them all). The check says in a note that it was cut short, keeps what it found before,
+// TestSessionTerminatedByTheMigration: the migration may end its own database's sessions of the
+// install role, as that database's login role (scratch/login.go; here a function the planner
+// folds switches to it and ends its own caller's). The check says in a note that it was cut short, keeps what it found before,
 // and is not an error of the run (an error would be exit 3, the environment's); it fails, found
 // or not: what it did not check may hide anything, and a cut short check that passed would let
 // a port end the other variant's and leave its bodies unchecked.
@@ -214,6 +214,7 @@ END $$;
 CREATE FUNCTION public.lc_bye(p integer) RETURNS integer
 LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
+  PERFORM set_config('role', 'none', true);
   PERFORM pg_terminate_backend(pg_backend_pid());
   RETURN p;
 END $$;

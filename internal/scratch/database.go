@@ -194,6 +194,7 @@ func (d *Database) Exec(ctx context.Context, sc *Script) error {
 	opened := make(chan struct{})
 	go func() {
 		defer close(opened)
+		defer fault.Recover(&serr)
 		sent, serr = d.srv.openSentinel(ctx, d.Name)
 	}()
 	conn, err := d.Connect(ctx)
