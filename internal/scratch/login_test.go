@@ -125,3 +125,27 @@ func TestUserSQLEndsNoSessionButTheSentinel(t *testing.T) {
 		})
 	}
 }
+
+// TestLoginRoleChangesAreStopped: user SQL that switches to its database's login role and
+// changes that role's password or settings, which the run's later sessions in the database log
+// in as, is stopped at the statement, as a change to the install role is (warden.go).
+func TestLoginRoleChangesAreStopped(t *testing.T) {
+	db := scratchtest.NewDatabase(t, 1024)
+	for _, stmt := range []string{
+		"ALTER ROLE CURRENT_USER PASSWORD 'known';",
+		"ALTER ROLE CURRENT_USER SET default_transaction_read_only = on;",
+	} {
+		f, err := sqlscript.Parse("login.sql", []byte("SET ROLE NONE;\n"+stmt+"\n"), 1024)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = db.Exec(context.Background(), sqlscript.Script(f))
+		var se *scratch.ScriptError
+		if !errors.As(err, &se) || se.SelfInflicted() == nil || se.Pos.Line != 2 {
+			t.Errorf("%s: got %v, want it stopped at login.sql:2", stmt, err)
+		}
+		if _, err := scratchtest.Connect(t, db).Exec(context.Background(), "SELECT 1"); err != nil {
+			t.Errorf("%s: a later session of the database cannot work: %v", stmt, err)
+		}
+	}
+}

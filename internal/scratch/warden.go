@@ -173,13 +173,7 @@ func (s *Server) holdDatabaseLocked(ctx context.Context, name string) error {
 	}
 	// A database the run named is not created yet (the name is taken first: createDatabase),
 	// and holds itself once it is: its row cannot be held before it exists.
-	rows, err := s.w.conn.Query(ctx, "SELECT FROM pg_catalog.pg_database WHERE datname OPERATOR(pg_catalog.=) "+quoteLiteral(name)+" FOR SHARE")
-	exists := false
-	if err == nil {
-		exists = rows.Next()
-		rows.Close()
-		err = rows.Err()
-	}
+	exists, err := s.lockRow(ctx, "SELECT FROM pg_catalog.pg_database WHERE datname OPERATOR(pg_catalog.=) "+quoteLiteral(name)+" FOR SHARE")
 	if err != nil {
 		return fault.Env(serverErrorf(err, "holding the run's database %s", name))
 	}
@@ -187,13 +181,7 @@ func (s *Server) holdDatabaseLocked(ctx context.Context, name string) error {
 		return nil
 	}
 	// Its login role (login.go), when it has one: its password and settings are the run's too.
-	rows, err = s.w.conn.Query(ctx, "SELECT FROM pg_catalog.pg_authid WHERE rolname OPERATOR(pg_catalog.=) "+quoteLiteral(name)+" FOR SHARE")
-	login := false
-	if err == nil {
-		login = rows.Next()
-		rows.Close()
-		err = rows.Err()
-	}
+	login, err := s.lockRow(ctx, "SELECT FROM pg_catalog.pg_authid WHERE rolname OPERATOR(pg_catalog.=) "+quoteLiteral(name)+" FOR SHARE")
 	if err != nil {
 		return fault.Env(serverErrorf(err, "holding the login role of %s", name))
 	}
@@ -209,6 +197,18 @@ func (s *Server) holdDatabaseLocked(ctx context.Context, name string) error {
 	}
 	s.w.held[name] = true
 	return nil
+}
+
+// lockRow runs sql, a SELECT ... FOR SHARE of at most one row, in the warden's transaction, and
+// reports whether it found (and so locked) the row.
+func (s *Server) lockRow(ctx context.Context, sql string) (bool, error) {
+	rows, err := s.w.conn.Query(ctx, sql)
+	if err != nil {
+		return false, err
+	}
+	found := rows.Next()
+	rows.Close()
+	return found, rows.Err()
 }
 
 // ReleaseHold lets go of everything the warden holds, for the rest of the server's life: for a
