@@ -32,9 +32,11 @@ func (d *Database) ConnConfig() *pgx.ConnConfig { return d.srv.userConfig(d.Name
 // role itself, as a person does on Supabase.
 func (d *Database) URI() string { return uri(d.srv.installLogin(d.Name)) }
 
-// Connect opens a connection as the install role.
+// Connect opens a connection as the install role, for user code outside a script (a probe,
+// generated rows, the bodies check): it waits while a script runs, and no script runs until it
+// is closed (login.go).
 func (d *Database) Connect(ctx context.Context) (*pgx.Conn, error) {
-	return d.connect(ctx, d.ConnConfig(), "")
+	return d.srv.uc.openSession(ctx, func() (*pgx.Conn, error) { return d.connect(ctx, d.ConnConfig(), "") })
 }
 
 // connect opens a connection to d with cfg (as says as whom, "" for the install role). A
@@ -177,11 +179,19 @@ type Script struct {
 // (Options.InstallTimeout), which bounds the whole run: when it runs out, the error is at the
 // statement that was running.
 func (d *Database) Exec(ctx context.Context, sc *Script) error {
-	if err := d.srv.turn.take(ctx); err != nil {
-		return err
-	}
-	defer d.srv.turn.give()
 	limit := d.srv.opts.InstallTimeout
+	// Sessions of user code close when their step is done; one still open after the install time
+	// limit is one the caller holds while it runs this script, which would wait for ever.
+	wctx, cancelWait := context.WithTimeout(ctx, limit)
+	done, err := d.srv.uc.runScript(wctx)
+	cancelWait()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("scratch: a script waited %s for the sessions of user code (Database.Connect, ConnectObserver) to close: one is held open while the script runs", limit)
+	}
+	defer done()
 	ctx, cancel := context.WithTimeoutCause(ctx, limit, errInstallTimeout)
 	defer cancel()
 	if d.srv.cl != nil {
@@ -197,7 +207,7 @@ func (d *Database) Exec(ctx context.Context, sc *Script) error {
 		defer fault.Recover(&serr)
 		sent, serr = d.srv.openSentinel(ctx, d.Name)
 	}()
-	conn, err := d.Connect(ctx)
+	conn, err := d.connect(ctx, d.ConnConfig(), "")
 	<-opened
 	if sent != nil {
 		defer sent.close()

@@ -29,8 +29,8 @@ import (
 //     database that logs in as postgres is such a session (the dashboard, a pooler, a person's
 //     psql). The sentinel is asked after every statement whether it still stands; a statement
 //     after which it does not ended it, and that is a finding at that statement
-//     ([SessionEnding]). Scripts take turns with user SQL ([Server.userSQLTurn]), so the
-//     statement that ran is the only one that can have ended the sentinel.
+//     ([SessionEnding]). A script runs alone ([userCode]), so the statement that ran is the
+//     only code of any migration that can have ended the sentinel.
 
 // loginAttrs are the attributes of a database's login role: it logs in, and holds nothing but
 // its membership in the install role (attributes are not inherited; BYPASSRLS and CREATEROLE
@@ -110,21 +110,85 @@ func (s *Server) dropLoginsNow(ctx context.Context) error {
 	return nil
 }
 
-// userSQLTurn is held by one script at a time ([Database.Exec]), so that a sentinel ended while
-// a statement ran was ended by that statement.
-type userSQLTurn chan struct{}
-
-// take waits for the turn, or for ctx.
-func (t userSQLTurn) take(ctx context.Context) error {
-	select {
-	case t <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// userCode keeps the scripts apart from every other session where the migration's code can run:
+// a script ([Database.Exec]) runs alone, and while it runs no session of the install role
+// ([Database.Connect]: probes, generated rows, the bodies check) or of the observer
+// ([Database.ConnectObserver]: the personas' requests, where a SECURITY DEFINER function of the
+// migration runs as postgres) is open; those open as they like between scripts, side by side.
+// So a sentinel ended while a statement ran was ended by that statement, and by no trigger or
+// function of any variant that something else happened to call meanwhile. A session holds its
+// share from its opening to its close (pgconn's CleanupDone), so that no code of the migration
+// runs on it while a script does, whatever it sends and however it is called.
+type userCode struct {
+	mu       sync.Mutex
+	sessions int           // open sessions of user code outside scripts
+	script   bool          // a script runs
+	changed  chan struct{} // closed, and replaced, at every release
 }
 
-func (t userSQLTurn) give() { <-t }
+// wait blocks until ready (called with mu held) or ctx ends; it returns with mu held on success.
+func (u *userCode) wait(ctx context.Context, ready func() bool) error {
+	u.mu.Lock()
+	for !ready() {
+		if u.changed == nil {
+			u.changed = make(chan struct{})
+		}
+		ch := u.changed
+		u.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		u.mu.Lock()
+	}
+	return nil
+}
+
+// release changes the state under mu and wakes the waiters.
+func (u *userCode) release(change func()) {
+	u.mu.Lock()
+	change()
+	if u.changed != nil {
+		close(u.changed)
+		u.changed = nil
+	}
+	u.mu.Unlock()
+}
+
+// runScript waits until no script runs and no session of user code is open, and takes the
+// server for a script; done gives it back.
+func (u *userCode) runScript(ctx context.Context) (done func(), err error) {
+	if err := u.wait(ctx, func() bool { return !u.script && u.sessions == 0 }); err != nil {
+		return nil, err
+	}
+	u.script = true
+	u.mu.Unlock()
+	return func() { u.release(func() { u.script = false }) }, nil
+}
+
+// openSession waits until no script runs and counts a session of user code open from before it
+// connects (no script starts in between) until it is closed (pgconn's CleanupDone, which Close
+// and a broken connection both close).
+func (u *userCode) openSession(ctx context.Context, connect func() (*pgx.Conn, error)) (*pgx.Conn, error) {
+	if err := u.wait(ctx, func() bool { return !u.script }); err != nil {
+		return nil, err
+	}
+	u.sessions++
+	u.mu.Unlock()
+	conn, err := connect()
+	if err != nil {
+		u.release(func() { u.sessions-- })
+		return nil, err
+	}
+	go func() {
+		var perr error
+		defer fault.Recover(&perr)
+		<-conn.PgConn().CleanupDone()
+		u.release(func() { u.sessions-- })
+	}()
+	return conn, nil
+}
 
 // installLogin is the configuration of a session that logs in as the install role itself in
 // database db: a sentinel, idle, as another client of the project's database would be, or the
@@ -138,10 +202,7 @@ func (s *Server) installLogin(db string) *pgx.ConnConfig {
 }
 
 // sentinel is a session of the install role that a script must leave standing.
-type sentinel struct {
-	conn *pgx.Conn
-	pid  uint32
-}
+type sentinel struct{ conn *pgx.Conn }
 
 // openSentinel opens the sentinel of database db.
 func (s *Server) openSentinel(ctx context.Context, db string) (*sentinel, error) {
@@ -149,7 +210,7 @@ func (s *Server) openSentinel(ctx context.Context, db string) (*sentinel, error)
 	if err != nil {
 		return nil, fault.Env(serverErrorf(err, "connecting the sentinel session to %s", db))
 	}
-	return &sentinel{conn: conn, pid: conn.PgConn().PID()}, nil
+	return &sentinel{conn: conn}, nil
 }
 
 // standing reports whether the sentinel's session still stands: it answers an empty query. A

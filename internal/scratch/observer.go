@@ -42,5 +42,6 @@ func (d *Database) ConnectObserver(ctx context.Context) (*pgx.Conn, error) {
 	cfg.Database = d.Name
 	cfg.User, cfg.Password = d.srv.observerRole, d.srv.observerPass
 	cfg.RuntimeParams["application_name"] = "ledgercheck (observer)"
-	return d.connect(ctx, cfg, " as the observer")
+	// The migration's SECURITY DEFINER functions run on it as their owner: user code (login.go).
+	return d.srv.uc.openSession(ctx, func() (*pgx.Conn, error) { return d.connect(ctx, cfg, " as the observer") })
 }

@@ -111,8 +111,8 @@ type Server struct {
 
 	rr runRoles // the roles a --dsn run made (runroles.go)
 
-	lg   logins      // the databases' login roles (login.go)
-	turn userSQLTurn // one script at a time (login.go)
+	lg logins   // the databases' login roles (login.go)
+	uc userCode // a script alone, or sessions of user code side by side (login.go)
 
 	mu        sync.Mutex
 	templates map[templateKey]*template
@@ -162,7 +162,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	if opts.InstallTimeout == 0 {
 		opts.InstallTimeout = 120 * time.Second
 	}
-	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret(), readerPass: newSecret(), observerPass: newSecret(), started: time.Now(), turn: make(userSQLTurn, 1)}
+	s = &Server{opts: opts, templates: map[templateKey]*template{}, runID: randomSuffix(), installPass: newSecret(), readerPass: newSecret(), observerPass: newSecret(), started: time.Now()}
 	t0 := time.Now()
 	defer func() {
 		if err != nil {

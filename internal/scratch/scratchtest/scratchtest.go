@@ -120,10 +120,12 @@ func NewDatabase(t testing.TB, dim int) *scratch.Database {
 	return db
 }
 
-// Connect opens a connection to db as the install role, closed when the test ends.
+// Connect opens a connection to db as the install role, closed when the test ends. It is the
+// test's own session, which scripts do not wait for ([scratch.Database.Connect] opens one they
+// wait for): a test may hold it while it runs scripts.
 func Connect(t testing.TB, db *scratch.Database) *pgx.Conn {
 	t.Helper()
-	conn, err := db.Connect(context.Background())
+	conn, err := pgx.ConnectConfig(context.Background(), db.ConnConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
