@@ -15,18 +15,19 @@ import (
 // sessionEnders are statements that end other sessions of the role they run as, each the way a
 // migration could: a loop, a filter on the database, every session with the refusals
 // swallowed, the call hidden in EXECUTE, a SECURITY DEFINER function the file defines and calls.
-var sessionEnders = map[string]string{
-	"loop": `DO $$
+// Each is the statements before (setup) and the statement that ends the sessions (ends).
+var sessionEnders = map[string]struct{ setup, ends string }{
+	"loop": {ends: `DO $$
 DECLARE t0 timestamptz := clock_timestamp();
 BEGIN
   WHILE clock_timestamp() < t0 + interval '0.4 seconds' LOOP
     PERFORM pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = current_user AND pid <> pg_backend_pid();
     PERFORM pg_sleep(0.02);
   END LOOP;
-END $$;`,
-	"database": `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
- WHERE datname = current_database() AND pid <> pg_backend_pid() AND pg_has_role(usesysid, 'MEMBER');`,
-	"swallowed": `DO $$
+END $$;`},
+	"database": {ends: `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+ WHERE datname = current_database() AND pid <> pg_backend_pid() AND pg_has_role(usesysid, 'MEMBER');`},
+	"swallowed": {ends: `DO $$
 DECLARE r record;
 BEGIN
   FOR r IN SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid() LOOP
@@ -35,16 +36,16 @@ BEGIN
     EXCEPTION WHEN OTHERS THEN NULL;
     END;
   END LOOP;
-END $$;`,
-	"hidden": `DO $$
+END $$;`},
+	"hidden": {ends: `DO $$
 BEGIN
   EXECUTE format('SELECT %s(pid) FROM pg_stat_activity WHERE usename = %L AND pid <> pg_backend_pid()', 'pg_terminate_' || 'backend', current_user);
-END $$;`,
-	"definer": `CREATE OR REPLACE FUNCTION public.ledger_reset_clients() RETURNS integer
+END $$;`},
+	"definer": {`CREATE OR REPLACE FUNCTION public.ledger_reset_clients() RETURNS integer
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog
 AS $f$ SELECT count(pg_terminate_backend(pid))::integer FROM pg_stat_activity WHERE usename = current_user AND pid <> pg_backend_pid() $f$;
 REVOKE ALL ON FUNCTION public.ledger_reset_clients() FROM PUBLIC, anon, authenticated;
-SELECT public.ledger_reset_clients();`,
+`, `SELECT public.ledger_reset_clients();`},
 }
 
 // TestEndingSessionsIsTheFilesFinding: ports that end other sessions of postgres, checked in one
@@ -76,12 +77,9 @@ func TestEndingSessionsIsTheFilesFinding(t *testing.T) {
 		}
 		fmt.Fprintf(&cfg, "  - {name: %s, file: %q, dim: 1024, allowlist: %q}\n", name, file, filepath.Join(root, "allowlist.yaml"))
 	}
-	for name, stmt := range sessionEnders {
-		addPort(name, src[:notify]+stmt+"\n\n"+src[notify:])
-		wants[name] = notifyLine + strings.Count(stmt[:strings.LastIndex(stmt, "\n")+1], "\n")
-		if !strings.HasPrefix(stmt, "CREATE") {
-			wants[name] = notifyLine
-		}
+	for name, e := range sessionEnders {
+		addPort(name, src[:notify]+e.setup+e.ends+"\n\n"+src[notify:])
+		wants[name] = notifyLine + strings.Count(e.setup, "\n")
 	}
 	// Over an install of its own only: the first run of the file ends nothing.
 	addPort("rerun", `DO $$

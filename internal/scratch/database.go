@@ -179,19 +179,14 @@ type Script struct {
 // (Options.InstallTimeout), which bounds the whole run: when it runs out, the error is at the
 // statement that was running.
 func (d *Database) Exec(ctx context.Context, sc *Script) error {
-	limit := d.srv.opts.InstallTimeout
-	// Sessions of user code close when their step is done; one still open after the install time
-	// limit is one the caller holds while it runs this script, which would wait for ever.
-	wctx, cancelWait := context.WithTimeout(ctx, limit)
-	done, err := d.srv.uc.runScript(wctx)
-	cancelWait()
+	// It waits for the other scripts and for the sessions of user code (login.go), however long
+	// they take: a caller must not hold one of those open while it runs a script.
+	done, err := d.srv.uc.runScript(ctx)
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("scratch: a script waited %s for the sessions of user code (Database.Connect, ConnectObserver) to close: one is held open while the script runs", limit)
+		return err
 	}
 	defer done()
+	limit := d.srv.opts.InstallTimeout
 	ctx, cancel := context.WithTimeoutCause(ctx, limit, errInstallTimeout)
 	defer cancel()
 	if d.srv.cl != nil {
