@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,43 +47,57 @@ var selfInflictedCases = []selfInflicted{
 	{name: "raise-data-corrupted", stmt: `DO $$ BEGIN RAISE EXCEPTION 'invalid page in block 0' USING ERRCODE = 'XX001'; END $$;`, want: "(SQLSTATE XX001)"},
 }
 
-// TestMigrationBreakingItsEnvironmentIsAFinding: each case, appended to the shipped port, is an
-// install-failed finding at its line in the text, json and sarif reports, with exit 1.
+// TestMigrationBreakingItsEnvironmentIsAFinding: every case, each appended to the shipped port
+// as a port of its own, checked in one run beside the shipped artifact: each is an install-failed
+// finding at its line in the text, json and sarif reports, the run exits 1, and no finding falls
+// on another file than the one that broke its environment (the artifact's included), whatever
+// the others did at the same time.
 func TestMigrationBreakingItsEnvironmentIsAFinding(t *testing.T) {
 	scratchtest.NeedPostgres(t)
-	for _, c := range selfInflictedCases {
-		t.Run(c.name, func(t *testing.T) { checkSelfInflicted(t, c, nil) })
-	}
+	checkSelfInflicted(t, selfInflictedCases, nil)
 }
 
 // TestMigrationBreakingItsEnvironmentIsAFindingOnDSN: the cases where a --dsn server differs (a
 // role of the run's own, a server that trusts its socket, so a changed password logs in still).
 func TestMigrationBreakingItsEnvironmentIsAFindingOnDSN(t *testing.T) {
 	srv := scratchtest.SharedDSNServer(t)
+	var cases []selfInflicted
 	for _, c := range selfInflictedCases {
 		if c.differs {
-			t.Run(c.name, func(t *testing.T) { checkSelfInflicted(t, c, []string{"--dsn", srv.DSN}) })
+			cases = append(cases, c)
 		}
 	}
+	checkSelfInflicted(t, cases, []string{"--dsn", srv.DSN})
 }
 
-func checkSelfInflicted(t *testing.T, c selfInflicted, extra []string) {
+// checkSelfInflicted checks cases in one run, each a port of its own: the shipped port with the
+// case's statement appended.
+func checkSelfInflicted(t *testing.T, cases []selfInflicted, extra []string) {
 	port, err := os.ReadFile("../../migrations/ports/decision_ledger_1024.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := strings.TrimRight(string(port), "\n") + "\n" + c.stmt + "\n"
 	line := strings.Count(strings.TrimRight(string(port), "\n"), "\n") + 2
 	dir := t.TempDir()
-	file := filepath.Join(dir, c.name+".sql")
-	os.WriteFile(file, []byte(src), 0o644)
+	files := map[string]selfInflicted{} // file -> its case
+	var ports []configPort
+	for _, c := range cases {
+		file := filepath.Join(dir, c.name+".sql")
+		os.WriteFile(file, []byte(strings.TrimRight(string(port), "\n")+"\n"+c.stmt+"\n"), 0o644)
+		files[file] = c
+		ports = append(ports, configPort{Name: c.name, File: file, Dim: 1024})
+	}
 	jsonPath, sarifPath := filepath.Join(dir, "report.json"), filepath.Join(dir, "report.sarif")
-	args := append([]string{"-q", "--port", file, "--port-dim", "1024", "--install-timeout", "2s",
+	args := append([]string{"-q", "--config", shippedConfigWithPorts(t, dir, ports), "--allow-outside-repo", "--install-timeout", "2s",
 		"--output", "json=" + jsonPath, "--output", "sarif=" + sarifPath}, extra...)
 	code, out, errs := runCheck(t, nil, args...)
-	at := fmt.Sprintf("%s:%d:", file, line)
-	if code != 1 || !strings.Contains(out, at) || !strings.Contains(out, c.want) {
-		t.Fatalf("exit %d, want 1 with an install-failed finding at %s saying %q; stderr %q; stdout:\n%s", code, at, c.want, errs, installLines(out))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %q; stdout:\n%s", code, errs, installLines(out))
+	}
+	for file, c := range files {
+		if at := fmt.Sprintf("%s:%d:", file, line); !hasLine(out, at, c.want) {
+			t.Errorf("%s: the text report has no finding at %s saying %q; stdout:\n%s", c.name, at, c.want, installLines(out))
+		}
 	}
 
 	var rep struct {
@@ -105,25 +120,20 @@ func checkSelfInflicted(t *testing.T, c selfInflicted, extra []string) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
-	found := false
-	var seen []string
+	found := map[string]bool{}
 	for _, ph := range rep.Phases {
 		for _, f := range ph.Findings {
-			if f.Rule == "install-failed" && f.Position.File == file && f.Position.Line == line && strings.Contains(f.Message, c.want) {
-				found = true
-			}
-			if f.Position.File != "" && f.Position.File != file {
-				t.Errorf("a finding on another file than the one that broke its environment: %s:%d: %s [%s]", f.Position.File, f.Position.Line, f.Message, f.Rule)
-			}
-			if strings.Contains(f.Rule, "install-failed") {
-				seen = append(seen, fmt.Sprintf("%s:%d: %s [%s]", f.Position.File, f.Position.Line, f.Message, f.Rule))
+			c, ok := files[f.Position.File]
+			switch {
+			case !ok:
+				t.Errorf("%s: a finding on another file than one that broke its environment: %s:%d: %s [%s]", ph.Name, f.Position.File, f.Position.Line, f.Message, f.Rule)
+			case !strings.HasSuffix(ph.Name, " "+c.name):
+				t.Errorf("%s: a finding on %s's file in another variant's phase: %s [%s]", ph.Name, c.name, f.Message, f.Rule)
+			case f.Rule == "install-failed" && f.Position.Line == line && strings.Contains(f.Message, c.want):
+				found[c.name] = true
 			}
 		}
 	}
-	if !found {
-		t.Errorf("the json report has no install-failed finding at %s:%d saying %q; it has %q", file, line, c.want, seen)
-	}
-
 	var sarif reporttest.SARIF
 	data, err = os.ReadFile(sarifPath)
 	if err != nil {
@@ -132,15 +142,35 @@ func checkSelfInflicted(t *testing.T, c selfInflicted, extra []string) {
 	if err := json.Unmarshal(data, &sarif); err != nil {
 		t.Fatal(err)
 	}
-	found = false
+	inSarif := map[string]bool{}
 	for _, r := range sarif.Runs[0].Results {
-		if r.RuleID == "install-failed" && len(r.Locations) > 0 && r.Locations[0].PhysicalLocation.Region.StartLine == line && strings.Contains(r.Message.Text, c.want) {
-			found = true
+		if len(r.Locations) == 0 {
+			continue
+		}
+		loc := r.Locations[0].PhysicalLocation
+		name := strings.TrimSuffix(path.Base(loc.ArtifactLocation.URI), ".sql")
+		if c, ok := files[filepath.Join(dir, name+".sql")]; ok && r.RuleID == "install-failed" && loc.Region.StartLine == line && strings.Contains(r.Message.Text, c.want) {
+			inSarif[c.name] = true
 		}
 	}
-	if !found {
-		t.Errorf("the sarif report has no install-failed result at line %d saying %q", line, c.want)
+	for _, c := range cases {
+		if !found[c.name] {
+			t.Errorf("%s: the json report has no install-failed finding at line %d of its file saying %q", c.name, line, c.want)
+		}
+		if !inSarif[c.name] {
+			t.Errorf("%s: the sarif report has no install-failed result at line %d of its file saying %q", c.name, line, c.want)
+		}
 	}
+}
+
+// hasLine reports whether a line of out starts with prefix and holds text.
+func hasLine(out, prefix, text string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, prefix) && strings.Contains(l, text) {
+			return true
+		}
+	}
+	return false
 }
 
 // installLines returns the lines of a text report about installs, for a failure message.
