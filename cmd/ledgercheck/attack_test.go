@@ -9,6 +9,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -99,39 +100,79 @@ func assertEmpty(t *testing.T, dir string) {
 	}
 }
 
-// TestAttacksAsWrittenAreRefused runs the reproductions (snapshot --install, check with
-// the attack as the port, lint --install), in the embedded cluster and on a --dsn server.
+// TestAttacksAsWrittenAreRefused runs the reproductions (snapshot --install and lint
+// --install of each, check with the three as ports of one run), in the embedded cluster and on a
+// --dsn server.
 func TestAttacksAsWrittenAreRefused(t *testing.T) {
 	scratchtest.NeedPostgres(t)
 	target := openTarget(t)
-	files := attackFiles(t, t.TempDir(), target)
+	dir := t.TempDir()
+	files := attackFiles(t, dir, target)
+	names := []string{"static.sql", "dynamic.sql", "files.sql"}
+	var ports []configPort
+	for _, name := range names {
+		ports = append(ports, configPort{Name: strings.TrimSuffix(name, ".sql"), File: files[name], Dim: 1024})
+	}
+	config := shippedConfigWithPorts(t, dir, ports)
 	dsn := scratchtest.SharedDSNServer(t).DSN
 	for _, mode := range []struct {
 		name  string
 		extra []string
 	}{{"embedded", nil}, {"dsn", []string{"--dsn", dsn}}} {
-		for _, name := range []string{"static.sql", "dynamic.sql", "files.sql"} {
+		for _, name := range names {
 			for _, args := range [][]string{
 				{"snapshot", "-q", "--install", files[name], "--dim", "1536"},
-				{"check", "-q", "--format", "json", "--port", files[name], "--port-dim", "1024"},
 				{"lint", "-q", "--install", files[name]},
 			} {
 				t.Run(mode.name+"/"+args[0]+"/"+name, func(t *testing.T) {
 					code, out, errs := run(t, nil, append(args, mode.extra...)...)
-					if code != 1 {
-						t.Errorf("exit %d, want 1 (the install is refused, a finding); stderr %q", code, errs)
-					}
-					if strings.Contains(out+errs, "goroutine ") || strings.Count(errs, "\n") > 1 {
-						t.Errorf("want at most one line on stderr, got %q", errs)
-					}
-					if !strings.Contains(out+errs, "permission denied to grant role") {
-						t.Errorf("the report does not say the grant was refused:\n%s%s", errs, firstLines(out, 30))
-					}
+					refused(t, code, out, errs)
 				})
 			}
 		}
+		t.Run(mode.name+"/check", func(t *testing.T) {
+			code, out, errs := run(t, nil, append([]string{"check", "-q", "--format", "json", "--config", config, "--allow-outside-repo"}, mode.extra...)...)
+			refused(t, code, out, errs)
+			var rep struct {
+				Phases []struct {
+					Name     string
+					Findings []struct{ Message string }
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("the report is not JSON: %v", err)
+			}
+			said := map[string]bool{}
+			for _, p := range rep.Phases {
+				for _, f := range p.Findings {
+					if strings.Contains(f.Message, "permission denied to grant role") {
+						said[p.Name] = true
+					}
+				}
+			}
+			for _, port := range ports {
+				if !said["install "+port.Name] {
+					t.Errorf("the install of %s does not say the grant was refused; phases saying it: %v", port.Name, said)
+				}
+			}
+		})
 	}
 	assertEmpty(t, target)
+}
+
+// refused fails t unless a run exited 1 saying a grant was refused, with at most one line on
+// stderr.
+func refused(t *testing.T, code int, out, errs string) {
+	t.Helper()
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (the install is refused, a finding); stderr %q", code, errs)
+	}
+	if strings.Contains(out+errs, "goroutine ") || strings.Count(errs, "\n") > 1 {
+		t.Errorf("want at most one line on stderr, got %q", errs)
+	}
+	if !strings.Contains(out+errs, "permission denied to grant role") {
+		t.Errorf("the report does not say the grant was refused:\n%s%s", errs, firstLines(out, 30))
+	}
 }
 
 func firstLines(s string, n int) string {
