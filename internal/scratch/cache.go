@@ -891,6 +891,7 @@ func (s *Server) saveToCache(ctx context.Context, cr *cacheRun) error {
 		fmt.Fprintf(s.opts.Log, "scratch: nothing cached: %v\n", err)
 		return s.hold(ctx)
 	}
+	s.closeKept(false) // they would not outlive the cluster's stop
 	if err := s.cl.shutdown(); err != nil {
 		return fault.Env(fmt.Errorf("stopping the scratch cluster to cache it: %w", err))
 	}

@@ -200,12 +200,19 @@ func (d *Database) Exec(ctx context.Context, sc *Script) error {
 	go func() {
 		defer close(opened)
 		defer fault.Recover(&serr)
-		sent, serr = d.srv.openSentinel(ctx, d.Name)
+		sent, serr = d.srv.sentinelFor(ctx, d.Name)
 	}()
 	conn, err := d.connect(ctx, d.ConnConfig(), "")
 	<-opened
+	var e *execution
 	if sent != nil {
-		defer sent.close()
+		defer func() {
+			if e != nil && e.sentinel == nil { // ended by the script: its finding
+				sent.close()
+				return
+			}
+			d.srv.keepSentinel(d.Name, sent)
+		}()
 	}
 	if err != nil {
 		return err
@@ -214,7 +221,7 @@ func (d *Database) Exec(ctx context.Context, sc *Script) error {
 	if serr != nil {
 		return d.Blame(ctx, "connecting the sentinel session", serr)
 	}
-	e := d.srv.watch(sc, d.Name, conn.PgConn().PID())
+	e = d.srv.watch(sc, d.Name, conn.PgConn().PID())
 	e.sentinel = sent
 	err = d.exec(ctx, conn, sc, e)
 	if se := d.srv.unwatch(e); se != nil && (ctx.Err() == nil || errors.Is(context.Cause(ctx), errInstallTimeout)) {

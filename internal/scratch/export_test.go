@@ -35,6 +35,7 @@ func (s *Server) Abandon() {
 	s.closed = true
 	s.mu.Unlock()
 	s.anchor.Close(context.Background())
+	s.closeKept(true)
 	s.w.session.Lock()
 	if s.w.conn != nil {
 		s.w.conn.Close(context.Background())

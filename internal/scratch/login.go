@@ -3,6 +3,7 @@ package scratch
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -92,11 +93,11 @@ func (s *Server) dropLoginsNow(ctx context.Context) error {
 	if len(names) == 0 {
 		return nil
 	}
-	conn, err := pgx.ConnectConfig(ctx, s.admin)
+	conn, giveBack, err := s.adminSession(ctx)
 	if err != nil {
 		return serverErrorf(err, "connecting")
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer giveBack()
 	idents := make([]string, len(names))
 	for i, n := range names {
 		idents[i] = ident(n)
@@ -203,6 +204,71 @@ func (s *Server) installLogin(db string) *pgx.ConnConfig {
 
 // sentinel is a session of the install role that a script must leave standing.
 type sentinel struct{ conn *pgx.Conn }
+
+// keptSentinelsMax bounds the sentinels kept between scripts (one per database that ran one):
+// each is a session of the server's max_connections, and a repository's run has many databases.
+const keptSentinelsMax = 8
+
+// sentinels are the sentinels kept between the scripts of their database: a database's scripts
+// (the install, the fixture, the reruns) share one, as the other clients of a project's
+// database stay connected across its migrations, instead of a session opened for each (about
+// 4 ms of CPU). One that something ended between scripts (a probe, a persona's request, another
+// database's script) is replaced, unblamed, before the next script starts. A database's is closed
+// before the database is copied (CREATE DATABASE ... TEMPLATE refuses a source with sessions) or
+// dropped, and all as the run ends.
+type sentinels struct {
+	mu     sync.Mutex
+	kept   map[string]*sentinel
+	closed bool // the run is ending: none is kept (closeKept)
+}
+
+// sentinelFor returns the sentinel of database db for a script: the one kept since its last
+// script if it still stands, else a new one.
+func (s *Server) sentinelFor(ctx context.Context, db string) (*sentinel, error) {
+	s.sn.mu.Lock()
+	st := s.sn.kept[db]
+	delete(s.sn.kept, db)
+	s.sn.mu.Unlock()
+	if st != nil {
+		if st.standing(ctx) {
+			return st, nil
+		}
+		st.close()
+	}
+	return s.openSentinel(ctx, db)
+}
+
+// keepSentinel keeps st, which a script of database db left standing, for db's next script.
+func (s *Server) keepSentinel(db string, st *sentinel) {
+	s.sn.mu.Lock()
+	if st.conn.IsClosed() || len(s.sn.kept) >= keptSentinelsMax || s.sn.closed {
+		s.sn.mu.Unlock()
+		st.close()
+		return
+	}
+	if s.sn.kept == nil {
+		s.sn.kept = map[string]*sentinel{}
+	}
+	s.sn.kept[db] = st
+	s.sn.mu.Unlock()
+}
+
+// closeSentinels closes the kept sentinel of each database of dbs or, when dbs is empty, every
+// kept one.
+func (s *Server) closeSentinels(dbs ...string) {
+	s.sn.mu.Lock()
+	var closing []*sentinel
+	for db, st := range s.sn.kept {
+		if len(dbs) == 0 || slices.Contains(dbs, db) {
+			closing = append(closing, st)
+			delete(s.sn.kept, db)
+		}
+	}
+	s.sn.mu.Unlock()
+	for _, st := range closing {
+		st.close()
+	}
+}
 
 // openSentinel opens the sentinel of database db.
 func (s *Server) openSentinel(ctx context.Context, db string) (*sentinel, error) {

@@ -229,3 +229,43 @@ END $$`); err != nil {
 		t.Errorf("the script, run once the session of user code closed: %v; want no finding", err)
 	}
 }
+
+// TestSentinelEndedBetweenScriptsIsNotTheNextScripts: a database's scripts share its sentinel,
+// kept between them; one that user code outside the scripts ended (a probe, a persona's
+// request) is replaced before the next script runs, which is not blamed for it, while a script
+// that ends the replacement still is.
+func TestSentinelEndedBetweenScriptsIsNotTheNextScripts(t *testing.T) {
+	ctx := context.Background()
+	db := scratchtest.NewDatabase(t, 1024)
+	script := func(name, src string) *scratch.Script {
+		f, err := sqlscript.Parse(name, []byte(src), 1024)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sqlscript.Script(f)
+	}
+	if err := db.Exec(ctx, script("first.sql", "SELECT 1;\n")); err != nil {
+		t.Fatalf("first script: %v", err)
+	}
+	user, err := db.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ended int
+	if err := user.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+ WHERE usename = current_user AND application_name = 'psql' AND pid <> pg_backend_pid()`).Scan(&ended); err != nil {
+		t.Fatal(err)
+	}
+	user.Close(ctx)
+	if ended != 1 {
+		t.Fatalf("user code ended %d sessions of postgres named psql, want the kept sentinel alone", ended)
+	}
+	if err := db.Exec(ctx, script("second.sql", "SELECT 1;\nSELECT 2;\n")); err != nil {
+		t.Errorf("the script after user code ended the kept sentinel: %v; want no finding", err)
+	}
+	err = db.Exec(ctx, script("third.sql", "SELECT 1;\nSELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = current_user AND pid <> pg_backend_pid();\nSELECT 3;\n"))
+	var se *scratch.ScriptError
+	if !errors.As(err, &se) || se.Pos.Line != 2 || se.SelfInflicted() == nil || se.SelfInflicted().Msg != scratch.SessionEnding {
+		t.Errorf("a script ending the sentinel: %v; want the session-ending finding at line 2", err)
+	}
+}

@@ -84,6 +84,8 @@ type Server struct {
 	major     int    // the server's major version
 	version   int    // server_version_num, e.g. 170010
 	runID     string // 12 hex digits: names this run's databases (and, on a server, roles)
+	// ap are admin's idle sessions on the server's own database (adminpool.go).
+	ap adminSessions
 
 	installRole, installPass string // the role user SQL logs in as, and its password
 	// readerRole reads table contents for the digests (Database.ConnectReader), with readerPass:
@@ -111,8 +113,9 @@ type Server struct {
 
 	rr runRoles // the roles a --dsn run made (runroles.go)
 
-	lg logins   // the databases' login roles (login.go)
-	uc userCode // a script alone, or sessions of user code side by side (login.go)
+	lg logins    // the databases' login roles (login.go)
+	uc userCode  // a script alone, or sessions of user code side by side (login.go)
+	sn sentinels // kept between the scripts of their database (login.go)
 
 	mu        sync.Mutex
 	templates map[templateKey]*template
@@ -194,11 +197,11 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 // setUp checks the server and creates the roles, on one superuser session: what every server
 // needs before its first database.
 func (s *Server) setUp(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, s.admin)
+	conn, giveBack, err := s.adminSession(ctx)
 	if err != nil {
 		return fault.Env(serverErrorf(err, "connecting"))
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer giveBack()
 	if err := s.checkVector(ctx, conn); err != nil {
 		return err
 	}
@@ -513,15 +516,16 @@ func (s *Server) createDatabase(ctx context.Context, dim int, tpl, label string)
 	s.mu.Unlock()
 	sql := "CREATE DATABASE " + ident(name) + " OWNER " + ident(s.installRole)
 	if tpl != "" {
+		s.closeSentinels(tpl) // a source of a copy has no other session
 		sql += " TEMPLATE " + ident(tpl) + " STRATEGY FILE_COPY"
 	} else {
 		sql += " TEMPLATE template0"
 	}
-	conn, err := pgx.ConnectConfig(ctx, s.admin)
+	conn, giveBack, err := s.adminSession(ctx)
 	if err != nil {
 		return nil, fault.Env(serverErrorf(err, "connecting"))
 	}
-	defer conn.Close(context.Background())
+	defer giveBack()
 	// The statement runs to its end even when ctx is cancelled (Ctrl-C, SIGTERM): pgx would
 	// return at once while the server may still finish the copy, after Close has dropped
 	// "nothing", and the database would be left behind. A copy takes milliseconds.
@@ -600,16 +604,17 @@ func (s *Server) execAdminOn(ctx context.Context, conn *pgx.Conn, scripts ...Env
 
 // drop drops one database that this server created, which the warden lets go first.
 func (s *Server) drop(ctx context.Context, name string) error {
+	s.closeSentinels(name)
 	return s.releaseDatabase(ctx, name, func() error { return s.dropHeld(ctx, name) })
 }
 
 // dropHeld is drop, once the warden let the database go.
 func (s *Server) dropHeld(ctx context.Context, name string) error {
-	conn, err := pgx.ConnectConfig(ctx, s.admin)
+	conn, giveBack, err := s.adminSession(ctx)
 	if err != nil {
 		return serverErrorf(err, "connecting to drop %s", name)
 	}
-	defer conn.Close(context.Background())
+	defer giveBack()
 	if s.cl != nil {
 		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
 			return serverErrorf(err, "dropping %s", name)
@@ -662,6 +667,7 @@ func (s *Server) Close() error {
 		<-s.saving
 	}
 	s.unhold()
+	s.closeKept(true)
 	if s.cl != nil {
 		// The whole cluster goes; no need to drop its databases one by one.
 		err := s.cl.stop()
