@@ -90,6 +90,18 @@ BEGIN
 END $$;
 `+src)
 	wants["rerun"] = 1
+	// Over an install of its own only, the sessions connected longer than the statement's
+	// file has run: the clients a project keeps connected (a pooler, the dashboard). A
+	// database's scripts share their sentinel, connected since the install.
+	addPort("connected", `DO $$
+BEGIN
+  IF to_regclass('public.agent_decision_ledger') IS NOT NULL THEN
+    PERFORM pg_terminate_backend(pid) FROM pg_stat_activity
+     WHERE usename = current_user AND pid <> pg_backend_pid() AND backend_start < now() - interval '50 milliseconds';
+  END IF;
+END $$;
+`+src)
+	wants["connected"] = 1
 	addPort("shipped", src)
 	config := filepath.Join(dir, "ledgercheck.yaml")
 	if err := os.WriteFile(config, []byte(cfg.String()), 0o644); err != nil {
@@ -122,7 +134,7 @@ END $$;
 			}
 			line, ok := wants[variant]
 			wantPhase := "install"
-			if variant == "rerun" {
+			if variant == "rerun" || variant == "connected" {
 				wantPhase = "rerun"
 			}
 			switch {
