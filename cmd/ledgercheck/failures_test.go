@@ -83,7 +83,9 @@ func checkSelfInflicted(t *testing.T, cases []selfInflicted, extra []string) {
 	var ports []configPort
 	for _, c := range cases {
 		file := filepath.Join(dir, c.name+".sql")
-		os.WriteFile(file, []byte(strings.TrimRight(string(port), "\n")+"\n"+c.stmt+"\n"), 0o644)
+		if err := os.WriteFile(file, []byte(strings.TrimRight(string(port), "\n")+"\n"+c.stmt+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		files[file] = c
 		ports = append(ports, configPort{Name: c.name, File: file, Dim: 1024})
 	}

@@ -108,3 +108,8 @@ func (d *Database) ConfigAs(user, password string) *pgx.ConnConfig {
 
 // ReaderRole returns the name of the role Database.ConnectReader logs in as (tests only).
 func (d *Database) ReaderRole() string { return d.srv.readerRole }
+
+// AdminSession is [Server.adminSession] (adminpool.go), for its tests.
+func (s *Server) AdminSession(ctx context.Context) (*pgx.Conn, func(), error) {
+	return s.adminSession(ctx)
+}

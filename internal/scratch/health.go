@@ -125,10 +125,10 @@ func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error
 
 // SessionEnded reports whether err, from a statement on conn (a session of d's install role),
 // means another session ended conn (pg_terminate_backend: user SQL in d, as d's login role, may
-// end d's sessions of the install role, the gate's own among them: login.go), the server being up. A session ended while
-// it ran the statement says so (57P01); one ended between two statements was closed by the
-// server, and the next statement fails to write or read, the server's message unread: conn is
-// then closed. A server that died since is an environment error (as [Database.Blame] says it,
+// end d's sessions of the install role, the gate's own among them: login.go), the server being
+// up. A session ended while it ran the statement says so (57P01); one ended between two
+// statements was closed by the server, and the next statement fails to write or read, the
+// server's message unread: conn is then closed. A server that died since is an environment error (as [Database.Blame] says it,
 // about what); any other error is not an ended session.
 func (d *Database) SessionEnded(ctx context.Context, what string, conn *pgx.Conn, err error) (bool, error) {
 	if err == nil || ctx.Err() != nil {

@@ -28,7 +28,8 @@ import (
 //   - while a script runs ([Database.Exec]), a sentinel session logged in as the install role
 //     itself waits, idle, in the same database: on Supabase every client of the project's
 //     database that logs in as postgres is such a session (the dashboard, a pooler, a person's
-//     psql). The sentinel is asked after every statement whether it still stands; a statement
+//     psql). A database's scripts share it ([sentinels]): it stands from the first of them on.
+//     The sentinel is asked after every statement whether it still stands; a statement
 //     after which it does not ended it, and that is a finding at that statement
 //     ([SessionEnding]). A script runs alone ([userCode]), so the statement that ran is the
 //     only code of any migration that can have ended the sentinel.

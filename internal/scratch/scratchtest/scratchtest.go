@@ -125,24 +125,27 @@ func NewDatabase(t testing.TB, dim int) *scratch.Database {
 // wait for): a test may hold it while it runs scripts.
 func Connect(t testing.TB, db *scratch.Database) *pgx.Conn {
 	t.Helper()
-	conn, err := pgx.ConnectConfig(context.Background(), db.ConnConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return closedAtEnd(t)(pgx.ConnectConfig(context.Background(), db.ConnConfig()))
 }
 
 // ConnectAdmin opens a connection to db as the superuser (a privileged session, as
 // ledgercheck's own reads use), closed when the test ends.
 func ConnectAdmin(t testing.TB, db *scratch.Database) *pgx.Conn {
 	t.Helper()
-	conn, err := db.ConnectAdmin(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	return closedAtEnd(t)(db.ConnectAdmin(context.Background()))
+}
+
+// closedAtEnd returns a function that fails t on a connection's error, or closes the connection
+// when the test ends.
+func closedAtEnd(t testing.TB) func(*pgx.Conn, error) *pgx.Conn {
+	return func(conn *pgx.Conn, err error) *pgx.Conn {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close(context.Background()) })
+		return conn
 	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
 }
 
 // Exec runs a script (statement by statement, `:dim` substituted) in db, failing the test on error.
