@@ -188,8 +188,9 @@ func TestSetupRunsTheUbuntuPlan(t *testing.T) {
 
 // TestSetupCheckInstallsNothing: `setup.sh --check` (make test's question) runs no installer,
 // says "nothing to do" where everything is installed (here: PostgreSQL 15 and 17 after `make
-// setup`), and otherwise one line naming what is missing and the command that installs it (make
-// setup, or the one `ledgercheck setup` names), with exit 1.
+// setup`; under CI=true, 15 must be, and 17 where the run is on 17), and otherwise one line
+// naming what is missing and the command that installs it (make setup, or the one `ledgercheck
+// setup` names), with exit 1.
 func TestSetupCheckInstallsNothing(t *testing.T) {
 	fake := fakeRoot(t, debian12Release, map[string]string{"sources.list.d/debian.sources": debianSources})
 	code, out, errs, calls := runStubbedArgs(t, "setup.sh", []string{"--check"}, "LEDGERCHECK_SETUP_SYSROOT="+fake, "PG_MAJOR=15")
@@ -209,7 +210,9 @@ func TestSetupCheckInstallsNothing(t *testing.T) {
 	for _, pg := range []string{"15", "17"} {
 		code, out, _, calls := runStubbedArgs(t, "setup.sh", []string{"--check"}, "PG_MAJOR="+pg)
 		if code == 1 {
-			if os.Getenv("CI") == "true" {
+			// make test sets 15 up; 17 only where the run is on 17 (make test-pg17 sets it up
+			// first; make test runs before it, on a machine that may have no 17).
+			if os.Getenv("CI") == "true" && (pg == "15" || os.Getenv("LEDGERCHECK_PG") == pg) {
 				t.Errorf("--check, PostgreSQL %s: setup has not been done (CI=true, where it has):\n%s", pg, out)
 			}
 			continue
