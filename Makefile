@@ -100,7 +100,7 @@ TEST_FLAGS := -p 4 -ldflags='-s -w $(GOLD)'
 TEST_GOFLAGS := $(strip $(GOFLAGS) -trimpath -ldflags=-w)
 # The tests build pg_query's C parser unoptimized (-O0; go's default is -O2 -g): a cold build of
 # every test binary took 109 s of CPU instead of 129 s, 56 s of wall instead of 66 (its C files
-# are on the way to every test binary), and parsing stays no slower that a test can tell (lint of
+# are on the way to every test binary), and parsing is no slower than a test can tell (lint of
 # the 64 corpus files: 28 ms either way). build, dist, check, race, stress and fuzz build it as
 # go does; the tests that run make build and make dist inherit it (they check the stamps).
 TEST_ENV := GOFLAGS='$(TEST_GOFLAGS)' CGO_CFLAGS='-O0'

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/cli"
+	"github.com/ledgercheck/ledgercheck/internal/install"
 	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
 
@@ -355,7 +356,8 @@ END $check$;
 `
 
 // runNoShadow runs ledgercheck with args and fails unless it exits 0 or 1 without a shadow's
-// marker, or shadowsMissing, in its output, and with every file installed: a file that does not
+// marker, or shadowsMissing, in its output, and with every file installed (no install-failed
+// finding, by its rule id, and no note that a file does not install): a file that does not
 // install ends the run before the phases that read what it made (audit, bodies, locks, reruns,
 // probes, personas), whose privileged sessions the test is about.
 func runNoShadow(t *testing.T, args ...string) {
@@ -363,7 +365,8 @@ func runNoShadow(t *testing.T, args ...string) {
 	var out, errs bytes.Buffer
 	code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errs)
 	all := out.String() + errs.String()
-	if shadowRan.MatchString(all) || strings.Contains(all, shadowsMissing) || strings.Contains(all, "does not install") || code > 1 {
+	notInstalled := strings.Contains(all, "["+install.RuleInstallFailed+"]") || strings.Contains(all, "does not install")
+	if shadowRan.MatchString(all) || strings.Contains(all, shadowsMissing) || notInstalled || code > 1 {
 		t.Errorf("ledgercheck %s: exit %d\n%s", strings.Join(args, " "), code, tail(all, 3000))
 	}
 }
