@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
@@ -242,6 +244,105 @@ INSERT INTO public.feelings VALUES (1, 'ok', '[sad,ok)', 'ok', '{sad,ok}', '(ok,
 	f := mustTable(t, d, "public.feelings")
 	if len(f.RowHashes) != 1 || f.RowHashes[0].Values != `{"id":"1","m":"ok","r":"[sad,ok)","d":"ok","a":"{sad,ok}","p":"(ok,2)"}` {
 		t.Errorf("public.feelings: %+v", f.RowHashes)
+	}
+}
+
+// printedSettings are the other values TestDigestIsTheSameWhateverTheSessionPrints gives each
+// setting of the server's "Locale and Formatting" category, and bytea_output, xmlbinary and
+// xmloption: every setting a session may change (context user) that changes how a value prints.
+// An empty value leaves the setting alone, for the reason in the comment.
+var printedSettings = map[string]string{
+	"DateStyle":                  "SQL, DMY",
+	"IntervalStyle":              "iso_8601",
+	"TimeZone":                   "Asia/Tokyo",
+	"bytea_output":               "escape",
+	"default_text_search_config": "pg_catalog.simple",
+	"extra_float_digits":         "-15",
+	"lc_monetary":                "C.utf8",
+	"lc_numeric":                 "C.utf8",
+	"lc_time":                    "C.utf8",
+	"timezone_abbreviations":     "Australia",
+	"xmlbinary":                  "hex",
+	"xmloption":                  "document",
+	// The hashes are computed by the server, in the database's encoding; ledgercheck's sessions
+	// start in UTF-8 (pgx's startup parameter), and a migration cannot change another session's.
+	"client_encoding": "",
+	// PostgreSQL 16 and later: how strictly an ICU locale name is checked, which prints nothing.
+	"icu_validation_level": "",
+}
+
+// printedTable has a column of every type whose text depends on printedSettings.
+const printedTable = `
+CREATE TABLE public.printed (id int PRIMARY KEY, f float8, r real, at timestamptz, ts timestamp, d date,
+  tz timetz, gap interval, b bytea, m money, n numeric, x xml, v tsvector);
+INSERT INTO public.printed VALUES (1, 1.01, 2.5, '2020-01-02 03:04:05+00', '2020-01-02 03:04:05', '2020-01-02',
+  '03:04:05+02', '1 day 02:00:00', '\x00ff', 12.34, 1.5, '<a>1</a>', 'fat cats');`
+
+// TestDigestIsTheSameWhateverTheSessionPrints attacks the rerun audit's verdict on data through how
+// values print: a migration that changed a float by a hundredth on every run would pass as
+// idempotent if the digest hashed rows printed with extra_float_digits = -15 (one significant
+// digit). The digest pins what it prints; here the session that takes it has every setting that
+// changes how a value prints set otherwise (the category is read from the server, so a setting a
+// new version adds fails the test until it is given a value), and the digest is still the one
+// taken under the defaults, while the hundredth still changes it.
+func TestDigestIsTheSameWhateverTheSessionPrints(t *testing.T) {
+	ctx := context.Background()
+	db := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, db, "printed.sql", printedTable)
+	want := mustTable(t, takeDigest(t, db, Options{}), "public.printed")
+
+	conn := scratchtest.Connect(t, db)
+	rows, err := conn.Query(ctx, `SELECT name FROM pg_catalog.pg_settings WHERE context = 'user'
+  AND (category LIKE '%Locale and Formatting' OR name IN ('bytea_output', 'xmlbinary', 'xmloption')) ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := 0
+	for _, name := range names {
+		value, ok := printedSettings[name]
+		if !ok {
+			t.Errorf("%s changes how values print and the test gives it no other value: add it to printedSettings", name)
+			continue
+		}
+		if value == "" {
+			continue
+		}
+		if _, err := conn.Exec(ctx, "SELECT pg_catalog.set_config($1, $2, false)", name, value); err != nil {
+			t.Fatalf("SET %s = %s: %v", name, value, err)
+		}
+		set++
+	}
+	if set < 10 {
+		t.Fatalf("the session's printing changed by %d settings of %v; want every one of printedSettings", set, names)
+	}
+	var printed string
+	if err := conn.QueryRow(ctx, "SELECT ROW(p.*)::text FROM public.printed p").Scan(&printed); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(printed, `,1,`) || !strings.Contains(printed, "02/01/2020") {
+		t.Fatalf("the session prints the row as %s: the settings did not change it", printed)
+	}
+
+	got, err := TakeDigest(ctx, conn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := mustTable(t, got, "public.printed"); g.Hash != want.Hash {
+		t.Errorf("the digest depends on the session's settings: %s under them, %s under the defaults", g.Hash, want.Hash)
+	}
+	if _, err := conn.Exec(ctx, "UPDATE public.printed SET f = f + 0.01"); err != nil {
+		t.Fatal(err)
+	}
+	after, err := TakeDigest(ctx, conn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := mustTable(t, after, "public.printed"); a.Hash == want.Hash {
+		t.Errorf("a float changed by a hundredth and the digest under the session's settings did not change (%s)", a.Hash)
 	}
 }
 
