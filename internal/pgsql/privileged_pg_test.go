@@ -258,10 +258,11 @@ func TestPrivilegedSessionsRunNoShadow(t *testing.T) {
 	//
 	// A command marked checkSteps runs a subset of check's steps through the gate's one pipeline
 	// (internal/gate: lint --install its lint steps, rerun with a fixture its rerun step, parity
-	// and allowlist suggest its parity step) on the same kind of server, check's configuration
-	// and files: on --dsn, where no cache keeps the templates and every command plants the
-	// shadows again (about 4 s of CPU each), check's run stands for theirs. The embedded mode
-	// runs every command.
+	// and allowlist suggest its parity step; check runs every step, internal/cli's
+	// TestCheckRunsEveryStep) on the same kind of server, check's configuration and files: on
+	// --dsn, where no cache keeps the templates and every command plants the shadows again
+	// (about 4 s of CPU each), check's run stands for theirs. The embedded mode runs every
+	// command.
 	commands := []struct {
 		args       []string
 		checkSteps bool
