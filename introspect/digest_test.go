@@ -271,27 +271,11 @@ var printedSettings = map[string]string{
 	"icu_validation_level": "",
 }
 
-// printedTable has a column of every type whose text depends on printedSettings.
-const printedTable = `
-CREATE TABLE public.printed (id int PRIMARY KEY, f float8, r real, at timestamptz, ts timestamp, d date,
-  tz timetz, gap interval, b bytea, m money, n numeric, x xml, v tsvector);
-INSERT INTO public.printed VALUES (1, 1.01, 2.5, '2020-01-02 03:04:05+00', '2020-01-02 03:04:05', '2020-01-02',
-  '03:04:05+02', '1 day 02:00:00', '\x00ff', 12.34, 1.5, '<a>1</a>', 'fat cats');`
-
-// TestDigestIsTheSameWhateverTheSessionPrints attacks the rerun audit's verdict on data through how
-// values print: a migration that changed a float by a hundredth on every run would pass as
-// idempotent if the digest hashed rows printed with extra_float_digits = -15 (one significant
-// digit). The digest pins what it prints; here the session that takes it has every setting that
-// changes how a value prints set otherwise (the category is read from the server, so a setting a
-// new version adds fails the test until it is given a value), and the digest is still the one
-// taken under the defaults, while the hundredth still changes it.
-func TestDigestIsTheSameWhateverTheSessionPrints(t *testing.T) {
+// printOtherwise gives conn's session every setting of printedSettings, for each setting the
+// server lists in the category (a setting it lists and printedSettings lacks fails t).
+func printOtherwise(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
 	ctx := context.Background()
-	db := scratchtest.NewDatabase(t, 1536)
-	scratchtest.Exec(t, db, "printed.sql", printedTable)
-	want := mustTable(t, takeDigest(t, db, Options{}), "public.printed")
-
-	conn := scratchtest.Connect(t, db)
 	rows, err := conn.Query(ctx, `SELECT name FROM pg_catalog.pg_settings WHERE context = 'user'
   AND (category LIKE '%Locale and Formatting' OR name IN ('bytea_output', 'xmlbinary', 'xmloption')) ORDER BY name`)
 	if err != nil {
@@ -319,6 +303,30 @@ func TestDigestIsTheSameWhateverTheSessionPrints(t *testing.T) {
 	if set < 10 {
 		t.Fatalf("the session's printing changed by %d settings of %v; want every one of printedSettings", set, names)
 	}
+}
+
+// printedTable has a column of every type whose text depends on printedSettings.
+const printedTable = `
+CREATE TABLE public.printed (id int PRIMARY KEY, f float8, r real, at timestamptz, ts timestamp, d date,
+  tz timetz, gap interval, b bytea, m money, n numeric, x xml, v tsvector);
+INSERT INTO public.printed VALUES (1, 1.01, 2.5, '2020-01-02 03:04:05+00', '2020-01-02 03:04:05', '2020-01-02',
+  '03:04:05+02', '1 day 02:00:00', '\x00ff', 12.34, 1.5, '<a>1</a>', 'fat cats');`
+
+// TestDigestIsTheSameWhateverTheSessionPrints attacks the rerun audit's verdict on data through how
+// values print: a migration that changed a float by a hundredth on every run would pass as
+// idempotent if the digest hashed rows printed with extra_float_digits = -15 (one significant
+// digit). The digest pins what it prints; here the session that takes it has every setting that
+// changes how a value prints set otherwise (the category is read from the server, so a setting a
+// new version adds fails the test until it is given a value), and the digest is still the one
+// taken under the defaults, while the hundredth still changes it.
+func TestDigestIsTheSameWhateverTheSessionPrints(t *testing.T) {
+	ctx := context.Background()
+	db := scratchtest.NewDatabase(t, 1536)
+	scratchtest.Exec(t, db, "printed.sql", printedTable)
+	want := mustTable(t, takeDigest(t, db, Options{}), "public.printed")
+
+	conn := scratchtest.Connect(t, db)
+	printOtherwise(t, conn)
 	var printed string
 	if err := conn.QueryRow(ctx, "SELECT ROW(p.*)::text FROM public.printed p").Scan(&printed); err != nil {
 		t.Fatal(err)
