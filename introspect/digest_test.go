@@ -258,12 +258,15 @@ var printedSettings = map[string]string{
 	"bytea_output":               "escape",
 	"default_text_search_config": "pg_catalog.simple",
 	"extra_float_digits":         "-15",
-	"lc_monetary":                "C.utf8",
-	"lc_numeric":                 "C.utf8",
-	"lc_time":                    "C.utf8",
-	"timezone_abbreviations":     "Australia",
-	"xmlbinary":                  "hex",
-	"xmloption":                  "document",
+	// The scratch cluster has the C locales only, and C.utf8 prints money as C does: these three
+	// change nothing a test here can see; they are set so that the session differs wherever it
+	// can.
+	"lc_monetary":            "C.utf8",
+	"lc_numeric":             "C.utf8",
+	"lc_time":                "C.utf8",
+	"timezone_abbreviations": "Australia",
+	"xmlbinary":              "hex",
+	"xmloption":              "document",
 	// The hashes are computed by the server, in the database's encoding; ledgercheck's sessions
 	// start in UTF-8 (pgx's startup parameter), and a migration cannot change another session's.
 	"client_encoding": "",
