@@ -150,6 +150,13 @@ func Phase(in Input) report.PhaseResult {
 			reported[k] = true
 		}
 	}
+	for _, f := range in.endedInside() {
+		if in.Parsed != nil && lint.Suppressed(in.Parsed, f.Rule, f.Pos) {
+			ph.Notes = append(ph.Notes, fmt.Sprintf("a ledgercheck:ignore %s before the statement at %s accepts that it ends its own transaction", f.Rule, f.Pos))
+			continue
+		}
+		ph.Findings = append(ph.Findings, f)
+	}
 	for i, a := range in.Accept {
 		if len(accepted[i]) == 0 {
 			ph.Notes = append(ph.Notes, fmt.Sprintf("%s accepts %s on %s, which no traced run took: remove the entry once that holds for every run (install, reruns, upgrade)", a.Where, ParseMode(a.Mode), a.Table))
@@ -257,3 +264,32 @@ func lockText(e *event) string {
 
 // quoteName quotes an identifier for a message when SQL would need it.
 func quoteName(s string) string { return pgsql.QuoteIdent(s) }
+
+// endedInside are the commit-inside-statement findings: one per statement that ended its own
+// transaction while it ran, in any traced run ([Step.EndedInside]), naming the runs.
+func (in Input) endedInside() []finding.Finding {
+	var order []int
+	runs := map[int][]string{}
+	for _, r := range in.Runs {
+		if r.Trace == nil {
+			continue
+		}
+		for _, st := range r.Trace.Steps() {
+			if !st.EndedInside || st.Stmt < 0 || st.Stmt >= len(in.Script.Statements) {
+				continue
+			}
+			if runs[st.Stmt] == nil {
+				order = append(order, st.Stmt)
+			}
+			runs[st.Stmt] = append(runs[st.Stmt], r.Name)
+		}
+	}
+	var out []finding.Finding
+	for _, i := range order {
+		st := in.Script.Statements[i]
+		out = append(out, finding.Finding{Phase: finding.PhaseLocks, Rule: RuleCommitInsideStatement, Severity: finding.SevError, Pos: st.Pos,
+			Message: fmt.Sprintf("the statement ended its own transaction while it ran (COMMIT or ROLLBACK in a procedure or DO block; %s): it fails where the file runs as one transaction (supabase db push, the SQL editor), and the trace cannot see the locks it released",
+				strings.Join(runs[i], ", "))})
+	}
+	return out
+}

@@ -43,6 +43,12 @@ type Step struct {
 	// Rewritten are the relations whose storage (relfilenode) changed in the transaction that
 	// ended before this statement, first seen at this statement's read: see [Trace.rewrites].
 	Rewritten []uint32
+	// EndedInside: the statement ended its own transaction while it ran (COMMIT or ROLLBACK in a
+	// procedure it called or in a DO block), so the locks it took before then were released
+	// before the read after it: the trace cannot say what it held. Its session's transaction
+	// began after the statement did (pg_stat_activity: xact_start later than query_start, where
+	// the extended protocol's Parse begins it before the Execute that sets query_start).
+	EndedInside bool
 }
 
 // Trace is the lock trace of one run of a script (the install, a rerun, the upgrade): a
@@ -96,14 +102,20 @@ SELECT c.oid::pg_catalog.int8, n.nspname::pg_catalog.text, c.relname::pg_catalog
    AND c.oid OPERATOR(pg_catalog.<) (SELECT d.oid FROM pg_catalog.pg_database d
                                      WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())`
 
-// lockQuery reads what the session $1 holds on the relations $2 (granted relation locks).
+// lockQuery reads what the session $1 holds on the relations $2 (granted relation locks), and
+// a row 'ended' when its transaction began after its statement did ([Step.EndedInside]).
 const lockQuery = `
 SELECT 'lock'::pg_catalog.text, l.relation::pg_catalog.int8, l.mode
   FROM pg_catalog.pg_locks l
  WHERE l.pid OPERATOR(pg_catalog.=) $1::pg_catalog.int4
    AND l.locktype OPERATOR(pg_catalog.=) 'relation'::pg_catalog.text
    AND l.granted
-   AND l.relation OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.oid[])`
+   AND l.relation OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.oid[])
+UNION ALL
+SELECT 'ended'::pg_catalog.text, 0::pg_catalog.int8, ''::pg_catalog.text
+  FROM pg_catalog.pg_stat_activity a
+ WHERE a.pid OPERATOR(pg_catalog.=) $1::pg_catalog.int4
+   AND a.xact_start OPERATOR(pg_catalog.>) a.query_start`
 
 // stepQuery is lockQuery, and which of the relations $2 have another storage than $3 says
 // (committed changes: a rewrite, a TRUNCATE). A change is seen once its transaction committed, so
@@ -154,9 +166,9 @@ func (t *Trace) Executed(ctx context.Context, i int, tag string, took time.Durat
 	if idle { // the transaction before ended: what it held went with it
 		clear(t.held)
 	}
-	locks, files, ok := t.read(ctx, fmt.Sprintf("after statement %d", i+1), idle)
+	locks, files, ended, ok := t.read(ctx, fmt.Sprintf("after statement %d", i+1), idle)
 	if ok {
-		st.Rewritten = files
+		st.Rewritten, st.EndedInside = files, ended
 		for _, k := range locks {
 			if t.held[k] {
 				continue
@@ -176,16 +188,16 @@ func (t *Trace) Done(ctx context.Context, idle bool) {
 	if !idle || t.err != nil {
 		return // a transaction left open rolls back when the session closes: it committed nothing
 	}
-	if _, files, ok := t.read(ctx, "after the last statement", true); ok && len(files) > 0 {
+	if _, files, _, ok := t.read(ctx, "after the last statement", true); ok && len(files) > 0 {
 		t.steps = append(t.steps, Step{Stmt: -1, Rewritten: files})
 	}
 }
 
 // read runs stepQuery, or lockQuery when no transaction ended since the last read (storage);
-// when reads failed before, it does nothing.
-func (t *Trace) read(ctx context.Context, when string, storage bool) (locks []Taken, files []uint32, ok bool) {
+// when reads failed before, it does nothing. ended is lockQuery's 'ended' row.
+func (t *Trace) read(ctx context.Context, when string, storage bool) (locks []Taken, files []uint32, ended, ok bool) {
 	if t.err != nil || t.rels == nil {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	nodes := make([]uint32, len(t.oids))
 	for i, o := range t.oids {
@@ -200,7 +212,7 @@ func (t *Trace) read(ctx context.Context, when string, storage bool) (locks []Ta
 	rows, err := t.conn.Query(ctx, q, args...)
 	if err != nil {
 		t.fail(fmt.Errorf("reading the locks %s: %w", when, err))
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -208,13 +220,15 @@ func (t *Trace) read(ctx context.Context, when string, storage bool) (locks []Ta
 		var oid int64
 		if err := rows.Scan(&kind, &oid, &val); err != nil {
 			t.fail(fmt.Errorf("reading the locks %s: %w", when, err))
-			return nil, nil, false
+			return nil, nil, false, false
 		}
 		switch kind {
 		case "lock":
 			if m := ParseMode(val); m != 0 {
 				locks = append(locks, Taken{Rel: uint32(oid), Mode: m})
 			}
+		case "ended":
+			ended = true
 		case "file":
 			var node uint32
 			fmt.Sscan(val, &node) //nolint:errcheck // an oid printed by the server
@@ -224,10 +238,10 @@ func (t *Trace) read(ctx context.Context, when string, storage bool) (locks []Ta
 	}
 	if err := rows.Err(); err != nil {
 		t.fail(fmt.Errorf("reading the locks %s: %w", when, err))
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	t.reads++
-	return locks, files, true
+	return locks, files, ended, true
 }
 
 // fail records the first failed read: the trace is incomplete from there on (t.mu held).
