@@ -103,7 +103,9 @@ SELECT c.oid::pg_catalog.int8, n.nspname::pg_catalog.text, c.relname::pg_catalog
                                      WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())`
 
 // lockQuery reads what the session $1 holds on the relations $2 (granted relation locks), and
-// a row 'ended' when its transaction began after its statement did ([Step.EndedInside]).
+// a row 'ended' when its transaction began after its statement did ([Step.EndedInside]): from
+// pg_stat_activity's function for that one session, without the view's joins, which a plan
+// invalidated by the file's DDL would plan again at every read.
 const lockQuery = `
 SELECT 'lock'::pg_catalog.text, l.relation::pg_catalog.int8, l.mode
   FROM pg_catalog.pg_locks l
@@ -113,9 +115,8 @@ SELECT 'lock'::pg_catalog.text, l.relation::pg_catalog.int8, l.mode
    AND l.relation OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.oid[])
 UNION ALL
 SELECT 'ended'::pg_catalog.text, 0::pg_catalog.int8, ''::pg_catalog.text
-  FROM pg_catalog.pg_stat_activity a
- WHERE a.pid OPERATOR(pg_catalog.=) $1::pg_catalog.int4
-   AND a.xact_start OPERATOR(pg_catalog.>) a.query_start`
+  FROM pg_catalog.pg_stat_get_activity($1::pg_catalog.int4) a
+ WHERE a.xact_start OPERATOR(pg_catalog.>) a.query_start`
 
 // stepQuery is lockQuery, and which of the relations $2 have another storage than $3 says
 // (committed changes: a rewrite, a TRUNCATE). A change is seen once its transaction committed, so
