@@ -286,10 +286,13 @@ func (in Input) endedInside() []finding.Finding {
 	}
 	var out []finding.Finding
 	for _, i := range order {
-		st := in.Script.Statements[i]
-		out = append(out, finding.Finding{Phase: finding.PhaseLocks, Rule: RuleCommitInsideStatement, Severity: finding.SevError, Pos: st.Pos,
-			Message: fmt.Sprintf("the statement ended its own transaction while it ran (COMMIT or ROLLBACK in a procedure or DO block; %s): it fails where the file runs as one transaction (supabase db push, the SQL editor), and the trace cannot see the locks it released",
-				strings.Join(runs[i], ", "))})
+		where := runs[i][0] // the first run that saw it, and how many others: a message stays short
+		if n := len(runs[i]) - 1; n > 0 {
+			where += " and " + nouns.Count(n, "other run")
+		}
+		out = append(out, finding.Finding{Phase: finding.PhaseLocks, Rule: RuleCommitInsideStatement, Severity: finding.SevError, Pos: in.Script.Statements[i].Pos,
+			Message: fmt.Sprintf("COMMIT or ROLLBACK inside this statement (a procedure or DO block; %s): it fails where the file runs as one transaction (supabase db push), and hides its locks from the lock trace; run each batch as a statement of its own",
+				where)})
 	}
 	return out
 }
