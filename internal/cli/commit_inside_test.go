@@ -69,7 +69,7 @@ func TestCommitInsideAStatementFailsCheck(t *testing.T) {
 	if !rep.Failed() || !slices.Equal(errs, []string{"topics.sql:32:1 " + locks.RuleCommitInsideStatement}) {
 		t.Fatalf("errors %q (failed %t), want commit-inside-statement at the CALL alone", errs, rep.Failed())
 	}
-	want := "locks artifact COMMIT or ROLLBACK inside this statement (a procedure or DO block; install and 1 other run): it fails where the file runs as one transaction (supabase db push), and hides its locks from the lock trace; run each batch as a statement of its own"
+	want := "locks artifact the statement runs COMMIT or ROLLBACK inside itself (a procedure or DO block; install and 1 other run): it fails where the file runs as one transaction (supabase db push), and hides its locks from the lock trace; run each batch as a statement of its own"
 	if len(inside) != 1 || inside[0] != want {
 		t.Errorf("findings %q, want [%s]", inside, want)
 	}

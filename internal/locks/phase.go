@@ -291,7 +291,7 @@ func (in Input) endedInside() []finding.Finding {
 			where += " and " + nouns.Count(n, "other run")
 		}
 		out = append(out, finding.Finding{Phase: finding.PhaseLocks, Rule: RuleCommitInsideStatement, Severity: finding.SevError, Pos: in.Script.Statements[i].Pos,
-			Message: fmt.Sprintf("COMMIT or ROLLBACK inside this statement (a procedure or DO block; %s): it fails where the file runs as one transaction (supabase db push), and hides its locks from the lock trace; run each batch as a statement of its own",
+			Message: fmt.Sprintf("the statement runs COMMIT or ROLLBACK inside itself (a procedure or DO block; %s): it fails where the file runs as one transaction (supabase db push), and hides its locks from the lock trace; run each batch as a statement of its own",
 				where)})
 	}
 	return out
