@@ -12,12 +12,8 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
 )
 
-// LoadCase and StableReport are the golden cases' loader and renderer, for the external test that
-// runs the same cases through the gate.
-var (
-	LoadCase     = loadCase
-	StableReport = stableReport
-)
+// LoadCase is the golden cases' loader, for the external test that runs them through the gate.
+var LoadCase = loadCase
 
 // Result is what a standalone [Audit] found: its two phases, and their findings together.
 type Result struct {
@@ -46,7 +42,7 @@ func (r *Result) Report(tool, version string) *report.Report {
 	return rep
 }
 
-// Audit runs the rerun audit in a database of its own, for the golden cases and the tests, with
+// Audit runs the rerun audit in a database of its own, for the tests, with
 // the steps in the order the gate calls them (the gate prepares its database itself), and, with
 // [Options.Previous], the upgrade audit in another, concurrently.
 func Audit(ctx context.Context, srv *scratch.Server, opts Options) (*Result, error) {

@@ -2,24 +2,13 @@ package rerun
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"github.com/ledgercheck/ledgercheck/internal/golden"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/ledgercheck/ledgercheck/internal/report"
-	"github.com/ledgercheck/ledgercheck/internal/report/reporttest"
-	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 )
-
-// stableReport is the result's report with every duration zeroed, for goldens.
-func stableReport(res *Result) *report.Report {
-	return reporttest.Stable(res.Report("ledgercheck", "test"))
-}
 
 // repo is the repository root, relative to this package's directory.
 const repo = "../.."
@@ -84,41 +73,4 @@ func loadCase(t testing.TB, dir string) Options {
 		opts.Dim = 1536
 	}
 	return opts
-}
-
-// TestGolden runs every case under testdata/rerun and compares the text report with want.txt.
-// go test ./internal/rerun -run '^TestGolden$' -update rewrites them; review the diff.
-func TestGolden(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join(repo, "testdata", "rerun", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(dirs) == 0 {
-		t.Fatal("no cases under testdata/rerun")
-	}
-	for _, d := range dirs {
-		name := filepath.Base(d)
-		dir := "testdata/rerun/" + name
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			opts := loadCase(t, dir)
-			res, err := Audit(context.Background(), scratchtest.Server(t), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got bytes.Buffer
-			if err := report.WriteReportText(&got, stableReport(res), false); err != nil {
-				t.Fatal(err)
-			}
-			golden.Check(t, filepath.Join(repo, dir, "want.txt"), got.Bytes())
-			// The verdict agrees with the findings, and the phases hold all of them.
-			var n int
-			for _, p := range res.Phases() {
-				n += len(p.Findings)
-			}
-			if res.Failed() != (len(res.Findings) > 0) || n != len(res.Findings) {
-				t.Errorf("Failed() = %v with %d findings, %d in the phases", res.Failed(), len(res.Findings), n)
-			}
-		})
-	}
 }
