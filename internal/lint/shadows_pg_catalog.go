@@ -138,11 +138,14 @@ func readerSchemas(p *Pass) map[string]bool {
 var pgcatalogTxt string
 
 // pgSig is one pg_catalog function's or operator's identity argument types ([pgsql.ArgType]'s
-// form), with how many trailing ones have defaults and whether the last is variadic.
+// form), with how many trailing ones have defaults and whether the last is variadic, and, for a
+// function, whether it is declared other than IMMUTABLE (its result may change with the session,
+// the database, the time or the data, for the same arguments).
 type pgSig struct {
 	args     []string
 	defaults int
 	variadic bool
+	varies   bool
 }
 
 // accepts reports whether a call with n arguments may resolve to s.
@@ -181,12 +184,12 @@ var pgCatalog = sync.OnceValue(func() *pgCatalogIndex {
 			s.args = strings.Split(f[2], ",")
 		}
 		switch {
-		case f[0] == "f" && len(f) == 6:
+		case f[0] == "f" && len(f) == 7:
 			n, err := strconv.Atoi(f[3])
-			if err != nil {
+			if err != nil || f[5] != "immutable" && f[5] != "stable" && f[5] != "volatile" {
 				panic("lint: pgcatalog.txt: " + sc.Text()) // a build defect: the file is generated
 			}
-			s.defaults, s.variadic = n, f[4] == "variadic"
+			s.defaults, s.variadic, s.varies = n, f[4] == "variadic", f[5] != "immutable"
 			idx.funcs[f[1]] = append(idx.funcs[f[1]], s)
 		case f[0] == "o" && len(f) == 4:
 			idx.ops[f[1]] = append(idx.ops[f[1]], s)

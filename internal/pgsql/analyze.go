@@ -317,20 +317,29 @@ func (c *collector) funcCall(x *pg_query.FuncCall) {
 		return
 	}
 	a, sc, op := c.a, c.sc, c.op
-	if names := strs(x.Funcname); len(names) > 0 {
-		call := Call{Name: Name{Name: names[len(names)-1]}, Pos: op.Pos, Args: len(x.Args), Literal: literalArg(x.Args)}
-		if len(names) >= 2 {
-			call.Name.Schema = names[len(names)-2]
-		}
-		if x.Location >= 0 {
-			call.Pos = a.pos(sc, int(x.Location))
-		}
+	if call, ok := a.call(sc, x, op.Pos); ok {
 		op.Calls = append(op.Calls, call)
 		if call.Name.Name == "set_config" && (call.Name.Schema == "" || call.Name.Schema == "pg_catalog") {
 			op.setConfig(x, call.Pos)
 		}
 		a.jobCall(sc, x, op)
 	}
+}
+
+// call is the Call of x, at its position (else at): false when x names no function.
+func (a *analyzer) call(sc *scope, x *pg_query.FuncCall, at finding.Position) (Call, bool) {
+	names := strs(x.Funcname)
+	if len(names) == 0 {
+		return Call{}, false
+	}
+	call := Call{Name: Name{Name: names[len(names)-1]}, Pos: at, Args: len(x.Args), Literal: literalArg(x.Args)}
+	if len(names) >= 2 {
+		call.Name.Schema = names[len(names)-2]
+	}
+	if x.Location >= 0 {
+		call.Pos = a.pos(sc, int(x.Location))
+	}
+	return call, true
 }
 
 // literalArg returns the string constant passed as the argument named url, else as the first

@@ -17,6 +17,8 @@ type Policy struct {
 	// ServiceRoleClaim is set when USING or WITH CHECK tests auth.role() = 'service_role' (the
 	// thoughts policy pattern): a policy for the service_role JWT, whatever its TO roles.
 	ServiceRoleClaim bool `json:"service_role_claim,omitempty"`
+	// Reads are what USING and WITH CHECK read besides columns, constants and the requester.
+	Reads []PolicyRead `json:"reads,omitempty"`
 }
 
 // Policy returns the detail of CREATE POLICY or ALTER POLICY, or nil.
@@ -76,7 +78,8 @@ func createPolicy(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) f
 	op.Verb, op.Tag = VerbCreate, "CREATE POLICY"
 	a.onTable(sc, op, KindPolicy, x.PolicyName, x.Table)
 	atStatement(op)
-	op.Family = &Policy{Roles: roleNames(x.Roles), ServiceRoleClaim: testsServiceRole(x.Qual) || testsServiceRole(x.WithCheck)}
+	op.Family = &Policy{Roles: roleNames(x.Roles), ServiceRoleClaim: testsServiceRole(x.Qual) || testsServiceRole(x.WithCheck),
+		Reads: append(conditionReads(a, sc, "USING", x.Qual, op.Pos), conditionReads(a, sc, "WITH CHECK", x.WithCheck, op.Pos)...)}
 	return nil
 }
 
@@ -93,6 +96,7 @@ func alterPolicy(a *analyzer, sc *scope, n *pg_query.Node, op *draft, _ span) fu
 	a.onTable(sc, op, KindPolicy, x.PolicyName, x.Table)
 	atStatement(op)
 	op.Objects = op.Objects[:1] // the policy alone: ALTER POLICY creates nothing on the table
-	op.Family = &Policy{Roles: roleNames(x.Roles)}
+	op.Family = &Policy{Roles: roleNames(x.Roles),
+		Reads: append(conditionReads(a, sc, "USING", x.Qual, op.Pos), conditionReads(a, sc, "WITH CHECK", x.WithCheck, op.Pos)...)}
 	return nil
 }

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ledgercheck/ledgercheck/internal/lint"
+)
+
+// productionOnlyFeed is a sidecar whose read policy for anon asks which database it runs in:
+// every Supabase project's is named postgres, ledgercheck's scratch database is not. In
+// production anon reads every note; in the scratch database, none. Everything else in it is what
+// a sidecar should be, and its grant to the API roles is suppressed with a reason, as a pull
+// request that means it would.
+const productionOnlyFeed = `-- Sidecar: agent notes shared with the public feed (read-only for anon, guarded by RLS).
+CREATE TABLE IF NOT EXISTS public.agent_notes (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  note text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+ALTER TABLE public.agent_notes ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS agent_notes_service ON public.agent_notes;
+CREATE POLICY agent_notes_service ON public.agent_notes FOR ALL TO service_role USING (true) WITH CHECK (true);
+DROP POLICY IF EXISTS agent_notes_public ON public.agent_notes;
+CREATE POLICY agent_notes_public ON public.agent_notes
+  FOR SELECT TO anon, authenticated USING (pg_catalog.current_database() OPERATOR(pg_catalog.=) 'postgres');
+REVOKE ALL ON public.agent_notes FROM PUBLIC;
+-- ledgercheck:ignore grant-to-api-role the public feed reads notes through row level security
+GRANT SELECT ON public.agent_notes TO anon, authenticated;
+GRANT ALL ON public.agent_notes TO service_role;
+NOTIFY pgrst, 'reload schema';
+`
+
+// A policy that decides by the deployment fails check at its condition. The observation,
+// which runs in the scratch database, sees anon read nothing (no finding of its own): the lint
+// rule is what stands for production.
+func TestAccessThatAsksWhereItRunsFailsCheck(t *testing.T) {
+	initSidecar(t, "notes.sql")
+	write(t, "notes.sql", productionOnlyFeed)
+	rep := sharedCheck(t)
+	var errs []string
+	observed := false
+	for _, ph := range rep.Phases {
+		for _, f := range ph.Findings {
+			if f.Severity == "error" {
+				errs = append(errs, fmt.Sprintf("%s %s", f.Pos, f.Rule))
+			}
+		}
+		for _, n := range ph.Notes {
+			observed = observed || strings.HasPrefix(n, "observed: ")
+		}
+	}
+	want := []string{"notes.sql:12:44 " + lint.AccessVariesWithDeployment}
+	if !rep.Failed() || !slices.Equal(errs, want) {
+		t.Errorf("errors %q (failed %t), want %q", errs, rep.Failed(), want)
+	}
+	if !observed {
+		t.Errorf("the audit observed no request: the test shows nothing of what observation sees")
+	}
+}

@@ -1,0 +1,145 @@
+package lint
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
+)
+
+// AccessVariesWithDeployment is the id of the rule below
+// (docs/rules/access-varies-with-deployment.md).
+const AccessVariesWithDeployment = "access-varies-with-deployment"
+
+// clockFunctions are pg_catalog's functions that read the clock: what a policy may compare a
+// row's time with (published_at <= now()), and what opens a table for everyone at a date when a
+// term reads nothing else.
+var clockFunctions = map[string]bool{"now": true, "clock_timestamp": true, "statement_timestamp": true,
+	"transaction_timestamp": true, "timeofday": true}
+
+// clockValues are SQL's value functions that read the clock.
+var clockValues = map[string]bool{"current_date": true, "current_time": true, "current_timestamp": true,
+	"localtime": true, "localtimestamp": true}
+
+// maxHelperDepth bounds how deep the rule follows the file's functions that call each other.
+const maxHelperDepth = 8
+
+var _ = register(&Rule{
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: AccessVariesWithDeployment, Severity: finding.SevError,
+	}),
+	Check: func(p *Pass) {
+		bodies := map[pgsql.Name][]pgsql.Call{} // the calls in each of the file's function bodies
+		for _, op := range p.Ops() {
+			if op.Context == pgsql.InFunction {
+				bodies[op.Function] = append(bodies[op.Function], op.Calls...)
+			}
+		}
+		for _, op := range p.Ops() {
+			pol := op.Policy()
+			if pol == nil || !forAPIRoles(pol.Roles) {
+				continue
+			}
+			obj := op.Object()
+			for _, r := range pol.Reads {
+				what, why := readOf(r), ""
+				switch {
+				case r.Value != "" && !clockValues[r.Value]:
+					why = what // session_user, current_catalog, current_schema
+				case r.Call.Name.Name != "" && deploymentCall(r.Call):
+					why = what
+				case r.Call.Name.Name != "" && !pgCatalogName(r.Call.Name):
+					if inner := helperReads(r.Call.Name, bodies, 0, map[pgsql.Name]bool{}); inner != "" {
+						why = what + ", which reads " + inner
+					}
+				}
+				if why != "" {
+					p.Report(r.Pos, obj.String(), "%s of %s reads %s: it decides by where it runs, not by the row or the requester, and what the scratch database shows is not what production does",
+						r.Clause, obj, why)
+					continue
+				}
+				if r.Alone && (clockValues[r.Value] || r.Call.Name.Name != "" && pgCatalogName(r.Call.Name) && clockFunctions[r.Call.Name.Name]) {
+					p.Report(r.Pos, obj.String(), "%s of %s has a term that reads %s and no column or requester: it opens or closes the table for everyone at some moment, and the scratch database shows only the moment it ran",
+						r.Clause, obj, what)
+				}
+			}
+		}
+	},
+})
+
+// forAPIRoles reports whether a policy with TO roles applies to the Data API's requests: to
+// PUBLIC (no TO, or TO public), anon or authenticated.
+func forAPIRoles(roles []string) bool {
+	return len(roles) == 0 || slices.ContainsFunc(roles, func(r string) bool {
+		return r == "public" || r == "anon" || r == "authenticated"
+	})
+}
+
+// readOf is a read as a message shows it: session_user, current_database(), public.f(),
+// current_setting('app.open').
+func readOf(r pgsql.PolicyRead) string {
+	if r.Value != "" {
+		return r.Value
+	}
+	return callOf(r.Call)
+}
+
+// callOf is a call as a message shows it: its name, and its string constant argument if any.
+func callOf(c pgsql.Call) string {
+	if c.Literal != "" {
+		return c.Name.String() + "('" + strings.ReplaceAll(c.Literal, "'", "''") + "')"
+	}
+	return c.Name.String() + "()"
+}
+
+// pgCatalogName reports whether a call's name is pg_catalog's: qualified with it, or unqualified
+// and the name of a pg_catalog function (pg_catalog comes first on every search path).
+func pgCatalogName(n pgsql.Name) bool {
+	if n.Schema != "" {
+		return n.Schema == "pg_catalog"
+	}
+	_, ok := pgCatalog().funcs[n.Name]
+	return ok
+}
+
+// deploymentCall reports whether c calls a pg_catalog function that PostgreSQL declares other
+// than IMMUTABLE (its result may differ for the same arguments) and that is neither a clock nor
+// a reader of the requester: current_database(), version(), inet_client_addr(),
+// current_setting('app.x'), to_regclass('t'), random().
+func deploymentCall(c pgsql.Call) bool {
+	if !pgCatalogName(c.Name) || clockFunctions[c.Name.Name] {
+		return false
+	}
+	return slices.ContainsFunc(pgCatalog().funcs[c.Name.Name], func(s pgSig) bool { return s.varies && s.accepts(c.Args) })
+}
+
+// helperReads returns the first deployment read (as [readOf] shows it) in the body of the file's
+// function name, or in a function of the file it calls, "" when there is none or the file does
+// not define it.
+func helperReads(name pgsql.Name, bodies map[pgsql.Name][]pgsql.Call, depth int, seen map[pgsql.Name]bool) string {
+	if depth > maxHelperDepth {
+		return ""
+	}
+	for _, fn := range slices.SortedFunc(maps.Keys(bodies), func(a, b pgsql.Name) int { return strings.Compare(a.String(), b.String()) }) {
+		if fn.Name != name.Name || name.Schema != "" && fn.Schema != "" && fn.Schema != name.Schema || seen[fn] {
+			continue
+		}
+		seen[fn] = true
+		for _, c := range bodies[fn] {
+			switch {
+			case pgsql.RequesterCall(c):
+			case deploymentCall(c):
+				return callOf(c)
+			case !pgCatalogName(c.Name):
+				if inner := helperReads(c.Name, bodies, depth+1, seen); inner != "" {
+					return fmt.Sprintf("%s through %s()", inner, c.Name)
+				}
+			}
+		}
+	}
+	return ""
+}
