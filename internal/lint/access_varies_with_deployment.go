@@ -33,10 +33,15 @@ var _ = register(&Rule{
 		ID: AccessVariesWithDeployment, Severity: finding.SevError,
 	}),
 	Check: func(p *Pass) {
-		bodies := map[pgsql.Name][]pgsql.Call{} // the calls in each of the file's function bodies
+		bodies := map[pgsql.Name]*body{} // what each of the file's function bodies calls and reads
 		for _, op := range p.Ops() {
 			if op.Context == pgsql.InFunction {
-				bodies[op.Function] = append(bodies[op.Function], op.Calls...)
+				b := bodies[op.Function]
+				if b == nil {
+					b = &body{}
+					bodies[op.Function] = b
+				}
+				b.calls, b.values = append(b.calls, op.Calls...), append(b.values, op.Values...)
 			}
 		}
 		for _, op := range p.Ops() {
@@ -48,7 +53,7 @@ var _ = register(&Rule{
 			for _, r := range pol.Reads {
 				what, why := readOf(r), ""
 				switch {
-				case r.Value != "" && !clockValues[r.Value]:
+				case r.Value != "" && deploymentValue(r.Value):
 					why = what // session_user, current_catalog, current_schema
 				case r.Call.Name.Name != "" && deploymentCall(r.Call):
 					why = what
@@ -117,10 +122,22 @@ func deploymentCall(c pgsql.Call) bool {
 	return slices.ContainsFunc(pgCatalog().funcs[c.Name.Name], func(s pgSig) bool { return s.varies && s.accepts(c.Args) })
 }
 
+// deploymentValue reports whether a value function reads the deployment: SESSION_USER,
+// CURRENT_CATALOG, CURRENT_SCHEMA (neither a clock nor the requester).
+func deploymentValue(v string) bool {
+	return !clockValues[v] && !pgsql.RequesterValue(v)
+}
+
+// body is what one of the file's functions calls and reads, over all its statements.
+type body struct {
+	calls  []pgsql.Call
+	values []pgsql.ValueRead
+}
+
 // helperReads returns the first deployment read (as [readOf] shows it) in the body of the file's
 // function name, or in a function of the file it calls, "" when there is none or the file does
 // not define it.
-func helperReads(name pgsql.Name, bodies map[pgsql.Name][]pgsql.Call, depth int, seen map[pgsql.Name]bool) string {
+func helperReads(name pgsql.Name, bodies map[pgsql.Name]*body, depth int, seen map[pgsql.Name]bool) string {
 	if depth > maxHelperDepth {
 		return ""
 	}
@@ -129,7 +146,12 @@ func helperReads(name pgsql.Name, bodies map[pgsql.Name][]pgsql.Call, depth int,
 			continue
 		}
 		seen[fn] = true
-		for _, c := range bodies[fn] {
+		for _, v := range bodies[fn].values {
+			if deploymentValue(v.Name) {
+				return v.Name
+			}
+		}
+		for _, c := range bodies[fn].calls {
 			switch {
 			case pgsql.RequesterCall(c):
 			case deploymentCall(c):

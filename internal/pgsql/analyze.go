@@ -365,6 +365,18 @@ func literalArg(args []*pg_query.Node) string {
 	return constant(args[0])
 }
 
+func (c *collector) sqlValueFunction(x *pg_query.SQLValueFunction) {
+	if c.visit != nil {
+		c.visit(x)
+		return
+	}
+	v := ValueRead{Name: valueFunctions[x.Op], Pos: c.op.Pos}
+	if x.Location >= 0 {
+		v.Pos = c.a.pos(c.sc, int(x.Location))
+	}
+	c.op.Values = append(c.op.Values, v)
+}
+
 func (c *collector) typeName(x *pg_query.TypeName) {
 	if c.visit != nil {
 		c.visit(x)

@@ -262,6 +262,13 @@ type Call struct {
 	Literal string `json:"literal,omitempty"`
 }
 
+// ValueRead is one of SQL's value functions in a statement: its name as SQL writes it, lower
+// case ("session_user", "current_date"), and its position.
+type ValueRead struct {
+	Name string           `json:"name"`
+	Pos  finding.Position `json:"pos"`
+}
+
 // Op is one SQL statement as lint sees it: a top-level statement of the file or a statement
 // inside a function body, a DO block or a literal EXECUTE string, with its positions mapped back
 // to the file.
@@ -306,6 +313,9 @@ type Detail struct {
 	Objects []Object `json:"objects,omitempty"`
 	// Calls are the function calls in the statement's expressions.
 	Calls []Call `json:"calls,omitempty"`
+	// Values are SQL's value functions in the statement's expressions (SESSION_USER,
+	// CURRENT_DATE, ...).
+	Values []ValueRead `json:"values,omitempty"`
 	// Implicit are objects the statement creates without naming them: the sequence of a serial
 	// or identity column.
 	Implicit []Object `json:"implicit,omitempty"`

@@ -48,9 +48,9 @@ var valueFunctions = map[pg_query.SQLValueFunctionOp]string{
 	pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:      "current_schema",
 }
 
-// requesterValue reports whether a value function is the requester: the role the Data API set
+// RequesterValue reports whether a value function is the requester: the role the Data API set
 // for the request (anon, authenticated), the same in every deployment.
-func requesterValue(v string) bool {
+func RequesterValue(v string) bool {
 	return v == "current_user" || v == "current_role" || v == "user"
 }
 
@@ -93,7 +93,7 @@ func conditionReads(a *analyzer, sc *scope, clause string, n *pg_query.Node, at 
 				}
 			case *pg_query.SQLValueFunction:
 				v := valueFunctions[x.Op]
-				if requesterValue(v) {
+				if RequesterValue(v) {
 					requester = true
 					return
 				}

@@ -2535,6 +2535,7 @@ func (c *collector) walkSQLValueFunction(x *pg_query.SQLValueFunction) {
 	if x == nil {
 		return
 	}
+	c.sqlValueFunction(x)
 	c.walkNode(x.Xpr)
 }
 

@@ -9,10 +9,10 @@ import (
 )
 
 // reflectWalk is the walk walk_gen.go replaces: every message of the tree through protoreflect,
-// reporting FuncCall and TypeName messages.
+// reporting FuncCall, TypeName and SQLValueFunction messages.
 func reflectWalk(m protoreflect.Message, visit func(any)) {
 	switch x := m.Interface().(type) {
-	case *pg_query.FuncCall, *pg_query.TypeName:
+	case *pg_query.FuncCall, *pg_query.TypeName, *pg_query.SQLValueFunction:
 		visit(x)
 	}
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
@@ -30,7 +30,7 @@ func reflectWalk(m protoreflect.Message, visit func(any)) {
 }
 
 // TestGeneratedWalkVisitsWhatReflectionVisits parses every SQL file of the repository and checks
-// that the generated walk reports the same FuncCall and TypeName messages as a walk through
+// that the generated walk reports the same FuncCall, TypeName and SQLValueFunction messages as a walk through
 // protoreflect (as a set: protoreflect's order is perturbed per binary on purpose).
 func TestGeneratedWalkVisitsWhatReflectionVisits(t *testing.T) {
 	paths := sqlFiles(t, repoSQL...)

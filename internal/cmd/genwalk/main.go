@@ -1,5 +1,5 @@
 // Command genwalk writes internal/pgsql/walk_gen.go: a walk over pg_query's parse tree types
-// that visits every FuncCall and TypeName the way protoreflect's Range would (message fields in
+// that visits every FuncCall, TypeName and SQLValueFunction the way protoreflect's Range would (message fields in
 // descriptor order, unset ones skipped), without reflection. Regenerate it after upgrading
 // pg_query_go:
 //
@@ -26,8 +26,9 @@ import (
 
 // hooks are the messages the walk reports to the collector, with the method that takes them.
 var hooks = map[protoreflect.FullName]string{
-	"pg_query.FuncCall": "funcCall",
-	"pg_query.TypeName": "typeName",
+	"pg_query.FuncCall":         "funcCall",
+	"pg_query.TypeName":         "typeName",
+	"pg_query.SQLValueFunction": "sqlValueFunction",
 }
 
 func main() {

@@ -43,6 +43,19 @@ REVOKE ALL ON FUNCTION public.agent_notes_visible(bigint) FROM PUBLIC, anon, aut
 DROP POLICY IF EXISTS agent_notes_helper ON public.agent_notes;
 CREATE POLICY agent_notes_helper ON public.agent_notes FOR SELECT TO anon USING (public.agent_notes_visible(id));
 
+-- A helper that asks who logged in, called with the requester's id.
+CREATE OR REPLACE FUNCTION public.agent_notes_reader(uid uuid) RETURNS boolean
+  LANGUAGE plpgsql STABLE SET search_path = '' AS $$
+BEGIN
+  IF session_user = 'authenticator' THEN
+    RETURN true;
+  END IF;
+  RETURN uid IS NOT NULL AND false;
+END $$;
+REVOKE ALL ON FUNCTION public.agent_notes_reader(uuid) FROM PUBLIC, anon, authenticated;
+DROP POLICY IF EXISTS agent_notes_login ON public.agent_notes;
+CREATE POLICY agent_notes_login ON public.agent_notes FOR SELECT TO authenticated USING (public.agent_notes_reader(auth.uid()));
+
 REVOKE ALL ON public.agent_notes FROM PUBLIC, anon, authenticated;
 GRANT ALL ON public.agent_notes TO service_role;
 
