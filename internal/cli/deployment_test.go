@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/lint"
+	"github.com/ledgercheck/ledgercheck/internal/report"
 )
 
 // productionOnlyFeed is a sidecar whose read policy for anon asks which database it runs in:
@@ -33,28 +34,64 @@ GRANT ALL ON public.agent_notes TO service_role;
 NOTIFY pgrst, 'reload schema';
 `
 
+// productionOnlyFeedBuiltAtRunTime makes the same policy with SQL built at run time, which lint
+// cannot read: the installed policy is read back from the catalog.
+const productionOnlyFeedBuiltAtRunTime = `-- Sidecar: agent notes shared with the public feed; its read policy is made in a DO block.
+CREATE TABLE IF NOT EXISTS public.agent_notes (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  note text NOT NULL
+);
+ALTER TABLE public.agent_notes ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS agent_notes_service ON public.agent_notes;
+CREATE POLICY agent_notes_service ON public.agent_notes FOR ALL TO service_role USING (true) WITH CHECK (true);
+DO $$
+BEGIN
+  EXECUTE pg_catalog.format('DROP POLICY IF EXISTS %I ON public.agent_notes', 'agent_notes_' || 'feed');
+  EXECUTE pg_catalog.format('CREATE POLICY %I ON public.agent_notes FOR SELECT TO anon USING (%s)',
+    'agent_notes_' || 'feed', 'pg_catalog.current_' || 'database() = ''postgres''');
+END $$;
+REVOKE ALL ON public.agent_notes FROM PUBLIC;
+-- ledgercheck:ignore grant-to-api-role the public feed reads notes through row level security
+GRANT SELECT ON public.agent_notes TO anon;
+GRANT ALL ON public.agent_notes TO service_role;
+NOTIFY pgrst, 'reload schema';
+`
+
 // A policy that decides by the deployment fails check at its condition. The observation,
 // which runs in the scratch database, sees anon read nothing (no finding of its own): the lint
 // rule is what stands for production.
 func TestAccessThatAsksWhereItRunsFailsCheck(t *testing.T) {
 	initSidecar(t, "notes.sql")
 	write(t, "notes.sql", productionOnlyFeed)
-	rep := sharedCheck(t)
+	checkDeploymentErrors(t, sharedCheck(t), "notes.sql:12:44 lint")
+}
+
+// The same policy made by SQL built at run time fails check at the first EXECUTE of such SQL, in
+// the phase that reads what the install made.
+func TestAccessThatAsksWhereItRunsFailsCheckWhenBuiltAtRunTime(t *testing.T) {
+	initSidecar(t, "notes.sql")
+	write(t, "notes.sql", productionOnlyFeedBuiltAtRunTime)
+	checkDeploymentErrors(t, sharedCheck(t), "notes.sql:11:3 lint installed")
+}
+
+// checkDeploymentErrors fails t unless the report's only error is access-varies-with-deployment
+// at want ("POSITION PHASE"), and the audit observed requests, which saw nothing to report.
+func checkDeploymentErrors(t *testing.T, rep *report.Report, want string) {
+	t.Helper()
 	var errs []string
 	observed := false
 	for _, ph := range rep.Phases {
 		for _, f := range ph.Findings {
 			if f.Severity == "error" {
-				errs = append(errs, fmt.Sprintf("%s %s", f.Pos, f.Rule))
+				errs = append(errs, fmt.Sprintf("%s %s %s", f.Pos, strings.TrimSuffix(ph.Name, " artifact"), f.Rule))
 			}
 		}
 		for _, n := range ph.Notes {
 			observed = observed || strings.HasPrefix(n, "observed: ")
 		}
 	}
-	want := []string{"notes.sql:12:44 " + lint.AccessVariesWithDeployment}
-	if !rep.Failed() || !slices.Equal(errs, want) {
-		t.Errorf("errors %q (failed %t), want %q", errs, rep.Failed(), want)
+	if w := []string{want + " " + lint.AccessVariesWithDeployment}; !rep.Failed() || !slices.Equal(errs, w) {
+		t.Errorf("errors %q (failed %t), want %q", errs, rep.Failed(), w)
 	}
 	if !observed {
 		t.Errorf("the audit observed no request: the test shows nothing of what observation sees")

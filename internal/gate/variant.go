@@ -184,7 +184,8 @@ func (p *pipeline) afterInstall(ctx context.Context, r *variantRun, db *scratch.
 		return err
 	}
 	if p.steps.CrossCheck && r.file != nil {
-		r.crossCheck = crosscheck.Check(r.file, p.lint, r.installed.Footprint)
+		r.crossCheck = append(crosscheck.Check(r.file, p.lint, r.installed.Footprint),
+			crosscheck.Installed(r.file, p.lint, r.installed.Footprint, r.fresh, r.stmts)...)
 	}
 	loaded := " and fixture loaded"
 	if p.fixture == nil {

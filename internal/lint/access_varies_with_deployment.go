@@ -28,53 +28,102 @@ var clockValues = map[string]bool{"current_date": true, "current_time": true, "c
 // maxHelperDepth bounds how deep the rule follows the file's functions that call each other.
 const maxHelperDepth = 8
 
-var _ = register(&Rule{
+var ruleAccessVaries = register(&Rule{
 	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
 		ID: AccessVariesWithDeployment, Severity: finding.SevError,
 	}),
 	Check: func(p *Pass) {
-		bodies := map[pgsql.Name]*body{} // what each of the file's function bodies calls and reads
-		for _, op := range p.Ops() {
-			if op.Context == pgsql.InFunction {
-				b := bodies[op.Function]
-				if b == nil {
-					b = &body{}
-					bodies[op.Function] = b
-				}
-				b.calls, b.values = append(b.calls, op.Calls...), append(b.values, op.Values...)
-			}
-		}
-		for _, op := range p.Ops() {
-			pol := op.Policy()
-			if pol == nil || !forAPIRoles(pol.Roles) {
-				continue
-			}
-			obj := op.Object()
-			for _, r := range pol.Reads {
-				what, why := readOf(r), ""
-				switch {
-				case r.Value != "" && deploymentValue(r.Value):
-					why = what // session_user, current_catalog, current_schema
-				case r.Call.Name.Name != "" && deploymentCall(r.Call):
-					why = what
-				case r.Call.Name.Name != "" && !pgCatalogName(r.Call.Name):
-					if inner := helperReads(r.Call.Name, bodies, 0, map[pgsql.Name]bool{}); inner != "" {
-						why = what + ", which reads " + inner
-					}
-				}
-				if why != "" {
-					p.Report(r.Pos, obj.String(), "%s of %s reads %s: it decides by where it runs, not by the row or the requester, and what the scratch database shows is not what production does",
-						r.Clause, obj, why)
-					continue
-				}
-				if r.Alone && (clockValues[r.Value] || r.Call.Name.Name != "" && pgCatalogName(r.Call.Name) && clockFunctions[r.Call.Name.Name]) {
-					p.Report(r.Pos, obj.String(), "%s of %s has a term that reads %s and no column or requester: it opens or closes the table for everyone at some moment, and the scratch database shows only the moment it ran",
-						r.Clause, obj, what)
-				}
-			}
+		for _, h := range deploymentReads(p.File) {
+			p.Report(h.pos, h.policy.String(), "%s", h.msg)
 		}
 	},
 })
+
+// deploymentRead is one finding of the rule: a read in the condition of a policy of f.
+type deploymentRead struct {
+	policy pgsql.Object
+	pos    finding.Position
+	msg    string
+}
+
+// deploymentReads returns the rule's findings on f, in the order of its policies and reads.
+func deploymentReads(f *pgsql.File) []deploymentRead {
+	bodies := map[pgsql.Name]*body{} // what each of the file's function bodies calls and reads
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		if op.Context == pgsql.InFunction {
+			b := bodies[op.Function]
+			if b == nil {
+				b = &body{}
+				bodies[op.Function] = b
+			}
+			b.calls, b.values = append(b.calls, op.Calls...), append(b.values, op.Values...)
+		}
+	}
+	var out []deploymentRead
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		pol := op.Policy()
+		if pol == nil || !forAPIRoles(pol.Roles) {
+			continue
+		}
+		obj := op.Object()
+		for _, r := range pol.Reads {
+			what, why := readOf(r), ""
+			switch {
+			case r.Value != "" && deploymentValue(r.Value):
+				why = what // session_user, current_catalog, current_schema
+			case r.Call.Name.Name != "" && deploymentCall(r.Call):
+				why = what
+			case r.Call.Name.Name != "" && !pgCatalogName(r.Call.Name):
+				if inner := helperReads(r.Call.Name, bodies, 0, map[pgsql.Name]bool{}); inner != "" {
+					why = what + ", which reads " + inner
+				}
+			}
+			switch {
+			case why != "":
+				out = append(out, deploymentRead{obj, r.Pos, fmt.Sprintf("%s of %s reads %s: it decides by where it runs, not by the row or the requester, and what the scratch database shows is not what production does",
+					r.Clause, obj, why)})
+			case r.Alone && (clockValues[r.Value] || r.Call.Name.Name != "" && pgCatalogName(r.Call.Name) && clockFunctions[r.Call.Name.Name]):
+				out = append(out, deploymentRead{obj, r.Pos, fmt.Sprintf("%s of %s has a term that reads %s and no column or requester: it opens or closes the table for everyone at some moment, and the scratch database shows only the moment it ran",
+					r.Clause, obj, what)})
+			}
+		}
+	}
+	return out
+}
+
+// InstalledDeploymentReads applies the rule to what the install of f created that f's text does
+// not show: installed is the installed policies and functions written back as SQL (see
+// internal/crosscheck), and at locates a policy (its [pgsql.Object] in installed) at the
+// statement of f that made it (an EXECUTE of SQL built at run time). A policy f creates or alters
+// in its text is lint's already. Findings keep the rule's severity and suppressions (at the
+// located statement).
+func InstalledDeploymentReads(f *pgsql.File, cfg Config, installed *pgsql.File, at func(pgsql.Object) (finding.Position, bool)) []finding.Finding {
+	sev, on := cfg.severity(ruleAccessVaries)
+	if !on || installed == nil {
+		return nil
+	}
+	visible := map[string]bool{}
+	for i := range f.Ops {
+		if f.Ops[i].Policy() != nil {
+			visible[f.Ops[i].Object().String()] = true
+		}
+	}
+	var out []finding.Finding
+	for _, h := range deploymentReads(installed) {
+		if visible[h.policy.String()] {
+			continue
+		}
+		pos, ok := at(h.policy)
+		if !ok || Suppressed(f, AccessVariesWithDeployment, pos) {
+			continue
+		}
+		out = append(out, finding.Finding{Phase: finding.PhaseLint, Rule: AccessVariesWithDeployment, Severity: sev, Pos: pos,
+			Object: h.policy.String(), Message: h.msg + " (created by SQL built at run time)"})
+	}
+	return out
+}
 
 // forAPIRoles reports whether a policy with TO roles applies to the Data API's requests: to
 // PUBLIC (no TO, or TO public), anon or authenticated.
