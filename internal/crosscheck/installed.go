@@ -41,9 +41,19 @@ func Installed(f *pgsql.File, cfg lint.Config, fp *introspect.Footprint, fresh *
 	if policies.Len() == 0 {
 		return nil
 	}
+	// The functions the policies may call, and those these may call: each whose name appears in
+	// the text read so far, until no more do.
 	var functions strings.Builder
-	for _, fn := range fresh.Functions {
-		functions.WriteString(functionSQL(fn))
+	text, taken := policies.String(), make([]bool, len(fresh.Functions))
+	for more := true; more; {
+		more = false
+		for i, fn := range fresh.Functions {
+			if sql := functionSQL(fn); !taken[i] && sql != "" && strings.Contains(text, fn.Name) {
+				taken[i], more = true, true
+				functions.WriteString(sql)
+				text += fn.Body
+			}
+		}
 	}
 	installed, err := pgsql.Parse("installed", []byte(functions.String()+policies.String()))
 	if err != nil { // a body the parser cannot read: the policies alone
