@@ -57,6 +57,38 @@ GRANT ALL ON public.agent_notes TO service_role;
 NOTIFY pgrst, 'reload schema';
 `
 
+// openedInProduction locks its table down, then opens it to anon where the database is a
+// Supabase project's, with SQL built at run time: the install sees the locked table.
+const openedInProduction = `-- Sidecar: agent notes, locked down.
+CREATE TABLE IF NOT EXISTS public.agent_notes (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  note text NOT NULL
+);
+ALTER TABLE public.agent_notes ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS agent_notes_service ON public.agent_notes;
+CREATE POLICY agent_notes_service ON public.agent_notes FOR ALL TO service_role USING (true) WITH CHECK (true);
+REVOKE ALL ON public.agent_notes FROM PUBLIC, anon, authenticated;
+GRANT ALL ON public.agent_notes TO service_role;
+DO $$ BEGIN
+  IF pg_catalog.current_database() = 'postgres' THEN
+    EXECUTE pg_catalog.format('ALTER TABLE %I.%I DISABLE ROW LEVEL SECURITY', 'public', 'agent_notes');
+    EXECUTE pg_catalog.format('GRANT SELECT ON %I.%I TO %I', 'public', 'agent_notes', 'anon');
+  END IF;
+END $$;
+NOTIFY pgrst, 'reload schema';
+`
+
+// A file that opens its table where it is deployed to a Supabase project fails check at the
+// question; the install and the observation saw only the locked table.
+func TestInstallThatAsksWhereItIsDeployedFailsCheck(t *testing.T) {
+	initSidecar(t, "notes.sql")
+	write(t, "notes.sql", openedInProduction)
+	rep := sharedCheck(t)
+	if w := "notes.sql:12:6 lint " + lint.InstallReadsDeployment; !slices.Equal(deploymentErrors(rep), []string{w}) {
+		t.Errorf("errors %q (failed %t), want [%s]", deploymentErrors(rep), rep.Failed(), w)
+	}
+}
+
 // A policy that decides by the deployment fails check at its condition. The observation,
 // which runs in the scratch database, sees anon read nothing (no finding of its own): the lint
 // rule is what stands for production.
@@ -78,22 +110,30 @@ func TestAccessThatAsksWhereItRunsFailsCheckWhenBuiltAtRunTime(t *testing.T) {
 // at want ("POSITION PHASE"), and the audit observed requests, which saw nothing to report.
 func checkDeploymentErrors(t *testing.T, rep *report.Report, want string) {
 	t.Helper()
-	var errs []string
 	observed := false
+	for _, ph := range rep.Phases {
+		for _, n := range ph.Notes {
+			observed = observed || strings.HasPrefix(n, "observed: ")
+		}
+	}
+	if w := []string{want + " " + lint.AccessVariesWithDeployment}; !rep.Failed() || !slices.Equal(deploymentErrors(rep), w) {
+		t.Errorf("errors %q (failed %t), want %q", deploymentErrors(rep), rep.Failed(), w)
+	}
+	if !observed {
+		t.Errorf("the audit observed no request: the test shows nothing of what observation sees")
+	}
+}
+
+// deploymentErrors is every error of rep as "POSITION PHASE RULE" (the phase without its
+// variant's name).
+func deploymentErrors(rep *report.Report) []string {
+	var errs []string
 	for _, ph := range rep.Phases {
 		for _, f := range ph.Findings {
 			if f.Severity == "error" {
 				errs = append(errs, fmt.Sprintf("%s %s %s", f.Pos, strings.TrimSuffix(ph.Name, " artifact"), f.Rule))
 			}
 		}
-		for _, n := range ph.Notes {
-			observed = observed || strings.HasPrefix(n, "observed: ")
-		}
 	}
-	if w := []string{want + " " + lint.AccessVariesWithDeployment}; !rep.Failed() || !slices.Equal(errs, w) {
-		t.Errorf("errors %q (failed %t), want %q", errs, rep.Failed(), w)
-	}
-	if !observed {
-		t.Errorf("the audit observed no request: the test shows nothing of what observation sees")
-	}
+	return errs
 }

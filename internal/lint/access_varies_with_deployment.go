@@ -48,18 +48,7 @@ type deploymentRead struct {
 
 // deploymentReads returns the rule's findings on f, in the order of its policies and reads.
 func deploymentReads(f *pgsql.File) []deploymentRead {
-	bodies := map[pgsql.Name]*body{} // what each of the file's function bodies calls and reads
-	for i := range f.Ops {
-		op := &f.Ops[i]
-		if op.Context == pgsql.InFunction {
-			b := bodies[op.Function]
-			if b == nil {
-				b = &body{}
-				bodies[op.Function] = b
-			}
-			b.calls, b.values = append(b.calls, op.Calls...), append(b.values, op.Values...)
-		}
-	}
+	bodies := functionBodies(f)
 	var out []deploymentRead
 	for i := range f.Ops {
 		op := &f.Ops[i]
@@ -76,7 +65,7 @@ func deploymentReads(f *pgsql.File) []deploymentRead {
 			case r.Call.Name.Name != "" && deploymentCall(r.Call):
 				why = what
 			case r.Call.Name.Name != "" && !pgCatalogName(r.Call.Name):
-				if inner := helperReads(r.Call.Name, bodies, 0, map[pgsql.Name]bool{}); inner != "" {
+				if inner := helperReads(r.Call.Name, bodies, deploymentCall, 0, map[pgsql.Name]bool{}); inner != "" {
 					why = what + ", which reads " + inner
 				}
 			}
@@ -183,10 +172,27 @@ type body struct {
 	values []pgsql.ValueRead
 }
 
-// helperReads returns the first deployment read (as [readOf] shows it) in the body of the file's
-// function name, or in a function of the file it calls, "" when there is none or the file does
-// not define it.
-func helperReads(name pgsql.Name, bodies map[pgsql.Name]*body, depth int, seen map[pgsql.Name]bool) string {
+// functionBodies returns what each of f's function bodies calls and reads.
+func functionBodies(f *pgsql.File) map[pgsql.Name]*body {
+	bodies := map[pgsql.Name]*body{}
+	for i := range f.Ops {
+		op := &f.Ops[i]
+		if op.Context == pgsql.InFunction {
+			b := bodies[op.Function]
+			if b == nil {
+				b = &body{}
+				bodies[op.Function] = b
+			}
+			b.calls, b.values = append(b.calls, op.Calls...), append(b.values, op.Values...)
+		}
+	}
+	return bodies
+}
+
+// helperReads returns the first read of the deployment (a value function, or a pg_catalog call
+// reads reports) in the body of the file's function name, or in a function of the file it calls,
+// as [readOf] shows it: "" when there is none or the file does not define it.
+func helperReads(name pgsql.Name, bodies map[pgsql.Name]*body, reads func(pgsql.Call) bool, depth int, seen map[pgsql.Name]bool) string {
 	if depth > maxHelperDepth {
 		return ""
 	}
@@ -203,10 +209,10 @@ func helperReads(name pgsql.Name, bodies map[pgsql.Name]*body, depth int, seen m
 		for _, c := range bodies[fn].calls {
 			switch {
 			case pgsql.RequesterCall(c):
-			case deploymentCall(c):
+			case reads(c):
 				return callOf(c)
 			case !pgCatalogName(c.Name):
-				if inner := helperReads(c.Name, bodies, depth+1, seen); inner != "" {
+				if inner := helperReads(c.Name, bodies, reads, depth+1, seen); inner != "" {
 					return fmt.Sprintf("%s through %s()", inner, c.Name)
 				}
 			}

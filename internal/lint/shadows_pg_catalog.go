@@ -140,12 +140,13 @@ var pgcatalogTxt string
 // pgSig is one pg_catalog function's or operator's identity argument types ([pgsql.ArgType]'s
 // form), with how many trailing ones have defaults and whether the last is variadic, and, for a
 // function, whether it is declared other than IMMUTABLE (its result may change with the session,
-// the database, the time or the data, for the same arguments).
+// the database, the time or the data, for the same arguments), and whether STABLE.
 type pgSig struct {
 	args     []string
 	defaults int
 	variadic bool
 	varies   bool
+	stable   bool
 }
 
 // accepts reports whether a call with n arguments may resolve to s.
@@ -189,7 +190,7 @@ var pgCatalog = sync.OnceValue(func() *pgCatalogIndex {
 			if err != nil || f[5] != "immutable" && f[5] != "stable" && f[5] != "volatile" {
 				panic("lint: pgcatalog.txt: " + sc.Text()) // a build defect: the file is generated
 			}
-			s.defaults, s.variadic, s.varies = n, f[4] == "variadic", f[5] != "immutable"
+			s.defaults, s.variadic, s.varies, s.stable = n, f[4] == "variadic", f[5] != "immutable", f[5] == "stable"
 			idx.funcs[f[1]] = append(idx.funcs[f[1]], s)
 		case f[0] == "o" && len(f) == 4:
 			idx.ops[f[1]] = append(idx.ops[f[1]], s)

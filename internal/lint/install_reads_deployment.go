@@ -1,0 +1,71 @@
+package lint
+
+import (
+	"slices"
+
+	"github.com/ledgercheck/ledgercheck/internal/finding"
+	"github.com/ledgercheck/ledgercheck/internal/pgsql"
+	"github.com/ledgercheck/ledgercheck/internal/rule"
+)
+
+// InstallReadsDeployment is the id of the rule below (docs/rules/install-reads-deployment.md).
+const InstallReadsDeployment = "install-reads-deployment"
+
+var _ = register(&Rule{
+	Rule: rule.Register(rule.Rule{Phase: finding.PhaseLint,
+		ID: InstallReadsDeployment, Severity: finding.SevError,
+	}),
+	Check: func(p *Pass) {
+		bodies := functionBodies(p.File)
+		for _, op := range p.Ops() {
+			if !deployTime(op) || op.Policy() != nil { // a policy's condition is access-varies-with-deployment's
+				continue
+			}
+			report := func(pos finding.Position, what string) {
+				p.Report(pos, "", "a statement %s reads %s while the file is deployed: what it does depends on the database, server or session it is deployed to, and what ledgercheck installed in its scratch database is not what production gets",
+					op.Context, what)
+			}
+			for _, v := range op.Values {
+				if deploymentValue(v.Name) {
+					report(v.Pos, v.Name)
+				}
+			}
+			for _, c := range op.Calls {
+				switch {
+				case pgsql.RequesterCall(c):
+				case identityCall(c):
+					report(c.Pos, callOf(c))
+				case !pgCatalogName(c.Name):
+					if inner := helperReads(c.Name, bodies, identityCall, 0, map[pgsql.Name]bool{}); inner != "" {
+						report(c.Pos, callOf(c)+", which reads "+inner)
+					}
+				}
+			}
+		}
+	},
+})
+
+// deployTime reports whether op runs while the file is deployed, or as its pg_cron job (which
+// the install runs once, and production on its schedule): at top level, in a DO block, in a job's
+// command, or in a literal EXECUTE outside a function body.
+func deployTime(op *pgsql.Op) bool {
+	switch op.Context {
+	case pgsql.TopLevel, pgsql.InDo, pgsql.InJob:
+		return true
+	case pgsql.InExecute:
+		return op.Function.Name == ""
+	}
+	return false
+}
+
+// identityCall reports whether c calls, without arguments, a pg_catalog function PostgreSQL
+// declares STABLE, other than a clock: what it returns is the session's or the server's own
+// state, current_database(), version(), inet_server_port(), pg_postmaster_start_time(). A STABLE
+// function of arguments (to_regclass('public.t'), to_char(now(), 'YYYY')) reads about them, and
+// a VOLATILE one without (random(), gen_random_uuid()) differs on every call anyway.
+func identityCall(c pgsql.Call) bool {
+	if c.Args != 0 || !pgCatalogName(c.Name) || clockFunctions[c.Name.Name] {
+		return false
+	}
+	return slices.ContainsFunc(pgCatalog().funcs[c.Name.Name], func(s pgSig) bool { return s.stable && s.accepts(0) })
+}
