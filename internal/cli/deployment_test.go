@@ -10,21 +10,23 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/report"
 )
 
+// agentNotesTable is the table of the sidecars below, with row level security and a policy for
+// service_role: lines 2 to 8 of each.
+const agentNotesTable = `CREATE TABLE IF NOT EXISTS public.agent_notes (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  note text NOT NULL
+);
+ALTER TABLE public.agent_notes ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS agent_notes_service ON public.agent_notes;
+CREATE POLICY agent_notes_service ON public.agent_notes FOR ALL TO service_role USING (true) WITH CHECK (true);
+`
+
 // productionOnlyFeed is a sidecar whose read policy for anon asks which database it runs in:
 // every Supabase project's is named postgres, ledgercheck's scratch database is not. In
 // production anon reads every note; in the scratch database, none. Everything else in it is what
 // a sidecar should be, and its grant to the API roles is suppressed with a reason, as a pull
 // request that means it would.
-const productionOnlyFeed = `-- Sidecar: agent notes shared with the public feed (read-only for anon, guarded by RLS).
-CREATE TABLE IF NOT EXISTS public.agent_notes (
-  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  note text NOT NULL,
-  created_at timestamptz NOT NULL DEFAULT now()
-);
-ALTER TABLE public.agent_notes ENABLE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS agent_notes_service ON public.agent_notes;
-CREATE POLICY agent_notes_service ON public.agent_notes FOR ALL TO service_role USING (true) WITH CHECK (true);
-DROP POLICY IF EXISTS agent_notes_public ON public.agent_notes;
+const productionOnlyFeed = "-- Sidecar: agent notes shared with the public feed (read-only for anon, guarded by RLS).\n" + agentNotesTable + `DROP POLICY IF EXISTS agent_notes_public ON public.agent_notes;
 CREATE POLICY agent_notes_public ON public.agent_notes
   FOR SELECT TO anon, authenticated USING (pg_catalog.current_database() OPERATOR(pg_catalog.=) 'postgres');
 REVOKE ALL ON public.agent_notes FROM PUBLIC;
@@ -36,15 +38,7 @@ NOTIFY pgrst, 'reload schema';
 
 // productionOnlyFeedBuiltAtRunTime makes the same policy with SQL built at run time, which lint
 // cannot read: the installed policy is read back from the catalog.
-const productionOnlyFeedBuiltAtRunTime = `-- Sidecar: agent notes shared with the public feed; its read policy is made in a DO block.
-CREATE TABLE IF NOT EXISTS public.agent_notes (
-  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  note text NOT NULL
-);
-ALTER TABLE public.agent_notes ENABLE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS agent_notes_service ON public.agent_notes;
-CREATE POLICY agent_notes_service ON public.agent_notes FOR ALL TO service_role USING (true) WITH CHECK (true);
-DO $$
+const productionOnlyFeedBuiltAtRunTime = "-- Sidecar: agent notes shared with the public feed; its read policy is made in a DO block.\n" + agentNotesTable + `DO $$
 BEGIN
   EXECUTE pg_catalog.format('DROP POLICY IF EXISTS %I ON public.agent_notes', 'agent_notes_' || 'feed');
   EXECUTE pg_catalog.format('CREATE POLICY %I ON public.agent_notes FOR SELECT TO anon USING (%s)',
@@ -59,15 +53,7 @@ NOTIFY pgrst, 'reload schema';
 
 // openedInProduction locks its table down, then opens it to anon where the database is a
 // Supabase project's, with SQL built at run time: the install sees the locked table.
-const openedInProduction = `-- Sidecar: agent notes, locked down.
-CREATE TABLE IF NOT EXISTS public.agent_notes (
-  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  note text NOT NULL
-);
-ALTER TABLE public.agent_notes ENABLE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS agent_notes_service ON public.agent_notes;
-CREATE POLICY agent_notes_service ON public.agent_notes FOR ALL TO service_role USING (true) WITH CHECK (true);
-REVOKE ALL ON public.agent_notes FROM PUBLIC, anon, authenticated;
+const openedInProduction = "-- Sidecar: agent notes, locked down.\n" + agentNotesTable + `REVOKE ALL ON public.agent_notes FROM PUBLIC, anon, authenticated;
 GRANT ALL ON public.agent_notes TO service_role;
 DO $$ BEGIN
   IF pg_catalog.current_database() = 'postgres' THEN
@@ -95,7 +81,7 @@ func TestInstallThatAsksWhereItIsDeployedFailsCheck(t *testing.T) {
 func TestAccessThatAsksWhereItRunsFailsCheck(t *testing.T) {
 	initSidecar(t, "notes.sql")
 	write(t, "notes.sql", productionOnlyFeed)
-	checkDeploymentErrors(t, sharedCheck(t), "notes.sql:12:44 lint")
+	checkDeploymentErrors(t, sharedCheck(t), "notes.sql:11:44 lint")
 }
 
 // The same policy made by SQL built at run time fails check at the first EXECUTE of such SQL, in
