@@ -370,11 +370,16 @@ func (c *collector) sqlValueFunction(x *pg_query.SQLValueFunction) {
 		c.visit(x)
 		return
 	}
-	v := ValueRead{Name: valueFunctions[x.Op], Pos: c.op.Pos}
+	c.op.Values = append(c.op.Values, c.a.valueRead(c.sc, x, c.op.Pos))
+}
+
+// valueRead is the ValueRead of x, at its position (else at).
+func (a *analyzer) valueRead(sc *scope, x *pg_query.SQLValueFunction, at finding.Position) ValueRead {
+	v := ValueRead{Name: valueFunctions[x.Op], Pos: at}
 	if x.Location >= 0 {
-		v.Pos = c.a.pos(c.sc, int(x.Location))
+		v.Pos = a.pos(sc, int(x.Location))
 	}
-	c.op.Values = append(c.op.Values, v)
+	return v
 }
 
 func (c *collector) typeName(x *pg_query.TypeName) {

@@ -92,16 +92,11 @@ func conditionReads(a *analyzer, sc *scope, clause string, n *pg_query.Node, at 
 					reads = append(reads, PolicyRead{Clause: clause, Pos: c.Pos, Call: c})
 				}
 			case *pg_query.SQLValueFunction:
-				v := valueFunctions[x.Op]
-				if RequesterValue(v) {
+				if v := a.valueRead(sc, x, at); RequesterValue(v.Name) {
 					requester = true
-					return
+				} else {
+					reads = append(reads, PolicyRead{Clause: clause, Pos: v.Pos, Value: v.Name})
 				}
-				pos := at
-				if x.Location >= 0 {
-					pos = a.pos(sc, int(x.Location))
-				}
-				reads = append(reads, PolicyRead{Clause: clause, Pos: pos, Value: v})
 			}
 		})
 		for i := range reads {
