@@ -12,11 +12,12 @@ import (
 )
 
 // Installed runs on what the install of f made the lint rules that read conditions, where f's
-// text does not show them: the policies fp created or changed (an EXECUTE of SQL built at run
-// time among them) and the SQL and PL/pgSQL functions of fresh (the catalog after the install),
+// text does not show them: the policies fp created or changed (by an EXECUTE of SQL built at run
+// time, or altered by one after the text created them) and the SQL and PL/pgSQL functions of fresh (the catalog after the install),
 // written back as SQL from the catalog and read as a file of its own
-// ([lint.InstalledDeploymentReads]). Each finding points at the statement of f that made the
-// policy (ix), else at its first EXECUTE of SQL built at run time, else at its first line.
+// ([lint.InstalledDeploymentReads]). Each finding points at the EXECUTE of SQL built at run time
+// that names the policy, else at the first one ([locate.Index.BuiltAtRunTime]), else at the
+// statement that names the policy, else at f's first line.
 func Installed(f *pgsql.File, cfg lint.Config, fp *introspect.Footprint, fresh *introspect.Snapshot, ix *locate.Index) []finding.Finding {
 	if f == nil || fp == nil || fresh == nil {
 		return nil
@@ -44,13 +45,17 @@ func Installed(f *pgsql.File, cfg lint.Config, fp *introspect.Footprint, fresh *
 	// The functions the policies may call, and those these may call: each whose name appears in
 	// the text read so far, until no more do.
 	var functions strings.Builder
-	text, taken := policies.String(), make([]bool, len(fresh.Functions))
+	sqls := make([]string, len(fresh.Functions)) // "" for one lint cannot read, or already taken
+	for i, fn := range fresh.Functions {
+		sqls[i] = functionSQL(fn)
+	}
+	text := policies.String()
 	for more := true; more; {
 		more = false
 		for i, fn := range fresh.Functions {
-			if sql := functionSQL(fn); !taken[i] && sql != "" && strings.Contains(text, fn.Name) {
-				taken[i], more = true, true
-				functions.WriteString(sql)
+			if sqls[i] != "" && strings.Contains(text, fn.Name) {
+				functions.WriteString(sqls[i])
+				sqls[i], more = "", true
 				text += fn.Body
 			}
 		}
@@ -61,16 +66,15 @@ func Installed(f *pgsql.File, cfg lint.Config, fp *introspect.Footprint, fresh *
 			return nil
 		}
 	}
-	at := func(o pgsql.Object) (finding.Position, bool) {
-		if pos, ok := ix.Statement(introspect.KindPolicy, pgsql.QuoteIdent(o.Name.Name)+" on "+o.Table.String(), ""); ok {
-			return pos, true
+	at := func(o pgsql.Object) finding.Position {
+		object := pgsql.QuoteIdent(o.Name.Name) + " on " + o.Table.String()
+		if pos, ok := ix.BuiltAtRunTime(object); ok {
+			return pos
 		}
-		for i := range f.Ops { // the first EXECUTE of SQL built at run time, which made it
-			if d := f.Ops[i].Dynamic(); d != nil && !d.Literal {
-				return f.Ops[i].Pos, true
-			}
+		if pos, ok := ix.Statement(introspect.KindPolicy, object, ""); ok {
+			return pos
 		}
-		return finding.Position{File: f.Name, Line: 1, Col: 1}, true
+		return finding.Position{File: f.Name, Line: 1, Col: 1}
 	}
 	return lint.InstalledDeploymentReads(f, cfg, installed, at)
 }

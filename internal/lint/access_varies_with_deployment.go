@@ -43,6 +43,7 @@ var ruleAccessVaries = register(&Rule{
 type deploymentRead struct {
 	policy pgsql.Object
 	pos    finding.Position
+	clause string // USING or WITH CHECK
 	msg    string
 }
 
@@ -71,10 +72,10 @@ func deploymentReads(f *pgsql.File) []deploymentRead {
 			}
 			switch {
 			case why != "":
-				out = append(out, deploymentRead{obj, r.Pos, fmt.Sprintf("%s of %s reads %s: it decides by where it runs, not by the row or the requester, and what the scratch database shows is not what production does",
+				out = append(out, deploymentRead{obj, r.Pos, r.Clause, fmt.Sprintf("%s of %s reads %s: it decides by where it runs, not by the row or the requester, and what the scratch database shows is not what production does; compare a column or the requester (auth.uid(), auth.jwt()) instead",
 					r.Clause, obj, why)})
 			case r.Alone && (clockValues[r.Value] || r.Call.Name.Name != "" && pgCatalogName(r.Call.Name) && clockFunctions[r.Call.Name.Name]):
-				out = append(out, deploymentRead{obj, r.Pos, fmt.Sprintf("%s of %s has a term that reads %s and no column or requester: it opens or closes the table for everyone at some moment, and the scratch database shows only the moment it ran",
+				out = append(out, deploymentRead{obj, r.Pos, r.Clause, fmt.Sprintf("%s of %s has a term that reads %s and no column or requester: it opens or closes the table for everyone at some moment, and the scratch database shows only the moment it ran; compare the time with a column instead",
 					r.Clause, obj, what)})
 			}
 		}
@@ -82,35 +83,36 @@ func deploymentReads(f *pgsql.File) []deploymentRead {
 	return out
 }
 
-// InstalledDeploymentReads applies the rule to what the install of f created that f's text does
-// not show: installed is the installed policies and functions written back as SQL (see
-// internal/crosscheck), and at locates a policy (its [pgsql.Object] in installed) at the
-// statement of f that made it (an EXECUTE of SQL built at run time). A policy f creates or alters
-// in its text is lint's already. Findings keep the rule's severity and suppressions (at the
-// located statement).
-func InstalledDeploymentReads(f *pgsql.File, cfg Config, installed *pgsql.File, at func(pgsql.Object) (finding.Position, bool)) []finding.Finding {
+// InstalledDeploymentReads applies the rule to the installed policies of f: installed is the
+// policies the install created or changed, and the functions they may call, written back as SQL
+// from the catalog (see internal/crosscheck), and at locates a policy (its [pgsql.Object] in
+// installed) at the statement of f that made it. A finding lint already made on f's text is not
+// made again; what is left was made or changed by SQL built at run time (an EXECUTE that creates
+// the policy, or alters one the text created harmless). Findings keep the rule's severity and
+// suppressions (at the located statement).
+func InstalledDeploymentReads(f *pgsql.File, cfg Config, installed *pgsql.File, at func(pgsql.Object) finding.Position) []finding.Finding {
 	sev, on := cfg.severity(ruleAccessVaries)
 	if !on || installed == nil {
 		return nil
 	}
-	visible := map[string]bool{}
-	for i := range f.Ops {
-		if f.Ops[i].Policy() != nil {
-			visible[f.Ops[i].Object().String()] = true
-		}
+	seen := map[string]bool{} // a clause of a policy that lint reported on f's text (names print otherwise installed)
+	for _, h := range deploymentReads(f) {
+		seen[h.policy.String()+" "+h.clause] = true
 	}
 	var out []finding.Finding
 	for _, h := range deploymentReads(installed) {
-		if visible[h.policy.String()] {
+		if seen[h.policy.String()+" "+h.clause] {
 			continue
 		}
-		pos, ok := at(h.policy)
-		if !ok || Suppressed(f, AccessVariesWithDeployment, pos) {
+		seen[h.policy.String()+" "+h.clause] = true
+		pos := at(h.policy)
+		if Suppressed(f, AccessVariesWithDeployment, pos) {
 			continue
 		}
 		out = append(out, finding.Finding{Phase: finding.PhaseLint, Rule: AccessVariesWithDeployment, Severity: sev, Pos: pos,
-			Object: h.policy.String(), Message: h.msg + " (created by SQL built at run time)"})
+			Object: h.policy.String(), Message: h.msg + " (as installed: SQL built at run time made or changed the policy)"})
 	}
+	sortFindings(out)
 	return out
 }
 

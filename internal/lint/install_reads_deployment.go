@@ -22,7 +22,7 @@ var _ = register(&Rule{
 				continue
 			}
 			report := func(pos finding.Position, what string) {
-				p.Report(pos, "", "a statement %s reads %s while the file is deployed: what it does depends on the database, server or session it is deployed to, and what ledgercheck installed in its scratch database is not what production gets",
+				p.Report(pos, "", "a statement %s reads %s while the file is deployed: what it does depends on the database, server or session it is deployed to, and what ledgercheck installed in its scratch database is not what production gets; do the same everywhere (drop the branch)",
 					op.Context, what)
 			}
 			for _, v := range op.Values {

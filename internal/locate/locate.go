@@ -317,6 +317,25 @@ func (ix *Index) unnamedIndex(object string) []entry {
 	return out
 }
 
+// BuiltAtRunTime returns the position of the first EXECUTE of SQL built at run time that mentions
+// the object's name (its last part: "p" of "p on public.t"), else of the first such EXECUTE:
+// where a finding on an object that SQL built at run time made or changed points. It reports
+// false when the file runs no SQL built at run time.
+func (ix *Index) BuiltAtRunTime(object string) (finding.Position, bool) {
+	if pos, ok := ix.dynamic(object); ok {
+		return pos, true
+	}
+	if ix == nil || ix.file == nil {
+		return finding.Position{}, false
+	}
+	for i := range ix.file.Ops {
+		if d := ix.file.Ops[i].Dynamic(); d != nil && !d.Literal {
+			return ix.file.Ops[i].Pos, true
+		}
+	}
+	return finding.Position{}, false
+}
+
 // dynamic finds the first EXECUTE of SQL built at run time that mentions the object's name.
 func (ix *Index) dynamic(object string) (finding.Position, bool) {
 	name := strings.ToLower(lastName(object))
