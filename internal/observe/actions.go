@@ -42,6 +42,7 @@ type action struct {
 	method  string   // request.method
 	path    string   // request.path
 	value   string   // the hostile or client-controlled value it sends
+	policy  string   // a client-controlled value's: the policy that reads it (quoted)
 	hostile bool
 	via     *Relation // ActEnrol: the membership table written first
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/golden"
 	"github.com/ledgercheck/ledgercheck/internal/observe"
+	"github.com/ledgercheck/ledgercheck/internal/scratch/scratchtest"
 	"github.com/ledgercheck/ledgercheck/internal/sqlscript"
 )
 
@@ -104,5 +105,24 @@ func TestObservedClasses(t *testing.T) {
 				t.Errorf("%s: %s's call of nb_ops_peek_reset after RESET ROLE succeeded (%d rows)", ob.Model, c.Persona, c.Rows)
 			}
 		}
+	}
+}
+
+// Every spelling of a policy that trusts what the client sends is observed: the path to a key
+// of user_metadata as a function's arguments, a text array, jsonb subscripts, a contained JSON
+// document, a JSON path, a helper whose key is its argument, and a request header read through a
+// function. What the observation tries comes from the policy's literals, whatever reads them;
+// app_metadata (only the server sets it) and owner-only rows stay clean.
+func TestClientValuesInEverySpelling(t *testing.T) {
+	t.Parallel()
+	const name = "../../testdata/observe/client_values.sql"
+	src, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, _ := observedOn(t, scratchtest.Server(t), name, string(src), models[0])
+	want := wanted(t, string(src))
+	if g := got(fs); !slices.Equal(g, want) {
+		t.Errorf("findings:\n%s\n\ngot (line rule models):\n%s\nwant:\n%s", strings.Join(lines(fs), "\n"), strings.Join(g, "\n"), strings.Join(want, "\n"))
 	}
 }

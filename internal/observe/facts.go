@@ -283,21 +283,9 @@ func (ob *Observation) clientValueFacts(d *done) []fact {
 		return nil
 	}
 	what := a.persona.Name[len(a.persona.base())+2 : len(a.persona.Name)-1]
-	policy := ob.clientPolicy(a.rel)
 	return []fact{{rule: RuleClientValueWidensAccess, object: a.rel.Object(), who: a.persona.Role, extra: what, scope: a.rel.Ident,
 		message: fmt.Sprintf("%s can read %s of %s instead of %d by setting %s, which the client controls", a.persona.base(), rowsOf(d.rows), a.rel.Object(), baseRows, what),
-		opener:  opener{kind: "policy", object: policy + " on " + a.rel.Ident, alts: []opener{{kind: kindOf(a.rel), object: a.rel.Ident}}}}}
-}
-
-// clientPolicy is the first policy of r that reads a client-controlled value.
-func (ob *Observation) clientPolicy(r *Relation) string {
-	for _, p := range r.Policies {
-		text := p.Using + p.Check + p.Calls
-		if metadataKey.MatchString(text) || headerKey.MatchString(text) {
-			return quoteIdentName(p.Name)
-		}
-	}
-	return ""
+		opener:  opener{kind: "policy", object: a.policy + " on " + a.rel.Ident, alts: []opener{{kind: kindOf(a.rel), object: a.rel.Ident}}}}}
 }
 
 // effectFacts are an action's side effects on data the persona could not change itself (one

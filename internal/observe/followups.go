@@ -189,14 +189,14 @@ func (o *observer) clientValueReads() []*action {
 		if rows := o.refs[displayOf(r)]; len(rows) > 0 {
 			sample = rows[len(rows)-1]
 		}
-		for _, c := range r.clientValues(sample) {
+		for _, c := range r.clientValues(sample, o.plans[r.Ident]) {
 			for _, p := range []Persona{anon, userA} {
 				if !c.Header && !p.signedIn() {
 					continue
 				}
 				for _, v := range c.Values {
 					if a := selectAction(p.with(c, v), r); a != nil {
-						a.value = v
+						a.value, a.policy = v, c.Policy
 						out = append(out, a)
 					}
 				}

@@ -100,7 +100,8 @@ type observer struct {
 	members map[string][]map[string]string // membership rows owned by A and B, by table ident
 	rowN    int
 	notes   []string
-	done    []*done // the actions run, with their results
+	done    []*done           // the actions run, with their results
+	plans   map[string]string // the plans of reads, by relation (readPlans)
 	opened  []*pgx.Conn
 	denied  int  // the requests of the first round not made: PostgreSQL's default deny
 	wide    bool // the requests may reach beyond the surface: every table gets rows (reachesBeyond)

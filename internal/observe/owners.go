@@ -226,6 +226,9 @@ var (
 	metadataKey = regexp.MustCompile(`user_metadata'(?:::text)?\)*\s*(?:->>?|#>>?)\s*'([^']+)'`)
 	headerKey   = regexp.MustCompile(`request\.headers'(?:::text)?(?:,\s*true)?\)*(?:::jsonb?)?\)*\s*->>?\s*'([^']+)'`)
 	literal     = regexp.MustCompile(`'((?:[^']|'')*)'`)
+	// jsonQuoted is a double-quoted string in a JSON document or a JSON path, as PostgreSQL prints
+	// them ('$."user_metadata"?(@."desk" == "editors")').
+	jsonQuoted = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
 )
 
 // controlled is a value a client controls that a policy reads: a key of the user's
@@ -234,22 +237,27 @@ type controlled struct {
 	Header bool   // a request header (else a user_metadata key)
 	Key    string // the key or the header's name
 	Values []string
+	Policy string // the policy whose text proposed the key, quoted as an identifier
 }
 
 // clientValues returns what r's policies (and the functions they call) read of what a client
 // controls, each with the values to try: the expressions' literals, then values of r's rows
 // (from sample, one row's values by column).
-func (r *Relation) clientValues(sample map[string]string) []controlled {
+//
+// A policy reads user_metadata (or the request's headers) when its text names it; the keys to
+// try are not read from how the text reaches them, which has many spellings (->> 'k', #>>
+// '{user_metadata,k}', jsonb_extract_path_text(..., 'k'), a subscript, a contained document, a
+// JSON path, a helper whose argument is the key): they are the key the usual spelling names
+// first, then every word of the policy's literals (each literal, the elements of an array, the
+// keys and strings of a JSON document or path), the same words that are tried as values.
+// The same goes for plan, the text of the plans PostgreSQL made of reads of r (readPlans), where
+// constants are folded and SQL helpers inlined: a key computed from constants ('te' || 'am')
+// is tried too; one computed from what a request reads is not (docs/reference/security.md).
+func (r *Relation) clientValues(sample map[string]string, plan string) []controlled {
 	var out []controlled
-	add := func(header bool, key string, text string) {
-		for _, c := range out {
-			if c.Header == header && c.Key == key {
-				return
-			}
-		}
-		c := controlled{Header: header, Key: key}
-		for _, m := range literal.FindAllStringSubmatch(text, -1) {
-			v := strings.ReplaceAll(m[1], "''", "'")
+	add := func(header bool, key string, words []string, policy string) {
+		c := controlled{Header: header, Key: key, Policy: quoteIdentName(policy)}
+		for _, v := range words {
 			if v == key || v == "" || strings.Contains(v, "user_metadata") || strings.Contains(v, "request.") || v == "sub" || v == "role" && !header && key != "role" {
 				continue
 			}
@@ -267,17 +275,102 @@ func (r *Relation) clientValues(sample map[string]string) []controlled {
 		}
 		out = append(out, c)
 	}
-	for _, p := range r.Policies {
-		text := p.Using + "\n" + p.Check + "\n" + p.Calls
-		for _, m := range metadataKey.FindAllStringSubmatch(text, -1) {
-			add(false, m[1], text)
+	sources := r.Policies
+	if plan != "" {
+		// The plan, with the functions every policy calls (a helper the plan calls but did not
+		// inline), proposes keys for the first policy that reads the request.
+		var calls []string
+		for _, p := range r.Policies {
+			calls = append(calls, p.Calls)
 		}
-		for _, m := range headerKey.FindAllStringSubmatch(text, -1) {
-			add(true, m[1], text)
+		for _, p := range r.Policies {
+			if p.readsRequest() {
+				sources = append(slices.Clone(r.Policies), Policy{Name: p.Name, Using: plan, Calls: strings.Join(calls, "\n")})
+				break
+			}
+		}
+	}
+	for _, p := range sources {
+		text := p.Using + "\n" + p.Check + "\n" + p.Calls
+		words := literalWords(text)
+		for _, src := range []struct {
+			header bool
+			names  string
+			usual  *regexp.Regexp
+		}{{false, "user_metadata", metadataKey}, {true, "request.headers", headerKey}} {
+			if !strings.Contains(text, src.names) {
+				continue
+			}
+			n := 0
+			for _, k := range candidateKeys(text, words, src.usual, src.header) {
+				if n < maxClientKeys && !slices.ContainsFunc(out, func(c controlled) bool { return c.Header == src.header && c.Key == k }) {
+					add(src.header, k, words, p.Name)
+					n++
+				}
+			}
 		}
 	}
 	return out
 }
+
+// literalWords returns the words of text's string literals, in order, each once: each literal
+// as it is, the elements of an array literal ('{user_metadata,staff}'), and the keys and strings
+// of a JSON document or path ('{"user_metadata": {"reviewer": "yes"}}', '"admin"',
+// '$."user_metadata"?(@."desk" == "editors")').
+func literalWords(text string) []string {
+	var out []string
+	add := func(w string) {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	for _, m := range literal.FindAllStringSubmatch(text, -1) {
+		v := strings.ReplaceAll(m[1], "''", "'")
+		add(v)
+		if inner, ok := strings.CutPrefix(v, "{"); ok && !strings.Contains(v, "\"") {
+			for _, e := range strings.Split(strings.TrimSuffix(inner, "}"), ",") {
+				add(strings.TrimSpace(e))
+			}
+		}
+		for _, q := range jsonQuoted.FindAllStringSubmatch(v, -1) {
+			add(strings.ReplaceAll(q[1], `\"`, `"`))
+		}
+	}
+	return out
+}
+
+// candidateKeys are the keys of user_metadata (header: the headers' names, lower-cased) to try
+// for text: the key the usual spelling (usual) names, then each of its literals' words that may
+// be one.
+func candidateKeys(text string, words []string, usual *regexp.Regexp, header bool) []string {
+	var keys []string
+	for _, m := range usual.FindAllStringSubmatch(text, -1) {
+		keys = append(keys, m[1])
+	}
+	for _, w := range words {
+		if candidateKey(w, header) {
+			keys = append(keys, w)
+		}
+	}
+	if header {
+		for i, k := range keys {
+			keys[i] = strings.ToLower(k)
+		}
+	}
+	return keys
+}
+
+// candidateKey reports whether w may be a key of user_metadata (a header's name when header)
+// worth trying: a word, not the name of what holds it or a setting.
+func candidateKey(w string, header bool) bool {
+	if w == "" || len(w) > 64 || strings.ContainsAny(w, " \t\n{}()[]$@?=:,'\"") || strings.Contains(w, "user_metadata") || strings.HasPrefix(w, "request.") {
+		return false
+	}
+	return !header || !strings.Contains(w, ".")
+}
+
+// maxClientKeys bounds the keys tried for one policy and one kind of client-controlled value.
+const maxClientKeys = 6
 
 // maxClientValues bounds the values tried for one client-controlled key.
 const maxClientValues = 6

@@ -43,6 +43,9 @@ func (o *observer) act(ctx context.Context) error {
 		return err
 	}
 	o.done = append(o.done, got...)
+	if err := o.readPlans(ctx, deadline); err != nil {
+		return err
+	}
 	second := o.secondRound()
 	got, err = o.run(ctx, second, deadline)
 	if err != nil {

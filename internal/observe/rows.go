@@ -250,7 +250,7 @@ func (o *observer) samples(ctx context.Context) error {
 		for _, fk := range r.ForeignKeys {
 			want[fk.References] = append(want[fk.References], fk.RefColumns...)
 		}
-		if len(r.clientValues(nil)) > 0 {
+		if len(r.clientValues(nil, "")) > 0 {
 			for _, c := range r.Columns {
 				if ownerType(c.Type) {
 					want[r.Ident] = append(want[r.Ident], c.Name)

@@ -1,0 +1,97 @@
+-- A sidecar of moderation notes on Open Brain thoughts. Each table's read policy trusts a value
+-- the client sends, spelled another way: the JWT's user_metadata (every user edits his own) or a
+-- request header (any client sets it). What the observation tries must not depend on the
+-- spelling: each of these is a user (or anon) promoting himself.
+CREATE SCHEMA IF NOT EXISTS moderation_private;
+REVOKE ALL ON SCHEMA moderation_private FROM PUBLIC;
+GRANT USAGE ON SCHEMA moderation_private TO authenticated, anon;
+
+-- 1. The path as a function's arguments.
+CREATE TABLE public.mod_flags (id bigint PRIMARY KEY, thought_id uuid, reason text);
+ALTER TABLE public.mod_flags ENABLE ROW LEVEL SECURITY;
+CREATE POLICY flags_moderators ON public.mod_flags FOR SELECT TO authenticated -- want client-value-widens-access
+  USING (pg_catalog.jsonb_extract_path_text(auth.jwt(), 'user_metadata', 'role') = 'moderator');
+GRANT SELECT ON public.mod_flags TO authenticated;
+
+-- 2. The path as a text array.
+CREATE TABLE public.mod_appeals (id bigint PRIMARY KEY, thought_id uuid, body text);
+ALTER TABLE public.mod_appeals ENABLE ROW LEVEL SECURITY;
+CREATE POLICY appeals_staff ON public.mod_appeals FOR SELECT TO authenticated -- want client-value-widens-access
+  USING (auth.jwt() #>> '{user_metadata,staff}' = 'true');
+GRANT SELECT ON public.mod_appeals TO authenticated;
+
+-- 3. jsonb subscripts, compared with a JSON string.
+CREATE TABLE public.mod_bans (id bigint PRIMARY KEY, user_id uuid, until timestamptz);
+ALTER TABLE public.mod_bans ENABLE ROW LEVEL SECURITY;
+CREATE POLICY bans_admins ON public.mod_bans FOR SELECT TO authenticated -- want client-value-widens-access
+  USING ((auth.jwt() -> 'user_metadata')['tier'] = '"admin"');
+GRANT SELECT ON public.mod_bans TO authenticated;
+
+-- 4. Containment of a JSON document.
+CREATE TABLE public.mod_queue (id bigint PRIMARY KEY, thought_id uuid, state text);
+ALTER TABLE public.mod_queue ENABLE ROW LEVEL SECURITY;
+CREATE POLICY queue_reviewers ON public.mod_queue FOR SELECT TO authenticated -- want client-value-widens-access
+  USING (auth.jwt() @> '{"user_metadata": {"reviewer": "yes"}}');
+GRANT SELECT ON public.mod_queue TO authenticated;
+
+-- 5. A JSON path.
+CREATE TABLE public.mod_notes (id bigint PRIMARY KEY, thought_id uuid, note text);
+ALTER TABLE public.mod_notes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY notes_editors ON public.mod_notes FOR SELECT TO authenticated -- want client-value-widens-access
+  USING (pg_catalog.jsonb_path_exists(auth.jwt(), '$.user_metadata ? (@.desk == "editors")'));
+GRANT SELECT ON public.mod_notes TO authenticated;
+
+-- 6. A helper whose key is its argument.
+CREATE OR REPLACE FUNCTION moderation_private.claim(k text) RETURNS text
+LANGUAGE sql STABLE SET search_path = '' AS $$ SELECT auth.jwt() -> 'user_metadata' ->> k $$;
+CREATE TABLE public.mod_reports (id bigint PRIMARY KEY, thought_id uuid, summary text);
+ALTER TABLE public.mod_reports ENABLE ROW LEVEL SECURITY;
+CREATE POLICY reports_leads ON public.mod_reports FOR SELECT TO authenticated -- want client-value-widens-access
+  USING (moderation_private.claim('lead') = 'on');
+GRANT SELECT ON public.mod_reports TO authenticated;
+
+-- 7. A header read as a function's argument.
+CREATE TABLE public.mod_tenant_rules (id bigint PRIMARY KEY, tenant text NOT NULL, rule text);
+ALTER TABLE public.mod_tenant_rules ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tenant_rules_read ON public.mod_tenant_rules FOR SELECT TO anon, authenticated -- want client-value-widens-access
+  USING (tenant = pg_catalog.json_extract_path_text(current_setting('request.headers', true)::json, 'x-workspace'));
+GRANT SELECT ON public.mod_tenant_rules TO anon, authenticated;
+
+-- 8. A path computed from pieces.
+CREATE TABLE public.mod_shifts (id bigint PRIMARY KEY, starts timestamptz);
+ALTER TABLE public.mod_shifts ENABLE ROW LEVEL SECURITY;
+CREATE POLICY shifts_night ON public.mod_shifts FOR SELECT TO authenticated -- want client-value-widens-access
+  USING (pg_catalog.jsonb_extract_path_text(auth.jwt(), 'user_' || 'metadata', 'sh' || 'ift') = 'night');
+GRANT SELECT ON public.mod_shifts TO authenticated;
+
+-- 9. The helper again, its key computed from pieces.
+CREATE TABLE public.mod_triage (id bigint PRIMARY KEY, thought_id uuid);
+ALTER TABLE public.mod_triage ENABLE ROW LEVEL SECURITY;
+CREATE POLICY triage_desk ON public.mod_triage FOR SELECT TO authenticated -- want client-value-widens-access
+  USING (moderation_private.claim('des' || 'k') = 'triage');
+GRANT SELECT ON public.mod_triage TO authenticated;
+
+-- Controls: app_metadata, which only the server sets, and the user's own rows.
+CREATE TABLE public.mod_audit (id bigint PRIMARY KEY, entry text);
+ALTER TABLE public.mod_audit ENABLE ROW LEVEL SECURITY;
+CREATE POLICY audit_admins ON public.mod_audit FOR SELECT TO authenticated
+  USING (auth.jwt() #>> '{app_metadata,role}' = 'admin');
+GRANT SELECT ON public.mod_audit TO authenticated;
+
+CREATE TABLE public.mod_drafts (id bigint PRIMARY KEY, owner_id uuid NOT NULL REFERENCES auth.users (id), body text);
+ALTER TABLE public.mod_drafts ENABLE ROW LEVEL SECURITY;
+CREATE POLICY drafts_own ON public.mod_drafts FOR SELECT TO authenticated USING ((SELECT auth.uid()) = owner_id);
+GRANT SELECT ON public.mod_drafts TO authenticated;
+
+INSERT INTO public.mod_flags VALUES (1, NULL, 'spam') ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_appeals VALUES (1, NULL, 'not spam') ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_bans VALUES (1, NULL, NULL) ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_queue VALUES (1, NULL, 'open') ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_notes VALUES (1, NULL, 'check sources') ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_reports VALUES (1, NULL, 'weekly') ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_tenant_rules VALUES (1, 'acme', 'no links') ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_shifts VALUES (1, NULL) ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_triage VALUES (1, NULL) ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_audit VALUES (1, 'created') ON CONFLICT DO NOTHING;
+
+NOTIFY pgrst, 'reload schema';
