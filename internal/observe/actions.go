@@ -53,13 +53,14 @@ type action struct {
 const requestTimeout = "1s"
 
 // setRequest is the statement that makes the savepoint a request of a: the role, the JWT's
-// claims, the headers, method and path, as PostgREST sets them (set_config(..., true)).
+// claims, the headers, cookies, method and path, as PostgREST sets them (set_config(..., true)).
 func (a *action) setRequest() string {
 	p := a.persona
 	return fmt.Sprintf("SELECT pg_catalog.set_config('request.jwt.claims', %s, true), pg_catalog.set_config('request.headers', %s, true), "+
+		"pg_catalog.set_config('request.cookies', %s, true), "+
 		"pg_catalog.set_config('request.method', %s, true), pg_catalog.set_config('request.path', %s, true), "+
 		"pg_catalog.set_config('statement_timeout', %s, true), pg_catalog.set_config('role', %s, true)",
-		quoteLiteral(p.claims()), quoteLiteral(p.headers()), quoteLiteral(a.method), quoteLiteral(a.path),
+		quoteLiteral(p.claims()), quoteLiteral(p.headers()), quoteLiteral(p.cookies()), quoteLiteral(a.method), quoteLiteral(a.path),
 		quoteLiteral(requestTimeout), quoteLiteral(p.Role))
 }
 

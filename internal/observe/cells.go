@@ -24,7 +24,7 @@ func (o *observer) cell(d *done) report.Access {
 	if a.hostile {
 		c.Value = a.value
 	}
-	if a.persona.Metadata != nil || a.persona.Headers != nil {
+	if a.persona.setsClientValue() {
 		c.Value = a.value
 	}
 	switch {

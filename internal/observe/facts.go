@@ -60,7 +60,7 @@ func (ob *Observation) factsOf(d *done) []fact {
 	switch {
 	case a.kind == actPolicy || a.kind == ActDirect:
 		return nil
-	case a.persona.Metadata != nil || a.persona.Headers != nil:
+	case a.persona.setsClientValue():
 		out = append(out, ob.clientValueFacts(d)...)
 	case a.kind == ActEnrol:
 		out = append(out, ob.enrolFacts(d)...)

@@ -191,7 +191,7 @@ func (o *observer) clientValueReads() []*action {
 		}
 		for _, c := range r.clientValues(sample, o.plans[r.Ident]) {
 			for _, p := range []Persona{anon, userA} {
-				if !c.Header && !p.signedIn() {
+				if c.Kind == metadata && !p.signedIn() {
 					continue
 				}
 				for _, v := range c.Values {

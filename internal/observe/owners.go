@@ -225,17 +225,25 @@ func (r *Relation) ownershipIntended() bool { return r.ownerTestingPolicy }
 var (
 	metadataKey = regexp.MustCompile(`user_metadata'(?:::text)?\)*\s*(?:->>?|#>>?)\s*'([^']+)'`)
 	headerKey   = regexp.MustCompile(`request\.headers'(?:::text)?(?:,\s*true)?\)*(?:::jsonb?)?\)*\s*->>?\s*'([^']+)'`)
+	cookieKey   = regexp.MustCompile(`request\.cookies'(?:::text)?(?:,\s*true)?\)*(?:::jsonb?)?\)*\s*->>?\s*'([^']+)'`)
 	literal     = regexp.MustCompile(`'((?:[^']|'')*)'`)
 	// jsonQuoted is a double-quoted string in a JSON document or a JSON path, as PostgreSQL prints
 	// them ('$."user_metadata"?(@."desk" == "editors")').
 	jsonQuoted = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
 )
 
-// controlled is a value a client controls that a policy reads: a key of the user's
-// user_metadata, or a request header.
+// The kinds of value a client controls: a key of the user's user_metadata (every user edits
+// his own), a request header and a cookie (any client sends any).
+const (
+	metadata = "user_metadata"
+	header   = "header"
+	cookie   = "cookie"
+)
+
+// controlled is a value a client controls that a policy reads.
 type controlled struct {
-	Header bool   // a request header (else a user_metadata key)
-	Key    string // the key or the header's name
+	Kind   string // metadata, header or cookie
+	Key    string // the key, or the header's or cookie's name
 	Values []string
 	Policy string // the policy whose text proposed the key, quoted as an identifier
 }
@@ -244,7 +252,7 @@ type controlled struct {
 // controls, each with the values to try: the expressions' literals, then values of r's rows
 // (from sample, one row's values by column).
 //
-// A policy reads user_metadata (or the request's headers) when its text names it; the keys to
+// A policy reads user_metadata (or the request's headers, or its cookies) when its text names it; the keys to
 // try are not read from how the text reaches them, which has many spellings (->> 'k', #>>
 // '{user_metadata,k}', jsonb_extract_path_text(..., 'k'), a subscript, a contained document, a
 // JSON path, a helper whose argument is the key): they are the key the usual spelling names
@@ -255,10 +263,10 @@ type controlled struct {
 // is tried too; one computed from what a request reads is not (docs/reference/security.md).
 func (r *Relation) clientValues(sample map[string]string, plan string) []controlled {
 	var out []controlled
-	add := func(header bool, key string, words []string, policy string) {
-		c := controlled{Header: header, Key: key, Policy: quoteIdentName(policy)}
+	add := func(kind, key string, words []string, policy string) {
+		c := controlled{Kind: kind, Key: key, Policy: quoteIdentName(policy)}
 		for _, v := range words {
-			if v == key || v == "" || strings.Contains(v, "user_metadata") || strings.Contains(v, "request.") || v == "sub" || v == "role" && !header && key != "role" {
+			if v == key || v == "" || strings.Contains(v, "user_metadata") || strings.Contains(v, "request.") || v == "sub" || v == "role" && kind == metadata && key != "role" {
 				continue
 			}
 			if !slices.Contains(c.Values, v) {
@@ -294,17 +302,16 @@ func (r *Relation) clientValues(sample map[string]string, plan string) []control
 		text := p.Using + "\n" + p.Check + "\n" + p.Calls
 		words := literalWords(text)
 		for _, src := range []struct {
-			header bool
-			names  string
-			usual  *regexp.Regexp
-		}{{false, "user_metadata", metadataKey}, {true, "request.headers", headerKey}} {
+			kind, names string
+			usual       *regexp.Regexp
+		}{{metadata, "user_metadata", metadataKey}, {header, "request.headers", headerKey}, {cookie, "request.cookies", cookieKey}} {
 			if !strings.Contains(text, src.names) {
 				continue
 			}
 			n := 0
-			for _, k := range candidateKeys(text, words, src.usual, src.header) {
-				if n < maxClientKeys && !slices.ContainsFunc(out, func(c controlled) bool { return c.Header == src.header && c.Key == k }) {
-					add(src.header, k, words, p.Name)
+			for _, k := range candidateKeys(text, words, src.usual, src.kind == header) {
+				if n < maxClientKeys && !slices.ContainsFunc(out, func(c controlled) bool { return c.Kind == src.kind && c.Key == k }) {
+					add(src.kind, k, words, p.Name)
 					n++
 				}
 			}
@@ -339,9 +346,9 @@ func literalWords(text string) []string {
 	return out
 }
 
-// candidateKeys are the keys of user_metadata (header: the headers' names, lower-cased) to try
-// for text: the key the usual spelling (usual) names, then each of its literals' words that may
-// be one.
+// candidateKeys are the keys of user_metadata or cookies (header: the headers' names,
+// lower-cased) to try for text: the key the usual spelling (usual) names, then each of its
+// literals' words that may be one.
 func candidateKeys(text string, words []string, usual *regexp.Regexp, header bool) []string {
 	var keys []string
 	for _, m := range usual.FindAllStringSubmatch(text, -1) {
@@ -360,8 +367,8 @@ func candidateKeys(text string, words []string, usual *regexp.Regexp, header boo
 	return keys
 }
 
-// candidateKey reports whether w may be a key of user_metadata (a header's name when header)
-// worth trying: a word, not the name of what holds it or a setting.
+// candidateKey reports whether w may be a key worth trying (a header's name when header): a
+// word, not the name of what holds it or a setting.
 func candidateKey(w string, header bool) bool {
 	if w == "" || len(w) > 64 || strings.ContainsAny(w, " \t\n{}()[]$@?=:,'\"") || strings.Contains(w, "user_metadata") || strings.HasPrefix(w, "request.") {
 		return false

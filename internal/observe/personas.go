@@ -10,7 +10,7 @@ import (
 
 // A persona is a client of the Data API: anon (the public anon key, no user), or a signed-in
 // user, each with what a real client controls: its own user_metadata (a user edits it and it
-// comes back in the next JWT), any request header, and the rows it chooses to insert.
+// comes back in the next JWT), any request header and cookie, and the rows it chooses to insert.
 
 // The users of auth.users the observation adds: A and B sign in; C is another user, who owns
 // rows and never signs in.
@@ -28,9 +28,11 @@ type Persona struct {
 	Role string
 	// ID is the user's id (the JWT's sub), "" for anon.
 	ID string
-	// Metadata is the user's user_metadata, Headers the request's headers (names lower-cased).
+	// Metadata is the user's user_metadata, Headers the request's headers (names lower-cased),
+	// Cookies its cookies.
 	Metadata map[string]string
 	Headers  map[string]string
+	Cookies  map[string]string
 }
 
 var (
@@ -84,24 +86,42 @@ func (p Persona) headers() string {
 	return string(b)
 }
 
+// cookies is request.cookies, as JSON: the persona's own.
+func (p Persona) cookies() string {
+	if p.Cookies == nil {
+		return "{}"
+	}
+	b, _ := json.Marshal(p.Cookies)
+	return string(b)
+}
+
+// setsClientValue reports whether the persona sets a value the client controls.
+func (p Persona) setsClientValue() bool {
+	return p.Metadata != nil || p.Headers != nil || p.Cookies != nil
+}
+
 // with returns the persona setting the client-controlled value c to v.
 func (p Persona) with(c controlled, v string) Persona {
 	q := p
-	if c.Header {
-		q.Headers = maps.Clone(p.Headers)
-		if q.Headers == nil {
-			q.Headers = map[string]string{}
+	set := func(m map[string]string, key string) map[string]string {
+		m = maps.Clone(m)
+		if m == nil {
+			m = map[string]string{}
 		}
-		q.Headers[strings.ToLower(c.Key)] = v
+		m[key] = v
+		return m
+	}
+	switch c.Kind {
+	case header:
+		q.Headers = set(p.Headers, strings.ToLower(c.Key))
 		q.Name = p.Name + " (header " + strings.ToLower(c.Key) + ": " + v + ")"
-		return q
+	case cookie:
+		q.Cookies = set(p.Cookies, c.Key)
+		q.Name = p.Name + " (cookie " + c.Key + "=" + v + ")"
+	default:
+		q.Metadata = set(p.Metadata, c.Key)
+		q.Name = p.Name + " (user_metadata." + c.Key + " = " + v + ")"
 	}
-	q.Metadata = maps.Clone(p.Metadata)
-	if q.Metadata == nil {
-		q.Metadata = map[string]string{}
-	}
-	q.Metadata[c.Key] = v
-	q.Name = p.Name + " (user_metadata." + c.Key + " = " + v + ")"
 	return q
 }
 

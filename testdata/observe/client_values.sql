@@ -1,7 +1,7 @@
 -- A sidecar of moderation notes on Open Brain thoughts. Each table's read policy trusts a value
--- the client sends, spelled another way: the JWT's user_metadata (every user edits his own) or a
--- request header (any client sets it). What the observation tries must not depend on the
--- spelling: each of these is a user (or anon) promoting himself.
+-- the client sends, spelled another way: the JWT's user_metadata (every user edits his own), a
+-- request header or a cookie (any client sends them). What the observation tries must not
+-- depend on the spelling: each of these is a user (or anon) promoting himself.
 CREATE SCHEMA IF NOT EXISTS moderation_private;
 REVOKE ALL ON SCHEMA moderation_private FROM PUBLIC;
 GRANT USAGE ON SCHEMA moderation_private TO authenticated, anon;
@@ -71,6 +71,13 @@ CREATE POLICY triage_desk ON public.mod_triage FOR SELECT TO authenticated -- wa
   USING (moderation_private.claim('des' || 'k') = 'triage');
 GRANT SELECT ON public.mod_triage TO authenticated;
 
+-- 10. A cookie, which any client sends.
+CREATE TABLE public.mod_previews (id bigint PRIMARY KEY, body text);
+ALTER TABLE public.mod_previews ENABLE ROW LEVEL SECURITY;
+CREATE POLICY previews_beta ON public.mod_previews FOR SELECT TO anon, authenticated -- want client-value-widens-access
+  USING (current_setting('request.cookies', true)::json ->> 'beta' = 'on');
+GRANT SELECT ON public.mod_previews TO anon, authenticated;
+
 -- Controls: app_metadata, which only the server sets, and the user's own rows.
 CREATE TABLE public.mod_audit (id bigint PRIMARY KEY, entry text);
 ALTER TABLE public.mod_audit ENABLE ROW LEVEL SECURITY;
@@ -92,6 +99,7 @@ INSERT INTO public.mod_reports VALUES (1, NULL, 'weekly') ON CONFLICT DO NOTHING
 INSERT INTO public.mod_tenant_rules VALUES (1, 'acme', 'no links') ON CONFLICT DO NOTHING;
 INSERT INTO public.mod_shifts VALUES (1, NULL) ON CONFLICT DO NOTHING;
 INSERT INTO public.mod_triage VALUES (1, NULL) ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_previews VALUES (1, 'new layout') ON CONFLICT DO NOTHING;
 INSERT INTO public.mod_audit VALUES (1, 'created') ON CONFLICT DO NOTHING;
 
 NOTIFY pgrst, 'reload schema';
