@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// actPlan is an internal action: the plan PostgreSQL makes of a persona's read (readPlans).
+const actPlan = "plan of a read"
+
 // readPlans asks PostgreSQL, as anon and user A would request them, for the plan of a read of
 // each relation one of whose policies for the persona's role reads the request (the JWT, a
 // setting) or calls a function outside pg_catalog and auth, and keeps the plans' text by
@@ -13,13 +16,10 @@ import (
 // constants folded ('user_' || 'metadata' becomes 'user_metadata') and SQL helpers inlined (a
 // helper's ->> k becomes ->> 'team'), so the keys and values [Relation.clientValues] tries come
 // from it too. Each EXPLAIN runs in a request's savepoint, as the requests do, and is rolled back;
-// one the server rejects is skipped.
+// one the server rejects is skipped. They are requests like the others (o.run), kept out of
+// the observation's cells and facts.
 func (o *observer) readPlans(ctx context.Context, deadline time.Time) error {
-	type ask struct {
-		rel *Relation
-		a   *action
-	}
-	var asks []ask
+	var asks []*action
 	for _, r := range o.s.Relations {
 		if r.Related {
 			continue
@@ -29,49 +29,32 @@ func (o *observer) readPlans(ctx context.Context, deadline time.Time) error {
 				continue
 			}
 			if a := selectAction(p, r); a != nil {
-				asks = append(asks, ask{r, a})
+				a.kind, a.steps = actPlan, []string{"EXPLAIN (VERBOSE, COSTS OFF) " + a.steps[len(a.steps)-1]}
+				asks = append(asks, a)
 			}
 		}
 	}
-	if len(asks) == 0 || o.stopped || time.Now().After(deadline) {
+	if len(asks) == 0 {
 		return nil
 	}
-	segs := [][]string{{"BEGIN", "SELECT pg_catalog.set_config('search_path', " + quoteLiteral(o.searchPath()) + ", true)"}}
-	for _, q := range asks {
-		segs = append(segs, []string{"SAVEPOINT ledgercheck_request", q.a.setRequest(), "EXPLAIN (VERBOSE, COSTS OFF) " + q.a.steps[len(q.a.steps)-1]},
-			[]string{"ROLLBACK TO SAVEPOINT ledgercheck_request"})
-	}
-	segs = append(segs, []string{"ROLLBACK"})
-	rctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	res, err := runSegments(rctx, o.obs.PgConn(), segs)
-	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
-		o.stopped = true
-		return nil
-	}
+	got, err := o.run(ctx, asks, deadline)
 	if err != nil {
 		return err
-	}
-	if !res[0][1].ok() {
-		return roundError("starting the plans", res[0])
 	}
 	if o.plans == nil {
 		o.plans = map[string]string{}
 	}
-	for i, q := range asks {
-		seg, rb := res[1+2*i], res[2+2*i]
-		if !rb[0].ok() {
-			return roundError("ending a plan", rb)
-		}
-		if !seg[2].ok() {
+	for _, d := range got {
+		if !d.ok {
 			continue
 		}
 		var b strings.Builder
-		for j := range seg[2].rows {
-			b.WriteString(seg[2].value(j, 0))
+		plan := d.results[2]
+		for j := range plan.rows {
+			b.WriteString(plan.value(j, 0))
 			b.WriteByte('\n')
 		}
-		o.plans[q.rel.Ident] += b.String()
+		o.plans[d.a.rel.Ident] += b.String()
 	}
 	return nil
 }
