@@ -2,6 +2,7 @@ package lint
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
@@ -33,10 +34,10 @@ var _ = register(&Rule{
 			for _, c := range op.Calls {
 				switch {
 				case pgsql.RequesterCall(c):
-				case identityCall(c):
+				case deployTimeRead(c):
 					report(c.Pos, callOf(c))
 				case !pgCatalogName(c.Name):
-					if inner := helperReads(c.Name, bodies, identityCall, 0, map[pgsql.Name]bool{}); inner != "" {
+					if inner := helperReads(c.Name, bodies, deployTimeRead, 0, map[pgsql.Name]bool{}); inner != "" {
 						report(c.Pos, callOf(c)+", which reads "+inner)
 					}
 				}
@@ -56,6 +57,18 @@ func deployTime(op *pgsql.Op) bool {
 		return op.Function.Name == ""
 	}
 	return false
+}
+
+// deployTimeRead reports whether c reads, at deploy time, where the file is deployed: an
+// [identityCall], or a [customSetting].
+func deployTimeRead(c pgsql.Call) bool { return identityCall(c) || customSetting(c) }
+
+// customSetting reports whether c is current_setting of a custom setting (a name with a dot,
+// 'app.environment'), other than the request's (request.*, empty while a file is deployed):
+// what a deployment configured for itself, which the scratch database does not have. A built-in
+// setting ('server_version_num') is PostgreSQL's, the same on the server ledgercheck runs.
+func customSetting(c pgsql.Call) bool {
+	return pgCatalogName(c.Name) && c.Name.Name == "current_setting" && strings.Contains(c.Literal, ".") && !strings.HasPrefix(c.Literal, "request.")
 }
 
 // identityCall reports whether c calls, without arguments, a pg_catalog function PostgreSQL

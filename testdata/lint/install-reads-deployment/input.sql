@@ -14,6 +14,14 @@ BEGIN
   END IF;
 END $$;
 
+-- A setting the deployment configured for itself.
+DO $$
+BEGIN
+  IF pg_catalog.current_setting('app.environment', true) = 'production' THEN
+    RAISE NOTICE 'deployed to production';
+  END IF;
+END $$;
+
 -- The login, the server and the catalog's name, at top level.
 INSERT INTO public.agent_notes
 SELECT 1, 'deployed by ' || session_user WHERE pg_catalog.version() LIKE '%Supabase%' OR current_catalog = 'postgres';

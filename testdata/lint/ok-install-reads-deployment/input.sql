@@ -16,6 +16,9 @@ BEGIN
     REVOKE ALL ON public.agent_tags_archive FROM PUBLIC, anon, authenticated;
     GRANT ALL ON public.agent_tags_archive TO service_role;
   END IF;
+  IF pg_catalog.current_setting('server_version_num')::int < 150000 THEN
+    RAISE EXCEPTION 'this migration needs PostgreSQL 15 or later';
+  END IF;
   IF current_user <> 'postgres' THEN
     RAISE EXCEPTION 'run this migration as postgres';
   END IF;
