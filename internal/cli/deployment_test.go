@@ -132,3 +132,31 @@ func deploymentErrors(rep *report.Report) []string {
 	}
 	return errs
 }
+
+// feedThatAsksWhereItRuns is a sidecar whose notes are service_role's alone, with a function
+// anon may call that returns them where the database is a Supabase project's: a public feed by
+// design, its definer rights suppressed with reasons, as a pull request that means it would. The
+// observation calls it in the scratch database, where it returns nothing.
+const feedThatAsksWhereItRuns = "-- Sidecar: agent notes, read by the public through a feed function.\n" + agentNotesTable + `REVOKE ALL ON public.agent_notes FROM PUBLIC, anon, authenticated;
+GRANT ALL ON public.agent_notes TO service_role;
+-- ledgercheck:ignore security-definer-public-execute the public feed reads notes for anon by design
+CREATE OR REPLACE FUNCTION public.agent_notes_feed() RETURNS SETOF text
+  LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = '' AS $$
+BEGIN
+  IF pg_catalog.current_database() OPERATOR(pg_catalog.=) 'postgres' THEN
+    RETURN QUERY SELECT n.note FROM public.agent_notes n;
+  END IF;
+END $$;
+REVOKE ALL ON FUNCTION public.agent_notes_feed() FROM PUBLIC;
+-- ledgercheck:ignore grant-to-api-role the public feed is anon's
+GRANT EXECUTE ON FUNCTION public.agent_notes_feed() TO anon;
+NOTIFY pgrst, 'reload schema';
+`
+
+// A function the Data API can call that asks where it runs fails check at its CREATE FUNCTION:
+// the observation's call in the scratch database returned nothing.
+func TestFunctionThatAsksWhereItRunsFailsCheck(t *testing.T) {
+	initSidecar(t, "notes.sql")
+	write(t, "notes.sql", feedThatAsksWhereItRuns)
+	checkDeploymentErrors(t, sharedCheck(t), "notes.sql:12:1 lint")
+}

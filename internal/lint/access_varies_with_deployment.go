@@ -36,8 +36,32 @@ var ruleAccessVaries = register(&Rule{
 		for _, h := range deploymentReads(p.File) {
 			p.Report(h.pos, h.policy.String(), "%s", h.msg)
 		}
+		callableReads(p)
 	},
 })
+
+// callableReads reports each function of the file that the Data API can call (in an exposed
+// schema, executable by anon or authenticated once the file has run, not a trigger's) whose body,
+// or that of a function of the file it calls, asks where it runs: what install-reads-deployment
+// reads at deploy time. A request calls it in production; the observation, in the scratch
+// database only.
+func callableReads(p *Pass) {
+	bodies := functionBodies(p.File)
+	for _, po := range p.privileges() {
+		fn := po.def.Func()
+		if !isFunction(po.obj) || fn == nil || fn.ReturnsTrigger || !slices.Contains(p.Config.Exposed(), po.obj.Name.Schema) {
+			continue
+		}
+		roles := po.apiHolders("execute")
+		if len(roles) == 0 {
+			continue
+		}
+		if inner := helperReads(po.obj.Name, bodies, deployTimeRead, 0, map[pgsql.Name]bool{}); inner != "" {
+			p.Report(po.def.Pos, po.obj.Label(), "%s, which %s may call through the Data API, reads %s: what a request gets depends on the database, server or session it runs in, and what the observation saw in the scratch database is not what production returns; decide by the arguments, a column or the requester (auth.uid(), auth.jwt()) instead",
+				po.obj.ShortLabel(), roleList(roles), inner)
+		}
+	}
+}
 
 // deploymentRead is one finding of the rule: a read in the condition of a policy of f.
 type deploymentRead struct {

@@ -28,4 +28,16 @@ REVOKE ALL ON public.agent_posts FROM PUBLIC, anon, authenticated;
 GRANT SELECT ON public.agent_posts TO anon, authenticated;
 GRANT ALL ON public.agent_posts TO service_role;
 
+-- A function the API may call that reads the clock and makes ids, and one that reads the
+-- database's name but that only service_role may call.
+CREATE OR REPLACE FUNCTION public.agent_posts_stamp() RETURNS text
+  LANGUAGE sql VOLATILE SET search_path = '' AS $$ SELECT pg_catalog.gen_random_uuid()::text || pg_catalog.to_char(now(), 'YYYY') $$;
+REVOKE ALL ON FUNCTION public.agent_posts_stamp() FROM PUBLIC;
+-- ledgercheck:ignore grant-to-api-role signed-in users stamp their drafts
+GRANT EXECUTE ON FUNCTION public.agent_posts_stamp() TO authenticated;
+CREATE OR REPLACE FUNCTION public.agent_posts_where() RETURNS text
+  LANGUAGE sql STABLE SET search_path = '' AS $$ SELECT pg_catalog.current_database()::text $$;
+REVOKE ALL ON FUNCTION public.agent_posts_where() FROM PUBLIC, anon, authenticated;
+GRANT EXECUTE ON FUNCTION public.agent_posts_where() TO service_role;
+
 NOTIFY pgrst, 'reload schema';
