@@ -185,11 +185,7 @@ func (o *observer) clientValueReads() []*action {
 		if r.Related {
 			continue
 		}
-		var sample map[string]string
-		if rows := o.refs[displayOf(r)]; len(rows) > 0 {
-			sample = rows[len(rows)-1]
-		}
-		for _, c := range r.clientValues(sample, o.plans[r.Ident]) {
+		for _, c := range r.clientValues(o.sampleValues(r), o.plans[r.Ident]) {
 			for _, p := range []Persona{anon, userA} {
 				if c.Kind == metadata && !p.signedIn() {
 					continue

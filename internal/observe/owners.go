@@ -249,8 +249,8 @@ type controlled struct {
 }
 
 // clientValues returns what r's policies (and the functions they call) read of what a client
-// controls, each with the values to try: the expressions' literals, then values of r's rows
-// (from sample, one row's values by column).
+// controls, each with the values to try: the expressions' literals, then samples (values of
+// rows of r and of the relations its policies read: [observer.sampleValues]).
 //
 // A policy reads user_metadata (or the request's headers, or its cookies) when its text names it; the keys to
 // try are not read from how the text reaches them, which has many spellings (->> 'k', #>>
@@ -261,7 +261,7 @@ type controlled struct {
 // The same goes for plan, the text of the plans PostgreSQL made of reads of r (readPlans), where
 // constants are folded and SQL helpers inlined: a key computed from constants ('te' || 'am')
 // is tried too; one computed from what a request reads is not (docs/reference/security.md).
-func (r *Relation) clientValues(sample map[string]string, plan string) []controlled {
+func (r *Relation) clientValues(samples []string, plan string) []controlled {
 	var out []controlled
 	add := func(kind, key string, words []string, policy string) {
 		c := controlled{Kind: kind, Key: key, Policy: quoteIdentName(policy)}
@@ -273,8 +273,8 @@ func (r *Relation) clientValues(sample map[string]string, plan string) []control
 				c.Values = append(c.Values, v)
 			}
 		}
-		for _, col := range r.Columns {
-			if v, ok := sample[col.Name]; ok && v != "" && !slices.Contains(c.Values, v) {
+		for _, v := range samples {
+			if v != "" && !slices.Contains(c.Values, v) {
 				c.Values = append(c.Values, v)
 			}
 		}
@@ -381,3 +381,38 @@ const maxClientKeys = 6
 
 // maxClientValues bounds the values tried for one client-controlled key.
 const maxClientValues = 6
+
+// valueSources are the relations whose rows may hold the value a policy of r compares with a
+// client-controlled one: r, then the other relations its policies read (a workspace's slug in
+// the workspaces table), each once.
+func (o *observer) valueSources(r *Relation) []*Relation {
+	out := []*Relation{r}
+	for _, p := range r.Policies {
+		for _, ident := range p.Reads {
+			for _, x := range o.s.Relations {
+				if x.Ident == ident && !slices.Contains(out, x) {
+					out = append(out, x)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sampleValues are the values to try from rows: the last sampled row of each of r's
+// [observer.valueSources], by column.
+func (o *observer) sampleValues(r *Relation) []string {
+	var out []string
+	for _, src := range o.valueSources(r) {
+		rows := o.refs[displayOf(src)]
+		if len(rows) == 0 {
+			continue
+		}
+		for _, col := range src.Columns {
+			if v, ok := rows[len(rows)-1][col.Name]; ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}

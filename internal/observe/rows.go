@@ -240,7 +240,7 @@ const seed = 31
 
 // samples reads, as the reader, a few rows of the columns of each table that a persona's insert
 // references through a foreign key, and of the tables whose policies read a client-controlled
-// value.
+// value (with the tables those policies read: the value may be one of their rows').
 func (o *observer) samples(ctx context.Context) error {
 	want := map[string][]string{}
 	for _, r := range o.s.tables() {
@@ -251,9 +251,11 @@ func (o *observer) samples(ctx context.Context) error {
 			want[fk.References] = append(want[fk.References], fk.RefColumns...)
 		}
 		if len(r.clientValues(nil, "")) > 0 {
-			for _, c := range r.Columns {
-				if ownerType(c.Type) {
-					want[r.Ident] = append(want[r.Ident], c.Name)
+			for _, read := range o.valueSources(r) {
+				for _, c := range read.Columns {
+					if ownerType(c.Type) {
+						want[read.Ident] = append(want[read.Ident], c.Name)
+					}
 				}
 			}
 		}

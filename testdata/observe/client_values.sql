@@ -78,6 +78,19 @@ CREATE POLICY previews_beta ON public.mod_previews FOR SELECT TO anon, authentic
   USING (current_setting('request.cookies', true)::json ->> 'beta' = 'on');
 GRANT SELECT ON public.mod_previews TO anon, authenticated;
 
+-- 11. The value to set is in another table: the workspaces a user claims to belong to.
+CREATE TABLE public.mod_workspaces (slug text PRIMARY KEY, title text);
+ALTER TABLE public.mod_workspaces ENABLE ROW LEVEL SECURITY;
+-- The directory is open to signed-in users; the notes' policy compares its slug with what the
+-- user claims, which makes the slug the user's in the observation's eyes.
+CREATE POLICY workspaces_directory ON public.mod_workspaces FOR SELECT TO authenticated USING (slug IS NOT NULL); -- want user-reads-every-row
+GRANT SELECT ON public.mod_workspaces TO authenticated;
+CREATE TABLE public.mod_workspace_notes (id bigint PRIMARY KEY, body text);
+ALTER TABLE public.mod_workspace_notes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY workspace_notes_members ON public.mod_workspace_notes FOR SELECT TO authenticated -- want client-value-widens-access
+  USING (EXISTS (SELECT 1 FROM public.mod_workspaces w WHERE w.slug = auth.jwt() -> 'user_metadata' ->> 'workspace'));
+GRANT SELECT ON public.mod_workspace_notes TO authenticated;
+
 -- Controls: app_metadata, which only the server sets, and the user's own rows.
 CREATE TABLE public.mod_audit (id bigint PRIMARY KEY, entry text);
 ALTER TABLE public.mod_audit ENABLE ROW LEVEL SECURITY;
@@ -100,6 +113,8 @@ INSERT INTO public.mod_tenant_rules VALUES (1, 'acme', 'no links') ON CONFLICT D
 INSERT INTO public.mod_shifts VALUES (1, NULL) ON CONFLICT DO NOTHING;
 INSERT INTO public.mod_triage VALUES (1, NULL) ON CONFLICT DO NOTHING;
 INSERT INTO public.mod_previews VALUES (1, 'new layout') ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_workspaces VALUES ('northwind', 'Northwind') ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_workspace_notes VALUES (1, 'quarterly review') ON CONFLICT DO NOTHING;
 INSERT INTO public.mod_audit VALUES (1, 'created') ON CONFLICT DO NOTHING;
 
 NOTIFY pgrst, 'reload schema';
