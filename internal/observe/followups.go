@@ -21,14 +21,15 @@ const (
 )
 
 // membershipRows reads the rows of each membership table that A and B own, for a signed-in
-// user who copies another's membership with his own id.
+// user who copies another's membership with his own id. Tables only: the reader (BYPASSRLS,
+// pg_read_all_data) would run a view's query, and the file's functions in it, with its rights.
 func (o *observer) membershipRows(ctx context.Context) error {
 	for _, r := range o.s.Relations {
 		if r.Related {
 			continue
 		}
 		for _, m := range o.s.memberships(r) {
-			if _, ok := o.members[m.Ident]; ok {
+			if _, ok := o.members[m.Ident]; ok || !m.table() {
 				continue
 			}
 			o.members[m.Ident] = nil

@@ -383,13 +383,15 @@ const maxClientKeys = 6
 const maxClientValues = 6
 
 // valueSources are the relations whose rows may hold the value a policy of r compares with a
-// client-controlled one: r, then the other relations its policies read (a workspace's slug in
-// the workspaces table), each once.
+// client-controlled one: r, then the other tables its policies read (a workspace's slug in the
+// workspaces table), each once. Only tables: the reader that samples them (BYPASSRLS, a
+// built-in type's columns only) evaluates nothing of the file's there, where a view's query, or
+// a foreign table's wrapper, would run the file's code with the reader's rights.
 func (o *observer) valueSources(r *Relation) []*Relation {
 	out := []*Relation{r}
 	for _, p := range r.Policies {
 		for _, ident := range p.Reads {
-			for _, x := range o.s.Relations {
+			for _, x := range o.s.tables() {
 				if x.Ident == ident && !slices.Contains(out, x) {
 					out = append(out, x)
 				}

@@ -74,12 +74,16 @@ func addUsers(ctx context.Context, admin *pgx.Conn) error {
 func (s *Surface) tables() []*Relation {
 	var out []*Relation
 	for _, r := range s.Relations {
-		if r.Kind == "table" || r.Kind == "partitioned table" {
+		if r.table() {
 			out = append(out, r)
 		}
 	}
 	return out
 }
+
+// table reports whether r is a table (partitioned or not): what the reader may read, since
+// reading one evaluates nothing the file defined (no view's query, no foreign table's wrapper).
+func (r *Relation) table() bool { return r.Kind == "table" || r.Kind == "partitioned table" }
 
 // count reads, as the reader, the rows present in each table of the surface (and how many A,
 // B and C own where it has an owner column), and in every other table of the catalog outside
@@ -133,7 +137,7 @@ func (o *observer) userTables() []string {
 	var out []string
 	if !o.wide || o.in.Snapshot == nil {
 		for _, r := range o.s.Relations {
-			if r.Kind == "table" || r.Kind == "partitioned table" {
+			if r.table() {
 				out = append(out, displayOf(r))
 			}
 			for _, b := range r.Bases {

@@ -91,6 +91,26 @@ CREATE POLICY workspace_notes_members ON public.mod_workspace_notes FOR SELECT T
   USING (EXISTS (SELECT 1 FROM public.mod_workspaces w WHERE w.slug = auth.jwt() -> 'user_metadata' ->> 'workspace'));
 GRANT SELECT ON public.mod_workspace_notes TO authenticated;
 
+-- 12. The same lookup through a view: the observation's reader, which samples the rows values
+-- come from, never reads a view of the file (its query would run with the reader's rights), so
+-- the trap raises if it does; the value is not tried, and the case is not observed.
+CREATE OR REPLACE FUNCTION moderation_private.trap() RETURNS boolean
+LANGUAGE plpgsql VOLATILE SET search_path = '' AS $$
+BEGIN
+  IF session_user::text LIKE 'ledgercheck%reader' THEN
+    RAISE EXCEPTION 'a privileged session ran the file''s view';
+  END IF;
+  RETURN true;
+END $$;
+CREATE VIEW public.mod_desk_names WITH (security_invoker = true) AS
+  SELECT w.slug AS desk FROM public.mod_workspaces w WHERE moderation_private.trap();
+GRANT SELECT ON public.mod_desk_names TO authenticated;
+CREATE TABLE public.mod_desk_notes (id bigint PRIMARY KEY, body text);
+ALTER TABLE public.mod_desk_notes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY desk_notes_members ON public.mod_desk_notes FOR SELECT TO authenticated
+  USING (EXISTS (SELECT 1 FROM public.mod_desk_names d WHERE d.desk = auth.jwt() -> 'user_metadata' ->> 'desk_name'));
+GRANT SELECT ON public.mod_desk_notes TO authenticated;
+
 -- Controls: app_metadata, which only the server sets, and the user's own rows.
 CREATE TABLE public.mod_audit (id bigint PRIMARY KEY, entry text);
 ALTER TABLE public.mod_audit ENABLE ROW LEVEL SECURITY;
@@ -115,6 +135,7 @@ INSERT INTO public.mod_triage VALUES (1, NULL) ON CONFLICT DO NOTHING;
 INSERT INTO public.mod_previews VALUES (1, 'new layout') ON CONFLICT DO NOTHING;
 INSERT INTO public.mod_workspaces VALUES ('northwind', 'Northwind') ON CONFLICT DO NOTHING;
 INSERT INTO public.mod_workspace_notes VALUES (1, 'quarterly review') ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_desk_notes VALUES (1, 'rota') ON CONFLICT DO NOTHING;
 INSERT INTO public.mod_audit VALUES (1, 'created') ON CONFLICT DO NOTHING;
 
 NOTIFY pgrst, 'reload schema';
