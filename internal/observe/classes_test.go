@@ -110,9 +110,12 @@ func TestObservedClasses(t *testing.T) {
 
 // Every spelling of a policy that trusts what the client sends is observed: the path to a key
 // of user_metadata as a function's arguments, a text array, jsonb subscripts, a contained JSON
-// document, a JSON path, a helper whose key is its argument, and a request header read through a
-// function. What the observation tries comes from the policy's literals, whatever reads them;
-// app_metadata (only the server sets it) and owner-only rows stay clean.
+// document, a JSON path, a helper whose key is its argument, a key computed from pieces (the
+// read's plan folds it), a request header read through a function, a cookie, and a value
+// looked up in another table. What the observation tries comes from the policy's literals, its
+// plan and the rows it reads, whatever reads them; app_metadata (only the server sets it) and
+// owner-only rows stay clean. A lookup through a view of the file is not tried: the reader
+// never reads a view, and the view's trap, which raises in the reader's session, proves it.
 func TestClientValuesInEverySpelling(t *testing.T) {
 	t.Parallel()
 	const name = "../../testdata/observe/client_values.sql"

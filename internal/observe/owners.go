@@ -252,12 +252,13 @@ type controlled struct {
 // controls, each with the values to try: the expressions' literals, then samples (values of
 // rows of r and of the relations its policies read: [observer.sampleValues]).
 //
-// A policy reads user_metadata (or the request's headers, or its cookies) when its text names it; the keys to
-// try are not read from how the text reaches them, which has many spellings (->> 'k', #>>
-// '{user_metadata,k}', jsonb_extract_path_text(..., 'k'), a subscript, a contained document, a
-// JSON path, a helper whose argument is the key): they are the key the usual spelling names
-// first, then every word of the policy's literals (each literal, the elements of an array, the
-// keys and strings of a JSON document or path), the same words that are tried as values.
+// A policy reads user_metadata (or the request's headers, or its cookies) when its text names
+// it; the keys to try are not read from how the text reaches them, which has many spellings
+// (->> 'k', #>> '{user_metadata,k}', jsonb_extract_path_text(..., 'k'), a subscript, a contained
+// document, a JSON path, a helper whose argument is the key): they are the key the usual
+// spelling names first, then every word of the policy's literals (each literal, the elements of
+// an array, the keys and strings of a JSON document or path), the same words that are tried as
+// values.
 // The same goes for plan, the text of the plans PostgreSQL made of reads of r (readPlans), where
 // constants are folded and SQL helpers inlined: a key computed from constants ('te' || 'am')
 // is tried too; one computed from what a request reads is not (docs/reference/security.md).
