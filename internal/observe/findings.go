@@ -81,6 +81,7 @@ func Findings(in FindingsInput, obs []*Observation) []finding.Finding {
 		}
 		out = append(out, f)
 	}
+	out = append(out, in.incomplete(obs, n)...)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Pos.Line != out[j].Pos.Line {
 			return out[i].Pos.Line < out[j].Pos.Line
@@ -88,6 +89,36 @@ func Findings(in FindingsInput, obs []*Observation) []finding.Finding {
 		return out[i].Rule < out[j].Rule
 	})
 	return out
+}
+
+// incomplete is the finding of observations (of n) whose bounds left requests unmade: what those
+// would have shown is unknown, and a file that makes the observation run out of time (functions
+// anon may call that each sleep to the request timeout) or past a round's limit can hide there
+// what it opens. At the file's start, since no statement alone made it.
+func (in FindingsInput) incomplete(obs []*Observation, n int) []finding.Finding {
+	unmade := 0
+	var models []string
+	for _, ob := range obs {
+		if ob != nil && ob.Unmade > 0 {
+			unmade += ob.Unmade
+			models = append(models, ob.Model)
+		}
+	}
+	if unmade == 0 {
+		return nil
+	}
+	pos := in.position(opener{})
+	if in.Suppressed != nil && in.Suppressed(RuleObservationIncomplete, pos) {
+		return nil
+	}
+	f := finding.Finding{Phase: finding.PhaseAudit, Rule: RuleObservationIncomplete, Severity: severity(RuleObservationIncomplete), Pos: pos,
+		Message: fmt.Sprintf("the observation left %s unmade within its bounds (at most %d a round, %s in all; the notes say which): what they would have shown of access is unknown; make the functions anon and authenticated may call answer within a second, or revoke EXECUTE on those they need not call",
+			nounRequests(unmade), maxActions, DefaultBudget)}
+	if len(models) < n {
+		f.Models = models
+		f.Message += " (only " + strings.Join(mapped(models), " and ") + ")"
+	}
+	return []finding.Finding{f}
 }
 
 // others names the API role a finding's message does not: a fact of anon's that signed-in

@@ -79,6 +79,9 @@ type Observation struct {
 	// Denied is how many requests were not made because PostgreSQL refuses them whatever they
 	// are (row level security on and no policy for the role, a write to a view that takes none).
 	Denied int
+	// Unmade is how many requests the observation's bounds left unmade or unread: past a
+	// round's limit, or once its time had run out (see Notes).
+	Unmade int
 	// Scope is what was observed.
 	Scope Scope
 
@@ -104,6 +107,7 @@ type observer struct {
 	plans   map[string]string // the plans of reads, by relation (readPlans)
 	opened  []*pgx.Conn
 	denied  int  // the requests of the first round not made: PostgreSQL's default deny
+	unmade  int  // the requests the bounds left unmade or unread
 	wide    bool // the requests may reach beyond the surface: every table gets rows (reachesBeyond)
 	stopped bool // the observation's time ran out: no more requests
 }
@@ -159,7 +163,7 @@ func Run(ctx context.Context, db Database, in Input) (*Observation, error) {
 	for ident, p := range o.present {
 		out.Present[ident] = p.all
 	}
-	out.Notes, out.done, out.present, out.Denied = o.notes, o.done, o.present, o.denied
+	out.Notes, out.done, out.present, out.Denied, out.Unmade = o.notes, o.done, o.present, o.denied, o.unmade
 	return out, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/install"
 	"github.com/ledgercheck/ledgercheck/internal/observe"
 	"github.com/ledgercheck/ledgercheck/internal/scratch"
@@ -77,7 +78,9 @@ func TestObservationOnDSN(t *testing.T) {
 }
 
 // Requests that each run until their timeout do not hold the gate: past the observation's
-// time, what did not run is noted and the observation ends without an error.
+// time, what did not run is noted, the observation ends without an error, and the incomplete
+// observation is an error finding at the file's start (a file that spends the time on purpose
+// hides what the requests not made would have shown).
 func TestObservationIsBounded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -101,6 +104,15 @@ GRANT SELECT ON public.slow_notes TO anon, authenticated;
 	}
 	if !strings.Contains(strings.Join(ob.Notes, "\n"), "the observation's time (600ms) ran out") {
 		t.Errorf("no note says the time ran out: %q", ob.Notes)
+	}
+	var incomplete []finding.Finding
+	for _, x := range observe.Findings(observe.FindingsInput{File: f}, []*observe.Observation{ob}) {
+		if x.Rule == observe.RuleObservationIncomplete {
+			incomplete = append(incomplete, x)
+		}
+	}
+	if ob.Unmade == 0 || len(incomplete) != 1 || incomplete[0].Severity != finding.SevError || incomplete[0].Pos.String() != "slow.sql:1:1" {
+		t.Errorf("%d requests unmade, findings %v; want one %s error at slow.sql:1:1", ob.Unmade, incomplete, observe.RuleObservationIncomplete)
 	}
 }
 

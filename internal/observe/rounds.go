@@ -111,6 +111,7 @@ const chunk = 50
 func (o *observer) run(ctx context.Context, acts []*action, deadline time.Time) ([]*done, error) {
 	if len(acts) > maxActions {
 		o.notes = append(o.notes, fmt.Sprintf("%s not made: over the limit of %d in one round", nounRequests(len(acts)-maxActions), maxActions))
+		o.unmade += len(acts) - maxActions
 		acts = acts[:maxActions]
 	}
 	var out []*done
@@ -118,6 +119,7 @@ func (o *observer) run(ctx context.Context, acts []*action, deadline time.Time) 
 		if o.stopped || time.Now().After(deadline) {
 			o.stopped = true
 			o.notes = append(o.notes, fmt.Sprintf("%s not made: the observation's time (%s) ran out", nounRequests(len(acts)), o.budget()))
+			o.unmade += len(acts)
 			break
 		}
 		n := min(chunk, len(acts))
@@ -150,6 +152,7 @@ func (o *observer) runChunk(ctx context.Context, acts []*action, deadline time.T
 	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
 		o.stopped = true
 		o.notes = append(o.notes, fmt.Sprintf("%s not observed: the observation's time (%s) ran out while they ran", nounRequests(len(acts)), o.budget()))
+		o.unmade += len(acts)
 		return nil, nil
 	}
 	if err != nil {

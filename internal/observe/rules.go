@@ -19,6 +19,7 @@ const (
 	RuleOutboundRequest         = "outbound-request"
 	RuleCraftedValueRunsSQL     = "crafted-value-runs-sql"
 	RuleAPIRoleCanGrant         = "api-role-can-grant"
+	RuleObservationIncomplete   = "observation-incomplete"
 )
 
 var rules = []rule.Rule{
@@ -33,6 +34,7 @@ var rules = []rule.Rule{
 	{ID: RuleOutboundRequest, Phase: finding.PhaseAudit, Severity: finding.SevError},
 	{ID: RuleCraftedValueRunsSQL, Phase: finding.PhaseAudit, Severity: finding.SevError},
 	{ID: RuleAPIRoleCanGrant, Phase: finding.PhaseAudit, Severity: finding.SevError},
+	{ID: RuleObservationIncomplete, Phase: finding.PhaseAudit, Severity: finding.SevError},
 }
 
 func init() {
