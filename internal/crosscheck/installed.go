@@ -13,8 +13,9 @@ import (
 
 // Installed runs on what the install of f made the lint rules that read conditions, where f's
 // text does not show them: the policies fp created or changed (by an EXECUTE of SQL built at run
-// time, or altered by one after the text created them) and the SQL and PL/pgSQL functions of fresh (the catalog after the install),
-// written back as SQL from the catalog and read as a file of its own
+// time, or altered by one after the text created them) and the SQL and PL/pgSQL functions of
+// fresh (the catalog after the install) they may call, written back as SQL from the catalog
+// (parsed, never sent to a server) and read as a file of its own
 // ([lint.InstalledDeploymentReads]). Each finding points at the EXECUTE of SQL built at run time
 // that names the policy, else at the first one ([locate.Index.BuiltAtRunTime]), else at the
 // statement that names the policy, else at f's first line.

@@ -392,10 +392,8 @@ func (o *observer) valueSources(r *Relation) []*Relation {
 	out := []*Relation{r}
 	for _, p := range r.Policies {
 		for _, ident := range p.Reads {
-			for _, x := range o.s.tables() {
-				if x.Ident == ident && !slices.Contains(out, x) {
-					out = append(out, x)
-				}
+			if x := o.s.Relation(ident); x != nil && x.table() && !slices.Contains(out, x) {
+				out = append(out, x)
 			}
 		}
 	}
