@@ -252,25 +252,23 @@ func TestPrivilegedSessionsRunNoShadow(t *testing.T) {
 	})
 	dir := t.TempDir()
 	t.Setenv("LEDGERCHECK_CACHE_DIR", filepath.Join(dir, "cache"))
-	// The commands that read the configuration install over its prerequisite, which planted the
-	// shadows in the template: their file (over-base.sql) only checks that they stand; rerun and
-	// snapshot read none, and their file plants the shadows itself.
+	// The command that reads the configuration installs over its prerequisite, which planted the
+	// shadows in the template: its file (over-base.sql) only checks that they stand; snapshot
+	// reads none, and its file plants the shadows itself.
 	//
 	// The commands that run a subset of check's steps through the gate's one pipeline are not run
-	// here: lint --install (gate.Lint: its lint steps through the pipeline's variant), rerun with
-	// a fixture (its rerun step), parity and allowlist suggest (its parity step). internal/cli
-	// reaches a server only through internal/gate, and check runs every step (internal/cli's
-	// TestCheckRunsEveryStep), with a configuration that has a fixture, a previous version and
-	// probes: check's run, on the same files and the same kind of server, stands for theirs. They
-	// cost about 11 s of CPU in the embedded mode, 16 s on --dsn, where no cache keeps the
-	// templates and each plants the shadows again. The commands below are check and those whose
-	// work check's does not include.
+	// here: lint --install (gate.Lint: its lint steps through the pipeline's variant), rerun (its
+	// rerun step, with a fixture or with generated rows), parity and allowlist suggest (its parity
+	// step). internal/cli reaches a server only through internal/gate, and check runs every step
+	// (internal/cli's TestCheckRunsEveryStep), with a configuration that has a previous version,
+	// probes and no fixture (rows generated as the install role, values of the user types with
+	// casts included, in the shadows' tables and the previous version's, for the digests to
+	// read): check's run, on the same files and the same kind of server, stands for theirs.
+	// rerun --no-fixture, run here until 2026-12-06, cost 6.5 s of CPU in each mode for steps
+	// check's run takes too. The commands below are check and the one whose work check's does
+	// not include.
 	commands := [][]string{
 		{"check", "--config", "ledgercheck.yaml"},
-		// No fixture: rows generated as the install role (values of the user types with casts,
-		// in the shadows' tables and the previous version's) for the digests to read; check's
-		// configuration has a fixture, so the fill is this command's alone.
-		{"rerun", "shadows.sql", "--from", "previous.sql", "--no-fixture"},
 		{"snapshot", "--install", "shadows.sql"},
 	}
 	// Each mode's privileged role: the embedded cluster's superuser, the --dsn role. The two
@@ -300,7 +298,7 @@ func TestPrivilegedSessionsRunNoShadow(t *testing.T) {
 
 // shadowRepo writes, in dir, a repository whose prerequisite file (shadows-base.sql) plants the
 // shadows and whose artifact and port (over-base.sql) check that they stand (shadowsMissing
-// otherwise) and create the user types with casts, with a previous version, a fixture and a
+// otherwise) and create the user types with casts, with a previous version (no fixture) and a
 // probe; and shadows.sql, which plants them itself, for the commands that read no
 // configuration. It returns dir. Planted by the prerequisite, the shadows are in the template
 // every database of a run is copied from (and its cache entry), so they stand before the first
@@ -313,7 +311,6 @@ func shadowRepo(t *testing.T, dir, plant string) string {
 		"over-base.sql":    overBaseSQL + castsSQL + beforeSQL,
 		"shadows.sql":      plant + castsSQL + beforeSQL,
 		"previous.sql":     beforeSQL + "INSERT INTO public.lc_before VALUES (1, 'a') ON CONFLICT DO NOTHING;\n",
-		"fixture.sql":      "INSERT INTO public.lc_before VALUES (2, 'b') ON CONFLICT DO NOTHING;\n",
 		"ledgercheck.yaml": `version: 2
 artifact:
   file: over-base.sql
@@ -326,7 +323,6 @@ ports:
 prerequisites:
   openbrain: true
   files: [shadows-base.sql]
-fixture: fixture.sql
 # Run 2 reads what run 3 would, on the same sessions.
 rerun:
   times: 2
@@ -346,8 +342,9 @@ probes:
 	return dir
 }
 
-// beforeSQL is the table the previous version creates, which the fixture fills and the files
-// keep: the fixture loads after every install, the previous version's and the fresh ones.
+// beforeSQL is the table the previous version creates (with a row), which the rows check
+// generates fill further and the files keep: rows are generated after every install, the
+// previous version's and the fresh ones.
 const beforeSQL = "CREATE TABLE IF NOT EXISTS public.lc_before (id int PRIMARY KEY, note text);\n"
 
 // shadowsMissing is in the error over-base.sql raises where the prerequisite planted no shadow.
