@@ -66,7 +66,8 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 	t := targetsOf(in)
 	var found []finding.Finding
 	var checked counts
-	cut := "" // why the check was cut short, if it was
+	cut := ""                        // why the check was cut short, if it was
+	var observed map[pgsql.Name]bool // the functions whose SQL built at run time was observed
 	if len(t.plpgsql)+len(t.sql)+len(t.views) > 0 {
 		// One session of the install role for all of it.
 		conn, err := db.Connect(ctx)
@@ -80,6 +81,15 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 				return ph, err
 			}
 			found, ph.Notes, checked.plpgsql = append(found, fs...), append(ph.Notes, notes...), n
+			if cut == "" {
+				var fs []finding.Finding
+				var notes []string
+				fs, notes, observed, err = callDynamic(ctx, conn, in, t.plpgsql, cannotRun(fs))
+				if cut, err = interrupted(ctx, db, conn, err); err != nil {
+					return ph, err
+				}
+				found, ph.Notes = append(found, fs...), append(ph.Notes, notes...)
+			}
 		}
 		if len(t.sql)+len(t.views) > 0 && cut == "" {
 			fs, err := plan(ctx, conn, in, t)
@@ -95,7 +105,7 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 			ph.Notes = append(ph.Notes, cut)
 		}
 	}
-	ph.Notes = append(ph.Notes, dynamicNotes(in.File)...)
+	ph.Notes = append(ph.Notes, dynamicNotes(in.File, observed)...)
 	found = append(found, jobFindings(in.Jobs, in.JobsFailed)...)
 	ph.Findings = configured(in, found)
 	ph.Duration = time.Since(t0)
@@ -117,6 +127,17 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 	}
 	ph.Notes = append([]string{checked.summary()}, ph.Notes...)
 	return ph, nil
+}
+
+// cannotRun are the functions (by label) with a body-cannot-run finding in fs.
+func cannotRun(fs []finding.Finding) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range fs {
+		if f.Rule == RuleBodyCannotRun {
+			out[f.Object] = true
+		}
+	}
+	return out
 }
 
 // counts are what the phase checked.
@@ -181,12 +202,12 @@ func configured(in Input, fs []finding.Finding) []finding.Finding {
 }
 
 // dynamicNotes says, for each function body of the file that runs SQL built at run time
-// (EXECUTE of something other than a literal), that plpgsql_check sees only the expression that
-// builds it: what that SQL will be is out of reach.
-func dynamicNotes(f *pgsql.File) []string {
+// (EXECUTE of something other than a literal) and was not observed (callDynamic), that
+// plpgsql_check sees only the expression that builds it: what that SQL will be is out of reach.
+func dynamicNotes(f *pgsql.File, observed map[pgsql.Name]bool) []string {
 	var out []string
 	for _, op := range f.Ops {
-		if d := op.Dynamic(); d != nil && !d.Literal && op.Context == pgsql.InFunction {
+		if d := op.Dynamic(); d != nil && !d.Literal && op.Context == pgsql.InFunction && !observed[op.Function] {
 			out = append(out, fmt.Sprintf("%s: the SQL that %s builds at run time (EXECUTE) is out of reach: plpgsql_check checks the expression that builds it, not the statement it makes", op.Pos, op.Function))
 		}
 	}
