@@ -66,8 +66,10 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 	t := targetsOf(in)
 	var found []finding.Finding
 	var checked counts
-	cut := ""                        // why the check was cut short, if it was
-	var observed map[pgsql.Name]bool // the functions whose SQL built at run time was observed
+	// Why the check was cut short, if it was; the functions whose SQL built at run time
+	// callDynamic's notes account for.
+	cut := ""
+	var accounted map[pgsql.Name]bool
 	if len(t.plpgsql)+len(t.sql)+len(t.views) > 0 {
 		// One session of the install role for all of it.
 		conn, err := db.Connect(ctx)
@@ -84,7 +86,7 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 			if cut == "" {
 				var fs []finding.Finding
 				var notes []string
-				fs, notes, observed, err = callDynamic(ctx, conn, in, t.plpgsql, cannotRun(fs))
+				fs, notes, accounted, err = callDynamic(ctx, conn, in, t.plpgsql, cannotRun(fs))
 				if cut, err = interrupted(ctx, db, conn, err); err != nil {
 					return ph, err
 				}
@@ -105,7 +107,7 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 			ph.Notes = append(ph.Notes, cut)
 		}
 	}
-	ph.Notes = append(ph.Notes, dynamicNotes(in.File, observed)...)
+	ph.Notes = append(ph.Notes, dynamicNotes(in.File, accounted)...)
 	found = append(found, jobFindings(in.Jobs, in.JobsFailed)...)
 	ph.Findings = configured(in, found)
 	ph.Duration = time.Since(t0)
@@ -202,12 +204,13 @@ func configured(in Input, fs []finding.Finding) []finding.Finding {
 }
 
 // dynamicNotes says, for each function body of the file that runs SQL built at run time
-// (EXECUTE of something other than a literal) and was not observed (callDynamic), that
-// plpgsql_check sees only the expression that builds it: what that SQL will be is out of reach.
-func dynamicNotes(f *pgsql.File, observed map[pgsql.Name]bool) []string {
+// (EXECUTE of something other than a literal) and that callDynamic's notes do not account for
+// (accounted), that plpgsql_check sees only the expression that builds it: what that SQL will be
+// is out of reach.
+func dynamicNotes(f *pgsql.File, accounted map[pgsql.Name]bool) []string {
 	var out []string
 	for _, op := range f.Ops {
-		if d := op.Dynamic(); d != nil && !d.Literal && op.Context == pgsql.InFunction && !observed[op.Function] {
+		if d := op.Dynamic(); d != nil && !d.Literal && op.Context == pgsql.InFunction && !accounted[op.Function] {
 			out = append(out, fmt.Sprintf("%s: the SQL that %s builds at run time (EXECUTE) is out of reach: plpgsql_check checks the expression that builds it, not the statement it makes", op.Pos, op.Function))
 		}
 	}

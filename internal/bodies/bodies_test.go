@@ -232,3 +232,34 @@ CREATE VIEW public.lc_bye_view AS SELECT public.lc_bye(1) AS v;
 		t.Errorf("a check cut short with no finding is %s (%d findings), want fail", ph.Status, len(ph.Findings))
 	}
 }
+
+// TestCallsOfBuiltSQLAreBounded: a file of 45 functions that build their SQL at run time, each
+// misspelling a column, has the first 40 (in the catalog's order) called and found, and a note
+// for the other 5: the phase calls at most 40 functions, so a file of many cannot hold it.
+func TestCallsOfBuiltSQLAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE IF NOT EXISTS public.lc_tags (id bigint PRIMARY KEY, tag text NOT NULL);\n")
+	for i := range 45 {
+		fmt.Fprintf(&b, `CREATE OR REPLACE FUNCTION public.lc_tag_count_%02d(p_tag text) RETURNS bigint
+LANGUAGE plpgsql STABLE SET search_path = '' AS $$
+DECLARE
+  v bigint;
+BEGIN
+  EXECUTE pg_catalog.format('SELECT count(*) FROM public.lc_tags t WHERE t.%%I = $1', 'tagg') INTO v USING p_tag;
+  RETURN v;
+END;
+$$;
+`, i)
+	}
+	ph := checked(t, scratchtest.NewDatabase(t, 1536), "tags.sql", []byte(b.String()), lint.Config{})
+	n := 0
+	for _, f := range ph.Findings {
+		if f.Rule == bodies.RuleBodyCannotRun && strings.Contains(f.Message, "column t.tagg does not exist") {
+			n++
+		}
+	}
+	notes := strings.Join(ph.Notes, "\n")
+	if n != 40 || !strings.Contains(notes, "by 40 functions: each called twice") || !strings.Contains(notes, "by 5 more functions was not observed: the phase calls at most 40") {
+		t.Errorf("%d findings of the misspelt column, want 40 (and a note for the other 5):\n%s", n, rendered(ph))
+	}
+}
