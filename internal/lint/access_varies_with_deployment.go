@@ -41,24 +41,32 @@ var ruleAccessVaries = register(&Rule{
 })
 
 // callableReads reports each function of the file that the Data API can call (in an exposed
-// schema, executable by anon or authenticated once the file has run, not a trigger's) whose body,
-// or that of a function of the file it calls, asks where it runs: what install-reads-deployment
-// reads at deploy time. A request calls it in production; the observation, in the scratch
+// schema, executable by anon or authenticated once the file has run, not a trigger's), and each
+// view it can read (selectable by anon or authenticated), whose body or query, or that of a
+// function of the file it calls, asks where it runs: what install-reads-deployment reads at
+// deploy time. A request calls or reads it in production; the observation, in the scratch
 // database only.
 func callableReads(p *Pass) {
 	bodies := functionBodies(p.File)
 	for _, po := range p.privileges() {
-		fn := po.def.Func()
-		if !isFunction(po.obj) || fn == nil || fn.ReturnsTrigger || !slices.Contains(p.Config.Exposed(), po.obj.Name.Schema) {
+		if !slices.Contains(p.Config.Exposed(), po.obj.Name.Schema) {
 			continue
 		}
-		roles := po.apiHolders("execute")
-		if len(roles) == 0 {
-			continue
+		var roles []string
+		var inner, verb string
+		switch fn := po.def.Func(); {
+		case isFunction(po.obj) && fn != nil && !fn.ReturnsTrigger:
+			if roles = po.apiHolders("execute"); len(roles) > 0 {
+				inner, verb = helperReads(po.obj.Name, bodies, deployTimeRead, 0, map[pgsql.Name]bool{}), "call"
+			}
+		case (po.obj.Kind == pgsql.KindView || po.obj.Kind == pgsql.KindMatView) && po.def.Verb == pgsql.VerbCreate:
+			if roles = po.apiHolders("select"); len(roles) > 0 {
+				inner, verb = bodyReads(&body{calls: po.def.Calls, values: po.def.Values}, bodies, deployTimeRead, 0, map[pgsql.Name]bool{}), "read"
+			}
 		}
-		if inner := helperReads(po.obj.Name, bodies, deployTimeRead, 0, map[pgsql.Name]bool{}); inner != "" {
-			p.Report(po.def.Pos, po.obj.Label(), "%s, which %s may call through the Data API, reads %s: what a request gets depends on the database, server or session it runs in, and what the observation saw in the scratch database is not what production returns; decide by the arguments, a column or the requester (auth.uid(), auth.jwt()) instead",
-				po.obj.ShortLabel(), roleList(roles), inner)
+		if inner != "" {
+			p.Report(po.def.Pos, po.obj.Label(), "%s, which %s may %s through the Data API, reads %s: what a request gets depends on the database, server or session it runs in, and what the observation saw in the scratch database is not what production returns; decide by the arguments, a column or the requester (auth.uid(), auth.jwt()) instead",
+				po.obj.ShortLabel(), roleList(roles), verb, inner)
 		}
 	}
 }
@@ -227,20 +235,29 @@ func helperReads(name pgsql.Name, bodies map[pgsql.Name]*body, reads func(pgsql.
 			continue
 		}
 		seen[fn] = true
-		for _, v := range bodies[fn].values {
-			if deploymentValue(v.Name) {
-				return v.Name
-			}
+		if r := bodyReads(bodies[fn], bodies, reads, depth, seen); r != "" {
+			return r
 		}
-		for _, c := range bodies[fn].calls {
-			switch {
-			case pgsql.RequesterCall(c):
-			case reads(c):
-				return callOf(c)
-			case !pgCatalogName(c.Name):
-				if inner := helperReads(c.Name, bodies, reads, depth+1, seen); inner != "" {
-					return fmt.Sprintf("%s through %s()", inner, c.Name)
-				}
+	}
+	return ""
+}
+
+// bodyReads is what b reads, itself or through the file's functions it calls, that reads (or a
+// value function) says depends on where it runs; "" when nothing does.
+func bodyReads(b *body, bodies map[pgsql.Name]*body, reads func(pgsql.Call) bool, depth int, seen map[pgsql.Name]bool) string {
+	for _, v := range b.values {
+		if deploymentValue(v.Name) {
+			return v.Name
+		}
+	}
+	for _, c := range b.calls {
+		switch {
+		case pgsql.RequesterCall(c):
+		case reads(c):
+			return callOf(c)
+		case !pgCatalogName(c.Name):
+			if inner := helperReads(c.Name, bodies, reads, depth+1, seen); inner != "" {
+				return fmt.Sprintf("%s through %s()", inner, c.Name)
 			}
 		}
 	}

@@ -19,7 +19,9 @@ var _ = register(&Rule{
 	Check: func(p *Pass) {
 		bodies := functionBodies(p.File)
 		for _, op := range p.Ops() {
-			if !deployTime(op) || op.Policy() != nil { // a policy's condition is access-varies-with-deployment's
+			// A policy's condition and a view's query run when a request does, not while the file
+			// is deployed: access-varies-with-deployment's.
+			if !deployTime(op) || op.Policy() != nil || storedQuery(op) {
 				continue
 			}
 			report := func(pos finding.Position, what string) {
@@ -45,6 +47,12 @@ var _ = register(&Rule{
 		}
 	},
 })
+
+// storedQuery reports whether op creates a view: its query is stored, and runs when the view is
+// read (a materialized view's runs while the file is deployed, to fill it).
+func storedQuery(op *pgsql.Op) bool {
+	return op.Verb == pgsql.VerbCreate && len(op.Objects) > 0 && op.Object().Kind == pgsql.KindView
+}
 
 // deployTime reports whether op runs while the file is deployed, or as its pg_cron job (which
 // the install runs once, and production on its schedule): at top level, in a DO block, in a job's

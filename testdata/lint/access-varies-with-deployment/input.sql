@@ -73,4 +73,13 @@ REVOKE ALL ON FUNCTION public.agent_notes_count() FROM PUBLIC;
 -- ledgercheck:ignore grant-to-api-role the public page shows how many notes there are
 GRANT EXECUTE ON FUNCTION public.agent_notes_count() TO anon, authenticated;
 
+-- A view anon may read through the Data API, which shows the notes only where the database is a
+-- Supabase project's: the view's query runs when a request reads it.
+CREATE OR REPLACE VIEW public.agent_notes_feed WITH (security_invoker = true) AS
+  SELECT n.id, n.created_at FROM public.agent_notes n
+  WHERE public.agent_notes_live()
+  ORDER BY n.created_at DESC LIMIT 20;
+-- ledgercheck:ignore grant-to-api-role the feed is public by design
+GRANT SELECT ON public.agent_notes_feed TO anon;
+
 NOTIFY pgrst, 'reload schema';

@@ -32,4 +32,12 @@ CREATE OR REPLACE FUNCTION public.agent_tags_server() RETURNS text
   LANGUAGE sql STABLE SET search_path = '' AS $$ SELECT pg_catalog.version() $$;
 REVOKE ALL ON FUNCTION public.agent_tags_server() FROM PUBLIC, anon, authenticated;
 
+-- A view whose query asks which server it runs on, for the service's dashboard: the query runs
+-- when the view is read, not while the file is deployed, and the Data API's public roles may not
+-- read it.
+CREATE OR REPLACE VIEW public.agent_tags_about WITH (security_invoker = true) AS
+  SELECT pg_catalog.version() AS server, pg_catalog.count(*) AS tags FROM public.agent_tags;
+REVOKE ALL ON public.agent_tags_about FROM PUBLIC, anon, authenticated;
+GRANT SELECT ON public.agent_tags_about TO service_role;
+
 NOTIFY pgrst, 'reload schema';
