@@ -160,3 +160,26 @@ func TestFunctionThatAsksWhereItRunsFailsCheck(t *testing.T) {
 	write(t, "notes.sql", feedThatAsksWhereItRuns)
 	checkDeploymentErrors(t, sharedCheck(t), "notes.sql:12:1 lint")
 }
+
+// feedViewThatAsksWhereItRuns is the same sidecar read through a view anon may select, whose
+// query keeps the notes only where the database is a Supabase project's: the observation's read
+// of it in the scratch database returns nothing.
+const feedViewThatAsksWhereItRuns = "-- Sidecar: agent notes, read by the public through a feed view.\n" + agentNotesTable + `REVOKE ALL ON public.agent_notes FROM PUBLIC, anon, authenticated;
+GRANT ALL ON public.agent_notes TO service_role;
+-- ledgercheck:ignore security-definer-view the public feed reads notes for anon by design
+CREATE OR REPLACE VIEW public.agent_notes_feed AS
+  SELECT n.note FROM public.agent_notes n
+  WHERE pg_catalog.current_database() OPERATOR(pg_catalog.=) 'postgres';
+REVOKE ALL ON public.agent_notes_feed FROM PUBLIC, authenticated;
+-- ledgercheck:ignore grant-to-api-role the public feed is anon's
+GRANT SELECT ON public.agent_notes_feed TO anon;
+NOTIFY pgrst, 'reload schema';
+`
+
+// A view the Data API can read whose query asks where it runs fails check at its CREATE VIEW,
+// once (not also as a read while the file is deployed, which a view's query is not).
+func TestViewThatAsksWhereItRunsFailsCheck(t *testing.T) {
+	initSidecar(t, "notes.sql")
+	write(t, "notes.sql", feedViewThatAsksWhereItRuns)
+	checkDeploymentErrors(t, sharedCheck(t), "notes.sql:12:1 lint")
+}
