@@ -48,7 +48,7 @@ func (o *observer) cell(d *done) report.Access {
 			}
 		}
 		if a.kind == ActEnrol {
-			c.Value = "a row of " + a.via.Ident + " copied from another user's, with the user's own id"
+			c.Value = "another user's rows of " + a.via.Ident + ", copied with the user's own id"
 		}
 	}
 	if d.err != nil {

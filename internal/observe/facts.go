@@ -256,7 +256,7 @@ func (ob *Observation) enrolFacts(d *done) []fact {
 		return nil
 	}
 	return []fact{{rule: RuleUserEnrolsSelf, object: a.rel.Object(), who: a.persona.Role, extra: a.via.Ident, scope: a.rel.Ident,
-		message: fmt.Sprintf("a signed-in user can add himself to %s (a copy of another user's row with his own id) and then read %s of %s instead of %d",
+		message: fmt.Sprintf("a signed-in user can add himself to %s (copies of another user's memberships, with his own id) and then read %s of %s instead of %d",
 			a.via.Object(), rowsOf(d.rows), a.rel.Object(), base.rows),
 		opener: ob.insertOpener(a.via, a.persona.Role, a.rel)}}
 }

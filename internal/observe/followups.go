@@ -14,22 +14,26 @@ import (
 const actPolicy = "policy rows"
 
 // memberSQL reads the rows of a membership table (spliced in) owned by A or B in its owner
-// column (spliced in), as the reader, in text; memberUUIDSQL for a uuid owner column.
+// column (spliced in), as the reader, in text (at most 16: an enrolment copies all of the other
+// user's); memberUUIDSQL for a uuid owner column.
 const (
-	memberSQL     = `SELECT %[2]s FROM %[1]s WHERE %[3]s OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[]) LIMIT 4`
-	memberUUIDSQL = `SELECT %[2]s FROM %[1]s WHERE %[3]s OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.uuid[]) LIMIT 4`
+	memberSQL     = `SELECT %[2]s FROM %[1]s WHERE %[3]s OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[]) LIMIT 16`
+	memberUUIDSQL = `SELECT %[2]s FROM %[1]s WHERE %[3]s OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.uuid[]) LIMIT 16`
 )
 
-// membershipRows reads the rows of each membership table that A and B own, for a signed-in
+// membershipRows reads the rows of each membership relation that A and B own, for a signed-in
 // user who copies another's membership with his own id. Tables only: the reader (BYPASSRLS,
 // pg_read_all_data) would run a view's query, and the file's functions in it, with its rights.
+// A membership view over one table, whose columns that table has (a view that lists the
+// members, which a persona inserts through), is read in that table.
 func (o *observer) membershipRows(ctx context.Context) error {
 	for _, r := range o.s.Relations {
 		if r.Related {
 			continue
 		}
 		for _, m := range o.s.memberships(r) {
-			if _, ok := o.members[m.Ident]; ok || !m.table() {
+			src := o.s.memberTable(m)
+			if _, ok := o.members[m.Ident]; ok || src == nil {
 				continue
 			}
 			o.members[m.Ident] = nil
@@ -45,7 +49,7 @@ func (o *observer) membershipRows(ctx context.Context) error {
 			if c := m.Column(owner); c != nil && c.Type == "uuid" {
 				q = memberUUIDSQL
 			}
-			rows, err := readText(ctx, o.c.Reader, fmt.Sprintf(q, m.qualified(), strings.Join(list, ", "), qident(owner)), "{"+UserA+","+UserB+"}")
+			rows, err := readText(ctx, o.c.Reader, fmt.Sprintf(q, src.qualified(), strings.Join(list, ", "), qident(owner)), "{"+UserA+","+UserB+"}")
 			if err != nil {
 				return fmt.Errorf("reading the membership rows: %w", err)
 			}
@@ -61,6 +65,28 @@ func (o *observer) membershipRows(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// memberTable is the table the reader reads m's rows in: m, a table; the one table a view m
+// reads, when it has every column of m (a view that renames or computes one is not read); else
+// nil.
+func (s *Surface) memberTable(m *Relation) *Relation {
+	if m.table() {
+		return m
+	}
+	if len(m.Bases) != 1 {
+		return nil
+	}
+	b := s.Relation(m.Bases[0])
+	if b == nil || !b.table() {
+		return nil
+	}
+	for _, c := range m.Columns {
+		if b.Column(c.Name) == nil {
+			return nil
+		}
+	}
+	return b
 }
 
 // ownerKey keys, in a membership row, the name of its owner column.
@@ -85,8 +111,11 @@ func (o *observer) secondRound() []*action {
 	return out
 }
 
-// enrolments are a signed-in user adding himself to each membership table of a's relation (a
-// copy of the other user's membership, with his own id), then reading a's relation again.
+// enrolments are a signed-in user adding himself to each membership table of a's relation
+// (copies of the other user's memberships, every one read, with his own id: one bulk insert that
+// skips a membership he already has, as PostgREST's with resolution=ignore-duplicates), then
+// reading a's relation again. Every membership, not the first: which of them a row of a's
+// relation belongs to depends on the rows, not on their order.
 func (o *observer) enrolments(a *action) []*action {
 	var out []*action
 	p := a.persona
@@ -94,29 +123,42 @@ func (o *observer) enrolments(a *action) []*action {
 		if !m.Priv[p.Role].Insert {
 			continue
 		}
+		var rows []map[string]string
 		for _, row := range o.members[m.Ident] {
-			owner := row[ownerKey]
-			if row[owner] != p.other() {
-				continue
+			if row[row[ownerKey]] == p.other() {
+				rows = append(rows, row)
 			}
-			var cols, vals []string
-			for _, c := range m.Columns {
-				v, ok := row[c.Name]
-				if !ok {
-					continue
-				}
-				cols = append(cols, qident(c.Name))
-				if c.Name == owner {
-					vals = append(vals, m.ownerLiteral(owner, p.ID))
-				} else {
-					vals = append(vals, quoteLiteral(v))
-				}
-			}
-			ins := "INSERT INTO " + m.qualified() + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
-			out = append(out, &action{kind: ActEnrol, persona: p, rel: a.rel, via: m, owner: a.owner, method: "POST", path: restPath(m.Name, false),
-				steps: []string{ins, a.steps[0]}})
-			break
 		}
+		if len(rows) == 0 {
+			continue
+		}
+		var cols []string
+		var names []string
+		for _, c := range m.Columns {
+			if slices.ContainsFunc(rows, func(r map[string]string) bool { _, ok := r[c.Name]; return ok }) {
+				cols = append(cols, c.Name)
+				names = append(names, qident(c.Name))
+			}
+		}
+		var tuples []string
+		for _, row := range rows {
+			var vals []string
+			for _, c := range cols {
+				v, ok := row[c]
+				switch {
+				case c == row[ownerKey]:
+					vals = append(vals, m.ownerLiteral(c, p.ID))
+				case ok:
+					vals = append(vals, quoteLiteral(v))
+				default:
+					vals = append(vals, "DEFAULT")
+				}
+			}
+			tuples = append(tuples, "("+strings.Join(vals, ", ")+")")
+		}
+		ins := "INSERT INTO " + m.qualified() + " (" + strings.Join(names, ", ") + ") VALUES " + strings.Join(tuples, ", ") + " ON CONFLICT DO NOTHING"
+		out = append(out, &action{kind: ActEnrol, persona: p, rel: a.rel, via: m, owner: a.owner, method: "POST", path: restPath(m.Name, false),
+			steps: []string{ins, a.steps[0]}})
 	}
 	return out
 }

@@ -199,6 +199,13 @@ func (o *observer) fillRows(ctx context.Context, owned bool) error {
 		}
 	}
 	for _, r := range o.s.tables() {
+		// A table whose policies look the user up in another relation (a membership table)
+		// gets the generated rows even when it has rows: theirs share their values with the
+		// membership rows generated for A, B and C (fill's Shared), so that what a member reads
+		// of it shows (rows generated before, by another seed, share nothing with them).
+		if key := displayOf(r); owned && len(o.s.memberships(r)) > 0 && !slices.Contains(names, key) {
+			names = append(names, key)
+		}
 		if len(r.Owners) == 0 || !owned {
 			continue
 		}

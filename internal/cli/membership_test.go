@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// teamNotes is a sidecar of team notes in the usual style: a member reads his team's notes, and
+// any signed-in user may add himself to any team (the join policy checks only whose row it is),
+// so any user can read any team's notes.
+const teamNotes = `-- Sidecar: team notes, read by the team's members.
+CREATE TABLE IF NOT EXISTS public.team_members (
+  team_id uuid NOT NULL,
+  user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
+  PRIMARY KEY (team_id, user_id)
+);
+ALTER TABLE public.team_members ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS team_members_join ON public.team_members;
+CREATE POLICY team_members_join ON public.team_members FOR INSERT TO authenticated
+  WITH CHECK (user_id = (SELECT auth.uid()));
+DROP POLICY IF EXISTS team_members_self ON public.team_members;
+CREATE POLICY team_members_self ON public.team_members FOR SELECT TO authenticated
+  USING (user_id = (SELECT auth.uid()));
+DROP POLICY IF EXISTS team_members_service ON public.team_members;
+CREATE POLICY team_members_service ON public.team_members FOR ALL TO service_role USING (true) WITH CHECK (true);
+-- ledgercheck:ignore grant-to-api-role members join their team from the app
+GRANT SELECT, INSERT ON public.team_members TO authenticated;
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.team_members TO service_role;
+
+CREATE TABLE IF NOT EXISTS public.team_notes (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  team_id uuid NOT NULL,
+  body text NOT NULL
+);
+ALTER TABLE public.team_notes ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS team_notes_members ON public.team_notes;
+CREATE POLICY team_notes_members ON public.team_notes FOR SELECT TO authenticated
+  USING (team_id IN (SELECT m.team_id FROM public.team_members m WHERE m.user_id = (SELECT auth.uid())));
+DROP POLICY IF EXISTS team_notes_service ON public.team_notes;
+CREATE POLICY team_notes_service ON public.team_notes FOR ALL TO service_role USING (true) WITH CHECK (true);
+-- ledgercheck:ignore grant-to-api-role members read their team's notes
+GRANT SELECT ON public.team_notes TO authenticated;
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.team_notes TO service_role;
+
+NOTIFY pgrst, 'reload schema';
+`
+
+// teamNotesThroughAView is the same sidecar whose notes' policy looks the member up in a view
+// of the memberships, which the app also inserts through.
+var teamNotesThroughAView = strings.Replace(strings.Replace(teamNotes, "FROM public.team_members m WHERE", "FROM public.my_teams m WHERE", 1),
+	"\nCREATE TABLE IF NOT EXISTS public.team_notes", `
+CREATE OR REPLACE VIEW public.my_teams WITH (security_invoker = true) AS
+  SELECT m.team_id, m.user_id FROM public.team_members m;
+-- ledgercheck:ignore grant-to-api-role the app lists and joins the user's teams through the view
+GRANT SELECT, INSERT ON public.my_teams TO authenticated;
+GRANT SELECT ON public.my_teams TO service_role;
+
+CREATE TABLE IF NOT EXISTS public.team_notes`, 1)
+
+// TestSelfEnrolmentIsSeenOnAHostedProject: check, with no fixture, generates rows for the
+// tables before the observation adds its own (another seed, values shared with nothing of the
+// observation's): the members' notes then belong to no team the observation's users are in. The
+// enrolment is seen in both privilege models all the same: the notes get rows of the shared
+// values too, and a user copies every membership of the other's, not the first the reader met.
+// Before, it was seen only with the old default privileges, whose database had no rows yet.
+//
+// Through a view of the memberships (over the one table, with its columns), the enrolment was not
+// tried at all and check passed: the reader reads no view, and so found no membership to copy.
+// It reads the view's table now, and the user inserts through the view.
+func TestSelfEnrolmentIsSeenOnAHostedProject(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"table", teamNotes, "teams.sql:9:1 user-enrols-self: a signed-in user can add himself to table public.team_members"},
+		{"view", teamNotesThroughAView, "teams.sql:33:1 user-enrols-self: a signed-in user can add himself to view public.my_teams"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			initSidecar(t, "teams.sql")
+			write(t, "teams.sql", c.src)
+			rep := sharedCheck(t)
+			var got []string
+			for _, ph := range rep.Phases {
+				for _, f := range ph.Findings {
+					if f.Severity == "error" {
+						got = append(got, f.Pos.String()+" "+f.Rule+": "+f.Message)
+					}
+				}
+			}
+			if len(got) != 1 || !strings.HasPrefix(got[0], c.want) || strings.Contains(got[0], "only on") {
+				t.Errorf("errors %q, want one %q... in both privilege models", got, c.want)
+			}
+		})
+	}
+}
