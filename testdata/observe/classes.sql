@@ -126,6 +126,20 @@ CREATE POLICY documents_team ON public.nb_documents FOR SELECT TO authenticated
   USING (EXISTS (SELECT 1 FROM public.nb_team_members m WHERE m.team_id = nb_documents.team_id AND m.user_id = auth.uid()));
 GRANT SELECT ON public.nb_documents TO authenticated;
 
+-- The same, looked up in a view of the memberships, which the app joins through.
+CREATE TABLE public.nb_board_members (board_id uuid NOT NULL, user_id uuid NOT NULL REFERENCES auth.users (id), PRIMARY KEY (board_id, user_id));
+ALTER TABLE public.nb_board_members ENABLE ROW LEVEL SECURITY;
+CREATE POLICY board_members_join ON public.nb_board_members FOR INSERT TO authenticated WITH CHECK (user_id = auth.uid());
+CREATE POLICY board_members_read ON public.nb_board_members FOR SELECT TO authenticated USING (user_id = auth.uid());
+GRANT SELECT, INSERT ON public.nb_board_members TO authenticated;
+CREATE VIEW public.nb_my_boards WITH (security_invoker = true) AS SELECT b.board_id, b.user_id FROM public.nb_board_members b;
+GRANT SELECT, INSERT ON public.nb_my_boards TO authenticated;
+CREATE TABLE public.nb_cards (id bigint PRIMARY KEY, board_id uuid NOT NULL, title text);
+ALTER TABLE public.nb_cards ENABLE ROW LEVEL SECURITY;
+CREATE POLICY cards_board ON public.nb_cards FOR SELECT TO authenticated -- want user-enrols-self
+  USING (board_id IN (SELECT v.board_id FROM public.nb_my_boards v WHERE v.user_id = auth.uid()));
+GRANT SELECT ON public.nb_cards TO authenticated;
+
 CREATE TABLE public.nb_drafts (id bigint PRIMARY KEY, owner_id uuid NOT NULL REFERENCES auth.users (id), body text);
 ALTER TABLE public.nb_drafts ENABLE ROW LEVEL SECURITY;
 CREATE POLICY drafts_read ON public.nb_drafts FOR SELECT TO authenticated USING (true); -- want user-reads-every-row
