@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -373,6 +374,7 @@ func (s *Surface) readDetails(ctx context.Context, conn *pgx.Conn) error {
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("reading the relations: %w", err)
 	}
+	s.helperReads()
 	s.findOwners()
 	return nil
 }
@@ -411,6 +413,31 @@ func (s *Surface) scanPrivileges(rows pgx.Rows) error {
 		return nil
 	})
 	return err
+}
+
+// helperReads adds to each policy's Reads the relations of the surface that the functions it
+// calls name in their source (a SECURITY DEFINER is_member(team_id) that looks the user up in a
+// membership table): PostgreSQL records no dependency of a function body on what it reads, and
+// a membership looked up through a helper is the usual way to keep a policy from reading its own
+// table. What the name proposes (rows, an enrolment) is tried; what it shows is observed.
+func (s *Surface) helperReads() {
+	for _, m := range s.Relations {
+		named := nameRE(m.Name)
+		for _, r := range s.Relations {
+			for i := range r.Policies {
+				p := &r.Policies[i]
+				if p.Calls != "" && !slices.Contains(p.Reads, m.Ident) && named.MatchString(p.Calls) {
+					p.Reads = append(p.Reads, m.Ident)
+				}
+			}
+		}
+	}
+}
+
+// nameRE matches a relation's name as a word of SQL source, qualified by its schema or not, in
+// any case (unquoted) or as written (quoted).
+func nameRE(name string) *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|[^a-z0-9_$"])("?` + regexp.QuoteMeta(name) + `"?)($|[^a-z0-9_$"])`)
 }
 
 func (s *Surface) scanPolicies(rows pgx.Rows) error {

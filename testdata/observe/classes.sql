@@ -140,6 +140,21 @@ CREATE POLICY cards_board ON public.nb_cards FOR SELECT TO authenticated -- want
   USING (board_id IN (SELECT v.board_id FROM public.nb_my_boards v WHERE v.user_id = auth.uid()));
 GRANT SELECT ON public.nb_cards TO authenticated;
 
+-- The same, asked of a SECURITY DEFINER helper, whose body PostgreSQL records no dependency of.
+CREATE TABLE public.nb_wiki_members (wiki_id uuid NOT NULL, user_id uuid NOT NULL REFERENCES auth.users (id), PRIMARY KEY (wiki_id, user_id));
+ALTER TABLE public.nb_wiki_members ENABLE ROW LEVEL SECURITY;
+CREATE POLICY wiki_members_join ON public.nb_wiki_members FOR INSERT TO authenticated WITH CHECK (user_id = auth.uid()); -- want user-enrols-self
+CREATE POLICY wiki_members_read ON public.nb_wiki_members FOR SELECT TO authenticated USING (user_id = auth.uid());
+GRANT SELECT, INSERT ON public.nb_wiki_members TO authenticated;
+CREATE FUNCTION public.nb_is_wiki_member(p_wiki uuid) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = '' AS $$
+  SELECT EXISTS (SELECT 1 FROM public.nb_wiki_members m WHERE m.wiki_id = p_wiki AND m.user_id = auth.uid());
+$$;
+REVOKE EXECUTE ON FUNCTION public.nb_is_wiki_member(uuid) FROM PUBLIC, anon;
+CREATE TABLE public.nb_wiki_pages (id bigint PRIMARY KEY, wiki_id uuid NOT NULL, title text);
+ALTER TABLE public.nb_wiki_pages ENABLE ROW LEVEL SECURITY;
+CREATE POLICY wiki_pages_members ON public.nb_wiki_pages FOR SELECT TO authenticated USING (public.nb_is_wiki_member(wiki_id));
+GRANT SELECT ON public.nb_wiki_pages TO authenticated;
+
 CREATE TABLE public.nb_drafts (id bigint PRIMARY KEY, owner_id uuid NOT NULL REFERENCES auth.users (id), body text);
 ALTER TABLE public.nb_drafts ENABLE ROW LEVEL SECURITY;
 CREATE POLICY drafts_read ON public.nb_drafts FOR SELECT TO authenticated USING (true); -- want user-reads-every-row
