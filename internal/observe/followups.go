@@ -154,9 +154,9 @@ func (o *observer) enrolments(a *action) []*action {
 					vals = append(vals, "DEFAULT")
 				}
 			}
-			tuples = append(tuples, "("+strings.Join(vals, ", ")+")")
+			tuples = append(tuples, strings.Join(vals, ", "))
 		}
-		ins := "INSERT INTO " + m.qualified() + " (" + strings.Join(names, ", ") + ") VALUES " + strings.Join(tuples, ", ") + " ON CONFLICT DO NOTHING"
+		ins := "INSERT INTO " + m.qualified() + " (" + strings.Join(names, ", ") + ") VALUES (" + strings.Join(tuples, "), (") + ") ON CONFLICT DO NOTHING"
 		out = append(out, &action{kind: ActEnrol, persona: p, rel: a.rel, via: m, owner: a.owner, method: "POST", path: restPath(m.Name, false),
 			steps: []string{ins, a.steps[0]}})
 	}
