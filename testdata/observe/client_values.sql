@@ -111,6 +111,24 @@ CREATE POLICY desk_notes_members ON public.mod_desk_notes FOR SELECT TO authenti
   USING (EXISTS (SELECT 1 FROM public.mod_desk_names d WHERE d.desk = auth.jwt() -> 'user_metadata' ->> 'desk_name'));
 GRANT SELECT ON public.mod_desk_notes TO authenticated;
 
+-- 13. The same lookup in a PL/pgSQL helper the policy calls: the slug the user claims is
+-- compared in the helper's body, with a table only the helper reads (PostgreSQL records no
+-- dependency of a body on it).
+CREATE TABLE public.mod_teams (code text PRIMARY KEY, title text);
+ALTER TABLE public.mod_teams ENABLE ROW LEVEL SECURITY;
+CREATE FUNCTION public.mod_claimed_team() RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = '' AS $$
+DECLARE
+  v text;
+BEGIN
+  SELECT t.code INTO v FROM public.mod_teams t WHERE t.code = auth.jwt() -> 'user_metadata' ->> 'team';
+  RETURN v;
+END $$;
+CREATE TABLE public.mod_team_notes (id bigint PRIMARY KEY, body text);
+ALTER TABLE public.mod_team_notes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY team_notes_claimed ON public.mod_team_notes FOR SELECT TO authenticated -- want client-value-widens-access
+  USING ((SELECT public.mod_claimed_team()) IS NOT NULL);
+GRANT SELECT ON public.mod_team_notes TO authenticated;
+
 -- Controls: app_metadata, which only the server sets, and the user's own rows.
 CREATE TABLE public.mod_audit (id bigint PRIMARY KEY, entry text);
 ALTER TABLE public.mod_audit ENABLE ROW LEVEL SECURITY;
@@ -137,5 +155,7 @@ INSERT INTO public.mod_workspaces VALUES ('northwind', 'Northwind') ON CONFLICT 
 INSERT INTO public.mod_workspace_notes VALUES (1, 'quarterly review') ON CONFLICT DO NOTHING;
 INSERT INTO public.mod_desk_notes VALUES (1, 'rota') ON CONFLICT DO NOTHING;
 INSERT INTO public.mod_audit VALUES (1, 'created') ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_teams VALUES ('falcon', 'Falcon') ON CONFLICT DO NOTHING;
+INSERT INTO public.mod_team_notes VALUES (1, 'roadmap') ON CONFLICT DO NOTHING;
 
 NOTIFY pgrst, 'reload schema';
