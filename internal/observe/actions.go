@@ -28,6 +28,7 @@ const (
 	ActExecute     = "execute"
 	ActGrant       = "grant"
 	ActEnrol       = "enrol, then select"
+	ActPromote     = "update own row, then select"
 	ActDirect      = "select directly"
 )
 
@@ -35,7 +36,7 @@ const (
 type action struct {
 	kind    string
 	persona Persona
-	rel     *Relation // the relation acted on (a table, a view; for ActEnrol the one read after)
+	rel     *Relation // the relation acted on (a table, a view; for ActEnrol and ActPromote the one read after)
 	fn      *Function
 	steps   []string // the statements, in the savepoint; the last one's result is measured
 	owner   string   // the owner column of the rows counted (select), or filtered on
@@ -44,7 +45,7 @@ type action struct {
 	value   string   // the hostile or client-controlled value it sends
 	policy  string   // a client-controlled value's: the policy that reads it (quoted)
 	hostile bool
-	via     *Relation // ActEnrol: the membership table written first
+	via     *Relation // ActEnrol, ActPromote: the membership table written first
 }
 
 // requestTimeout bounds each request: a second, under Supabase's per-role statement timeouts

@@ -42,13 +42,16 @@ func (o *observer) cell(d *done) report.Access {
 		if a.kind == ActGrant {
 			c.Value, c.Present = a.value, -1
 		}
-		if a.kind == ActSelect || a.kind == ActEnrol {
+		if a.kind == ActSelect || a.kind == ActEnrol || a.kind == ActPromote {
 			if cols := a.rel.columns(a.persona.Role, "SELECT"); len(cols) < len(a.rel.Columns) {
 				c.Columns = cols
 			}
 		}
-		if a.kind == ActEnrol {
+		switch a.kind {
+		case ActEnrol:
 			c.Value = "another user's rows of " + a.via.Ident + ", copied with the user's own id"
+		case ActPromote:
+			c.Value = a.value + " on the user's own row of " + a.via.Ident
 		}
 	}
 	if d.err != nil {

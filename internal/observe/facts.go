@@ -64,6 +64,8 @@ func (ob *Observation) factsOf(d *done) []fact {
 		out = append(out, ob.clientValueFacts(d)...)
 	case a.kind == ActEnrol:
 		out = append(out, ob.enrolFacts(d)...)
+	case a.kind == ActPromote:
+		out = append(out, ob.promoteFacts(d)...)
 	case a.fn != nil:
 		out = append(out, ob.callFacts(d)...)
 	case a.rel != nil:
@@ -258,7 +260,21 @@ func (ob *Observation) enrolFacts(d *done) []fact {
 	return []fact{{rule: RuleUserEnrolsSelf, object: a.rel.Object(), who: a.persona.Role, extra: a.via.Ident, scope: a.rel.Ident,
 		message: fmt.Sprintf("a signed-in user can add himself to %s (copies of another user's memberships, with his own id) and then read %s of %s instead of %d",
 			a.via.Object(), rowsOf(d.rows), a.rel.Object(), base.rows),
-		opener: ob.insertOpener(a.via, a.persona.Role, a.rel)}}
+		opener: ob.memberOpener(a.via, a.persona.Role, "INSERT", a.rel)}}
+}
+
+// promoteFacts: a signed-in user who changed his own row of a relation another's policies read
+// (a flag, a role) sees more rows.
+func (ob *Observation) promoteFacts(d *done) []fact {
+	a := d.a
+	base := ob.baseSelect(a.persona.Name, a.rel)
+	if base == nil || d.rows <= base.rows {
+		return nil
+	}
+	return []fact{{rule: RuleUserPromotesSelf, object: a.rel.Object(), who: a.persona.Role, extra: a.via.Ident, scope: a.rel.Ident,
+		message: fmt.Sprintf("a signed-in user can set %s on his own row of %s and then read %s of %s instead of %d",
+			a.value, a.via.Object(), rowsOf(d.rows), a.rel.Object(), base.rows),
+		opener: ob.memberOpener(a.via, a.persona.Role, "UPDATE", a.rel)}}
 }
 
 // baseSelect is persona's plain select of r, if it ran.
@@ -345,7 +361,7 @@ func (ob *Observation) request(a *action) (what, object, scope string) {
 		return fmt.Sprintf("%s calling %s", who, a.fn.Object()), a.fn.Object(), a.fn.Ident
 	}
 	verb := map[string]string{ActInsert: "insert into", ActInsertOther: "insert into", ActUpdate: "update of", ActUpdateOther: "update of",
-		ActReown: "update of", ActDelete: "delete from", ActDeleteOther: "delete from", ActSelect: "read of", ActEnrol: "insert into"}[a.kind]
+		ActReown: "update of", ActDelete: "delete from", ActDeleteOther: "delete from", ActSelect: "read of", ActEnrol: "insert into", ActPromote: "update of"}[a.kind]
 	if verb == "" {
 		verb = a.kind + " on"
 	}

@@ -245,11 +245,12 @@ func (ob *Observation) policyDetail(r *Relation, role, cmd string, d *done) stri
 	return fmt.Sprintf("policy %s: %s %s", p.Name, clause, expr)
 }
 
-// insertOpener is what let role add a row to membership table m (which r's policies read): m's
-// permissive INSERT policy, else r's policy that reads m, else m's grant or creation.
-func (ob *Observation) insertOpener(m *Relation, role string, r *Relation) opener {
+// memberOpener is what let role write (cmd: INSERT, UPDATE) a row of membership table m (which
+// r's policies read): m's permissive policy for cmd, else r's policy that reads m, else m's grant
+// or creation.
+func (ob *Observation) memberOpener(m *Relation, role, cmd string, r *Relation) opener {
 	var alts []opener
-	for _, p := range m.permissive(role, "INSERT") {
+	for _, p := range m.permissive(role, cmd) {
 		alts = append(alts, opener{kind: "policy", object: quoteIdentName(p.Name) + " on " + m.Ident})
 	}
 	for _, p := range r.Policies {

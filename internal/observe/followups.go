@@ -100,6 +100,7 @@ func (o *observer) secondRound() []*action {
 		switch {
 		case a.kind == ActSelect && d.ok && a.persona.signedIn() && a.persona.Metadata == nil:
 			out = append(out, o.enrolments(a)...)
+			out = append(out, o.promotions(a)...)
 		case a.kind == ActExecute && d.ok && d.rows > 0:
 			out = append(out, o.directReads(d)...)
 		}
@@ -163,6 +164,65 @@ func (o *observer) enrolments(a *action) []*action {
 	return out
 }
 
+// maxPromotions bounds the values a persona sets on its own row of one membership relation.
+const maxPromotions = 6
+
+// promotions are a signed-in user changing his own row of each membership relation of a's
+// relation (a profile whose is_admin, or role, a policy of a's relation reads) and reading a's
+// relation again: each column of it that those policies name, and that the user may update, set
+// to what would let him in (true for a boolean, each word of the policies' literals for text,
+// the largest smallint for a number).
+func (o *observer) promotions(a *action) []*action {
+	var out []*action
+	p := a.persona
+	var text string
+	for _, pol := range a.rel.Policies {
+		text += pol.Using + "\n" + pol.Calls + "\n"
+	}
+	words := literalWords(text)
+	for _, m := range o.s.memberships(a.rel) {
+		n := 0
+		for _, c := range m.Columns {
+			if slices.Contains(m.Owners, c.Name) || !nameRE(c.Name).MatchString(text) ||
+				!m.Priv[p.Role].Update && !slices.Contains(c.Priv[p.Role], "UPDATE") {
+				continue
+			}
+			for _, v := range promotedValues(c.Type, words) {
+				if n == maxPromotions {
+					break
+				}
+				n++
+				upd := "UPDATE " + m.qualified() + " SET " + qident(c.Name) + " = " + v.lit + " WHERE " + qident(m.Owners[0]) + " = " + m.ownerLiteral(m.Owners[0], p.ID)
+				out = append(out, &action{kind: ActPromote, persona: p, rel: a.rel, via: m, owner: a.owner, value: c.Name + " = " + v.shown,
+					method: "PATCH", path: restPath(m.Name, false), steps: []string{upd, a.steps[0]}})
+			}
+		}
+	}
+	return out
+}
+
+// promoted is a value to set a column to: its literal, and how a message shows it.
+type promoted struct{ lit, shown string }
+
+// promotedValues are the values to set a column of type typ to: true for a boolean, 32767 for a
+// number, else the literal words (text, or another type a string literal is assigned to: an
+// enum).
+func promotedValues(typ string, words []string) []promoted {
+	switch {
+	case typ == "boolean":
+		return []promoted{{"true", "true"}}
+	case typ == "smallint" || typ == "integer" || typ == "bigint" || strings.HasPrefix(typ, "numeric"):
+		return []promoted{{"32767", "32767"}}
+	}
+	var out []promoted
+	for _, w := range words {
+		if w != "" && !strings.ContainsAny(w, "{}\"") {
+			out = append(out, promoted{quoteLiteral(w), "'" + strings.ReplaceAll(w, "'", "''") + "'"})
+		}
+	}
+	return out
+}
+
 // directReads are the persona reading, itself, each table a function call of d read: whether
 // the call returned what the persona could not read.
 func (o *observer) directReads(d *done) []*action {
@@ -208,7 +268,7 @@ func (o *observer) policyRows(a *action) []*action {
 // commandOf is the SQL command of an action kind.
 func commandOf(kind string) string {
 	switch kind {
-	case ActSelect, ActEnrol:
+	case ActSelect, ActEnrol, ActPromote:
 		return "SELECT"
 	case ActInsert, ActInsertOther:
 		return "INSERT"

@@ -14,6 +14,7 @@ const (
 	RuleUserReadsEveryRow       = "user-reads-every-row"
 	RuleUserWritesOthersRows    = "user-writes-others-rows"
 	RuleUserEnrolsSelf          = "user-enrols-self"
+	RuleUserPromotesSelf        = "user-promotes-self"
 	RuleClientValueWidensAccess = "client-value-widens-access"
 	RuleRequestSideEffect       = "request-side-effect"
 	RuleOutboundRequest         = "outbound-request"
@@ -29,6 +30,7 @@ var rules = []rule.Rule{
 	{ID: RuleUserReadsEveryRow, Phase: finding.PhaseAudit, Severity: finding.SevWarning},
 	{ID: RuleUserWritesOthersRows, Phase: finding.PhaseAudit, Severity: finding.SevError},
 	{ID: RuleUserEnrolsSelf, Phase: finding.PhaseAudit, Severity: finding.SevError},
+	{ID: RuleUserPromotesSelf, Phase: finding.PhaseAudit, Severity: finding.SevError},
 	{ID: RuleClientValueWidensAccess, Phase: finding.PhaseAudit, Severity: finding.SevError},
 	{ID: RuleRequestSideEffect, Phase: finding.PhaseAudit, Severity: finding.SevError},
 	{ID: RuleOutboundRequest, Phase: finding.PhaseAudit, Severity: finding.SevError},

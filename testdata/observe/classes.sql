@@ -155,6 +155,31 @@ ALTER TABLE public.nb_wiki_pages ENABLE ROW LEVEL SECURITY;
 CREATE POLICY wiki_pages_members ON public.nb_wiki_pages FOR SELECT TO authenticated USING (public.nb_is_wiki_member(wiki_id));
 GRANT SELECT ON public.nb_wiki_pages TO authenticated;
 
+-- A user who may update every column of his own profile makes himself an admin: the flag a
+-- policy reads. The control grants UPDATE on the display name alone (the old default
+-- privileges' table-wide UPDATE revoked first).
+CREATE TABLE public.nb_profiles (id uuid PRIMARY KEY REFERENCES auth.users (id), display_name text, is_admin boolean NOT NULL DEFAULT false);
+ALTER TABLE public.nb_profiles ENABLE ROW LEVEL SECURITY;
+CREATE POLICY profiles_own ON public.nb_profiles FOR SELECT TO authenticated USING (id = auth.uid());
+CREATE POLICY profiles_own_update ON public.nb_profiles FOR UPDATE TO authenticated USING (id = auth.uid()) WITH CHECK (id = auth.uid()); -- want user-promotes-self
+GRANT SELECT, UPDATE ON public.nb_profiles TO authenticated;
+CREATE TABLE public.nb_staff_reports (id bigint PRIMARY KEY, author_id uuid NOT NULL REFERENCES auth.users (id), body text);
+ALTER TABLE public.nb_staff_reports ENABLE ROW LEVEL SECURITY;
+CREATE POLICY staff_reports_read ON public.nb_staff_reports FOR SELECT TO authenticated
+  USING (author_id = auth.uid() OR EXISTS (SELECT 1 FROM public.nb_profiles p WHERE p.id = auth.uid() AND p.is_admin));
+GRANT SELECT ON public.nb_staff_reports TO authenticated;
+CREATE TABLE public.nb_settings (id uuid PRIMARY KEY REFERENCES auth.users (id), display_name text, is_staff boolean NOT NULL DEFAULT false);
+ALTER TABLE public.nb_settings ENABLE ROW LEVEL SECURITY;
+CREATE POLICY settings_own ON public.nb_settings FOR SELECT TO authenticated USING (id = auth.uid());
+CREATE POLICY settings_own_update ON public.nb_settings FOR UPDATE TO authenticated USING (id = auth.uid()) WITH CHECK (id = auth.uid());
+REVOKE UPDATE ON public.nb_settings FROM authenticated;
+GRANT SELECT, UPDATE (display_name) ON public.nb_settings TO authenticated;
+CREATE TABLE public.nb_staff_notes (id bigint PRIMARY KEY, author_id uuid NOT NULL REFERENCES auth.users (id), body text);
+ALTER TABLE public.nb_staff_notes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY staff_notes_read ON public.nb_staff_notes FOR SELECT TO authenticated
+  USING (author_id = auth.uid() OR EXISTS (SELECT 1 FROM public.nb_settings s WHERE s.id = auth.uid() AND s.is_staff));
+GRANT SELECT ON public.nb_staff_notes TO authenticated;
+
 CREATE TABLE public.nb_drafts (id bigint PRIMARY KEY, owner_id uuid NOT NULL REFERENCES auth.users (id), body text);
 ALTER TABLE public.nb_drafts ENABLE ROW LEVEL SECURITY;
 CREATE POLICY drafts_read ON public.nb_drafts FOR SELECT TO authenticated USING (true); -- want user-reads-every-row

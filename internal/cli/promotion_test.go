@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// staffReports is a sidecar in the usual style: each user edits his own profile (every column of
+// it), and admins, whom a SECURITY DEFINER helper recognises by the profile's role, read every
+// report. Any user can set his own role to 'admin'.
+const staffReports = `-- Sidecar: staff reports, read by their authors and by admins.
+CREATE TABLE IF NOT EXISTS public.profiles (
+  id uuid PRIMARY KEY REFERENCES auth.users (id) ON DELETE CASCADE,
+  display_name text,
+  role text NOT NULL DEFAULT 'member'
+);
+ALTER TABLE public.profiles ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS profiles_own_read ON public.profiles;
+CREATE POLICY profiles_own_read ON public.profiles FOR SELECT TO authenticated
+  USING (id = (SELECT auth.uid()));
+DROP POLICY IF EXISTS profiles_own_update ON public.profiles;
+CREATE POLICY profiles_own_update ON public.profiles FOR UPDATE TO authenticated
+  USING (id = (SELECT auth.uid())) WITH CHECK (id = (SELECT auth.uid()));
+DROP POLICY IF EXISTS profiles_service ON public.profiles;
+CREATE POLICY profiles_service ON public.profiles FOR ALL TO service_role USING (true) WITH CHECK (true);
+-- ledgercheck:ignore grant-to-api-role users edit their own profile from the app
+GRANT SELECT, UPDATE ON public.profiles TO authenticated;
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.profiles TO service_role;
+
+-- ledgercheck:ignore security-definer-public-execute the reports' policy asks it for the signed-in user
+CREATE OR REPLACE FUNCTION public.is_admin() RETURNS boolean
+  LANGUAGE sql STABLE SECURITY DEFINER SET search_path = '' AS $$
+  SELECT coalesce((SELECT p.role = 'admin' FROM public.profiles p WHERE p.id = (SELECT auth.uid())), false);
+$$;
+REVOKE ALL ON FUNCTION public.is_admin() FROM PUBLIC, anon;
+-- ledgercheck:ignore grant-to-api-role the reports' policy calls it
+-- ledgercheck:ignore user-reads-others-rows it returns the caller's own flag, nothing of another profile
+GRANT EXECUTE ON FUNCTION public.is_admin() TO authenticated;
+
+CREATE TABLE IF NOT EXISTS public.reports (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  author_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
+  body text NOT NULL
+);
+ALTER TABLE public.reports ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS reports_own_or_admin ON public.reports;
+CREATE POLICY reports_own_or_admin ON public.reports FOR SELECT TO authenticated
+  USING (author_id = (SELECT auth.uid()) OR (SELECT public.is_admin()));
+DROP POLICY IF EXISTS reports_service ON public.reports;
+CREATE POLICY reports_service ON public.reports FOR ALL TO service_role USING (true) WITH CHECK (true);
+-- ledgercheck:ignore grant-to-api-role users read their reports, admins all
+GRANT SELECT ON public.reports TO authenticated;
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.reports TO service_role;
+
+NOTIFY pgrst, 'reload schema';
+`
+
+// TestUserMakingHimselfAdminFailsCheck: check passed this sidecar, its helper's reading of the
+// profiles accepted with a reason as a reviewer would (the helper returns the caller's own flag):
+// the observation added users to memberships but never changed a user's own row of a table a
+// policy reads. A user now sets the column the policy (here its helper) names to the word it compares
+// with, and reads the reports again: user-promotes-self at the profile's UPDATE policy, in both
+// privilege models.
+func TestUserMakingHimselfAdminFailsCheck(t *testing.T) {
+	initSidecar(t, "reports.sql")
+	write(t, "reports.sql", staffReports)
+	rep := sharedCheck(t)
+	var got []string
+	for _, ph := range rep.Phases {
+		for _, f := range ph.Findings {
+			if f.Rule == "user-promotes-self" {
+				got = append(got, f.Pos.String()+": "+f.Message)
+			}
+		}
+	}
+	want := "reports.sql:12:1: a signed-in user can set role = 'admin' on his own row of table public.profiles and then read"
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) || strings.Contains(got[0], "only on") || !rep.Failed() {
+		t.Errorf("user-promotes-self findings %q (failed %t), want one %q... in both privilege models", got, rep.Failed(), want)
+	}
+}
