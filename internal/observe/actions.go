@@ -46,6 +46,7 @@ type action struct {
 	policy  string   // a client-controlled value's: the policy that reads it (quoted)
 	hostile bool
 	via     *Relation // ActEnrol, ActPromote: the membership table written first
+	call    string    // ActExecute: the function's call expression
 }
 
 // requestTimeout bounds each request: a second, under Supabase's per-role statement timeouts
@@ -316,7 +317,7 @@ func (o *observer) executeActions(p Persona, f *Function) []*action {
 	}
 	mk := func(args []string, value string) *action {
 		call := qident(f.Schema) + "." + qident(f.Name) + "(" + strings.Join(args, ", ") + ")"
-		return &action{kind: ActExecute, persona: p, fn: f, method: "POST", path: restPath(f.Name, true), value: value, hostile: value != "",
+		return &action{kind: ActExecute, persona: p, fn: f, method: "POST", path: restPath(f.Name, true), value: value, hostile: value != "", call: call,
 			steps: []string{"SELECT pg_catalog.count(*) FROM (SELECT " + call + " AS v) s WHERE NOT (s.v IS NULL)"}}
 	}
 	out := []*action{mk(args, "")}

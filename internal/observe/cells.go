@@ -9,7 +9,7 @@ import (
 func (o *observer) cells() []report.Access {
 	var out []report.Access
 	for _, d := range o.done {
-		if d.a.kind == actPolicy {
+		if d.a.kind == actPolicy || d.a.kind == actWithoutOthers {
 			continue
 		}
 		out = append(out, o.cell(d))

@@ -58,7 +58,7 @@ func (ob *Observation) factsOf(d *done) []fact {
 	}
 	var out []fact
 	switch {
-	case a.kind == actPolicy || a.kind == ActDirect:
+	case a.kind == actPolicy || a.kind == ActDirect || a.kind == actWithoutOthers:
 		return nil
 	case a.persona.setsClientValue():
 		out = append(out, ob.clientValueFacts(d)...)
@@ -210,7 +210,7 @@ func (ob *Observation) callFacts(d *done) []fact {
 			// rest, a count over rows row level security hides included, the persona could read.
 			opened = !exposed && direct > 0
 		}
-		if !opened {
+		if !opened || ob.returnsNothingOfOthers(d, e.Table) {
 			continue
 		}
 		t := ob.Surface.Relation(e.Table)
@@ -234,6 +234,18 @@ func (ob *Observation) callFacts(d *done) []fact {
 			opener: opener{kind: "function", object: f.Ident, attr: "acl:" + p.Role, alts: []opener{{kind: "function", object: f.Ident}}}})
 	}
 	return out
+}
+
+// returnsNothingOfOthers reports whether d's call returned the same once the rows of table that
+// are not its persona's were deleted (at least one), in the same request: what it returned
+// depends on none of them.
+func (ob *Observation) returnsNothingOfOthers(d *done, table string) bool {
+	for _, x := range ob.done {
+		if x.a.kind == actWithoutOthers && x.a.persona.Name == d.a.persona.Name && x.a.fn == d.a.fn && x.a.value == table {
+			return x.ok && len(x.results) >= 7 && affected(x.results[4]) > 0 && x.results[2].value(0, 0) == x.results[6].value(0, 0)
+		}
+	}
+	return false
 }
 
 // direct is how many rows of table persona read itself (ActDirect), -1 when it was not tried;

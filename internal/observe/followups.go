@@ -103,6 +103,7 @@ func (o *observer) secondRound() []*action {
 			out = append(out, o.promotions(a)...)
 		case a.kind == ActExecute && d.ok && d.rows > 0:
 			out = append(out, o.directReads(d)...)
+			out = append(out, o.withoutOthers(d)...)
 		}
 		if d.ok && d.rows > 0 && a.rel != nil && a.rel.RLS && !a.hostile {
 			out = append(out, o.policyRows(a)...)
@@ -219,6 +220,38 @@ func promotedValues(typ string, words []string) []promoted {
 		if w != "" && !strings.ContainsAny(w, "{}\"") {
 			out = append(out, promoted{quoteLiteral(w), "'" + strings.ReplaceAll(w, "'", "''") + "'"})
 		}
+	}
+	return out
+}
+
+// actWithoutOthers is an internal action: a function called again, in the same request, once the
+// rows of a table it read that are not the persona's are deleted (as service_role, rolled back
+// with the request), to see whether what it returns depends on them (callFacts).
+const actWithoutOthers = "call without others' rows"
+
+// resultDigest is the digest of what a call (spliced in) returns, every row in text.
+const resultDigest = "SELECT pg_catalog.md5(COALESCE(pg_catalog.string_agg(s.v::pg_catalog.text, ',' ORDER BY s.v::pg_catalog.text), '')) FROM (SELECT %s AS v) s"
+
+// withoutOthers are, for a call of d that read a table with an owner column, the same call
+// before and after the rows of that table other than the persona's own are deleted: when what it
+// returns is the same, it did not return anything of theirs (a SECURITY DEFINER is_admin() that
+// reads the caller's own profile).
+func (o *observer) withoutOthers(d *done) []*action {
+	a := d.a
+	if a.hostile || a.call == "" || a.fn.Returns == "void" || !a.persona.signedIn() {
+		return nil
+	}
+	var out []*action
+	for _, e := range d.effects {
+		t := o.s.Relation(e.Table)
+		if e.Read == 0 || t == nil || !t.table() || len(t.Owners) == 0 {
+			continue
+		}
+		digest := fmt.Sprintf(resultDigest, a.call)
+		del := "DELETE FROM " + t.qualified() + " WHERE " + qident(t.Owners[0]) + " IS DISTINCT FROM " + t.ownerLiteral(t.Owners[0], a.persona.ID)
+		out = append(out, &action{kind: actWithoutOthers, persona: a.persona, fn: a.fn, value: e.Table, method: a.method, path: a.path,
+			steps: []string{digest, "SELECT pg_catalog.set_config('role', 'service_role', true)", del,
+				"SELECT pg_catalog.set_config('role', " + quoteLiteral(a.persona.Role) + ", true)", digest}})
 	}
 	return out
 }

@@ -163,11 +163,25 @@ ALTER TABLE public.nb_profiles ENABLE ROW LEVEL SECURITY;
 CREATE POLICY profiles_own ON public.nb_profiles FOR SELECT TO authenticated USING (id = auth.uid());
 CREATE POLICY profiles_own_update ON public.nb_profiles FOR UPDATE TO authenticated USING (id = auth.uid()) WITH CHECK (id = auth.uid()); -- want user-promotes-self
 GRANT SELECT, UPDATE ON public.nb_profiles TO authenticated;
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.nb_profiles TO service_role;
 CREATE TABLE public.nb_staff_reports (id bigint PRIMARY KEY, author_id uuid NOT NULL REFERENCES auth.users (id), body text);
 ALTER TABLE public.nb_staff_reports ENABLE ROW LEVEL SECURITY;
 CREATE POLICY staff_reports_read ON public.nb_staff_reports FOR SELECT TO authenticated
   USING (author_id = auth.uid() OR EXISTS (SELECT 1 FROM public.nb_profiles p WHERE p.id = auth.uid() AND p.is_admin));
 GRANT SELECT ON public.nb_staff_reports TO authenticated;
+-- A SECURITY DEFINER function that returns every profile's name returns rows the user cannot read;
+-- one that returns the caller's own flag (the usual policy helper) reads the profiles too, but
+-- returns the same once the other users' profiles are gone: it returns nothing of theirs.
+CREATE FUNCTION public.nb_profile_names() RETURNS SETOF text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = '' AS $$
+  SELECT p.display_name FROM public.nb_profiles p ORDER BY p.display_name;
+$$;
+REVOKE EXECUTE ON FUNCTION public.nb_profile_names() FROM PUBLIC, anon;
+GRANT EXECUTE ON FUNCTION public.nb_profile_names() TO authenticated; -- want user-reads-others-rows
+CREATE FUNCTION public.nb_am_i_admin() RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = '' AS $$
+  SELECT coalesce((SELECT p.is_admin FROM public.nb_profiles p WHERE p.id = auth.uid()), false);
+$$;
+REVOKE EXECUTE ON FUNCTION public.nb_am_i_admin() FROM PUBLIC, anon;
+GRANT EXECUTE ON FUNCTION public.nb_am_i_admin() TO authenticated;
 CREATE TABLE public.nb_settings (id uuid PRIMARY KEY REFERENCES auth.users (id), display_name text, is_staff boolean NOT NULL DEFAULT false);
 ALTER TABLE public.nb_settings ENABLE ROW LEVEL SECURITY;
 CREATE POLICY settings_own ON public.nb_settings FOR SELECT TO authenticated USING (id = auth.uid());
