@@ -193,7 +193,7 @@ func (o *observer) promotions(a *action) []*action {
 					break
 				}
 				n++
-				upd := "UPDATE " + m.qualified() + " SET " + qident(c.Name) + " = " + v.lit + " WHERE " + qident(m.Owners[0]) + " = " + m.ownerLiteral(m.Owners[0], p.ID)
+				upd := "UPDATE " + m.qualified() + " SET " + qident(c.Name) + " = " + v.lit + " WHERE " + qident(m.Owners[0]) + " OPERATOR(pg_catalog.=) " + m.ownerLiteral(m.Owners[0], p.ID)
 				out = append(out, &action{kind: ActPromote, persona: p, rel: a.rel, via: m, owner: a.owner, value: c.Name + " = " + v.shown,
 					method: "PATCH", path: restPath(m.Name, false), steps: []string{upd, a.steps[0]}})
 			}
@@ -248,7 +248,8 @@ func (o *observer) withoutOthers(d *done) []*action {
 			continue
 		}
 		digest := fmt.Sprintf(resultDigest, a.call)
-		del := "DELETE FROM " + t.qualified() + " WHERE " + qident(t.Owners[0]) + " IS DISTINCT FROM " + t.ownerLiteral(t.Owners[0], a.persona.ID)
+		owner := qident(t.Owners[0])
+		del := "DELETE FROM " + t.qualified() + " WHERE " + owner + " IS NULL OR NOT (" + owner + " OPERATOR(pg_catalog.=) " + t.ownerLiteral(t.Owners[0], a.persona.ID) + ")"
 		out = append(out, &action{kind: actWithoutOthers, persona: a.persona, fn: a.fn, value: e.Table, method: a.method, path: a.path,
 			steps: []string{digest, "SELECT pg_catalog.set_config('role', 'service_role', true)", del,
 				"SELECT pg_catalog.set_config('role', " + quoteLiteral(a.persona.Role) + ", true)", digest}})
