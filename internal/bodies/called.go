@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/ledgercheck/ledgercheck/internal/fill"
 	"github.com/ledgercheck/ledgercheck/internal/finding"
 	"github.com/ledgercheck/ledgercheck/internal/nouns"
 	"github.com/ledgercheck/ledgercheck/internal/pgsql"
@@ -46,10 +47,17 @@ const (
 	callBudget = 20 * time.Second
 )
 
-// calleeSQL reads what a call of each function needs: its oid, the types of the arguments
-// without a default, and whether it can be called with generated values (not a trigger
-// function, no VARIADIC, no pseudo-type argument such as anyelement).
+// calleeSQL reads what a call of each function needs: for a trigger function, the first table
+// with a row-level INSERT trigger that runs it (its call is an insert there); the types of the
+// arguments without a default; and whether it can be called with generated values (not a
+// trigger function, no VARIADIC, no pseudo-type argument such as anyelement).
 const calleeSQL = `SELECT i.ident,
+  (SELECT pg_catalog.format('%I.%I', n.nspname, c.relname) FROM pg_catalog.pg_trigger g
+     JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) g.tgrelid
+     JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+    WHERE g.tgfoid OPERATOR(pg_catalog.=) p.oid AND NOT g.tgisinternal
+      AND (g.tgtype::pg_catalog.int4 OPERATOR(pg_catalog.&) 5) OPERATOR(pg_catalog.=) 5
+    ORDER BY 1 LIMIT 1),
   ARRAY(SELECT pg_catalog.format_type(a.t, NULL) FROM pg_catalog.unnest(p.proargtypes) WITH ORDINALITY AS a(t, n)
         WHERE a.n OPERATOR(pg_catalog.<=) (p.pronargs OPERATOR(pg_catalog.-) p.pronargdefaults) ORDER BY a.n),
   p.prorettype OPERATOR(pg_catalog.<>) 'pg_catalog.trigger'::pg_catalog.regtype
@@ -135,8 +143,9 @@ func callDynamic(ctx context.Context, conn *pgx.Conn, in Input, fns []target, fa
 		idents[i] = t.fn.Identity()
 	}
 	type callee struct {
-		args     []string
-		callable bool
+		insertInto *string
+		args       []string
+		callable   bool
 	}
 	callees := map[string]callee{}
 	rows, err := conn.Query(ctx, calleeSQL, idents)
@@ -146,7 +155,7 @@ func callDynamic(ctx context.Context, conn *pgx.Conn, in Input, fns []target, fa
 	for rows.Next() {
 		var ident string
 		var c callee
-		if err := rows.Scan(&ident, &c.args, &c.callable); err != nil {
+		if err := rows.Scan(&ident, &c.insertInto, &c.args, &c.callable); err != nil {
 			rows.Close()
 			return nil, nil, nil, err
 		}
@@ -167,8 +176,19 @@ func callDynamic(ctx context.Context, conn *pgx.Conn, in Input, fns []target, fa
 			continue
 		}
 		c, ok := callees[t.fn.Identity()]
+		if ok && !c.callable && c.insertInto != nil {
+			errs, err := fire(ctx, conn, in, *c.insertInto)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			called++
+			if f, ok := failedTwice(in, t, errs, "fired by inserting different generated rows into "+*c.insertInto+" as the install role"); ok {
+				fs = append(fs, f)
+			}
+			continue
+		}
 		if !ok || !c.callable {
-			notes = append(notes, fmt.Sprintf("%s: the SQL it builds at run time (EXECUTE) was not observed: plpgsql_check reads the expression that builds it, and the function cannot be called with generated arguments (a trigger function, VARIADIC, or a polymorphic argument)", t.label()))
+			notes = append(notes, fmt.Sprintf("%s: the SQL it builds at run time (EXECUTE) was not observed: plpgsql_check reads the expression that builds it, and the function cannot be called with generated arguments (a trigger function no row-level INSERT trigger runs, VARIADIC, or a polymorphic argument)", t.label()))
 			continue
 		}
 		calls, missing := callsOf(t, c.args)
@@ -183,7 +203,7 @@ func callDynamic(ctx context.Context, conn *pgx.Conn, in Input, fns []target, fa
 			}
 		}
 		called++
-		if f, ok := failedBoth(in, t, errs); ok {
+		if f, ok := failedBoth(in, t, errs, "called twice as the install role with different generated arguments"); ok {
 			fs = append(fs, f)
 		}
 	}
@@ -191,9 +211,71 @@ func callDynamic(ctx context.Context, conn *pgx.Conn, in Input, fns []target, fa
 		notes = append(notes, fmt.Sprintf("the SQL built at run time (EXECUTE) by %s was not observed: the phase calls at most %d, within %v", nouns.Count(skipped, "more function"), maxCalled, callBudget))
 	}
 	if called > 0 {
-		notes = append([]string{fmt.Sprintf("observed the SQL built at run time (EXECUTE) by %s: each called twice as the install role, with two sets of generated arguments, and rolled back", nouns.Count(called, "function"))}, notes...)
+		notes = append([]string{fmt.Sprintf("observed the SQL built at run time (EXECUTE) by %s: each called twice as the install role, with two sets of generated arguments (a trigger function: fired by inserting generated rows into its table), and rolled back", nouns.Count(called, "function"))}, notes...)
 	}
 	return fs, notes, accounted, nil
+}
+
+// fire inserts generated rows (internal/fill's, two, with the rows their foreign keys need)
+// into table on conn, in a transaction rolled back, each insert in a savepoint with the calls'
+// timeouts: the row-level INSERT triggers on it run. It returns the server's errors, in order
+// (fill tries a rejected row again with other values).
+func fire(ctx context.Context, conn *pgx.Conn, in Input, table string) ([]*pgconn.PgError, error) {
+	plan := fill.New(nil, in.Fresh, fill.Options{Seed: fireSeed, Rows: 2, Tables: []string{table}})
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("firing a trigger: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // nothing to keep
+	if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = '"+callTimeout+"'; SET LOCAL lock_timeout = '"+callLockTimeout+"'"); err != nil {
+		return nil, fmt.Errorf("firing a trigger: %w", err)
+	}
+	sp := &savepoints{tx: tx}
+	if _, err := fill.Run(ctx, sp, plan); err != nil {
+		return nil, fmt.Errorf("firing a trigger: %w", err)
+	}
+	return sp.errs, nil
+}
+
+// fireSeed seeds the rows that fire a trigger (not the rerun audit's, nor the observation's).
+const fireSeed = 47
+
+// savepoints runs each statement of fill in a savepoint of tx, rolled back to when the statement
+// fails (so that the next one runs), and keeps the server's errors.
+type savepoints struct {
+	tx   pgx.Tx
+	errs []*pgconn.PgError
+}
+
+// Exec runs sql in a savepoint (fill.Execer).
+func (s *savepoints) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	if _, err := s.tx.Exec(ctx, "SAVEPOINT ledgercheck_row"); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	tag, err := s.tx.Exec(ctx, sql, args...)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && refused(err) {
+		s.errs = append(s.errs, pe)
+		if _, rerr := s.tx.Exec(ctx, "ROLLBACK TO SAVEPOINT ledgercheck_row"); rerr != nil {
+			return pgconn.CommandTag{}, rerr
+		}
+		return tag, err
+	}
+	return tag, err
+}
+
+// failedTwice is the finding of a trigger function t whose trigger, fired by different rows,
+// failed at least twice as failedBoth says: the first two errors of the same kind in the same
+// SQL.
+func failedTwice(in Input, t target, errs []*pgconn.PgError, how string) (finding.Finding, bool) {
+	for i, a := range errs {
+		for _, b := range errs[i+1:] {
+			if f, ok := failedBoth(in, t, [2]*pgconn.PgError{a, b}, how); ok {
+				return f, true
+			}
+		}
+	}
+	return finding.Finding{}, false
 }
 
 // callsOf are the two calls of t, with args (the types of its arguments without a default), or
@@ -246,8 +328,9 @@ func callOnce(ctx context.Context, conn *pgx.Conn, call string) (*pgconn.PgError
 	}
 }
 
-// failedBoth is the finding of t's two calls, when both failed as the introduction says.
-func failedBoth(in Input, t target, errs [2]*pgconn.PgError) (finding.Finding, bool) {
+// failedBoth is the finding of t's two calls, when both failed as the introduction says; how
+// says what the calls were.
+func failedBoth(in Input, t target, errs [2]*pgconn.PgError, how string) (finding.Finding, bool) {
 	a, b := errs[0], errs[1]
 	if a == nil || b == nil || a.Code != b.Code || a.Message != b.Message || a.InternalQuery != b.InternalQuery ||
 		!strings.HasPrefix(a.Code, "42") || a.Code == "42501" {
@@ -270,7 +353,7 @@ func failedBoth(in Input, t target, errs [2]*pgconn.PgError) (finding.Finding, b
 	// On the statement's line, the finding points at the name where the line writes it
 	// (inBody looks for the name its diagnostic's message quotes).
 	d := diag{lineno: line, sqlstate: a.Code, message: `"` + lastPart(name) + `"`}
-	msg := fmt.Sprintf("%s: the SQL it builds at run time fails whatever it is given: %s (called twice as the install role with different generated arguments, the same error at the same statement)", t.label(), a.Message)
+	msg := fmt.Sprintf("%s: the SQL it builds at run time fails whatever it is given: %s (%s, the same error at the same statement)", t.label(), a.Message, how)
 	return finding.Finding{Phase: finding.PhaseBodies, Rule: RuleBodyCannotRun, Severity: severity(RuleBodyCannotRun), Pos: place(in, t, d),
 		Message: msg, Object: t.label(), Detail: labelled("QUERY: ", a.InternalQuery, "HINT: ", a.Hint)}, true
 }
