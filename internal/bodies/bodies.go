@@ -84,9 +84,10 @@ func Check(ctx context.Context, db *scratch.Database, admin *pgx.Conn, in Input,
 			}
 			found, ph.Notes, checked.plpgsql = append(found, fs...), append(ph.Notes, notes...), n
 			if cut == "" {
+				failed := cannotRun(fs)
 				var fs []finding.Finding
 				var notes []string
-				fs, notes, accounted, err = callDynamic(ctx, conn, in, t.plpgsql, cannotRun(fs))
+				fs, notes, accounted, err = callDynamic(ctx, conn, in, t.plpgsql, failed)
 				if cut, err = interrupted(ctx, db, conn, err); err != nil {
 					return ph, err
 				}

@@ -244,8 +244,10 @@ func TestCallsOfBuiltSQLAreBounded(t *testing.T) {
 LANGUAGE plpgsql STABLE SET search_path = '' AS $$
 DECLARE
   v bigint;
+  q text := 'SELECT count(*) FROM public.lc_tags t';
 BEGIN
-  EXECUTE pg_catalog.format('SELECT count(*) FROM public.lc_tags t WHERE t.%%I = $1', 'tagg') INTO v USING p_tag;
+  q := q || ' WHERE t.tagg = $1';
+  EXECUTE q INTO v USING p_tag;
   RETURN v;
 END;
 $$;
