@@ -252,24 +252,23 @@ func TestPrivilegedSessionsRunNoShadow(t *testing.T) {
 	})
 	dir := t.TempDir()
 	t.Setenv("LEDGERCHECK_CACHE_DIR", filepath.Join(dir, "cache"))
-	// The command that reads the configuration installs over its prerequisite, which planted the
-	// shadows in the template: its file (over-base.sql) only checks that they stand; snapshot
-	// reads none, and its file plants the shadows itself.
+	// check reads the configuration and installs over its prerequisite, which planted the
+	// shadows in the template: its file (over-base.sql) only checks that they stand.
 	//
 	// The commands that run a subset of check's steps through the gate's one pipeline are not run
 	// here: lint --install (gate.Lint: its lint steps through the pipeline's variant), rerun (its
 	// rerun step, with a fixture or with generated rows), parity and allowlist suggest (its parity
-	// step). internal/cli reaches a server only through internal/gate, and check runs every step
+	// step), snapshot --install (install.Footprint, the install and the two snapshots every
+	// variant of check takes, which check takes with the shadows standing before the file runs
+	// too). internal/cli reaches a server only through internal/gate, and check runs every step
 	// (internal/cli's TestCheckRunsEveryStep), with a configuration that has a previous version,
 	// probes and no fixture (rows generated as the install role, values of the user types with
 	// casts included, in the shadows' tables and the previous version's, for the digests to
 	// read): check's run, on the same files and the same kind of server, stands for theirs.
-	// rerun --no-fixture, run here until 2026-12-06, cost 6.5 s of CPU in each mode for steps
-	// check's run takes too. The commands below are check and the one whose work check's does
-	// not include.
+	// rerun --no-fixture and snapshot --install, run here until 2026-12-06, cost 6.5 and about
+	// 3 s of CPU in each mode, each planting the shadows again, for steps check's run takes too.
 	commands := [][]string{
 		{"check", "--config", "ledgercheck.yaml"},
-		{"snapshot", "--install", "shadows.sql"},
 	}
 	// Each mode's privileged role: the embedded cluster's superuser, the --dsn role. The two
 	// modes run side by side, each in a directory of its own.
@@ -299,8 +298,7 @@ func TestPrivilegedSessionsRunNoShadow(t *testing.T) {
 // shadowRepo writes, in dir, a repository whose prerequisite file (shadows-base.sql) plants the
 // shadows and whose artifact and port (over-base.sql) check that they stand (shadowsMissing
 // otherwise) and create the user types with casts, with a previous version (no fixture) and a
-// probe; and shadows.sql, which plants them itself, for the commands that read no
-// configuration. It returns dir. Planted by the prerequisite, the shadows are in the template
+// probe. It returns dir. Planted by the prerequisite, the shadows are in the template
 // every database of a run is copied from (and its cache entry), so they stand before the first
 // privileged read of every database, the template's own included, and are planted once per run
 // instead of once per install, rerun and upgrade.
@@ -309,7 +307,6 @@ func shadowRepo(t *testing.T, dir, plant string) string {
 	files := map[string]string{
 		"shadows-base.sql": plant,
 		"over-base.sql":    overBaseSQL + castsSQL + beforeSQL,
-		"shadows.sql":      plant + castsSQL + beforeSQL,
 		"previous.sql":     beforeSQL + "INSERT INTO public.lc_before VALUES (1, 'a') ON CONFLICT DO NOTHING;\n",
 		"ledgercheck.yaml": `version: 2
 artifact:
