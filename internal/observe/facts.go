@@ -62,10 +62,8 @@ func (ob *Observation) factsOf(d *done) []fact {
 		return nil
 	case a.persona.setsClientValue():
 		out = append(out, ob.clientValueFacts(d)...)
-	case a.kind == ActEnrol:
-		out = append(out, ob.enrolFacts(d)...)
-	case a.kind == ActPromote:
-		out = append(out, ob.promoteFacts(d)...)
+	case a.kind == ActEnrol || a.kind == ActPromote:
+		out = append(out, ob.writeThenReadFacts(d)...)
 	case a.fn != nil:
 		out = append(out, ob.callFacts(d)...)
 	case a.rel != nil:
@@ -262,31 +260,24 @@ func (ob *Observation) direct(persona, table string) int64 {
 	return -1
 }
 
-// enrolFacts: a signed-in user who added himself to a membership table sees more rows.
-func (ob *Observation) enrolFacts(d *done) []fact {
+// writeThenReadFacts: a signed-in user who wrote a row of a relation another's policies read
+// (ActEnrol: added himself to a membership table; ActPromote: set a flag or a role on his own
+// row) sees more rows of that other relation.
+func (ob *Observation) writeThenReadFacts(d *done) []fact {
 	a := d.a
 	base := ob.baseSelect(a.persona.Name, a.rel)
 	if base == nil || d.rows <= base.rows {
 		return nil
 	}
-	return []fact{{rule: RuleUserEnrolsSelf, object: a.rel.Object(), who: a.persona.Role, extra: a.via.Ident, scope: a.rel.Ident,
-		message: fmt.Sprintf("a signed-in user can add himself to %s (copies of another user's memberships, with his own id) and then read %s of %s instead of %d",
-			a.via.Object(), rowsOf(d.rows), a.rel.Object(), base.rows),
-		opener: ob.memberOpener(a.via, a.persona.Role, "INSERT", a.rel)}}
-}
-
-// promoteFacts: a signed-in user who changed his own row of a relation another's policies read
-// (a flag, a role) sees more rows.
-func (ob *Observation) promoteFacts(d *done) []fact {
-	a := d.a
-	base := ob.baseSelect(a.persona.Name, a.rel)
-	if base == nil || d.rows <= base.rows {
-		return nil
+	rule, cmd := RuleUserEnrolsSelf, "INSERT"
+	did := fmt.Sprintf("add himself to %s (copies of another user's memberships, with his own id)", a.via.Object())
+	if a.kind == ActPromote {
+		rule, cmd = RuleUserPromotesSelf, "UPDATE"
+		did = fmt.Sprintf("set %s on his own row of %s", a.value, a.via.Object())
 	}
-	return []fact{{rule: RuleUserPromotesSelf, object: a.rel.Object(), who: a.persona.Role, extra: a.via.Ident, scope: a.rel.Ident,
-		message: fmt.Sprintf("a signed-in user can set %s on his own row of %s and then read %s of %s instead of %d",
-			a.value, a.via.Object(), rowsOf(d.rows), a.rel.Object(), base.rows),
-		opener: ob.memberOpener(a.via, a.persona.Role, "UPDATE", a.rel)}}
+	return []fact{{rule: rule, object: a.rel.Object(), who: a.persona.Role, extra: a.via.Ident, scope: a.rel.Ident,
+		message: fmt.Sprintf("a signed-in user can %s and then read %s of %s instead of %d", did, rowsOf(d.rows), a.rel.Object(), base.rows),
+		opener:  ob.memberOpener(a.via, a.persona.Role, cmd, a.rel)}}
 }
 
 // baseSelect is persona's plain select of r, if it ran.
