@@ -265,19 +265,26 @@ func (ob *Observation) direct(persona, table string) int64 {
 // row) sees more rows of that other relation.
 func (ob *Observation) writeThenReadFacts(d *done) []fact {
 	a := d.a
-	base := ob.baseSelect(a.persona.Name, a.rel)
-	if base == nil || d.rows <= base.rows {
-		return nil
-	}
 	rule, cmd := RuleUserEnrolsSelf, "INSERT"
-	did := fmt.Sprintf("add himself to %s (copies of another user's memberships, with his own id)", a.via.Object())
+	var msg string
 	if a.kind == ActPromote {
+		// The promotion's read counts the rows the user did not read before it.
+		if d.rows == 0 {
+			return nil
+		}
 		rule, cmd = RuleUserPromotesSelf, "UPDATE"
-		did = fmt.Sprintf("set %s on his own row of %s", a.value, a.via.Object())
+		msg = fmt.Sprintf("a signed-in user can set %s on his own row of %s and then read %s of %s he could not read before",
+			a.value, a.via.Object(), rowsOf(d.rows), a.rel.Object())
+	} else {
+		base := ob.baseSelect(a.persona.Name, a.rel)
+		if base == nil || d.rows <= base.rows {
+			return nil
+		}
+		msg = fmt.Sprintf("a signed-in user can add himself to %s (copies of another user's memberships, with his own id) and then read %s of %s instead of %d",
+			a.via.Object(), rowsOf(d.rows), a.rel.Object(), base.rows)
 	}
 	return []fact{{rule: rule, object: a.rel.Object(), who: a.persona.Role, extra: a.via.Ident, scope: a.rel.Ident,
-		message: fmt.Sprintf("a signed-in user can %s and then read %s of %s instead of %d", did, rowsOf(d.rows), a.rel.Object(), base.rows),
-		opener:  ob.memberOpener(a.via, a.persona.Role, cmd, a.rel)}}
+		message: msg, opener: ob.memberOpener(a.via, a.persona.Role, cmd, a.rel)}}
 }
 
 // baseSelect is persona's plain select of r, if it ran.

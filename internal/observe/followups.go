@@ -168,11 +168,21 @@ func (o *observer) enrolments(a *action) []*action {
 // maxPromotions bounds the values a persona sets on its own row of one membership relation.
 const maxPromotions = 6
 
+// seenSQL keeps, in the request's transaction, a digest of each row the persona reads of a
+// relation (its readable columns and the relation spliced in); newlySeenSQL counts the rows it reads then
+// that it did not before: moving one's membership to another team reads as many rows, not the
+// same ones.
+const (
+	seenSQL      = "SELECT pg_catalog.set_config('ledgercheck.seen', COALESCE((SELECT pg_catalog.array_agg(pg_catalog.md5(s::pg_catalog.text)) FROM (SELECT %[1]s FROM %[2]s) s)::pg_catalog.text, '{}'), true)"
+	newlySeenSQL = "SELECT pg_catalog.count(*) FROM (SELECT %[1]s FROM %[2]s) s WHERE NOT (pg_catalog.md5(s::pg_catalog.text) OPERATOR(pg_catalog.=) ANY (pg_catalog.current_setting('ledgercheck.seen')::pg_catalog.text[]))"
+)
+
 // promotions are a signed-in user changing his own row of each membership relation of a's
-// relation (a profile whose is_admin, or role, a policy of a's relation reads) and reading a's
-// relation again: each column of it that those policies name, and that the user may update, set
-// to what would let him in (true for a boolean, each word of the policies' literals for text,
-// the largest smallint for a number).
+// relation (a profile whose is_admin, or role, a policy of a's relation reads; a membership whose
+// team he moves to another's) and reading a's relation again: each column of it that those
+// policies name, and that the user may update, set to what would let him in (true for a boolean,
+// each word of the policies' literals for text, the largest smallint for a number, else the
+// other user's values of it).
 func (o *observer) promotions(a *action) []*action {
 	var out []*action
 	p := a.persona
@@ -181,6 +191,11 @@ func (o *observer) promotions(a *action) []*action {
 		text += pol.Using + "\n" + pol.Calls + "\n"
 	}
 	words := literalWords(text)
+	var cols []string
+	for _, c := range a.rel.columns(p.Role, "SELECT") {
+		cols = append(cols, qident(c))
+	}
+	readCols, rel := strings.Join(cols, ", "), a.rel.qualified()
 	for _, m := range o.s.memberships(a.rel) {
 		n := 0
 		for _, c := range m.Columns {
@@ -188,15 +203,36 @@ func (o *observer) promotions(a *action) []*action {
 				!m.Priv[p.Role].Update && !slices.Contains(c.Priv[p.Role], "UPDATE") {
 				continue
 			}
-			for _, v := range promotedValues(c.Type, words) {
+			vals := promotedValues(c.Type, words)
+			if len(vals) == 0 {
+				vals = o.othersValues(m, c.Name, p)
+			}
+			for _, v := range vals {
 				if n == maxPromotions {
 					break
 				}
 				n++
 				upd := "UPDATE " + m.qualified() + " SET " + qident(c.Name) + " = " + v.lit + " WHERE " + qident(m.Owners[0]) + " OPERATOR(pg_catalog.=) " + m.ownerLiteral(m.Owners[0], p.ID)
 				out = append(out, &action{kind: ActPromote, persona: p, rel: a.rel, via: m, owner: a.owner, value: c.Name + " = " + v.shown,
-					method: "PATCH", path: restPath(m.Name, false), steps: []string{upd, a.steps[0]}})
+					method: "PATCH", path: restPath(m.Name, false), steps: []string{fmt.Sprintf(seenSQL, readCols, rel), upd, fmt.Sprintf(newlySeenSQL, readCols, rel)}})
 			}
+		}
+	}
+	return out
+}
+
+// othersValues are the values of column col in the other user's rows of membership relation m
+// (membershipRows), each once: moving his own membership to another user's team.
+func (o *observer) othersValues(m *Relation, col string, p Persona) []promoted {
+	var out []promoted
+	for _, row := range o.members[m.Ident] {
+		v, ok := row[col]
+		if !ok || row[row[ownerKey]] != p.other() {
+			continue
+		}
+		x := promoted{quoteLiteral(v), "'" + strings.ReplaceAll(v, "'", "''") + "' (another user's)"}
+		if !slices.Contains(out, x) {
+			out = append(out, x)
 		}
 	}
 	return out

@@ -169,6 +169,17 @@ ALTER TABLE public.nb_staff_reports ENABLE ROW LEVEL SECURITY;
 CREATE POLICY staff_reports_read ON public.nb_staff_reports FOR SELECT TO authenticated
   USING (author_id = auth.uid() OR EXISTS (SELECT 1 FROM public.nb_profiles p WHERE p.id = auth.uid() AND p.is_admin));
 GRANT SELECT ON public.nb_staff_reports TO authenticated;
+-- A member who may update his own membership moves it to another user's team.
+CREATE TABLE public.nb_crew_members (crew_id uuid NOT NULL, user_id uuid NOT NULL REFERENCES auth.users (id), PRIMARY KEY (crew_id, user_id));
+ALTER TABLE public.nb_crew_members ENABLE ROW LEVEL SECURITY;
+CREATE POLICY crew_members_read ON public.nb_crew_members FOR SELECT TO authenticated USING (user_id = auth.uid());
+CREATE POLICY crew_members_move ON public.nb_crew_members FOR UPDATE TO authenticated USING (user_id = auth.uid()) WITH CHECK (user_id = auth.uid()); -- want user-promotes-self
+GRANT SELECT, UPDATE ON public.nb_crew_members TO authenticated;
+CREATE TABLE public.nb_crew_logs (id bigint PRIMARY KEY, crew_id uuid NOT NULL, entry text);
+ALTER TABLE public.nb_crew_logs ENABLE ROW LEVEL SECURITY;
+CREATE POLICY crew_logs_read ON public.nb_crew_logs FOR SELECT TO authenticated
+  USING (crew_id IN (SELECT c.crew_id FROM public.nb_crew_members c WHERE c.user_id = auth.uid()));
+GRANT SELECT ON public.nb_crew_logs TO authenticated;
 -- A SECURITY DEFINER function that returns every profile's name returns rows the user cannot read;
 -- one that returns the caller's own flag (the usual policy helper) reads the profiles too, but
 -- returns the same once the other users' profiles are gone: it returns nothing of theirs.
