@@ -240,7 +240,9 @@ func (ob *Observation) callFacts(d *done) []fact {
 func (ob *Observation) returnsNothingOfOthers(d *done, table string) bool {
 	for _, x := range ob.done {
 		if x.a.kind == actWithoutOthers && x.a.persona.Name == d.a.persona.Name && x.a.fn == d.a.fn && x.a.value == table {
-			return x.ok && len(x.results) >= 7 && affected(x.results[4]) > 0 && x.results[2].value(0, 0) == x.results[6].value(0, 0)
+			// results: SAVEPOINT, the request's settings, then the steps (withoutOthers).
+			const first, del, second = 2 + 1, 2 + 4, 2 + 6
+			return x.ok && len(x.results) > second && affected(x.results[del]) > 0 && x.results[first].value(0, 0) == x.results[second].value(0, 0)
 		}
 	}
 	return false

@@ -168,14 +168,30 @@ func (o *observer) enrolments(a *action) []*action {
 // maxPromotions bounds the values a persona sets on its own row of one membership relation.
 const maxPromotions = 6
 
-// seenSQL keeps, in the request's transaction, a digest of each row the persona reads of a
-// relation (its readable columns and the relation spliced in); newlySeenSQL counts the rows it reads then
-// that it did not before: moving one's membership to another team reads as many rows, not the
-// same ones.
-const (
-	seenSQL      = "SELECT pg_catalog.set_config('ledgercheck.seen', COALESCE((SELECT pg_catalog.array_agg(pg_catalog.md5(s::pg_catalog.text)) FROM (SELECT %[1]s FROM %[2]s) s)::pg_catalog.text, '{}'), true)"
-	newlySeenSQL = "SELECT pg_catalog.count(*) FROM (SELECT %[1]s FROM %[2]s) s WHERE NOT (pg_catalog.md5(s::pg_catalog.text) OPERATOR(pg_catalog.=) ANY (pg_catalog.current_setting('ledgercheck.seen')::pg_catalog.text[]))"
-)
+// rowDigestsSQL returns a digest of each row the persona reads of a relation (its readable
+// columns and the relation spliced in). A promotion reads them before and after its update and
+// counts, here, the rows it reads then that it did not before (newRows): moving one's membership
+// to another team reads as many rows, not the same ones. The digests come back to ledgercheck
+// rather than staying in the transaction, where the file's code (a trigger of the update) could
+// change them.
+const rowDigestsSQL = "SELECT pg_catalog.md5(s::pg_catalog.text) FROM (SELECT %[1]s FROM %[2]s) s"
+
+// newRows is how many of the rows after lists that before does not (digests, counted each).
+func newRows(before, after result) int64 {
+	seen := map[string]int{}
+	for i := range before.rows {
+		seen[before.value(i, 0)]++
+	}
+	var n int64
+	for i := range after.rows {
+		if v := after.value(i, 0); seen[v] > 0 {
+			seen[v]--
+		} else {
+			n++
+		}
+	}
+	return n
+}
 
 // promotions are a signed-in user changing his own row of each membership relation of a's
 // relation (a profile whose is_admin, or role, a policy of a's relation reads; a membership whose
@@ -214,7 +230,7 @@ func (o *observer) promotions(a *action) []*action {
 				n++
 				upd := "UPDATE " + m.qualified() + " SET " + qident(c.Name) + " = " + v.lit + " WHERE " + qident(m.Owners[0]) + " OPERATOR(pg_catalog.=) " + m.ownerLiteral(m.Owners[0], p.ID)
 				out = append(out, &action{kind: ActPromote, persona: p, rel: a.rel, via: m, owner: a.owner, value: c.Name + " = " + v.shown,
-					method: "PATCH", path: restPath(m.Name, false), steps: []string{fmt.Sprintf(seenSQL, readCols, rel), upd, fmt.Sprintf(newlySeenSQL, readCols, rel)}})
+					method: "PATCH", path: restPath(m.Name, false), steps: []string{fmt.Sprintf(rowDigestsSQL, readCols, rel), upd, fmt.Sprintf(rowDigestsSQL, readCols, rel)}})
 			}
 		}
 	}
@@ -271,7 +287,8 @@ const resultDigest = "SELECT pg_catalog.md5(COALESCE(pg_catalog.string_agg(s.v::
 // withoutOthers are, for a call of d that read a table with an owner column, the same call
 // before and after the rows of that table other than the persona's own are deleted: when what it
 // returns is the same, it did not return anything of theirs (a SECURITY DEFINER is_admin() that
-// reads the caller's own profile).
+// reads the caller's own profile). The first call runs in a savepoint rolled back before the
+// deletes, so that nothing it kept in the transaction (a setting) can answer the second.
 func (o *observer) withoutOthers(d *done) []*action {
 	a := d.a
 	if a.hostile || a.call == "" || a.fn.Returns == "void" || !a.persona.signedIn() {
@@ -287,7 +304,8 @@ func (o *observer) withoutOthers(d *done) []*action {
 		owner := qident(t.Owners[0])
 		del := "DELETE FROM " + t.qualified() + " WHERE " + owner + " IS NULL OR NOT (" + owner + " OPERATOR(pg_catalog.=) " + t.ownerLiteral(t.Owners[0], a.persona.ID) + ")"
 		out = append(out, &action{kind: actWithoutOthers, persona: a.persona, fn: a.fn, value: e.Table, method: a.method, path: a.path,
-			steps: []string{digest, "SELECT pg_catalog.set_config('role', 'service_role', true)", del,
+			steps: []string{"SAVEPOINT ledgercheck_first", digest, "ROLLBACK TO SAVEPOINT ledgercheck_first",
+				"SELECT pg_catalog.set_config('role', 'service_role', true)", del,
 				"SELECT pg_catalog.set_config('role', " + quoteLiteral(a.persona.Role) + ", true)", digest}})
 	}
 	return out

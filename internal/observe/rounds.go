@@ -200,6 +200,9 @@ func (o *observer) outcome(a *action, seg []result, effects []Effect) *done {
 	if d.ok {
 		last := steps[len(steps)-1]
 		d.rows = affected(last)
+		if a.kind == ActPromote { // the rows read after the update that were not read before
+			d.rows = newRows(steps[0], last)
+		}
 		if len(last.rows) == 1 {
 			for k := range last.rows[0] {
 				n, _ := strconv.ParseInt(last.value(0, k), 10, 64)

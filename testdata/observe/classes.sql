@@ -188,6 +188,20 @@ CREATE FUNCTION public.nb_profile_names() RETURNS SETOF text LANGUAGE sql STABLE
 $$;
 REVOKE EXECUTE ON FUNCTION public.nb_profile_names() FROM PUBLIC, anon;
 GRANT EXECUTE ON FUNCTION public.nb_profile_names() TO authenticated; -- want user-reads-others-rows
+-- The same list, remembered in a setting for the transaction: it answers the same once the other
+-- users' profiles are gone only if the two calls share a transaction.
+CREATE FUNCTION public.nb_profile_names_kept() RETURNS text LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = '' AS $$
+DECLARE
+  v text := pg_catalog.current_setting('nb.names', true);
+BEGIN
+  IF v IS NULL OR v = '' THEN
+    SELECT pg_catalog.string_agg(p.display_name, ',' ORDER BY p.display_name) INTO v FROM public.nb_profiles p;
+    PERFORM pg_catalog.set_config('nb.names', coalesce(v, '-'), true);
+  END IF;
+  RETURN v;
+END $$;
+REVOKE EXECUTE ON FUNCTION public.nb_profile_names_kept() FROM PUBLIC, anon;
+GRANT EXECUTE ON FUNCTION public.nb_profile_names_kept() TO authenticated; -- want user-reads-others-rows
 CREATE FUNCTION public.nb_am_i_admin() RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = '' AS $$
   SELECT coalesce((SELECT p.is_admin FROM public.nb_profiles p WHERE p.id = auth.uid()), false);
 $$;
