@@ -160,9 +160,16 @@ func (c *cluster) start(ctx context.Context) error {
 		// Temporary files count in the directory's size: half of it (in kB); user SQL (not a
 		// superuser) cannot raise temp_file_limit (PGC_SUSET).
 		args = append(args, "-c", "temp_file_limit="+strconv.FormatInt(c.limits.ScratchSize>>11, 10),
-			// A checkpoint (which removes the WAL before it) once a quarter of it is WAL, so that
-			// a migration that writes much does not reach the limit with WAL alone.
-			"-c", "max_wal_size="+strconv.FormatInt(max(32, c.limits.ScratchSize>>22), 10)+"MB")
+			// A checkpoint (which removes the WAL before it) once an eighth of it is WAL, its
+			// writes not spread over the next WAL (with fsync off, spreading them spares nothing),
+			// so that what a migration writes is mostly its data: a table's file may grow to the
+			// limit itself (RLIMIT_FSIZE), and with the cluster (about 40 MB) and the WAL the
+			// spread checkpoints of a quarter let pile up (twice as much, more on a loaded
+			// machine), a bulk insert took the directory past half as much again as the limit,
+			// where the watchdog kills the sandbox (TestScratchSizeLimitStopsABulkInsert, 294 MiB
+			// of a 192 MiB limit, in a run of the whole suite on 2 cores).
+			"-c", "max_wal_size="+strconv.FormatInt(max(16, c.limits.ScratchSize>>23), 10)+"MB",
+			"-c", "checkpoint_completion_target=0")
 	}
 	c.exited = make(chan struct{})
 	c.waitErr = nil

@@ -137,12 +137,14 @@ func (l Limits) apply(pid int) error {
 
 // The size watchdog looks at the file system holding the directory every watchTick and walks
 // the directory when the file system grew by as much as the directory had left below its
-// limit since the last walk, and at least every watchWalk (another run's removal on the same
-// file system could hide some growth for that long). A walk of a cluster with two templates
-// (about 3,000 files) takes a few milliseconds.
+// limit since the last walk, and at least every watchWalk: another run's removal on the same
+// file system hides growth for that long (in a run of the whole test suite, where clusters
+// come and go beside each other, a bulk insert wrote about 100 MB past the limit within the 2 s
+// this was). A walk of a cluster with two templates (about 3,000 files) takes a few
+// milliseconds.
 const (
 	watchTick = 100 * time.Millisecond
-	watchWalk = 2 * time.Second
+	watchWalk = 500 * time.Millisecond
 )
 
 // watchSize measures the cluster's directory until exited is closed and tells c.onSize its size
