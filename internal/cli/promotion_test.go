@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ledgercheck/ledgercheck/internal/finding"
 )
 
 // staffReports is a sidecar in the usual style: each user edits his own profile (every column of
@@ -76,5 +79,65 @@ func TestUserMakingHimselfAdminFailsCheck(t *testing.T) {
 	want := "reports.sql:12:1: a signed-in user can set role = 'admin' on his own row of table public.profiles and then read"
 	if len(got) != 1 || !strings.HasPrefix(got[0], want) || strings.Contains(got[0], "only on") || !rep.Failed() {
 		t.Errorf("user-promotes-self findings %q (failed %t), want one %q... in both privilege models", got, rep.Failed(), want)
+	}
+}
+
+// onboardingReports is staffReports on a hosted project's footing: users may update only their
+// display name (the old defaults' table-wide UPDATE revoked), and two SECURITY DEFINER functions
+// of onboarding each write the caller's own profile, their side effect accepted with a reason as
+// a reviewer would: set_my_display_name, harmless, and set_my_role, which lets any user make
+// himself an admin by a call.
+var onboardingReports = strings.NewReplacer(
+	"GRANT SELECT, UPDATE ON public.profiles TO authenticated;\n",
+	`GRANT SELECT ON public.profiles TO authenticated;
+REVOKE INSERT, UPDATE, DELETE ON public.profiles FROM anon, authenticated;
+-- ledgercheck:ignore grant-to-api-role users edit their display name
+GRANT UPDATE (display_name) ON public.profiles TO authenticated;
+`,
+	"CREATE TABLE IF NOT EXISTS public.reports (",
+	`-- Onboarding: a user names himself and picks what he does in the team.
+-- ledgercheck:ignore security-definer-public-execute it sets the caller's own name, nothing else
+-- ledgercheck:ignore request-side-effect it updates the caller's own profile, nothing else
+CREATE OR REPLACE FUNCTION public.set_my_display_name(new_name text) RETURNS void
+  LANGUAGE sql SECURITY DEFINER SET search_path = '' AS $$
+  UPDATE public.profiles SET display_name = new_name WHERE id = (SELECT auth.uid());
+$$;
+REVOKE ALL ON FUNCTION public.set_my_display_name(text) FROM PUBLIC, anon;
+-- ledgercheck:ignore grant-to-api-role the onboarding screen calls it
+GRANT EXECUTE ON FUNCTION public.set_my_display_name(text) TO authenticated;
+-- ledgercheck:ignore security-definer-public-execute it sets the caller's own role, nothing else
+-- ledgercheck:ignore request-side-effect it updates the caller's own profile, nothing else
+CREATE OR REPLACE FUNCTION public.set_my_role(new_role text) RETURNS void
+  LANGUAGE sql SECURITY DEFINER SET search_path = '' AS $$
+  UPDATE public.profiles SET role = new_role WHERE id = (SELECT auth.uid());
+$$;
+REVOKE ALL ON FUNCTION public.set_my_role(text) FROM PUBLIC, anon;
+-- ledgercheck:ignore grant-to-api-role the onboarding screen calls it
+GRANT EXECUTE ON FUNCTION public.set_my_role(text) TO authenticated;
+
+CREATE TABLE IF NOT EXISTS public.reports (`).Replace(staffReports)
+
+// TestUserPromotingHimselfThroughAFunctionFailsCheck: check passed onboardingReports (a warning
+// only): a promotion was only a PATCH of the user's own row, which the column grant refuses here,
+// and set_my_role's call, with a generated role, was a side effect the reviewer accepted. A user
+// now calls each function whose call wrote his own row of a table a policy reads with each value
+// that would let him in, and reads the reports again: user-promotes-self at set_my_role's
+// CREATE, in both privilege models, and nothing at set_my_display_name's.
+func TestUserPromotingHimselfThroughAFunctionFailsCheck(t *testing.T) {
+	initSidecar(t, "reports.sql")
+	write(t, "reports.sql", onboardingReports)
+	rep := sharedCheck(t)
+	var got []string
+	for _, ph := range rep.Phases {
+		for _, f := range ph.Findings {
+			if f.Severity == finding.SevError {
+				got = append(got, f.Pos.String()+": "+f.Message+" ["+f.Rule+"]")
+			}
+		}
+	}
+	line := 1 + strings.Count(onboardingReports[:strings.Index(onboardingReports, "CREATE OR REPLACE FUNCTION public.set_my_role")], "\n")
+	want := fmt.Sprintf("reports.sql:%d:1: a signed-in user can call public.set_my_role('admin'), which writes his own row of table public.profiles, and then read", line)
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) || strings.Contains(got[0], "only on") || !strings.HasSuffix(got[0], "[user-promotes-self]") {
+		t.Errorf("errors %q, want one %q... [user-promotes-self] in both privilege models", got, want)
 	}
 }

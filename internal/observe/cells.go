@@ -52,6 +52,9 @@ func (o *observer) cell(d *done) report.Access {
 			c.Value = "another user's rows of " + a.via.Ident + ", copied with the user's own id"
 		case ActPromote:
 			c.Value = a.value + " on the user's own row of " + a.via.Ident
+			if a.fn != nil {
+				c.Value = a.value + ", which writes the user's own row of " + a.via.Ident
+			}
 		}
 	}
 	if d.err != nil {

@@ -233,6 +233,49 @@ func (o *observer) promotions(a *action) []*action {
 					method: "PATCH", path: restPath(m.Name, false), steps: []string{fmt.Sprintf(rowDigestsSQL, readCols, rel), upd, fmt.Sprintf(rowDigestsSQL, readCols, rel)}})
 			}
 		}
+		out = append(out, o.promotingCalls(a, m, words, readCols)...)
+	}
+	return out
+}
+
+// promotingCalls are the promotions of a's persona through a function it may call (an RPC, not
+// a PATCH) whose call, with generated arguments, wrote the persona's own rows of membership
+// relation m (a SECURITY DEFINER set_my_role(new_role text) that updates the caller's profile):
+// called again with each of its arguments, one at a time, set to what would let him in (the
+// values promotedValues gives for its type), then a's relation read again. Which column the
+// function writes is not known from its text: each value is tried in each argument.
+func (o *observer) promotingCalls(a *action, m *Relation, words []string, readCols string) []*action {
+	p := a.persona
+	var out []*action
+	for _, d := range o.done {
+		c := d.a
+		if c.kind != ActExecute || c.hostile || !d.ok || c.persona.Name != p.Name || c.fn.Kind != "function" ||
+			!slices.ContainsFunc(d.effects, func(e Effect) bool { return e.Table == m.Ident && e.Inserted+e.Updated > 0 }) {
+			continue
+		}
+		base, ok := o.arguments(p, c.fn, "")
+		if !ok {
+			continue
+		}
+		n := 0
+		for i, t := range c.fn.required() {
+			if t != "boolean" && !textual(t) && promotedValues(t, nil) == nil {
+				continue // a uuid, a date: the generated value stays
+			}
+			for _, v := range promotedValues(t, words) {
+				if n == maxPromotions {
+					break
+				}
+				n++
+				args := slices.Clone(base)
+				args[i] = v.lit + "::" + t
+				call := qident(c.fn.Schema) + "." + qident(c.fn.Name) + "(" + strings.Join(args, ", ") + ")"
+				shown := c.fn.Schema + "." + c.fn.Name + "(" + strings.Repeat("…, ", i) + v.shown + ")"
+				out = append(out, &action{kind: ActPromote, persona: p, rel: a.rel, via: m, owner: a.owner, fn: c.fn, call: call, value: shown,
+					method: "POST", path: restPath(c.fn.Name, true), steps: []string{fmt.Sprintf(rowDigestsSQL, readCols, a.rel.qualified()),
+						"SELECT pg_catalog.count(*) FROM (SELECT " + call + " AS v) s WHERE NOT (s.v IS NULL)", fmt.Sprintf(rowDigestsSQL, readCols, a.rel.qualified())}})
+			}
+		}
 	}
 	return out
 }
