@@ -316,9 +316,9 @@ func (o *observer) executeActions(p Persona, f *Function) []*action {
 		return nil
 	}
 	mk := func(args []string, value string) *action {
-		call := qident(f.Schema) + "." + qident(f.Name) + "(" + strings.Join(args, ", ") + ")"
+		call, stmt := callOf(f, args)
 		return &action{kind: ActExecute, persona: p, fn: f, method: "POST", path: restPath(f.Name, true), value: value, hostile: value != "", call: call,
-			steps: []string{"SELECT pg_catalog.count(*) FROM (SELECT " + call + " AS v) s WHERE NOT (s.v IS NULL)"}}
+			steps: []string{stmt}}
 	}
 	out := []*action{mk(args, "")}
 	if f.Kind == "function" && slices.ContainsFunc(f.required(), textual) {
@@ -329,6 +329,13 @@ func (o *observer) executeActions(p Persona, f *Function) []*action {
 		}
 	}
 	return out
+}
+
+// callOf is the call of f with args (literals), and the statement that makes it: the result is
+// read (NOT ... IS NULL), or the planner may leave out a STABLE call whose value nothing uses.
+func callOf(f *Function, args []string) (call, stmt string) {
+	call = qident(f.Schema) + "." + qident(f.Name) + "(" + strings.Join(args, ", ") + ")"
+	return call, "SELECT pg_catalog.count(*) FROM (SELECT " + call + " AS v) s WHERE NOT (s.v IS NULL)"
 }
 
 // required are f's arguments without a default.

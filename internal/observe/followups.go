@@ -269,11 +269,11 @@ func (o *observer) promotingCalls(a *action, m *Relation, words []string, readCo
 				n++
 				args := slices.Clone(base)
 				args[i] = v.lit + "::" + t
-				call := qident(c.fn.Schema) + "." + qident(c.fn.Name) + "(" + strings.Join(args, ", ") + ")"
+				call, stmt := callOf(c.fn, args)
 				shown := c.fn.Schema + "." + c.fn.Name + "(" + strings.Repeat("…, ", i) + v.shown + ")"
+				digests := fmt.Sprintf(rowDigestsSQL, readCols, a.rel.qualified())
 				out = append(out, &action{kind: ActPromote, persona: p, rel: a.rel, via: m, owner: a.owner, fn: c.fn, call: call, value: shown,
-					method: "POST", path: restPath(c.fn.Name, true), steps: []string{fmt.Sprintf(rowDigestsSQL, readCols, a.rel.qualified()),
-						"SELECT pg_catalog.count(*) FROM (SELECT " + call + " AS v) s WHERE NOT (s.v IS NULL)", fmt.Sprintf(rowDigestsSQL, readCols, a.rel.qualified())}})
+					method: "POST", path: restPath(c.fn.Name, true), steps: []string{digests, stmt, digests}})
 			}
 		}
 	}
