@@ -74,6 +74,28 @@ GRANT EXECUTE ON FUNCTION public.is_team_member(uuid) TO authenticated;
 CREATE POLICY team_notes_members ON public.team_notes FOR SELECT TO authenticated
   USING ((SELECT public.is_team_member(team_id)));`, 1)
 
+// teamNotesThroughAFunction is the same sidecar where users join a team only through a SECURITY
+// DEFINER join_team(p_team uuid) of the app's join flow, which adds the caller to the team he
+// names, its side effect accepted with a reason, as a pull request would: any user joins any team.
+var teamNotesThroughAFunction = strings.Replace(strings.Replace(teamNotes, `DROP POLICY IF EXISTS team_members_join ON public.team_members;
+CREATE POLICY team_members_join ON public.team_members FOR INSERT TO authenticated
+  WITH CHECK (user_id = (SELECT auth.uid()));
+`, "", 1), `-- ledgercheck:ignore grant-to-api-role members join their team from the app
+GRANT SELECT, INSERT ON public.team_members TO authenticated;`, `-- ledgercheck:ignore grant-to-api-role members list their teams
+GRANT SELECT ON public.team_members TO authenticated;
+REVOKE INSERT, UPDATE, DELETE ON public.team_members FROM anon, authenticated;
+
+-- Joining a team goes through the app's join flow.
+-- ledgercheck:ignore security-definer-public-execute it adds the caller himself, nobody else
+-- ledgercheck:ignore request-side-effect it adds the caller's own membership, nothing else
+CREATE OR REPLACE FUNCTION public.join_team(p_team uuid) RETURNS void
+  LANGUAGE sql SECURITY DEFINER SET search_path = '' AS $$
+  INSERT INTO public.team_members (team_id, user_id) VALUES (p_team, (SELECT auth.uid())) ON CONFLICT DO NOTHING;
+$$;
+REVOKE ALL ON FUNCTION public.join_team(uuid) FROM PUBLIC, anon;
+-- ledgercheck:ignore grant-to-api-role the app's join button calls it
+GRANT EXECUTE ON FUNCTION public.join_team(uuid) TO authenticated;`, 1)
+
 // TestSelfEnrolmentIsSeenOnAHostedProject: check, with no fixture, generates rows for the
 // tables before the observation adds its own (another seed, values shared with nothing of the
 // observation's): the members' notes then belong to no team the observation's users are in. The
@@ -88,11 +110,16 @@ CREATE POLICY team_notes_members ON public.team_notes FOR SELECT TO authenticate
 // Through a view of the memberships (over the one table, with its columns), the enrolment was not
 // tried at all and check passed: the reader reads no view, and so found no membership to copy.
 // It reads the view's table now, and the user inserts through the view.
+//
+// Through a function that adds the caller to the team he names, check passed (a warning only):
+// its call, with a generated team, added a membership of no team; the user now calls it with each
+// of the other user's teams.
 func TestSelfEnrolmentIsSeenOnAHostedProject(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
 		{"table", teamNotes, "teams.sql:9:1 user-enrols-self: a signed-in user can add himself to table public.team_members"},
 		{"view", teamNotesThroughAView, "teams.sql:33:1 user-enrols-self: a signed-in user can add himself to view public.my_teams"},
 		{"helper", teamNotesThroughAHelper, "teams.sql:9:1 user-enrols-self: a signed-in user can add himself to table public.team_members"},
+		{"function", teamNotesThroughAFunction, "teams.sql:20:1 user-enrols-self: a signed-in user can call public.join_team("},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.name != "table" && c.src == teamNotes {

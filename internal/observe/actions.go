@@ -47,6 +47,7 @@ type action struct {
 	hostile bool
 	via     *Relation // ActEnrol, ActPromote: the membership table written first
 	call    string    // ActExecute: the function's call expression
+	enrols  bool      // ActPromote through a function whose call added the persona's row to via
 }
 
 // requestTimeout bounds each request: a second, under Supabase's per-role statement timeouts

@@ -277,9 +277,13 @@ func (ob *Observation) writeThenReadFacts(d *done) []fact {
 		rule, cmd = RuleUserPromotesSelf, "UPDATE"
 		msg = fmt.Sprintf("a signed-in user can set %s on his own row of %s and then read %s of %s he could not read before",
 			a.value, a.via.Object(), rowsOf(d.rows), a.rel.Object())
-		if a.fn != nil { // through a function that writes his own row
-			msg = fmt.Sprintf("a signed-in user can call %s, which writes his own row of %s, and then read %s of %s he could not read before",
-				a.value, a.via.Object(), rowsOf(d.rows), a.rel.Object())
+		if a.fn != nil { // through a function that writes his own row: a new one is an enrolment
+			writes := "writes his own row of"
+			if a.enrols {
+				rule, writes = RuleUserEnrolsSelf, "adds his own row to"
+			}
+			msg = fmt.Sprintf("a signed-in user can call %s, which %s %s, and then read %s of %s he could not read before",
+				a.value, writes, a.via.Object(), rowsOf(d.rows), a.rel.Object())
 			return []fact{{rule: rule, object: a.rel.Object(), who: a.persona.Role, extra: a.fn.Ident, scope: a.rel.Ident, message: msg, opener: ob.effectOpener(a)}}
 		}
 	} else {

@@ -240,10 +240,11 @@ func (o *observer) promotions(a *action) []*action {
 
 // promotingCalls are the promotions of a's persona through a function it may call (an RPC, not
 // a PATCH) whose call, with generated arguments, wrote the persona's own rows of membership
-// relation m (a SECURITY DEFINER set_my_role(new_role text) that updates the caller's profile):
-// called again with each of its arguments, one at a time, set to what would let him in (the
-// values promotedValues gives for its type), then a's relation read again. Which column the
-// function writes is not known from its text: each value is tried in each argument.
+// relation m (a SECURITY DEFINER set_my_role(new_role text) that updates the caller's profile,
+// a join_team(team uuid) that adds him to a team): called again with each of its arguments, one
+// at a time, set to what would let him in (the values promotedValues gives for its type, else
+// the other user's values of m's columns of its type), then a's relation read again. Which
+// column the function writes is not known from its text: each value is tried in each argument.
 func (o *observer) promotingCalls(a *action, m *Relation, words []string, readCols string) []*action {
 	p := a.persona
 	var out []*action
@@ -253,16 +254,25 @@ func (o *observer) promotingCalls(a *action, m *Relation, words []string, readCo
 			!slices.ContainsFunc(d.effects, func(e Effect) bool { return e.Table == m.Ident && e.Inserted+e.Updated > 0 }) {
 			continue
 		}
+		enrols := slices.ContainsFunc(d.effects, func(e Effect) bool { return e.Table == m.Ident && e.Inserted > 0 })
 		base, ok := o.arguments(p, c.fn, "")
 		if !ok {
 			continue
 		}
 		n := 0
 		for i, t := range c.fn.required() {
+			vals := promotedValues(t, words)
 			if t != "boolean" && !textual(t) && promotedValues(t, nil) == nil {
-				continue // a uuid, a date: the generated value stays
+				// A uuid, a date: the other user's values of m's columns of its type (the team
+				// a join_team(team uuid) adds the caller to), else the generated value stays.
+				vals = nil
+				for _, col := range m.Columns {
+					if col.Type == t && !slices.Contains(m.Owners, col.Name) {
+						vals = append(vals, o.othersValues(m, col.Name, p)...)
+					}
+				}
 			}
-			for _, v := range promotedValues(t, words) {
+			for _, v := range vals {
 				if n == maxPromotions {
 					break
 				}
@@ -272,7 +282,7 @@ func (o *observer) promotingCalls(a *action, m *Relation, words []string, readCo
 				call, stmt := callOf(c.fn, args)
 				shown := c.fn.Schema + "." + c.fn.Name + "(" + strings.Repeat("…, ", i) + v.shown + ")"
 				digests := fmt.Sprintf(rowDigestsSQL, readCols, a.rel.qualified())
-				out = append(out, &action{kind: ActPromote, persona: p, rel: a.rel, via: m, owner: a.owner, fn: c.fn, call: call, value: shown,
+				out = append(out, &action{kind: ActPromote, persona: p, rel: a.rel, via: m, owner: a.owner, fn: c.fn, call: call, value: shown, enrols: enrols,
 					method: "POST", path: restPath(c.fn.Name, true), steps: []string{digests, stmt, digests}})
 			}
 		}
