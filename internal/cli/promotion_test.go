@@ -117,27 +117,45 @@ GRANT EXECUTE ON FUNCTION public.set_my_role(text) TO authenticated;
 
 CREATE TABLE IF NOT EXISTS public.reports (`).Replace(staffReports)
 
+// onboardingReportsEnum is onboardingReports with the role an enum, as the function's argument:
+// a value of that type is first the other user's (here 'member' too), then each word of the
+// policies' literals.
+var onboardingReportsEnum = strings.NewReplacer(
+	"CREATE TABLE IF NOT EXISTS public.profiles (",
+	"DO $$ BEGIN CREATE TYPE public.team_role AS ENUM ('member', 'admin'); EXCEPTION WHEN duplicate_object THEN NULL; END $$;\nCREATE TABLE IF NOT EXISTS public.profiles (",
+	"role text NOT NULL DEFAULT 'member'", "role public.team_role NOT NULL DEFAULT 'member'",
+	"set_my_role(new_role text)", "set_my_role(new_role public.team_role)",
+	"set_my_role(text)", "set_my_role(public.team_role)").Replace(onboardingReports)
+
 // TestUserPromotingHimselfThroughAFunctionFailsCheck: check passed onboardingReports (a warning
 // only): a promotion was only a PATCH of the user's own row, which the column grant refuses here,
 // and set_my_role's call, with a generated role, was a side effect the reviewer accepted. A user
 // now calls each function whose call wrote his own row of a table a policy reads with each value
 // that would let him in, and reads the reports again: user-promotes-self at set_my_role's
-// CREATE, in both privilege models, and nothing at set_my_display_name's.
+// CREATE, in both privilege models, and nothing at set_my_display_name's. With the role an enum,
+// check passed too until the words were tried for an argument of a type other than text.
 func TestUserPromotingHimselfThroughAFunctionFailsCheck(t *testing.T) {
-	initSidecar(t, "reports.sql")
-	write(t, "reports.sql", onboardingReports)
-	rep := sharedCheck(t)
-	var got []string
-	for _, ph := range rep.Phases {
-		for _, f := range ph.Findings {
-			if f.Severity == finding.SevError {
-				got = append(got, f.Pos.String()+": "+f.Message+" ["+f.Rule+"]")
+	for _, c := range []struct{ name, src string }{{"text", onboardingReports}, {"enum", onboardingReportsEnum}} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "enum" && !strings.Contains(c.src, "new_role public.team_role") {
+				t.Fatal("the enum variant's replacements matched nothing")
 			}
-		}
-	}
-	line := 1 + strings.Count(onboardingReports[:strings.Index(onboardingReports, "CREATE OR REPLACE FUNCTION public.set_my_role")], "\n")
-	want := fmt.Sprintf("reports.sql:%d:1: a signed-in user can call public.set_my_role('admin'), which writes his own row of table public.profiles, and then read", line)
-	if len(got) != 1 || !strings.HasPrefix(got[0], want) || strings.Contains(got[0], "only on") || !strings.HasSuffix(got[0], "[user-promotes-self]") {
-		t.Errorf("errors %q, want one %q... [user-promotes-self] in both privilege models", got, want)
+			initSidecar(t, "reports.sql")
+			write(t, "reports.sql", c.src)
+			rep := sharedCheck(t)
+			var got []string
+			for _, ph := range rep.Phases {
+				for _, f := range ph.Findings {
+					if f.Severity == finding.SevError {
+						got = append(got, f.Pos.String()+": "+f.Message+" ["+f.Rule+"]")
+					}
+				}
+			}
+			line := 1 + strings.Count(c.src[:strings.Index(c.src, "CREATE OR REPLACE FUNCTION public.set_my_role")], "\n")
+			want := fmt.Sprintf("reports.sql:%d:1: a signed-in user can call public.set_my_role('admin'), which writes his own row of table public.profiles, and then read", line)
+			if len(got) != 1 || !strings.HasPrefix(got[0], want) || strings.Contains(got[0], "only on") || !strings.HasSuffix(got[0], "[user-promotes-self]") {
+				t.Errorf("errors %q, want one %q... [user-promotes-self] in both privilege models", got, want)
+			}
+		})
 	}
 }

@@ -211,7 +211,7 @@ func (o *observer) promotions(a *action) []*action {
 	for _, c := range a.rel.columns(p.Role, "SELECT") {
 		cols = append(cols, qident(c))
 	}
-	readCols, rel := strings.Join(cols, ", "), a.rel.qualified()
+	digests := fmt.Sprintf(rowDigestsSQL, strings.Join(cols, ", "), a.rel.qualified())
 	for _, m := range o.s.memberships(a.rel) {
 		n := 0
 		for _, c := range m.Columns {
@@ -230,10 +230,10 @@ func (o *observer) promotions(a *action) []*action {
 				n++
 				upd := "UPDATE " + m.qualified() + " SET " + qident(c.Name) + " = " + v.lit + " WHERE " + qident(m.Owners[0]) + " OPERATOR(pg_catalog.=) " + m.ownerLiteral(m.Owners[0], p.ID)
 				out = append(out, &action{kind: ActPromote, persona: p, rel: a.rel, via: m, owner: a.owner, value: c.Name + " = " + v.shown,
-					method: "PATCH", path: restPath(m.Name, false), steps: []string{fmt.Sprintf(rowDigestsSQL, readCols, rel), upd, fmt.Sprintf(rowDigestsSQL, readCols, rel)}})
+					method: "PATCH", path: restPath(m.Name, false), steps: []string{digests, upd, digests}})
 			}
 		}
-		out = append(out, o.promotingCalls(a, m, words, readCols)...)
+		out = append(out, o.promotingCalls(a, m, words, digests)...)
 	}
 	return out
 }
@@ -242,10 +242,12 @@ func (o *observer) promotions(a *action) []*action {
 // a PATCH) whose call, with generated arguments, wrote the persona's own rows of membership
 // relation m (a SECURITY DEFINER set_my_role(new_role text) that updates the caller's profile,
 // a join_team(team uuid) that adds him to a team): called again with each of its arguments, one
-// at a time, set to what would let him in (the values promotedValues gives for its type, else
-// the other user's values of m's columns of its type), then a's relation read again. Which
-// column the function writes is not known from its text: each value is tried in each argument.
-func (o *observer) promotingCalls(a *action, m *Relation, words []string, readCols string) []*action {
+// at a time, set to what would let him in (the values promotedValues gives for its type; for
+// a type that is not a boolean, a number or text, such as a uuid or an enum, the other user's
+// values of m's columns of that type first), then a's relation read again (digests, the
+// persona's digests of its rows). Which column the function writes is not known from its text:
+// each value is tried in each argument.
+func (o *observer) promotingCalls(a *action, m *Relation, words []string, digests string) []*action {
 	p := a.persona
 	var out []*action
 	for _, d := range o.done {
@@ -262,13 +264,10 @@ func (o *observer) promotingCalls(a *action, m *Relation, words []string, readCo
 		n := 0
 		for i, t := range c.fn.required() {
 			vals := promotedValues(t, words)
-			if t != "boolean" && !textual(t) && promotedValues(t, nil) == nil {
-				// A uuid, a date: the other user's values of m's columns of its type (the team
-				// a join_team(team uuid) adds the caller to), else the generated value stays.
-				vals = nil
+			if !textual(t) && promotedValues(t, nil) == nil { // the team a join_team(team uuid) adds the caller to
 				for _, col := range m.Columns {
 					if col.Type == t && !slices.Contains(m.Owners, col.Name) {
-						vals = append(vals, o.othersValues(m, col.Name, p)...)
+						vals = append(o.othersValues(m, col.Name, p), vals...)
 					}
 				}
 			}
@@ -281,7 +280,6 @@ func (o *observer) promotingCalls(a *action, m *Relation, words []string, readCo
 				args[i] = v.lit + "::" + t
 				call, stmt := callOf(c.fn, args)
 				shown := c.fn.Schema + "." + c.fn.Name + "(" + strings.Repeat("…, ", i) + v.shown + ")"
-				digests := fmt.Sprintf(rowDigestsSQL, readCols, a.rel.qualified())
 				out = append(out, &action{kind: ActPromote, persona: p, rel: a.rel, via: m, owner: a.owner, fn: c.fn, call: call, value: shown, enrols: enrols,
 					method: "POST", path: restPath(c.fn.Name, true), steps: []string{digests, stmt, digests}})
 			}
