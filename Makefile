@@ -115,7 +115,7 @@ TEST_ENV := GOFLAGS='$(TEST_GOFLAGS)' CGO_CFLAGS='-O0'
 # package again), so the tests build with -vet=off, as test-pg17 does.
 # The tests' temporary files go to memory where there is room (scripts/intmp.sh).
 IN_TMPFS := bash scripts/intmp.sh
-TEST_PKGS := ./internal/scratch/ ./cmd/ledgercheck/ ./internal/pgsql/ ./internal/cli/ ./internal/gate/ ./internal/corpus/ ./...
+TEST_PKGS := ./internal/scratch/ ./cmd/ledgercheck/ ./internal/privileged/ ./internal/cli/ ./internal/gate/ ./internal/corpus/ ./...
 test: fmt
 	@if [ "$$(id -u)" = 0 ]; then \
 	  bash scripts/setup.sh || { [ "$(CI)" != true ] && echo "make test: setup could not install PostgreSQL; the tests that need it skip"; }; \

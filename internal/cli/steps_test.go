@@ -12,7 +12,7 @@ import (
 
 // TestCheckRunsEveryStep: check runs every step of the gate, so that every other command's steps
 // (lint --install's, parity's, rerun's, allowlist suggest's) are a subset of check's, through the
-// same pipeline. internal/pgsql's TestPrivilegedSessionsRunNoShadow relies on it: it runs check in
+// same pipeline. internal/privileged's TestPrivilegedSessionsRunNoShadow relies on it: it runs check in
 // place of the commands whose steps check's include. A step added to gate.Steps and not
 // to check fails here.
 func TestCheckRunsEveryStep(t *testing.T) {
@@ -34,7 +34,7 @@ func TestCheckRunsEveryStep(t *testing.T) {
 
 // TestCommandsReachServersThroughTheGate: no file of the package imports a database driver, so
 // that what a command runs on a server is what internal/gate's steps (and internal/scratch's
-// start and cleanup) run. internal/pgsql's TestPrivilegedSessionsRunNoShadow relies on it with
+// start and cleanup) run. internal/privileged's TestPrivilegedSessionsRunNoShadow relies on it with
 // TestCheckRunsEveryStep.
 func TestCommandsReachServersThroughTheGate(t *testing.T) {
 	files, err := filepath.Glob("*.go")

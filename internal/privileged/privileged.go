@@ -28,7 +28,7 @@
 //     (CREATE CAST (myenum AS json) runs a function of the migration's): table contents are read
 //     in the protocol's text format, which prints them with their types' output functions.
 //
-// internal/pgsql's TestPrivilegedSQLResolvesOnlyPgCatalog finds every query of ledgercheck's and
+// The package's tests: TestPrivilegedSQLResolvesOnlyPgCatalog finds every query of ledgercheck's and
 // checks the second point by construction; TestPrivilegedSessionsRunNoShadow plants shadows of
 // every name they use and runs every command.
 package privileged

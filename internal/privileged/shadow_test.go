@@ -1,4 +1,4 @@
-package pgsql_test
+package privileged_test
 
 import (
 	"bytes"
