@@ -17,7 +17,7 @@ import (
 func TestAdminSessionsAreKeptOnlyIdle(t *testing.T) {
 	scratchtest.Server(t) // skip or fail like the others when Postgres is unavailable
 	ctx := context.Background()
-	srv, err := scratch.Start(ctx, scratch.Options{})
+	srv, err := scratch.Start(ctx, scratch.Options{Cache: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func escalated(t *testing.T) (*scratch.Server, *scratch.Database) {
 	t.Helper()
 	scratchtest.NeedPostgres(t)
 	ctx := context.Background()
-	s, err := scratch.StartUnguarded(ctx, scratch.Options{})
+	s, err := scratch.StartUnguarded(ctx, scratch.Options{Cache: true})
 	if err != nil {
 		scratchtest.Unavailable(t, err)
 	}

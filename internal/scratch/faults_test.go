@@ -151,7 +151,7 @@ SELECT pg_terminate_backend(pg_backend_pid());
 func TestConnectingToADeadServerSaysItDied(t *testing.T) {
 	scratchtest.NeedPostgres(t)
 	ctx := context.Background()
-	s, err := scratch.Start(ctx, scratch.Options{})
+	s, err := scratch.Start(ctx, scratch.Options{Cache: true})
 	if err != nil {
 		scratchtest.Unavailable(t, err)
 	}

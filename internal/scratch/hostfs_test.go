@@ -64,7 +64,7 @@ ls -l . base.moved/1 | grep -c -- '->'`, victimDir, victimFile)
 // the shell printed.
 func plantAndClose(victimDir, victimFile string) (dir, out string, err error) {
 	ctx := context.Background()
-	s, err := scratch.StartUnguarded(ctx, scratch.Options{})
+	s, err := scratch.StartUnguarded(ctx, scratch.Options{Cache: true})
 	if err != nil {
 		return "", "", err
 	}

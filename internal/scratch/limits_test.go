@@ -25,7 +25,7 @@ func TestTimeLimitsStopRunawayMigrations(t *testing.T) {
 	t.Parallel()
 	scratchtest.Server(t)
 	ctx := context.Background()
-	s, err := scratch.Start(ctx, scratch.Options{StatementTimeout: time.Second, InstallTimeout: 2 * time.Second})
+	s, err := scratch.Start(ctx, scratch.Options{Cache: true, StatementTimeout: time.Second, InstallTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func limited(t *testing.T, l scratch.Limits) (*scratch.Server, *scratch.Database
 	t.Helper()
 	scratchtest.NeedPostgres(t)
 	ctx := context.Background()
-	s, err := scratch.Start(ctx, scratch.Options{Limits: l})
+	s, err := scratch.Start(ctx, scratch.Options{Cache: true, Limits: l})
 	if err != nil {
 		scratchtest.Unavailable(t, err)
 	}
