@@ -2,6 +2,7 @@ package cli
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ledgercheck/ledgercheck/internal/observe"
@@ -31,5 +32,64 @@ func TestPolicyTrustingUserMetadataFailsCheckInAnySpelling(t *testing.T) {
 	rep := sharedCheck(t)
 	if w := "notes.sql:10:1 audit " + observe.RuleClientValueWidensAccess; !rep.Failed() || !slices.Equal(deploymentErrors(rep), []string{w}) {
 		t.Errorf("errors %q (failed %t), want [%s]", deploymentErrors(rep), rep.Failed(), w)
+	}
+}
+
+// staffByMetadataColumn lets in, besides each report's author, the users a SECURITY DEFINER
+// helper recognises as staff by auth.users.raw_user_meta_data, the column GoTrue writes when a
+// user updates his own metadata (supabase.auth.updateUser({data: {role: 'staff'}})): any user
+// reads every report. Its helper's rights are accepted with a reason, as a reviewer would.
+const staffByMetadataColumn = `-- Sidecar: staff reports, read by their authors and by staff.
+-- ledgercheck:ignore security-definer-public-execute the reports' policy asks it for the signed-in user
+CREATE OR REPLACE FUNCTION public.is_staff() RETURNS boolean
+  LANGUAGE sql STABLE SECURITY DEFINER SET search_path = '' AS $$
+  SELECT coalesce((SELECT u.raw_user_meta_data ->> 'role' = 'staff' FROM auth.users u WHERE u.id = (SELECT auth.uid())), false);
+$$;
+REVOKE ALL ON FUNCTION public.is_staff() FROM PUBLIC, anon;
+-- ledgercheck:ignore grant-to-api-role the reports' policy calls it
+GRANT EXECUTE ON FUNCTION public.is_staff() TO authenticated;
+
+CREATE TABLE IF NOT EXISTS public.reports (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  author_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
+  body text NOT NULL
+);
+ALTER TABLE public.reports ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS reports_own_or_staff ON public.reports;
+CREATE POLICY reports_own_or_staff ON public.reports FOR SELECT TO authenticated
+  USING (author_id = (SELECT auth.uid()) OR (SELECT public.is_staff()));
+DROP POLICY IF EXISTS reports_service ON public.reports;
+CREATE POLICY reports_service ON public.reports FOR ALL TO service_role USING (true) WITH CHECK (true);
+-- ledgercheck:ignore grant-to-api-role users read their reports, staff all
+GRANT SELECT ON public.reports TO authenticated;
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.reports TO service_role;
+
+NOTIFY pgrst, 'reload schema';
+`
+
+// TestPolicyTrustingTheMetadataColumnFailsCheck: check passed staffByMetadataColumn (two lock
+// warnings): the observation set user_metadata in the JWT's claims only, and the helper reads the
+// column the claim comes from. The user's row of auth.users now holds what his requests set too,
+// as GoTrue's would: user A, setting role = staff, reads every report, at the policy. The
+// control reads raw_app_meta_data, which only the service role writes: no error.
+func TestPolicyTrustingTheMetadataColumnFailsCheck(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"user metadata", staffByMetadataColumn, []string{"reports.sql:18:1 audit " + observe.RuleClientValueWidensAccess}},
+		{"app metadata", strings.Replace(staffByMetadataColumn, "raw_user_meta_data", "raw_app_meta_data", 1), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(c.src, "CREATE POLICY reports_own_or_staff") || strings.Count(c.src[:strings.Index(c.src, "CREATE POLICY reports_own_or_staff")], "\n") != 17 {
+				t.Fatal("the policy is not at line 18")
+			}
+			initSidecar(t, "reports.sql")
+			write(t, "reports.sql", c.src)
+			rep := sharedCheck(t)
+			if got := deploymentErrors(rep); !slices.Equal(got, c.want) || rep.Failed() != (c.want != nil) {
+				t.Errorf("errors %q (failed %t), want %q", got, rep.Failed(), c.want)
+			}
+		})
 	}
 }

@@ -223,7 +223,9 @@ func (r *Relation) ownerOnly(cmd string) bool {
 func (r *Relation) ownershipIntended() bool { return r.ownerTestingPolicy }
 
 var (
-	metadataKey = regexp.MustCompile(`user_metadata'(?:::text)?\)*\s*(?:->>?|#>>?)\s*'([^']+)'`)
+	// The JWT's user_metadata claim, or the column of auth.users it comes from, which GoTrue
+	// writes when a user updates his own metadata (supabase.auth.updateUser({data})).
+	metadataKey = regexp.MustCompile(`(?:user_metadata'(?:::text)?|raw_user_meta_data)\)*\s*(?:->>?|#>>?)\s*'([^']+)'`)
 	headerKey   = regexp.MustCompile(`request\.headers'(?:::text)?(?:,\s*true)?\)*(?:::jsonb?)?\)*\s*->>?\s*'([^']+)'`)
 	cookieKey   = regexp.MustCompile(`request\.cookies'(?:::text)?(?:,\s*true)?\)*(?:::jsonb?)?\)*\s*->>?\s*'([^']+)'`)
 	literal     = regexp.MustCompile(`'((?:[^']|'')*)'`)
@@ -239,6 +241,11 @@ const (
 	header   = "header"
 	cookie   = "cookie"
 )
+
+// metadataColumn is the column of auth.users that holds a user's user_metadata: GoTrue writes
+// it when the user updates his own (supabase.auth.updateUser({data})), and the next JWT
+// carries it. A policy that reads it trusts the client as much as one that reads the claim.
+const metadataColumn = "raw_user_meta_data"
 
 // controlled is a value a client controls that a policy reads.
 type controlled struct {
@@ -306,7 +313,7 @@ func (r *Relation) clientValues(samples []string, plan string) []controlled {
 			kind, names string
 			usual       *regexp.Regexp
 		}{{metadata, "user_metadata", metadataKey}, {header, "request.headers", headerKey}, {cookie, "request.cookies", cookieKey}} {
-			if !strings.Contains(text, src.names) {
+			if !strings.Contains(text, src.names) && (src.kind != metadata || !strings.Contains(text, metadataColumn)) {
 				continue
 			}
 			n := 0

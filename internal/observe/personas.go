@@ -9,8 +9,9 @@ import (
 )
 
 // A persona is a client of the Data API: anon (the public anon key, no user), or a signed-in
-// user, each with what a real client controls: its own user_metadata (a user edits it and it
-// comes back in the next JWT), any request header and cookie, and the rows it chooses to insert.
+// user, each with what a real client controls: its own user_metadata (a user edits it, GoTrue
+// writes it to his row of auth.users, and it comes back in the next JWT), any request header and
+// cookie, and the rows it chooses to insert.
 
 // The users of auth.users the observation adds: A and B sign in; C is another user, who owns
 // rows and never signs in.

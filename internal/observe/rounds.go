@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -123,7 +124,14 @@ func (o *observer) run(ctx context.Context, acts []*action, deadline time.Time) 
 			break
 		}
 		n := min(chunk, len(acts))
-		got, err := o.runChunk(ctx, acts[:n], deadline)
+		md := metadataOf(acts[0])
+		for i := 1; i < n; i++ {
+			if metadataOf(acts[i]) != md {
+				n = i
+				break
+			}
+		}
+		got, err := o.runWithMetadata(ctx, acts[:n], md, deadline)
 		if err != nil {
 			return nil, err
 		}
@@ -131,6 +139,48 @@ func (o *observer) run(ctx context.Context, acts []*action, deadline time.Time) 
 		acts = acts[n:]
 	}
 	return out, nil
+}
+
+// metadataOf is the user_metadata the persona of a sets, as JSON, or "" when it sets none.
+func metadataOf(a *action) string {
+	if !a.persona.signedIn() || a.persona.Metadata == nil {
+		return ""
+	}
+	b, _ := json.Marshal(a.persona.Metadata)
+	return string(b)
+}
+
+// The user's own row of auth.users while his requests set his user_metadata: GoTrue writes what
+// a user sets (supabase.auth.updateUser({data})) into raw_user_meta_data, merged into what is
+// there, and the next JWT carries it, so a policy that reads the column sees the value as one
+// that reads the claim does. On the superuser's session, pg_catalog-qualified: no object of a
+// migration's can be on auth.users (only its owner, supabase_auth_admin, could give it a
+// trigger, rule or policy).
+const (
+	metadataReadSQL = `SELECT u.raw_user_meta_data::pg_catalog.text FROM auth.users u WHERE u.id OPERATOR(pg_catalog.=) $1::pg_catalog.uuid`
+	metadataSetSQL  = `UPDATE auth.users SET raw_user_meta_data = CASE WHEN raw_user_meta_data IS NULL THEN $2::pg_catalog.jsonb ELSE raw_user_meta_data OPERATOR(pg_catalog.||) $2::pg_catalog.jsonb END WHERE id OPERATOR(pg_catalog.=) $1::pg_catalog.uuid`
+	metadataPutSQL  = `UPDATE auth.users SET raw_user_meta_data = $2::pg_catalog.jsonb WHERE id OPERATOR(pg_catalog.=) $1::pg_catalog.uuid`
+)
+
+// runWithMetadata runs acts, whose persona sets the user_metadata md ("" none), with md in the
+// user's row of auth.users for as long as they run, and his row as it was afterwards.
+func (o *observer) runWithMetadata(ctx context.Context, acts []*action, md string, deadline time.Time) ([]*done, error) {
+	if md == "" {
+		return o.runChunk(ctx, acts, deadline)
+	}
+	id := acts[0].persona.ID
+	var was *string
+	if err := o.c.Admin.QueryRow(ctx, metadataReadSQL, id).Scan(&was); err != nil {
+		return nil, fmt.Errorf("reading the user_metadata of %s: %w", acts[0].persona.base(), err)
+	}
+	if _, err := o.c.Admin.Exec(ctx, metadataSetSQL, id, md); err != nil {
+		return nil, fmt.Errorf("setting the user_metadata of %s: %w", acts[0].persona.base(), err)
+	}
+	got, err := o.runChunk(ctx, acts, deadline)
+	if _, rerr := o.c.Admin.Exec(context.WithoutCancel(ctx), metadataPutSQL, id, was); rerr != nil && err == nil {
+		err = fmt.Errorf("putting back the user_metadata of %s: %w", acts[0].persona.base(), rerr)
+	}
+	return got, err
 }
 
 // runChunk runs acts in one transaction: one pipeline, one round trip. A chunk cut short by the

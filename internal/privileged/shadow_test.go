@@ -307,7 +307,7 @@ func shadowRepo(t *testing.T, dir, plant string) string {
 	t.Helper()
 	files := map[string]string{
 		"shadows-base.sql": plant,
-		"over-base.sql":    overBaseSQL + castsSQL + beforeSQL,
+		"over-base.sql":    overBaseSQL + castsSQL + beforeSQL + metadataSQL,
 		"previous.sql":     beforeSQL + "INSERT INTO public.lc_before VALUES (1, 'a') ON CONFLICT DO NOTHING;\n",
 		"ledgercheck.yaml": `version: 2
 artifact:
@@ -338,6 +338,22 @@ probes:
 	}
 	return dir
 }
+
+// metadataSQL is a table whose policy trusts the user's metadata in auth.users, through a
+// definer helper: the observation sets user A's metadata there on the superuser's session, and
+// puts it back, for each value it tries.
+const metadataSQL = `CREATE OR REPLACE FUNCTION public.lc_team() RETURNS text
+  LANGUAGE sql STABLE SECURITY DEFINER SET search_path = '' AS $$
+  SELECT u.raw_user_meta_data ->> 'team' FROM auth.users u WHERE u.id = (SELECT auth.uid());
+$$;
+REVOKE ALL ON FUNCTION public.lc_team() FROM PUBLIC, anon;
+GRANT EXECUTE ON FUNCTION public.lc_team() TO authenticated;
+CREATE TABLE IF NOT EXISTS public.lc_staff_notes (id int PRIMARY KEY, note text);
+ALTER TABLE public.lc_staff_notes ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS lc_staff ON public.lc_staff_notes;
+CREATE POLICY lc_staff ON public.lc_staff_notes FOR SELECT TO authenticated USING ((SELECT public.lc_team()) = 'staff');
+GRANT SELECT ON public.lc_staff_notes TO authenticated;
+`
 
 // beforeSQL is the table the previous version creates (with a row), which the rows check
 // generates fill further and the files keep: rows are generated after every install, the
