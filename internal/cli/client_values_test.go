@@ -39,7 +39,7 @@ func TestPolicyTrustingUserMetadataFailsCheckInAnySpelling(t *testing.T) {
 // helper recognises as staff by auth.users.raw_user_meta_data, the column GoTrue writes when a
 // user updates his own metadata (supabase.auth.updateUser({data: {role: 'staff'}})): any user
 // reads every report. Its helper's rights are accepted with a reason, as a reviewer would.
-const staffByMetadataColumn = `-- Sidecar: staff reports, read by their authors and by staff.
+var staffByMetadataColumn = `-- Sidecar: staff reports, read by their authors and by staff.
 -- ledgercheck:ignore security-definer-public-execute the reports' policy asks it for the signed-in user
 CREATE OR REPLACE FUNCTION public.is_staff() RETURNS boolean
   LANGUAGE sql STABLE SECURITY DEFINER SET search_path = '' AS $$
@@ -49,23 +49,8 @@ REVOKE ALL ON FUNCTION public.is_staff() FROM PUBLIC, anon;
 -- ledgercheck:ignore grant-to-api-role the reports' policy calls it
 GRANT EXECUTE ON FUNCTION public.is_staff() TO authenticated;
 
-CREATE TABLE IF NOT EXISTS public.reports (
-  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-  author_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
-  body text NOT NULL
-);
-ALTER TABLE public.reports ENABLE ROW LEVEL SECURITY;
-DROP POLICY IF EXISTS reports_own_or_staff ON public.reports;
-CREATE POLICY reports_own_or_staff ON public.reports FOR SELECT TO authenticated
-  USING (author_id = (SELECT auth.uid()) OR (SELECT public.is_staff()));
-DROP POLICY IF EXISTS reports_service ON public.reports;
-CREATE POLICY reports_service ON public.reports FOR ALL TO service_role USING (true) WITH CHECK (true);
--- ledgercheck:ignore grant-to-api-role users read their reports, staff all
-GRANT SELECT ON public.reports TO authenticated;
-GRANT SELECT, INSERT, UPDATE, DELETE ON public.reports TO service_role;
-
-NOTIFY pgrst, 'reload schema';
-`
+` + strings.NewReplacer("reports_own_or_admin", "reports_own_or_staff", "public.is_admin()", "public.is_staff()", "admins all", "staff all").
+	Replace(staffReports[strings.Index(staffReports, "CREATE TABLE IF NOT EXISTS public.reports ("):])
 
 // TestPolicyTrustingTheMetadataColumnFailsCheck: check passed staffByMetadataColumn (two lock
 // warnings): the observation set user_metadata in the JWT's claims only, and the helper reads the
