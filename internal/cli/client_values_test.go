@@ -78,3 +78,54 @@ func TestPolicyTrustingTheMetadataColumnFailsCheck(t *testing.T) {
 		})
 	}
 }
+
+// signupRoles is staffReports where a user creates his profile once and may not change it (an
+// INSERT of his id and name, no UPDATE), its role taken by a default from what he put in his
+// user_metadata at sign-up: supabase.auth.signUp({..., options: {data: {role: 'admin'}}}) and an
+// insert of his profile make him an admin.
+var signupRoles = strings.NewReplacer(
+	"  id uuid PRIMARY KEY REFERENCES auth.users (id) ON DELETE CASCADE,\n",
+	"  id uuid PRIMARY KEY DEFAULT auth.uid() REFERENCES auth.users (id) ON DELETE CASCADE,\n",
+	"  role text NOT NULL DEFAULT 'member'\n",
+	"  role text NOT NULL DEFAULT coalesce(auth.jwt() -> 'user_metadata' ->> 'role', 'member')\n",
+	`DROP POLICY IF EXISTS profiles_own_update ON public.profiles;
+CREATE POLICY profiles_own_update ON public.profiles FOR UPDATE TO authenticated
+  USING (id = (SELECT auth.uid())) WITH CHECK (id = (SELECT auth.uid()));
+`, `DROP POLICY IF EXISTS profiles_own_insert ON public.profiles;
+CREATE POLICY profiles_own_insert ON public.profiles FOR INSERT TO authenticated
+  WITH CHECK (id = (SELECT auth.uid()));
+`,
+	`-- ledgercheck:ignore grant-to-api-role users edit their own profile from the app
+GRANT SELECT, UPDATE ON public.profiles TO authenticated;
+`, `REVOKE ALL ON public.profiles FROM anon, authenticated;
+-- ledgercheck:ignore grant-to-api-role users create their own profile once, and read it
+GRANT SELECT, INSERT (id, display_name) ON public.profiles TO authenticated;
+`).Replace(staffReports)
+
+// TestRoleDefaultingToTheUsersMetadataFailsCheck: check passed signupRoles (two lock warnings):
+// the observation tried user_metadata only on reads, and the enrolments copy the other user's
+// row, whose role the column grant refuses. User D, who owns no row, now adds his own profile,
+// once without metadata and then with each word of the reports' policies in the key the default
+// names: with role = admin he reads every report, at the profiles' CREATE TABLE, where the default
+// is. The control defaults the role from app_metadata, which only the service role writes.
+func TestRoleDefaultingToTheUsersMetadataFailsCheck(t *testing.T) {
+	if strings.Count(signupRoles, "profiles_own_insert") != 2 || !strings.Contains(signupRoles, "INSERT (id, display_name)") || !strings.Contains(signupRoles, "'user_metadata' ->> 'role'") {
+		t.Fatal("signupRoles' replacements matched nothing")
+	}
+	for _, c := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"user metadata", signupRoles, []string{"reports.sql:2:1 audit " + observe.RuleClientValueWidensAccess}},
+		{"app metadata", strings.Replace(signupRoles, "'user_metadata' ->> 'role'", "'app_metadata' ->> 'role'", 1), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			initSidecar(t, "reports.sql")
+			write(t, "reports.sql", c.src)
+			rep := sharedCheck(t)
+			if got := deploymentErrors(rep); !slices.Equal(got, c.want) || rep.Failed() != (c.want != nil) {
+				t.Errorf("errors %q (failed %t), want %q", got, rep.Failed(), c.want)
+			}
+		})
+	}
+}

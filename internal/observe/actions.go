@@ -48,6 +48,7 @@ type action struct {
 	via     *Relation // ActEnrol, ActPromote: the membership table written first
 	call    string    // ActExecute: the function's call expression
 	enrols  bool      // ActPromote through a function whose call added the persona's row to via
+	control bool      // ActEnrol of user D with no metadata: what the same enrolment with it is compared with
 }
 
 // requestTimeout bounds each request: a second, under Supabase's per-role statement timeouts

@@ -58,7 +58,7 @@ func (ob *Observation) factsOf(d *done) []fact {
 	}
 	var out []fact
 	switch {
-	case a.kind == actPolicy || a.kind == ActDirect || a.kind == actWithoutOthers:
+	case a.kind == actPolicy || a.kind == ActDirect || a.kind == actWithoutOthers || a.control:
 		return nil
 	case a.persona.setsClientValue():
 		out = append(out, ob.clientValueFacts(d)...)
@@ -311,6 +311,9 @@ func (ob *Observation) baseSelect(persona string, r *Relation) *done {
 // clientValueFacts: a persona that sets a value it controls sees more rows than without.
 func (ob *Observation) clientValueFacts(d *done) []fact {
 	a := d.a
+	if a.kind == ActEnrol {
+		return ob.metadataDefaultFacts(d)
+	}
 	base := ob.baseSelect(a.persona.base(), a.rel)
 	var baseRows int64
 	if base != nil {
@@ -323,6 +326,28 @@ func (ob *Observation) clientValueFacts(d *done) []fact {
 	return []fact{{rule: RuleClientValueWidensAccess, object: a.rel.Object(), who: a.persona.Role, extra: what, scope: a.rel.Ident,
 		message: fmt.Sprintf("%s can read %s of %s instead of %d by setting %s, which the client controls", a.persona.base(), rowsOf(d.rows), a.rel.Object(), baseRows, what),
 		opener:  opener{kind: "policy", object: a.policy + " on " + a.rel.Ident, alts: []opener{{kind: kindOf(a.rel), object: a.rel.Ident}}}}}
+}
+
+// metadataDefaultFacts: user D, who added his own row of a membership table with his metadata
+// set (metadataDefaults), reads more of the relation than after the same enrolment without it
+// (its control): the default of a column of that table took the value. At the table's
+// CREATE, where the default is.
+func (ob *Observation) metadataDefaultFacts(d *done) []fact {
+	a := d.a
+	var base *done
+	for _, c := range ob.done {
+		if c.a.control && c.a.via == a.via && c.a.rel == a.rel && c.ok {
+			base = c
+		}
+	}
+	if base == nil || d.rows <= base.rows {
+		return nil
+	}
+	what := a.persona.Name[len(a.persona.base())+2 : len(a.persona.Name)-1]
+	return []fact{{rule: RuleClientValueWidensAccess, object: a.rel.Object(), who: a.persona.Role, extra: what, scope: a.rel.Ident,
+		message: fmt.Sprintf("a user who signs up can read %s of %s instead of %d by setting %s, which the client controls, and adding his own row of %s, whose default takes it",
+			rowsOf(d.rows), a.rel.Object(), base.rows, what, a.via.Object()),
+		opener: opener{kind: kindOf(a.via), object: a.via.Ident}}}
 }
 
 // effectFacts are an action's side effects on data the persona could not change itself (one

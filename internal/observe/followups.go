@@ -101,6 +101,7 @@ func (o *observer) secondRound() []*action {
 		case a.kind == ActSelect && d.ok && a.persona.signedIn() && a.persona.Metadata == nil:
 			out = append(out, o.enrolments(a)...)
 			out = append(out, o.promotions(a)...)
+			out = append(out, o.metadataDefaults(a)...)
 		case a.kind == ActExecute && d.ok && d.rows > 0:
 			out = append(out, o.directReads(d)...)
 			out = append(out, o.withoutOthers(d)...)
@@ -161,6 +162,63 @@ func (o *observer) enrolments(a *action) []*action {
 		ins := "INSERT INTO " + m.qualified() + " (" + strings.Join(names, ", ") + ") VALUES (" + strings.Join(tuples, "), (") + ") ON CONFLICT DO NOTHING"
 		out = append(out, &action{kind: ActEnrol, persona: p, rel: a.rel, via: m, owner: a.owner, method: "POST", path: restPath(m.Name, false),
 			steps: []string{ins, a.steps[0]}})
+	}
+	return out
+}
+
+// metadataDefaults are the enrolments a default of the user's metadata turns into promotions: a
+// membership table m of a's relation whose column defaults to a key of user_metadata (role
+// text DEFAULT coalesce(auth.jwt() -> 'user_metadata' ->> 'role', 'member')), which a user
+// fills with what he put in his metadata when he adds his own row, though he may not set the
+// column. User D, who owns no row, adds his own row of m (its owner column, every other its
+// default) and reads a's relation again: once with no metadata (the control), then with each
+// key the defaults name set to each word of a's policies' literals. Made for user A's reads
+// only, once for both signed-in users.
+func (o *observer) metadataDefaults(a *action) []*action {
+	if a.persona.ID != UserA {
+		return nil
+	}
+	var text string
+	for _, pol := range a.rel.Policies {
+		text += pol.Using + "\n" + pol.Calls + "\n"
+	}
+	words := literalWords(text)
+	var out []*action
+	for _, m := range o.s.memberships(a.rel) {
+		var keys []string
+		for _, c := range m.Columns {
+			if strings.Contains(c.Default, metadata) {
+				for _, k := range candidateKeys(c.Default, nil, metadataKey, false) {
+					if !slices.Contains(keys, k) {
+						keys = append(keys, k)
+					}
+				}
+			}
+		}
+		owner := m.Owners[0]
+		if len(keys) == 0 || !m.Priv[userD.Role].Insert && !slices.Contains(m.Column(owner).Priv[userD.Role], "INSERT") {
+			continue
+		}
+		ins := "INSERT INTO " + m.qualified() + " (" + qident(owner) + ") VALUES (" + m.ownerLiteral(owner, UserD) + ") ON CONFLICT DO NOTHING"
+		mk := func(p Persona) *action {
+			return &action{kind: ActEnrol, persona: p, rel: a.rel, via: m, owner: a.owner, method: "POST", path: restPath(m.Name, false),
+				steps: []string{ins, a.steps[0]}}
+		}
+		ctl := mk(userD)
+		ctl.control = true
+		out = append(out, ctl)
+		n := 0
+		for _, k := range keys {
+			for _, v := range words {
+				if v == k || n == maxClientValues {
+					continue
+				}
+				n++
+				t := mk(userD.with(controlled{Kind: metadata, Key: k}, v))
+				t.value = v
+				out = append(out, t)
+			}
+		}
 	}
 	return out
 }

@@ -206,7 +206,7 @@ func NounRequests(n int) string {
 // prepare adds the users, generates the rows that make access visible, and reads what the
 // personas' actions need of the rows present.
 func (o *observer) prepare(ctx context.Context) error {
-	if err := addUsers(ctx, o.c.Admin); err != nil {
+	if err := addUsers(ctx, o.c.Admin, o.s); err != nil {
 		return err
 	}
 	if err := o.count(ctx); err != nil {

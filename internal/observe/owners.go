@@ -219,6 +219,19 @@ func (r *Relation) ownerOnly(cmd string) bool {
 	return true
 }
 
+// metadataDefaults reports whether a column of one of the surface's relations defaults to what
+// the user's metadata holds (see observer.metadataDefaults).
+func (s *Surface) metadataDefaults() bool {
+	for _, r := range s.Relations {
+		for _, c := range r.Columns {
+			if strings.Contains(c.Default, metadata) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ownershipIntended reports whether some policy of r ties rows to their owner.
 func (r *Relation) ownershipIntended() bool { return r.ownerTestingPolicy }
 

@@ -14,11 +14,13 @@ import (
 // cookie, and the rows it chooses to insert.
 
 // The users of auth.users the observation adds: A and B sign in; C is another user, who owns
-// rows and never signs in.
+// rows and never signs in; D signs in and owns no row (a user who has just signed up), for the
+// enrolments a default of his metadata fills (metadataDefaults).
 const (
 	UserA = "00000000-0000-4000-a000-00000000000a"
 	UserB = "00000000-0000-4000-a000-00000000000b"
 	UserC = "00000000-0000-4000-a000-00000000000c"
+	UserD = "00000000-0000-4000-a000-00000000000d"
 )
 
 // Persona is one client.
@@ -40,6 +42,7 @@ var (
 	anon  = Persona{Name: "anon", Role: "anon"}
 	userA = Persona{Name: "user A", Role: "authenticated", ID: UserA}
 	userB = Persona{Name: "user B", Role: "authenticated", ID: UserB}
+	userD = Persona{Name: "user D", Role: "authenticated", ID: UserD}
 )
 
 // Personas are the clients every observation acts as.

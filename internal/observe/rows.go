@@ -62,9 +62,14 @@ type Conns struct {
 }
 
 // addUsers adds A, B and C to auth.users (fill.AddUsers: the rerun audit's rows belong to
-// them too).
-func addUsers(ctx context.Context, admin *pgx.Conn) error {
-	if err := fill.AddUsers(ctx, admin, []string{UserA, UserB, UserC}); err != nil {
+// them too), and D when the surface has a column whose default reads user_metadata (for
+// metadataDefaults alone: the rows of auth.users are counted wherever a view shows them).
+func addUsers(ctx context.Context, admin *pgx.Conn, s *Surface) error {
+	users := []string{UserA, UserB, UserC}
+	if s.metadataDefaults() {
+		users = append(users, UserD)
+	}
+	if err := fill.AddUsers(ctx, admin, users); err != nil {
 		return fmt.Errorf("the observation's users: %w", err)
 	}
 	return nil

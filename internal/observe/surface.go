@@ -50,6 +50,8 @@ type Column struct {
 	NotNull bool
 	// Auto is true when the server fills it: a default, an identity or a generation expression.
 	Auto bool
+	// Default is its default expression, as PostgreSQL prints it ("" none).
+	Default string
 	// Priv is, by API role, the column privileges it holds: "SELECT", "INSERT", "UPDATE".
 	Priv map[string][]string
 }
@@ -169,6 +171,8 @@ ORDER BY 5`
 // columnsSQL lists the columns of $1 (relation oids) with the API roles' column privileges.
 const columnsSQL = `SELECT a.attrelid, a.attname::pg_catalog.text, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull,
        a.atthasdef OR a.attidentity OPERATOR(pg_catalog.<>) '' OR a.attgenerated OPERATOR(pg_catalog.<>) '',
+       coalesce((SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid) FROM pg_catalog.pg_attrdef d
+                WHERE d.adrelid OPERATOR(pg_catalog.=) a.attrelid AND d.adnum OPERATOR(pg_catalog.=) a.attnum AND a.attgenerated OPERATOR(pg_catalog.=) ''), ''),
        ARRAY(SELECT r OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) p
              FROM pg_catalog.unnest(ARRAY['anon', 'authenticated']::pg_catalog.text[]) r,
                   pg_catalog.unnest(ARRAY['SELECT', 'INSERT', 'UPDATE']::pg_catalog.text[]) p
@@ -383,7 +387,7 @@ func (s *Surface) scanColumns(rows pgx.Rows) error {
 	var oid uint32
 	var c Column
 	var privs []string
-	_, err := pgx.ForEachRow(rows, []any{&oid, &c.Name, &c.Type, &c.NotNull, &c.Auto, &privs}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&oid, &c.Name, &c.Type, &c.NotNull, &c.Auto, &c.Default, &privs}, func() error {
 		col := c
 		col.Priv = map[string][]string{}
 		for _, p := range privs {
