@@ -58,17 +58,26 @@ GRANT EXECUTE ON FUNCTION public.is_staff() TO authenticated;
 // as GoTrue's would: user A, setting role = staff, reads every report, at the policy. The
 // control reads raw_app_meta_data, which only the service role writes: no error.
 func TestPolicyTrustingTheMetadataColumnFailsCheck(t *testing.T) {
-	for _, c := range []struct {
-		name, src string
-		want      []string
-	}{
+	if strings.Count(staffByMetadataColumn[:strings.Index(staffByMetadataColumn, "CREATE POLICY reports_own_or_staff")], "\n") != 17 {
+		t.Fatal("the policy is not at line 18")
+	}
+	checkReportsErrors(t, []errorsCase{
 		{"user metadata", staffByMetadataColumn, []string{"reports.sql:18:1 audit " + observe.RuleClientValueWidensAccess}},
 		{"app metadata", strings.Replace(staffByMetadataColumn, "raw_user_meta_data", "raw_app_meta_data", 1), nil},
-	} {
+	})
+}
+
+// errorsCase is a reports.sql and the errors check must report of it (none: it passes).
+type errorsCase struct {
+	name, src string
+	want      []string
+}
+
+// checkReportsErrors checks each case's reports.sql, a sidecar of its own, in a subtest.
+func checkReportsErrors(t *testing.T, cases []errorsCase) {
+	t.Helper()
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if !strings.Contains(c.src, "CREATE POLICY reports_own_or_staff") || strings.Count(c.src[:strings.Index(c.src, "CREATE POLICY reports_own_or_staff")], "\n") != 17 {
-				t.Fatal("the policy is not at line 18")
-			}
 			initSidecar(t, "reports.sql")
 			write(t, "reports.sql", c.src)
 			rep := sharedCheck(t)
@@ -112,20 +121,8 @@ func TestRoleDefaultingToTheUsersMetadataFailsCheck(t *testing.T) {
 	if strings.Count(signupRoles, "profiles_own_insert") != 2 || !strings.Contains(signupRoles, "INSERT (id, display_name)") || !strings.Contains(signupRoles, "'user_metadata' ->> 'role'") {
 		t.Fatal("signupRoles' replacements matched nothing")
 	}
-	for _, c := range []struct {
-		name, src string
-		want      []string
-	}{
+	checkReportsErrors(t, []errorsCase{
 		{"user metadata", signupRoles, []string{"reports.sql:2:1 audit " + observe.RuleClientValueWidensAccess}},
 		{"app metadata", strings.Replace(signupRoles, "'user_metadata' ->> 'role'", "'app_metadata' ->> 'role'", 1), nil},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			initSidecar(t, "reports.sql")
-			write(t, "reports.sql", c.src)
-			rep := sharedCheck(t)
-			if got := deploymentErrors(rep); !slices.Equal(got, c.want) || rep.Failed() != (c.want != nil) {
-				t.Errorf("errors %q (failed %t), want %q", got, rep.Failed(), c.want)
-			}
-		})
-	}
+	})
 }
