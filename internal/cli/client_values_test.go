@@ -116,13 +116,38 @@ GRANT SELECT, INSERT (id, display_name) ON public.profiles TO authenticated;
 // row, whose role the column grant refuses. User D, who owns no row, now adds his own profile,
 // once without metadata and then with each word of the reports' policies in the key the default
 // names: with role = admin he reads every report, at the profiles' CREATE TABLE, where the default
-// is. The control defaults the role from app_metadata, which only the service role writes.
+// is. The same with a trigger that sets the role before the insert. The control defaults the
+// role from app_metadata, which only the service role writes.
 func TestRoleDefaultingToTheUsersMetadataFailsCheck(t *testing.T) {
 	if strings.Count(signupRoles, "profiles_own_insert") != 2 || !strings.Contains(signupRoles, "INSERT (id, display_name)") || !strings.Contains(signupRoles, "'user_metadata' ->> 'role'") {
 		t.Fatal("signupRoles' replacements matched nothing")
 	}
+	if strings.Count(signupRolesByTrigger, "'user_metadata' ->> 'role'") != 1 || !strings.Contains(signupRolesByTrigger, "CREATE TRIGGER profiles_role_from_signup") {
+		t.Fatal("signupRolesByTrigger's replacements matched nothing")
+	}
 	checkReportsErrors(t, []errorsCase{
 		{"user metadata", signupRoles, []string{"reports.sql:2:1 audit " + observe.RuleClientValueWidensAccess}},
 		{"app metadata", strings.Replace(signupRoles, "'user_metadata' ->> 'role'", "'app_metadata' ->> 'role'", 1), nil},
+		{"trigger", signupRolesByTrigger, []string{"reports.sql:2:1 audit " + observe.RuleClientValueWidensAccess}},
 	})
 }
+
+// signupRolesByTrigger is signupRoles with the role set by a trigger before the insert instead
+// of by the column's default.
+var signupRolesByTrigger = strings.NewReplacer(
+	"  role text NOT NULL DEFAULT coalesce(auth.jwt() -> 'user_metadata' ->> 'role', 'member')\n",
+	"  role text NOT NULL DEFAULT 'member'\n",
+	"-- ledgercheck:ignore security-definer-public-execute the reports' policy asks it for the signed-in user\n",
+	`-- A new profile's role is what the user picked at sign-up.
+CREATE OR REPLACE FUNCTION public.profiles_role_from_signup() RETURNS trigger
+  LANGUAGE plpgsql SET search_path = '' AS $fn$
+BEGIN
+  NEW.role := coalesce(auth.jwt() -> 'user_metadata' ->> 'role', 'member');
+  RETURN NEW;
+END $fn$;
+DROP TRIGGER IF EXISTS profiles_role_from_signup ON public.profiles;
+CREATE TRIGGER profiles_role_from_signup BEFORE INSERT ON public.profiles
+  FOR EACH ROW EXECUTE FUNCTION public.profiles_role_from_signup();
+
+-- ledgercheck:ignore security-definer-public-execute the reports' policy asks it for the signed-in user
+`).Replace(signupRoles)

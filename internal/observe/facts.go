@@ -345,7 +345,7 @@ func (ob *Observation) metadataDefaultFacts(d *done) []fact {
 	}
 	what := a.persona.Name[len(a.persona.base())+2 : len(a.persona.Name)-1]
 	return []fact{{rule: RuleClientValueWidensAccess, object: a.rel.Object(), who: a.persona.Role, extra: what, scope: a.rel.Ident,
-		message: fmt.Sprintf("a user who signs up can read %s of %s instead of %d by setting %s, which the client controls, and adding his own row of %s, whose default takes it",
+		message: fmt.Sprintf("a user who signs up can read %s of %s instead of %d by setting %s, which the client controls, and adding his own row of %s, which fills a column with it",
 			rowsOf(d.rows), a.rel.Object(), base.rows, what, a.via.Object()),
 		opener: opener{kind: kindOf(a.via), object: a.via.Ident}}}
 }

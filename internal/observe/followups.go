@@ -168,9 +168,9 @@ func (o *observer) enrolments(a *action) []*action {
 
 // metadataDefaults are the enrolments a default of the user's metadata turns into promotions: a
 // membership table m of a's relation whose column defaults to a key of user_metadata (role
-// text DEFAULT coalesce(auth.jwt() -> 'user_metadata' ->> 'role', 'member')), which a user
-// fills with what he put in his metadata when he adds his own row, though he may not set the
-// column. User D, who owns no row, adds his own row of m (its owner column, every other its
+// text DEFAULT coalesce(auth.jwt() -> 'user_metadata' ->> 'role', 'member')), or whose trigger
+// sets it from one (Relation.metadataKeys), which a user fills with what he put in his metadata
+// when he adds his own row, though he may not set the column. User D, who owns no row, adds his own row of m (its owner column, every other its
 // default) and reads a's relation again: once with no metadata (the control), then with each
 // key the defaults name set to each word of a's policies' literals. Made for user A's reads
 // only, once for both signed-in users.
@@ -185,16 +185,7 @@ func (o *observer) metadataDefaults(a *action) []*action {
 	words := literalWords(text)
 	var out []*action
 	for _, m := range o.s.memberships(a.rel) {
-		var keys []string
-		for _, c := range m.Columns {
-			if strings.Contains(c.Default, metadata) {
-				for _, k := range candidateKeys(c.Default, nil, metadataKey, false) {
-					if !slices.Contains(keys, k) {
-						keys = append(keys, k)
-					}
-				}
-			}
-		}
+		keys := m.metadataKeys()
 		owner := m.Owners[0]
 		if len(keys) == 0 || !m.Priv[userD.Role].Insert && !slices.Contains(m.Column(owner).Priv[userD.Role], "INSERT") {
 			continue

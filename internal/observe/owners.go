@@ -219,17 +219,40 @@ func (r *Relation) ownerOnly(cmd string) bool {
 	return true
 }
 
-// metadataDefaults reports whether a column of one of the surface's relations defaults to what
-// the user's metadata holds (see observer.metadataDefaults).
+// metadataDefaults reports whether a relation of the surface fills a column of a new row with
+// what the user's metadata holds (see observer.metadataDefaults).
 func (s *Surface) metadataDefaults() bool {
 	for _, r := range s.Relations {
-		for _, c := range r.Columns {
-			if strings.Contains(c.Default, metadata) {
-				return true
-			}
+		if len(r.metadataKeys()) > 0 {
+			return true
 		}
 	}
 	return false
+}
+
+// metadataKeys are the keys of user_metadata that fill a column of a new row of r: a column's
+// default (role DEFAULT coalesce(auth.jwt() -> 'user_metadata' ->> 'role', 'member')), or a
+// trigger's function (NEW.role := ... ->> 'role'), which reads the claim or auth.users' column.
+// Only the usual spellings name a key here (->> 'k', #>> '{...}').
+func (r *Relation) metadataKeys() []string {
+	var keys []string
+	add := func(text string) {
+		if !strings.Contains(text, metadata) && !strings.Contains(text, metadataColumn) {
+			return
+		}
+		for _, k := range candidateKeys(text, nil, metadataKey, false) {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	for _, c := range r.Columns {
+		add(c.Default)
+	}
+	for _, src := range r.triggerSources {
+		add(src)
+	}
+	return keys
 }
 
 // ownershipIntended reports whether some policy of r ties rows to their owner.

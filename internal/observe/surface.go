@@ -29,6 +29,7 @@ type Relation struct {
 	Published          bool     // in the supabase_realtime publication
 	Triggers, Rules    []string // its triggers and rules (not a view's _RETURN), by name
 	StatementTriggers  bool     // a trigger of its fires once per statement
+	triggerSources     []string // its triggers' functions' source text (read, never run)
 	Columns            []Column
 	Priv               map[string]Privileges // by API role
 	Grantable          map[string][]string   // by API role: the privileges it may grant on
@@ -155,6 +156,8 @@ SELECT c.oid, CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'r' THEN 'table' WHEN c
        ARRAY(SELECT t.tgname::pg_catalog.text FROM pg_catalog.pg_trigger t WHERE t.tgrelid OPERATOR(pg_catalog.=) c.oid AND NOT t.tgisinternal ORDER BY 1),
        EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid OPERATOR(pg_catalog.=) c.oid AND NOT t.tgisinternal
                AND (t.tgtype::pg_catalog.int4 OPERATOR(pg_catalog.&) 1) OPERATOR(pg_catalog.=) 0),
+       ARRAY(SELECT f.prosrc FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_proc f ON f.oid OPERATOR(pg_catalog.=) t.tgfoid
+             WHERE t.tgrelid OPERATOR(pg_catalog.=) c.oid AND NOT t.tgisinternal),
        pg_catalog.pg_relation_is_updatable(c.oid, true),
        coalesce(c.reloptions OPERATOR(pg_catalog.&&) ARRAY['security_invoker=true', 'security_invoker=on', 'security_invoker=1', 'security_invoker=yes']::pg_catalog.text[], false),
        EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite w
@@ -336,7 +339,7 @@ func readSurface(ctx context.Context, conn *pgx.Conn, sc Scope) (*Surface, error
 	for rows.Next() {
 		r := &Relation{Priv: map[string]Privileges{}, Grantable: map[string][]string{}, ownerTestedBy: map[string][]string{}}
 		if err := rows.Scan(&r.OID, &r.Kind, &r.Schema, &r.Name, &r.Ident, &r.RLS, &r.Related, &r.Published, &r.Triggers, &r.StatementTriggers,
-			&r.updatable, &r.invoker, &r.calls, &r.Rules); err != nil {
+			&r.triggerSources, &r.updatable, &r.invoker, &r.calls, &r.Rules); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("reading the relations: %w", err)
 		}
