@@ -170,19 +170,15 @@ func (o *observer) enrolments(a *action) []*action {
 // membership table m of a's relation whose column defaults to a key of user_metadata (role
 // text DEFAULT coalesce(auth.jwt() -> 'user_metadata' ->> 'role', 'member')), or whose trigger
 // sets it from one (Relation.metadataKeys), which a user fills with what he put in his metadata
-// when he adds his own row, though he may not set the column. User D, who owns no row, adds his own row of m (its owner column, every other its
-// default) and reads a's relation again: once with no metadata (the control), then with each
-// key the defaults name set to each word of a's policies' literals. Made for user A's reads
-// only, once for both signed-in users.
+// when he adds his own row, though he may not set the column. User D, who owns no row, adds his
+// own row of m (its owner column, every other its default) and reads a's relation again: once
+// with no metadata (the control), then with each key the defaults name set to each word of a's
+// policies' literals. Made for user A's reads only, once for both signed-in users.
 func (o *observer) metadataDefaults(a *action) []*action {
 	if a.persona.ID != UserA {
 		return nil
 	}
-	var text string
-	for _, pol := range a.rel.Policies {
-		text += pol.Using + "\n" + pol.Calls + "\n"
-	}
-	words := literalWords(text)
+	words := literalWords(a.rel.policyText())
 	var out []*action
 	for _, m := range o.s.memberships(a.rel) {
 		keys := m.metadataKeys()
@@ -251,10 +247,7 @@ func newRows(before, after result) int64 {
 func (o *observer) promotions(a *action) []*action {
 	var out []*action
 	p := a.persona
-	var text string
-	for _, pol := range a.rel.Policies {
-		text += pol.Using + "\n" + pol.Calls + "\n"
-	}
+	text := a.rel.policyText()
 	words := literalWords(text)
 	var cols []string
 	for _, c := range a.rel.columns(p.Role, "SELECT") {

@@ -219,15 +219,25 @@ func (r *Relation) ownerOnly(cmd string) bool {
 	return true
 }
 
-// metadataDefaults reports whether a relation of the surface fills a column of a new row with
+// fillsFromMetadata reports whether a relation of the surface fills a column of a new row with
 // what the user's metadata holds (see observer.metadataDefaults).
-func (s *Surface) metadataDefaults() bool {
+func (s *Surface) fillsFromMetadata() bool {
 	for _, r := range s.Relations {
 		if len(r.metadataKeys()) > 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// policyText is r's policies' USING expressions and the functions they call, one after the
+// other: the text whose names and literals a promotion reads.
+func (r *Relation) policyText() string {
+	var text string
+	for _, pol := range r.Policies {
+		text += pol.Using + "\n" + pol.Calls + "\n"
+	}
+	return text
 }
 
 // metadataKeys are the keys of user_metadata that fill a column of a new row of r: a column's
@@ -346,10 +356,11 @@ func (r *Relation) clientValues(samples []string, plan string) []controlled {
 		text := p.Using + "\n" + p.Check + "\n" + p.Calls
 		words := literalWords(text)
 		for _, src := range []struct {
-			kind, names string
-			usual       *regexp.Regexp
-		}{{metadata, "user_metadata", metadataKey}, {header, "request.headers", headerKey}, {cookie, "request.cookies", cookieKey}} {
-			if !strings.Contains(text, src.names) && (src.kind != metadata || !strings.Contains(text, metadataColumn)) {
+			kind  string
+			names []string // what a text names when it reads it
+			usual *regexp.Regexp
+		}{{metadata, []string{"user_metadata", metadataColumn}, metadataKey}, {header, []string{"request.headers"}, headerKey}, {cookie, []string{"request.cookies"}, cookieKey}} {
+			if !slices.ContainsFunc(src.names, func(n string) bool { return strings.Contains(text, n) }) {
 				continue
 			}
 			n := 0

@@ -66,7 +66,7 @@ type Conns struct {
 // metadataDefaults alone: the rows of auth.users are counted wherever a view shows them).
 func addUsers(ctx context.Context, admin *pgx.Conn, s *Surface) error {
 	users := []string{UserA, UserB, UserC}
-	if s.metadataDefaults() {
+	if s.fillsFromMetadata() {
 		users = append(users, UserD)
 	}
 	if err := fill.AddUsers(ctx, admin, users); err != nil {
