@@ -322,9 +322,22 @@ func (ob *Observation) clientValueFacts(d *done) []fact {
 	if d.rows <= baseRows {
 		return nil
 	}
+	if a.persona.Factor && base != nil {
+		// A factor that only lifts what a policy asks besides ownership (the user's own rows,
+		// aal2 required) opens nothing: the finding is other users' rows.
+		if _, others, ok := d.ownership(); ok {
+			if _, before, ok := base.ownership(); ok && others <= before {
+				return nil
+			}
+		}
+	}
 	what := a.persona.Name[len(a.persona.base())+2 : len(a.persona.Name)-1]
+	how := fmt.Sprintf("by setting %s, which the client controls", what)
+	if a.persona.Factor {
+		how = "by signing in with a second factor (aal2), which every user may enrol for himself"
+	}
 	return []fact{{rule: RuleClientValueWidensAccess, object: a.rel.Object(), who: a.persona.Role, extra: what, scope: a.rel.Ident,
-		message: fmt.Sprintf("%s can read %s of %s instead of %d by setting %s, which the client controls", a.persona.base(), rowsOf(d.rows), a.rel.Object(), baseRows, what),
+		message: fmt.Sprintf("%s can read %s of %s instead of %d %s", a.persona.base(), rowsOf(d.rows), a.rel.Object(), baseRows, how),
 		opener:  opener{kind: "policy", object: a.policy + " on " + a.rel.Ident, alts: []opener{{kind: kindOf(a.rel), object: a.rel.Ident}}}}}
 }
 

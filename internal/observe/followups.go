@@ -471,7 +471,7 @@ func (o *observer) clientValueReads() []*action {
 		}
 		for _, c := range r.clientValues(o.sampleValues(r), o.plans[r.Ident]) {
 			for _, p := range []Persona{anon, userA} {
-				if c.Kind == metadata && !p.signedIn() {
+				if (c.Kind == metadata || c.Kind == secondFactor) && !p.signedIn() {
 					continue
 				}
 				for _, v := range c.Values {

@@ -281,12 +281,22 @@ var (
 )
 
 // The kinds of value a client controls: a key of the user's user_metadata (every user edits
-// his own), a request header and a cookie (any client sends any).
+// his own), a request header and a cookie (any client sends any), and a second factor: a user
+// who enrols one for himself (an authenticator app's TOTP, which a Supabase project offers
+// unless it is turned off) and verifies it gets a JWT whose aal is aal2 and whose amr lists
+// totp. Supabase's guide to MFA has policies ask for aal2 AS RESTRICTIVE, in addition to what
+// the others allow; a permissive policy that asks for it alone lets in every user who enrols
+// (clientValueFacts: where the rows' owners show, only other users' rows count).
 const (
-	metadata = "user_metadata"
-	header   = "header"
-	cookie   = "cookie"
+	metadata     = "user_metadata"
+	header       = "header"
+	cookie       = "cookie"
+	secondFactor = "second factor"
 )
+
+// factorWords are the words of a policy's literals that name the second factor's claims or
+// their values: a policy that reads the JWT and says one of them is read again with one.
+var factorWords = []string{"aal", "aal2", "amr", "totp"}
 
 // metadataColumn is the column of auth.users that holds a user's user_metadata: GoTrue writes
 // it when the user updates his own (supabase.auth.updateUser({data})), and the next JWT
@@ -295,7 +305,7 @@ const metadataColumn = "raw_user_meta_data"
 
 // controlled is a value a client controls that a policy reads.
 type controlled struct {
-	Kind   string // metadata, header or cookie
+	Kind   string // metadata, header, cookie or secondFactor
 	Key    string // the key, or the header's or cookie's name
 	Values []string
 	Policy string // the policy whose text proposed the key, quoted as an identifier
@@ -370,6 +380,12 @@ func (r *Relation) clientValues(samples []string, plan string) []controlled {
 					n++
 				}
 			}
+		}
+		// A restrictive policy only narrows what the permissive ones allow: one that asks for
+		// aal2 (as Supabase's guide has it) opens nothing, and is not tried.
+		if p.Permissive && strings.Contains(text, "jwt") && slices.ContainsFunc(words, func(w string) bool { return slices.Contains(factorWords, w) }) &&
+			!slices.ContainsFunc(out, func(c controlled) bool { return c.Kind == secondFactor }) {
+			out = append(out, controlled{Kind: secondFactor, Key: "aal", Values: []string{"aal2"}, Policy: quoteIdentName(p.Name)})
 		}
 	}
 	return out

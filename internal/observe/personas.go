@@ -36,6 +36,9 @@ type Persona struct {
 	Metadata map[string]string
 	Headers  map[string]string
 	Cookies  map[string]string
+	// Factor is whether the user signed in with a second factor he enrolled himself: his JWT's
+	// aal is aal2 and its amr lists totp (secondFactor).
+	Factor bool
 }
 
 var (
@@ -74,10 +77,20 @@ func (p Persona) claims() string {
 		c["user_metadata"] = md
 		c["app_metadata"] = map[string]any{"provider": "email", "providers": []string{"email"}}
 		c["is_anonymous"] = false
+		// As GoTrue issues them: aal1 after a password; aal2, and totp first in amr, after
+		// the user also verified a factor he enrolled.
+		c["aal"], c["amr"] = "aal1", []map[string]any{{"method": "password", "timestamp": signInTime}}
+		if p.Factor {
+			c["aal"], c["amr"] = "aal2", []map[string]any{{"method": "totp", "timestamp": signInTime}, {"method": "password", "timestamp": signInTime}}
+		}
 	}
 	b, _ := json.Marshal(c)
 	return string(b)
 }
+
+// signInTime is when the JWT's amr says the user signed in: a fixed time (the observation does
+// not try the times a policy may compare it with).
+const signInTime = 1796601600
 
 // headers is request.headers, as JSON: what a browser sends, and the persona's own.
 func (p Persona) headers() string {
@@ -101,7 +114,7 @@ func (p Persona) cookies() string {
 
 // setsClientValue reports whether the persona sets a value the client controls.
 func (p Persona) setsClientValue() bool {
-	return p.Metadata != nil || p.Headers != nil || p.Cookies != nil
+	return p.Metadata != nil || p.Headers != nil || p.Cookies != nil || p.Factor
 }
 
 // with returns the persona setting the client-controlled value c to v.
@@ -122,6 +135,9 @@ func (p Persona) with(c controlled, v string) Persona {
 	case cookie:
 		q.Cookies = set(p.Cookies, c.Key)
 		q.Name = p.Name + " (cookie " + c.Key + "=" + v + ")"
+	case secondFactor:
+		q.Factor = true
+		q.Name = p.Name + " (a second factor: aal2)"
 	default:
 		q.Metadata = set(p.Metadata, c.Key)
 		q.Name = p.Name + " (user_metadata." + c.Key + " = " + v + ")"
