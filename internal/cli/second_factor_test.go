@@ -57,3 +57,13 @@ func TestPolicyTrustingASecondFactorFailsCheck(t *testing.T) {
 		{"aal2 and ownership", mfaReports("", "  USING (author_id = (SELECT auth.uid()) AND "+aal2+");\n"), nil},
 	})
 }
+
+// TestClientValueOpeningOnlyOwnRowsPasses: a policy that lets each author read his reports once
+// his user_metadata says he verified his address opens nothing of another user's, however the
+// user sets it: check passes. It failed (client-value-widens-access: user A reads 3 rows instead
+// of 0) while any row more counted, where the rows' owners show as much as where they do not.
+func TestClientValueOpeningOnlyOwnRowsPasses(t *testing.T) {
+	checkReportsErrors(t, []errorsCase{
+		{"user_metadata besides ownership", mfaReports("", "  USING (author_id = (SELECT auth.uid()) AND (auth.jwt() -> 'user_metadata' ->> 'verified') = 'yes');\n"), nil},
+	})
+}

@@ -308,7 +308,8 @@ func (ob *Observation) baseSelect(persona string, r *Relation) *done {
 	return nil
 }
 
-// clientValueFacts: a persona that sets a value it controls sees more rows than without.
+// clientValueFacts: a persona that sets a value it controls sees more rows than without, rows
+// not his own where their owners show.
 func (ob *Observation) clientValueFacts(d *done) []fact {
 	a := d.a
 	if a.kind == ActEnrol {
@@ -322,11 +323,12 @@ func (ob *Observation) clientValueFacts(d *done) []fact {
 	if d.rows <= baseRows {
 		return nil
 	}
-	if a.persona.Factor && base != nil {
-		// A factor that only lifts what a policy asks besides ownership (the user's own rows,
-		// aal2 required) opens nothing: the finding is other users' rows.
-		if _, others, ok := d.ownership(); ok {
-			if _, before, ok := base.ownership(); ok && others <= before {
+	// A value that opens only the user's own rows (a policy that asks for it besides ownership:
+	// aal2, a flag of his metadata) widens nothing: where the rows' owners show, the finding is
+	// rows that are not his (another user's, or nobody's).
+	if base != nil {
+		if own, _, ok := d.ownership(); ok {
+			if baseOwn, _, ok := base.ownership(); ok && d.rows-own <= baseRows-baseOwn {
 				return nil
 			}
 		}
